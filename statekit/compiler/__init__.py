@@ -1,0 +1,1 @@
+"""The compiler: YAML text → positioned tree → schema check → model → immutable IR."""

@@ -1,0 +1,1 @@
+"""statekit.lint."""
