@@ -1,0 +1,574 @@
+"""The typed expression tree and its one-time compilation into closures.
+
+`statekit.compiler.expressions` checks an expression's Python AST against the
+allow-list and the declared types, and builds the tree defined here: small
+frozen dataclasses, one per construct of the expression language, each
+carrying its inferred `ValueType`. The tree is the expression's meaning as
+data: `tree_to_json` serialises it canonically, `iter_nodes` walks it for
+static analysis.
+
+`compile_tree` turns a checked tree into nested Python closures, once, at
+chart compile time. No text is ever evaluated: each node becomes a closure
+over its children's closures, and the hot shapes are specialised so that they
+run without generic dispatch (`ctx.x <= 3` is `lambda c, e, a: c["x"] <= 3`,
+`active('s')` is `lambda c, e, a: 7 in a`). Every evaluator has the signature
+`(ctx, event_payload, active_state_ids) -> value`.
+
+Runtime contract: the engine passes a context and a payload that conform to
+their declarations (the payload is validated before any guard runs), so a
+well-typed tree cannot meet a missing key or a wrongly typed value. What can
+happen is arithmetic failure: division or modulo by zero (`ZeroDivisionError`)
+and float overflow (`OverflowError`). Both are `ArithmeticError`s; evaluators
+let them propagate and the engine classifies them. Evaluation order and
+short-circuiting are Python's: `and`/`or` and chained comparisons stop early,
+a conditional evaluates one branch, `x in [a, b]` evaluates every option.
+"""
+
+from __future__ import annotations
+
+import operator
+import typing
+from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from statekit.compiler.types import BOOLEAN, ValueType
+
+Evaluator: TypeAlias = Callable[[Mapping[str, Any], Mapping[str, Any], AbstractSet[int]], Any]
+"""A compiled expression: `(ctx, event_payload, active_state_ids) -> value`."""
+
+CompareOp: TypeAlias = typing.Literal["==", "!=", "<", "<=", ">", ">="]
+ArithOp: TypeAlias = typing.Literal["+", "-", "*", "/", "//", "%", "**"]
+UnaryOpSymbol: TypeAlias = typing.Literal["-", "+"]
+CallFunc: TypeAlias = typing.Literal["len", "abs", "min", "max"]
+LiteralValue: TypeAlias = str | int | float | bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """A constant: a number, a string, a boolean or None."""
+
+    value: LiteralValue
+    type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRef:
+    """`ctx.<field>`: a declared context field."""
+
+    field: str
+    type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class EventRef:
+    """`event.<field>`: a payload field of the triggering event."""
+
+    field: str
+    type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class Active:
+    """`active('<ref>')`: whether the state resolved from `ref` (id `state_id`) is active."""
+
+    state_id: int
+    ref: str
+    type: ValueType = BOOLEAN
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    """`not <operand>` (the operand is boolean)."""
+
+    operand: ExprNode
+    type: ValueType = BOOLEAN
+
+
+@dataclass(frozen=True, slots=True)
+class BoolOp:
+    """`a and b and ...` / `a or b or ...`, short-circuiting, over booleans."""
+
+    op: typing.Literal["and", "or"]
+    values: tuple[ExprNode, ...]
+    type: ValueType = BOOLEAN
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """`left ops[0] comparators[0] ops[1] comparators[1] ...` (Python's chained comparison)."""
+
+    left: ExprNode
+    ops: tuple[CompareOp, ...]
+    comparators: tuple[ExprNode, ...]
+    type: ValueType = BOOLEAN
+
+
+@dataclass(frozen=True, slots=True)
+class BinOp:
+    """Arithmetic on numbers, or `+` on two strings; `**` only with a literal exponent."""
+
+    op: ArithOp
+    left: ExprNode
+    right: ExprNode
+    type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class UnaryOp:
+    """`-x` or `+x` on a number."""
+
+    op: UnaryOpSymbol
+    operand: ExprNode
+    type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class IfExp:
+    """`body if test else orelse`."""
+
+    test: ExprNode
+    body: ExprNode
+    orelse: ExprNode
+    type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class InList:
+    """`item in [options...]`, or `not in` when `negated`."""
+
+    item: ExprNode
+    options: tuple[ExprNode, ...]
+    negated: bool
+    type: ValueType = BOOLEAN
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """`len(s)`, `abs(x)`, `min(x, y, ...)` or `max(x, y, ...)`."""
+
+    func: CallFunc
+    args: tuple[ExprNode, ...]
+    type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class IsNone:
+    """`operand is None`, or `is not None` when `negated`."""
+
+    operand: ExprNode
+    negated: bool
+    type: ValueType = BOOLEAN
+
+
+ExprNode: TypeAlias = (
+    Literal
+    | ContextRef
+    | EventRef
+    | Active
+    | Not
+    | BoolOp
+    | Compare
+    | BinOp
+    | UnaryOp
+    | IfExp
+    | InList
+    | Call
+    | IsNone
+)
+
+
+def children(node: ExprNode) -> tuple[ExprNode, ...]:
+    """The direct sub-expressions of `node`, in evaluation order."""
+    match node:
+        case Literal() | ContextRef() | EventRef() | Active():
+            return ()
+        case Not(operand=x) | UnaryOp(operand=x) | IsNone(operand=x):
+            return (x,)
+        case BoolOp(values=values):
+            return values
+        case Compare(left=left, comparators=comparators):
+            return (left, *comparators)
+        case BinOp(left=left, right=right):
+            return (left, right)
+        case IfExp(test=test, body=body, orelse=orelse):
+            return (test, body, orelse)
+        case InList(item=item, options=options):
+            return (item, *options)
+        case Call(args=args):
+            return args
+
+
+def iter_nodes(node: ExprNode) -> Iterator[ExprNode]:
+    """Every node of the tree rooted at `node`, in pre-order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(children(current)))
+
+
+def tree_to_json(node: ExprNode) -> dict[str, object]:
+    """The canonical JSON form of a tree: `{"kind": ..., <fields>..., "type": ...}`."""
+    out: dict[str, object]
+    match node:
+        case Literal(value=value):
+            out = {"kind": "literal", "value": value}
+        case ContextRef(field=name):
+            out = {"kind": "ctx", "field": name}
+        case EventRef(field=name):
+            out = {"kind": "event", "field": name}
+        case Active(state_id=state_id, ref=ref):
+            out = {"kind": "active", "state": state_id, "ref": ref}
+        case Not(operand=x):
+            out = {"kind": "not", "operand": tree_to_json(x)}
+        case BoolOp(op=op, values=values):
+            out = {"kind": "boolop", "op": op, "values": [tree_to_json(v) for v in values]}
+        case Compare(left=left, ops=ops, comparators=comparators):
+            out = {
+                "kind": "compare",
+                "left": tree_to_json(left),
+                "ops": list(ops),
+                "comparators": [tree_to_json(c) for c in comparators],
+            }
+        case BinOp(op=op, left=left, right=right):
+            out = {"kind": "binop", "op": op, "left": tree_to_json(left)}
+            out["right"] = tree_to_json(right)
+        case UnaryOp(op=op, operand=x):
+            out = {"kind": "unaryop", "op": op, "operand": tree_to_json(x)}
+        case IfExp(test=test, body=body, orelse=orelse):
+            out = {"kind": "if", "test": tree_to_json(test), "body": tree_to_json(body)}
+            out["orelse"] = tree_to_json(orelse)
+        case InList(item=item, options=options, negated=negated):
+            out = {"kind": "in", "item": tree_to_json(item), "negated": negated}
+            out["options"] = [tree_to_json(o) for o in options]
+        case Call(func=func, args=args):
+            out = {"kind": "call", "func": func, "args": [tree_to_json(a) for a in args]}
+        case IsNone(operand=x, negated=negated):
+            out = {"kind": "is_none", "operand": tree_to_json(x), "negated": negated}
+    out["type"] = node.type.to_json()
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Closure compilation
+
+
+def compile_tree(node: ExprNode) -> Evaluator:
+    """Compile a checked tree into one evaluator (nested closures, specialised by shape)."""
+    match node:
+        case Literal(value=value):
+            return lambda c, e, a: value
+        case ContextRef(field=f):
+            return lambda c, e, a: c[f]
+        case EventRef(field=f):
+            return lambda c, e, a: e[f]
+        case Active(state_id=sid):
+            return lambda c, e, a: sid in a
+        case Not(operand=Active(state_id=sid)):
+            return lambda c, e, a: sid not in a
+        case Not(operand=x):
+            fx = compile_tree(x)
+            return lambda c, e, a: not fx(c, e, a)
+        case BoolOp(op=op, values=values):
+            return _bool_op(op, tuple(compile_tree(v) for v in values))
+        case Compare(left=left, ops=(op,), comparators=(right,)):
+            return _compare(op, left, right)
+        case Compare(left=left, ops=ops, comparators=comparators):
+            return _chained_compare(left, ops, comparators)
+        case BinOp(op=op, left=left, right=right):
+            return _arith(op, left, right)
+        case UnaryOp(op="-", operand=x):
+            fx = compile_tree(x)
+            return lambda c, e, a: -fx(c, e, a)
+        case UnaryOp(operand=x):
+            fx = compile_tree(x)
+            return lambda c, e, a: +fx(c, e, a)
+        case IfExp(test=test, body=body, orelse=orelse):
+            ft, fb, fo = compile_tree(test), compile_tree(body), compile_tree(orelse)
+            return lambda c, e, a: fb(c, e, a) if ft(c, e, a) else fo(c, e, a)
+        case InList(item=item, options=options, negated=negated):
+            return _in_list(item, options, negated)
+        case Call(func=func, args=args):
+            return _call(func, tuple(compile_tree(x) for x in args))
+        case IsNone(operand=x, negated=negated):
+            return _is_none(x, negated)
+
+
+def _bool_op(op: str, fs: tuple[Evaluator, ...]) -> Evaluator:
+    if len(fs) == 2:
+        x, y = fs
+        if op == "and":
+            return lambda c, e, a: x(c, e, a) and y(c, e, a)
+        return lambda c, e, a: x(c, e, a) or y(c, e, a)
+    if len(fs) == 3:
+        x, y, z = fs
+        if op == "and":
+            return lambda c, e, a: x(c, e, a) and y(c, e, a) and z(c, e, a)
+        return lambda c, e, a: x(c, e, a) or y(c, e, a) or z(c, e, a)
+    stop_on = op == "or"  # `or` stops at the first true value, `and` at the first false one
+
+    def run(c: Mapping[str, Any], e: Mapping[str, Any], a: AbstractSet[int]) -> Any:
+        value: Any = not stop_on
+        for f in fs:
+            value = f(c, e, a)
+            if bool(value) is stop_on:
+                return value
+        return value
+
+    return run
+
+
+_FLIPPED: dict[CompareOp, CompareOp] = {
+    "==": "==",
+    "!=": "!=",
+    "<": ">",
+    "<=": ">=",
+    ">": "<",
+    ">=": "<=",
+}
+
+_COMPARE_FUNCS: dict[CompareOp, Callable[[Any, Any], Any]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+def _compare(op: CompareOp, left: ExprNode, right: ExprNode) -> Evaluator:
+    """One comparison, specialised for a reference or a literal on either side."""
+    # Normalise so that a literal, or failing that an event field, is on the right side.
+    if isinstance(left, Literal) and not isinstance(right, Literal):
+        left, right, op = right, left, _FLIPPED[op]
+    if isinstance(right, EventRef) and not isinstance(left, EventRef | Literal):
+        left, right, op = right, left, _FLIPPED[op]
+    if isinstance(right, Literal):
+        k = right.value
+        if isinstance(left, ContextRef):
+            return _cmp_ctx_lit(left.field, k)[op]
+        if isinstance(left, EventRef):
+            return _cmp_ev_lit(left.field, k)[op]
+        return _cmp_fn_lit(compile_tree(left), k)[op]
+    if isinstance(left, EventRef):
+        if isinstance(right, ContextRef):
+            return _cmp_ev_ctx(left.field, right.field)[op]
+        return _cmp_ev_fn(left.field, compile_tree(right))[op]
+    if isinstance(left, ContextRef):
+        return _cmp_ctx_fn(left.field, compile_tree(right))[op]
+    return _cmp_fn_fn(compile_tree(left), compile_tree(right))[op]
+
+
+def _cmp_ctx_lit(f: str, k: Any) -> dict[CompareOp, Evaluator]:
+    return {
+        "==": lambda c, e, a: c[f] == k,
+        "!=": lambda c, e, a: c[f] != k,
+        "<": lambda c, e, a: c[f] < k,
+        "<=": lambda c, e, a: c[f] <= k,
+        ">": lambda c, e, a: c[f] > k,
+        ">=": lambda c, e, a: c[f] >= k,
+    }
+
+
+def _cmp_ev_lit(f: str, k: Any) -> dict[CompareOp, Evaluator]:
+    return {
+        "==": lambda c, e, a: e[f] == k,
+        "!=": lambda c, e, a: e[f] != k,
+        "<": lambda c, e, a: e[f] < k,
+        "<=": lambda c, e, a: e[f] <= k,
+        ">": lambda c, e, a: e[f] > k,
+        ">=": lambda c, e, a: e[f] >= k,
+    }
+
+
+def _cmp_fn_lit(x: Evaluator, k: Any) -> dict[CompareOp, Evaluator]:
+    return {
+        "==": lambda c, e, a: x(c, e, a) == k,
+        "!=": lambda c, e, a: x(c, e, a) != k,
+        "<": lambda c, e, a: x(c, e, a) < k,
+        "<=": lambda c, e, a: x(c, e, a) <= k,
+        ">": lambda c, e, a: x(c, e, a) > k,
+        ">=": lambda c, e, a: x(c, e, a) >= k,
+    }
+
+
+def _cmp_ev_ctx(f: str, g: str) -> dict[CompareOp, Evaluator]:
+    return {
+        "==": lambda c, e, a: e[f] == c[g],
+        "!=": lambda c, e, a: e[f] != c[g],
+        "<": lambda c, e, a: e[f] < c[g],
+        "<=": lambda c, e, a: e[f] <= c[g],
+        ">": lambda c, e, a: e[f] > c[g],
+        ">=": lambda c, e, a: e[f] >= c[g],
+    }
+
+
+def _cmp_ev_fn(f: str, y: Evaluator) -> dict[CompareOp, Evaluator]:
+    return {
+        "==": lambda c, e, a: e[f] == y(c, e, a),
+        "!=": lambda c, e, a: e[f] != y(c, e, a),
+        "<": lambda c, e, a: e[f] < y(c, e, a),
+        "<=": lambda c, e, a: e[f] <= y(c, e, a),
+        ">": lambda c, e, a: e[f] > y(c, e, a),
+        ">=": lambda c, e, a: e[f] >= y(c, e, a),
+    }
+
+
+def _cmp_ctx_fn(f: str, y: Evaluator) -> dict[CompareOp, Evaluator]:
+    return {
+        "==": lambda c, e, a: c[f] == y(c, e, a),
+        "!=": lambda c, e, a: c[f] != y(c, e, a),
+        "<": lambda c, e, a: c[f] < y(c, e, a),
+        "<=": lambda c, e, a: c[f] <= y(c, e, a),
+        ">": lambda c, e, a: c[f] > y(c, e, a),
+        ">=": lambda c, e, a: c[f] >= y(c, e, a),
+    }
+
+
+def _cmp_fn_fn(x: Evaluator, y: Evaluator) -> dict[CompareOp, Evaluator]:
+    return {
+        "==": lambda c, e, a: x(c, e, a) == y(c, e, a),
+        "!=": lambda c, e, a: x(c, e, a) != y(c, e, a),
+        "<": lambda c, e, a: x(c, e, a) < y(c, e, a),
+        "<=": lambda c, e, a: x(c, e, a) <= y(c, e, a),
+        ">": lambda c, e, a: x(c, e, a) > y(c, e, a),
+        ">=": lambda c, e, a: x(c, e, a) >= y(c, e, a),
+    }
+
+
+def _chained_compare(
+    left: ExprNode, ops: tuple[CompareOp, ...], comparators: tuple[ExprNode, ...]
+) -> Evaluator:
+    first = compile_tree(left)
+    steps = tuple(
+        (_COMPARE_FUNCS[op], compile_tree(x)) for op, x in zip(ops, comparators, strict=True)
+    )
+
+    def run(c: Mapping[str, Any], e: Mapping[str, Any], a: AbstractSet[int]) -> Any:
+        x = first(c, e, a)
+        result: Any = True
+        for compare, g in steps:
+            y = g(c, e, a)
+            result = compare(x, y)
+            if not result:
+                return result
+            x = y
+        return result
+
+    return run
+
+
+def _arith(op: ArithOp, left: ExprNode, right: ExprNode) -> Evaluator:
+    """One arithmetic operation, specialised for `<ref> op <literal>`."""
+    if isinstance(right, Literal):
+        k = right.value
+        if isinstance(left, ContextRef):
+            return _arith_ctx_lit(left.field, k)[op]
+        if isinstance(left, EventRef):
+            return _arith_ev_lit(left.field, k)[op]
+        return _arith_fn_lit(compile_tree(left), k)[op]
+    return _arith_fn_fn(compile_tree(left), compile_tree(right))[op]
+
+
+def _arith_ctx_lit(f: str, k: Any) -> dict[ArithOp, Evaluator]:
+    return {
+        "+": lambda c, e, a: c[f] + k,
+        "-": lambda c, e, a: c[f] - k,
+        "*": lambda c, e, a: c[f] * k,
+        "/": lambda c, e, a: c[f] / k,
+        "//": lambda c, e, a: c[f] // k,
+        "%": lambda c, e, a: c[f] % k,
+        "**": lambda c, e, a: c[f] ** k,
+    }
+
+
+def _arith_ev_lit(f: str, k: Any) -> dict[ArithOp, Evaluator]:
+    return {
+        "+": lambda c, e, a: e[f] + k,
+        "-": lambda c, e, a: e[f] - k,
+        "*": lambda c, e, a: e[f] * k,
+        "/": lambda c, e, a: e[f] / k,
+        "//": lambda c, e, a: e[f] // k,
+        "%": lambda c, e, a: e[f] % k,
+        "**": lambda c, e, a: e[f] ** k,
+    }
+
+
+def _arith_fn_lit(x: Evaluator, k: Any) -> dict[ArithOp, Evaluator]:
+    return {
+        "+": lambda c, e, a: x(c, e, a) + k,
+        "-": lambda c, e, a: x(c, e, a) - k,
+        "*": lambda c, e, a: x(c, e, a) * k,
+        "/": lambda c, e, a: x(c, e, a) / k,
+        "//": lambda c, e, a: x(c, e, a) // k,
+        "%": lambda c, e, a: x(c, e, a) % k,
+        "**": lambda c, e, a: x(c, e, a) ** k,
+    }
+
+
+def _arith_fn_fn(x: Evaluator, y: Evaluator) -> dict[ArithOp, Evaluator]:
+    return {
+        "+": lambda c, e, a: x(c, e, a) + y(c, e, a),
+        "-": lambda c, e, a: x(c, e, a) - y(c, e, a),
+        "*": lambda c, e, a: x(c, e, a) * y(c, e, a),
+        "/": lambda c, e, a: x(c, e, a) / y(c, e, a),
+        "//": lambda c, e, a: x(c, e, a) // y(c, e, a),
+        "%": lambda c, e, a: x(c, e, a) % y(c, e, a),
+        "**": lambda c, e, a: x(c, e, a) ** y(c, e, a),
+    }
+
+
+def _in_list(item: ExprNode, options: tuple[ExprNode, ...], negated: bool) -> Evaluator:
+    if all(isinstance(o, Literal) for o in options):
+        values = frozenset(o.value for o in options if isinstance(o, Literal))
+        match item, negated:
+            case ContextRef(field=f), False:
+                return lambda c, e, a: c[f] in values
+            case ContextRef(field=f), True:
+                return lambda c, e, a: c[f] not in values
+            case EventRef(field=f), False:
+                return lambda c, e, a: e[f] in values
+            case EventRef(field=f), True:
+                return lambda c, e, a: e[f] not in values
+        fx = compile_tree(item)
+        if negated:
+            return lambda c, e, a: fx(c, e, a) not in values
+        return lambda c, e, a: fx(c, e, a) in values
+    fx = compile_tree(item)
+    fs = tuple(compile_tree(o) for o in options)
+    if negated:
+        return lambda c, e, a: fx(c, e, a) not in [f(c, e, a) for f in fs]
+    return lambda c, e, a: fx(c, e, a) in [f(c, e, a) for f in fs]
+
+
+def _is_none(x: ExprNode, negated: bool) -> Evaluator:
+    match x, negated:
+        case ContextRef(field=f), False:
+            return lambda c, e, a: c[f] is None
+        case ContextRef(field=f), True:
+            return lambda c, e, a: c[f] is not None
+        case EventRef(field=f), False:
+            return lambda c, e, a: e[f] is None
+        case EventRef(field=f), True:
+            return lambda c, e, a: e[f] is not None
+    fx = compile_tree(x)
+    if negated:
+        return lambda c, e, a: fx(c, e, a) is not None
+    return lambda c, e, a: fx(c, e, a) is None
+
+
+_BUILTINS: dict[str, Callable[..., Any]] = {"len": len, "abs": abs, "min": min, "max": max}
+
+
+def _call(func: str, fs: tuple[Evaluator, ...]) -> Evaluator:
+    builtin = _BUILTINS[func]
+    if len(fs) == 1:
+        (x,) = fs
+        return lambda c, e, a: builtin(x(c, e, a))
+    if len(fs) == 2:
+        x, y = fs
+        return lambda c, e, a: builtin(x(c, e, a), y(c, e, a))
+    return lambda c, e, a: builtin([f(c, e, a) for f in fs])
