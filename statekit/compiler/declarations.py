@@ -1,0 +1,166 @@
+"""Chart-level declarations: context fields, events with payloads, named guards.
+
+The schema has already checked the shapes; this pass turns them into typed
+values and reports what the schema cannot express (a default of the wrong
+type, a context field without a default).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from statekit.compiler.diagnostics import Diagnostic, Severity
+from statekit.compiler.ir import EventDecl, FieldDecl, GuardDecl
+from statekit.compiler.types import BaseType, ValueType
+from statekit.compiler.yamltree import MappingNode, Node, Scalar, ScalarNode, SequenceNode
+
+DEFAULT_GUARD_REASON = "GUARD_FAILED"
+_ZERO: dict[BaseType, Scalar] = {
+    BaseType.INTEGER: 0,
+    BaseType.NUMBER: 0.0,
+    BaseType.STRING: "",
+    BaseType.BOOLEAN: False,
+}
+
+
+def text(node: Node | None) -> str | None:
+    """The string value of a scalar node, else None."""
+    if isinstance(node, ScalarNode) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def scalar_list(node: Node | None) -> list[ScalarNode]:
+    """A scalar or a sequence of scalars, as a list of scalar nodes."""
+    if isinstance(node, ScalarNode):
+        return [node]
+    if isinstance(node, SequenceNode):
+        return [item for item in node.items if isinstance(item, ScalarNode)]
+    return []
+
+
+def mapping_items(node: Node | None) -> Iterator[tuple[ScalarNode, Node]]:
+    """The items of a mapping node (nothing for any other node)."""
+    if isinstance(node, MappingNode):
+        yield from node.items
+
+
+def _error(message: str, node: Node, *notes: str) -> Diagnostic:
+    return Diagnostic("schema", Severity.ERROR, message, node.span, notes)
+
+
+def parse_field(
+    key: ScalarNode, spec: Node, *, in_context: bool
+) -> tuple[FieldDecl | None, list[Diagnostic]]:
+    """A field spec (type name or mapping) as a typed field declaration."""
+    name = str(key.value)
+    what = f"context field '{name}'" if in_context else f"payload field '{name}'"
+    type_name = text(spec)
+    description: str | None = None
+    secret = False
+    nullable = False
+    enum: tuple[str | int, ...] | None = None
+    default_node: Node | None = None
+    if isinstance(spec, MappingNode):
+        type_name = text(spec.get("type"))
+        description = text(spec.get("description"))
+        secret = _flag(spec.get("secret"))
+        nullable = _flag(spec.get("nullable"))
+        default_node = spec.get("default")
+        enum_node = spec.get("enum")
+        if isinstance(enum_node, SequenceNode):
+            values = [i.value for i in enum_node.items if isinstance(i, ScalarNode)]
+            if not values or not all(type(v) in (str, int) for v in values):
+                return None, [_error(f"{what}: enum values must be strings or integers", enum_node)]
+            if len({type(v) for v in values}) > 1:
+                return None, [_error(f"{what}: enum values must all have one type", enum_node)]
+            enum = tuple(v for v in values if isinstance(v, str | int))
+    if enum is not None:
+        base = BaseType.STRING if isinstance(enum[0], str) else BaseType.INTEGER
+        if type_name is not None and type_name != base.value:
+            return None, [_error(f"{what}: enum values are {base.value}s, not {type_name}", spec)]
+    elif type_name is None:
+        return None, [
+            _error(f"{what} needs a type (integer, number, string, boolean) or an enum", spec)
+        ]
+    else:
+        try:
+            base = BaseType(type_name)
+        except ValueError:
+            return None, [_error(f"{what}: unknown type '{type_name}'", spec)]
+        if base is BaseType.NULL:
+            return None, [_error(f"{what}: 'null' is not a field type; use nullable: true", spec)]
+    vtype = ValueType(base, nullable, enum)
+    has_default = default_node is not None
+    default: Scalar = None
+    if isinstance(default_node, ScalarNode):
+        default = default_node.value
+        if not vtype.accepts(default):
+            return None, [
+                _error(f"{what}: default {default!r} is not {vtype.describe()}", default_node)
+            ]
+    elif default_node is not None:
+        return None, [_error(f"{what}: a default must be a single value", default_node)]
+    elif in_context:
+        if nullable:
+            has_default = True
+        elif isinstance(spec, ScalarNode) and enum is None:
+            default, has_default = _ZERO[base], True
+        else:
+            return None, [
+                _error(f"{what} needs a default (or nullable: true)", spec),
+            ]
+    return FieldDecl(name, vtype, default, has_default, secret, description, key.span), []
+
+
+def _flag(node: Node | None) -> bool:
+    return isinstance(node, ScalarNode) and node.value is True
+
+
+def parse_fields(
+    node: Node | None, *, in_context: bool
+) -> tuple[list[FieldDecl], list[Diagnostic]]:
+    """All field specs of a mapping (context, or one event's payload)."""
+    fields: list[FieldDecl] = []
+    problems: list[Diagnostic] = []
+    for key, spec in mapping_items(node):
+        decl, errors = parse_field(key, spec, in_context=in_context)
+        problems.extend(errors)
+        if decl is not None:
+            fields.append(decl)
+    return fields, problems
+
+
+def parse_events(node: Node | None) -> tuple[dict[str, EventDecl], list[Diagnostic]]:
+    """The `events:` mapping."""
+    events: dict[str, EventDecl] = {}
+    problems: list[Diagnostic] = []
+    for key, spec in mapping_items(node):
+        fields, errors = parse_fields(spec, in_context=False)
+        problems.extend(errors)
+        events[str(key.value)] = EventDecl(str(key.value), tuple(fields), key.span)
+    return events, problems
+
+
+def parse_guards(node: Node | None) -> dict[str, GuardDecl]:
+    """The `guards:` mapping (expressions are compiled where each guard is used)."""
+    guards: dict[str, GuardDecl] = {}
+    for key, spec in mapping_items(node):
+        name = str(key.value)
+        if isinstance(spec, MappingNode):
+            if_node = spec.get("if")
+            source = if_node.value if isinstance(if_node, ScalarNode) else ""
+            reason = text(spec.get("else")) or DEFAULT_GUARD_REASON
+            guards[name] = GuardDecl(
+                name,
+                str(source),
+                reason,
+                text(spec.get("description")),
+                key.span,
+                (if_node or spec).span,
+            )
+        elif isinstance(spec, ScalarNode):
+            guards[name] = GuardDecl(
+                name, str(spec.value), DEFAULT_GUARD_REASON, None, key.span, spec.span
+            )
+    return guards

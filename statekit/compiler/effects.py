@@ -1,0 +1,190 @@
+"""Effects (`assign`, `emit`, `raise`) compiled against the declared context and events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from statekit.compiler.declarations import mapping_items, text
+from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.expressions import Expression, ExpressionScope, compile_expression
+from statekit.compiler.ir import Assign, Effect, Emit, EventDecl, FieldDecl, Raise
+from statekit.compiler.types import ValueType
+from statekit.compiler.yamltree import MappingNode, Node, ScalarNode, SequenceNode
+
+
+class EffectCompiler:
+    """Compiles effect lists; one instance per chart."""
+
+    def __init__(
+        self,
+        context: Mapping[str, FieldDecl],
+        events: Mapping[str, EventDecl],
+        resolve_state: Callable[[str, SourceSpan], int | Diagnostic],
+    ) -> None:
+        self.context = context
+        self.events = events
+        self.resolve_state = resolve_state
+        self.context_types = {name: f.type for name, f in context.items()}
+        self.raised: set[str] = set()
+
+    def scope(self, event: EventDecl | None, unavailable: str) -> ExpressionScope:
+        """The expression scope for code that runs with `event` (None: no typed event)."""
+        return ExpressionScope(
+            context=self.context_types,
+            event=None if event is None else event.field_types(),
+            event_unavailable_reason=unavailable,
+            resolve_state=self.resolve_state,
+            event_name="" if event is None else event.name,
+        )
+
+    def compile_list(
+        self, node: Node | None, scope: ExpressionScope
+    ) -> tuple[tuple[Effect, ...], list[Diagnostic]]:
+        """An effect list (a single effect mapping is accepted as a list of one)."""
+        items: tuple[Node, ...]
+        if node is None:
+            return (), []
+        items = node.items if isinstance(node, SequenceNode) else (node,)
+        effects: list[Effect] = []
+        problems: list[Diagnostic] = []
+        for item in items:
+            if not isinstance(item, MappingNode) or len(item.items) != 1:
+                problems.append(
+                    Diagnostic(
+                        "schema",
+                        Severity.ERROR,
+                        "an effect is a mapping with exactly one of assign, emit, raise",
+                        item.span,
+                    )
+                )
+                continue
+            ((key, value),) = item.items
+            effect = self._compile_one(str(key.value), value, item.span, scope, problems)
+            if effect is not None:
+                effects.append(effect)
+        return tuple(effects), problems
+
+    def _compile_one(
+        self,
+        kind: str,
+        value: Node,
+        span: SourceSpan,
+        scope: ExpressionScope,
+        problems: list[Diagnostic],
+    ) -> Effect | None:
+        if kind == "assign":
+            assignments: list[tuple[str, Expression]] = []
+            for key, expr_node in mapping_items(value):
+                name = str(key.value)
+                target = self.context.get(name)
+                if target is None:
+                    problems.append(
+                        Diagnostic(
+                            "expression-type",
+                            Severity.ERROR,
+                            f"assign to unknown context field '{name}'",
+                            key.span,
+                            (f"declared context fields: {', '.join(self.context) or 'none'}",),
+                        )
+                    )
+                    continue
+                compiled = self._expression(
+                    expr_node, scope, target.type, f"assign to ctx.{name}", problems
+                )
+                if compiled is not None:
+                    assignments.append((name, compiled))
+            return Assign(tuple(assignments), span)
+        if kind == "emit" and isinstance(value, MappingNode):
+            payload = self._payload(value.get("payload"), scope, None, span, problems)
+            return Emit(text(value.get("type")) or "", payload, span)
+        if kind == "raise":
+            name_node = value.get("event") if isinstance(value, MappingNode) else value
+            event_name = text(name_node)
+            if event_name is None or name_node is None:
+                return None
+            decl = self.events.get(event_name)
+            if decl is None:
+                problems.append(
+                    Diagnostic(
+                        "unknown-event",
+                        Severity.ERROR,
+                        f"raise of undeclared event '{event_name}'",
+                        name_node.span,
+                        (f"declare it under events: ({', '.join(self.events) or 'none yet'})",),
+                    )
+                )
+                return None
+            self.raised.add(event_name)
+            payload_node = value.get("payload") if isinstance(value, MappingNode) else None
+            payload = self._payload(payload_node, scope, decl, span, problems)
+            return Raise(event_name, payload, span)
+        return None
+
+    def _payload(
+        self,
+        node: Node | None,
+        scope: ExpressionScope,
+        decl: EventDecl | None,
+        effect_span: SourceSpan,
+        problems: list[Diagnostic],
+    ) -> tuple[tuple[str, Expression], ...]:
+        fields = {f.name: f for f in decl.fields} if decl is not None else {}
+        out: list[tuple[str, Expression]] = []
+        for key, expr_node in mapping_items(node):
+            name = str(key.value)
+            expected: ValueType | None = None
+            if decl is not None:
+                field = fields.get(name)
+                if field is None:
+                    problems.append(
+                        Diagnostic(
+                            "expression-type",
+                            Severity.ERROR,
+                            f"event {decl.name} has no payload field '{name}'",
+                            key.span,
+                        )
+                    )
+                    continue
+                expected = field.type
+            compiled = self._expression(
+                expr_node, scope, expected, f"payload field '{name}'", problems
+            )
+            if compiled is not None:
+                out.append((name, compiled))
+        if decl is not None:
+            given = {str(k.value) for k, _ in mapping_items(node)}
+            missing = [f.name for f in decl.fields if not f.has_default and f.name not in given]
+            if missing:
+                problems.append(
+                    Diagnostic(
+                        "expression-type",
+                        Severity.ERROR,
+                        f"raise of {decl.name} is missing payload field(s): {', '.join(missing)}",
+                        node.span if node is not None else effect_span,
+                    )
+                )
+        return tuple(out)
+
+    def _expression(
+        self,
+        node: Node,
+        scope: ExpressionScope,
+        expected: ValueType | None,
+        what: str,
+        problems: list[Diagnostic],
+    ) -> Expression | None:
+        if not isinstance(node, ScalarNode):
+            problems.append(
+                Diagnostic(
+                    "schema",
+                    Severity.ERROR,
+                    f"{what}: expected an expression or a value",
+                    node.span,
+                )
+            )
+            return None
+        result = compile_expression(node.value, node.span, scope, expected, what)
+        if isinstance(result, tuple):
+            problems.extend(result)
+            return None
+        return result

@@ -1,0 +1,275 @@
+"""The compiled chart (IR): immutable tables that the engine, analysis and diagrams read.
+
+States have integer ids in document order (pre-order, the root is 0), so that
+"document order" and "entry order" are both "ascending id", exit order is
+"descending id", and the descendants of a state are exactly the ids in
+`(state.id, state.last_descendant]`. Nothing here points back up to an
+object: parents, children and targets are ids, so there are no cycles.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from statekit.compiler.diagnostics import SourceSpan
+from statekit.compiler.expressions import Expression
+from statekit.compiler.types import ValueType
+from statekit.compiler.yamltree import Scalar
+
+EMPTY_MAPPING: Mapping[str, tuple[int, ...]] = MappingProxyType({})
+
+
+class StateKind(enum.Enum):
+    """What a state node is."""
+
+    ATOMIC = "atomic"
+    COMPOUND = "compound"
+    PARALLEL = "parallel"
+    FINAL = "final"
+    HISTORY = "history"
+
+
+class HistoryKind(enum.Enum):
+    """Shallow history remembers the active child; deep history the active atomic descendants."""
+
+    SHALLOW = "shallow"
+    DEEP = "deep"
+
+
+class TransitionKind(enum.Enum):
+    """Where a transition came from: `on`, `always` or `done`."""
+
+    EVENT = "event"
+    ALWAYS = "always"
+    DONE = "done"
+
+
+@dataclass(frozen=True, slots=True)
+class Assign:
+    """`assign: {field: expr}` — context updates, applied in order."""
+
+    assignments: tuple[tuple[str, Expression], ...]
+    span: SourceSpan
+
+
+@dataclass(frozen=True, slots=True)
+class Emit:
+    """`emit: {type, payload}` — an outbox message; never executed inside the step."""
+
+    type: str
+    payload: tuple[tuple[str, Expression], ...]
+    span: SourceSpan
+
+
+@dataclass(frozen=True, slots=True)
+class Raise:
+    """`raise: EVENT` — an internal event processed in the same macrostep."""
+
+    event: str
+    payload: tuple[tuple[str, Expression], ...]
+    span: SourceSpan
+
+
+Effect = Assign | Emit | Raise
+
+
+@dataclass(frozen=True, slots=True)
+class GuardCheck:
+    """One condition of a transition: a named guard or the inline `if`.
+
+    `name` is None for an inline `if`; `reason` is the rejection reason when it fails.
+    """
+
+    name: str | None
+    expression: Expression
+    reason: str
+    span: SourceSpan
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """A compiled transition; `targets` empty means targetless (no exit, no entry).
+
+    `domain` is the SCXML transition domain when it is static (None for a
+    targetless transition or one that targets a history state), and
+    `entry_set` the states it enters (ascending ids) when that is static too.
+    """
+
+    id: int
+    source: int
+    kind: TransitionKind
+    event: str | None
+    targets: tuple[int, ...]
+    guards: tuple[GuardCheck, ...]
+    effects: tuple[Effect, ...]
+    description: str | None
+    span: SourceSpan
+    targets_history: bool
+    domain: int | None
+    entry_set: tuple[int, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class ClassifiedEvent:
+    """An `already` entry (reason None) or a `reject` entry (event may be `*`)."""
+
+    event: str
+    reason: str | None
+    span: SourceSpan
+
+
+@dataclass(frozen=True, slots=True)
+class StateNode:
+    """A state, region, final state or history pseudo-state.
+
+    `path` is the dotted path from the root (`lifecycle.running`; the root's
+    path is ""). `initial` holds the default-entry targets of a compound state.
+    `default_entry` is every state entered when this one is entered by
+    default (itself and its initial descendants, all regions of a parallel
+    state), in entry order.
+    """
+
+    id: int
+    name: str
+    path: str
+    kind: StateKind
+    parent: int | None
+    children: tuple[int, ...]
+    history_children: tuple[int, ...]
+    depth: int
+    ancestors: tuple[int, ...]
+    last_descendant: int
+    initial: tuple[int, ...]
+    default_entry: tuple[int, ...]
+    history: HistoryKind | None
+    history_default: tuple[int, ...]
+    entry: tuple[Effect, ...]
+    exit: tuple[Effect, ...]
+    transitions: tuple[int, ...]
+    already: tuple[ClassifiedEvent, ...]
+    reject: tuple[ClassifiedEvent, ...]
+    description: str | None
+    span: SourceSpan
+
+    @property
+    def is_atomic(self) -> bool:
+        """Atomic or final: a leaf of the configuration."""
+        return self.kind in (StateKind.ATOMIC, StateKind.FINAL)
+
+    def contains(self, other: int) -> bool:
+        """Whether `other` is a proper descendant of this state."""
+        return self.id < other <= self.last_descendant
+
+
+@dataclass(frozen=True, slots=True)
+class FieldDecl:
+    """A typed context or payload field; `has_default` tells optional payload fields."""
+
+    name: str
+    type: ValueType
+    default: Scalar
+    has_default: bool
+    secret: bool
+    description: str | None
+    span: SourceSpan
+
+
+@dataclass(frozen=True, slots=True)
+class EventDecl:
+    """A declared event and its payload fields (in declaration order)."""
+
+    name: str
+    fields: tuple[FieldDecl, ...]
+    span: SourceSpan
+
+    def field_types(self) -> dict[str, ValueType]:
+        """Field name → type."""
+        return {f.name: f.type for f in self.fields}
+
+
+@dataclass(frozen=True, slots=True)
+class GuardDecl:
+    """A named guard as declared (its expression source; it is compiled per event where used)."""
+
+    name: str
+    source: str
+    reason: str
+    description: str | None
+    span: SourceSpan
+    if_span: SourceSpan
+
+
+@dataclass(frozen=True, slots=True)
+class StateInvariant:
+    """Whenever every `when` state is active, every `require` is active and no `forbid` is."""
+
+    name: str
+    when: tuple[int, ...]
+    require: tuple[int, ...]
+    forbid: tuple[int, ...]
+    description: str | None
+    span: SourceSpan
+
+
+@dataclass(frozen=True, slots=True)
+class ExpressionInvariant:
+    """`assert: expr` over `ctx` and `active()`; enforced at runtime after every step."""
+
+    name: str
+    expression: Expression
+    description: str | None
+    span: SourceSpan
+
+
+Invariant = StateInvariant | ExpressionInvariant
+
+
+@dataclass(frozen=True, slots=True)
+class LintSettings:
+    """The chart's own `lint:` key: slugs to ignore and per-slug severities."""
+
+    ignore: tuple[str, ...] = ()
+    severity: tuple[tuple[str, str], ...] = ()
+    span: SourceSpan | None = None
+    slug_spans: tuple[tuple[str, SourceSpan], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledChart:
+    """An immutable, serialisable compiled statechart.
+
+    `candidates[state_id][event]` lists, in selection order, the ids of the
+    event transitions of that state and then of its ancestors (the first
+    enabled one is selected); `eventless[state_id]` does the same for
+    `always`/`done` transitions. `digest` is the sha256 of the canonical
+    form without positions and descriptions: it identifies the chart version.
+    """
+
+    name: str
+    version: int
+    description: str | None
+    file: str
+    states: tuple[StateNode, ...]
+    transitions: tuple[Transition, ...]
+    events: Mapping[str, EventDecl]
+    context: Mapping[str, FieldDecl]
+    guards: Mapping[str, GuardDecl]
+    invariants: tuple[Invariant, ...]
+    candidates: tuple[Mapping[str, tuple[int, ...]], ...]
+    eventless: tuple[tuple[int, ...], ...]
+    path_index: Mapping[str, int]
+    lint: LintSettings
+    span: SourceSpan
+    digest: str = field(default="")
+
+    @property
+    def root(self) -> StateNode:
+        """The root state (id 0)."""
+        return self.states[0]
+
+    def state(self, path: str) -> StateNode:
+        """The state with this full dotted path (KeyError if none)."""
+        return self.states[self.path_index[path]]

@@ -1,0 +1,166 @@
+"""The IR as canonical JSON (`statekit compile`) and the chart digest.
+
+The digest hashes the canonical form without source positions, file name and
+descriptions: editing comments, layout or documentation does not make a new
+chart version, while any change to behaviour does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from statekit.compiler.diagnostics import SourceSpan
+from statekit.compiler.ir import (
+    Assign,
+    ClassifiedEvent,
+    CompiledChart,
+    Effect,
+    Emit,
+    ExpressionInvariant,
+    FieldDecl,
+    GuardCheck,
+    Invariant,
+    StateNode,
+    Transition,
+)
+
+IR_FORMAT_VERSION = 1
+
+
+def _span(span: SourceSpan) -> list[int]:
+    return [span.line, span.column, span.end_line, span.end_column]
+
+
+class _Writer:
+    def __init__(self, positions: bool) -> None:
+        self.positions = positions
+
+    def node(
+        self, out: dict[str, Any], span: SourceSpan, description: str | None = None
+    ) -> dict[str, Any]:
+        if self.positions:
+            out["span"] = _span(span)
+            if description is not None:
+                out["description"] = description
+        return out
+
+    def effect(self, effect: Effect) -> dict[str, Any]:
+        if isinstance(effect, Assign):
+            body: dict[str, Any] = {"assign": [[k, e.to_json()] for k, e in effect.assignments]}
+        elif isinstance(effect, Emit):
+            body = {"emit": effect.type, "payload": [[k, e.to_json()] for k, e in effect.payload]}
+        else:
+            body = {"raise": effect.event, "payload": [[k, e.to_json()] for k, e in effect.payload]}
+        return self.node(body, effect.span)
+
+    def classified(self, entry: ClassifiedEvent) -> dict[str, Any]:
+        out: dict[str, Any] = {"event": entry.event}
+        if entry.reason is not None:
+            out["reason"] = entry.reason
+        return self.node(out, entry.span)
+
+    def state(self, s: StateNode) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": s.id,
+            "name": s.name,
+            "path": s.path,
+            "kind": s.kind.value,
+            "parent": s.parent,
+            "children": list(s.children),
+            "history_children": list(s.history_children),
+            "depth": s.depth,
+            "ancestors": list(s.ancestors),
+            "last_descendant": s.last_descendant,
+            "initial": list(s.initial),
+            "default_entry": list(s.default_entry),
+            "history": s.history.value if s.history else None,
+            "history_default": list(s.history_default),
+            "entry": [self.effect(e) for e in s.entry],
+            "exit": [self.effect(e) for e in s.exit],
+            "transitions": list(s.transitions),
+            "already": [self.classified(c) for c in s.already],
+            "reject": [self.classified(c) for c in s.reject],
+        }
+        return self.node(out, s.span, s.description)
+
+    def guard(self, g: GuardCheck) -> dict[str, Any]:
+        return self.node(
+            {"name": g.name, "reason": g.reason, "expression": g.expression.to_json()}, g.span
+        )
+
+    def transition(self, t: Transition) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": t.id,
+            "source": t.source,
+            "kind": t.kind.value,
+            "event": t.event,
+            "targets": list(t.targets),
+            "guards": [self.guard(g) for g in t.guards],
+            "effects": [self.effect(e) for e in t.effects],
+            "targets_history": t.targets_history,
+            "domain": t.domain,
+            "entry_set": None if t.entry_set is None else list(t.entry_set),
+        }
+        return self.node(out, t.span, t.description)
+
+    def field(self, f: FieldDecl) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": f.name, **f.type.to_json(), "secret": f.secret}
+        if f.has_default:
+            out["default"] = f.default
+        return self.node(out, f.span, f.description)
+
+    def invariant(self, inv: Invariant) -> dict[str, Any]:
+        if isinstance(inv, ExpressionInvariant):
+            body: dict[str, Any] = {"name": inv.name, "assert": inv.expression.to_json()}
+        else:
+            body = {
+                "name": inv.name,
+                "when": list(inv.when),
+                "require": list(inv.require),
+                "forbid": list(inv.forbid),
+            }
+        return self.node(body, inv.span, inv.description)
+
+
+def chart_to_json(chart: CompiledChart, *, positions: bool = True) -> dict[str, Any]:
+    """The compiled chart as JSON-ready data; `positions=False` gives the digest's form."""
+    w = _Writer(positions)
+    out: dict[str, Any] = {
+        "format": IR_FORMAT_VERSION,
+        "statechart": chart.name,
+        "version": chart.version,
+        "states": [w.state(s) for s in chart.states],
+        "transitions": [w.transition(t) for t in chart.transitions],
+        "events": {
+            name: w.node({"fields": [w.field(f) for f in e.fields]}, e.span)
+            for name, e in chart.events.items()
+        },
+        "context": [w.field(f) for f in chart.context.values()],
+        "guards": {
+            name: w.node({"if": g.source, "else": g.reason}, g.span, g.description)
+            for name, g in chart.guards.items()
+        },
+        "invariants": [w.invariant(i) for i in chart.invariants],
+        "candidates": [
+            {event: list(ids) for event, ids in table.items()} for table in chart.candidates
+        ],
+        "eventless": [list(ids) for ids in chart.eventless],
+    }
+    if positions:
+        out["file"] = chart.file
+        out["description"] = chart.description
+        out["digest"] = chart.digest
+    return out
+
+
+def canonical_json(data: Any) -> str:
+    """Sorted keys, no insignificant white space, UTF-8 kept: the hashing form."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def chart_digest(chart: CompiledChart) -> str:
+    """`sha256:<hex>` of the canonical, position-free form."""
+    payload = canonical_json(chart_to_json(chart, positions=False)).encode("utf-8")
+    return "sha256:" + hashlib.sha256(payload).hexdigest()

@@ -1,0 +1,28 @@
+"""Shared test helpers: compile inline YAML text."""
+
+from __future__ import annotations
+
+import textwrap
+
+from statekit.compiler.diagnostics import Diagnostic
+from statekit.compiler.ir import CompiledChart
+from statekit.compiler.pipeline import CompileResult, compile_source
+
+
+def compile_text(text: str, file: str = "chart.yaml") -> CompileResult:
+    """Compile dedented YAML text."""
+    return compile_source(textwrap.dedent(text).lstrip("\n"), file)
+
+
+def chart_of(text: str) -> CompiledChart:
+    """Compile text that must have no errors."""
+    result = compile_text(text)
+    assert result.chart is not None, [str(d.span) + " " + d.message for d in result.diagnostics]
+    return result.chart
+
+
+def only(result: CompileResult, slug: str) -> Diagnostic:
+    """The single diagnostic of `slug` in a result (fails when there is not exactly one)."""
+    found = [d for d in result.diagnostics if d.slug == slug]
+    assert len(found) == 1, result.diagnostics
+    return found[0]
