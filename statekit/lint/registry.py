@@ -1,0 +1,84 @@
+"""The registry of lint rules: every module of `statekit.lint.rules`, listed explicitly.
+
+The list is explicit (not discovered at run time) so that imports stay cheap
+and typed; a test checks that every module in the folder is listed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType, ModuleType
+
+from statekit.compiler.diagnostics import Diagnostic, Severity
+from statekit.compiler.ir import CompiledChart
+from statekit.lint.ruleinfo import RuleInfo
+from statekit.lint.rules import (
+    ambiguous_state,
+    duplicate_key,
+    expression_syntax,
+    expression_type,
+    expression_unsafe,
+    final_has_transitions,
+    invalid_initial,
+    invalid_target,
+    schema,
+    unknown_event,
+    unknown_guard,
+    unknown_state,
+    unused_event,
+    unused_guard,
+    yaml_limits,
+    yaml_syntax,
+)
+
+RULE_MODULES: tuple[ModuleType, ...] = (
+    yaml_syntax,
+    duplicate_key,
+    yaml_limits,
+    schema,
+    unknown_state,
+    ambiguous_state,
+    unknown_event,
+    unknown_guard,
+    invalid_initial,
+    invalid_target,
+    expression_syntax,
+    expression_unsafe,
+    expression_type,
+    final_has_transitions,
+    unused_event,
+    unused_guard,
+)
+
+Check = Callable[[CompiledChart], Iterator[Diagnostic]]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A registered rule: its documentation, stage and (for chart rules) its check."""
+
+    info: RuleInfo
+    stage: str
+    check: Check | None
+
+    @property
+    def configurable(self) -> bool:
+        """Compile-stage rules stop the build, so they cannot be ignored or downgraded."""
+        return self.stage != "compile"
+
+
+def _rule(module: ModuleType) -> Rule:
+    doc = (module.__doc__ or "").strip()
+    summary = doc.splitlines()[0].split(":", 1)[-1].strip() if doc else module.SLUG
+    severity: Severity = module.DEFAULT_SEVERITY
+    check: Check | None = getattr(module, "check", None)
+    return Rule(RuleInfo(module.SLUG, severity, summary, doc), module.STAGE, check)
+
+
+RULES: Mapping[str, Rule] = MappingProxyType({m.SLUG: _rule(m) for m in RULE_MODULES})
+
+
+def rule_infos() -> dict[str, RuleInfo]:
+    """Slug → RuleInfo, for the output formats."""
+    return {slug: rule.info for slug, rule in RULES.items()}

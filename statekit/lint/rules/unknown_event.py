@@ -1,0 +1,28 @@
+"""unknown-event: An event in `on`, `already`, `reject` or `raise` is not declared.
+
+Every event, with its payload fields, is declared once under `events:` so that
+payloads can be type-checked.
+
+Failing::
+
+    events: {GO: {}}
+    states:
+      idle: {on: {STRAT: busy}}
+
+Passing::
+
+    events: {GO: {}}
+    states:
+      idle: {on: {GO: busy}}
+
+Found by the compiler (resolver and type checker): a chart with this error cannot be built, so the
+rule is always an error and cannot be ignored.
+"""
+
+from __future__ import annotations
+
+from statekit.compiler.diagnostics import Severity
+
+SLUG = "unknown-event"
+DEFAULT_SEVERITY = Severity.ERROR
+STAGE = "compile"

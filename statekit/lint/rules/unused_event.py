@@ -1,0 +1,46 @@
+"""unused-event: a declared event that no `on`, `already`, `reject` or `raise` mentions.
+
+An unused declaration is usually a typo on the other side (`on: {STRAT: …}` is
+reported as unknown-event) or a leftover. Events caught only by a `"*"` reject
+count as unused: name them where they are rejected.
+
+Failing::
+
+    events: {START: {}, STOP: {}}
+    states:
+      idle: {on: {START: running}}
+
+Passing::
+
+    events: {START: {}, STOP: {}}
+    states:
+      idle: {on: {START: running}, reject: {STOP: NOT_RUNNING}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from statekit.compiler.diagnostics import Diagnostic, Severity
+from statekit.compiler.ir import CompiledChart, Raise
+
+SLUG = "unused-event"
+DEFAULT_SEVERITY = Severity.WARNING
+STAGE = "chart"
+
+
+def check(chart: CompiledChart) -> Iterator[Diagnostic]:
+    """One finding per declared event that is never mentioned."""
+    used: set[str] = set()
+    for transition in chart.transitions:
+        if transition.event is not None:
+            used.add(transition.event)
+        used.update(e.event for e in transition.effects if isinstance(e, Raise))
+    for state in chart.states:
+        used.update(c.event for c in state.already + state.reject)
+        used.update(e.event for e in state.entry + state.exit if isinstance(e, Raise))
+    for name, event in chart.events.items():
+        if name not in used:
+            yield Diagnostic(
+                SLUG, DEFAULT_SEVERITY, f"event '{name}' is declared but never used", event.span
+            )

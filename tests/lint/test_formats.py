@@ -1,0 +1,490 @@
+"""The lint output formats: exact text and GitHub commands, JSON round trips, schema-valid SARIF."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.lint.formats import (
+    FINGERPRINT_KEY,
+    FORMATS,
+    UnknownFormatError,
+    format_diagnostics,
+    format_github,
+    format_json,
+    format_sarif,
+    format_text,
+)
+from statekit.lint.ruleinfo import RuleInfo
+
+SARIF_SCHEMA = json.loads(
+    (Path(__file__).parent / "sarif-schema-2.1.0.json").read_text(encoding="utf-8")
+)
+SARIF_VALIDATOR = jsonschema.Draft4Validator(SARIF_SCHEMA)
+
+RULES: dict[str, RuleInfo] = {
+    "unreachable-state": RuleInfo(
+        slug="unreachable-state",
+        default_severity=Severity.ERROR,
+        summary="A state no transition can ever enter.",
+        doc="""A state no transition can ever enter.
+
+        Failing:
+
+            states: {a: {}, b: {}}
+        """,
+    ),
+    "unused-event": RuleInfo(
+        slug="unused-event",
+        default_severity=Severity.WARNING,
+        summary="An event declared but never handled.",
+        doc="An event declared but never handled.",
+    ),
+    "guard-style": RuleInfo(
+        slug="guard-style",
+        default_severity=Severity.OFF,
+        summary="Guards written as expressions rather than names.",
+        doc="",
+    ),
+}
+
+UNREACHABLE = Diagnostic(
+    "unreachable-state",
+    Severity.ERROR,
+    "state 'idle' is unreachable",
+    SourceSpan("machines/door.yaml", 3, 5, 3, 9),
+)
+ODD = Diagnostic(
+    "unused-event",
+    Severity.WARNING,
+    'event "50%: go, now" ça\nsecond line',
+    SourceSpan("charts/a:b, c%d é.yaml", 12, 1, 14, 2),
+    notes=("candidates: 'go', 'stop'", "trace: a -> b"),
+)
+UNDOCUMENTED = Diagnostic(
+    "yaml-syntax",
+    Severity.ERROR,
+    "mapping values are not allowed here",
+    SourceSpan.start_of("C:\\charts\\bad.yaml"),
+)
+DISABLED = Diagnostic("guard-style", Severity.OFF, "disabled", SourceSpan("x.yaml", 1, 1, 1, 2))
+
+DIAGNOSTICS = (UNREACHABLE, ODD, UNDOCUMENTED)
+
+
+def sarif(diagnostics: tuple[Diagnostic, ...] = DIAGNOSTICS) -> dict[str, Any]:
+    log: dict[str, Any] = json.loads(format_sarif(diagnostics, RULES))
+    return log
+
+
+def assert_valid_sarif(text: str) -> None:
+    errors = [
+        f"{list(error.absolute_path)}: {error.message}"
+        for error in SARIF_VALIDATOR.iter_errors(json.loads(text))
+    ]
+    assert errors == []
+
+
+# -- lookup -------------------------------------------------------------------
+
+
+def test_formats_are_registered_by_name() -> None:
+    assert list(FORMATS) == ["text", "json", "sarif", "github"]
+    for name, formatter in FORMATS.items():
+        assert format_diagnostics(name, DIAGNOSTICS, RULES) == formatter(DIAGNOSTICS, RULES)
+
+
+def test_unknown_format_names_the_valid_ones() -> None:
+    with pytest.raises(ValueError, match="unknown format 'xml'") as raised:
+        format_diagnostics("xml", DIAGNOSTICS, RULES)
+    error = raised.value
+    assert isinstance(error, UnknownFormatError)
+    assert error.choices == ("text", "json", "sarif", "github")
+    assert "text, json, sarif, github" in str(error)
+
+
+def test_formats_cannot_be_replaced() -> None:
+    with pytest.raises(TypeError):
+        FORMATS["text"] = format_json  # type: ignore[index]
+
+
+@pytest.mark.parametrize("name", ["text", "json", "sarif", "github"])
+def test_disabled_findings_are_not_rendered(name: str) -> None:
+    assert format_diagnostics(name, (UNREACHABLE, DISABLED), RULES) == format_diagnostics(
+        name, (UNREACHABLE,), RULES
+    )
+
+
+@pytest.mark.parametrize("name", ["text", "json", "sarif", "github"])
+def test_output_ends_with_a_newline(name: str) -> None:
+    assert format_diagnostics(name, DIAGNOSTICS, RULES).endswith("\n")
+
+
+# -- text ---------------------------------------------------------------------
+
+
+def test_text_one_line_per_diagnostic_with_indented_notes() -> None:
+    assert format_text(DIAGNOSTICS, RULES) == (
+        "machines/door.yaml:3:5: error[unreachable-state] state 'idle' is unreachable\n"
+        'charts/a:b, c%d é.yaml:12:1: warning[unused-event] event "50%: go, now" ça\n'
+        "    second line\n"
+        "    candidates: 'go', 'stop'\n"
+        "    trace: a -> b\n"
+        "C:\\charts\\bad.yaml:1:1: error[yaml-syntax] mapping values are not allowed here\n"
+    )
+
+
+def test_text_keeps_the_given_order() -> None:
+    lines = format_text((UNDOCUMENTED, UNREACHABLE), RULES).splitlines()
+    assert [line.split(": ")[1] for line in lines] == [
+        "error[yaml-syntax] mapping values are not allowed here",
+        "error[unreachable-state] state 'idle' is unreachable",
+    ]
+
+
+def test_text_indents_every_line_of_a_multiline_note() -> None:
+    diagnostic = Diagnostic(
+        "x", Severity.WARNING, "m", SourceSpan("f.yaml", 1, 1, 1, 1), notes=("a\r\nb",)
+    )
+    assert format_text((diagnostic,), RULES) == "f.yaml:1:1: warning[x] m\n    a\n    b\n"
+
+
+def test_text_of_nothing_is_empty() -> None:
+    assert format_text((), RULES) == ""
+
+
+# -- json ---------------------------------------------------------------------
+
+
+def test_json_round_trips_fields_and_counts() -> None:
+    text = format_json(DIAGNOSTICS, RULES)
+    document = json.loads(text)
+    assert text == json.dumps(document, sort_keys=True, indent=2) + "\n"
+    assert document["version"] == 1
+    assert document["summary"] == {"error": 2, "warning": 1}
+    assert document["diagnostics"][1] == {
+        "slug": "unused-event",
+        "severity": "warning",
+        "message": 'event "50%: go, now" ça\nsecond line',
+        "file": "charts/a:b, c%d é.yaml",
+        "line": 12,
+        "column": 1,
+        "end_line": 14,
+        "end_column": 2,
+        "notes": ["candidates: 'go', 'stop'", "trace: a -> b"],
+    }
+    assert [d["slug"] for d in document["diagnostics"]] == [d.slug for d in DIAGNOSTICS]
+
+
+def test_json_of_nothing_is_a_document() -> None:
+    assert json.loads(format_json((), RULES)) == {
+        "version": 1,
+        "diagnostics": [],
+        "summary": {"error": 0, "warning": 0},
+    }
+
+
+# -- sarif --------------------------------------------------------------------
+
+
+def test_sarif_is_valid_against_the_official_schema() -> None:
+    assert_valid_sarif(format_sarif(DIAGNOSTICS, RULES))
+    assert_valid_sarif(format_sarif((), RULES))
+    assert_valid_sarif(format_sarif((), {}))
+
+
+def test_sarif_schema_catches_a_broken_log() -> None:
+    log = sarif()
+    log["runs"][0]["results"][0]["level"] = "fatal"
+    assert not SARIF_VALIDATOR.is_valid(log)
+
+
+def test_sarif_header_and_driver() -> None:
+    log = sarif()
+    assert log["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json"
+    assert log["version"] == "2.1.0"
+    assert len(log["runs"]) == 1
+    driver = log["runs"][0]["tool"]["driver"]
+    assert driver["name"] == "statekit"
+    assert driver["informationUri"].startswith("https://")
+    try:
+        expected = importlib.metadata.version("statekit")
+    except importlib.metadata.PackageNotFoundError:
+        expected = "0.0.0"
+    assert driver["semanticVersion"] == expected
+
+
+def test_sarif_lists_every_rule_and_indexes_results_into_them() -> None:
+    log = sarif()
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    assert [rule["id"] for rule in rules] == [
+        "guard-style",
+        "unreachable-state",
+        "unused-event",
+        "yaml-syntax",  # not a documented rule: a bare entry so ruleIndex resolves
+    ]
+    by_id = {rule["id"]: rule for rule in rules}
+    assert by_id["unreachable-state"] == {
+        "id": "unreachable-state",
+        "name": "UnreachableState",
+        "shortDescription": {"text": "A state no transition can ever enter."},
+        "fullDescription": {"text": RULES["unreachable-state"].doc.split("\n")[0] + FAILING},
+        "help": {
+            "text": RULES["unreachable-state"].doc.split("\n")[0] + FAILING,
+            "markdown": RULES["unreachable-state"].doc.split("\n")[0] + FAILING,
+        },
+        "defaultConfiguration": {"level": "error"},
+    }
+    assert by_id["unused-event"]["defaultConfiguration"] == {"level": "warning"}
+    assert by_id["guard-style"]["defaultConfiguration"] == {"level": "none", "enabled": False}
+    assert by_id["guard-style"]["fullDescription"]["text"] == RULES["guard-style"].summary
+    assert by_id["yaml-syntax"]["name"] == "YamlSyntax"
+    for result in log["runs"][0]["results"]:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+
+
+FAILING = "\n\nFailing:\n\n    states: {a: {}, b: {}}"
+
+
+def test_sarif_results() -> None:
+    results = sarif()["runs"][0]["results"]
+    assert [r["level"] for r in results] == ["error", "warning", "error"]
+    odd = results[1]
+    assert odd["message"] == {
+        "text": "event \"50%: go, now\" ça\nsecond line\ncandidates: 'go', 'stop'\ntrace: a -> b"
+    }
+    assert odd["locations"] == [
+        {
+            "physicalLocation": {
+                "artifactLocation": {
+                    "uri": "charts/a%3Ab,%20c%25d%20%C3%A9.yaml",
+                    "uriBaseId": "%SRCROOT%",
+                },
+                "region": {"startLine": 12, "startColumn": 1, "endLine": 14, "endColumn": 2},
+            }
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    ("file", "location"),
+    [
+        ("machines/door.yaml", {"uri": "machines/door.yaml", "uriBaseId": "%SRCROOT%"}),
+        ("./machines/door.yaml", {"uri": "machines/door.yaml", "uriBaseId": "%SRCROOT%"}),
+        ("machines\\door.yaml", {"uri": "machines/door.yaml", "uriBaseId": "%SRCROOT%"}),
+        ("../up.yaml", {"uri": "../up.yaml", "uriBaseId": "%SRCROOT%"}),
+        ("a #1?.yaml", {"uri": "a%20%231%3F.yaml", "uriBaseId": "%SRCROOT%"}),
+        ("/srv/charts/é.yaml", {"uri": "file:///srv/charts/%C3%A9.yaml"}),
+        ("C:\\charts\\bad.yaml", {"uri": "file:///C:/charts/bad.yaml"}),
+        ("\\\\host\\share\\x.yaml", {"uri": "file://host/share/x.yaml"}),
+        ("raw\udcff.yaml", {"uri": "raw%FF.yaml", "uriBaseId": "%SRCROOT%"}),
+    ],
+)
+def test_sarif_artifact_locations(file: str, location: dict[str, str]) -> None:
+    diagnostic = Diagnostic("x", Severity.ERROR, "m", SourceSpan(file, 1, 1, 1, 2))
+    result = sarif((diagnostic,))["runs"][0]["results"][0]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == location
+    assert_uri_reference(location["uri"])
+
+
+def assert_uri_reference(uri: str) -> None:
+    """RFC 3986 characters only, every `%` starting an escape, no scheme unless `file:`."""
+    assert re.fullmatch(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-F]{2})*", uri), uri
+    assert uri.startswith("file:") or ":" not in uri.split("/")[0]
+
+
+@pytest.mark.parametrize(
+    ("span", "region"),
+    [
+        (SourceSpan("f", 3, 5, 3, 9), (3, 5, 3, 9)),
+        (SourceSpan("f", 1, 1, 1, 1), (1, 1, 1, 1)),
+        (SourceSpan("f", 0, 0, 0, 0), (1, 1, 1, 1)),
+        (SourceSpan("f", 4, 7, 2, 1), (4, 7, 4, 7)),
+        (SourceSpan("f", 4, 7, 4, 3), (4, 7, 4, 7)),
+        (SourceSpan("f", 4, 7, 6, 0), (4, 7, 6, 1)),
+    ],
+)
+def test_regions_are_one_based_and_never_end_before_they_start(
+    span: SourceSpan, region: tuple[int, int, int, int]
+) -> None:
+    diagnostic = Diagnostic("x", Severity.ERROR, "m", span)
+    text = format_sarif((diagnostic,), RULES)
+    assert_valid_sarif(text)
+    got = json.loads(text)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+    assert (got["startLine"], got["startColumn"], got["endLine"], got["endColumn"]) == region
+    line, col, end_line, end_col = region
+    assert format_github((diagnostic,), RULES) == (
+        f"::error file=f,line={line},col={col},endLine={end_line},endColumn={end_col},"
+        "title=statekit [x]::m\n"
+    )
+
+
+def fingerprints(diagnostics: tuple[Diagnostic, ...]) -> list[str]:
+    return [
+        r["partialFingerprints"][FINGERPRINT_KEY] for r in sarif(diagnostics)["runs"][0]["results"]
+    ]
+
+
+def test_fingerprints_survive_moves_but_not_other_changes() -> None:
+    moved = Diagnostic(
+        UNREACHABLE.slug,
+        UNREACHABLE.severity,
+        UNREACHABLE.message,
+        SourceSpan("./machines/door.yaml", 40, 1, 40, 5),
+    )
+    renamed = Diagnostic(
+        UNREACHABLE.slug, UNREACHABLE.severity, "state 'busy' is unreachable", UNREACHABLE.span
+    )
+    other_file = Diagnostic(
+        UNREACHABLE.slug,
+        UNREACHABLE.severity,
+        UNREACHABLE.message,
+        SourceSpan("x.yaml", 3, 5, 3, 9),
+    )
+    [original] = fingerprints((UNREACHABLE,))
+    assert re.fullmatch(r"[0-9a-f]{64}:1", original)
+    assert fingerprints((moved,)) == [original]
+    assert fingerprints((UNREACHABLE.with_severity(Severity.WARNING),)) == [original]
+    assert fingerprints((renamed,))[0] != original
+    assert fingerprints((other_file,))[0] != original
+
+
+def test_identical_findings_get_distinct_fingerprints() -> None:
+    first, second = fingerprints((UNREACHABLE, UNREACHABLE))
+    assert first.endswith(":1")
+    assert second == first[:-1] + "2"
+
+
+def test_sarif_is_deterministic() -> None:
+    assert format_sarif(DIAGNOSTICS, RULES) == format_sarif(
+        DIAGNOSTICS, dict(reversed(RULES.items()))
+    )
+
+
+# -- github -------------------------------------------------------------------
+
+
+def test_github_commands_escape_data_and_properties() -> None:
+    assert format_github(DIAGNOSTICS, RULES) == (
+        "::error file=machines/door.yaml,line=3,col=5,endLine=3,endColumn=9,"
+        "title=statekit [unreachable-state]::state 'idle' is unreachable\n"
+        "::warning file=charts/a%3Ab%2C c%25d é.yaml,line=12,col=1,endLine=14,endColumn=2,"
+        "title=statekit [unused-event]::"
+        "event \"50%25: go, now\" ça%0Asecond line%0Acandidates: 'go', 'stop'%0Atrace: a -> b\n"
+        "::error file=C%3A\\charts\\bad.yaml,line=1,col=1,endLine=1,endColumn=1,"
+        "title=statekit [yaml-syntax]::mapping values are not allowed here\n"
+    )
+
+
+def test_github_escapes_carriage_returns() -> None:
+    diagnostic = Diagnostic(
+        "x", Severity.WARNING, "a\r\nb%", SourceSpan("p\r\n%,:.yaml", 1, 1, 1, 1)
+    )
+    assert format_github((diagnostic,), RULES) == (
+        "::warning file=p%0D%0A%25%2C%3A.yaml,line=1,col=1,endLine=1,endColumn=1,"
+        "title=statekit [x]::a%0D%0Ab%25\n"
+    )
+
+
+def test_github_of_nothing_is_empty() -> None:
+    assert format_github((), RULES) == ""
+
+
+_UNESCAPE = {"%25": "%", "%0D": "\r", "%0A": "\n", "%3A": ":", "%2C": ","}
+
+
+def unescape(text: str) -> str:
+    return re.sub("%25|%0D|%0A|%3A|%2C", lambda m: _UNESCAPE[m.group()], text)
+
+
+def parse_command(line: str) -> tuple[str, dict[str, str], str]:
+    """Split a workflow command the way the runner does: properties end at the first `::`."""
+    match = re.fullmatch(r"::(\w+) ([^:]*)::(.*)", line)
+    assert match, line
+    command, properties, data = match.groups()
+    pairs = (item.split("=", 1) for item in properties.split(","))
+    return command, {key: unescape(value) for key, value in pairs}, unescape(data)
+
+
+# -- properties ---------------------------------------------------------------
+
+spans = st.builds(
+    SourceSpan,
+    file=st.text(min_size=1),
+    line=st.integers(-2, 10_000),
+    column=st.integers(-2, 500),
+    end_line=st.integers(-2, 10_000),
+    end_column=st.integers(-2, 500),
+)
+diagnostics = st.lists(
+    st.builds(
+        Diagnostic,
+        slug=st.sampled_from([*RULES, "yaml-syntax", "a.b_c"]),
+        severity=st.sampled_from(Severity),
+        message=st.text(),
+        span=spans,
+        notes=st.lists(st.text(), max_size=3).map(tuple),
+    ),
+    max_size=5,
+).map(tuple)
+
+
+@settings(max_examples=60, deadline=None)
+@given(diagnostics)
+def test_any_diagnostics_give_valid_sarif(found: tuple[Diagnostic, ...]) -> None:
+    text = format_sarif(found, RULES)
+    assert_valid_sarif(text)
+    shown = [d for d in found if d.severity is not Severity.OFF]
+    results = json.loads(text)["runs"][0]["results"]
+    assert len(results) == len(shown)
+    for result in results:
+        assert_uri_reference(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(diagnostics)
+def test_any_diagnostics_give_one_reversible_github_command_each(
+    found: tuple[Diagnostic, ...],
+) -> None:
+    shown = [d for d in found if d.severity is not Severity.OFF]
+    lines = format_github(found, RULES).split("\n")
+    assert lines.pop() == ""
+    assert len(lines) == len(shown)
+    for line, diagnostic in zip(lines, shown, strict=True):
+        command, properties, data = parse_command(line)
+        assert command == diagnostic.severity.value
+        assert properties["file"] == diagnostic.span.file
+        assert properties["title"] == f"statekit [{diagnostic.slug}]"
+        assert data == "\n".join((diagnostic.message, *diagnostic.notes))
+
+
+@settings(max_examples=100, deadline=None)
+@given(diagnostics)
+def test_any_diagnostics_round_trip_through_json(found: tuple[Diagnostic, ...]) -> None:
+    document = json.loads(format_json(found, RULES))
+    shown = [d for d in found if d.severity is not Severity.OFF]
+    assert document["summary"]["error"] + document["summary"]["warning"] == len(shown)
+    assert [
+        Diagnostic(
+            d["slug"],
+            Severity(d["severity"]),
+            d["message"],
+            SourceSpan(d["file"], d["line"], d["column"], d["end_line"], d["end_column"]),
+            tuple(d["notes"]),
+        )
+        for d in document["diagnostics"]
+    ] == shown
+
+
+def test_rule_summary_is_one_line() -> None:
+    with pytest.raises(ValueError, match="single line"):
+        RuleInfo("x", Severity.ERROR, "two\nlines", "doc")
