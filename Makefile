@@ -1,0 +1,32 @@
+# The two quick-start commands (see README): `make demo` and `make test`.
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint-machines bench clean
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+# Set up, then lint and compile the reference machines on a fresh machine.
+demo: $(STAMP)
+	$(BIN)/statekit lint machines/
+	mkdir -p build
+	for f in machines/*.yaml; do $(BIN)/statekit compile $$f -o build/$$(basename $$f .yaml).ir.json; done
+	@echo "compiled IR written to build/"
+
+# Set up, then run every check CI runs: ruff, mypy --strict, the whole test suite.
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) build .mypy_cache .pytest_cache .ruff_cache .hypothesis

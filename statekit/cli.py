@@ -1,0 +1,136 @@
+"""The `statekit` command line.
+
+Exit codes: 0 clean (warnings allowed), 1 findings at error severity, 2 usage
+or internal error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from statekit import __version__
+from statekit.compiler.diagnostics import Severity
+from statekit.compiler.pipeline import compile_file
+from statekit.compiler.schema import schema_text
+from statekit.compiler.serialize import chart_to_json
+from statekit.lint.config import ConfigError, find_pyproject, load_project_config
+from statekit.lint.formats import FORMATS, format_diagnostics
+from statekit.lint.registry import RULES, rule_infos
+from statekit.lint.runner import UsageError, lint_paths
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="statekit")
+def cli() -> None:
+    """statekit: declarative statecharts: compile, lint, render and run YAML charts."""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(sorted(FORMATS)),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="pyproject.toml to read [tool.statekit.lint] from (default: the nearest one).",
+)
+def lint(paths: tuple[str, ...], output_format: str, config_path: Path | None) -> None:
+    """Lint chart files and folders (*.yaml, *.yml)."""
+    try:
+        config = load_project_config(config_path or find_pyproject(Path.cwd()))
+        report = lint_paths(paths, config)
+    except (ConfigError, UsageError) as exc:
+        raise click.UsageError(str(exc)) from exc
+    text = format_diagnostics(output_format, report.diagnostics, rule_infos())
+    click.echo(text, nl=False)
+    if output_format == "text":
+        errors, warnings = report.count(Severity.ERROR), report.count(Severity.WARNING)
+        click.echo(
+            f"{len(report.files)} file(s): {errors} error(s), {warnings} warning(s)", err=True
+        )
+    if report.internal_errors:
+        sys.exit(EXIT_USAGE)
+    sys.exit(EXIT_FINDINGS if report.has_errors else EXIT_CLEAN)
+
+
+@cli.command("compile")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the IR here instead of standard output.",
+)
+@click.option("--no-positions", is_flag=True, help="Leave out source positions and descriptions.")
+def compile_command(file: str, output: Path | None, no_positions: bool) -> None:
+    """Compile FILE and write its IR as JSON (stable, sorted)."""
+    result = compile_file(file)
+    if result.chart is None:
+        click.echo(format_diagnostics("text", result.diagnostics, rule_infos()), nl=False, err=True)
+        sys.exit(EXIT_FINDINGS)
+    data = chart_to_json(result.chart, positions=not no_positions)
+    text = json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+@cli.command()
+def schema() -> None:
+    """Print the JSON Schema of the DSL (for editors and yaml-language-server)."""
+    click.echo(schema_text(), nl=False)
+
+
+@cli.command()
+@click.argument("slug", required=False)
+def rules(slug: str | None) -> None:
+    """List the lint rules, or print one rule's documentation."""
+    if slug is None:
+        for rule in RULES.values():
+            click.echo(
+                f"{rule.info.slug:24} {rule.info.default_severity.value:8} {rule.info.summary}"
+            )
+        return
+    chosen = RULES.get(slug)
+    if chosen is None:
+        raise click.UsageError(f"unknown rule '{slug}' (see `statekit rules`)")
+    click.echo(chosen.info.doc)
+
+
+def main() -> None:
+    """Console entry point: usage errors and crashes exit 2, never with a bare traceback."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(EXIT_USAGE)
+    except click.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(EXIT_USAGE)
+    except SystemExit:
+        raise
+    except BrokenPipeError:
+        sys.exit(EXIT_USAGE)
+    except Exception as exc:
+        click.echo(f"statekit: internal error: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+
+
+if __name__ == "__main__":
+    main()
