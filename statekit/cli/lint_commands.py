@@ -1,8 +1,4 @@
-"""The `statekit` command line.
-
-Exit codes: 0 clean (warnings allowed), 1 findings at error severity, 2 usage
-or internal error.
-"""
+"""`statekit lint`, `statekit compile`, `statekit schema`, `statekit rules`."""
 
 from __future__ import annotations
 
@@ -12,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from statekit import __version__
+from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, cli
 from statekit.compiler.diagnostics import Severity
 from statekit.compiler.pipeline import compile_file
 from statekit.compiler.schema import schema_text
@@ -21,14 +17,6 @@ from statekit.lint.config import ConfigError, find_pyproject, load_project_confi
 from statekit.lint.formats import FORMATS, format_diagnostics
 from statekit.lint.registry import RULES, rule_infos
 from statekit.lint.runner import UsageError, lint_paths
-
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="statekit")
-def cli() -> None:
-    """statekit: declarative statecharts: compile, lint, render and run YAML charts."""
 
 
 @cli.command()
@@ -109,28 +97,3 @@ def rules(slug: str | None) -> None:
     if chosen is None:
         raise click.UsageError(f"unknown rule '{slug}' (see `statekit rules`)")
     click.echo(chosen.info.doc)
-
-
-def main() -> None:
-    """Console entry point: usage errors and crashes exit 2, never with a bare traceback."""
-    try:
-        cli.main(standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(EXIT_USAGE)
-    except click.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(EXIT_USAGE)
-    except SystemExit:
-        raise
-    except BrokenPipeError:
-        sys.exit(EXIT_USAGE)
-    except Exception as exc:
-        click.echo(f"statekit: internal error: {type(exc).__name__}: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-
-
-if __name__ == "__main__":
-    main()

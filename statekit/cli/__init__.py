@@ -1,0 +1,1 @@
+"""The statekit command line (see `statekit.cli.main`)."""

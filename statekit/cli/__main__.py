@@ -1,0 +1,5 @@
+"""`python -m statekit.cli`."""
+
+from statekit.cli.main import main
+
+main()
