@@ -156,19 +156,8 @@ def first_column_keys(section: str) -> set[str]:
     }
 
 
-# Keys a table introduces in its meaning column rather than in a row of their own.
-KEYS_IN_MEANING = {"history": {"default"}}
-
-
 def state_keys_from_doc() -> set[str]:
-    section = doc_section("State keys")
-    keys = first_column_keys(section)
-    for first, meaning in table_rows(section):
-        row_key = re.findall(r"`([^`:]+)", first)[0]
-        for extra in KEYS_IN_MEANING.get(row_key, set()):
-            assert f"`{extra}`" in meaning, (row_key, extra)
-            keys.add(extra)
-    return keys
+    return first_column_keys(doc_section("State keys"))
 
 
 def split_top_level(text: str) -> list[str]:
