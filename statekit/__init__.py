@@ -13,20 +13,60 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from statekit.api import load
+    from statekit.api import compile, load
     from statekit.compiler.diagnostics import CompileError, Diagnostic, Severity, SourceSpan
     from statekit.compiler.ir import CompiledChart
+    from statekit.engine.chart import Chart, StartError
+    from statekit.engine.replay import Event, ReplayError, ReplayResult, replay
+    from statekit.engine.result import EmittedMessage, Microstep, Result, Status
+    from statekit.engine.state import State, StateFormatError
+    from statekit.engine.step import ChartMismatchError
 
 _LAZY = {
     "load": "statekit.api",
+    "compile": "statekit.api",
     "CompileError": "statekit.compiler.diagnostics",
     "Diagnostic": "statekit.compiler.diagnostics",
     "Severity": "statekit.compiler.diagnostics",
     "SourceSpan": "statekit.compiler.diagnostics",
     "CompiledChart": "statekit.compiler.ir",
+    "Chart": "statekit.engine.chart",
+    "StartError": "statekit.engine.chart",
+    "State": "statekit.engine.state",
+    "StateFormatError": "statekit.engine.state",
+    "Result": "statekit.engine.result",
+    "Status": "statekit.engine.result",
+    "Microstep": "statekit.engine.result",
+    "EmittedMessage": "statekit.engine.result",
+    "Event": "statekit.engine.replay",
+    "ReplayResult": "statekit.engine.replay",
+    "ReplayError": "statekit.engine.replay",
+    "replay": "statekit.engine.replay",
+    "ChartMismatchError": "statekit.engine.step",
 }
 
-__all__ = ["CompileError", "CompiledChart", "Diagnostic", "Severity", "SourceSpan", "load"]
+__all__ = [
+    "Chart",
+    "ChartMismatchError",
+    "CompileError",
+    "CompiledChart",
+    "Diagnostic",
+    "EmittedMessage",
+    "Event",
+    "Microstep",
+    "ReplayError",
+    "ReplayResult",
+    "Result",
+    "Severity",
+    "SourceSpan",
+    "StartError",
+    "State",
+    "StateFormatError",
+    "Status",
+    "compile",
+    "load",
+    "replay",
+]
 
 
 def __getattr__(name: str) -> Any:

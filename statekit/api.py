@@ -7,15 +7,26 @@ from pathlib import Path
 from statekit.compiler.diagnostics import CompileError
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_file
+from statekit.engine.chart import Chart
 
 
-def load(path: str | Path) -> CompiledChart:
-    """Compile the chart at `path`; raise `CompileError` (with `.diagnostics`) if it has errors.
+def compile(path: str | Path) -> CompiledChart:
+    """Compile the chart at `path` into its IR; raise `CompileError` (with `.diagnostics`).
 
     Analysis findings (unused events, unreachable states...) are `statekit lint`'s
-    business and never stop a load.
+    business and never stop a compile.
     """
     result = compile_file(path)
     if result.chart is None:
         raise CompileError(result.errors or result.diagnostics)
     return result.chart
+
+
+def load(path: str | Path, *, max_microsteps: int | None = None) -> Chart:
+    """Compile the chart at `path` and wrap it for running: `start`, `send`, `replay`.
+
+    Raises `CompileError` (with `.diagnostics`) when the chart has errors.
+    `max_microsteps` bounds each macrostep (default 1000; beyond it: LIVELOCK).
+    """
+    ir = compile(path)
+    return Chart(ir) if max_microsteps is None else Chart(ir, max_microsteps=max_microsteps)

@@ -7,6 +7,7 @@ import textwrap
 from statekit.compiler.diagnostics import Diagnostic
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import CompileResult, compile_source
+from statekit.engine.chart import Chart
 
 
 def compile_text(text: str, file: str = "chart.yaml") -> CompileResult:
@@ -26,3 +27,8 @@ def only(result: CompileResult, slug: str) -> Diagnostic:
     found = [d for d in result.diagnostics if d.slug == slug]
     assert len(found) == 1, result.diagnostics
     return found[0]
+
+
+def machine(text: str) -> Chart:
+    """A runnable `Chart` from text that must have no errors."""
+    return Chart(chart_of(text))

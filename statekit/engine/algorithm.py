@@ -1,0 +1,488 @@
+"""The W3C SCXML interpretation algorithm over the compiled chart.
+
+https://www.w3.org/TR/scxml/#AlgorithmforSCXMLInterpretation
+
+The procedures keep the spec's names: `select_transitions`,
+`select_eventless_transitions`, `remove_conflicting_transitions`,
+`compute_exit_set`, `compute_entry_set` (through
+`statekit.compiler.structure`, shared with the compiler), `microstep` and
+`macrostep` (the spec's mainEventLoop body for one external event).
+`static_outcome` memoizes a macrostep that cannot depend on data. Our root
+plays `<scxml>`: it is never exited or entered, and once it is in a final
+state (a top-level final state; for a parallel root, every region final) the
+macrostep stops, like the spec's `running = false`.
+
+Deviations from the spec, all deliberate: an expression that raises is not
+`error.execution` but aborts the macrostep with `EvaluationError` (the step
+is rejected, nothing changes); a macrostep longer than
+`Tables.max_microsteps` aborts with `LivelockError`; event names match
+exactly (no prefix matching; `done.state.<path>` uses dotted paths).
+
+API for callers other than the engine's step (the static analysis explorer)::
+
+    tables = Tables(compiled_chart)
+    config = tables.configuration(frozenset(active_ids))   # root excluded
+    run = macrostep(tables, config, history, context, ("EVENT", payload),
+                    oracle=my_oracle)
+    run.fired, run.failed_guard           # did the event select anything?
+    run.configuration, run.history, run.context
+    run.trace, run.emitted, run.raised    # microsteps, outbox, internal events
+
+`macrostep` is a pure function of (tables, configuration, history, context,
+event): it never mutates its arguments and keeps no state between calls
+except the caches in `tables`, which only remember results. `history` maps
+history-state ids to recorded state ids. `event=None` runs only the
+eventless transitions and internal events (to completion). `oracle`, a
+`GuardOracle`, decides every guard in place of evaluating it: the explorer
+passes one that answers from a chosen set of outcomes and records which
+guards it was asked, then explores both answers for guards on unknown data.
+With the default (None) guards are evaluated as `evaluate_guard` does; a
+raising guard is an `EvaluationError` (an oracle's own exceptions propagate).
+Guards of candidate transitions that are not needed are never asked
+(selection stops at the first enabled candidate of each atomic state), and a
+transition whose guards failed once is not asked again in the same selection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from statekit.compiler import structure
+from statekit.compiler.ir import GuardCheck, HistoryKind, StateKind, Transition
+from statekit.engine.effects import (
+    EvaluationError,
+    InternalEvent,
+    LivelockError,
+    MacrostepRun,
+    run_segments,
+)
+from statekit.engine.tables import (
+    Configuration,
+    EventEntry,
+    MicrostepPlan,
+    Segment,
+    StaticOutcome,
+    Tables,
+    is_in_final_state,
+)
+
+History = Mapping[int, tuple[int, ...]]
+GuardOracle = Callable[
+    [GuardCheck, Transition, Mapping[str, Any], Mapping[str, Any], frozenset[int]], bool
+]
+"""Decides one guard: (check, transition, context, payload, active ids) -> passes?"""
+FailedGuard = tuple[GuardCheck, Transition]
+_EMPTY_HISTORY: History = {}
+
+
+def evaluate_guard(
+    check: GuardCheck,
+    transition: Transition,
+    context: Mapping[str, Any],
+    payload: Mapping[str, Any],
+    active: frozenset[int],
+) -> bool:
+    """The default `GuardOracle`: evaluate the guard (what `oracle=None` does inline)."""
+    try:
+        return bool(check.expression.evaluate(context, payload, active))
+    except Exception as exc:
+        role = f"guard '{check.name}'" if check.name else "'if'"
+        raise EvaluationError.from_exception(role, check.expression, exc) from exc
+
+
+def _entry(
+    tables: Tables, config: Configuration, chains: list[tuple[Transition, ...]]
+) -> EventEntry:
+    """Selection inputs; the fixed selection when no candidate has a guard."""
+    fixed: tuple[int, ...] | None = None
+    if not any(t.guards for chain in chains for t in chain):
+        firsts = tuple(dict.fromkeys(chain[0].id for chain in chains))
+        if len(firsts) <= 1 or tables.history_targeting.isdisjoint(firsts):
+            fixed = remove_conflicting_transitions(tables, config, firsts, _EMPTY_HISTORY)
+    return EventEntry(tuple(chains), fixed)
+
+
+def _event_entry(tables: Tables, config: Configuration, event: str) -> EventEntry:
+    candidates = tables.chart.candidates
+    transitions = tables.transitions
+    chains = []
+    for state in config.atomic:
+        ids = candidates[state].get(event)
+        if ids:
+            chains.append(tuple(transitions[t] for t in ids))
+    entry = config.events[event] = _entry(tables, config, chains)
+    return entry
+
+
+def _eventless_entry(tables: Tables, config: Configuration) -> EventEntry:
+    eventless = tables.chart.eventless
+    transitions = tables.transitions
+    chains = [tuple(transitions[t] for t in eventless[s]) for s in config.atomic if eventless[s]]
+    entry = config.eventless = _entry(tables, config, chains)
+    return entry
+
+
+def _select(
+    tables: Tables,
+    config: Configuration,
+    entry: EventEntry,
+    context: Mapping[str, Any],
+    payload: Mapping[str, Any],
+    history: History,
+    oracle: GuardOracle | None,
+) -> tuple[tuple[int, ...], FailedGuard | None]:
+    """The selection loop of selectTransitions: per atomic state in document order,
+    the first enabled candidate of it and its ancestors."""
+    if entry.fixed is not None:
+        return entry.fixed, None
+    enabled: list[int] = []
+    failed: set[int] = set()
+    first_failure: FailedGuard | None = None
+    active = config.ids
+    for chain in entry.chains:
+        for t in chain:
+            tid = t.id
+            if tid in enabled:
+                break
+            if tid in failed:
+                continue
+            for check in t.guards:
+                if oracle is None:
+                    try:
+                        passed = check.expression.evaluate(context, payload, active)
+                    except Exception as exc:
+                        role = f"guard '{check.name}'" if check.name else "'if'"
+                        raise EvaluationError.from_exception(role, check.expression, exc) from exc
+                else:
+                    passed = oracle(check, t, context, payload, active)
+                if not passed:
+                    failed.add(tid)
+                    if first_failure is None:
+                        first_failure = (check, t)
+                    break
+            else:
+                enabled.append(tid)
+                break
+    return remove_conflicting_transitions(tables, config, tuple(enabled), history), first_failure
+
+
+def select_transitions(
+    tables: Tables,
+    config: Configuration,
+    event: InternalEvent,
+    context: Mapping[str, Any],
+    history: History,
+    oracle: GuardOracle | None = None,
+) -> tuple[tuple[int, ...], FailedGuard | None]:
+    """SCXML selectTransitions: the conflict-free enabled transitions for `event`,
+    and the first guard that failed on the way (for the classification)."""
+    name, payload = event
+    entry = config.events.get(name)
+    if entry is None:
+        entry = _event_entry(tables, config, name)
+    return _select(tables, config, entry, context, payload, history, oracle)
+
+
+def select_eventless_transitions(
+    tables: Tables,
+    config: Configuration,
+    context: Mapping[str, Any],
+    history: History,
+    oracle: GuardOracle | None = None,
+) -> tuple[int, ...]:
+    """SCXML selectEventlessTransitions (`always`), with no event payload in scope."""
+    entry = config.eventless
+    if entry is None:
+        entry = _eventless_entry(tables, config)
+    if entry.fixed is not None:
+        return entry.fixed
+    return _select(tables, config, entry, context, {}, history, oracle)[0]
+
+
+def _domain(tables: Tables, t: Transition, history: History) -> int | None:
+    if not t.targets_history:
+        return t.domain
+    return structure.transition_domain(tables.states, t.source, t.targets, history.get)
+
+
+def compute_exit_set(
+    tables: Tables, config: Configuration, transitions: tuple[int, ...], history: History
+) -> tuple[int, ...]:
+    """SCXML computeExitSet: active descendants of each transition's domain, in exit order."""
+    out: set[int] = set()
+    states = tables.states
+    for tid in transitions:
+        t = tables.transitions[tid]
+        domain = _domain(tables, t, history) if t.targets else None
+        if domain is None:
+            continue
+        last = states[domain].last_descendant
+        out.update(s for s in config.ordered if domain < s <= last)
+    return tuple(sorted(out, reverse=True))
+
+
+def compute_entry_set(
+    tables: Tables, transitions: tuple[int, ...], history: History
+) -> tuple[int, ...]:
+    """SCXML computeEntrySet (one builder for all transitions), in entry order."""
+    if len(transitions) == 1:
+        static = tables.transitions[transitions[0]].entry_set
+        if static is not None:
+            return static
+    builder = structure.EntrySetBuilder(tables.states, history.get)
+    for tid in transitions:
+        t = tables.transitions[tid]
+        if t.targets:
+            builder.add_transition(t.targets, _domain(tables, t, history))
+    return builder.result()
+
+
+def remove_conflicting_transitions(
+    tables: Tables, config: Configuration, enabled: tuple[int, ...], history: History
+) -> tuple[int, ...]:
+    """SCXML removeConflictingTransitions: of two transitions with intersecting exit
+    sets, the one whose source is a descendant of the other's wins, else the earlier."""
+    if len(enabled) <= 1:
+        return enabled
+    cacheable = tables.history_targeting.isdisjoint(enabled)
+    if cacheable:
+        cached = config.conflicts.get(enabled)
+        if cached is not None:
+            return cached
+    states = tables.states
+    filtered: list[int] = []
+    exit_sets: dict[int, frozenset[int]] = {}
+    for t1 in enabled:
+        exits1 = frozenset(compute_exit_set(tables, config, (t1,), history))
+        source1 = tables.transitions[t1].source
+        preempted = False
+        to_remove: list[int] = []
+        for t2 in filtered:
+            if exits1 & exit_sets[t2]:
+                if structure.is_descendant(states, source1, tables.transitions[t2].source):
+                    to_remove.append(t2)
+                else:
+                    preempted = True
+                    break
+        if not preempted:
+            for t3 in to_remove:
+                filtered.remove(t3)
+            filtered.append(t1)
+            exit_sets[t1] = exits1
+    result = tuple(filtered)
+    if cacheable:
+        config.conflicts[enabled] = result
+    return result
+
+
+def _done_events(tables: Tables, state: int, active: frozenset[int] | set[int]) -> tuple[str, ...]:
+    """enterStates' done events for entering final `state` (none for the root)."""
+    states = tables.states
+    parent = states[state].parent
+    if not parent:
+        return ()
+    events = [f"done.state.{states[parent].path}"]
+    grandparent = states[parent].parent
+    if (
+        grandparent
+        and states[grandparent].kind is StateKind.PARALLEL
+        and all(
+            is_in_final_state(states, c, frozenset(active)) for c in states[grandparent].children
+        )
+    ):
+        events.append(f"done.state.{states[grandparent].path}")
+    return tuple(events)
+
+
+def build_plan(
+    tables: Tables,
+    config: Configuration,
+    transitions: tuple[int, ...],
+    exit_order: tuple[int, ...],
+    entry_order: tuple[int, ...],
+) -> MicrostepPlan:
+    """What a microstep does, as data: history records, effect segments, new configuration."""
+    states = tables.states
+    history_updates: list[tuple[int, tuple[int, ...]]] = []
+    for s in exit_order:
+        for h in states[s].history_children:
+            if states[h].history is HistoryKind.DEEP:
+                value = tuple(a for a in config.atomic if states[s].contains(a))
+            else:
+                value = tuple(c for c in config.ordered if states[c].parent == s)
+            history_updates.append((h, value))
+    segments: list[Segment] = []
+    active = set(config.ids)
+    for s in exit_order:
+        if states[s].exit:
+            segments.append((states[s].exit, frozenset(active), ()))
+        active.discard(s)
+    after_exit = frozenset(active)
+    for tid in transitions:
+        effects = tables.transitions[tid].effects
+        if effects:
+            segments.append((effects, after_exit, ()))
+    for s in entry_order:
+        active.add(s)
+        done = _done_events(tables, s, active) if states[s].kind is StateKind.FINAL else ()
+        if states[s].entry or done:
+            segments.append((states[s].entry, frozenset(active), done))
+    return MicrostepPlan(
+        transitions,
+        exit_order,
+        entry_order,
+        tables.configuration(frozenset(active)),
+        tuple(history_updates),
+        tuple(segments),
+        tuple(states[s].path for s in exit_order),
+        tuple(states[s].path for s in entry_order),
+    )
+
+
+def microstep(
+    tables: Tables,
+    config: Configuration,
+    transitions: tuple[int, ...],
+    event: InternalEvent | None,
+    run: MacrostepRun,
+) -> Configuration:
+    """SCXML microstep: exit states (recording history), run transition effects, enter
+    states; returns the new configuration and records the microstep in `run.trace`."""
+    cacheable = tables.history_targeting.isdisjoint(transitions)
+    plan = config.plans.get(transitions) if cacheable else None
+    if plan is None:
+        history = run.history
+        plan = build_plan(
+            tables,
+            config,
+            transitions,
+            compute_exit_set(tables, config, transitions, history),
+            compute_entry_set(tables, transitions, history),
+        )
+        if cacheable:
+            config.plans[transitions] = plan
+    return _apply(tables, plan, event, run)
+
+
+def _apply(
+    tables: Tables, plan: MicrostepPlan, event: InternalEvent | None, run: MacrostepRun
+) -> Configuration:
+    if plan.history_updates:
+        if not run.history_owned:
+            run.history = dict(run.history)
+            run.history_owned = True
+        history = run.history
+        assert isinstance(history, dict)
+        history.update(plan.history_updates)
+    start = len(run.emitted)
+    if plan.segments:
+        payload = event[1] if event is not None else {}
+        changes, raised = run_segments(plan.segments, payload, run, tables.payload_defaults)
+    else:
+        changes, raised = (), ()
+    run.trace.append((event, plan, changes, (start, len(run.emitted)), raised))
+    return plan.target
+
+
+def _run_to_completion(tables: Tables, run: MacrostepRun, oracle: GuardOracle | None) -> None:
+    """The inner loop of mainEventLoop: eventless transitions first, then internal events."""
+    config = run.configuration
+    queue = run.queue
+    limit = tables.max_microsteps
+    while not config.final:
+        event: InternalEvent | None = None
+        enabled = select_eventless_transitions(tables, config, run.context, run.history, oracle)
+        if not enabled:
+            if not queue:
+                break
+            event = queue.pop(0)
+            enabled = select_transitions(tables, config, event, run.context, run.history, oracle)[0]
+            if not enabled:
+                continue
+        if len(run.trace) >= limit:
+            raise LivelockError(limit, run.trace)
+        config = run.configuration = microstep(tables, config, enabled, event, run)
+
+
+def macrostep(
+    tables: Tables,
+    config: Configuration | frozenset[int],
+    history: History,
+    context: Mapping[str, Any],
+    event: InternalEvent | None,
+    *,
+    oracle: GuardOracle | None = None,
+) -> MacrostepRun:
+    """One external event processed to completion (see the module docstring).
+
+    Raises `EvaluationError` or `LivelockError`; the caller's inputs are untouched.
+    """
+    if not isinstance(config, Configuration):
+        config = tables.configuration(frozenset(config))
+    run = MacrostepRun(config, context, history)
+    if event is not None:
+        enabled, run.failed_guard = select_transitions(
+            tables, config, event, context, history, oracle
+        )
+        if not enabled:
+            return run
+        run.fired = True
+        run.configuration = microstep(tables, config, enabled, event, run)
+    _run_to_completion(tables, run, oracle)
+    return run
+
+
+def static_outcome(tables: Tables, config: Configuration, event: str) -> StaticOutcome | None:
+    """The outcome of `macrostep` for `event` in `config` when it cannot depend on the
+    context, the history or the payload, else None (cached per configuration).
+
+    That is the case when every selection on the way is guard-free (`EventEntry.fixed`)
+    and no plan runs an effect or records history: the macrostep is then the chain of
+    those plans up to a configuration with no enabled eventless transition (or a final
+    one). The engine uses it to skip the general loop; the result is the same.
+    """
+    cache = config.static
+    if event in cache:
+        return cache[event]
+    entry = config.events.get(event) or _event_entry(tables, config, event)
+    enabled = entry.fixed
+    plans: list[MicrostepPlan] = []
+    current = config
+    outcome: StaticOutcome | None = None
+    while enabled and len(plans) < tables.max_microsteps:
+        if not tables.history_targeting.isdisjoint(enabled):
+            break
+        plan = current.plans.get(enabled)
+        if plan is None:
+            exits = compute_exit_set(tables, current, enabled, _EMPTY_HISTORY)
+            entries = compute_entry_set(tables, enabled, _EMPTY_HISTORY)
+            plan = current.plans[enabled] = build_plan(tables, current, enabled, exits, entries)
+        if plan.segments or plan.history_updates:
+            break
+        plans.append(plan)
+        current = plan.target
+        if current.final:
+            outcome = (current, tuple(plans))
+            break
+        eventless = current.eventless or _eventless_entry(tables, current)
+        enabled = eventless.fixed
+        if enabled == ():
+            outcome = (current, tuple(plans))
+    cache[event] = outcome
+    return outcome
+
+
+def initial_macrostep(
+    tables: Tables, context: Mapping[str, Any], *, oracle: GuardOracle | None = None
+) -> MacrostepRun:
+    """Enter the root's initial configuration (SCXML's initial transition), then run
+    eventless transitions and internal events to completion."""
+    empty = tables.configuration(frozenset())
+    run = MacrostepRun(empty, context, {})
+    entry = tuple(s for s in tables.states[0].default_entry if s != 0)
+    plan = build_plan(tables, empty, (), (), entry)
+    run.fired = True
+    run.configuration = _apply(tables, plan, None, run)
+    _run_to_completion(tables, run, oracle)
+    return run

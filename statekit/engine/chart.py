@@ -1,0 +1,142 @@
+"""`Chart`: the public engine object around one compiled chart.
+
+    chart = statekit.load("machines/payment.yaml")
+    s0 = chart.start()
+    r = chart.send(s0, "START_PAY", {"amount": 100}, event_id="evt-1")
+    r.status, r.reason, r.state, r.emitted, r.evidence
+
+`send` is pure: no I/O, no clock, no mutation of its arguments; the same
+inputs give an equal result. It never raises for an event (unknown events,
+bad payloads, failing expressions and livelocks are classified results); it
+raises `ChartMismatchError` for a state made with another chart (another
+digest), and `TypeError` for something that is not a `State`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from statekit.compiler.ir import CompiledChart
+from statekit.engine.algorithm import initial_macrostep
+from statekit.engine.effects import EvaluationError, LivelockError
+from statekit.engine.invariants import broken_invariant
+from statekit.engine.replay import EventLike, ReplayResult, fold
+from statekit.engine.result import Result, Status
+from statekit.engine.state import State
+from statekit.engine.step import build_evidence, messages, step
+from statekit.engine.tables import DEFAULT_MAX_MICROSTEPS, Tables
+from statekit.engine.validation import PayloadError, check_context
+
+START_EVENT = "statekit.start"
+"""The event name `Chart.initialize` reports (it is not a chart event)."""
+
+
+class StartError(ValueError):
+    """The initial state cannot be built: a bad context override, or the initial
+    macrostep fails (an expression error, a livelock, a broken invariant)."""
+
+
+class Chart:
+    """A compiled chart with its runtime tables: start instances, send events, replay."""
+
+    __slots__ = ("_initial", "_tables")
+
+    def __init__(self, ir: CompiledChart, *, max_microsteps: int = DEFAULT_MAX_MICROSTEPS) -> None:
+        self._tables = Tables(ir, max_microsteps)
+        self._initial: State | None = None
+
+    @property
+    def ir(self) -> CompiledChart:
+        """The compiled chart (immutable IR)."""
+        return self._tables.chart
+
+    @property
+    def name(self) -> str:
+        """The chart's name (`statechart:`)."""
+        return self._tables.chart.name
+
+    @property
+    def version(self) -> int:
+        """The chart's definition version (`version:`)."""
+        return self._tables.chart.version
+
+    @property
+    def digest(self) -> str:
+        """`sha256:…` of the chart's behaviour; every State carries it."""
+        return self._tables.digest
+
+    @property
+    def tables(self) -> Tables:
+        """The runtime tables (interned configurations and caches) behind this chart."""
+        return self._tables
+
+    @property
+    def max_microsteps(self) -> int:
+        """The bound on microsteps per macrostep (beyond it: LIVELOCK)."""
+        return self._tables.max_microsteps
+
+    def initialize(
+        self, context: Mapping[str, Any] | None = None, *, event_id: str | None = None
+    ) -> Result:
+        """Enter the initial configuration: an APPLIED result whose evidence and
+        emitted messages are those of the initial macrostep. Raises `StartError`."""
+        tables = self._tables
+        try:
+            ctx = check_context(tables.chart.context, context or {}, complete=False)
+        except PayloadError as exc:
+            raise StartError(str(exc)) from exc
+        try:
+            run = initial_macrostep(tables, ctx)
+            broken = broken_invariant(tables, run.configuration, run.context)
+        except (EvaluationError, LivelockError) as exc:
+            raise StartError(f"the initial macrostep of {self.name!r} failed: {exc}") from exc
+        if broken is not None:
+            raise StartError(f"invariant '{broken}' does not hold in the initial state")
+        state = State(run.configuration, run.context, run.history)
+        shown = {k: v for k, v in ctx.items() if k not in tables.secret_context}
+        emitted = messages(tables, None, START_EVENT, shown, event_id, run.emitted)
+        trace = run.trace
+        return Result(
+            Status.APPLIED,
+            None,
+            state,
+            START_EVENT,
+            event_id,
+            emitted,
+            lambda: build_evidence(tables, trace, emitted),
+        )
+
+    def start(self, context: Mapping[str, Any] | None = None) -> State:
+        """The initial state; `context` overrides declared defaults (type-checked).
+
+        Raises `StartError`. Messages emitted on entry are in `initialize()`'s result.
+        """
+        if context is None and self._initial is not None:
+            return self._initial
+        state = self.initialize(context).state
+        if context is None:
+            self._initial = state
+        return state
+
+    def send(
+        self,
+        state: State,
+        event_type: str,
+        payload: Mapping[str, Any] | None = None,
+        *,
+        event_id: str | None = None,
+    ) -> Result:
+        """Classify and apply one event (see `statekit.engine.step`)."""
+        return step(self._tables, state, event_type, payload, event_id)
+
+    def replay(self, events: Iterable[EventLike], *, state: State | None = None) -> ReplayResult:
+        """Fold a history from `state` (default: `start()`); stops at the first rejection."""
+        return fold(self, events, self.start() if state is None else state)
+
+    def state_from_json(self, data: str | bytes | Mapping[str, Any]) -> State:
+        """`State.from_json(self, data)`."""
+        return State.from_json(self, data)
+
+    def __repr__(self) -> str:
+        return f"Chart({self.name!r}, version={self.version}, digest={self.digest[:19]}…)"

@@ -1,0 +1,246 @@
+"""What a step returns: the classification, the new state, the outbox and the evidence.
+
+Every external event ends in exactly one `Result` (DESIGN, Semantics):
+`APPLIED` (at least one transition fired), `ALREADY_APPLIED` (nothing fired
+and an active state lists the event in `already`) or `REJECTED` with a
+reason. Reasons are plain strings: the chart's own codes (a guard's `else`,
+a `reject` entry) or one of the engine's codes below.
+
+Evidence is data (STYLE 8): one frozen `Microstep` per microstep of the
+macrostep, listing the transitions fired, the states exited and entered, the
+context changes, the messages emitted and the internal events raised. Payload
+fields declared `secret: true` (and context fields declared secret, and
+values assigned from a secret payload field) appear as `REDACTED`.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from statekit.engine.state import State
+
+REDACTED = "<redacted>"
+"""What evidence and `repr` show instead of a secret value."""
+
+UNKNOWN_EVENT = "UNKNOWN_EVENT"
+"""The event type is not declared in the chart."""
+INVALID_PAYLOAD = "INVALID_PAYLOAD"
+"""The payload misses a required field, has an unknown one, or a value of the wrong type."""
+TERMINAL_STATE = "TERMINAL_STATE"
+"""The chart is final and no active final state classifies the event."""
+UNDEFINED_TRANSITION = "UNDEFINED_TRANSITION"
+"""No transition, guard, `already` or `reject` entry applies to the event here."""
+INVARIANT_VIOLATION = "INVARIANT_VIOLATION"
+"""The macrostep would break an invariant (`Result.invariant` names it); nothing changed."""
+EVALUATION_ERROR = "EVALUATION_ERROR"
+"""A guard, effect or invariant expression failed (division by zero...); nothing changed."""
+LIVELOCK = "LIVELOCK"
+"""The macrostep did not settle within the chart's bound on microsteps; nothing changed."""
+
+ENGINE_REASONS = frozenset(
+    {
+        UNKNOWN_EVENT,
+        INVALID_PAYLOAD,
+        TERMINAL_STATE,
+        UNDEFINED_TRANSITION,
+        INVARIANT_VIOLATION,
+        EVALUATION_ERROR,
+        LIVELOCK,
+    }
+)
+"""The reason codes the engine itself produces (the others come from the chart)."""
+
+
+class Status(enum.Enum):
+    """The classification of one external event."""
+
+    APPLIED = "APPLIED"
+    ALREADY_APPLIED = "ALREADY_APPLIED"
+    REJECTED = "REJECTED"
+
+
+@dataclass(frozen=True, slots=True)
+class FiredTransition:
+    """A transition as evidence: its id in `chart.ir.transitions`, where it goes and why.
+
+    `kind` is `event`, `always` or `done`; `targets` is empty for a targetless transition.
+    """
+
+    id: int
+    source: str
+    targets: tuple[str, ...]
+    event: str | None
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class ContextChange:
+    """One `assign` of a context field, in the order the effects ran."""
+
+    field: str
+    old: Any
+    new: Any
+
+
+@dataclass(frozen=True, slots=True)
+class EmittedMessage:
+    """An outbox message: never sent by the engine, only returned.
+
+    `message_id` is `<event id>/<position>` (position 0-based in `Result.emitted`),
+    so redelivering the same event produces the same ids.
+    """
+
+    message_id: str
+    type: str
+    payload: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Microstep:
+    """One SCXML microstep: the triggering event, what fired and what it changed.
+
+    `event` is the external or internal event (`done.state.<path>` for a done
+    event), None for eventless (`always`) transitions. `exited` is in exit
+    order, `entered` in entry order, both as dotted paths. `emitted` holds the
+    ids of the messages this microstep emitted (see `Result.emitted`).
+    """
+
+    event: str | None
+    payload: Mapping[str, Any]
+    transitions: tuple[FiredTransition, ...]
+    exited: tuple[str, ...]
+    entered: tuple[str, ...]
+    changes: tuple[ContextChange, ...]
+    emitted: tuple[str, ...]
+    raised: tuple[str, ...]
+
+
+class Result:
+    """The classified outcome of `Chart.send` (immutable: read-only properties).
+
+    `state` is the new state when applied, else the input state itself.
+    `reason` is None when applied. `message` explains a rejection in words
+    (never with a secret value). `invariant` names the broken invariant of an
+    `INVARIANT_VIOLATION`. `evidence` lists the microsteps (for an
+    `INVARIANT_VIOLATION`, those that were rolled back; empty otherwise).
+    """
+
+    __slots__ = (
+        "_emitted",
+        "_event",
+        "_event_id",
+        "_evidence",
+        "_invariant",
+        "_message",
+        "_reason",
+        "_state",
+        "_status",
+        "_trace",
+    )
+
+    def __init__(
+        self,
+        status: Status,
+        reason: str | None,
+        state: State,
+        event: str,
+        event_id: str | None = None,
+        emitted: tuple[EmittedMessage, ...] = (),
+        trace: Callable[[], tuple[Microstep, ...]] | None = None,
+        invariant: str | None = None,
+        message: str | None = None,
+    ) -> None:
+        self._status = status
+        self._reason = reason
+        self._state = state
+        self._event = event
+        self._event_id = event_id
+        self._emitted = emitted
+        self._trace = trace
+        self._invariant = invariant
+        self._message = message
+
+    @property
+    def status(self) -> Status:
+        """APPLIED, ALREADY_APPLIED or REJECTED."""
+        return self._status
+
+    @property
+    def reason(self) -> str | None:
+        """The reason code of a rejection; None otherwise."""
+        return self._reason
+
+    @property
+    def state(self) -> State:
+        """The state after the event (the input state unless applied)."""
+        return self._state
+
+    @property
+    def event(self) -> str:
+        """The event type that was sent."""
+        return self._event
+
+    @property
+    def event_id(self) -> str | None:
+        """The event ID given to `send`, if any."""
+        return self._event_id
+
+    @property
+    def emitted(self) -> tuple[EmittedMessage, ...]:
+        """Outbox messages of the macrostep, in the order the effects ran."""
+        return self._emitted
+
+    @property
+    def evidence(self) -> tuple[Microstep, ...]:
+        """The microsteps, as data (built on first access)."""
+        try:
+            return self._evidence
+        except AttributeError:  # not built yet
+            self._evidence: tuple[Microstep, ...] = () if self._trace is None else self._trace()
+            return self._evidence
+
+    @property
+    def invariant(self) -> str | None:
+        """The broken invariant's name for INVARIANT_VIOLATION; None otherwise."""
+        return self._invariant
+
+    @property
+    def message(self) -> str | None:
+        """A human explanation of a rejection (no secret values); None when applied."""
+        return self._message
+
+    @property
+    def applied(self) -> bool:
+        """Whether the event was APPLIED."""
+        return self._status is Status.APPLIED
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Result):
+            return NotImplemented
+        return (
+            self._status is other._status
+            and self._reason == other._reason
+            and self._event == other._event
+            and self._event_id == other._event_id
+            and self._invariant == other._invariant
+            and self._state == other._state
+            and self._emitted == other._emitted
+            and self.evidence == other.evidence
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        parts = [f"status={self._status.value}", f"event={self._event!r}"]
+        if self._reason is not None:
+            parts.append(f"reason={self._reason!r}")
+        if self._invariant is not None:
+            parts.append(f"invariant={self._invariant!r}")
+        if self._emitted:
+            parts.append(f"emitted={[m.type for m in self._emitted]!r}")
+        parts.append(f"state={self._state!r}")
+        return f"Result({', '.join(parts)})"

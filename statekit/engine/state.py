@@ -1,0 +1,264 @@
+"""The immutable state of one chart instance, and its canonical JSON form.
+
+A `State` holds the minimum (STYLE 9): the active configuration (an interned
+`Configuration` shared by every state in it), the context and the recorded
+history values; the chart digest comes with the configuration. Publicly the
+configuration is a frozenset of dotted paths with ancestors (the root
+excluded), the context a read-only mapping, the history a mapping from
+history-state path to recorded paths.
+
+`to_json()` is canonical (sorted keys, no white space, paths in document
+order) and lossless: `State.from_json(chart, state.to_json()) == state`.
+`from_json` checks everything against the chart and raises `StateFormatError`
+naming what is wrong (an unknown path, an illegal configuration, a context
+value of the wrong type, another chart's digest...).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from statekit.compiler.ir import HistoryKind, StateKind
+from statekit.compiler.serialize import canonical_json
+from statekit.engine.effects import EvaluationError
+from statekit.engine.invariants import broken_invariant
+from statekit.engine.result import REDACTED
+from statekit.engine.tables import Configuration, Tables
+from statekit.engine.validation import PayloadError, check_context
+
+if TYPE_CHECKING:
+    from statekit.engine.chart import Chart
+
+STATE_FORMAT = 1
+"""Version of the JSON form written by `State.to_json`."""
+
+
+class StateFormatError(ValueError):
+    """A serialised state that does not fit the chart it is loaded with."""
+
+
+class State:
+    """A chart instance's state (immutable: read-only properties, never mutated)."""
+
+    __slots__ = ("_config", "_context", "_history")
+
+    def __init__(
+        self,
+        config: Configuration,
+        context: Mapping[str, Any],
+        history: Mapping[int, tuple[int, ...]],
+    ) -> None:
+        # Internal constructor: callers guarantee that nobody else holds `context`
+        # or `history` mutably (the engine copies before writing).
+        self._config = config
+        self._context = context
+        self._history = history
+
+    @property
+    def configuration(self) -> frozenset[str]:
+        """Active states as dotted paths, ancestors included (the root excluded)."""
+        return self._config.paths
+
+    @property
+    def active_ids(self) -> frozenset[int]:
+        """Active state ids (indexes into `chart.ir.states`)."""
+        return self._config.ids
+
+    @property
+    def leaves(self) -> tuple[str, ...]:
+        """The active atomic and final states, in document order."""
+        states = self._config.tables.states
+        return tuple(states[s].path for s in self._config.atomic)
+
+    @property
+    def context(self) -> Mapping[str, Any]:
+        """The context, read-only."""
+        return MappingProxyType(self._context)
+
+    @property
+    def history(self) -> Mapping[str, tuple[str, ...]]:
+        """Recorded history: history-state path → recorded state paths (document order)."""
+        states = self._config.tables.states
+        return MappingProxyType(
+            {
+                states[h].path: tuple(states[s].path for s in value)
+                for h, value in sorted(self._history.items())
+            }
+        )
+
+    @property
+    def chart_digest(self) -> str:
+        """The digest of the chart this state belongs to."""
+        return self._config.tables.digest
+
+    @property
+    def is_final(self) -> bool:
+        """Whether the chart is final (it then accepts only what its final states classify)."""
+        return self._config.final
+
+    def is_active(self, path: str) -> bool:
+        """Whether the state with this full dotted path is active."""
+        return path in self._config.paths
+
+    # ---- JSON ----------------------------------------------------------------------
+    def to_data(self) -> dict[str, Any]:
+        """The JSON-ready form (see `to_json`)."""
+        tables = self._config.tables
+        states = tables.states
+        return {
+            "format": STATE_FORMAT,
+            "statechart": tables.chart.name,
+            "version": tables.chart.version,
+            "digest": tables.digest,
+            "configuration": [states[s].path for s in self._config.ordered],
+            "context": dict(self._context),
+            "history": {
+                states[h].path: [states[s].path for s in value]
+                for h, value in self._history.items()
+            },
+        }
+
+    def to_json(self) -> str:
+        """Canonical JSON text (sorted keys, no white space); `from_json` reads it back."""
+        return canonical_json(self.to_data())
+
+    @classmethod
+    def from_json(cls, chart: Chart | Tables, data: str | bytes | Mapping[str, Any]) -> State:
+        """Load a state written by `to_json` (or its `to_data` form) for `chart`."""
+        tables = chart if isinstance(chart, Tables) else chart.tables
+        if isinstance(data, str | bytes):
+            try:
+                data = json.loads(data)
+            except ValueError as exc:
+                raise StateFormatError(f"not JSON: {exc}") from exc
+        if not isinstance(data, Mapping):
+            raise StateFormatError("a state is a JSON object")
+        return _load(tables, data)
+
+    # ---- values --------------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return (
+            self._config.ids == other._config.ids
+            and self._config.tables.digest == other._config.tables.digest
+            and self._context == other._context
+            and self._history == other._history
+        )
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self._config.tables.digest,
+                self._config.ids,
+                frozenset(self._context.items()),
+                frozenset(self._history.items()),
+            )
+        )
+
+    def __repr__(self) -> str:
+        secret = self._config.tables.secret_context
+        context = {k: REDACTED if k in secret else v for k, v in self._context.items()}
+        return f"State({list(self.leaves)!r}, context={context!r})"
+
+
+_KEYS = {"format", "statechart", "version", "digest", "configuration", "context", "history"}
+
+
+def _load(tables: Tables, data: Mapping[str, Any]) -> State:
+    keys = set(data)
+    if keys != _KEYS:
+        missing, extra = sorted(_KEYS - keys), sorted(map(str, keys - _KEYS))
+        raise StateFormatError(f"state keys: missing {missing}, unknown {extra}")
+    if data["format"] != STATE_FORMAT:
+        raise StateFormatError(f"unknown state format {data['format']!r} (expected {STATE_FORMAT})")
+    chart = tables.chart
+    if data["digest"] != tables.digest:
+        raise StateFormatError(
+            f"the state was made with chart {data['statechart']!r} version {data['version']!r} "
+            f"({data['digest']}), not with this chart {chart.name!r} version {chart.version} "
+            f"({tables.digest})"
+        )
+    ids = frozenset(_path_ids(tables, data["configuration"], "configuration"))
+    problem = _configuration_problem(tables, ids)
+    if problem:
+        raise StateFormatError(f"illegal configuration: {problem}")
+    try:
+        context = check_context(chart.context, data["context"], complete=True)
+    except PayloadError as exc:
+        raise StateFormatError(str(exc)) from exc
+    history = _history(tables, data["history"])
+    config = tables.configuration(ids)
+    try:
+        broken = broken_invariant(tables, config, context)
+    except EvaluationError as exc:
+        raise StateFormatError(f"cannot check the invariants: {exc}") from exc
+    if broken is not None:
+        raise StateFormatError(f"invariant '{broken}' does not hold in this state")
+    return State(config, context, history)
+
+
+def _path_ids(tables: Tables, paths: object, where: str) -> list[int]:
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise StateFormatError(f"{where}: expected a list of state paths")
+    out: list[int] = []
+    for path in paths:
+        sid = tables.chart.path_index.get(path)
+        if sid is None or sid == 0:
+            raise StateFormatError(f"{where}: chart {tables.chart.name!r} has no state {path!r}")
+        out.append(sid)
+    return out
+
+
+def _configuration_problem(tables: Tables, ids: frozenset[int]) -> str | None:
+    """Why `ids` is not a legal configuration (or None): closed under ancestors, one
+    active child per compound state, every region of a parallel state."""
+    states = tables.states
+    for sid in sorted(ids):
+        node = states[sid]
+        if node.kind is StateKind.HISTORY:
+            return f"{node.path!r} is a history pseudo-state"
+        if node.parent not in ids and node.parent != 0:
+            return (
+                f"{node.path!r} is active but its parent {states[node.parent or 0].path!r} is not"
+            )
+    for sid in sorted({0, *ids}):
+        node = states[sid]
+        active = [c for c in node.children if c in ids]
+        name = node.path or "the root"
+        if node.kind is StateKind.COMPOUND and len(active) != 1:
+            return f"{name!r} needs exactly one active child, has {len(active)}"
+        if node.kind is StateKind.PARALLEL and len(active) != len(node.children):
+            return f"every region of {name!r} must be active"
+    return None
+
+
+def _history(tables: Tables, data: object) -> dict[int, tuple[int, ...]]:
+    if not isinstance(data, Mapping):
+        raise StateFormatError("history: expected an object")
+    states = tables.states
+    out: dict[int, tuple[int, ...]] = {}
+    for path, value in data.items():
+        hid = tables.chart.path_index.get(path) if isinstance(path, str) else None
+        if hid is None or states[hid].kind is not StateKind.HISTORY:
+            raise StateFormatError(f"history: chart has no history state {path!r}")
+        node = states[hid]
+        parent = states[node.parent or 0]
+        recorded = sorted(set(_path_ids(tables, value, f"history of {path!r}")))
+        for sid in recorded:
+            ok = (
+                parent.contains(sid) and states[sid].is_atomic
+                if node.history is HistoryKind.DEEP
+                else states[sid].parent == parent.id
+            )
+            if not ok or states[sid].kind is StateKind.HISTORY:
+                raise StateFormatError(
+                    f"history of {path!r}: {states[sid].path!r} cannot be recorded there"
+                )
+        if not recorded:
+            raise StateFormatError(f"history of {path!r}: empty")
+        out[hid] = tuple(recorded)
+    return out

@@ -1,0 +1,320 @@
+"""The classified step: one external event in, exactly one `Result` out.
+
+Order of the checks (DESIGN, Semantics):
+
+1. the state must come from this chart (same digest), else `ChartMismatchError`
+   is raised: that is a programming error, not an event to classify;
+2. `UNKNOWN_EVENT`: the event type is not declared;
+3. `INVALID_PAYLOAD`: the payload does not match the event's declaration;
+4. a final chart selects nothing: an `already` entry on an active final state
+   gives `ALREADY_APPLIED`, a `reject` entry on one its reason, anything else
+   is `TERMINAL_STATE` (entries on ancestors do not count);
+5. selection and the macrostep; an expression that raises is
+   `EVALUATION_ERROR`, a macrostep over the microstep bound is `LIVELOCK`;
+6. nothing selected: `ALREADY_APPLIED` when any active state lists the event
+   in `already` (even if a guard failed); else the first failing guard's
+   reason, in selection order (atomic states in document order; for each,
+   its own candidates then its ancestors'; a transition's named guards in
+   order, then its `if`), so with failing guards in several regions the
+   region first in the document gives the reason; else the most specific
+   `reject` entry (the deepest active state with a matching entry; in one
+   state, or between states of equal depth, the exact event name before
+   `"*"`, then document order); else `UNDEFINED_TRANSITION`;
+7. something fired: every invariant must hold in the resulting state, else
+   `INVARIANT_VIOLATION` (`Result.invariant` names the first broken one in
+   declaration order; the evidence shows the rolled-back microsteps).
+
+Every rejection returns the input state object itself, with nothing emitted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from statekit.compiler.serialize import canonical_json
+from statekit.engine.algorithm import FailedGuard, GuardOracle, macrostep, static_outcome
+from statekit.engine.effects import EvaluationError, InternalEvent, LivelockError, RawMicrostep
+from statekit.engine.invariants import broken_invariant
+from statekit.engine.result import (
+    EVALUATION_ERROR,
+    INVALID_PAYLOAD,
+    INVARIANT_VIOLATION,
+    LIVELOCK,
+    REDACTED,
+    TERMINAL_STATE,
+    UNDEFINED_TRANSITION,
+    UNKNOWN_EVENT,
+    ContextChange,
+    EmittedMessage,
+    Microstep,
+    Result,
+    Status,
+)
+from statekit.engine.state import State
+from statekit.engine.tables import EMPTY, Configuration, MicrostepPlan, Tables
+from statekit.engine.validation import PayloadError
+
+APPLIED = Status.APPLIED
+REJECTED = Status.REJECTED
+
+
+class ChartMismatchError(ValueError):
+    """A state was sent to a chart other than the one it was made with (by digest)."""
+
+
+def adopt(tables: Tables, state: State) -> State:
+    """`state` expressed in `tables` (another `Chart` object of the same digest), or
+    `ChartMismatchError`."""
+    if not isinstance(state, State):
+        raise TypeError(f"expected a statekit State, got {type(state).__name__}")
+    config = state._config
+    if config.tables is tables:
+        return state
+    if config.tables.digest != tables.digest:
+        raise ChartMismatchError(
+            f"the state belongs to chart {config.tables.chart.name!r} ({config.tables.digest}), "
+            f"not to {tables.chart.name!r} ({tables.digest})"
+        )
+    return State(tables.configuration(config.ids), state._context, state._history)
+
+
+def step(
+    tables: Tables,
+    state: State,
+    event_type: str,
+    payload: Mapping[str, Any] | None = None,
+    event_id: str | None = None,
+    *,
+    oracle: GuardOracle | None = None,
+) -> Result:
+    """Classify and apply one external event (see the module docstring)."""
+    try:
+        config = state._config
+    except AttributeError:
+        raise TypeError(f"expected a statekit State, got {type(state).__name__}") from None
+    if config.tables is not tables:
+        state = adopt(tables, state)
+        config = state._config
+    try:
+        validator = tables.validators.get(event_type)
+    except TypeError:  # an unhashable event type
+        validator = None
+    if validator is None:
+        message = f"event {event_type!r} is not declared in chart {tables.chart.name!r}"
+        return Result(REJECTED, UNKNOWN_EVENT, state, str(event_type), event_id, message=message)
+    if payload is None and validator.bare:
+        clean: Mapping[str, Any] = EMPTY
+    else:
+        try:
+            clean = validator(payload)
+        except PayloadError as exc:
+            return Result(REJECTED, INVALID_PAYLOAD, state, event_type, event_id, message=str(exc))
+    if config.final:
+        return _classify(tables, state, event_type, event_id, None)
+    event = (event_type, clean)
+    if oracle is None:
+        static = config.static.get(event_type, _UNKNOWN)
+        if static is _UNKNOWN:
+            static = static_outcome(tables, config, event_type)
+        if static is not None:
+            target, plans = static
+            if not tables.chart.invariants:  # the hot path: nothing to check, nothing to run
+                return Result(
+                    APPLIED,
+                    None,
+                    State(target, state._context, state._history),
+                    event_type,
+                    event_id,
+                    (),
+                    lambda: build_evidence(tables, _static_trace(event, plans), ()),
+                )
+            return _applied(
+                tables, state, event, event_id, target, state._context, state._history, [], plans
+            )
+    try:
+        run = macrostep(tables, config, state._history, state._context, event, oracle=oracle)
+    except EvaluationError as exc:
+        return Result(REJECTED, EVALUATION_ERROR, state, event_type, event_id, message=str(exc))
+    except LivelockError as exc:
+        return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=str(exc))
+    if not run.fired:
+        return _classify(tables, state, event_type, event_id, run.failed_guard)
+    return _applied(
+        tables,
+        state,
+        event,
+        event_id,
+        run.configuration,
+        run.context,
+        run.history,
+        run.emitted,
+        run.trace,
+    )
+
+
+_UNKNOWN: Any = object()
+
+
+def _static_trace(event: InternalEvent, plans: tuple[MicrostepPlan, ...]) -> list[RawMicrostep]:
+    """The raw trace of a static macrostep: the event's microstep, then eventless ones."""
+    return [(event if i == 0 else None, plan, (), (0, 0), ()) for i, plan in enumerate(plans)]
+
+
+def _applied(
+    tables: Tables,
+    state: State,
+    event: InternalEvent,
+    event_id: str | None,
+    target: Configuration,
+    context: Mapping[str, Any],
+    history: Mapping[int, tuple[int, ...]],
+    raw_emitted: list[tuple[str, dict[str, Any]]],
+    trace: list[RawMicrostep] | tuple[MicrostepPlan, ...],
+) -> Result:
+    """The result of a macrostep that fired: APPLIED unless an invariant breaks."""
+    event_type, payload = event
+    raw = _static_trace(event, trace) if isinstance(trace, tuple) else trace
+
+    def evidence(emitted: tuple[EmittedMessage, ...]) -> Callable[[], tuple[Microstep, ...]]:
+        return lambda: build_evidence(tables, raw, emitted)
+
+    if tables.chart.invariants:
+        try:
+            broken = broken_invariant(tables, target, context)
+        except EvaluationError as exc:
+            return Result(REJECTED, EVALUATION_ERROR, state, event_type, event_id, message=str(exc))
+        if broken is not None:
+            rolled_back = messages(tables, state, event_type, payload, event_id, raw_emitted)
+            message = f"invariant '{broken}' would not hold after {event_type}; nothing changed"
+            return Result(
+                REJECTED,
+                INVARIANT_VIOLATION,
+                state,
+                event_type,
+                event_id,
+                (),
+                evidence(rolled_back),
+                broken,
+                message,
+            )
+    emitted = (
+        messages(tables, state, event_type, payload, event_id, raw_emitted) if raw_emitted else ()
+    )
+    return Result(
+        APPLIED,
+        None,
+        State(target, context, history),
+        event_type,
+        event_id,
+        emitted,
+        evidence(emitted),
+    )
+
+
+def verdict(tables: Tables, config: Configuration, event: str) -> tuple[bool, str | None, int]:
+    """The static part of classifying an event that selected nothing: whether an
+    `already` entry applies, and the most specific `reject` reason with its state."""
+    cached = config.verdicts.get(event)
+    if cached is not None:
+        return cached
+    states = tables.states
+    candidates = config.final_states if config.final else (0, *config.ordered)
+    already = any(e.event == event for s in candidates for e in states[s].already)
+    best: tuple[int, bool, int] | None = None
+    reason: str | None = None
+    for s in candidates:
+        for entry in states[s].reject:
+            if entry.event == event or entry.event == "*":
+                key = (-states[s].depth, entry.event == "*", s)
+                if best is None or key < best:
+                    best, reason = key, entry.reason
+    result = (already, reason, best[2] if best is not None else -1)
+    config.verdicts[event] = result
+    return result
+
+
+def _classify(
+    tables: Tables,
+    state: State,
+    event: str,
+    event_id: str | None,
+    failed: FailedGuard | None,
+) -> Result:
+    config = state._config
+    already, reason, source = verdict(tables, config, event)
+    if already:
+        return Result(Status.ALREADY_APPLIED, None, state, event, event_id)
+    if failed is not None:
+        check, transition = failed
+        what = f"guard '{check.name}'" if check.name else "condition"
+        where = tables.states[transition.source].path
+        message = f"{what} of {event} from '{where}' failed: {check.expression.source}"
+        return Result(REJECTED, check.reason, state, event, event_id, message=message)
+    if reason is not None:
+        message = f"'{tables.states[source].path or tables.chart.name}' rejects {event}"
+        return Result(REJECTED, reason, state, event, event_id, message=message)
+    leaves = ", ".join(state.leaves)
+    if config.final:
+        message = f"the chart is final ({leaves}); {event} does not apply"
+        return Result(REJECTED, TERMINAL_STATE, state, event, event_id, message=message)
+    message = f"no transition for {event} in {leaves}"
+    return Result(REJECTED, UNDEFINED_TRANSITION, state, event, event_id, message=message)
+
+
+def redacted(tables: Tables, event: str | None, payload: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The payload as evidence shows it: secret fields replaced by `REDACTED`."""
+    secret = tables.secret_payload.get(event, ()) if event is not None else ()
+    if not payload:
+        return EMPTY
+    return MappingProxyType({k: REDACTED if k in secret else v for k, v in payload.items()})
+
+
+def messages(
+    tables: Tables,
+    state: State | None,
+    event: str,
+    payload: Mapping[str, Any],
+    event_id: str | None,
+    raw: list[tuple[str, dict[str, Any]]],
+) -> tuple[EmittedMessage, ...]:
+    """Outbox messages with ids `<event id>/<position>`. Without an event ID the id is
+    derived from the chart digest, the state and the event (secrets redacted)."""
+    if event_id is None:
+        basis = [tables.digest, state.to_data() if state else None, event]
+        basis.append(dict(redacted(tables, event, payload)))
+        event_id = "auto-" + hashlib.sha256(canonical_json(basis).encode()).hexdigest()[:32]
+    return tuple(
+        EmittedMessage(f"{event_id}/{i}", kind, MappingProxyType(body))
+        for i, (kind, body) in enumerate(raw)
+    )
+
+
+def build_evidence(
+    tables: Tables, trace: list[RawMicrostep], emitted: tuple[EmittedMessage, ...]
+) -> tuple[Microstep, ...]:
+    """The microsteps as frozen records, with secrets redacted."""
+    secret_ctx = tables.secret_context
+    out = []
+    for event, plan, changes, (start, end), raised in trace:
+        name, payload = event if event is not None else (None, EMPTY)
+        out.append(
+            Microstep(
+                event=name,
+                payload=redacted(tables, name, payload),
+                transitions=tuple(tables.fired(t) for t in plan.transitions),
+                exited=plan.exited,
+                entered=plan.entered,
+                changes=tuple(
+                    ContextChange(f, REDACTED, REDACTED)
+                    if f in secret_ctx
+                    else ContextChange(f, old, new)
+                    for f, old, new in changes
+                ),
+                emitted=tuple(m.message_id for m in emitted[start:end]),
+                raised=raised,
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,275 @@
+"""Per-chart runtime tables: interned configurations and the caches of the hot path.
+
+The compiled chart (IR) already holds what does not depend on the running
+instance: ancestors, default entries, static transition domains and entry
+sets, candidate lists per state and event. What depends on the configuration
+is computed here once per configuration and then reused by every instance:
+
+- `Tables.configuration(ids)` interns configurations, so that every `State`
+  in a given configuration shares one `Configuration` object (ids, paths,
+  atomic states, whether the chart is final);
+- each `Configuration` caches, per event, the candidate chains of its atomic
+  states (`EventEntry`), the fixed selection when no candidate has a guard,
+  the conflict-free subsets and the microstep plans (`MicrostepPlan`: exit
+  and entry sets, new configuration, history records, effect segments);
+- a plan depends only on (configuration, transitions), except when a
+  transition targets a history state; such plans are not cached.
+
+These are caches of the results of the SCXML procedures in
+`statekit.engine.algorithm`, never a second implementation of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from statekit.compiler.expressions import ContextRef, EventRef, Expression, iter_nodes
+from statekit.compiler.ir import (
+    Assign,
+    CompiledChart,
+    Effect,
+    ExpressionInvariant,
+    Raise,
+    StateInvariant,
+    StateKind,
+    StateNode,
+    Transition,
+)
+from statekit.engine.result import FiredTransition
+from statekit.engine.validation import EMPTY, PayloadValidator
+
+__all__ = ["EMPTY", "Configuration", "EventEntry", "MicrostepPlan", "Tables"]
+
+DEFAULT_MAX_MICROSTEPS = 1000
+"""Microsteps one macrostep may take before it is rejected as LIVELOCK."""
+
+
+class EventEntry:
+    """Selection inputs for one event in one configuration.
+
+    `chains[i]` lists, in selection order, the candidate transitions of the
+    i-th atomic state (document order) that has any. `fixed` is the selected,
+    conflict-free transition ids when no candidate has a guard (so the
+    selection never changes); None when guards must be evaluated.
+    """
+
+    __slots__ = ("chains", "fixed")
+
+    def __init__(
+        self, chains: tuple[tuple[Transition, ...], ...], fixed: tuple[int, ...] | None
+    ) -> None:
+        self.chains = chains
+        self.fixed = fixed
+
+
+Segment = tuple[tuple[Effect, ...], frozenset[int], tuple[str, ...]]
+StaticOutcome = tuple["Configuration", tuple["MicrostepPlan", ...]]
+"""A macrostep that depends on nothing but (configuration, event): where it ends, and its plans."""
+"""Effects to run, the active state ids they see, and done events raised after them."""
+
+
+class MicrostepPlan:
+    """Everything one microstep does that depends only on (configuration, transitions).
+
+    `segments` interleave exit effects (exit order), transition effects
+    (selection order) and entry effects (entry order), each with the
+    configuration as SCXML has it at that point, and the `done.state.*`
+    events raised when a final state is entered.
+    """
+
+    __slots__ = (
+        "entered",
+        "entry_order",
+        "exit_order",
+        "exited",
+        "history_updates",
+        "segments",
+        "target",
+        "transitions",
+    )
+
+    def __init__(
+        self,
+        transitions: tuple[int, ...],
+        exit_order: tuple[int, ...],
+        entry_order: tuple[int, ...],
+        target: Configuration,
+        history_updates: tuple[tuple[int, tuple[int, ...]], ...],
+        segments: tuple[Segment, ...],
+        exited: tuple[str, ...],
+        entered: tuple[str, ...],
+    ) -> None:
+        self.transitions = transitions
+        self.exit_order = exit_order
+        self.entry_order = entry_order
+        self.target = target
+        self.history_updates = history_updates
+        self.segments = segments
+        self.exited = exited
+        self.entered = entered
+
+
+class Configuration:
+    """An interned set of active states (ancestors included, the root excluded).
+
+    `final` tells whether the chart is final here: the root's active child is
+    a final state, or (parallel root) every region is in a final state.
+    """
+
+    __slots__ = (
+        "atomic",
+        "broken_state_invariants",
+        "conflicts",
+        "eventless",
+        "events",
+        "final",
+        "final_states",
+        "ids",
+        "ordered",
+        "paths",
+        "plans",
+        "static",
+        "tables",
+        "verdicts",
+    )
+
+    def __init__(self, tables: Tables, ids: frozenset[int]) -> None:
+        states = tables.states
+        self.tables = tables
+        self.ids = ids
+        self.ordered = tuple(sorted(ids))
+        self.atomic = tuple(s for s in self.ordered if states[s].is_atomic)
+        self.paths = frozenset(states[s].path for s in ids)
+        self.final_states = tuple(s for s in self.atomic if states[s].kind is StateKind.FINAL)
+        self.final = is_in_final_state(states, 0, ids)
+        self.events: dict[str, EventEntry] = {}
+        self.eventless: EventEntry | None = None
+        self.plans: dict[tuple[int, ...], MicrostepPlan] = {}
+        self.conflicts: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self.verdicts: dict[str, tuple[bool, str | None, int]] = {}
+        self.static: dict[str, StaticOutcome | None] = {}
+        self.broken_state_invariants: frozenset[str] | None = None  # None: not computed yet
+
+    def __repr__(self) -> str:
+        return f"Configuration({sorted(self.paths)!r})"
+
+
+def is_in_final_state(states: tuple[StateNode, ...], state: int, active: frozenset[int]) -> bool:
+    """SCXML isInFinalState: a compound state whose active child is final, or a
+    parallel state whose children are all in a final state (the root counts too)."""
+    node = states[state]
+    if node.kind is StateKind.COMPOUND:
+        return any(c in active and states[c].kind is StateKind.FINAL for c in node.children)
+    if node.kind is StateKind.PARALLEL:
+        return all(is_in_final_state(states, c, active) for c in node.children)
+    return node.kind is StateKind.FINAL and state in active
+
+
+class Tables:
+    """The runtime tables of one compiled chart (see the module docstring)."""
+
+    def __init__(self, chart: CompiledChart, max_microsteps: int = DEFAULT_MAX_MICROSTEPS) -> None:
+        if max_microsteps < 1:
+            raise ValueError("max_microsteps must be at least 1")
+        self.chart = chart
+        self.states = chart.states
+        self.transitions = chart.transitions
+        self.digest = chart.digest
+        self.max_microsteps = max_microsteps
+        self.expression_invariants = tuple(
+            i for i in chart.invariants if isinstance(i, ExpressionInvariant)
+        )
+        self.state_invariants = tuple(i for i in chart.invariants if isinstance(i, StateInvariant))
+        self.secret_context, self.secret_payload = secret_fields(chart)
+        self.validators = {name: PayloadValidator(e) for name, e in chart.events.items()}
+        self.payload_defaults: dict[str, Mapping[str, Any]] = {
+            name: {f.name: f.default for f in e.fields if f.has_default}
+            for name, e in chart.events.items()
+        }
+        self.history_targeting = frozenset(t.id for t in chart.transitions if t.targets_history)
+        self._configurations: dict[frozenset[int], Configuration] = {}
+        self._fired: dict[int, FiredTransition] = {}
+
+    def configuration(self, ids: frozenset[int]) -> Configuration:
+        """The interned configuration with exactly these active state ids."""
+        found = self._configurations.get(ids)
+        if found is None:
+            found = self._configurations[ids] = Configuration(self, ids)
+        return found
+
+    def fired(self, transition: int) -> FiredTransition:
+        """The evidence record of a transition (built once per chart)."""
+        found = self._fired.get(transition)
+        if found is None:
+            t = self.transitions[transition]
+            found = self._fired[transition] = FiredTransition(
+                t.id,
+                self.states[t.source].path,
+                tuple(self.states[x].path for x in t.targets),
+                t.event,
+                t.kind.value,
+            )
+        return found
+
+    def broken_state_invariants(self, config: Configuration) -> frozenset[str]:
+        """The names of the state-form invariants this configuration breaks (cached)."""
+        cached = config.broken_state_invariants
+        if cached is None:
+            active = config.ids
+            cached = config.broken_state_invariants = frozenset(
+                inv.name
+                for inv in self.state_invariants
+                if all(w in active for w in inv.when)
+                and not (
+                    all(r in active for r in inv.require)
+                    and not any(f in active for f in inv.forbid)
+                )
+            )
+        return cached
+
+
+def _reads(expr: Expression) -> tuple[set[str], set[str]]:
+    """The context fields and event fields an expression reads."""
+    ctx: set[str] = set()
+    event: set[str] = set()
+    for node in iter_nodes(expr.tree):
+        if isinstance(node, ContextRef):
+            ctx.add(node.field)
+        elif isinstance(node, EventRef):
+            event.add(node.field)
+    return ctx, event
+
+
+def secret_fields(
+    chart: CompiledChart,
+) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
+    """Context fields and payload fields (per event) whose values evidence must redact.
+
+    Declared `secret: true` fields, plus every field that an `assign` or a
+    `raise` payload fills from a secret one, to a fixpoint: a secret copied
+    into the context stays secret in later evidence and in `repr(state)`.
+    """
+    ctx = {n for n, f in chart.context.items() if f.secret}
+    payload = {name: {f.name for f in e.fields if f.secret} for name, e in chart.events.items()}
+    sites: list[tuple[str | None, Iterable[Effect]]] = [
+        (t.event if t.event in chart.events else None, t.effects) for t in chart.transitions
+    ]
+    sites += [(None, (*s.entry, *s.exit)) for s in chart.states]
+    changed = True
+    while changed:
+        changed = False
+        for event, effects in sites:
+            secret_event = payload.get(event, set()) if event is not None else set()
+            for effect in effects:
+                pairs: tuple[tuple[str, Expression], ...] = ()
+                if isinstance(effect, Assign):
+                    pairs, target = effect.assignments, ctx
+                elif isinstance(effect, Raise):
+                    pairs, target = effect.payload, payload.setdefault(effect.event, set())
+                for name, expr in pairs:
+                    reads_ctx, reads_event = _reads(expr)
+                    if name not in target and (reads_ctx & ctx or reads_event & secret_event):
+                        target.add(name)
+                        changed = True
+    return frozenset(ctx), {name: frozenset(fields) for name, fields in payload.items()}

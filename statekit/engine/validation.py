@@ -1,0 +1,159 @@
+"""Runtime checks of values against their declarations: event payloads and context.
+
+A payload is valid when it is a mapping (or None for "no fields") whose keys
+are exactly declared fields, every required field is present, and every value
+conforms to its declared type (`ValueType.accepts`: `True` is not an integer,
+an integer is a number) and, for numbers, is finite (NaN and infinities have
+no canonical JSON form). Optional fields missing from the payload get their
+declared default. Messages name fields and types, never values (a value may
+be secret).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from statekit.compiler.ir import EventDecl, FieldDecl
+from statekit.compiler.types import BaseType, ValueType
+
+EMPTY: Mapping[str, Any] = MappingProxyType({})
+"""The payload of an event without fields."""
+
+ValueCheck = Callable[[Any], bool]
+
+_KIND = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null"}
+
+
+def kind_of(value: object) -> str:
+    """The DSL's name for the type of a runtime value (for messages)."""
+    return _KIND.get(type(value), type(value).__name__)
+
+
+class PayloadError(ValueError):
+    """A payload or context that does not match its declaration."""
+
+
+def _finite_number(value: Any) -> bool:
+    cls = value.__class__
+    return cls is int or (cls is float and math.isfinite(value))
+
+
+def value_check(t: ValueType) -> ValueCheck:
+    """A fast test equivalent to `t.accepts(value)` plus "numbers are finite"."""
+    base: ValueCheck
+    if t.enum is not None:
+        cls, values = type(t.enum[0]), frozenset(t.enum)
+
+        def base(v: Any) -> bool:
+            return v.__class__ is cls and v in values
+
+    elif t.base is BaseType.INTEGER:
+
+        def base(v: Any) -> bool:
+            return v.__class__ is int
+
+    elif t.base is BaseType.NUMBER:
+        base = _finite_number
+    elif t.base is BaseType.STRING:
+
+        def base(v: Any) -> bool:
+            return v.__class__ is str
+
+    elif t.base is BaseType.BOOLEAN:
+
+        def base(v: Any) -> bool:
+            return v.__class__ is bool
+
+    else:
+
+        def base(v: Any) -> bool:
+            return v is None
+
+    if not t.nullable:
+        return base
+    return lambda v: v is None or base(v)
+
+
+def _problem(decl: FieldDecl, value: Any) -> str:
+    got = kind_of(value)
+    if value.__class__ is float and not math.isfinite(value):
+        got = "a non-finite number"
+    return f"field '{decl.name}': expected {decl.type.describe()}, got {got}"
+
+
+class PayloadValidator:
+    """Checks and completes the payload of one event (see the module docstring)."""
+
+    __slots__ = ("bare", "event", "fields", "names")
+
+    def __init__(self, decl: EventDecl) -> None:
+        self.event = decl.name
+        self.fields = tuple(
+            (f.name, value_check(f.type), not f.has_default, f.default, f) for f in decl.fields
+        )
+        self.names = frozenset(f.name for f in decl.fields)
+        self.bare = not decl.fields  # no fields: a None payload is valid as is
+
+    def __call__(self, payload: object) -> Mapping[str, Any]:
+        """The validated payload (a new dict; defaults filled in), or `PayloadError`."""
+        if payload is None:
+            payload = EMPTY
+        elif not isinstance(payload, Mapping):
+            raise PayloadError(
+                f"the payload of {self.event} must be a mapping, not {kind_of(payload)}"
+            )
+        if not self.fields:
+            if payload:
+                raise PayloadError(self._unknown(payload))
+            return EMPTY
+        clean: dict[str, Any] = {}
+        found = 0
+        for name, check, required, default, decl in self.fields:
+            if name in payload:
+                value = payload[name]
+                if not check(value):
+                    raise PayloadError(f"{self.event}: {_problem(decl, value)}")
+                clean[name] = value
+                found += 1
+            elif required:
+                raise PayloadError(f"{self.event}: missing required field '{name}'")
+            else:
+                clean[name] = default
+        if found != len(payload):
+            raise PayloadError(self._unknown(payload))
+        return clean
+
+    def _unknown(self, payload: Mapping[Any, Any]) -> str:
+        unknown = sorted(repr(k) for k in payload if k not in self.names)
+        declared = ", ".join(sorted(self.names)) or "none"
+        return f"{self.event}: unknown field(s) {', '.join(unknown)} (declared: {declared})"
+
+
+def check_context(
+    declared: Mapping[str, FieldDecl], values: Mapping[Any, Any], *, complete: bool
+) -> dict[str, Any]:
+    """Context values checked against the declarations; with `complete`, every field
+    must be given, else missing ones take their defaults. Raises `PayloadError`."""
+    if not isinstance(values, Mapping):
+        raise PayloadError(f"a context must be a mapping, not {kind_of(values)}")
+    problems: list[str] = []
+    unknown = sorted(repr(k) for k in values if k not in declared)
+    if unknown:
+        problems.append(f"unknown context field(s) {', '.join(unknown)}")
+    out: dict[str, Any] = {}
+    for name, decl in declared.items():
+        if name in values:
+            value = values[name]
+            if not value_check(decl.type)(value):
+                problems.append(f"context {_problem(decl, value)}")
+            out[name] = value
+        elif complete:
+            problems.append(f"missing context field '{name}'")
+        else:
+            out[name] = decl.default
+    if problems:
+        raise PayloadError("; ".join(problems))
+    return out

@@ -1,0 +1,190 @@
+"""State: immutable, interned configurations, canonical lossless JSON, strict loading."""
+
+from __future__ import annotations
+
+import gc
+import json
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import machine
+
+import statekit
+from statekit.engine.state import State, StateFormatError
+
+MACHINES = Path(__file__).resolve().parents[2] / "machines"
+
+HISTORY = """
+statechart: hist
+context:
+  note: {type: string, nullable: true, default: null}
+  ratio: {type: number, default: 0.5}
+events: {NEXT: {}, OUT: {}, BACK: {}, NOTE: {text: string}}
+initial: m
+states:
+  m:
+    initial: p
+    on: {OUT: away, NOTE: {do: [{assign: {note: event.text, ratio: ctx.ratio / 3}}]}}
+    states:
+      h: {history: deep}
+      s: {history: shallow}
+      p:
+        initial: p1
+        states:
+          p1: {on: {NEXT: p2}}
+          p2: {}
+  away:
+    on: {BACK: m.h}
+"""
+
+
+def walk(chart: statekit.Chart, *events: tuple[str, dict[str, Any] | None]) -> State:
+    state = chart.start()
+    for event, payload in events:
+        state = chart.send(state, event, payload).state
+    return state
+
+
+def test_public_view_of_a_state() -> None:
+    chart = machine(HISTORY)
+    state = walk(chart, ("NEXT", None), ("NOTE", {"text": "é ✓"}), ("OUT", None))
+    assert state.configuration == {"away"}
+    assert state.leaves == ("away",)
+    assert state.history == {"m.h": ("m.p.p2",), "m.s": ("m.p",)}
+    assert state.context == {"note": "é ✓", "ratio": 0.5 / 3}
+    assert state.chart_digest == chart.digest
+    assert state.is_active("away") and not state.is_active("m")
+    assert not state.is_final
+
+
+def test_states_are_immutable() -> None:
+    state = machine(HISTORY).start()
+    with pytest.raises(AttributeError):
+        state.configuration = frozenset()  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        state.context["note"] = "x"  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        state.extra = 1  # type: ignore[attr-defined]
+
+
+def test_states_in_one_configuration_share_it() -> None:
+    chart = machine(HISTORY)
+    a = walk(chart, ("NOTE", {"text": "a"}))
+    b = walk(chart, ("NOTE", {"text": "b"}))
+    assert a._config is b._config
+    assert a != b and hash(walk(chart, ("NOTE", {"text": "a"}))) == hash(a)
+
+
+def test_json_is_canonical_and_round_trips() -> None:
+    chart = machine(HISTORY)
+    state = walk(chart, ("NEXT", None), ("NOTE", {"text": "é ✓"}), ("OUT", None))
+    text = state.to_json()
+    assert (
+        json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        == text
+    )
+    data = json.loads(text)
+    assert data["configuration"] == ["away"]
+    assert data["history"] == {"m.h": ["m.p.p2"], "m.s": ["m.p"]}
+    assert data["digest"] == chart.digest and data["statechart"] == "hist"
+    loaded = State.from_json(chart, text)
+    assert loaded == state and loaded.to_json() == text
+    assert loaded.context["ratio"] == 0.5 / 3  # floats survive exactly
+    assert State.from_json(chart, text.encode()) == state
+    assert chart.state_from_json(data) == state
+    back = chart.send(loaded, "BACK").state
+    assert back.configuration == {"m", "m.p", "m.p.p2"}
+
+
+@pytest.mark.parametrize("name", ["task", "payment", "media_player"])
+def test_reference_machine_states_round_trip(name: str) -> None:
+    chart = statekit.load(MACHINES / f"{name}.yaml")
+    state = chart.start()
+    assert State.from_json(chart, state.to_json()) == state
+
+
+def broken(chart: statekit.Chart, **changes: Any) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(chart.start().to_json())
+    data.update(changes)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("changes", "needle"),
+    [
+        ({"configuration": ["m", "m.p", "m.p.p9"]}, "chart 'hist' has no state 'm.p.p9'"),
+        ({"configuration": ["m", "m.p"]}, "'m.p' needs exactly one active child, has 0"),
+        ({"configuration": ["m.p", "m.p.p1"]}, "its parent 'm' is not"),
+        ({"configuration": ["m", "m.p", "m.p.p1", "away"]}, "'the root' needs exactly one"),
+        ({"configuration": ["m", "m.h"]}, "history pseudo-state"),
+        ({"digest": "sha256:00"}, "not with this chart 'hist'"),
+        ({"context": {"note": None}}, "missing context field 'ratio'"),
+        (
+            {"context": {"note": 1, "ratio": 0.5}},
+            "field 'note': expected string or null, got integer",
+        ),
+        ({"context": {"note": None, "ratio": 0.5, "x": 1}}, "unknown context field(s) 'x'"),
+        ({"history": {"m.p": ["m.p.p1"]}}, "no history state 'm.p'"),
+        ({"history": {"m.h": ["m.p"]}}, "'m.p' cannot be recorded there"),
+        ({"history": {"m.s": ["m.p.p1"]}}, "'m.p.p1' cannot be recorded there"),
+        ({"format": 2}, "unknown state format"),
+        ({"extra": 1}, "unknown ['extra']"),
+    ],
+)
+def test_loading_a_state_that_does_not_fit_the_chart_says_why(
+    changes: dict[str, Any], needle: str
+) -> None:
+    chart = machine(HISTORY)
+    with pytest.raises(StateFormatError) as caught:
+        State.from_json(chart, broken(chart, **changes))
+    assert needle in str(caught.value)
+
+
+def test_loading_a_state_that_breaks_an_invariant_is_refused() -> None:
+    chart = machine(
+        """
+        statechart: inv
+        context: {n: integer}
+        events: {GO: {}}
+        initial: a
+        states: {a: {}}
+        invariants: {small: {assert: ctx.n < 3}}
+        """
+    )
+    with pytest.raises(StateFormatError, match="invariant 'small'"):
+        State.from_json(chart, broken(chart, context={"n": 5}))
+
+
+def test_loading_garbage_is_a_state_format_error() -> None:
+    chart = machine(HISTORY)
+    with pytest.raises(StateFormatError, match="not JSON"):
+        State.from_json(chart, "{")
+    with pytest.raises(StateFormatError, match="JSON object"):
+        State.from_json(chart, "[]")
+
+
+def test_a_live_task_state_takes_less_than_a_kibibyte() -> None:
+    chart = statekit.load(MACHINES / "task.yaml")
+    s0 = chart.start()
+    payload = {"attempt": 1, "worker_id": "w", "lease_until_ms": 1}
+    chart.send(s0, "TaskStarted", payload)  # warm the caches
+    count = 2000
+    states: list[State | None] = [None] * count
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for i in range(count):
+            worker = f"worker-{i:06d}"  # each state keeps its own strings and numbers
+            lease = 1_700_000_000_000 + i
+            payload = {"attempt": 1, "worker_id": worker, "lease_until_ms": lease}
+            states[i] = chart.send(s0, "TaskStarted", payload).state
+        del payload, worker
+        gc.collect()
+        per_state = (tracemalloc.get_traced_memory()[0] - base) / count
+    finally:
+        tracemalloc.stop()
+    assert per_state < 1024, per_state
+    assert len({id(s._config) for s in states if s is not None}) == 1
