@@ -3,6 +3,7 @@
 Modules: `chart` (the public `Chart`), `state` (`State` and its canonical
 JSON), `result` (`Result`, `Status`, reason codes, evidence records), `step`
 (the classified step), `algorithm` (the W3C SCXML procedures, also used by
-static analysis), `tables` (interned configurations and hot-path caches),
-`effects`, `invariants`, `validation`, `replay`.
+static analysis), `plans` (a microstep as data), `tables` (interned
+configurations and hot-path caches), `effects`, `invariants`, `validation`,
+`replay`.
 """

@@ -49,7 +49,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from statekit.compiler import structure
-from statekit.compiler.ir import GuardCheck, HistoryKind, StateKind, Transition
+from statekit.compiler.ir import GuardCheck, Transition
 from statekit.engine.effects import (
     EvaluationError,
     InternalEvent,
@@ -57,14 +57,13 @@ from statekit.engine.effects import (
     MacrostepRun,
     run_segments,
 )
+from statekit.engine.plans import build_plan
 from statekit.engine.tables import (
     Configuration,
     EventEntry,
     MicrostepPlan,
-    Segment,
     StaticOutcome,
     Tables,
-    is_in_final_state,
 )
 
 History = Mapping[int, tuple[int, ...]]
@@ -274,70 +273,6 @@ def remove_conflicting_transitions(
     if cacheable:
         config.conflicts[enabled] = result
     return result
-
-
-def _done_events(tables: Tables, state: int, active: frozenset[int] | set[int]) -> tuple[str, ...]:
-    """enterStates' done events for entering final `state` (none for the root)."""
-    states = tables.states
-    parent = states[state].parent
-    if not parent:
-        return ()
-    events = [f"done.state.{states[parent].path}"]
-    grandparent = states[parent].parent
-    if (
-        grandparent
-        and states[grandparent].kind is StateKind.PARALLEL
-        and all(
-            is_in_final_state(states, c, frozenset(active)) for c in states[grandparent].children
-        )
-    ):
-        events.append(f"done.state.{states[grandparent].path}")
-    return tuple(events)
-
-
-def build_plan(
-    tables: Tables,
-    config: Configuration,
-    transitions: tuple[int, ...],
-    exit_order: tuple[int, ...],
-    entry_order: tuple[int, ...],
-) -> MicrostepPlan:
-    """What a microstep does, as data: history records, effect segments, new configuration."""
-    states = tables.states
-    history_updates: list[tuple[int, tuple[int, ...]]] = []
-    for s in exit_order:
-        for h in states[s].history_children:
-            if states[h].history is HistoryKind.DEEP:
-                value = tuple(a for a in config.atomic if states[s].contains(a))
-            else:
-                value = tuple(c for c in config.ordered if states[c].parent == s)
-            history_updates.append((h, value))
-    segments: list[Segment] = []
-    active = set(config.ids)
-    for s in exit_order:
-        if states[s].exit:
-            segments.append((states[s].exit, frozenset(active), ()))
-        active.discard(s)
-    after_exit = frozenset(active)
-    for tid in transitions:
-        effects = tables.transitions[tid].effects
-        if effects:
-            segments.append((effects, after_exit, ()))
-    for s in entry_order:
-        active.add(s)
-        done = _done_events(tables, s, active) if states[s].kind is StateKind.FINAL else ()
-        if states[s].entry or done:
-            segments.append((states[s].entry, frozenset(active), done))
-    return MicrostepPlan(
-        transitions,
-        exit_order,
-        entry_order,
-        tables.configuration(frozenset(active)),
-        tuple(history_updates),
-        tuple(segments),
-        tuple(states[s].path for s in exit_order),
-        tuple(states[s].path for s in entry_order),
-    )
 
 
 def microstep(

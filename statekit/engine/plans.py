@@ -1,0 +1,82 @@
+"""Microstep plans: what one microstep does, as data, computed once per
+(configuration, transitions) and cached by `statekit.engine.algorithm`.
+
+A plan follows the spec's exitStates / executeTransitionContent / enterStates
+(https://www.w3.org/TR/scxml/#AlgorithmforSCXMLInterpretation): history is
+recorded from the configuration before any exit; exit effects run in exit
+order, each seeing the configuration before its state is removed; transition
+effects run in selection order after every exit; entry effects run in entry
+order, each seeing the configuration with its state added; entering a final
+state raises `done.state.<parent>` (and `done.state.<grandparent>` when that
+parallel state's regions are all final), except for a child of the root,
+which ends the chart instead.
+"""
+
+from __future__ import annotations
+
+from statekit.compiler.ir import HistoryKind, StateKind
+from statekit.engine.tables import Configuration, MicrostepPlan, Segment, Tables, is_in_final_state
+
+
+def _done_events(tables: Tables, state: int, active: frozenset[int] | set[int]) -> tuple[str, ...]:
+    """enterStates' done events for entering final `state` (none for the root)."""
+    states = tables.states
+    parent = states[state].parent
+    if not parent:
+        return ()
+    events = [f"done.state.{states[parent].path}"]
+    grandparent = states[parent].parent
+    if (
+        grandparent
+        and states[grandparent].kind is StateKind.PARALLEL
+        and all(
+            is_in_final_state(states, c, frozenset(active)) for c in states[grandparent].children
+        )
+    ):
+        events.append(f"done.state.{states[grandparent].path}")
+    return tuple(events)
+
+
+def build_plan(
+    tables: Tables,
+    config: Configuration,
+    transitions: tuple[int, ...],
+    exit_order: tuple[int, ...],
+    entry_order: tuple[int, ...],
+) -> MicrostepPlan:
+    """What a microstep does, as data: history records, effect segments, new configuration."""
+    states = tables.states
+    history_updates: list[tuple[int, tuple[int, ...]]] = []
+    for s in exit_order:
+        for h in states[s].history_children:
+            if states[h].history is HistoryKind.DEEP:
+                value = tuple(a for a in config.atomic if states[s].contains(a))
+            else:
+                value = tuple(c for c in config.ordered if states[c].parent == s)
+            history_updates.append((h, value))
+    segments: list[Segment] = []
+    active = set(config.ids)
+    for s in exit_order:
+        if states[s].exit:
+            segments.append((states[s].exit, frozenset(active), ()))
+        active.discard(s)
+    after_exit = frozenset(active)
+    for tid in transitions:
+        effects = tables.transitions[tid].effects
+        if effects:
+            segments.append((effects, after_exit, ()))
+    for s in entry_order:
+        active.add(s)
+        done = _done_events(tables, s, active) if states[s].kind is StateKind.FINAL else ()
+        if states[s].entry or done:
+            segments.append((states[s].entry, frozenset(active), done))
+    return MicrostepPlan(
+        transitions,
+        exit_order,
+        entry_order,
+        tables.configuration(frozenset(active)),
+        tuple(history_updates),
+        tuple(segments),
+        tuple(states[s].path for s in exit_order),
+        tuple(states[s].path for s in entry_order),
+    )
