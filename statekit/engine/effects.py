@@ -5,6 +5,12 @@ the first write, so the input state's context is never touched), `emit`
 appends an outbox message, `raise` queues an internal event. Every effect
 sees the context as updated by the effects before it, including the earlier
 fields of the same `assign`.
+
+A value an effect computes must have a canonical JSON form and a bounded
+size: a float must be finite and an integer must fit in 64 bits (signed),
+else the step fails with `EvaluationError` (repeated `x ** 64` would
+otherwise grow without bound, and Python refuses to print integers of more
+than 4,300 digits).
 """
 
 from __future__ import annotations
@@ -103,13 +109,28 @@ class MacrostepRun:
         self.failed_guard: Any = None
 
 
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+"""The range of integers an effect may compute."""
+
+
+def out_of_range(value: Any) -> str | None:
+    """Why a computed value cannot be kept (non-finite, beyond 64 bits), or None."""
+    cls = value.__class__
+    if cls is float and not math.isfinite(value):
+        return "the result is not a finite number"
+    if cls is int and not INT_MIN <= value <= INT_MAX:
+        return "the result does not fit in a 64-bit integer"
+    return None
+
+
 def _value(role: str, expr: Expression, ctx: Any, payload: Any, active: Any) -> Any:
     try:
         value = expr.evaluate(ctx, payload, active)
     except Exception as exc:
         raise EvaluationError.from_exception(role, expr, exc) from exc
-    if value.__class__ is float and not math.isfinite(value):
-        raise EvaluationError(role, expr, "the result is not a finite number")
+    problem = out_of_range(value)
+    if problem is not None:
+        raise EvaluationError(role, expr, problem)
     return value
 
 
@@ -138,9 +159,12 @@ def run_segments(
                     except Exception as exc:
                         role = f"assign to ctx.{field}"
                         raise EvaluationError.from_exception(role, expr, exc) from exc
-                    if value.__class__ is float and not math.isfinite(value):
-                        role = f"assign to ctx.{field}"
-                        raise EvaluationError(role, expr, "the result is not a finite number")
+                    cls = value.__class__
+                    if (cls is int and not INT_MIN <= value <= INT_MAX) or (
+                        cls is float and not math.isfinite(value)
+                    ):
+                        problem = out_of_range(value) or ""
+                        raise EvaluationError(f"assign to ctx.{field}", expr, problem)
                     changes.append((field, ctx[field], value))
                     ctx[field] = value
             elif isinstance(effect, Emit):

@@ -279,7 +279,7 @@ context:
   x: {type: integer, default: 5}
   d: {type: integer, default: 0}
   f: {type: number, default: 10.0}
-events: {DIV: {}, GUARD: {by: integer}, BIG: {}, EMIT: {}}
+events: {DIV: {}, GUARD: {by: integer}, BIG: {}, EMIT: {}, HUGE: {}}
 initial: a
 states:
   a:
@@ -288,6 +288,7 @@ states:
       GUARD: {to: b, if: 10 // event.by > 1}
       BIG: {do: [{assign: {f: ctx.f * 1e308}}]}
       EMIT: {do: [{emit: {type: Ratio, payload: {r: ctx.x % ctx.d}}}]}
+      HUGE: {do: [{assign: {x: ctx.x ** 64}}]}
   b: {}
 """
 
@@ -299,6 +300,7 @@ states:
         ("GUARD", {"by": 0}, "'if' `10 // event.by > 1` at chart.yaml:12:"),
         ("BIG", None, "not a finite number"),
         ("EMIT", None, "emit Ratio field 'r' `ctx.x % ctx.d`"),
+        ("HUGE", None, "does not fit in a 64-bit integer"),
     ],
 )
 def test_expression_errors_are_rejections_naming_the_expression(
