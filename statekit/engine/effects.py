@@ -22,6 +22,7 @@ from typing import Any
 from statekit.compiler.expressions import Expression
 from statekit.compiler.ir import Assign, Emit, Raise
 from statekit.engine.tables import EMPTY, Configuration, MicrostepPlan, Segment
+from statekit.engine.validation import INT_MAX, INT_MIN
 
 InternalEvent = tuple[str, Mapping[str, Any]]
 """An event as the algorithm sees it: its name and its (validated) payload."""
@@ -107,10 +108,6 @@ class MacrostepRun:
         self.queue: list[InternalEvent] = []
         self.fired = False
         self.failed_guard: Any = None
-
-
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1
-"""The range of integers an effect may compute."""
 
 
 def out_of_range(value: Any) -> str | None:

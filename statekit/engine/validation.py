@@ -4,7 +4,8 @@ A payload is valid when it is a mapping (or None for "no fields") whose keys
 are exactly declared fields, every required field is present, and every value
 conforms to its declared type (`ValueType.accepts`: `True` is not an integer,
 an integer is a number) and, for numbers, is finite (NaN and infinities have
-no canonical JSON form). Optional fields missing from the payload get their
+no canonical JSON form) and, for integers, fits in 64 bits (signed), like
+every value an effect computes. Optional fields missing from the payload get their
 declared default. Messages name fields and types, never values (a value may
 be secret).
 """
@@ -36,13 +37,21 @@ class PayloadError(ValueError):
     """A payload or context that does not match its declaration."""
 
 
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+
+
+def _int64(value: Any) -> bool:
+    return value.__class__ is int and INT_MIN <= value <= INT_MAX
+
+
 def _finite_number(value: Any) -> bool:
     cls = value.__class__
-    return cls is int or (cls is float and math.isfinite(value))
+    return (cls is int and INT_MIN <= value <= INT_MAX) or (cls is float and math.isfinite(value))
 
 
 def value_check(t: ValueType) -> ValueCheck:
-    """A fast test equivalent to `t.accepts(value)` plus "numbers are finite"."""
+    """A fast test equivalent to `t.accepts(value)` plus "numbers are finite, integers
+    fit in 64 bits"."""
     base: ValueCheck
     if t.enum is not None:
         cls, values = type(t.enum[0]), frozenset(t.enum)
@@ -51,10 +60,7 @@ def value_check(t: ValueType) -> ValueCheck:
             return v.__class__ is cls and v in values
 
     elif t.base is BaseType.INTEGER:
-
-        def base(v: Any) -> bool:
-            return v.__class__ is int
-
+        base = _int64
     elif t.base is BaseType.NUMBER:
         base = _finite_number
     elif t.base is BaseType.STRING:
@@ -81,6 +87,8 @@ def _problem(decl: FieldDecl, value: Any) -> str:
     got = kind_of(value)
     if value.__class__ is float and not math.isfinite(value):
         got = "a non-finite number"
+    elif value.__class__ is int and not INT_MIN <= value <= INT_MAX:
+        got = "an integer beyond 64 bits"
     return f"field '{decl.name}': expected {decl.type.describe()}, got {got}"
 
 

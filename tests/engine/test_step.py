@@ -194,6 +194,7 @@ VALID = {"n": 1, "x": 2.5, "who": "user"}
         ({**VALID, "x": "2"}, "expected number, got string"),
         ({**VALID, "x": math.nan}, "got a non-finite number"),
         ({**VALID, "x": math.inf}, "got a non-finite number"),
+        ({**VALID, "n": 2**63}, "got an integer beyond 64 bits"),
         ({**VALID, "who": "admin"}, "expected one of 'user', 'support'"),
         ({**VALID, "flag": None}, "expected boolean, got null"),
         ([1, 2], "must be a mapping"),

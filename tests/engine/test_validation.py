@@ -24,6 +24,7 @@ VALUES = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(min_value=-3, max_value=3),
+    st.sampled_from([2**63 - 1, 2**63, -(2**63), -(2**63) - 1]),
     st.floats(allow_nan=True, allow_infinity=True),
     st.sampled_from(["a", "b", "c", ""]),
     st.just([1]),
@@ -31,6 +32,9 @@ VALUES = st.one_of(
 
 
 @given(st.sampled_from(TYPES), VALUES)
-def test_value_check_is_accepts_plus_finite_numbers(t: ValueType, value: object) -> None:
+def test_value_check_is_accepts_plus_finite_numbers_and_64_bit_integers(
+    t: ValueType, value: object
+) -> None:
     finite = not (isinstance(value, float) and not math.isfinite(value))
-    assert value_check(t)(value) == (t.accepts(value) and finite)  # type: ignore[arg-type]
+    small = not (type(value) is int and not -(2**63) <= value < 2**63)
+    assert value_check(t)(value) == (t.accepts(value) and finite and small)  # type: ignore[arg-type]
