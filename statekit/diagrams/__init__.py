@@ -1,1 +1,9 @@
-"""statekit.diagrams."""
+"""Diagrams and docs of compiled charts: pure functions of the IR, deterministic output.
+
+`model.extract(chart)` gives the small diagram model; `views` decides what
+each drawing shows (one drawing, or an overview plus one per composite state
+for large charts); `dot`, `mermaid` and `markdown` render text from them;
+`classify` builds the state x event classification table; `outputs` names
+the files. `layout` is the one module that imports graphviz: it runs `dot`
+under a timeout.
+"""

@@ -1,0 +1,309 @@
+"""The diagram model: a small frozen picture of a compiled chart, made for drawing and docs.
+
+`extract(chart)` reads the IR once and keeps only what renderers need, as text:
+state names and kinds, the tree, transitions with their guards and effects
+already summarised, the declarations and the invariants. Renderers
+(`statekit.diagrams.dot`, `.mermaid`, `.markdown`) are pure functions over it.
+Every collection is in document order (ascending state and transition ids),
+so output built from the model is deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from statekit.compiler.expressions import Expression
+from statekit.compiler.ir import (
+    Assign,
+    CompiledChart,
+    Effect,
+    Emit,
+    ExpressionInvariant,
+    FieldDecl,
+    HistoryKind,
+    Invariant,
+    StateKind,
+    StateNode,
+    Transition,
+    TransitionKind,
+)
+from statekit.compiler.references import StateIndex
+
+
+@dataclass(frozen=True, slots=True)
+class EffectText:
+    """One effect as text: `short` for diagram labels, `full` for tables."""
+
+    short: str
+    full: str
+
+
+@dataclass(frozen=True, slots=True)
+class GuardText:
+    """One condition of a transition: a guard name or an inline `if` source, and its reason."""
+
+    text: str
+    reason: str
+    inline: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DState:
+    """A state as drawn. `children` include history pseudo-states; `initial` holds the
+    default targets (of a compound state, or of a history state when none is recorded).
+    `ref` is the shortest unique reference, as a chart author would write it."""
+
+    id: int
+    name: str
+    path: str
+    ref: str
+    kind: StateKind
+    history: HistoryKind | None
+    parent: int | None
+    children: tuple[int, ...]
+    last_descendant: int
+    region: bool
+    initial: tuple[int, ...]
+    description: str | None
+    entry: tuple[EffectText, ...]
+    exit: tuple[EffectText, ...]
+    already: tuple[str, ...]
+    reject: tuple[tuple[str, str], ...]
+    transitions: tuple[int, ...]
+    line: int
+
+    @property
+    def is_composite(self) -> bool:
+        """Compound or parallel: drawn as a cluster (or collapsed into one node)."""
+        return self.kind in (StateKind.COMPOUND, StateKind.PARALLEL)
+
+    def contains(self, other: int) -> bool:
+        """Whether `other` is a proper descendant."""
+        return self.id < other <= self.last_descendant
+
+
+@dataclass(frozen=True, slots=True)
+class DTransition:
+    """A transition as drawn: `trigger` is the event, `always` or `done`."""
+
+    id: int
+    source: int
+    targets: tuple[int, ...]
+    kind: TransitionKind
+    trigger: str
+    guards: tuple[GuardText, ...]
+    effects: tuple[EffectText, ...]
+    description: str | None
+    line: int
+
+    @property
+    def guarded(self) -> bool:
+        """Whether the transition can fail to fire."""
+        return bool(self.guards)
+
+    def guard_text(self) -> str:
+        """The conditions joined with `and` (empty when unguarded)."""
+        return " and ".join(g.text for g in self.guards)
+
+    def effects_text(self, full: bool = False) -> str:
+        """The effects joined with `; `."""
+        return "; ".join(e.full if full else e.short for e in self.effects)
+
+
+@dataclass(frozen=True, slots=True)
+class DField:
+    """A context or payload field: name, type, default (as text) and description."""
+
+    name: str
+    type: str
+    default: str | None
+    secret: bool
+    description: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DEvent:
+    """A declared event and its payload fields."""
+
+    name: str
+    fields: tuple[DField, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DGuard:
+    """A declared guard."""
+
+    name: str
+    source: str
+    reason: str
+    description: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DInvariant:
+    """An invariant as text; `static` for the state form (proven), else runtime (`assert`)."""
+
+    name: str
+    static: bool
+    text: str
+    description: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Diagram:
+    """Everything the renderers draw, extracted from one compiled chart."""
+
+    name: str
+    version: int
+    description: str | None
+    file: str
+    digest: str
+    states: tuple[DState, ...]
+    transitions: tuple[DTransition, ...]
+    events: tuple[DEvent, ...]
+    context: tuple[DField, ...]
+    guards: tuple[DGuard, ...]
+    invariants: tuple[DInvariant, ...]
+
+    @property
+    def root(self) -> DState:
+        """The root state (id 0)."""
+        return self.states[0]
+
+    def ancestry(self, state_id: int) -> tuple[int, ...]:
+        """`state_id` and its ancestors, innermost first."""
+        chain = [state_id]
+        parent = self.states[state_id].parent
+        while parent is not None:
+            chain.append(parent)
+            parent = self.states[parent].parent
+        return tuple(chain)
+
+    def common_ancestor(self, a: int, b: int) -> int:
+        """The innermost state that is `a` or `b` or contains both."""
+        state = self.states[a]
+        while not (state.id == b or state.contains(b)):
+            assert state.parent is not None
+            state = self.states[state.parent]
+        return state.id
+
+    def crosses_regions(self, a: int, b: int) -> bool:
+        """Whether `a` and `b` lie in different regions of one parallel state."""
+        common = self.common_ancestor(a, b)
+        return self.states[common].kind is StateKind.PARALLEL and common not in (a, b)
+
+
+def _expression(source: Expression) -> str:
+    return " ".join(source.source.split())
+
+
+def _effect(effect: Effect) -> EffectText:
+    if isinstance(effect, Assign):
+        names = ", ".join(name for name, _ in effect.assignments)
+        full = ", ".join(f"{name} := {_expression(e)}" for name, e in effect.assignments)
+        return EffectText(f"assign {names}", full)
+    if isinstance(effect, Emit):
+        payload = ", ".join(f"{k}: {_expression(e)}" for k, e in effect.payload)
+        return EffectText(
+            f"emit {effect.type}", f"emit {effect.type}" + (f" {{{payload}}}" if payload else "")
+        )
+    payload = ", ".join(f"{k}: {_expression(e)}" for k, e in effect.payload)
+    return EffectText(
+        f"raise {effect.event}", f"raise {effect.event}" + (f" {{{payload}}}" if payload else "")
+    )
+
+
+def _field(decl: FieldDecl, with_default: bool) -> DField:
+    default = None
+    if with_default or decl.has_default:
+        default = "null" if decl.default is None else repr(decl.default)
+        if isinstance(decl.default, bool):
+            default = str(decl.default).lower()
+    return DField(decl.name, decl.type.describe(), default, decl.secret, decl.description)
+
+
+def _trigger(transition: Transition) -> str:
+    if transition.kind is TransitionKind.EVENT:
+        return transition.event or ""
+    return str(transition.kind.value)
+
+
+def _state(chart: CompiledChart, node: StateNode, index: StateIndex) -> DState:
+    initial = node.initial
+    if node.kind is StateKind.HISTORY:
+        parent = chart.states[node.parent] if node.parent is not None else None
+        initial = node.history_default or (parent.initial if parent is not None else ())
+    children = tuple(sorted((*node.children, *node.history_children)))
+    parent_kind = chart.states[node.parent].kind if node.parent is not None else None
+    return DState(
+        id=node.id,
+        name=node.name,
+        path=node.path,
+        ref=index.shortest_reference(node.id) if node.path else "",
+        kind=node.kind,
+        history=node.history,
+        parent=node.parent,
+        children=children,
+        last_descendant=node.last_descendant,
+        region=parent_kind is StateKind.PARALLEL,
+        initial=initial,
+        description=node.description,
+        entry=tuple(_effect(e) for e in node.entry),
+        exit=tuple(_effect(e) for e in node.exit),
+        already=tuple(c.event for c in node.already),
+        reject=tuple((c.event, c.reason or "") for c in node.reject),
+        transitions=node.transitions,
+        line=node.span.line,
+    )
+
+
+def _invariant(index: StateIndex, inv: Invariant) -> DInvariant:
+    def refs(ids: tuple[int, ...]) -> str:
+        return ", ".join(index.shortest_reference(i) for i in ids)
+
+    if isinstance(inv, ExpressionInvariant):
+        return DInvariant(inv.name, False, f"assert {_expression(inv.expression)}", inv.description)
+    rule = [f"require {refs(inv.require)}"] if inv.require else []
+    rule += [f"forbid {refs(inv.forbid)}"] if inv.forbid else []
+    return DInvariant(inv.name, True, f"when {refs(inv.when)}: {', '.join(rule)}", inv.description)
+
+
+def extract(chart: CompiledChart) -> Diagram:
+    """The diagram model of a compiled chart (pure; reads the IR only)."""
+    index = StateIndex((s.id, s.path) for s in chart.states)
+    states = tuple(_state(chart, node, index) for node in chart.states)
+    transitions = tuple(
+        DTransition(
+            id=t.id,
+            source=t.source,
+            targets=t.targets,
+            kind=t.kind,
+            trigger=_trigger(t),
+            guards=tuple(
+                GuardText(g.name or _expression(g.expression), g.reason, g.name is None)
+                for g in t.guards
+            ),
+            effects=tuple(_effect(e) for e in t.effects),
+            description=t.description,
+            line=t.span.line,
+        )
+        for t in chart.transitions
+    )
+    return Diagram(
+        name=chart.name,
+        version=chart.version,
+        description=chart.description,
+        file=chart.file,
+        digest=chart.digest,
+        states=states,
+        transitions=transitions,
+        events=tuple(
+            DEvent(e.name, tuple(_field(f, False) for f in e.fields)) for e in chart.events.values()
+        ),
+        context=tuple(_field(f, True) for f in chart.context.values()),
+        guards=tuple(
+            DGuard(g.name, " ".join(g.source.split()), g.reason, g.description)
+            for g in chart.guards.values()
+        ),
+        invariants=tuple(_invariant(index, inv) for inv in chart.invariants),
+    )
