@@ -1,0 +1,172 @@
+"""Mermaid `stateDiagram-v2` text for a view (what GitHub renders from a fenced block).
+
+Mermaid cannot draw a transition between states of different composite
+states, so each edge is written in the block of the innermost composite
+holding both ends and drawn between the children of that block that hold
+them; the label then names the real source or target. Edges between two
+regions of a parallel state cannot be drawn at all and are left out (the
+Graphviz drawing and the transition table show them). Labels are
+`EVENT [guard]` without effects, to keep the block readable on one line.
+
+Text from the chart is written with Mermaid's entity codes (`#58;` for `:`)
+wherever Mermaid's grammar would read it as syntax: `:` and `;` end a label,
+`"` ends a state name, `%%` starts a comment, `#` starts an entity, braces
+and angle brackets are structure or HTML, and a line holding the word
+`direction` followed by TB/BT/LR/RL is taken as a direction statement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from statekit.compiler.ir import HistoryKind, StateKind
+from statekit.diagrams.model import DState
+from statekit.diagrams.views import EdgeKind, View, ViewEdge
+
+_SPECIAL = re.compile(r'[#:;"%<>&{}]')
+_DIRECTION = re.compile(r"(?i)(directio)(n)(?=\s)")
+
+CLASS_DEFS = (
+    "classDef final stroke-width:3px",
+    "classDef history fill:#ffffff",
+    "classDef collapsed fill:#eeeeee,stroke-width:2px",
+    "classDef stub stroke-dasharray:4 3,color:#555555",
+)
+
+
+def escape(text: str) -> str:
+    """Text made safe for a Mermaid label or state name (entity codes, one line)."""
+    text = " ".join(text.split())
+    text = _SPECIAL.sub(lambda m: f"#{ord(m.group())};", text)
+    return _DIRECTION.sub(lambda m: f"{m.group(1)}#{ord(m.group(2))};", text)
+
+
+_TOP = -1
+
+
+def view_is_root(view: View) -> bool:
+    """Whether the view's top level is the chart's root (not a composite's own drawing)."""
+    return view.focus == 0
+
+
+class _Writer:
+    def __init__(self, view: View) -> None:
+        self.view, self.d = view, view.diagram
+        self.out: list[str] = []
+        self.classes: dict[str, list[str]] = defaultdict(list)
+        self.blocks: dict[int, list[str]] = defaultdict(list)
+        for edge in view.edges:
+            placed = self.place(edge)
+            if placed is not None:
+                block, line = placed
+                self.blocks[block].append(line)
+
+    def name(self, state_id: int) -> str:
+        return f"s{state_id}" if self.view.drawn(state_id) else f"x{state_id}"
+
+    def parent(self, state_id: int) -> int:
+        """The drawn block holding a state (`_TOP` for the top level)."""
+        view = self.view
+        if state_id == view.focus or state_id in view.stubs:
+            return _TOP
+        parent = self.d.states[state_id].parent
+        return _TOP if parent is None or parent == 0 else parent
+
+    def chain(self, state_id: int) -> list[int]:
+        chain = [state_id]
+        while chain[-1] != _TOP:
+            chain.append(self.parent(chain[-1]))
+        return chain
+
+    def place(self, edge: ViewEdge) -> tuple[int, str] | None:
+        """(block, line) of an edge, or None when Mermaid cannot draw it."""
+        if edge.kind is EdgeKind.INITIAL:
+            assert edge.initial_of is not None
+            block = _TOP if edge.initial_of == 0 else edge.initial_of
+            target = self.chain(edge.target)
+            child = target[target.index(block) - 1] if block in target else edge.target
+            return block, f"[*] --> {self.name(child)}"
+        assert edge.source is not None
+        a, b = self.chain(edge.source), self.chain(edge.target)
+        common = next(x for x in a if x in b)
+        block = self.parent(common) if common in (edge.source, edge.target) else common
+        holder = 0 if block == _TOP and view_is_root(self.view) else block
+        if holder != _TOP and self.d.states[holder].kind is StateKind.PARALLEL:
+            return None  # between two regions
+        tail = a[a.index(block) - 1] if block in a else a[-2]
+        head = b[b.index(block) - 1] if block in b else b[-2]
+        label = ""
+        if edge.label is not None:
+            text = edge.label.text(effects=False)
+            notes = []
+            if tail != edge.source:
+                notes.append(f"from {self.d.states[edge.source].ref}")
+            if head != edge.target:
+                notes.append(f"to {self.d.states[edge.target].ref}")
+            label = " : " + escape(text + (f" ({'; '.join(notes)})" if notes else ""))
+        return block, f"{self.name(tail)} --> {self.name(head)}{label}"
+
+    def declare(self, state: DState, indent: str) -> None:
+        sid = self.name(state.id)
+        if state.kind is StateKind.HISTORY:
+            mark = "H*" if state.history is HistoryKind.DEEP else "H"
+            self.out.append(f'{indent}state "{mark}" as {sid}')
+            self.classes["history"].append(sid)
+            return
+        if state.id in self.view.clusters:
+            self.block(state, indent)
+            return
+        label = state.name
+        if state.id in self.view.collapsed:
+            label += f" ({state.last_descendant - state.id} states inside)"
+            self.classes["collapsed"].append(sid)
+        elif state.kind is StateKind.FINAL:
+            self.classes["final"].append(sid)
+        self.out.append(f'{indent}state "{escape(label)}" as {sid}')
+
+    def contents(self, state: DState, indent: str, block: int) -> None:
+        children = [c for c in state.children if self.view.drawn(c)]
+        if state.kind is StateKind.PARALLEL:
+            for index, child in enumerate(children):
+                if index:
+                    self.out.append(f"{indent}--")
+                self.declare(self.d.states[child], indent)
+        else:
+            for child in children:
+                self.declare(self.d.states[child], indent)
+        self.out.extend(f"{indent}{line}" for line in self.blocks.get(block, ()))
+
+    def block(self, state: DState, indent: str) -> None:
+        self.out.append(f'{indent}state "{escape(state.name)}" as {self.name(state.id)} {{')
+        self.contents(state, indent + "  ", state.id)
+        self.out.append(f"{indent}}}")
+
+    def write(self) -> str:
+        view, d = self.view, self.d
+        self.out.append("stateDiagram-v2")
+        focus = d.states[view.focus]
+        if view.focus == 0 and focus.kind is StateKind.COMPOUND:
+            self.contents(focus, "  ", _TOP)
+        else:
+            if view.focus == 0:  # a parallel root: one composite holding the regions
+                self.out.append(f'  state "{escape(d.name)}" as s0 {{')
+                self.contents(focus, "    ", _TOP)
+                self.out.append("  }")
+                self.out.append("  [*] --> s0")
+            else:
+                self.block(focus, "  ")
+                self.out.extend(f"  {line}" for line in self.blocks.get(_TOP, ()))
+            for stub in view.stubs:
+                self.out.append(f'  state "{escape(d.states[stub].path)}" as x{stub}')
+                self.classes["stub"].append(f"x{stub}")
+        self.out.extend(f"  {c}" for c in CLASS_DEFS)
+        for cls in ("final", "history", "collapsed", "stub"):
+            if self.classes[cls]:
+                self.out.append(f"  class {','.join(self.classes[cls])} {cls}")
+        return "\n".join(self.out) + "\n"
+
+
+def to_mermaid(view: View) -> str:
+    """The Mermaid `stateDiagram-v2` text of one view: same view, same bytes."""
+    return _Writer(view).write()
