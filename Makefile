@@ -20,10 +20,12 @@ demo: $(STAMP)
 
 # Set up, then run every check CI runs: ruff, mypy --strict, the whole test suite.
 test: $(STAMP)
+	command -v dot >/dev/null || (apt-get update && apt-get install -y graphviz)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/pytest
+	$(BIN)/statekit docs machines/ -o docs/machines --check
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
