@@ -206,6 +206,20 @@ class ChartBuilder:
             return None
         return found
 
+    def resolve_activatable(self, ref: str, span: SourceSpan) -> int | Diagnostic:
+        """Resolve a reference that must name a state able to be active (not history)."""
+        found = self.index.resolve(ref, span)
+        if isinstance(found, int) and self.drafts[found].kind is StateKind.HISTORY:
+            parent = self.drafts[self.drafts[found].parent or 0].path
+            return Diagnostic(
+                "unknown-state",
+                Severity.ERROR,
+                f"'{ref}' is a history pseudo-state, which is never active",
+                span,
+                (f"name a real state, e.g. its parent '{parent}'",),
+            )
+        return found
+
     def _resolve_relative(self, draft: _Draft, ref: ScalarNode) -> int | None:
         current = draft
         for part in str(ref.value).split("."):
@@ -475,8 +489,14 @@ class ChartBuilder:
                 continue
             refs: dict[str, tuple[int, ...]] = {}
             for part in ("when", "require", "forbid"):
-                ids = [self.resolve(str(r.value), r.span) for r in scalar_list(spec.get(part))]
-                refs[part] = tuple(i for i in ids if i is not None)
+                ids = []
+                for ref in scalar_list(spec.get(part)):
+                    found = self.resolve_activatable(str(ref.value), ref.span)
+                    if isinstance(found, Diagnostic):
+                        self.problems.append(found)
+                    else:
+                        ids.append(found)
+                refs[part] = tuple(ids)
             out.append(
                 StateInvariant(
                     name, refs["when"], refs["require"], refs["forbid"], description, key.span
@@ -511,7 +531,7 @@ class ChartBuilder:
         self.events, problems = parse_events(root.get("events"))
         self.problems.extend(problems)
         self.guards = parse_guards(root.get("guards"))
-        self.effects = EffectCompiler(self.context, self.events, self.index.resolve)
+        self.effects = EffectCompiler(self.context, self.events, self.resolve_activatable)
         for draft in self.drafts:
             self._resolve_initial(draft)
         for draft in self.drafts:

@@ -373,3 +373,15 @@ def test_states_named_like_yaml_booleans_stay_names() -> None:
     )
     assert [s.path for s in chart.states] == ["", "off", "on"]
     assert set(chart.candidates[1]) == {"on"}
+
+
+def test_history_states_cannot_be_tested_for_activity() -> None:
+    text = (
+        NESTED.replace("FIX: {to: p, if: event.n > 0,", "FIX: {to: p, if: \"active('a.h')\",")
+        + "invariants:\n  never: {when: a.h, require: a}\n"
+    )
+    result = compile_text(text)
+    found = [(d.span.line, d.message) for d in result.diagnostics if d.slug == "unknown-state"]
+    assert len(found) == 2
+    assert all("history pseudo-state, which is never active" in m for _, m in found)
+    assert [line for line, _ in found] == [18, 33]
