@@ -129,11 +129,21 @@ class EntrySetBuilder:
                         self.add_descendants(child)
 
     def add_transition(self, targets: Sequence[int], domain: int | None) -> None:
-        """Add the states one transition enters (its domain computed by the caller)."""
+        """Add the states one transition enters (its domain computed by the caller).
+
+        A transition whose domain is a parallel root exits every region, so the
+        regions it does not target are re-entered by default (the root itself is
+        never entered, so addAncestorStatesToEnter does not reach it).
+        """
         for s in targets:
             self.add_descendants(s)
         for s in effective_targets(self.states, targets, self.history):
             self.add_ancestors(s, domain)
+        root = self.states[0]
+        if domain == 0 and root.kind is StateKind.PARALLEL:
+            for child in root.children:
+                if not self._covered(child):
+                    self.add_descendants(child)
 
     def result(self) -> tuple[int, ...]:
         """States to enter in entry (document) order."""
