@@ -41,6 +41,15 @@ raising guard is an `EvaluationError` (an oracle's own exceptions propagate).
 Guards of candidate transitions that are not needed are never asked
 (selection stops at the first enabled candidate of each atomic state), and a
 transition whose guards failed once is not asked again in the same selection.
+
+`abstract=True` (on `macrostep` and `initial_macrostep`) evaluates no effect:
+`assign` and `emit` expressions are skipped, raised events carry only their
+payload defaults, and every microstep that would assign gives `run.context`
+a new identity (see `effects.queue_raised`): the analysis, whose context is
+unknown, runs the same selection, exits, entries and internal events without
+computing data. `Tables.conflict_log`, when set to a list, receives
+`(configuration, enabled, kept)` each time `remove_conflicting_transitions`
+computes a conflict that removes a transition.
 """
 
 from __future__ import annotations
@@ -55,6 +64,7 @@ from statekit.engine.effects import (
     InternalEvent,
     LivelockError,
     MacrostepRun,
+    queue_raised,
     run_segments,
 )
 from statekit.engine.plans import build_plan
@@ -272,6 +282,9 @@ def remove_conflicting_transitions(
     result = tuple(filtered)
     if cacheable:
         config.conflicts[enabled] = result
+    log = tables.conflict_log
+    if log is not None and len(result) < len(enabled):
+        log.append((config, enabled, result))
     return result
 
 
@@ -311,11 +324,13 @@ def _apply(
         assert isinstance(history, dict)
         history.update(plan.history_updates)
     start = len(run.emitted)
-    if plan.segments:
+    changes: tuple[tuple[str, Any, Any], ...] = ()
+    raised: tuple[str, ...] = ()
+    if plan.segments and run.abstract:
+        raised = queue_raised(plan.segments, run, tables.payload_defaults)
+    elif plan.segments:
         payload = event[1] if event is not None else {}
         changes, raised = run_segments(plan.segments, payload, run, tables.payload_defaults)
-    else:
-        changes, raised = (), ()
     run.trace.append((event, plan, changes, (start, len(run.emitted)), raised))
     return plan.target
 
@@ -348,6 +363,7 @@ def macrostep(
     event: InternalEvent | None,
     *,
     oracle: GuardOracle | None = None,
+    abstract: bool = False,
 ) -> MacrostepRun:
     """One external event processed to completion (see the module docstring).
 
@@ -356,6 +372,7 @@ def macrostep(
     if not isinstance(config, Configuration):
         config = tables.configuration(frozenset(config))
     run = MacrostepRun(config, context, history)
+    run.abstract = abstract
     if event is not None:
         enabled, run.failed_guard = select_transitions(
             tables, config, event, context, history, oracle
@@ -409,12 +426,17 @@ def static_outcome(tables: Tables, config: Configuration, event: str) -> StaticO
 
 
 def initial_macrostep(
-    tables: Tables, context: Mapping[str, Any], *, oracle: GuardOracle | None = None
+    tables: Tables,
+    context: Mapping[str, Any],
+    *,
+    oracle: GuardOracle | None = None,
+    abstract: bool = False,
 ) -> MacrostepRun:
     """Enter the root's initial configuration (SCXML's initial transition), then run
     eventless transitions and internal events to completion."""
     empty = tables.configuration(frozenset())
     run = MacrostepRun(empty, context, {})
+    run.abstract = abstract
     entry = tuple(s for s in tables.states[0].default_entry if s != 0)
     plan = build_plan(tables, empty, (), (), entry)
     run.fired = True

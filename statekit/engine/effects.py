@@ -74,10 +74,13 @@ class MacrostepRun:
     `fired` tells whether the triggering event selected any transition;
     when it did not, `failed_guard` holds the first guard that failed during
     selection (check, transition). `context` and `history` are the input
-    mappings themselves until an effect or an exit writes to them.
+    mappings themselves until an effect or an exit writes to them. `abstract`
+    runs no expression of an effect (see `queue_raised`): static analysis sets
+    it, because its context is unknown.
     """
 
     __slots__ = (
+        "abstract",
         "configuration",
         "context",
         "context_owned",
@@ -108,6 +111,7 @@ class MacrostepRun:
         self.queue: list[InternalEvent] = []
         self.fired = False
         self.failed_guard: Any = None
+        self.abstract = False
 
 
 def out_of_range(value: Any) -> str | None:
@@ -190,3 +194,32 @@ def run_segments(
     if raised:
         run.raised.extend(raised)
     return (tuple(changes) if changes else (), tuple(raised) if raised else ())
+
+
+def queue_raised(
+    segments: tuple[Segment, ...], run: MacrostepRun, defaults: Mapping[str, Mapping[str, Any]]
+) -> tuple[str, ...]:
+    """A microstep's effects in an abstract macrostep: no expression is evaluated.
+
+    Raised and `done.state.*` events are queued as `run_segments` queues them
+    (a raised payload holds only its declared defaults); `emit` does nothing;
+    an `assign` replaces `run.context` by a copy, so that a caller can tell
+    from the context's identity that it may have changed. Returns the names raised.
+    """
+    raised: list[str] = []
+    assigned = False
+    for effects, _active, done in segments:
+        for effect in effects:
+            if isinstance(effect, Assign):
+                assigned = True
+            elif isinstance(effect, Raise):
+                run.queue.append((effect.event, dict(defaults.get(effect.event, {}))))
+                raised.append(effect.event)
+        for name in done:
+            run.queue.append((name, EMPTY))
+            raised.append(name)
+    if assigned:
+        run.context = dict(run.context)
+        run.context_owned = True
+    run.raised.extend(raised)
+    return tuple(raised)

@@ -30,6 +30,7 @@ Every rejection returns the input state object itself, with nothing emitted.
 from __future__ import annotations
 
 import hashlib
+import typing
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -236,6 +237,33 @@ def verdict(tables: Tables, config: Configuration, event: str) -> tuple[bool, st
     return result
 
 
+Basis = typing.Literal["already", "guard", "reject", "terminal", "undefined"]
+"""Which rule of the classification decided: an `already` entry, a failing guard,
+a `reject` entry, the final chart, or none (UNDEFINED_TRANSITION)."""
+
+
+def classify(
+    tables: Tables, config: Configuration, event: str, failed: FailedGuard | None
+) -> tuple[Status, str | None, Basis]:
+    """How an event that selected nothing in `config` is classified (rule 6 of the
+    module docstring; rule 4 when the chart is final): (status, reason, basis).
+
+    `failed` is the first guard that failed during selection (None when the
+    chart is final: nothing is selected then). The static analysis uses this
+    to classify each (configuration, event) exactly as `step` does.
+    """
+    already, reason, _source = verdict(tables, config, event)
+    if already:
+        return Status.ALREADY_APPLIED, None, "already"
+    if failed is not None:
+        return REJECTED, failed[0].reason, "guard"
+    if reason is not None:
+        return REJECTED, reason, "reject"
+    if config.final:
+        return REJECTED, TERMINAL_STATE, "terminal"
+    return REJECTED, UNDEFINED_TRANSITION, "undefined"
+
+
 def _classify(
     tables: Tables,
     state: State,
@@ -244,24 +272,23 @@ def _classify(
     failed: FailedGuard | None,
 ) -> Result:
     config = state._config
-    already, reason, source = verdict(tables, config, event)
-    if already:
-        return Result(Status.ALREADY_APPLIED, None, state, event, event_id)
-    if failed is not None:
+    status, reason, basis = classify(tables, config, event, failed)
+    if basis == "already":
+        return Result(status, None, state, event, event_id)
+    if basis == "guard":
+        assert failed is not None
         check, transition = failed
         what = f"guard '{check.name}'" if check.name else "condition"
         where = tables.states[transition.source].path
         message = f"{what} of {event} from '{where}' failed: {check.expression.source}"
-        return Result(REJECTED, check.reason, state, event, event_id, message=message)
-    if reason is not None:
+    elif basis == "reject":
+        source = verdict(tables, config, event)[2]
         message = f"'{tables.states[source].path or tables.chart.name}' rejects {event}"
-        return Result(REJECTED, reason, state, event, event_id, message=message)
-    leaves = ", ".join(state.leaves)
-    if config.final:
-        message = f"the chart is final ({leaves}); {event} does not apply"
-        return Result(REJECTED, TERMINAL_STATE, state, event, event_id, message=message)
-    message = f"no transition for {event} in {leaves}"
-    return Result(REJECTED, UNDEFINED_TRANSITION, state, event, event_id, message=message)
+    elif basis == "terminal":
+        message = f"the chart is final ({', '.join(state.leaves)}); {event} does not apply"
+    else:
+        message = f"no transition for {event} in {', '.join(state.leaves)}"
+    return Result(status, reason, state, event, event_id, message=message)
 
 
 def redacted(tables: Tables, event: str | None, payload: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -110,6 +110,10 @@ class MicrostepPlan:
         self.entered = entered
 
 
+ConflictRecord = tuple["Configuration", tuple[int, ...], tuple[int, ...]]
+"""(configuration, enabled transition ids, the ids kept by conflict resolution)."""
+
+
 class Configuration:
     """An interned set of active states (ancestors included, the root excluded).
 
@@ -188,6 +192,9 @@ class Tables:
             for name, e in chart.events.items()
         }
         self.history_targeting = frozenset(t.id for t in chart.transitions if t.targets_history)
+        self.conflict_log: list[ConflictRecord] | None = None
+        """None, or a list that records every conflict resolution that removed a transition:
+        (configuration, enabled ids, kept ids), for the static analysis."""
         self._configurations: dict[frozenset[int], Configuration] = {}
         self._fired: dict[int, FiredTransition] = {}
 
