@@ -43,13 +43,14 @@ Guards of candidate transitions that are not needed are never asked
 transition whose guards failed once is not asked again in the same selection.
 
 `abstract=True` (on `macrostep` and `initial_macrostep`) evaluates no effect:
-`assign` and `emit` expressions are skipped, raised events carry only their
-payload defaults, and every microstep that would assign gives `run.context`
-a new identity (see `effects.queue_raised`): the analysis, whose context is
-unknown, runs the same selection, exits, entries and internal events without
-computing data. `Tables.conflict_log`, when set to a list, receives
-`(configuration, enabled, kept)` each time `remove_conflicting_transitions`
-computes a conflict that removes a transition.
+`emit` is skipped, raised events carry only their payload defaults, and each
+assigned context field gets a new `effects.AbstractValue` (see
+`effects.queue_raised`): the analysis, whose context is unknown, runs the
+same selection, exits, entries and internal events without computing data,
+and can tell by identity which fields an `assign` changed.
+`Tables.conflict_log`, when set to a list, receives `(configuration, enabled,
+kept)` each time `remove_conflicting_transitions` computes a conflict that
+removes a transition.
 """
 
 from __future__ import annotations

@@ -196,6 +196,16 @@ def run_segments(
     return (tuple(changes) if changes else (), tuple(raised) if raised else ())
 
 
+class AbstractValue:
+    """What an abstract macrostep assigns to a context field: an unknown value, a new
+    object at each assignment (so identity tells which fields changed)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<abstract>"
+
+
 def queue_raised(
     segments: tuple[Segment, ...], run: MacrostepRun, defaults: Mapping[str, Mapping[str, Any]]
 ) -> tuple[str, ...]:
@@ -203,23 +213,25 @@ def queue_raised(
 
     Raised and `done.state.*` events are queued as `run_segments` queues them
     (a raised payload holds only its declared defaults); `emit` does nothing;
-    an `assign` replaces `run.context` by a copy, so that a caller can tell
-    from the context's identity that it may have changed. Returns the names raised.
+    `assign` sets each assigned field to a new `AbstractValue` (in a copy of
+    the context, as `run_segments` does). Returns the names raised.
     """
     raised: list[str] = []
-    assigned = False
     for effects, _active, done in segments:
         for effect in effects:
             if isinstance(effect, Assign):
-                assigned = True
+                ctx = run.context
+                if not run.context_owned:
+                    ctx = run.context = dict(ctx)
+                    run.context_owned = True
+                assert isinstance(ctx, dict)
+                for field, _expr in effect.assignments:
+                    ctx[field] = AbstractValue()
             elif isinstance(effect, Raise):
                 run.queue.append((effect.event, dict(defaults.get(effect.event, {}))))
                 raised.append(effect.event)
         for name in done:
             run.queue.append((name, EMPTY))
             raised.append(name)
-    if assigned:
-        run.context = dict(run.context)
-        run.context_owned = True
     run.raised.extend(raised)
     return tuple(raised)
