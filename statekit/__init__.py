@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from statekit.engine.result import EmittedMessage, Microstep, Result, Status
     from statekit.engine.state import State, StateFormatError
     from statekit.engine.step import ChartMismatchError
+    from statekit.runner.outbox import Dispatcher, Inbox
+    from statekit.runner.outcome import Outcome, OutcomeStatus
+    from statekit.runner.runner import Runner
+    from statekit.runner.store import open_store
 
 _LAZY = {
     "load": "statekit.api",
@@ -43,6 +47,12 @@ _LAZY = {
     "ReplayError": "statekit.engine.replay",
     "replay": "statekit.engine.replay",
     "ChartMismatchError": "statekit.engine.step",
+    "open_store": "statekit.runner.store",
+    "Runner": "statekit.runner.runner",
+    "Dispatcher": "statekit.runner.outbox",
+    "Inbox": "statekit.runner.outbox",
+    "Outcome": "statekit.runner.outcome",
+    "OutcomeStatus": "statekit.runner.outcome",
 }
 
 __all__ = [
@@ -51,12 +61,17 @@ __all__ = [
     "CompileError",
     "CompiledChart",
     "Diagnostic",
+    "Dispatcher",
     "EmittedMessage",
     "Event",
+    "Inbox",
     "Microstep",
+    "Outcome",
+    "OutcomeStatus",
     "ReplayError",
     "ReplayResult",
     "Result",
+    "Runner",
     "Severity",
     "SourceSpan",
     "StartError",
@@ -65,6 +80,7 @@ __all__ = [
     "Status",
     "compile",
     "load",
+    "open_store",
     "replay",
 ]
 

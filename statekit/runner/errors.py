@@ -1,0 +1,41 @@
+"""The runner's errors: each one says what is wrong in words, never as a bare traceback.
+
+They all derive from `RunnerError`. An event is never an error (it always
+ends in an `Outcome`); these are for a missing instance, a chart or schema
+that does not fit the stored data, a corrupt row or a bad store URL.
+"""
+
+from __future__ import annotations
+
+
+class RunnerError(Exception):
+    """Base class of the durable runner's errors."""
+
+
+class StoreURLError(RunnerError, ValueError):
+    """`open_store` was given a URL it cannot use (unknown scheme, missing path...)."""
+
+
+class SchemaVersionError(RunnerError):
+    """The database schema is newer than this statekit knows, or a migration failed."""
+
+
+class UnknownInstanceError(RunnerError, KeyError):
+    """No instance with this ID exists in the store."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown instance"
+
+
+class InstanceExistsError(RunnerError):
+    """`create` was asked for an instance ID that is already taken."""
+
+
+class ChartVersionError(RunnerError):
+    """The stored instance does not fit the runner's chart: another chart, an unknown
+    chart version, or a configuration naming a state the current chart no longer has."""
+
+
+class CorruptRowError(RunnerError):
+    """A stored row cannot be read back (bad JSON, a state that does not fit its chart,
+    a broken history)."""

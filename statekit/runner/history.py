@@ -1,0 +1,78 @@
+"""Folding a stored history into a state, event by event, with the chart each event
+was applied under (the pure engine does the work; this module only reads rows)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from statekit.engine.chart import START_EVENT
+from statekit.engine.result import EmittedMessage, Status
+from statekit.engine.state import State
+from statekit.runner.charts import ChartSet, carry_over
+from statekit.runner.errors import ChartVersionError
+from statekit.runner.rows import EventRow
+
+
+@dataclass
+class Replayed:
+    """The state after folding events; `problems` say where the fold disagreed with the
+    stored history (it stops at the first); `emitted` maps sequence → messages;
+    `states` the state after each requested sequence (for snapshot checks)."""
+
+    state: State | None
+    version: int
+    problems: list[str] = field(default_factory=list)
+    emitted: dict[int, tuple[EmittedMessage, ...]] = field(default_factory=dict)
+    states: dict[int, State] = field(default_factory=dict)
+
+
+def initial_state(charts: ChartSet, version: int, initial_context: str) -> Replayed:
+    """The instance's state at version 0 (with its creation messages at sequence 0)."""
+    chart = charts.get(version)
+    if chart is None:
+        return Replayed(None, 0, [f"chart version {version} is not available to replay"])
+    result = chart.initialize(json.loads(initial_context), event_id=START_EVENT)
+    return Replayed(result.state, 0, emitted={0: result.emitted})
+
+
+def fold(
+    charts: ChartSet,
+    start: Replayed,
+    events: list[EventRow],
+    keep: frozenset[int] = frozenset(),
+) -> Replayed:
+    """Apply `events` (contiguous after `start.version`) to `start.state`."""
+    state, version = start.state, start.version
+    out = Replayed(state, version, list(start.problems), dict(start.emitted))
+    if state is None:
+        return out
+    for row in events:
+        where = f"event #{row.sequence} ({row.event_id}, {row.type})"
+        if row.sequence != version + 1:
+            out.problems.append(f"history: expected sequence {version + 1}, found {row.sequence}")
+            break
+        chart = charts.get(row.chart_version)
+        if chart is None:
+            out.problems.append(f"{where}: chart version {row.chart_version} is not available")
+            break
+        try:
+            state = carry_over(state, chart)
+            payload = json.loads(row.payload)
+        except (ChartVersionError, ValueError) as exc:
+            out.problems.append(f"{where}: {exc}")
+            break
+        result = chart.send(state, row.type, payload, event_id=row.event_id)
+        if result.status.value != row.status:
+            why = f" ({result.reason})" if result.status is Status.REJECTED else ""
+            out.problems.append(
+                f"{where}: recorded {row.status}, replay says {result.status.value}{why}"
+            )
+            break
+        state, version = result.state, row.sequence
+        if result.emitted:
+            out.emitted[version] = result.emitted
+        if version in keep:
+            out.states[version] = state
+    out.state, out.version = state, version
+    return out

@@ -1,0 +1,162 @@
+"""What `Runner.apply` returns: the engine's classification plus the runner's own.
+
+`APPLIED`, `ALREADY_APPLIED` and `REJECTED` mean what they mean for the engine
+(DESIGN, Semantics); the runner adds `CONFLICT` with one of four reasons:
+
+- `EVENT_ID_PAYLOAD_CONFLICT`: the event ID is recorded with another payload
+  (or type); nothing applied, the attempt is audited for investigation;
+- `VERSION_CONFLICT`: `expected_version` is not the instance's version; the
+  caller must re-read and re-decide (the runner never retries on its own);
+- `SEQUENCE_GAP`: a producer sequence beyond version + 1; `missing` names the
+  range that must arrive first; nothing applied;
+- `DUPLICATE_OR_OLD_SEQUENCE`: the sequence is taken by another event ID, a
+  history conflict (audited).
+
+Every outcome reports the instance's current version.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from statekit.engine.result import EmittedMessage, Result
+from statekit.engine.state import State
+
+EVENT_ID_PAYLOAD_CONFLICT = "EVENT_ID_PAYLOAD_CONFLICT"
+"""The event ID was recorded with a different payload hash."""
+VERSION_CONFLICT = "VERSION_CONFLICT"
+"""`expected_version` is stale (or from the future)."""
+SEQUENCE_GAP = "SEQUENCE_GAP"
+"""The producer sequence is beyond version + 1: earlier events are missing."""
+DUPLICATE_OR_OLD_SEQUENCE = "DUPLICATE_OR_OLD_SEQUENCE"
+"""The producer sequence is already taken by another event ID."""
+
+RUNNER_REASONS = frozenset(
+    {EVENT_ID_PAYLOAD_CONFLICT, VERSION_CONFLICT, SEQUENCE_GAP, DUPLICATE_OR_OLD_SEQUENCE}
+)
+"""The reason codes the runner adds to the engine's."""
+
+
+class OutcomeStatus(enum.Enum):
+    """The classification of one `apply` call."""
+
+    APPLIED = "APPLIED"
+    ALREADY_APPLIED = "ALREADY_APPLIED"
+    REJECTED = "REJECTED"
+    CONFLICT = "CONFLICT"
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """Why a command did not fit the stored history, as data.
+
+    `expected_version` is what the caller (or its sequence) assumed, `version`
+    the instance's version at the time, `event_id` the event in the way (the
+    winner of a race, the holder of a sequence, or the recorded event of a
+    reused ID), `sequence` where that event sits.
+    """
+
+    reason: str
+    expected_version: int | None
+    version: int
+    event_id: str | None = None
+    sequence: int | None = None
+
+    def to_data(self) -> dict[str, Any]:
+        """JSON-ready form (stored in evidence and audit rows)."""
+        return {
+            "reason": self.reason,
+            "expected_version": self.expected_version,
+            "version": self.version,
+            "event_id": self.event_id,
+            "sequence": self.sequence,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of `Runner.apply`.
+
+    `version` is the instance's current version after the call; `sequence` the
+    event's place in the history (its version) when it is recorded there,
+    including a duplicate's original place; `result` the engine's result when
+    the chart was consulted (None for duplicates and conflicts). `conflict`
+    details a CONFLICT; `race` the earlier conflict this command was re-decided
+    after (`after_conflict`); `missing` the (first, last) sequences of a gap.
+    """
+
+    status: OutcomeStatus
+    reason: str | None
+    version: int
+    state: State
+    event_id: str
+    result: Result | None = None
+    sequence: int | None = None
+    duplicate: bool = False
+    message: str | None = None
+    conflict: Conflict | None = None
+    race: Conflict | None = None
+    missing: tuple[int, int] | None = None
+    emitted: tuple[EmittedMessage, ...] = field(default=())
+
+    @property
+    def applied(self) -> bool:
+        """Whether this call recorded the event as APPLIED."""
+        return self.status is OutcomeStatus.APPLIED
+
+    def to_data(self, instance_id: str | None = None) -> dict[str, Any]:
+        """The JSON line `statekit run` writes for this outcome."""
+        data: dict[str, Any] = {}
+        if instance_id is not None:
+            data["instance"] = instance_id
+        data.update(
+            event_id=self.event_id,
+            status=self.status.value,
+            reason=self.reason,
+            version=self.version,
+        )
+        if self.sequence is not None:
+            data["sequence"] = self.sequence
+        if self.duplicate:
+            data["duplicate"] = True
+        if self.message:
+            data["message"] = self.message
+        if self.missing is not None:
+            data["missing"] = list(self.missing)
+        if self.conflict is not None:
+            data["conflict"] = self.conflict.to_data()
+        if self.race is not None:
+            data["race"] = self.race.to_data()
+        data["state"] = list(self.state.leaves)
+        if self.emitted:
+            data["emitted"] = [m.message_id for m in self.emitted]
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Instance:
+    """An instance as stored: its version, its state and the chart version it runs on."""
+
+    instance_id: str
+    version: int
+    state: State
+    chart_name: str
+    chart_version: int
+    chart_digest: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedEvent:
+    """One accepted event of a history: where it sits, what it was, what it did."""
+
+    sequence: int
+    event_id: str
+    type: str
+    payload: dict[str, Any]
+    payload_sha256: str
+    status: str
+    chart_version: int
+    evidence: dict[str, Any]
+    recorded_at: float

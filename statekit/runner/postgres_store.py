@@ -1,0 +1,139 @@
+"""The PostgreSQL store (psycopg 3, imported only when such a store is opened).
+
+Locking: a write transaction (READ COMMITTED) reads the instance row with
+`SELECT … FOR UPDATE`. Writers of one instance queue on its row lock, and the
+one that gets it next reads the version its predecessor committed, so each
+decision is made on the latest state and exactly one event wins each version;
+writers of different instances never wait for each other, on one machine or
+many. We lock rather than only guard the UPDATE with the version read
+(optimistic concurrency) because under contention the optimistic loser has
+already run the step and must start over, and a caller that passed no
+`expected_version` would need a hidden retry loop; with the lock there is
+nothing to retry. The UPDATE still says `WHERE version = <read>` as a second
+check. Each transaction locks a single instance row, so there is no lock
+order to get wrong and no deadlock.
+
+Outbox: dispatchers claim with `FOR UPDATE SKIP LOCKED`, so several of them
+poll at once without waiting for or taking each other's messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from statekit.runner.errors import StoreURLError
+from statekit.runner.rows import OutboxRow
+from statekit.runner.sql import ELIGIBLE, OUTBOX_COLUMNS, Store
+
+SCHEMA_LOCK = 0x5743_4B54  # pg_advisory_xact_lock key serialising migrations
+
+
+class PostgresStore(Store):
+    """A PostgreSQL database (see the module docstring for the locking)."""
+
+    dialect = "postgresql"
+    lock_clause = " FOR UPDATE OF i"
+
+    def __init__(self, url: str, *, connect_timeout: int = 10) -> None:
+        super().__init__(url)
+        try:
+            import psycopg  # the optional dependency: only PostgreSQL users need it
+        except ImportError as exc:
+            raise StoreURLError(
+                f"{url!r}: PostgreSQL needs psycopg 3: pip install 'statekit[postgres]'"
+            ) from exc
+        try:
+            self._conn = psycopg.connect(url, autocommit=True, connect_timeout=connect_timeout)
+        except psycopg.Error as exc:
+            raise StoreURLError(f"{_safe(url)}: cannot connect: {exc}") from exc
+        self._sql: dict[str, str] = {}
+        self._depth = 0
+        self.migrate()
+
+    @property
+    def connection(self) -> Any:
+        """The `psycopg.Connection` (autocommit mode; transactions are explicit)."""
+        return self._conn
+
+    def _convert(self, sql: str) -> str:
+        converted = self._sql.get(sql)
+        if converted is None:
+            converted = self._sql[sql] = sql.replace("?", "%s")
+        return converted
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """Run one statement (`?` placeholders become `%s`); return the cursor."""
+        return self._conn.execute(self._convert(sql), params)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement for each parameter row."""
+        if rows:
+            with self._conn.cursor() as cursor:
+                cursor.executemany(self._convert(sql), rows)
+
+    @contextmanager
+    def _transaction(self, begin: str) -> Iterator[None]:
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._conn.execute(begin)
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            if not self._conn.closed:
+                self._conn.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        self._conn.execute("COMMIT")
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        """`BEGIN` … `COMMIT` (rolled back on an exception); rows are locked as read."""
+        with self._transaction("BEGIN"):
+            yield
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        """A REPEATABLE READ, READ ONLY transaction: one snapshot for several reads."""
+        with self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"):
+            yield
+
+    def _lock_schema(self) -> None:
+        self.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))
+
+    def claim_outbox(self, owner: str, now: float, lease: float, limit: int) -> list[OutboxRow]:
+        """Claim with `FOR UPDATE SKIP LOCKED`: concurrent dispatchers skip each other's
+        rows; the claim (with a lease) outlives the transaction, so delivery happens
+        outside it and a crashed dispatcher's messages come back when the lease ends."""
+        with self.write():
+            rows = self.execute(
+                f"SELECT {OUTBOX_COLUMNS} FROM statekit_outbox o WHERE {ELIGIBLE} "
+                "ORDER BY o.id LIMIT ? FOR UPDATE OF o SKIP LOCKED",
+                (now, now, limit),
+            ).fetchall()
+            self.executemany(
+                "UPDATE statekit_outbox SET claimed_by = ?, claimed_until = ? WHERE id = ?",
+                [(owner, now + lease, r[0]) for r in rows],
+            )
+        return [OutboxRow(*r) for r in rows]
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()
+
+
+def _safe(url: str) -> str:
+    """The URL without its password (for messages)."""
+    if "@" not in url or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    credentials, host = rest.rsplit("@", 1)
+    return f"{scheme}://{credentials.split(':', 1)[0]}@{host}"

@@ -1,0 +1,173 @@
+"""The runner's row formats: payload hashes, stored states and stored evidence.
+
+Rows hold the minimum (STYLE 9): an instance row keeps its active
+configuration (dotted paths), context and history as canonical JSON beside the
+chart's name, version and digest; everything else is rebuilt from the chart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from statekit import __version__
+from statekit.compiler.serialize import canonical_json
+from statekit.engine.chart import Chart
+from statekit.engine.result import Microstep, Result
+from statekit.engine.state import STATE_FORMAT, State, StateFormatError
+from statekit.runner.errors import ChartVersionError, CorruptRowError
+from statekit.runner.outcome import Conflict
+
+ENGINE_VERSION = f"statekit-{__version__}/state-{STATE_FORMAT}"
+"""Recorded with every snapshot: a snapshot made by another engine is not trusted."""
+
+
+def payload_sha256(event_type: str, payload: Mapping[str, Any]) -> str:
+    """sha256 hex of the canonical JSON `[type, payload]`: equal events, equal hashes."""
+    return hashlib.sha256(canonical_json([event_type, payload]).encode("utf-8")).hexdigest()
+
+
+def text_sha256(text: str) -> str:
+    """sha256 hex of a text's UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class StateColumns:
+    """A state as the instance row stores it: three canonical JSON texts."""
+
+    configuration: str
+    context: str
+    history: str
+
+    @classmethod
+    def of(cls, state: State) -> StateColumns:
+        """The columns of `state`."""
+        data = state.to_data()
+        return cls(
+            canonical_json(data["configuration"]),
+            canonical_json(data["context"]),
+            canonical_json(data["history"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceRow:
+    """An instance row as read from the store (`event_*` describe a recorded event
+    with the ID being applied, when one was looked up and found)."""
+
+    instance_id: str
+    chart_name: str
+    chart_version: int
+    chart_digest: str
+    version: int
+    columns: StateColumns
+    initial_context: str
+    event_sequence: int | None = None
+    event_sha256: str | None = None
+    event_status: str | None = None
+
+
+def state_of(chart: Chart, row: InstanceRow) -> State:
+    """The state stored in `row`, expressed in `chart`.
+
+    A row of the same digest loads as is. A row of an older version of the same
+    chart is carried over to `chart` when every stored state still exists
+    (ChartVersionError naming the first one that does not). Another chart, a
+    newer version, or the same version with another digest is a ChartVersionError.
+    """
+    where = f"instance {row.instance_id!r}"
+    if row.chart_name != chart.name:
+        raise ChartVersionError(f"{where} runs on chart {row.chart_name!r}, not on {chart.name!r}")
+    if row.chart_digest != chart.digest:
+        if row.chart_version > chart.version:
+            raise ChartVersionError(
+                f"{where} runs on chart {chart.name!r} version {row.chart_version}, newer than "
+                f"this runner's version {chart.version}: unknown chart version"
+            )
+        if row.chart_version == chart.version:
+            raise ChartVersionError(
+                f"{where} runs on chart {chart.name!r} version {row.chart_version} "
+                f"({row.chart_digest}), but this runner's version {chart.version} has digest "
+                f"{chart.digest}: unknown chart version (a changed chart needs a new version:)"
+            )
+    try:
+        data = {
+            "format": STATE_FORMAT,
+            "statechart": chart.name,
+            "version": chart.version,
+            "digest": chart.digest,
+            "configuration": json.loads(row.columns.configuration),
+            "context": json.loads(row.columns.context),
+            "history": json.loads(row.columns.history),
+        }
+    except ValueError as exc:
+        raise CorruptRowError(f"{where}: stored state is not JSON: {exc}") from exc
+    if row.chart_digest != chart.digest:
+        missing = _missing_states(chart, data)
+        if missing is not None:
+            raise ChartVersionError(
+                f"{where} (chart {chart.name!r} version {row.chart_version}) is in state "
+                f"{missing!r}, which chart {chart.name!r} version {chart.version} no longer has"
+            )
+    try:
+        return State.from_json(chart, data)
+    except StateFormatError as exc:
+        if row.chart_digest != chart.digest:
+            raise ChartVersionError(
+                f"{where} cannot move from chart version {row.chart_version} to "
+                f"{chart.version}: {exc}"
+            ) from exc
+        raise CorruptRowError(f"{where}: stored state does not fit its chart: {exc}") from exc
+
+
+def _missing_states(chart: Chart, data: Mapping[str, Any]) -> str | None:
+    index = chart.ir.path_index
+    paths = data["configuration"]
+    if isinstance(paths, list):
+        for path in paths:
+            if isinstance(path, str) and path not in index:
+                return path
+    history = data["history"]
+    if isinstance(history, dict):
+        for key, value in history.items():
+            for path in [key, *(value if isinstance(value, list) else [])]:
+                if isinstance(path, str) and path not in index:
+                    return path
+    return None
+
+
+def microstep_data(step: Microstep) -> dict[str, Any]:
+    """A microstep as JSON-ready data."""
+    return {
+        "event": step.event,
+        "payload": dict(step.payload),
+        "transitions": [
+            {"id": t.id, "source": t.source, "targets": list(t.targets), "kind": t.kind}
+            for t in step.transitions
+        ],
+        "exited": list(step.exited),
+        "entered": list(step.entered),
+        "changes": [[c.field, c.old, c.new] for c in step.changes],
+        "emitted": list(step.emitted),
+        "raised": list(step.raised),
+    }
+
+
+def evidence_json(result: Result, race: Conflict | None) -> str:
+    """The evidence stored with an event: its microsteps, and the race it followed."""
+    data: dict[str, Any] = {"microsteps": [microstep_data(s) for s in result.evidence]}
+    if race is not None:
+        data["race"] = race.to_data()
+    return canonical_json(data)
+
+
+def loads(text: str, what: str) -> Any:
+    """`json.loads`, with a CorruptRowError naming `what` instead of a ValueError."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise CorruptRowError(f"{what} is not valid JSON: {exc}") from exc

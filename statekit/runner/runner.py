@@ -1,0 +1,397 @@
+"""`Runner`: read → `chart.send` (pure) → write, one database transaction per event.
+
+    runner = statekit.Runner(chart, store)
+    runner.create("task-42")
+    o = runner.apply("task-42", "evt-1", "TaskStarted", {...}, expected_version=0)
+    o.status, o.reason, o.version, o.state
+
+`apply` opens one write transaction (the store's locking: see
+`sqlite_store` and `postgres_store`), reads the instance and the record of
+the event ID, classifies, and for an accepted event inserts the event row
+(sequence = version + 1, payload sha256, evidence), moves the instance to
+the new version only where it still has the version read, and inserts the
+outbox rows; all of it commits together or not at all. A rejection or a
+history conflict writes one audit row and changes nothing else; a duplicate,
+a version conflict or a sequence gap writes nothing.
+
+Accepted events are those the chart APPLIED or classified ALREADY_APPLIED
+(an `already` entry): both claim their event ID and their sequence, so a
+redelivery is recognised and a producer's stream stays contiguous; the latter
+changes no state and emits nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from statekit.compiler.serialize import canonical_json
+from statekit.engine.chart import START_EVENT, Chart
+from statekit.engine.result import Result, Status
+from statekit.engine.state import State
+from statekit.runner.charts import ChartSet, chart_source
+from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
+from statekit.runner.outcome import (
+    DUPLICATE_OR_OLD_SEQUENCE,
+    EVENT_ID_PAYLOAD_CONFLICT,
+    SEQUENCE_GAP,
+    VERSION_CONFLICT,
+    Conflict,
+    Instance,
+    Outcome,
+    OutcomeStatus,
+    RecordedEvent,
+)
+from statekit.runner.records import (
+    ENGINE_VERSION,
+    InstanceRow,
+    StateColumns,
+    evidence_json,
+    loads,
+    payload_sha256,
+    state_of,
+    text_sha256,
+)
+from statekit.runner.rows import EventRow, RejectionRow, SnapshotRow
+from statekit.runner.snapshots import Rebuilt, rebuild
+from statekit.runner.sql import Store
+from statekit.runner.verify import VerifyReport, verify
+
+APPLIED, ALREADY, REJECTED, CONFLICT = (
+    OutcomeStatus.APPLIED,
+    OutcomeStatus.ALREADY_APPLIED,
+    OutcomeStatus.REJECTED,
+    OutcomeStatus.CONFLICT,
+)
+RESERVED_PREFIX = "statekit."
+"""Event IDs starting with this are the runner's own (`statekit.start` at creation)."""
+_CACHE_LIMIT = 10_000
+
+
+class Runner:
+    """Durable instances of one chart in one store (see the module docstring).
+
+    `previous` lists older versions of the chart, for replaying histories that
+    began under them (versions whose source the store kept are found there too).
+    `snapshot_every=N` stores a snapshot in the same transaction as every Nth event.
+    A runner holds its store's connection: use one per thread or process.
+    """
+
+    def __init__(
+        self,
+        chart: Chart,
+        store: Store,
+        *,
+        previous: Iterable[Chart] = (),
+        snapshot_every: int | None = None,
+    ) -> None:
+        if snapshot_every is not None and snapshot_every < 1:
+            raise ValueError("snapshot_every must be a positive number of events")
+        self.chart = chart
+        self.store = store
+        self.snapshot_every = snapshot_every
+        self.charts = ChartSet(chart, previous, store)
+        self._chart_key = (chart.name, chart.version, chart.digest)
+        self._states: dict[str, tuple[StateColumns, str, State]] = {}
+        known = {row.digest: row for row in store.charts()}
+        row = known.get(chart.digest)
+        if row is None or row.source is None:
+            store.register_chart(chart.digest, chart.name, chart.version, chart_source(chart))
+
+    # ---- instances ---------------------------------------------------------------------
+    def create(
+        self,
+        instance_id: str,
+        context: Mapping[str, Any] | None = None,
+        *,
+        exist_ok: bool = False,
+    ) -> Instance:
+        """Create an instance at version 0 in the chart's initial state (`context` overrides
+        declared defaults); messages emitted on entry go to the outbox. Raises
+        `InstanceExistsError` unless `exist_ok`, `StartError` for a bad context."""
+        _check_id(instance_id, "instance ID")
+        result = self.chart.initialize(context, event_id=START_EVENT)
+        columns = StateColumns.of(result.state)
+        now = time.time()
+        with self.store.write():
+            created = self.store.insert_instance(
+                instance_id, self._chart_key, columns, canonical_json(dict(context or {})), now
+            )
+            if created and result.emitted:
+                self.store.insert_outbox(_outbox_rows(instance_id, 0, result, now))
+        if not created:
+            if exist_ok:
+                return self.load(instance_id)
+            raise InstanceExistsError(f"instance {instance_id!r} already exists")
+        self._remember(instance_id, columns, result.state)
+        return Instance(instance_id, 0, result.state, *self._chart_key)
+
+    def load(self, instance_id: str) -> Instance:
+        """The stored instance (UnknownInstanceError, ChartVersionError, CorruptRowError)."""
+        row = self.store.instance(instance_id)
+        if row is None:
+            raise UnknownInstanceError(f"unknown instance {instance_id!r}")
+        state = self._state(row)
+        return Instance(
+            instance_id,
+            row.version,
+            state,
+            row.chart_name,
+            row.chart_version,
+            row.chart_digest,
+        )
+
+    def history(self, instance_id: str) -> list[RecordedEvent]:
+        """The accepted events of an instance, in order."""
+        with self.store.read():
+            if self.store.instance(instance_id) is None:
+                raise UnknownInstanceError(f"unknown instance {instance_id!r}")
+            rows = self.store.events(instance_id)
+        where = f"instance {instance_id!r} event"
+        return [
+            RecordedEvent(
+                r.sequence,
+                r.event_id,
+                r.type,
+                loads(r.payload, f"{where} #{r.sequence} payload"),
+                r.payload_sha256,
+                r.status,
+                r.chart_version,
+                loads(r.evidence, f"{where} #{r.sequence} evidence"),
+                r.recorded_at,
+            )
+            for r in rows
+        ]
+
+    # ---- events ------------------------------------------------------------------------
+    def apply(
+        self,
+        instance_id: str,
+        event_id: str,
+        type: str,
+        payload: Mapping[str, Any] | None = None,
+        expected_version: int | None = None,
+        sequence: int | None = None,
+        *,
+        after_conflict: Conflict | None = None,
+    ) -> Outcome:
+        """Apply one event in one transaction and classify the attempt (see `Outcome`).
+
+        `expected_version`: apply only if the instance is still at this version
+        (else VERSION_CONFLICT; never retried here). `sequence`: the producer's
+        position of the event in the instance's history (must be version + 1).
+        `after_conflict`: the conflict this attempt re-decides after; it is
+        recorded in the stored evidence or audit row and in the outcome.
+        """
+        _check_id(event_id, "event ID")
+        if sequence is not None and sequence < 1:
+            raise ValueError(f"sequence must be at least 1, not {sequence}")
+        body = dict(payload) if payload is not None else {}
+        digest = payload_sha256(type, body)
+        store = self.store
+        with store.write():
+            row = store.instance(instance_id, event_id)
+            if row is None:
+                raise UnknownInstanceError(f"unknown instance {instance_id!r}")
+            state = self._state(row)
+            version = row.version
+            if row.event_sequence is not None:  # this event ID is already in the history
+                if row.event_sha256 == digest:
+                    return Outcome(
+                        ALREADY, None, version, state, event_id,
+                        sequence=row.event_sequence, duplicate=True, race=after_conflict,
+                        message=f"event {event_id!r} was recorded at sequence "
+                        f"{row.event_sequence} ({row.event_status})",
+                    )  # fmt: skip
+                conflict = Conflict(
+                    EVENT_ID_PAYLOAD_CONFLICT, expected_version, version, event_id,
+                    row.event_sequence,
+                )  # fmt: skip
+                message = (
+                    f"event {event_id!r} was recorded at sequence {row.event_sequence} with "
+                    "another payload; nothing applied"
+                )
+                return self._audit(row, event_id, type, body, digest, conflict, message, state)
+            if sequence is not None and sequence != version + 1:
+                if sequence <= version:
+                    holder = store.event_id_at(instance_id, sequence)
+                    conflict = Conflict(
+                        DUPLICATE_OR_OLD_SEQUENCE, sequence - 1, version, holder, sequence
+                    )
+                    message = f"sequence {sequence} is taken by event {holder!r}"
+                    return self._audit(row, event_id, type, body, digest, conflict, message, state)
+                conflict = Conflict(SEQUENCE_GAP, sequence - 1, version)
+                return Outcome(
+                    CONFLICT, SEQUENCE_GAP, version, state, event_id, conflict=conflict,
+                    missing=(version + 1, sequence - 1), race=after_conflict,
+                    message=f"sequence {sequence} arrived at version {version}: "
+                    f"{version + 1}..{sequence - 1} missing; nothing applied",
+                )  # fmt: skip
+            if expected_version is not None and expected_version != version:
+                winner = (
+                    store.event_id_at(instance_id, expected_version + 1)
+                    if 0 <= expected_version < version
+                    else None
+                )
+                conflict = Conflict(
+                    VERSION_CONFLICT, expected_version, version, winner,
+                    expected_version + 1 if winner is not None else None,
+                )  # fmt: skip
+                return Outcome(
+                    CONFLICT, VERSION_CONFLICT, version, state, event_id, conflict=conflict,
+                    race=after_conflict,
+                    message=f"expected version {expected_version}, the instance is at {version}"
+                    + (f" (event {winner!r} came first)" if winner else "")
+                    + "; re-read and decide again",
+                )  # fmt: skip
+            chart = self.chart
+            result = chart.send(state, type, body, event_id=event_id)
+            if result.status is Status.REJECTED:
+                detail = {} if after_conflict is None else {"race": after_conflict.to_data()}
+                store.insert_rejection(
+                    RejectionRow(
+                        0, instance_id, event_id, type, canonical_json(body), digest,
+                        REJECTED.value, result.reason or "", result.message, version,
+                        canonical_json(detail), time.time(),
+                    )
+                )  # fmt: skip
+                return Outcome(
+                    REJECTED, result.reason, version, state, event_id, result,
+                    message=result.message, race=after_conflict,
+                )  # fmt: skip
+            new_version = version + 1
+            now = time.time()
+            new_state = result.state
+            columns = row.columns if new_state is state else StateColumns.of(new_state)
+            store.insert_event(
+                EventRow(
+                    instance_id, new_version, event_id, type, canonical_json(body), digest,
+                    result.status.value, chart.version, evidence_json(result, after_conflict), now,
+                )
+            )  # fmt: skip
+            if not store.update_instance(instance_id, version, self._chart_key, columns, now):
+                raise RuntimeError(  # the row is locked: this cannot happen; roll back
+                    f"instance {instance_id!r} moved from version {version} during its own "
+                    "transaction"
+                )
+            if result.emitted:
+                store.insert_outbox(_outbox_rows(instance_id, new_version, result, now))
+            if self.snapshot_every and new_version % self.snapshot_every == 0:
+                store.insert_snapshot(_snapshot(instance_id, new_version, new_state, now))
+        self._remember(instance_id, columns, new_state)
+        status = APPLIED if result.status is Status.APPLIED else ALREADY
+        return Outcome(
+            status, None, new_version, new_state, event_id, result,
+            sequence=new_version, race=after_conflict, emitted=result.emitted,
+        )  # fmt: skip
+
+    def rejections(self, instance_id: str) -> list[dict[str, Any]]:
+        """The audited rejections and history conflicts of an instance, oldest first."""
+        return [
+            {
+                "event_id": r.event_id,
+                "type": r.type,
+                "payload": json.loads(r.payload),
+                "status": r.status,
+                "reason": r.reason,
+                "message": r.message,
+                "version": r.version,
+                "detail": json.loads(r.detail),
+                "recorded_at": r.recorded_at,
+            }
+            for r in self.store.rejections(instance_id)
+        ]
+
+    def snapshot(self, instance_id: str) -> int:
+        """Store a snapshot of the instance's current state; return its through-sequence."""
+        with self.store.write():
+            row = self.store.instance(instance_id)
+            if row is None:
+                raise UnknownInstanceError(f"unknown instance {instance_id!r}")
+            state = self._state(row)
+            self.store.insert_snapshot(_snapshot(instance_id, row.version, state, time.time()))
+        return row.version
+
+    def rebuild(self, instance_id: str) -> Rebuilt:
+        """The state rebuilt from the newest valid snapshot plus the later events (refused
+        snapshots are reported in `Rebuilt.refused`)."""
+        return rebuild(self.store, self.charts, instance_id)
+
+    def verify(self, instance_id: str) -> VerifyReport:
+        """Replay the whole history and compare it with the stored state, outbox and
+        snapshots; report every difference without choosing a side."""
+        return verify(self.store, self.charts, instance_id)
+
+    # ---- internals ---------------------------------------------------------------------
+    def _audit(
+        self,
+        row: InstanceRow,
+        event_id: str,
+        type: str,
+        body: dict[str, Any],
+        digest: str,
+        conflict: Conflict,
+        message: str,
+        state: State,
+    ) -> Outcome:
+        """Record a history conflict for investigation; return its CONFLICT outcome."""
+        self.store.insert_rejection(
+            RejectionRow(
+                0, row.instance_id, event_id, type, canonical_json(body), digest,
+                CONFLICT.value, conflict.reason, message, row.version,
+                canonical_json(conflict.to_data()), time.time(),
+            )
+        )  # fmt: skip
+        return Outcome(
+            CONFLICT, conflict.reason, row.version, state, event_id,
+            message=message, conflict=conflict,
+        )  # fmt: skip
+
+    def _state(self, row: InstanceRow) -> State:
+        """The row's state; parsed once per distinct stored text (rows are immutable per
+        version, and equal text gives an equal state)."""
+        cached = self._states.get(row.instance_id)
+        if cached is not None and cached[0] == row.columns and cached[1] == row.chart_digest:
+            return cached[2]
+        state = state_of(self.chart, row)
+        self._remember(row.instance_id, row.columns, state, row.chart_digest)
+        return state
+
+    def _remember(
+        self, instance_id: str, columns: StateColumns, state: State, digest: str | None = None
+    ) -> None:
+        if len(self._states) >= _CACHE_LIMIT:
+            self._states.clear()
+        self._states[instance_id] = (columns, digest or self.chart.digest, state)
+
+
+def _check_id(value: object, what: str) -> None:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"an {what} is a non-empty string, not {value!r}")
+    if what == "event ID" and value.startswith(RESERVED_PREFIX):
+        raise ValueError(f"{what} {value!r}: IDs starting with {RESERVED_PREFIX!r} are reserved")
+
+
+def _outbox_rows(
+    instance_id: str, sequence: int, result: Result, now: float
+) -> list[tuple[str, str, int, str, str, float]]:
+    return [
+        (instance_id, m.message_id, sequence, m.type, canonical_json(dict(m.payload)), now)
+        for m in result.emitted
+    ]
+
+
+def _snapshot(instance_id: str, sequence: int, state: State, now: float) -> SnapshotRow:
+    text = state.to_json()
+    return SnapshotRow(
+        instance_id,
+        sequence,
+        text,
+        text_sha256(text),
+        state.chart_digest,
+        state.to_data()["version"],
+        ENGINE_VERSION,
+        now,
+    )

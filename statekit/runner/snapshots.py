@@ -1,0 +1,96 @@
+"""Snapshots: the state after N events, to rebuild an instance without its whole history.
+
+A snapshot stores its through-sequence, the state's canonical JSON, that
+text's sha256, the chart digest and version, and the engine version. It is
+used only when all of them check out: the hash matches the text, the digest
+is the one of the chart of that version the runner has, the engine version
+is this one's, and the state loads into the chart. Anything else is refused
+and reported, and the next older snapshot (finally the empty history) is
+tried instead. A snapshot that is consistent but wrong (its hash matches a
+state the history never produced) passes these checks; `verify` finds it by
+full replay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from statekit.engine.state import State, StateFormatError
+from statekit.runner.charts import ChartSet
+from statekit.runner.errors import UnknownInstanceError
+from statekit.runner.history import Replayed, fold, initial_state
+from statekit.runner.records import ENGINE_VERSION, text_sha256
+from statekit.runner.rows import SnapshotRow
+from statekit.runner.sql import Store
+
+
+@dataclass(frozen=True, slots=True)
+class Rebuilt:
+    """An instance rebuilt from its history: the state at `version`, the snapshot it
+    started from (its through-sequence, None for the empty history), the snapshots
+    refused on the way (why, in words), the events replayed, and any problem
+    replaying them (then `state` is where the replay stopped)."""
+
+    instance_id: str
+    state: State | None
+    version: int
+    snapshot: int | None
+    refused: tuple[str, ...]
+    replayed: int
+    problems: tuple[str, ...]
+
+
+def snapshot_state(charts: ChartSet, row: SnapshotRow) -> tuple[State | None, str | None]:
+    """The snapshot's state, or None and why it is refused."""
+    where = f"snapshot at {row.through_sequence}"
+    if text_sha256(row.state) != row.state_sha256:
+        return None, f"{where}: state sha256 does not match its text (tampered or damaged)"
+    if row.engine_version != ENGINE_VERSION:
+        return None, f"{where}: made by engine {row.engine_version}, this is {ENGINE_VERSION}"
+    chart = charts.get(row.chart_version)
+    if chart is None or chart.digest != row.chart_digest:
+        return None, (
+            f"{where}: chart digest {row.chart_digest} (version {row.chart_version}) is not "
+            "a chart this runner has"
+        )
+    try:
+        return State.from_json(chart, row.state), None
+    except StateFormatError as exc:
+        return None, f"{where}: state does not load: {exc}"
+
+
+def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
+    """The instance's state from the newest valid snapshot plus the later events."""
+    with store.read():
+        row = store.instance(instance_id)
+        if row is None:
+            raise UnknownInstanceError(f"unknown instance {instance_id!r}")
+        refused: list[str] = []
+        start: Replayed | None = None
+        for snap in store.snapshots(instance_id):
+            if snap.through_sequence > row.version:
+                refused.append(
+                    f"snapshot at {snap.through_sequence}: beyond the history ({row.version})"
+                )
+                continue
+            state, problem = snapshot_state(charts, snap)
+            if state is not None:
+                start = Replayed(state, snap.through_sequence)
+                break
+            refused.append(problem or "")
+        through = start.version if start is not None else 0
+        events = store.events(instance_id, after=through)
+    snapshot = start.version if start is not None else None
+    if start is None:
+        first = events[0].chart_version if events else row.chart_version
+        start = initial_state(charts, first, row.initial_context)
+    done = fold(charts, start, events)
+    return Rebuilt(
+        instance_id,
+        done.state,
+        done.version,
+        snapshot,
+        tuple(refused),
+        done.version - through,
+        tuple(done.problems),
+    )

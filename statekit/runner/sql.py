@@ -1,0 +1,340 @@
+"""The shared SQL of both stores: the `Store` base class.
+
+A `Store` owns one database connection (use one per thread or process) and
+creates and upgrades the schema on open (`migrations`). The SQL is shared and
+written with `?` placeholders; each dialect's subclass says how a write
+transaction starts (and so how writers are serialised), how a row is locked
+and how dispatchers claim outbox messages. The runner calls the methods below
+inside `store.write()` or `store.read()`; nothing here decides anything.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from statekit.runner.errors import SchemaVersionError
+from statekit.runner.migrations import LATEST, MIGRATIONS, MIGRATIONS_TABLE, create_migrations_table
+from statekit.runner.records import InstanceRow, StateColumns
+from statekit.runner.rows import ChartRow, EventRow, OutboxRow, RejectionRow, SnapshotRow
+
+_INSTANCE = (
+    "SELECT i.instance_id, i.chart_name, i.chart_version, i.chart_digest, i.version, "
+    "i.configuration, i.context, i.history, i.initial_context, "
+    "e.sequence, e.payload_sha256, e.status FROM statekit_instances i "
+    "LEFT JOIN statekit_events e ON e.instance_id = i.instance_id AND e.event_id = ? "
+    "WHERE i.instance_id = ?"
+)
+_EVENT_COLUMNS = (
+    "instance_id, sequence, event_id, type, payload, payload_sha256, status, chart_version, "
+    "evidence, recorded_at"
+)
+OUTBOX_COLUMNS = (
+    "id, instance_id, message_id, sequence, type, payload, status, attempts, next_attempt_at, "
+    "last_error, created_at, delivered_at"
+)
+_SNAPSHOT_COLUMNS = (
+    "instance_id, through_sequence, state, state_sha256, chart_digest, chart_version, "
+    "engine_version, created_at"
+)
+# An outbox message is deliverable when it is pending, due, unclaimed (or its claim
+# expired) and no earlier message of its instance is still pending: per-instance order.
+ELIGIBLE = (
+    "o.status = 'pending' AND o.next_attempt_at <= ? "
+    "AND (o.claimed_until IS NULL OR o.claimed_until < ?) "
+    "AND NOT EXISTS (SELECT 1 FROM statekit_outbox p WHERE p.instance_id = o.instance_id "
+    "AND p.status = 'pending' AND p.id < o.id)"
+)
+
+
+class Store:
+    """A database holding instances, their histories, outbox, snapshots and inbox."""
+
+    dialect = ""
+    lock_clause = ""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    # ---- what each dialect provides ------------------------------------------------------
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """Run one statement (written with `?` placeholders); return the cursor."""
+        raise NotImplementedError
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement for each parameter row."""
+        raise NotImplementedError
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        """A write transaction: committed on exit, rolled back on an exception."""
+        raise NotImplementedError
+        yield
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        """A consistent read-only snapshot across several queries."""
+        raise NotImplementedError
+        yield
+
+    def claim_outbox(self, owner: str, now: float, lease: float, limit: int) -> list[OutboxRow]:
+        """Claim up to `limit` deliverable messages for `owner` until `now + lease`."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Close the connection."""
+        raise NotImplementedError
+
+    @property
+    def connection(self) -> Any:
+        """The DB-API connection (for a consumer's own writes inside `Inbox.process`)."""
+        raise NotImplementedError
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.url!r})"
+
+    # ---- schema ------------------------------------------------------------------------
+    def _lock_schema(self) -> None:
+        """Serialise concurrent migrators (inside the migration transaction)."""
+
+    def migrate(self) -> int:
+        """Create or upgrade the schema in place; return the schema version."""
+        with self.write():
+            self._lock_schema()
+            self.execute(create_migrations_table(self.dialect))
+            row = self.execute(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE}").fetchone()
+            current = int(row[0] or 0)
+            if current > LATEST:
+                raise SchemaVersionError(
+                    f"the database schema is at version {current}, newer than this statekit "
+                    f"knows ({LATEST}); upgrade statekit"
+                )
+            for migration in MIGRATIONS:
+                if migration.version <= current:
+                    continue
+                for statement in migration.statements(self.dialect):
+                    self.execute(statement)
+                self.execute(
+                    f"INSERT INTO {MIGRATIONS_TABLE} (version, description, applied_at) "
+                    "VALUES (?, ?, ?)",
+                    (migration.version, migration.description, time.time()),
+                )
+        return max(current, LATEST)
+
+    def schema_version(self) -> int:
+        """The schema version recorded in the database."""
+        row = self.execute(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE}").fetchone()
+        return int(row[0] or 0)
+
+    # ---- charts ------------------------------------------------------------------------
+    def register_chart(self, digest: str, name: str, version: int, source: str | None) -> None:
+        """Record a chart version (and its source when given and not yet stored)."""
+        with self.write():
+            self.execute(
+                "INSERT INTO statekit_charts (digest, name, version, source, registered_at) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (digest) DO NOTHING",
+                (digest, name, version, source, time.time()),
+            )
+            if source is not None:
+                self.execute(
+                    "UPDATE statekit_charts SET source = ? WHERE digest = ? AND source IS NULL",
+                    (source, digest),
+                )
+
+    def charts(self) -> list[ChartRow]:
+        """Every chart version the store has seen."""
+        rows = self.execute(
+            "SELECT digest, name, version, source FROM statekit_charts ORDER BY name, version"
+        ).fetchall()
+        return [ChartRow(*r) for r in rows]
+
+    # ---- instances ---------------------------------------------------------------------
+    def insert_instance(
+        self,
+        instance_id: str,
+        chart: tuple[str, int, str],
+        columns: StateColumns,
+        initial_context: str,
+        now: float,
+    ) -> bool:
+        """Insert a version-0 instance; False when the ID is taken."""
+        cursor = self.execute(
+            "INSERT INTO statekit_instances (instance_id, chart_name, chart_version, "
+            "chart_digest, version, configuration, context, history, initial_context, "
+            "created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (instance_id) DO NOTHING",
+            (instance_id, *chart, *_cols(columns), initial_context, now, now),
+        )
+        return bool(cursor.rowcount == 1)
+
+    def instance(self, instance_id: str, event_id: str | None = None) -> InstanceRow | None:
+        """The instance row (locked for this transaction where the dialect locks rows),
+        with the recorded event of `event_id` when there is one."""
+        sql = _INSTANCE + self.lock_clause if self.lock_clause else _INSTANCE
+        row = self.execute(sql, (event_id, instance_id)).fetchone()
+        if row is None:
+            return None
+        return InstanceRow(
+            row[0], row[1], row[2], row[3], row[4], StateColumns(row[5], row[6], row[7]),
+            row[8], row[9], row[10], row[11],
+        )  # fmt: skip
+
+    def update_instance(
+        self,
+        instance_id: str,
+        read_version: int,
+        chart: tuple[str, int, str],
+        columns: StateColumns,
+        now: float,
+    ) -> bool:
+        """Move the instance to `read_version + 1` only if it is still at `read_version`."""
+        cursor = self.execute(
+            "UPDATE statekit_instances SET version = version + 1, chart_name = ?, "
+            "chart_version = ?, chart_digest = ?, configuration = ?, context = ?, history = ?, "
+            "updated_at = ? WHERE instance_id = ? AND version = ?",
+            (*chart, *_cols(columns), now, instance_id, read_version),
+        )
+        return bool(cursor.rowcount == 1)
+
+    def instance_ids(self) -> list[str]:
+        """Every instance ID, sorted."""
+        rows = self.execute("SELECT instance_id FROM statekit_instances ORDER BY instance_id")
+        return [r[0] for r in rows.fetchall()]
+
+    # ---- events ------------------------------------------------------------------------
+    def insert_event(self, row: EventRow) -> None:
+        """Record an accepted event (the primary key and the unique event ID are the
+        database's last word against a duplicate)."""
+        self.execute(
+            f"INSERT INTO statekit_events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                row.instance_id, row.sequence, row.event_id, row.type, row.payload,
+                row.payload_sha256, row.status, row.chart_version, row.evidence, row.recorded_at,
+            ),
+        )  # fmt: skip
+
+    def event_id_at(self, instance_id: str, sequence: int) -> str | None:
+        """The event ID recorded at `sequence`, if any."""
+        row = self.execute(
+            "SELECT event_id FROM statekit_events WHERE instance_id = ? AND sequence = ?",
+            (instance_id, sequence),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def events(self, instance_id: str, after: int = 0) -> list[EventRow]:
+        """The history after sequence `after`, in order."""
+        rows = self.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM statekit_events WHERE instance_id = ? "
+            "AND sequence > ? ORDER BY sequence",
+            (instance_id, after),
+        ).fetchall()
+        return [EventRow(*r) for r in rows]
+
+    # ---- rejections --------------------------------------------------------------------
+    def insert_rejection(self, row: RejectionRow) -> None:
+        """Audit a rejection or a history conflict (`row.id` is ignored)."""
+        self.execute(
+            "INSERT INTO statekit_rejections (instance_id, event_id, type, payload, "
+            "payload_sha256, status, reason, message, version, detail, recorded_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                row.instance_id, row.event_id, row.type, row.payload, row.payload_sha256,
+                row.status, row.reason, row.message, row.version, row.detail, row.recorded_at,
+            ),
+        )  # fmt: skip
+
+    def rejections(self, instance_id: str | None = None) -> list[RejectionRow]:
+        """Audited rejections, oldest first (of one instance, or all)."""
+        sql = (
+            "SELECT id, instance_id, event_id, type, payload, payload_sha256, status, reason, "
+            "message, version, detail, recorded_at FROM statekit_rejections"
+        )
+        if instance_id is None:
+            rows = self.execute(sql + " ORDER BY id").fetchall()
+        else:
+            rows = self.execute(sql + " WHERE instance_id = ? ORDER BY id", (instance_id,))
+            rows = rows.fetchall()
+        return [RejectionRow(*r) for r in rows]
+
+    # ---- snapshots ---------------------------------------------------------------------
+    def insert_snapshot(self, row: SnapshotRow) -> None:
+        """Store (or replace) the snapshot of an instance at `through_sequence`."""
+        self.execute(
+            f"INSERT INTO statekit_snapshots ({_SNAPSHOT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (instance_id, through_sequence) DO UPDATE SET state = excluded.state, "
+            "state_sha256 = excluded.state_sha256, chart_digest = excluded.chart_digest, "
+            "chart_version = excluded.chart_version, engine_version = excluded.engine_version, "
+            "created_at = excluded.created_at",
+            (
+                row.instance_id, row.through_sequence, row.state, row.state_sha256,
+                row.chart_digest, row.chart_version, row.engine_version, row.created_at,
+            ),
+        )  # fmt: skip
+
+    def snapshots(self, instance_id: str) -> list[SnapshotRow]:
+        """The snapshots of an instance, newest first."""
+        rows = self.execute(
+            f"SELECT {_SNAPSHOT_COLUMNS} FROM statekit_snapshots WHERE instance_id = ? "
+            "ORDER BY through_sequence DESC",
+            (instance_id,),
+        ).fetchall()
+        return [SnapshotRow(*r) for r in rows]
+
+    # ---- outbox ------------------------------------------------------------------------
+    def insert_outbox(self, rows: Sequence[tuple[str, str, int, str, str, float]]) -> None:
+        """Insert messages: (instance_id, message_id, sequence, type, payload, created_at)."""
+        self.executemany(
+            "INSERT INTO statekit_outbox (instance_id, message_id, sequence, type, payload, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+
+    def outbox(self, statuses: Sequence[str], instance_id: str | None = None) -> list[OutboxRow]:
+        """Messages in the given states, in outbox order."""
+        marks = ", ".join("?" for _ in statuses)
+        sql = f"SELECT {OUTBOX_COLUMNS} FROM statekit_outbox WHERE status IN ({marks})"
+        params: list[Any] = list(statuses)
+        if instance_id is not None:
+            sql += " AND instance_id = ?"
+            params.append(instance_id)
+        return [OutboxRow(*r) for r in self.execute(sql + " ORDER BY id", params).fetchall()]
+
+    def settle_outbox(
+        self,
+        message: int,
+        status: str,
+        attempts: int,
+        next_attempt_at: float,
+        error: str | None,
+        now: float,
+    ) -> None:
+        """Record a delivery attempt's end and release the claim."""
+        delivered = now if status == "delivered" else None
+        self.execute(
+            "UPDATE statekit_outbox SET status = ?, attempts = ?, next_attempt_at = ?, "
+            "last_error = ?, delivered_at = ?, claimed_by = NULL, claimed_until = NULL "
+            "WHERE id = ? AND status = 'pending'",
+            (status, attempts, next_attempt_at, error, delivered, message),
+        )
+
+    # ---- inbox -------------------------------------------------------------------------
+    def inbox_claim(self, consumer: str, instance_id: str, message_id: str, now: float) -> bool:
+        """Record that `consumer` processed the message; False when it already had."""
+        cursor = self.execute(
+            "INSERT INTO statekit_inbox (consumer, instance_id, message_id, processed_at) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (consumer, instance_id, message_id, now),
+        )
+        return bool(cursor.rowcount == 1)
+
+
+def _cols(columns: StateColumns) -> tuple[str, str, str]:
+    return (columns.configuration, columns.context, columns.history)

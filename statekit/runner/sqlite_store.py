@@ -1,0 +1,127 @@
+"""The SQLite store (standard library `sqlite3`).
+
+Locking: SQLite has one writer at a time per database. Every write
+transaction starts with `BEGIN IMMEDIATE`, which takes the write lock before
+the instance row is read, so read → decide → write runs alone and the
+version read is still the version written (the version-guarded UPDATE is a
+second check, never the mechanism). A deferred `BEGIN` would read under a
+shared lock and then try to upgrade it: two processes doing that block each
+other and SQLite answers "database is locked" at once, without waiting for
+the busy timeout (FIELD-NOTES: 2.6 M retries with 4 processes, zero with
+IMMEDIATE). WAL lets readers (load, history, verify) run beside the writer;
+the busy timeout makes writers queue instead of failing; `synchronous=FULL`
+makes each commit durable (an acknowledged event survives a power cut, not
+only a killed process). The connection uses `isolation_level=None` so that
+Python's sqlite3 never opens or commits a transaction behind our back.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from statekit.runner.errors import StoreURLError
+from statekit.runner.rows import OutboxRow
+from statekit.runner.sql import ELIGIBLE, OUTBOX_COLUMNS, Store
+
+SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
+
+
+class SQLiteStore(Store):
+    """A SQLite database file in WAL mode (see the module docstring for the locking)."""
+
+    dialect = "sqlite"
+
+    def __init__(self, url: str, path: str, options: Mapping[str, Any] | None = None) -> None:
+        super().__init__(url)
+        options = dict(options or {})
+        synchronous = str(options.pop("synchronous", "FULL")).upper()
+        if synchronous not in SYNCHRONOUS:
+            raise StoreURLError(f"{url!r}: synchronous must be one of {', '.join(SYNCHRONOUS)}")
+        try:
+            busy = float(options.pop("busy_timeout", 60.0))
+        except ValueError as exc:
+            raise StoreURLError(f"{url!r}: busy_timeout must be a number of seconds") from exc
+        if options:
+            raise StoreURLError(f"{url!r}: unknown SQLite options {sorted(options)}")
+        self.path = path
+        try:
+            self._conn = sqlite3.connect(
+                path, isolation_level=None, timeout=busy, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise StoreURLError(f"{url!r}: cannot open the database: {exc}") from exc
+        self._depth = 0
+        if path != ":memory:":
+            self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute(f"PRAGMA synchronous={synchronous}")
+        self._conn.execute(f"PRAGMA busy_timeout={int(busy * 1000)}")
+        self.migrate()
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The `sqlite3.Connection` (autocommit mode; transactions are explicit)."""
+        return self._conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """Run one statement; return the cursor."""
+        return self._conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement for each parameter row."""
+        self._conn.executemany(sql, rows)
+
+    @contextmanager
+    def _transaction(self, begin: str) -> Iterator[None]:
+        if self._depth:  # nested: part of the enclosing transaction
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._conn.execute(begin)
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        self._conn.execute("COMMIT")
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        """`BEGIN IMMEDIATE` … `COMMIT` (rolled back on an exception)."""
+        with self._transaction("BEGIN IMMEDIATE"):
+            yield
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        """A deferred transaction: one WAL snapshot for several reads."""
+        with self._transaction("BEGIN"):
+            yield
+
+    def claim_outbox(self, owner: str, now: float, lease: float, limit: int) -> list[OutboxRow]:
+        """Claim under the write lock: only one dispatcher claims at a time, and a claim
+        holds its messages (and with them their instances' later ones) until settled
+        or until the lease expires (a crashed dispatcher's messages are redelivered)."""
+        with self.write():
+            rows = self.execute(
+                f"SELECT {OUTBOX_COLUMNS} FROM statekit_outbox o WHERE {ELIGIBLE} "
+                "ORDER BY o.id LIMIT ?",
+                (now, now, limit),
+            ).fetchall()
+            self.executemany(
+                "UPDATE statekit_outbox SET claimed_by = ?, claimed_until = ? WHERE id = ?",
+                [(owner, now + lease, r[0]) for r in rows],
+            )
+        return [OutboxRow(*r) for r in rows]
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()

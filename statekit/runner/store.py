@@ -1,0 +1,49 @@
+"""Where the runner keeps its data: `open_store(url)` gives a `Store`.
+
+    store = statekit.open_store("sqlite:///tasks.db")      # or sqlite:////abs/path.db
+    store = statekit.open_store("postgresql://user@127.0.0.1:5432/db")
+
+`Store` (in `statekit.runner.sql`) is the interface the runner, the
+dispatcher and the inbox use; `SQLiteStore` and `PostgresStore` implement it.
+psycopg is imported only when a PostgreSQL store is opened.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from statekit.runner.errors import StoreURLError
+from statekit.runner.postgres_store import PostgresStore
+from statekit.runner.sql import Store
+from statekit.runner.sqlite_store import SQLiteStore
+
+__all__ = ["PostgresStore", "SQLiteStore", "Store", "open_store"]
+
+
+def open_store(url: str, **options: Any) -> Store:
+    """Open (creating or upgrading its schema) the store at `url`.
+
+    `sqlite:///relative.db`, `sqlite:////absolute.db` or `sqlite:///:memory:`
+    (query options `synchronous=FULL|NORMAL`, `busy_timeout=<seconds>`), or
+    `postgresql://…` / `postgres://…` (a libpq URL; needs psycopg 3, the
+    `statekit[postgres]` extra). Raises `StoreURLError` for anything else.
+    """
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme == "sqlite":
+        if parts.netloc:
+            raise StoreURLError(
+                f"{url!r}: a SQLite URL has no host; use sqlite:///relative.db or "
+                "sqlite:////absolute/path.db"
+            )
+        path = parts.path[1:] if parts.path.startswith("/") else parts.path
+        if not path:
+            raise StoreURLError(f"{url!r}: no database file (sqlite:///path/to/file.db)")
+        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        return SQLiteStore(url, path, {**query, **options})
+    if scheme in ("postgresql", "postgres"):
+        return PostgresStore(url, **options)
+    raise StoreURLError(
+        f"{url!r}: unknown store; use sqlite:///path.db or postgresql://user@host/db"
+    )
