@@ -1,0 +1,90 @@
+"""Inline charts for the runner's tests (also imported by `runner_workers.py`)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from statekit.compiler.pipeline import compile_source
+from statekit.engine.chart import Chart
+
+MACHINES = Path(__file__).resolve().parents[2] / "machines"
+
+COUNTER = """
+statechart: counter
+version: 1
+description: A counter whose every increment emits a message (for the runner's tests).
+context:
+  total: {type: integer, default: 0}
+  count: {type: integer, default: 0}
+events:
+  Incr: {by: integer}
+  Ping: {}
+guards:
+  positive:
+    if: event.by > 0
+    else: NOT_POSITIVE
+initial: open
+states:
+  open:
+    already: [Ping]
+    on:
+      Incr:
+        guard: positive
+        do:
+          - assign: {total: ctx.total + event.by, count: ctx.count + 1}
+          - emit: {type: Counted, payload: {total: ctx.total, by: event.by}}
+"""
+
+JOB_CANCEL_WINS = """
+statechart: job
+version: 1
+description: A job where a cancellation wins over a completion, even one recorded first.
+context:
+  progress: {type: integer, default: 0}
+  cancelled_by: {type: string, nullable: true, default: null}
+events:
+  JobStarted: {}
+  JobProgressed: {percent: integer}
+  JobCompleted: {}
+  JobCancelled: {requested_by: string}
+initial: queued
+states:
+  queued:
+    on:
+      JobStarted: running
+      JobCancelled: {to: cancelled, do: [{assign: {cancelled_by: event.requested_by}}]}
+  running:
+    on:
+      JobProgressed: {do: [{assign: {progress: event.percent}}]}
+      JobCompleted: completed
+      JobCancelled: {to: cancelled, do: [{assign: {cancelled_by: event.requested_by}}]}
+  completed:
+    description: Not final, so that a cancellation still overrides the completion.
+    already: [JobCompleted]
+    on:
+      JobCancelled:
+        to: cancelled
+        do:
+          - assign: {cancelled_by: event.requested_by}
+          - emit: {type: CompletionRevoked, payload: {requested_by: event.requested_by}}
+    reject: {JobProgressed: JOB_COMPLETED}
+  cancelled:
+    final: true
+    already: [JobCancelled]
+    reject: {"*": JOB_CANCELLED}
+"""
+
+
+def chart_from(text: str, file: str = "inline.yaml") -> Chart:
+    """Compile inline YAML that must have no errors."""
+    result = compile_source(textwrap.dedent(text).lstrip("\n"), file)
+    assert result.chart is not None, [d.message for d in result.diagnostics]
+    return Chart(result.chart)
+
+
+def write_chart(text: str, folder: Path, name: str) -> Path:
+    """Write inline YAML to `folder/name.yaml` (for CLI and worker processes)."""
+    path = folder / f"{name}.yaml"
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path

@@ -1,0 +1,194 @@
+"""Runner.apply's outcomes, on SQLite and on a real PostgreSQL server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from runner_charts import COUNTER, MACHINES, chart_from
+
+import statekit
+from statekit.runner.errors import (
+    ChartVersionError,
+    CorruptRowError,
+    InstanceExistsError,
+    UnknownInstanceError,
+)
+from statekit.runner.outcome import OutcomeStatus
+from statekit.runner.runner import Runner
+from statekit.runner.store import open_store
+
+APPLIED, ALREADY = OutcomeStatus.APPLIED, OutcomeStatus.ALREADY_APPLIED
+REJECTED, CONFLICT = OutcomeStatus.REJECTED, OutcomeStatus.CONFLICT
+
+
+@pytest.fixture
+def payment_runner(store_url: str) -> Runner:
+    runner = statekit.Runner(
+        statekit.load(MACHINES / "payment.yaml"), statekit.open_store(store_url)
+    )
+    runner.create("pay-1")
+    return runner
+
+
+def test_applied_event_writes_event_state_and_outbox_together(payment_runner: Runner) -> None:
+    r = payment_runner
+    o = r.apply("pay-1", "e1", "START_PAY", {"amount": 100}, expected_version=0)
+    assert (o.status, o.version, o.sequence, o.reason) == (APPLIED, 1, 1, None)
+    assert o.state.configuration == {"processing"} and o.result is not None
+    o = r.apply("pay-1", "e2", "PAY_SUCCESS", {"channel_ref": "ch-1"}, expected_version=1)
+    assert [m.message_id for m in o.emitted] == ["e2/0"]
+    loaded = r.load("pay-1")
+    assert (loaded.version, loaded.state) == (2, o.state)
+    assert (loaded.chart_name, loaded.chart_version) == ("payment", 1)
+    assert loaded.chart_digest == r.chart.digest
+    history = r.history("pay-1")
+    assert [(e.sequence, e.event_id, e.status) for e in history] == [
+        (1, "e1", "APPLIED"),
+        (2, "e2", "APPLIED"),
+    ]
+    assert history[1].evidence["microsteps"][0]["entered"] == ["success"]
+    outbox = r.store.outbox(["pending"])
+    assert [(m.message_id, m.sequence, m.type) for m in outbox] == [("e2/0", 2, "PaymentSucceeded")]
+    assert json.loads(outbox[0].payload) == {"amount": 100, "channel_ref": "ch-1"}
+
+
+def test_rejection_is_audited_and_changes_nothing(payment_runner: Runner) -> None:
+    r = payment_runner
+    o = r.apply("pay-1", "e1", "PAY_SUCCESS", {"channel_ref": "x"})
+    assert (o.status, o.reason, o.version) == (REJECTED, "PAYMENT_NOT_STARTED", 0)
+    assert r.history("pay-1") == [] and r.load("pay-1").version == 0
+    [audit] = r.rejections("pay-1")
+    assert (audit["event_id"], audit["reason"], audit["status"]) == (
+        "e1",
+        "PAYMENT_NOT_STARTED",
+        "REJECTED",
+    )
+    # only accepted events claim an ID: the same ID may be sent again
+    assert r.apply("pay-1", "e1", "START_PAY", {"amount": 5}).status is APPLIED
+
+
+def test_unknown_event_and_bad_payload_are_rejections(payment_runner: Runner) -> None:
+    r = payment_runner
+    assert r.apply("pay-1", "e1", "NOPE").reason == "UNKNOWN_EVENT"
+    assert r.apply("pay-1", "e2", "START_PAY", {"amount": "x"}).reason == "INVALID_PAYLOAD"
+    assert r.load("pay-1").version == 0
+
+
+def test_chart_already_is_recorded_and_claims_its_id_and_sequence(store_url: str) -> None:
+    runner = Runner(chart_from(COUNTER), open_store(store_url))
+    runner.create("c")
+    o = runner.apply("c", "p1", "Ping", sequence=1)
+    assert (o.status, o.version, o.sequence, o.duplicate) == (ALREADY, 1, 1, False)
+    assert o.state == runner.chart.start() and o.emitted == ()
+    again = runner.apply("c", "p1", "Ping")
+    assert (again.status, again.duplicate, again.sequence, again.version) == (ALREADY, True, 1, 1)
+    assert [e.status for e in runner.history("c")] == ["ALREADY_APPLIED"]
+
+
+def test_version_conflict_names_the_winner(payment_runner: Runner) -> None:
+    r = payment_runner
+    r.apply("pay-1", "e1", "START_PAY", {"amount": 100})
+    o = r.apply("pay-1", "e2", "PAY_SUCCESS", {"channel_ref": "x"}, expected_version=0)
+    assert (o.status, o.reason, o.version) == (CONFLICT, "VERSION_CONFLICT", 1)
+    assert o.conflict is not None
+    assert (o.conflict.expected_version, o.conflict.event_id, o.conflict.sequence) == (0, "e1", 1)
+    future = r.apply("pay-1", "e2", "PAY_SUCCESS", {"channel_ref": "x"}, expected_version=7)
+    assert future.reason == "VERSION_CONFLICT" and future.conflict is not None
+    assert future.conflict.event_id is None
+    assert r.load("pay-1").version == 1 and r.rejections("pay-1") == []
+
+
+def test_unknown_instance_is_a_clear_error(payment_runner: Runner) -> None:
+    with pytest.raises(UnknownInstanceError, match="unknown instance 'nope'"):
+        payment_runner.apply("nope", "e1", "START_PAY", {"amount": 1})
+    with pytest.raises(UnknownInstanceError):
+        payment_runner.load("nope")
+    with pytest.raises(UnknownInstanceError):
+        payment_runner.history("nope")
+
+
+def test_create_twice(payment_runner: Runner) -> None:
+    with pytest.raises(InstanceExistsError, match="pay-1"):
+        payment_runner.create("pay-1")
+    assert payment_runner.create("pay-1", exist_ok=True).version == 0
+
+
+def test_reserved_and_empty_ids_are_refused(payment_runner: Runner) -> None:
+    with pytest.raises(ValueError, match="reserved"):
+        payment_runner.apply("pay-1", "statekit.start", "START_PAY", {"amount": 1})
+    with pytest.raises(ValueError, match="non-empty"):
+        payment_runner.apply("pay-1", "", "START_PAY", {"amount": 1})
+    with pytest.raises(ValueError, match="sequence"):
+        payment_runner.apply("pay-1", "e", "START_PAY", {"amount": 1}, sequence=0)
+
+
+def test_creation_context_and_entry_messages(store_url: str) -> None:
+    runner = Runner(statekit.load(MACHINES / "task.yaml"), open_store(store_url))
+    created = runner.create("t", {"max_attempts": 5})
+    assert created.state.context["max_attempts"] == 5
+    assert runner.verify("t").ok
+
+
+def test_corrupt_rows_are_clear_errors(payment_runner: Runner) -> None:
+    r = payment_runner
+    with r.store.write():
+        r.store.execute(
+            "UPDATE statekit_instances SET context = ? WHERE instance_id = ?",
+            ("{not json", "pay-1"),
+        )
+    with pytest.raises(CorruptRowError, match="instance 'pay-1': stored state is not JSON"):
+        r.load("pay-1")
+    with r.store.write():
+        r.store.execute(
+            "UPDATE statekit_instances SET context = ? WHERE instance_id = ?",
+            ('{"amount": "lots"}', "pay-1"),
+        )
+    with pytest.raises(CorruptRowError, match="does not fit its chart"):
+        r.apply("pay-1", "e1", "START_PAY", {"amount": 1})
+
+
+V2_REMOVES_FAILED = (MACHINES / "payment.yaml").read_text().replace("version: 1", "version: 2", 1)
+
+
+def test_a_newer_chart_version_carries_instances_over(store_url: str) -> None:
+    store = open_store(store_url)
+    v1 = Runner(statekit.load(MACHINES / "payment.yaml"), store)
+    v1.create("p")
+    v1.apply("p", "e1", "START_PAY", {"amount": 10})
+    v2 = Runner(chart_from(V2_REMOVES_FAILED), store, previous=[v1.chart])
+    assert v2.load("p").state.configuration == {"processing"}
+    o = v2.apply("p", "e2", "PAY_SUCCESS", {"channel_ref": "x"})
+    assert o.status is APPLIED
+    loaded = v2.load("p")
+    assert (loaded.chart_version, loaded.chart_digest) == (2, v2.chart.digest)
+    assert [e.chart_version for e in v2.history("p")] == [1, 2]
+    assert v2.verify("p").ok
+    # the old runner now meets an instance of a newer version: a clear error
+    with pytest.raises(ChartVersionError, match="newer than this runner's version 1"):
+        v1.load("p")
+
+
+def test_a_chart_without_a_stored_state_is_an_error_naming_it(store_url: str) -> None:
+    store = open_store(store_url)
+    v1 = Runner(statekit.load(MACHINES / "payment.yaml"), store)
+    v1.create("p")
+    v1.apply("p", "e1", "START_PAY", {"amount": 10})
+    v2_text = COUNTER.replace("statechart: counter", "statechart: payment").replace(
+        "version: 1", "version: 2"
+    )
+    v2 = Runner(chart_from(v2_text), store)
+    with pytest.raises(ChartVersionError, match="is in state 'processing', which chart"):
+        v2.load("p")
+    with pytest.raises(ChartVersionError, match="'processing'"):
+        v2.apply("p", "e2", "Ping")
+
+
+def test_same_version_other_digest_is_an_unknown_chart_version(store_url: str) -> None:
+    store = open_store(store_url)
+    Runner(statekit.load(MACHINES / "payment.yaml"), store).create("p")
+    changed = (MACHINES / "payment.yaml").read_text().replace("default: 3", "default: 4", 1)
+    with pytest.raises(ChartVersionError, match="unknown chart version"):
+        Runner(chart_from(changed), store).load("p")
+    with pytest.raises(ChartVersionError, match="runs on chart 'payment', not on 'counter'"):
+        Runner(chart_from(COUNTER), store).load("p")
