@@ -69,7 +69,9 @@ class PostgresStore(Store):
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement for each parameter row."""
-        if rows:
+        if len(rows) == 1:
+            self._conn.execute(self._convert(sql), rows[0])
+        elif rows:
             with self._conn.cursor() as cursor:
                 cursor.executemany(self._convert(sql), rows)
 

@@ -7,7 +7,8 @@
 
 `apply` opens one write transaction (the store's locking: see
 `sqlite_store` and `postgres_store`), reads the instance and the record of
-the event ID, classifies, and for an accepted event inserts the event row
+the event ID, classifies (`transaction.InstanceTransaction`), and for an
+accepted event inserts the event row
 (sequence = version + 1, payload sha256, evidence), moves the instance to
 the new version only where it still has the version read, and inserts the
 outbox rows; all of it commits together or not at all. A rejection or a
@@ -29,42 +30,17 @@ from typing import Any
 
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import START_EVENT, Chart
-from statekit.engine.result import Result, Status
+from statekit.engine.result import Result
 from statekit.engine.state import State
 from statekit.runner.charts import ChartSet, chart_source
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
-from statekit.runner.outcome import (
-    DUPLICATE_OR_OLD_SEQUENCE,
-    EVENT_ID_PAYLOAD_CONFLICT,
-    SEQUENCE_GAP,
-    VERSION_CONFLICT,
-    Conflict,
-    Instance,
-    Outcome,
-    OutcomeStatus,
-    RecordedEvent,
-)
-from statekit.runner.records import (
-    ENGINE_VERSION,
-    InstanceRow,
-    StateColumns,
-    evidence_json,
-    loads,
-    payload_sha256,
-    state_of,
-    text_sha256,
-)
-from statekit.runner.rows import EventRow, RejectionRow, SnapshotRow
+from statekit.runner.outcome import Conflict, Instance, Outcome, RecordedEvent
+from statekit.runner.records import InstanceRow, StateColumns, loads, state_of
 from statekit.runner.snapshots import Rebuilt, rebuild
 from statekit.runner.sql import Store
+from statekit.runner.transaction import Command, InstanceTransaction, snapshot_row
 from statekit.runner.verify import VerifyReport, verify
 
-APPLIED, ALREADY, REJECTED, CONFLICT = (
-    OutcomeStatus.APPLIED,
-    OutcomeStatus.ALREADY_APPLIED,
-    OutcomeStatus.REJECTED,
-    OutcomeStatus.CONFLICT,
-)
 RESERVED_PREFIX = "statekit."
 """Event IDs starting with this are the runner's own (`statekit.start` at creation)."""
 _CACHE_LIMIT = 10_000
@@ -185,107 +161,46 @@ class Runner:
         `after_conflict`: the conflict this attempt re-decides after; it is
         recorded in the stored evidence or audit row and in the outcome.
         """
-        _check_id(event_id, "event ID")
-        if sequence is not None and sequence < 1:
-            raise ValueError(f"sequence must be at least 1, not {sequence}")
-        body = dict(payload) if payload is not None else {}
-        digest = payload_sha256(type, body)
-        store = self.store
-        with store.write():
-            row = store.instance(instance_id, event_id)
+        command = _command(event_id, type, payload, expected_version, sequence, after_conflict)
+        with self.store.write():
+            row = self.store.instance(instance_id, event_id, lock=True)
             if row is None:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
-            state = self._state(row)
-            version = row.version
-            if row.event_sequence is not None:  # this event ID is already in the history
-                if row.event_sha256 == digest:
-                    return Outcome(
-                        ALREADY, None, version, state, event_id,
-                        sequence=row.event_sequence, duplicate=True, race=after_conflict,
-                        message=f"event {event_id!r} was recorded at sequence "
-                        f"{row.event_sequence} ({row.event_status})",
-                    )  # fmt: skip
-                conflict = Conflict(
-                    EVENT_ID_PAYLOAD_CONFLICT, expected_version, version, event_id,
-                    row.event_sequence,
-                )  # fmt: skip
-                message = (
-                    f"event {event_id!r} was recorded at sequence {row.event_sequence} with "
-                    "another payload; nothing applied"
-                )
-                return self._audit(row, event_id, type, body, digest, conflict, message, state)
-            if sequence is not None and sequence != version + 1:
-                if sequence <= version:
-                    holder = store.event_id_at(instance_id, sequence)
-                    conflict = Conflict(
-                        DUPLICATE_OR_OLD_SEQUENCE, sequence - 1, version, holder, sequence
-                    )
-                    message = f"sequence {sequence} is taken by event {holder!r}"
-                    return self._audit(row, event_id, type, body, digest, conflict, message, state)
-                conflict = Conflict(SEQUENCE_GAP, sequence - 1, version)
-                return Outcome(
-                    CONFLICT, SEQUENCE_GAP, version, state, event_id, conflict=conflict,
-                    missing=(version + 1, sequence - 1), race=after_conflict,
-                    message=f"sequence {sequence} arrived at version {version}: "
-                    f"{version + 1}..{sequence - 1} missing; nothing applied",
-                )  # fmt: skip
-            if expected_version is not None and expected_version != version:
-                winner = (
-                    store.event_id_at(instance_id, expected_version + 1)
-                    if 0 <= expected_version < version
-                    else None
-                )
-                conflict = Conflict(
-                    VERSION_CONFLICT, expected_version, version, winner,
-                    expected_version + 1 if winner is not None else None,
-                )  # fmt: skip
-                return Outcome(
-                    CONFLICT, VERSION_CONFLICT, version, state, event_id, conflict=conflict,
-                    race=after_conflict,
-                    message=f"expected version {expected_version}, the instance is at {version}"
-                    + (f" (event {winner!r} came first)" if winner else "")
-                    + "; re-read and decide again",
-                )  # fmt: skip
-            chart = self.chart
-            result = chart.send(state, type, body, event_id=event_id)
-            if result.status is Status.REJECTED:
-                detail = {} if after_conflict is None else {"race": after_conflict.to_data()}
-                store.insert_rejection(
-                    RejectionRow(
-                        0, instance_id, event_id, type, canonical_json(body), digest,
-                        REJECTED.value, result.reason or "", result.message, version,
-                        canonical_json(detail), time.time(),
-                    )
-                )  # fmt: skip
-                return Outcome(
-                    REJECTED, result.reason, version, state, event_id, result,
-                    message=result.message, race=after_conflict,
-                )  # fmt: skip
-            new_version = version + 1
-            now = time.time()
-            new_state = result.state
-            columns = row.columns if new_state is state else StateColumns.of(new_state)
-            store.insert_event(
-                EventRow(
-                    instance_id, new_version, event_id, type, canonical_json(body), digest,
-                    result.status.value, chart.version, evidence_json(result, after_conflict), now,
-                )
-            )  # fmt: skip
-            if not store.update_instance(instance_id, version, self._chart_key, columns, now):
-                raise RuntimeError(  # the row is locked: this cannot happen; roll back
-                    f"instance {instance_id!r} moved from version {version} during its own "
-                    "transaction"
-                )
-            if result.emitted:
-                store.insert_outbox(_outbox_rows(instance_id, new_version, result, now))
-            if self.snapshot_every and new_version % self.snapshot_every == 0:
-                store.insert_snapshot(_snapshot(instance_id, new_version, new_state, now))
-        self._remember(instance_id, columns, new_state)
-        status = APPLIED if result.status is Status.APPLIED else ALREADY
-        return Outcome(
-            status, None, new_version, new_state, event_id, result,
-            sequence=new_version, race=after_conflict, emitted=result.emitted,
-        )  # fmt: skip
+            tx = InstanceTransaction(
+                self.store, self.chart, row, self._state(row), self.snapshot_every
+            )
+            recorded = (
+                None
+                if row.event_sequence is None
+                else (row.event_sequence, row.event_sha256 or "", row.event_status or "")
+            )
+            outcome = tx.decide(command, recorded)
+            tx.flush(self._chart_key)
+        if tx.events:
+            self._remember(instance_id, tx.columns, tx.state)
+        return outcome
+
+    def apply_batch(self, instance_id: str, commands: Iterable[Command]) -> list[Outcome]:
+        """Apply many events of one instance in ONE transaction (an import): each is
+        classified as `apply` would, in order, against the state the previous ones
+        left; all rows are written together, with a single instance update."""
+        checked = [
+            _command(c.event_id, c.type, c.payload, c.expected_version, c.sequence,
+                     c.after_conflict)
+            for c in commands
+        ]  # fmt: skip
+        with self.store.write():
+            row = self.store.instance(instance_id, lock=True)
+            if row is None:
+                raise UnknownInstanceError(f"unknown instance {instance_id!r}")
+            tx = InstanceTransaction(
+                self.store, self.chart, row, self._state(row), self.snapshot_every
+            )
+            outcomes = [tx.decide(c, tx.recorded(c.event_id)) for c in checked]
+            tx.flush(self._chart_key)
+        if tx.events:
+            self._remember(instance_id, tx.columns, tx.state)
+        return outcomes
 
     def rejections(self, instance_id: str) -> list[dict[str, Any]]:
         """The audited rejections and history conflicts of an instance, oldest first."""
@@ -307,11 +222,11 @@ class Runner:
     def snapshot(self, instance_id: str) -> int:
         """Store a snapshot of the instance's current state; return its through-sequence."""
         with self.store.write():
-            row = self.store.instance(instance_id)
+            row = self.store.instance(instance_id, lock=True)
             if row is None:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
             state = self._state(row)
-            self.store.insert_snapshot(_snapshot(instance_id, row.version, state, time.time()))
+            self.store.insert_snapshot(snapshot_row(instance_id, row.version, state, time.time()))
         return row.version
 
     def rebuild(self, instance_id: str) -> Rebuilt:
@@ -325,30 +240,6 @@ class Runner:
         return verify(self.store, self.charts, instance_id)
 
     # ---- internals ---------------------------------------------------------------------
-    def _audit(
-        self,
-        row: InstanceRow,
-        event_id: str,
-        type: str,
-        body: dict[str, Any],
-        digest: str,
-        conflict: Conflict,
-        message: str,
-        state: State,
-    ) -> Outcome:
-        """Record a history conflict for investigation; return its CONFLICT outcome."""
-        self.store.insert_rejection(
-            RejectionRow(
-                0, row.instance_id, event_id, type, canonical_json(body), digest,
-                CONFLICT.value, conflict.reason, message, row.version,
-                canonical_json(conflict.to_data()), time.time(),
-            )
-        )  # fmt: skip
-        return Outcome(
-            CONFLICT, conflict.reason, row.version, state, event_id,
-            message=message, conflict=conflict,
-        )  # fmt: skip
-
     def _state(self, row: InstanceRow) -> State:
         """The row's state; parsed once per distinct stored text (rows are immutable per
         version, and equal text gives an equal state)."""
@@ -374,6 +265,23 @@ def _check_id(value: object, what: str) -> None:
         raise ValueError(f"{what} {value!r}: IDs starting with {RESERVED_PREFIX!r} are reserved")
 
 
+def _command(
+    event_id: str,
+    type: str,
+    payload: Mapping[str, Any] | None,
+    expected_version: int | None,
+    sequence: int | None,
+    after_conflict: Conflict | None,
+) -> Command:
+    _check_id(event_id, "event ID")
+    if not isinstance(type, str):
+        raise ValueError(f"an event type is a string, not {type!r}")
+    if sequence is not None and sequence < 1:
+        raise ValueError(f"sequence must be at least 1, not {sequence}")
+    body = dict(payload) if payload is not None else {}
+    return Command(event_id, type, body, expected_version, sequence, after_conflict)
+
+
 def _outbox_rows(
     instance_id: str, sequence: int, result: Result, now: float
 ) -> list[tuple[str, str, int, str, str, float]]:
@@ -381,17 +289,3 @@ def _outbox_rows(
         (instance_id, m.message_id, sequence, m.type, canonical_json(dict(m.payload)), now)
         for m in result.emitted
     ]
-
-
-def _snapshot(instance_id: str, sequence: int, state: State, now: float) -> SnapshotRow:
-    text = state.to_json()
-    return SnapshotRow(
-        instance_id,
-        sequence,
-        text,
-        text_sha256(text),
-        state.chart_digest,
-        state.to_data()["version"],
-        ENGINE_VERSION,
-        now,
-    )

@@ -175,10 +175,13 @@ class Store:
         )
         return bool(cursor.rowcount == 1)
 
-    def instance(self, instance_id: str, event_id: str | None = None) -> InstanceRow | None:
-        """The instance row (locked for this transaction where the dialect locks rows),
-        with the recorded event of `event_id` when there is one."""
-        sql = _INSTANCE + self.lock_clause if self.lock_clause else _INSTANCE
+    def instance(
+        self, instance_id: str, event_id: str | None = None, *, lock: bool = False
+    ) -> InstanceRow | None:
+        """The instance row, with the recorded event of `event_id` when there is one;
+        `lock`: locked until the end of this write transaction where the dialect
+        locks rows."""
+        sql = _INSTANCE + self.lock_clause if lock else _INSTANCE
         row = self.execute(sql, (event_id, instance_id)).fetchone()
         if row is None:
             return None
@@ -191,16 +194,17 @@ class Store:
         self,
         instance_id: str,
         read_version: int,
+        new_version: int,
         chart: tuple[str, int, str],
         columns: StateColumns,
         now: float,
     ) -> bool:
-        """Move the instance to `read_version + 1` only if it is still at `read_version`."""
+        """Move the instance to `new_version` only if it is still at `read_version`."""
         cursor = self.execute(
-            "UPDATE statekit_instances SET version = version + 1, chart_name = ?, "
-            "chart_version = ?, chart_digest = ?, configuration = ?, context = ?, history = ?, "
-            "updated_at = ? WHERE instance_id = ? AND version = ?",
-            (*chart, *_cols(columns), now, instance_id, read_version),
+            "UPDATE statekit_instances SET version = ?, chart_name = ?, chart_version = ?, "
+            "chart_digest = ?, configuration = ?, context = ?, history = ?, updated_at = ? "
+            "WHERE instance_id = ? AND version = ?",
+            (new_version, *chart, *_cols(columns), now, instance_id, read_version),
         )
         return bool(cursor.rowcount == 1)
 
@@ -210,16 +214,28 @@ class Store:
         return [r[0] for r in rows.fetchall()]
 
     # ---- events ------------------------------------------------------------------------
-    def insert_event(self, row: EventRow) -> None:
-        """Record an accepted event (the primary key and the unique event ID are the
+    def insert_events(self, rows: Sequence[EventRow]) -> None:
+        """Record accepted events (the primary key and the unique event ID are the
         database's last word against a duplicate)."""
-        self.execute(
+        self.executemany(
             f"INSERT INTO statekit_events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                row.instance_id, row.sequence, row.event_id, row.type, row.payload,
-                row.payload_sha256, row.status, row.chart_version, row.evidence, row.recorded_at,
-            ),
+            [
+                (
+                    r.instance_id, r.sequence, r.event_id, r.type, r.payload, r.payload_sha256,
+                    r.status, r.chart_version, r.evidence, r.recorded_at,
+                )
+                for r in rows
+            ],
         )  # fmt: skip
+
+    def recorded_event(self, instance_id: str, event_id: str) -> tuple[int, str, str] | None:
+        """(sequence, payload sha256, status) of a recorded event ID, if any."""
+        row = self.execute(
+            "SELECT sequence, payload_sha256, status FROM statekit_events "
+            "WHERE instance_id = ? AND event_id = ?",
+            (instance_id, event_id),
+        ).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]), str(row[2]))
 
     def event_id_at(self, instance_id: str, sequence: int) -> str | None:
         """The event ID recorded at `sequence`, if any."""

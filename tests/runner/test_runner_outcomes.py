@@ -17,6 +17,7 @@ from statekit.runner.errors import (
 from statekit.runner.outcome import OutcomeStatus
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
+from statekit.runner.transaction import Command
 
 APPLIED, ALREADY = OutcomeStatus.APPLIED, OutcomeStatus.ALREADY_APPLIED
 REJECTED, CONFLICT = OutcomeStatus.REJECTED, OutcomeStatus.CONFLICT
@@ -192,3 +193,37 @@ def test_same_version_other_digest_is_an_unknown_chart_version(store_url: str) -
         Runner(chart_from(changed), store).load("p")
     with pytest.raises(ChartVersionError, match="runs on chart 'payment', not on 'counter'"):
         Runner(chart_from(COUNTER), store).load("p")
+
+
+def test_apply_batch_classifies_each_event_in_one_transaction(store_url: str) -> None:
+    runner = Runner(chart_from(COUNTER), open_store(store_url))
+    runner.create("c")
+    runner.apply("c", "before", "Incr", {"by": 1})
+    outcomes = runner.apply_batch(
+        "c",
+        [
+            Command("b1", "Incr", {"by": 2}, sequence=2),
+            Command("b1", "Incr", {"by": 2}),  # duplicate of an event earlier in the batch
+            Command("b2", "Incr", {"by": 0}),  # rejected
+            Command("b3", "Incr", {"by": 3}, expected_version=1),  # stale
+            Command("b4", "Incr", {"by": 4}, expected_version=2, sequence=3),
+            Command("x", "Incr", {"by": 5}, sequence=2),  # sequence taken inside the batch
+            Command("before", "Incr", {"by": 9}),  # ID recorded before the batch, other payload
+        ],
+    )
+    assert [(o.status.value, o.reason, o.version) for o in outcomes] == [
+        ("APPLIED", None, 2),
+        ("ALREADY_APPLIED", None, 2),
+        ("REJECTED", "NOT_POSITIVE", 2),
+        ("CONFLICT", "VERSION_CONFLICT", 2),
+        ("APPLIED", None, 3),
+        ("CONFLICT", "DUPLICATE_OR_OLD_SEQUENCE", 3),
+        ("CONFLICT", "EVENT_ID_PAYLOAD_CONFLICT", 3),
+    ]
+    assert outcomes[3].conflict is not None and outcomes[3].conflict.event_id == "b1"
+    assert outcomes[5].conflict is not None and outcomes[5].conflict.event_id == "b1"
+    loaded = runner.load("c")
+    assert (loaded.version, loaded.state.context["total"]) == (3, 7)
+    assert len(runner.rejections("c")) == 3 and runner.verify("c").ok
+    with pytest.raises(UnknownInstanceError):
+        runner.apply_batch("nope", [Command("e", "Incr", {"by": 1})])
