@@ -15,6 +15,9 @@ from statekit.compiler.ir import CompiledChart
 from statekit.lint.ruleinfo import RuleInfo
 from statekit.lint.rules import (
     ambiguous_state,
+    analysis_limit,
+    conflicting_transitions,
+    dead_state,
     duplicate_key,
     expression_syntax,
     expression_type,
@@ -22,10 +25,16 @@ from statekit.lint.rules import (
     final_has_transitions,
     invalid_initial,
     invalid_target,
+    invariant_violation,
+    no_final_path,
     schema,
+    shadowed_transition,
+    undefined_pair,
     unknown_event,
     unknown_guard,
     unknown_state,
+    unreachable_state,
+    unreachable_transition,
     unused_event,
     unused_guard,
     yaml_limits,
@@ -49,6 +58,15 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     final_has_transitions,
     unused_event,
     unused_guard,
+    shadowed_transition,
+    unreachable_state,
+    dead_state,
+    no_final_path,
+    undefined_pair,
+    conflicting_transitions,
+    invariant_violation,
+    unreachable_transition,
+    analysis_limit,
 )
 
 Check = Callable[[CompiledChart], Iterator[Diagnostic]]

@@ -51,7 +51,7 @@ def test_warnings_alone_exit_0() -> None:
 
 
 def test_one_bad_file_does_not_stop_the_others(tmp_path: Path) -> None:
-    (tmp_path / "a.yaml").write_text("statechart: a\ninitial: x\nstates: {x: {}}\n")
+    (tmp_path / "a.yaml").write_text("statechart: a\ninitial: x\nstates: {x: {final: true}}\n")
     (tmp_path / "b.yml").write_text("statechart: [\n")
     (tmp_path / "c.yaml").write_text("statechart: c\ninitial: x\nstates: {x: {on: {GO: x}}}\n")
     (tmp_path / "notes.txt").write_text("not a chart")

@@ -27,6 +27,15 @@ ISSUE_SLUGS = {
     "final-has-transitions",
     "unused-event",
     "unused-guard",
+    "unreachable-state",
+    "dead-state",
+    "no-final-path",
+    "undefined-pair",
+    "shadowed-transition",
+    "conflicting-transitions",
+    "invariant-violation",
+    "unreachable-transition",
+    "analysis-limit",
 }
 
 
@@ -52,7 +61,7 @@ def test_the_issue_slugs_all_exist() -> None:
 
 def test_default_severities() -> None:
     warnings = {slug for slug, r in RULES.items() if r.info.default_severity is Severity.WARNING}
-    assert warnings == {"unused-event", "unused-guard"}
+    assert warnings == {"unused-event", "unused-guard", "unreachable-transition"}
 
 
 def test_readme_lists_every_rule_with_its_default() -> None:

@@ -1,0 +1,1 @@
+"""statekit.analysis: reachable configurations and the facts the analysis lint rules read."""

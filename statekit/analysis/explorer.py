@@ -1,0 +1,614 @@
+"""The explorer: every reachable configuration of a chart, by the engine's own macrosteps.
+
+The abstract state is a configuration plus the recorded history values; the
+context is abstracted away entirely. From the initial macrostep on, every
+abstract state is expanded with every declared event, breadth first, by
+calling the engine's `macrostep` with `abstract=True` (no effect expression
+is evaluated) and a guard oracle: guards whose three-valued value is known
+(`active()` terms, constants) are answered exactly; a guard on unknown data
+(`ctx.*`, `event.*`) is a *choice*, and the explorer enumerates every
+sequence of choices by replaying the macrostep depth first (True first, then
+False). One macrostep thus gives one `Outcome` per distinct result, each
+with the `Assumption`s its choices made. Within one macrostep, a guard asked
+again with the same data (same context object, same payload, same relevant
+active states) gets the same answer, so alternatives guarded by the same
+condition are not treated as independent.
+
+An event that selects nothing is classified by the engine's own `classify`
+(ALREADY_APPLIED, the failing guard's reason, a `reject` reason, TERMINAL_STATE
+or UNDEFINED_TRANSITION); a final chart selects nothing, as in the engine's
+step. Macrosteps that depend on no data use the engine's `static_outcome`
+memo. The engine's conflict log tells which transitions conflict resolution
+removed, and during which macrostep.
+
+Bounds: at most `max_configurations` abstract states, at most `MAX_CHOICES`
+data-guard decisions in one macrostep (past them every further data guard is
+assumed to fail) and `MAX_RUNS` runs per abstract state and event. Past a
+bound the exploration is incomplete and says so in `Exploration.limits`; it
+never hangs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
+from statekit.compiler.ir import CompiledChart, GuardCheck, Transition
+from statekit.engine.algorithm import (
+    FailedGuard,
+    GuardOracle,
+    initial_macrostep,
+    macrostep,
+    static_outcome,
+)
+from statekit.engine.effects import LivelockError, MacrostepRun
+from statekit.engine.result import LIVELOCK, Status
+from statekit.engine.step import classify
+from statekit.engine.tables import Configuration, MicrostepPlan, Tables
+
+DEFAULT_MAX_CONFIGURATIONS = 100_000
+"""Default bound on abstract states (configuration + history values)."""
+MAX_CHOICES = 20
+"""Data-guard decisions one macrostep may need before its enumeration stops."""
+MAX_RUNS = 1024
+"""Distinct guard-outcome combinations enumerated per abstract state and event."""
+
+NOWHERE = -1
+"""`Outcome.target` when nothing fired (the state is unchanged)."""
+BEYOND = -2
+"""`Outcome.target` when the target was not explored (over `max_configurations`)."""
+
+History = Mapping[int, tuple[int, ...]]
+HistoryKey = tuple[tuple[int, tuple[int, ...]], ...]
+Progress = Callable[[int, int], None]
+"""Called now and then with (abstract states expanded, abstract states found)."""
+
+
+class Outcome:
+    """One result of a macrostep under one set of assumptions.
+
+    `event` is None for the initial macrostep. `steps` are the engine's
+    microstep plans in order (transitions fired, states exited and entered).
+    `basis` is `applied`, `livelock`, or the engine's classification basis
+    (`already`, `guard`, `reject`, `terminal`, `undefined`) when nothing fired.
+    """
+
+    __slots__ = (
+        "assumptions",
+        "basis",
+        "event",
+        "failed",
+        "reason",
+        "status",
+        "steps",
+        "target",
+    )
+
+    def __init__(
+        self,
+        event: str | None,
+        assumptions: tuple[Assumption, ...],
+        target: int,
+        steps: tuple[MicrostepPlan, ...],
+        status: Status,
+        reason: str | None,
+        basis: str,
+        failed: FailedGuard | None = None,
+    ) -> None:
+        self.event = event
+        self.assumptions = assumptions
+        self.target = target
+        self.steps = steps
+        self.status = status
+        self.reason = reason
+        self.basis = basis
+        self.failed = failed
+
+    @property
+    def fired(self) -> bool:
+        """Whether a transition fired (APPLIED)."""
+        return self.basis == "applied"
+
+    def transitions(self) -> tuple[int, ...]:
+        """Every transition fired, microstep after microstep."""
+        return tuple(t for plan in self.steps for t in plan.transitions)
+
+    def __repr__(self) -> str:
+        return f"Outcome({self.event!r}, {self.basis}, {self.reason!r}, target={self.target})"
+
+
+class Node:
+    """An abstract state: a configuration and history values, first reached by `via`
+    from node `parent` (-1: by the initial macrostep), `depth` events from the start."""
+
+    __slots__ = ("config", "depth", "history", "history_key", "id", "outcomes", "parent", "via")
+
+    def __init__(
+        self,
+        node_id: int,
+        config: Configuration,
+        history: History,
+        history_key: HistoryKey,
+        parent: int,
+        via: Outcome,
+        depth: int,
+    ) -> None:
+        self.id = node_id
+        self.config = config
+        self.history = history
+        self.history_key = history_key
+        self.parent = parent
+        self.via = via
+        self.depth = depth
+        self.outcomes: list[Outcome] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """A bound the exploration hit: `kind` is `configurations` or `branching`."""
+
+    kind: str
+    message: str
+    node: int | None = None
+    event: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeenConflict:
+    """A conflict resolution that removed transitions, in the macrostep of `event`
+    from `node` (-1: the initial macrostep) under `assumptions`."""
+
+    config: Configuration
+    enabled: tuple[int, ...]
+    kept: tuple[int, ...]
+    node: int
+    event: str | None
+    assumptions: tuple[Assumption, ...]
+
+
+class Exploration:
+    """The reachable abstract states of a chart and every outcome between them.
+
+    `nodes` are in breadth-first order (`depth` never decreases), so the first
+    node with a property is one closest to the start. `complete` is False when
+    a bound was hit (`limits` says which): absence claims (unreachable,
+    dead, trap) are then not proven.
+    """
+
+    def __init__(
+        self,
+        chart: CompiledChart,
+        tables: Tables,
+        events: tuple[str, ...],
+        max_configurations: int,
+    ) -> None:
+        self.chart = chart
+        self.tables = tables
+        self.events = events
+        self.max_configurations = max_configurations
+        self.nodes: list[Node] = []
+        self.initial: list[Outcome] = []
+        self.limits: list[Limit] = []
+        self.conflicts: list[SeenConflict] = []
+        self.checks = 0
+        self.seconds = 0.0
+        self.cache: dict[str, Any] = {}
+        """Derived facts computed once by the rules that share this exploration."""
+
+    @property
+    def complete(self) -> bool:
+        """Whether every reachable abstract state and every guard outcome was explored."""
+        return not self.limits
+
+    def path(self, node_id: int) -> list[tuple[int, Outcome]]:
+        """The outcomes leading from the start to `node_id`, each with the node it left
+        (-1 for the initial macrostep), first to last."""
+        out: list[tuple[int, Outcome]] = []
+        current = node_id
+        while current >= 0:
+            node = self.nodes[current]
+            out.append((node.parent, node.via))
+            current = node.parent
+        out.reverse()
+        return out
+
+    def configurations(self) -> list[Configuration]:
+        """The distinct reachable configurations (history values aside), in BFS order."""
+        return list(dict.fromkeys(node.config for node in self.nodes))
+
+
+class _Oracle:
+    """Answers guards for one replay of a macrostep: exactly when the three-valued
+    value is known, else from `script` (extending it with True).
+
+    A guard asked again with the same data gets the same answer without a new
+    choice: the memo key holds the guard's tree, its relevant active states
+    and the current values of the context fields it reads (an abstract
+    `assign` stores a new `AbstractValue`, so a changed field changes the key);
+    guards that read the event are memoised per payload object. `known`
+    seeds the memo with what the start configuration's stability implies.
+    """
+
+    __slots__ = ("assumptions", "cut", "event_memo", "memo", "payload", "pos", "script", "three")
+
+    def __init__(self, script: list[bool], three: ThreeValued, known: dict[object, bool]) -> None:
+        self.script = script
+        self.three = three
+        self.pos = 0
+        self.cut = False
+        self.assumptions: list[Assumption] = []
+        self.payload: object = None
+        self.memo = dict(known)
+        self.event_memo: dict[object, bool] = {}
+
+    def __call__(
+        self,
+        check: GuardCheck,
+        transition: Transition,
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> bool:
+        value, key, info = self.three.lookup(check.expression, active)
+        if value is not UNKNOWN:
+            return value
+        data_key = (key, tuple([context[f] for f in info.fields]))
+        if info.reads_event:
+            if payload is not self.payload:
+                self.payload = payload
+                self.event_memo = {}
+            memo = self.event_memo
+        else:
+            memo = self.memo
+        found = memo.get(data_key)
+        if found is not None:
+            return found
+        pos = self.pos
+        if pos < len(self.script):
+            answer = self.script[pos]
+            self.pos = pos + 1
+        elif pos >= MAX_CHOICES:  # past the bound every further decision is "fails"
+            answer = False
+            self.cut = True
+        else:
+            answer = True
+            self.script.append(True)
+            self.pos = pos + 1
+        memo[data_key] = answer
+        self.assumptions.append(Assumption(check, transition.id, answer))
+        return answer
+
+
+Run = MacrostepRun | LivelockError
+Leaf = tuple[tuple[Assumption, ...], Run]
+"""One run of a macrostep: the assumptions its choices made, and what happened."""
+
+
+class Explorer:
+    """Builds an `Exploration` (see the module docstring); use `explore`."""
+
+    def __init__(
+        self, chart: CompiledChart, max_configurations: int, progress: Progress | None
+    ) -> None:
+        if max_configurations < 1:
+            raise ValueError("max_configurations must be at least 1")
+        self.chart = chart
+        self.tables = tables = Tables(chart)
+        tables.conflict_log = []
+        self.three = ThreeValued()
+        self.context = {name: f.default for name, f in chart.context.items()}
+        self.progress = progress
+        self.result = Exploration(chart, tables, tuple(chart.events), max_configurations)
+        self.index: dict[tuple[Configuration, HistoryKey], int] = {}
+        self.unfired: dict[tuple[Configuration, str], Outcome] = {}
+        self.stable: dict[Configuration, dict[object, bool]] = {}
+        self.shared: dict[tuple[Configuration, str], list[Leaf]] = {}
+        self.by_history: dict[tuple[Configuration, str | None], bool] = {}
+
+    # -- abstract states ----------------------------------------------------------
+
+    def intern(
+        self,
+        config: Configuration,
+        history: History,
+        key: HistoryKey,
+        parent: int,
+        via: Outcome,
+        depth: int,
+    ) -> int:
+        """The node of (config, history), created (reached by `via`) when new."""
+        found = self.index.get((config, key))
+        if found is not None:
+            return found
+        nodes = self.result.nodes
+        if len(nodes) >= self.result.max_configurations:
+            if not any(limit.kind == "configurations" for limit in self.result.limits):
+                self.result.limits.append(
+                    Limit(
+                        "configurations",
+                        f"the exploration stopped at {len(nodes):,} abstract states "
+                        "(--max-configurations)",
+                    )
+                )
+            return BEYOND
+        node = Node(len(nodes), config, history, key, parent, via, depth)
+        nodes.append(node)
+        self.index[(config, key)] = node.id
+        return node.id
+
+    @staticmethod
+    def history_key(history: History) -> HistoryKey:
+        return tuple(sorted(history.items())) if history else ()
+
+    # -- enumeration of guard outcomes --------------------------------------------
+
+    def stable_facts(self, config: Configuration) -> dict[object, bool]:
+        """What is known at the start of a macrostep from a stable configuration.
+
+        A macrostep ends (short of a final chart) only when no eventless
+        transition is enabled, so every `always` candidate of the configuration
+        had a failing guard then; one with a single guard on data had *that*
+        guard false, and it stays false until an `assign` changes a field it reads.
+        """
+        found = self.stable.get(config)
+        if found is not None:
+            return found
+        facts: dict[object, bool] = {}
+        eventless, transitions = self.chart.eventless, self.chart.transitions
+        for state in config.atomic:
+            for tid in eventless[state]:
+                guards = transitions[tid].guards
+                if len(guards) != 1:
+                    continue
+                value, key, info = self.three.lookup(guards[0].expression, config.ids)
+                if value is UNKNOWN:
+                    facts[(key, tuple([self.context[f] for f in info.fields]))] = False
+        self.stable[config] = facts
+        return facts
+
+    def enumerate(
+        self,
+        start: Callable[[GuardOracle], MacrostepRun],
+        node: int,
+        event: str | None,
+        known: dict[object, bool],
+    ) -> list[Leaf]:
+        """Every distinct run of a macrostep over the choices of its data guards."""
+        script: list[bool] = []
+        runs: list[Leaf] = []
+        cut = False
+        log = self.tables.conflict_log
+        assert log is not None
+        while True:
+            oracle = _Oracle(script, self.three, known)
+            logged = len(log)
+            run: Run
+            try:
+                run = start(oracle)
+            except LivelockError as exc:
+                run = exc
+            if oracle.cut and not cut:
+                cut = True
+                why = f"more than {MAX_CHOICES} data-guard decisions in one macrostep"
+                self.branching_limit(node, event, why)
+            assumptions = tuple(oracle.assumptions)
+            runs.append((assumptions, run))
+            self.attribute(logged, node, event, assumptions)
+            del script[oracle.pos :]
+            while script and not script[-1]:
+                script.pop()
+            if not script:
+                return runs
+            if len(runs) >= MAX_RUNS:
+                why = f"more than {MAX_RUNS} guard-outcome combinations in one macrostep"
+                self.branching_limit(node, event, why)
+                return runs
+            script[-1] = False
+
+    def attribute(
+        self, logged: int, node: int, event: str | None, assumptions: tuple[Assumption, ...]
+    ) -> None:
+        """Record the conflict resolutions the engine logged since `logged` as seen in
+        the macrostep of `event` from `node`."""
+        log = self.tables.conflict_log
+        assert log is not None
+        for config, enabled, kept in log[logged:]:
+            self.result.conflicts.append(
+                SeenConflict(config, enabled, kept, node, event, assumptions)
+            )
+
+    def branching_limit(self, node: int, event: str | None, why: str) -> None:
+        self.result.limits.append(Limit("branching", why, node, event))
+
+    # -- outcomes -----------------------------------------------------------------
+
+    def classified(
+        self,
+        config: Configuration,
+        event: str,
+        failed: FailedGuard | None,
+        assumptions: tuple[Assumption, ...],
+    ) -> Outcome:
+        """The outcome of an event that selected nothing (shared when nothing was assumed)."""
+        if failed is None and not assumptions:
+            found = self.unfired.get((config, event))
+            if found is not None:
+                return found
+        status, reason, basis = classify(self.tables, config, event, failed)
+        outcome = Outcome(event, assumptions, NOWHERE, (), status, reason, basis, failed)
+        if failed is None and not assumptions:
+            self.unfired[(config, event)] = outcome
+        return outcome
+
+    def history_candidates(self, config: Configuration, event: str | None) -> bool:
+        """Whether a transition that targets a history state is a candidate for `event`
+        (None: eventless) in `config`: only then can a selection depend on history."""
+        key = (config, event)
+        found = self.by_history.get(key)
+        if found is None:
+            history_targeting = self.tables.history_targeting
+            table = self.chart.candidates
+            eventless = self.chart.eventless
+            found = False
+            if history_targeting:
+                for state in config.atomic:
+                    ids = eventless[state] if event is None else table[state].get(event, ())
+                    if not history_targeting.isdisjoint(ids):
+                        found = True
+                        break
+            self.by_history[key] = found
+        return found
+
+    def depends_on_history(self, config: Configuration, run: Run) -> bool:
+        """Whether any selection of this run could have depended on the history values."""
+        if not self.tables.history_targeting:
+            return False
+        source = config
+        for event, plan, *_rest in run.trace:
+            if self.history_candidates(source, event[0] if event is not None else None):
+                return True
+            source = plan.target
+        return False
+
+    def runs_of(self, node: Node, event: str) -> tuple[list[Leaf], bool]:
+        """The runs of `event` from `node`, and whether they can be reused for every
+        node with the same configuration (none depended on the history)."""
+        config = node.config
+        cached = self.shared.get((config, event))
+        if cached is not None:
+            return cached, True
+        tables, history, context = self.tables, node.history, self.context
+
+        def start(oracle: GuardOracle) -> MacrostepRun:
+            return macrostep(
+                tables, config, history, context, (event, {}), oracle=oracle, abstract=True
+            )
+
+        runs = self.enumerate(start, node.id, event, self.stable_facts(config))
+        if any(self.depends_on_history(config, run) for _, run in runs):
+            return runs, False
+        self.shared[(config, event)] = runs
+        return runs, True
+
+    def outcomes_of(
+        self, node: Node | None, event: str | None, runs: list[Leaf], shared: bool
+    ) -> list[Outcome]:
+        """Outcomes of the runs of one macrostep from `node`, without duplicates.
+
+        `shared` runs were made from another node with the same configuration and
+        depend on no history: their history records are replayed onto this node's.
+        """
+        out: list[Outcome] = []
+        seen: set[object] = set()
+        parent = node.id if node is not None else -1
+        depth = node.depth + 1 if node is not None else 0
+        for assumptions, run in runs:
+            outcome: Outcome
+            if isinstance(run, LivelockError):
+                steps = tuple(m[1] for m in run.trace)
+                outcome = Outcome(
+                    event, assumptions, NOWHERE, steps, Status.REJECTED, LIVELOCK, "livelock"
+                )
+                key: object = ("livelock",)
+            elif not run.fired:
+                assert node is not None and event is not None
+                outcome = self.classified(node.config, event, run.failed_guard, assumptions)
+                failed = run.failed_guard
+                key = (outcome.reason, outcome.basis, failed and (id(failed[0]), failed[1].id))
+            else:
+                steps = tuple(m[1] for m in run.trace)
+                outcome = Outcome(
+                    event, assumptions, NOWHERE, steps, Status.APPLIED, None, "applied"
+                )
+                if node is None:
+                    history, hkey = run.history, self.history_key(run.history)
+                elif shared:
+                    history, hkey = self.recorded(node, steps)
+                else:
+                    history, hkey = run.history, self.history_key(run.history)
+                outcome.target = self.intern(
+                    run.configuration, history, hkey, parent, outcome, depth
+                )
+                key = (outcome.target, tuple(p.transitions for p in steps))
+            if key not in seen:
+                seen.add(key)
+                out.append(outcome)
+        return out
+
+    def recorded(self, node: Node, steps: tuple[MicrostepPlan, ...]) -> tuple[History, HistoryKey]:
+        """The node's history with the records of `steps` (as the engine's microsteps
+        write them), and its key."""
+        history: History = node.history
+        changed = False
+        for plan in steps:
+            if plan.history_updates:
+                if not changed:
+                    history = dict(history)
+                    changed = True
+                assert isinstance(history, dict)
+                history.update(plan.history_updates)
+        if not changed:
+            return history, node.history_key
+        return history, self.history_key(history)
+
+    def expand(self, node: Node) -> None:
+        """Every outcome of every declared event in this abstract state."""
+        tables, config, history = self.tables, node.config, node.history
+        outcomes: list[Outcome] = []
+        for event in self.result.events:
+            if config.final:  # the engine's step selects nothing once the chart is final
+                outcomes.append(self.classified(config, event, None, ()))
+                continue
+            log = tables.conflict_log
+            assert log is not None
+            logged = len(log)
+            static = static_outcome(tables, config, event)
+            if len(log) > logged:
+                self.attribute(logged, node.id, event, ())
+            if static is not None:
+                target, plans = static
+                outcome = Outcome(event, (), NOWHERE, plans, Status.APPLIED, None, "applied")
+                outcome.target = self.intern(
+                    target, history, node.history_key, node.id, outcome, node.depth + 1
+                )
+                outcomes.append(outcome)
+                continue
+            runs, shared = self.runs_of(node, event)
+            outcomes.extend(self.outcomes_of(node, event, runs, shared))
+        self.result.checks += len(self.result.events)
+        node.outcomes = outcomes
+
+    def run(self) -> Exploration:
+        """Explore breadth first from the initial macrostep."""
+        began = time.perf_counter()
+        tables, context = self.tables, self.context
+
+        def start(oracle: GuardOracle) -> MacrostepRun:
+            return initial_macrostep(tables, context, oracle=oracle, abstract=True)
+
+        runs = self.enumerate(start, -1, None, {})
+        self.result.initial = self.outcomes_of(None, None, runs, False)
+        nodes = self.result.nodes
+        i = 0
+        while i < len(nodes):
+            self.expand(nodes[i])
+            i += 1
+            if self.progress is not None and i % 512 == 0:
+                self.progress(i, len(nodes))
+        if self.progress is not None:
+            self.progress(i, len(nodes))
+        self.result.seconds = time.perf_counter() - began
+        return self.result
+
+
+def explore(
+    chart: CompiledChart,
+    *,
+    max_configurations: int = DEFAULT_MAX_CONFIGURATIONS,
+    progress: Progress | None = None,
+) -> Exploration:
+    """Explore the reachable abstract states of `chart` (see the module docstring)."""
+    return Explorer(chart, max_configurations, progress).run()

@@ -1,0 +1,181 @@
+"""Facts derived from an exploration, computed once and shared by the rules.
+
+Each fact is computed on first use and kept in `Exploration.cache`. A
+*witness* says where something was first seen, as `(node, outcome)`: the
+state is active in `node` when `outcome` is None, else the outcome (a
+macrostep from `node`, -1 for the initial macrostep) entered or fired it.
+Nodes are visited in breadth-first order, so witnesses are as close to the
+start as the exploration knows.
+
+Semantics (DESIGN, Analysis semantics): a state counts as reached, and a
+transition as selected, when any macrostep from a reachable configuration
+enters or fires it, even if the same macrostep leaves it again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from statekit.analysis.explorer import Exploration, Outcome
+from statekit.compiler.ir import CompiledChart
+from statekit.engine.tables import is_in_final_state
+
+Witness = tuple[int, Outcome | None]
+
+
+def _cached(exploration: Exploration, name: str) -> Any:
+    return exploration.cache.get(name)
+
+
+def outcomes(exploration: Exploration) -> Iterator[tuple[int, Outcome]]:
+    """Every (source node, outcome), the initial macrostep (source -1) first."""
+    for outcome in exploration.initial:
+        yield -1, outcome
+    for node in exploration.nodes:
+        for outcome in node.outcomes or ():
+            yield node.id, outcome
+
+
+def reached_states(exploration: Exploration) -> dict[int, Witness]:
+    """State id → where it was first active or entered."""
+    found = _cached(exploration, "reached_states")
+    if found is None:
+        found = {}
+        nodes = exploration.nodes
+        for outcome in exploration.initial:
+            for plan in outcome.steps:
+                for s in plan.entry_order:
+                    found.setdefault(s, (-1, outcome))
+        for node in nodes:
+            for s in node.config.ids:
+                if s not in found:
+                    found[s] = (node.id, None)
+            for outcome in node.outcomes or ():
+                for plan in outcome.steps:
+                    for s in plan.entry_order:
+                        if s not in found:
+                            found[s] = (node.id, outcome)
+        exploration.cache["reached_states"] = found
+    return found  # type: ignore[no-any-return]
+
+
+def selected_transitions(exploration: Exploration) -> dict[int, Witness]:
+    """Transition id → the first macrostep that fired it."""
+    found = _cached(exploration, "selected_transitions")
+    if found is None:
+        found = {}
+        for source, outcome in outcomes(exploration):
+            for plan in outcome.steps:
+                for t in plan.transitions:
+                    if t not in found:
+                        found[t] = (source, outcome)
+        exploration.cache["selected_transitions"] = found
+    return found  # type: ignore[no-any-return]
+
+
+def left_states(exploration: Exploration) -> set[int]:
+    """States that some macrostep exits from an abstract state in which they are active."""
+    found = _cached(exploration, "left_states")
+    if found is None:
+        found = set()
+        for node in exploration.nodes:
+            ids = node.config.ids
+            for outcome in node.outcomes or ():
+                for plan in outcome.steps:
+                    found.update(s for s in plan.exit_order if s in ids)
+        exploration.cache["left_states"] = found
+    return found  # type: ignore[no-any-return]
+
+
+def can_end(chart: CompiledChart) -> bool:
+    """Whether the chart can be final at all: a top-level final state (compound root)
+    or, for a parallel root, a final state reachable in every region."""
+    states = chart.states
+    return is_in_final_state(states, 0, frozenset(s.id for s in states))
+
+
+def successors(exploration: Exploration) -> list[list[int]]:
+    """Node → the nodes its outcomes lead to (beyond the limit excluded)."""
+    found = _cached(exploration, "successors")
+    if found is None:
+        found = [
+            sorted({o.target for o in node.outcomes or () if o.target >= 0})
+            for node in exploration.nodes
+        ]
+        exploration.cache["successors"] = found
+    return found  # type: ignore[no-any-return]
+
+
+def ending(exploration: Exploration) -> set[int]:
+    """Nodes from which a final configuration is reachable (final ones included)."""
+    found = _cached(exploration, "ending")
+    if found is None:
+        nodes = exploration.nodes
+        predecessors: list[list[int]] = [[] for _ in nodes]
+        for node_id, targets in enumerate(successors(exploration)):
+            for target in targets:
+                predecessors[target].append(node_id)
+        found = {n.id for n in nodes if n.config.final}
+        stack = list(found)
+        while stack:
+            for p in predecessors[stack.pop()]:
+                if p not in found:
+                    found.add(p)
+                    stack.append(p)
+        exploration.cache["ending"] = found
+    return found  # type: ignore[no-any-return]
+
+
+def bottom_components(exploration: Exploration, among: set[int]) -> list[list[int]]:
+    """The strongly connected components of the nodes in `among` that no edge leaves
+    (Tarjan's algorithm, iterative); `among` must be closed under successors."""
+    succ = successors(exploration)
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    components: list[list[int]] = []
+    counter = 0
+    for root in sorted(among):
+        if root in index:
+            continue
+        work: list[tuple[int, int]] = [(root, 0)]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, i = work[-1]
+            targets = succ[node]
+            if i < len(targets):
+                work[-1] = (node, i + 1)
+                target = targets[i]
+                if target not in index:
+                    index[target] = low[target] = counter
+                    counter += 1
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, 0))
+                elif target in on_stack:
+                    low[node] = min(low[node], index[target])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component: list[int] = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(sorted(component))
+    bottom = []
+    for component in components:
+        members = set(component)
+        if all(t in members for n in component for t in succ[n]):
+            bottom.append(component)
+    return bottom

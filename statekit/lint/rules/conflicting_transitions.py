@@ -1,0 +1,103 @@
+"""conflicting-transitions: orthogonal transitions enabled together that exit a common ancestor.
+
+When the same event enables transitions in two regions of a parallel state
+and both exit a common ancestor (at least one leaves the parallel state),
+only one can fire: SCXML keeps the one first in document order and drops
+the other. That choice by document order is almost always a modelling bug.
+Found by the exploration, in reachable configurations and with the
+data-guard outcomes the path assumed; a descendant beating its ancestor is
+the normal priority and is not reported.
+
+Failing::
+
+    parallel: true
+    states:
+      payment:
+        initial: pending
+        states:   # both CANCEL transitions exit the root: one is dropped
+          pending: {on: {CANCEL: {to: [payment.refunded, shipping.stopped]}}}
+          refunded: {}
+      shipping:
+        initial: packing
+        states:
+          packing: {on: {CANCEL: {to: [payment.pending, shipping.returned]}}}
+          stopped: {}
+          returned: {}
+
+Passing::
+
+    parallel: true
+    states:
+      payment:
+        initial: pending
+        states:
+          pending: {on: {CANCEL: payment.refunded}}    # each region handles its own part
+          refunded: {}
+      shipping:
+        initial: packing
+        states:
+          packing: {on: {CANCEL: shipping.stopped}}
+          stopped: {}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from statekit.analysis.report import leaves, path_notes, state_name, transition_label, trigger
+from statekit.analysis.shared import exploration
+from statekit.compiler.diagnostics import Diagnostic, Severity
+from statekit.compiler.ir import CompiledChart
+from statekit.compiler.structure import is_descendant
+from statekit.engine.algorithm import compute_exit_set
+
+SLUG = "conflicting-transitions"
+DEFAULT_SEVERITY = Severity.ERROR
+STAGE = "chart"
+
+
+def check(chart: CompiledChart) -> Iterator[Diagnostic]:
+    """One finding per pair of orthogonal transitions that conflict somewhere."""
+    explored = exploration(chart)
+    tables, states = explored.tables, chart.states
+    seen: set[tuple[int, int]] = set()
+    for conflict in explored.conflicts:
+        history = explored.nodes[conflict.node].history if conflict.node >= 0 else {}
+        exits = {
+            t: frozenset(compute_exit_set(tables, conflict.config, (t,), history))
+            for t in conflict.enabled
+        }
+        for lost in conflict.enabled:
+            if lost in conflict.kept:
+                continue
+            for kept in conflict.kept:
+                if (kept, lost) in seen:
+                    continue
+                a, b = chart.transitions[kept].source, chart.transitions[lost].source
+                common = exits[kept] & exits[lost]
+                if not common or is_descendant(states, a, b) or is_descendant(states, b, a):
+                    continue
+                seen.add((kept, lost))
+                config = leaves(chart, conflict.config)
+                if conflict.node < 0:
+                    step = [f"in the initial macrostep, with both enabled in {config}"]
+                else:
+                    step = [*path_notes(explored, conflict.node)]
+                    step.append(f"  then {conflict.event}, with both enabled in {config}")
+                step.extend(f"     assuming {x.describe(chart)}" for x in conflict.assumptions)
+                notes = (
+                    f"kept: {transition_label(chart, kept)}",
+                    f"dropped: {transition_label(chart, lost)}",
+                    *step,
+                    "give one of them a guard on active(...), target only its own region, "
+                    "or handle the event once on the common ancestor",
+                )
+                yield Diagnostic(
+                    SLUG,
+                    DEFAULT_SEVERITY,
+                    f"{trigger(chart, lost)} enables transitions in orthogonal regions that both "
+                    f"exit '{state_name(chart, min(common))}': only document order decides, "
+                    "and this one never fires there",
+                    chart.transitions[lost].span,
+                    notes,
+                )
