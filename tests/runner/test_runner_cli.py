@@ -1,0 +1,140 @@
+"""`statekit run`, `verify` and `outbox` as a shell script uses them, on both stores."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from runner_charts import COUNTER, MACHINES, write_chart
+
+from statekit.runner.outbox import Dispatcher
+from statekit.runner.store import open_store
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def statekit(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "statekit.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        input=stdin,
+        check=False,
+    )
+
+
+def lines(*items: object) -> str:
+    return "".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in items)
+
+
+def test_run_writes_one_outcome_per_line(store_url: str) -> None:
+    chart = str(MACHINES / "payment.yaml")
+    done = statekit(
+        "run", chart, "--db", store_url,
+        stdin=lines(
+            {"instance": "p1", "event_id": "e1", "type": "START_PAY", "payload": {"amount": 100}},
+            {"instance": "p1", "event_id": "e1", "type": "START_PAY", "payload": {"amount": 100}},
+            {"instance": "p1", "event_id": "e1", "type": "START_PAY", "payload": {"amount": 7}},
+            "",
+            "{not json",
+            {"instance": "p1", "event_id": "e2", "type": "PAY_SUCCESS",
+             "payload": {"channel_ref": "c"}, "expected_version": 0},
+            {"instance": "p1", "event_id": "e2", "type": "PAY_SUCCESS",
+             "payload": {"channel_ref": "c"}, "sequence": 3},
+            {"instance": "p1", "event_id": "e2", "type": "PAY_SUCCESS",
+             "payload": {"channel_ref": "c"}, "expected_version": 1, "sequence": 2},
+            {"instance": "p1", "event_id": "e3", "type": "PAY_FAILED", "payload": {"code": "x"}},
+            {"instance": "p1", "event_id": "e4", "kind": "PAY_FAILED"},
+        ),
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr  # two bad lines
+    out = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(o["status"], o.get("reason")) for o in out] == [
+        ("APPLIED", None),
+        ("ALREADY_APPLIED", None),
+        ("CONFLICT", "EVENT_ID_PAYLOAD_CONFLICT"),
+        ("ERROR", None),
+        ("CONFLICT", "VERSION_CONFLICT"),
+        ("CONFLICT", "SEQUENCE_GAP"),
+        ("APPLIED", None),
+        ("REJECTED", "CONFLICTING_RESULT"),
+        ("ERROR", None),
+    ]
+    assert out[3]["line"] == 5 and "not JSON" in out[3]["error"]
+    assert out[5]["missing"] == [2, 2]
+    assert out[6] == {
+        "instance": "p1", "event_id": "e2", "status": "APPLIED", "reason": None, "version": 2,
+        "sequence": 2, "state": ["success"], "emitted": ["e2/0"],
+    }  # fmt: skip
+    assert "unknown field(s) ['kind']" in out[8]["error"]
+
+    verified = statekit("verify", "--db", store_url)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout == "p1: ok (version 2, 2 events)\n"
+
+    listed = statekit("outbox", "--db", store_url, "--format", "json")
+    assert listed.returncode == 0
+    [message] = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert (message["message_id"], message["status"], message["type"]) == (
+        "e2/0",
+        "pending",
+        "PaymentSucceeded",
+    )
+
+
+def test_run_batches_an_import_and_refuses_unknown_instances_on_request(
+    store_url: str, tmp_path: Path
+) -> None:
+    chart = str(write_chart(COUNTER, tmp_path, "counter"))
+    events = [
+        {"instance": f"c{n // 50}", "event_id": f"e{n}", "type": "Incr", "payload": {"by": 1}}
+        for n in range(200)
+    ]
+    source = tmp_path / "events.jsonl"
+    source.write_text(lines(*events))
+    done = statekit("run", chart, "--db", store_url, "--input", str(source), "--batch", "20")
+    assert done.returncode == 0, done.stderr
+    out = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(out) == 200 and {o["status"] for o in out} == {"APPLIED"}
+    assert [o["version"] for o in out[:50]] == list(range(1, 51))
+    refused = statekit(
+        "run", chart, "--db", store_url, "--no-create",
+        stdin=lines({"instance": "new", "event_id": "x", "type": "Incr", "payload": {"by": 1}}),
+    )  # fmt: skip
+    assert refused.returncode == 1
+    assert json.loads(refused.stdout)["error"] == "unknown instance 'new'"
+
+
+def test_verify_reports_a_difference_without_choosing_a_side(store_url: str) -> None:
+    chart = str(MACHINES / "payment.yaml")
+    event = {"instance": "p1", "event_id": "e1", "type": "START_PAY", "payload": {"amount": 5}}
+    assert statekit("run", chart, "--db", store_url, stdin=lines(event)).returncode == 0
+    store = open_store(store_url)
+    with store.write():
+        store.execute("UPDATE statekit_instances SET context = REPLACE(context, '5', '6')")
+    done = statekit("verify", "--db", store_url)
+    assert done.returncode == 1
+    assert "p1: DIFFERS" in done.stdout and "context.amount: stored 6, replayed 5" in done.stdout
+    assert "6" in store.execute("SELECT context FROM statekit_instances").fetchone()[0]
+
+
+def test_outbox_lists_dead_messages(store_url: str) -> None:
+    chart = str(MACHINES / "payment.yaml")
+    events = [
+        {"instance": "p1", "event_id": "e1", "type": "START_PAY", "payload": {"amount": 5}},
+        {"instance": "p1", "event_id": "e2", "type": "PAY_SUCCESS", "payload": {"channel_ref": ""}},
+    ]
+    statekit("run", chart, "--db", store_url, stdin=lines(*events))
+    Dispatcher(open_store(store_url), {}, max_attempts=1).dispatch_once()
+    done = statekit("outbox", "--db", store_url)
+    assert done.returncode == 0
+    assert done.stdout.startswith("dead     p1 e2/0 PaymentSucceeded attempts=1")
+    assert "no handler" in done.stdout and "1 dead in the outbox" in done.stderr
+
+
+def test_bad_store_url_is_a_usage_error() -> None:
+    done = statekit("outbox", "--db", "mysql://x/y")
+    assert done.returncode == 2 and "unknown store" in done.stderr
