@@ -21,6 +21,7 @@ demo: $(STAMP)
 # Set up, then run every check CI runs: ruff, mypy --strict, the whole test suite.
 test: $(STAMP)
 	command -v dot >/dev/null || (apt-get update && apt-get install -y graphviz)
+	bash scripts/ensure-postgres.sh
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
