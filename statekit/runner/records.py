@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekit import __version__
-from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
 from statekit.engine.result import Microstep, Result
 from statekit.engine.state import STATE_FORMAT, State, StateFormatError
@@ -25,9 +24,20 @@ ENGINE_VERSION = f"statekit-{__version__}/state-{STATE_FORMAT}"
 """Recorded with every snapshot: a snapshot made by another engine is not trusted."""
 
 
+dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+"""`canonical_json` with one encoder made once (the hot path writes several texts per event)."""
+
+
 def payload_sha256(event_type: str, payload: Mapping[str, Any]) -> str:
     """sha256 hex of the canonical JSON `[type, payload]`: equal events, equal hashes."""
-    return hashlib.sha256(canonical_json([event_type, payload]).encode("utf-8")).hexdigest()
+    return payload_record(event_type, payload)[1]
+
+
+def payload_record(event_type: str, payload: Mapping[str, Any]) -> tuple[str, str]:
+    """The payload's canonical JSON and the sha256 of `[type, payload]` in that form."""
+    text = dumps(payload)
+    whole = f"[{dumps(event_type)},{text}]"  # == canonical_json([event_type, payload])
+    return text, hashlib.sha256(whole.encode("utf-8")).hexdigest()
 
 
 def text_sha256(text: str) -> str:
@@ -45,13 +55,22 @@ class StateColumns:
 
     @classmethod
     def of(cls, state: State) -> StateColumns:
-        """The columns of `state`."""
-        data = state.to_data()
+        """The columns of `state` (a configuration's text is computed once)."""
+        key = (state.chart_digest, state.active_ids)
+        configuration = _CONFIGURATIONS.get(key)
+        if configuration is None:
+            if len(_CONFIGURATIONS) > 4096:
+                _CONFIGURATIONS.clear()
+            configuration = _CONFIGURATIONS[key] = dumps(state.to_data()["configuration"])
+        history = state.history
         return cls(
-            canonical_json(data["configuration"]),
-            canonical_json(data["context"]),
-            canonical_json(data["history"]),
+            configuration,
+            dumps(dict(state.context)),
+            dumps({k: list(v) for k, v in history.items()}) if history else "{}",
         )
+
+
+_CONFIGURATIONS: dict[tuple[str, frozenset[int]], str] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +181,7 @@ def evidence_json(result: Result, race: Conflict | None) -> str:
     data: dict[str, Any] = {"microsteps": [microstep_data(s) for s in result.evidence]}
     if race is not None:
         data["race"] = race.to_data()
-    return canonical_json(data)
+    return dumps(data)
 
 
 def loads(text: str, what: str) -> Any:

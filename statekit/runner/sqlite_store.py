@@ -71,7 +71,10 @@ class SQLiteStore(Store):
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement for each parameter row."""
-        self._conn.executemany(sql, rows)
+        if len(rows) == 1:
+            self._conn.execute(sql, rows[0])
+        else:
+            self._conn.executemany(sql, rows)
 
     @contextmanager
     def _transaction(self, begin: str) -> Iterator[None]:

@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
 from statekit.engine.result import Result, Status
 from statekit.engine.state import State
@@ -32,8 +31,9 @@ from statekit.runner.records import (
     ENGINE_VERSION,
     InstanceRow,
     StateColumns,
+    dumps,
     evidence_json,
-    payload_sha256,
+    payload_record,
     text_sha256,
 )
 from statekit.runner.rows import EventRow, RejectionRow, SnapshotRow
@@ -96,7 +96,7 @@ class InstanceTransaction:
         """Classify one command against the current state; queue its rows."""
         c, version, state = command, self.version, self.state
         race = c.after_conflict
-        digest = payload_sha256(c.type, c.payload)
+        text, digest = payload_record(c.type, c.payload)
         if recorded is not None:  # this event ID is already in the history
             sequence, recorded_sha, status = recorded
             if recorded_sha == digest:
@@ -112,16 +112,15 @@ class InstanceTransaction:
                 f"event {c.event_id!r} was recorded at sequence {sequence} with another payload;"
                 " nothing applied"
             )
-            return self._audit(c, digest, conflict, message)
+            return self._audit(c, text, digest, conflict, message)
         if c.sequence is not None and c.sequence != version + 1:
             if c.sequence <= version:
                 holder = self._event_id_at(c.sequence)
                 conflict = Conflict(
                     DUPLICATE_OR_OLD_SEQUENCE, c.sequence - 1, version, holder, c.sequence
                 )
-                return self._audit(
-                    c, digest, conflict, f"sequence {c.sequence} is taken by {holder!r}"
-                )
+                message = f"sequence {c.sequence} is taken by event {holder!r}"
+                return self._audit(c, text, digest, conflict, message)
             return Outcome(
                 CONFLICT, SEQUENCE_GAP, version, state, c.event_id,
                 conflict=Conflict(SEQUENCE_GAP, c.sequence - 1, version),
@@ -147,18 +146,18 @@ class InstanceTransaction:
             detail = {} if race is None else {"race": race.to_data()}
             self.rejections.append(
                 RejectionRow(
-                    0, self.instance_id, c.event_id, c.type, canonical_json(c.payload), digest,
+                    0, self.instance_id, c.event_id, c.type, text, digest,
                     REJECTED.value, result.reason or "", result.message, version,
-                    canonical_json(detail), self.now,
+                    dumps(detail), self.now,
                 )
             )  # fmt: skip
             return Outcome(
                 REJECTED, result.reason, version, state, c.event_id, result,
                 message=result.message, race=race,
             )  # fmt: skip
-        return self._accept(c, digest, result)
+        return self._accept(c, text, digest, result)
 
-    def _accept(self, c: Command, digest: str, result: Result) -> Outcome:
+    def _accept(self, c: Command, text: str, digest: str, result: Result) -> Outcome:
         version = self.version + 1
         new = result.state
         if new is not self.state:
@@ -166,7 +165,7 @@ class InstanceTransaction:
         self.state, self.version = new, version
         self.events.append(
             EventRow(
-                self.instance_id, version, c.event_id, c.type, canonical_json(c.payload), digest,
+                self.instance_id, version, c.event_id, c.type, text, digest,
                 result.status.value, self.chart.version, evidence_json(result, c.after_conflict),
                 self.now,
             )
@@ -174,7 +173,7 @@ class InstanceTransaction:
         self._ids[c.event_id] = (version, digest, result.status.value)
         for m in result.emitted:
             self.outbox.append(
-                (self.instance_id, m.message_id, version, m.type, canonical_json(dict(m.payload)),
+                (self.instance_id, m.message_id, version, m.type, dumps(dict(m.payload)),
                  self.now)
             )  # fmt: skip
         if self.snapshot_every and version % self.snapshot_every == 0:
@@ -185,13 +184,15 @@ class InstanceTransaction:
             race=c.after_conflict, emitted=result.emitted,
         )  # fmt: skip
 
-    def _audit(self, c: Command, digest: str, conflict: Conflict, message: str) -> Outcome:
+    def _audit(
+        self, c: Command, text: str, digest: str, conflict: Conflict, message: str
+    ) -> Outcome:
         """Record a history conflict for investigation; return its CONFLICT outcome."""
         self.rejections.append(
             RejectionRow(
-                0, self.instance_id, c.event_id, c.type, canonical_json(c.payload), digest,
+                0, self.instance_id, c.event_id, c.type, text, digest,
                 CONFLICT.value, conflict.reason, message, self.version,
-                canonical_json(conflict.to_data()), self.now,
+                dumps(conflict.to_data()), self.now,
             )
         )  # fmt: skip
         return Outcome(
