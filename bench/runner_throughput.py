@@ -94,11 +94,11 @@ def raw_loop(store: Store, instance: str, events: int, tag: str) -> None:
             )
             store.execute(
                 "UPDATE raw_instances SET version = ?, state = ? WHERE id = ? AND version = ?",
-                (seq, '{"total":%d}' % seq, instance, seq - 1),
+                (seq, f'{{"total":{seq}}}', instance, seq - 1),
             )
             store.execute(
                 "INSERT INTO raw_outbox (instance_id, message_id, payload) VALUES (?, ?, ?)",
-                (instance, f"{tag}-{n}/0", '{"total":%d}' % seq),
+                (instance, f"{tag}-{n}/0", f'{{"total":{seq}}}'),
             )
 
 
@@ -142,6 +142,10 @@ def median(measure: Callable[[int], float]) -> float:
     return statistics.median(measure(run) for run in range(RUNS))
 
 
+def measure(url: str, kind: str, workers: int, events: int) -> float:
+    return median(lambda run: rate(url, kind, workers, events, run))
+
+
 def batched(url: str, events: int, run: int) -> float:
     store = open_store(url)
     runner = Runner(counter(), store)
@@ -172,13 +176,13 @@ def main() -> None:
         ours = median(lambda r: rate(url, "runner", 1, events, r))
         row("SQLite, WAL, synchronous=FULL, 1 process", ours, raw)
         imported = median(lambda r: batched(url, 20_000, r))
-        print(f"| SQLite batched import (apply_batch, 1,000 per transaction) | {imported:,.0f} | | |")
+        what = "SQLite batched import (apply_batch, 1,000 per transaction)"
+        print(f"| {what} | {imported:,.0f} | | |")
     with ThrowawayPostgres() as server:
         url = server.create_database("bench")
         prepare(url)
         for workers in (1, 8):
-            raw = median(lambda r: rate(url, "raw", workers, events, r))
-            ours = median(lambda r: rate(url, "runner", workers, events, r))
+            raw, ours = (measure(url, kind, workers, events) for kind in ("raw", "runner"))
             row(f"PostgreSQL 15, {workers} worker(s)", ours, raw)
 
 
