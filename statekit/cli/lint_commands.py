@@ -8,6 +8,9 @@ from pathlib import Path
 
 import click
 
+from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS
+from statekit.analysis.shared import exploration_options
+from statekit.cli.analysis_commands import terminal_progress
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, cli
 from statekit.compiler.diagnostics import Severity
 from statekit.compiler.pipeline import compile_file
@@ -35,11 +38,21 @@ from statekit.lint.runner import UsageError, lint_paths
     type=click.Path(dir_okay=False, path_type=Path),
     help="pyproject.toml to read [tool.statekit.lint] from (default: the nearest one).",
 )
-def lint(paths: tuple[str, ...], output_format: str, config_path: Path | None) -> None:
+@click.option(
+    "--max-configurations",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_CONFIGURATIONS,
+    show_default=True,
+    help="Bound on the abstract states the analysis rules explore per chart.",
+)
+def lint(
+    paths: tuple[str, ...], output_format: str, config_path: Path | None, max_configurations: int
+) -> None:
     """Lint chart files and folders (*.yaml, *.yml)."""
     try:
         config = load_project_config(config_path or find_pyproject(Path.cwd()))
-        report = lint_paths(paths, config)
+        with exploration_options(max_configurations=max_configurations, progress=terminal_progress):
+            report = lint_paths(paths, config)
     except (ConfigError, UsageError) as exc:
         raise click.UsageError(str(exc)) from exc
     text = format_diagnostics(output_format, report.diagnostics, rule_infos())

@@ -11,10 +11,10 @@ import sys
 
 import click
 
-from statekit.cli import lint_commands, render_commands, runner_commands
+from statekit.cli import analysis_commands, lint_commands, render_commands, runner_commands
 from statekit.cli.group import EXIT_USAGE, cli
 
-COMMAND_MODULES = (lint_commands, render_commands, runner_commands)
+COMMAND_MODULES = (lint_commands, analysis_commands, render_commands, runner_commands)
 
 
 def main() -> None:

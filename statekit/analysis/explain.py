@@ -1,0 +1,232 @@
+"""`statekit explain`: what every reachable configuration does with every event.
+
+The classification table lists, per reachable configuration (history values
+merged) and declared event, each distinct outcome the exploration found: the
+configuration it leads to (APPLIED), ALREADY_APPLIED, REJECTED with its
+reason (a guard's `else`, a `reject` entry, TERMINAL_STATE,
+UNDEFINED_TRANSITION, LIVELOCK), each with the data-guard outcomes it
+assumed. Invariants are listed with their status: `proven` (no reachable
+configuration breaks it), `violated` (with the first configuration that
+does), `runtime` (an expression over data: enforced by the engine after every
+step) or `not proven` (the exploration hit a bound).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from statekit.analysis.explorer import Exploration, Outcome
+from statekit.analysis.facts import selected_transitions
+from statekit.analysis.guards import ThreeValued
+from statekit.compiler.ir import ExpressionInvariant, StateInvariant
+from statekit.engine.tables import Configuration
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One outcome of an event in a configuration."""
+
+    status: str
+    reason: str | None
+    target: tuple[str, ...] | None
+    assuming: tuple[str, ...]
+
+    def text(self) -> str:
+        """`→ {a, b}`, `ALREADY_APPLIED`, `REJECTED REASON`."""
+        if self.target is not None:
+            return "→ " + ", ".join(self.target)
+        if self.reason is None:
+            return self.status
+        return f"{self.status} {self.reason}"
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form."""
+        out: dict[str, Any] = {"status": self.status, "reason": self.reason}
+        if self.target is not None:
+            out["target"] = list(self.target)
+        out["assuming"] = list(self.assuming)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A reachable configuration: its atomic states, all active states, and its verdicts
+    per event (several when data guards or history values make a difference)."""
+
+    states: tuple[str, ...]
+    active: tuple[str, ...]
+    histories: int
+    verdicts: dict[str, tuple[Verdict, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class InvariantStatus:
+    """An invariant and what the analysis established about it."""
+
+    name: str
+    form: str
+    status: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Everything `statekit explain` shows."""
+
+    chart: str
+    file: str
+    complete: bool
+    limits: tuple[str, ...]
+    rows: tuple[Row, ...]
+    invariants: tuple[InvariantStatus, ...]
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The machine-readable form (`--format json`)."""
+        return {
+            "version": 1,
+            "chart": self.chart,
+            "file": self.file,
+            "complete": self.complete,
+            "limits": list(self.limits),
+            "counts": dict(self.counts),
+            "configurations": [
+                {
+                    "states": list(row.states),
+                    "active": list(row.active),
+                    "history_variants": row.histories,
+                    "events": {
+                        event: [v.to_json() for v in verdicts]
+                        for event, verdicts in row.verdicts.items()
+                    },
+                }
+                for row in self.rows
+            ],
+            "invariants": [
+                {"name": i.name, "form": i.form, "status": i.status, "detail": i.detail}
+                for i in self.invariants
+            ],
+        }
+
+
+def _names(exploration: Exploration, config: Configuration) -> tuple[str, ...]:
+    states = exploration.chart.states
+    return tuple(states[s].path for s in config.atomic)
+
+
+def _verdict(exploration: Exploration, outcome: Outcome) -> Verdict:
+    chart = exploration.chart
+    target = None
+    if outcome.fired:
+        target = (
+            _names(exploration, exploration.nodes[outcome.target].config)
+            if outcome.target >= 0
+            else ("(not explored)",)
+        )
+    assuming = tuple(a.describe(chart) for a in outcome.assumptions)
+    return Verdict(outcome.status.value, outcome.reason, target, assuming)
+
+
+def explain(
+    exploration: Exploration, *, state: int | None = None, event: str | None = None
+) -> Explanation:
+    """The classification table, restricted to configurations with `state` active and to
+    `event` when given; invariants and counts always cover the whole chart."""
+    chart = exploration.chart
+    rows: dict[Configuration, tuple[list[int], dict[str, dict[Verdict, None]]]] = {}
+    for node in exploration.nodes:
+        if state is not None and state not in node.config.ids:
+            continue
+        ids, verdicts = rows.setdefault(node.config, ([], {}))
+        ids.append(node.id)
+        for outcome in node.outcomes or ():
+            assert outcome.event is not None
+            if event is not None and outcome.event != event:
+                continue
+            verdicts.setdefault(outcome.event, {})[_verdict(exploration, outcome)] = None
+    order = {name: i for i, name in enumerate(exploration.events)}
+    table = tuple(
+        Row(
+            _names(exploration, config),
+            tuple(chart.states[s].path for s in config.ordered),
+            len(ids),
+            {e: tuple(v) for e, v in sorted(verdicts.items(), key=lambda kv: order[kv[0]])},
+        )
+        for config, (ids, verdicts) in rows.items()
+    )
+    selectable = selected_transitions(exploration)
+    counts = {
+        "configurations": len(exploration.configurations()),
+        "abstract_states": len(exploration.nodes),
+        "events": len(exploration.events),
+        "checks": exploration.checks,
+        "transitions": len(chart.transitions),
+        "transitions_selectable": len(selectable),
+    }
+    return Explanation(
+        chart.name,
+        chart.file,
+        exploration.complete,
+        tuple(limit.message for limit in exploration.limits),
+        table,
+        invariant_statuses(exploration),
+        counts,
+    )
+
+
+def invariant_statuses(exploration: Exploration) -> tuple[InvariantStatus, ...]:
+    """Each invariant: proven, violated, runtime-enforced or not proven."""
+    chart, tables = exploration.chart, exploration.tables
+    three = ThreeValued()
+    out: list[InvariantStatus] = []
+    for inv in chart.invariants:
+        if isinstance(inv, StateInvariant):
+            broken = next(
+                (
+                    n
+                    for n in exploration.nodes
+                    if inv.name in tables.broken_state_invariants(n.config)
+                ),
+                None,
+            )
+            form = "state"
+            runtime = False
+        else:
+            assert isinstance(inv, ExpressionInvariant)
+            values = [three.truth(inv.expression, c.ids) for c in exploration.configurations()]
+            broken = next(
+                (
+                    n
+                    for n in exploration.nodes
+                    if three.truth(inv.expression, n.config.ids) is False
+                ),
+                None,
+            )
+            form = "expression"
+            runtime = any(v is not True for v in values)
+        if broken is not None:
+            where = "{" + ", ".join(_names(exploration, broken.config)) + "}"
+            out.append(InvariantStatus(inv.name, form, "violated", f"broken in {where}"))
+        elif not exploration.complete:
+            out.append(InvariantStatus(inv.name, form, "not proven", "the exploration hit a bound"))
+        elif runtime:
+            assert isinstance(inv, ExpressionInvariant)
+            out.append(
+                InvariantStatus(
+                    inv.name,
+                    form,
+                    "runtime",
+                    f"enforced at runtime after every step: {inv.expression.source}",
+                )
+            )
+        else:
+            out.append(
+                InvariantStatus(
+                    inv.name,
+                    form,
+                    "proven",
+                    f"holds in all {len(exploration.configurations())} reachable configurations",
+                )
+            )
+    return tuple(out)

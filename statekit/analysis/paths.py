@@ -1,0 +1,214 @@
+"""`statekit paths`: event sequences that fire every transition and reach every rejection class.
+
+Model-based test generation over the explored graph (like XState's graph
+helpers, but with the static structure and eventless transitions included).
+Targets are every selectable transition and every *rejection class*: an
+event's non-APPLIED outcome, keyed by (event, status, reason, and what
+decided it: the `reject` entry's state, the failing guard's transition, the
+`already` entry's state). Each target has a shortest path from the initial
+configuration (breadth-first); the paths are taken longest first, skipping
+targets an earlier path already covers (a path covers what every step on it
+fires or reaches), so that few sequences cover everything. Each step lists
+the data-guard outcomes a test must arrange (payloads are the test's job).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from statekit.analysis.explorer import Exploration, Outcome
+from statekit.analysis.facts import outcomes, selected_transitions
+from statekit.analysis.report import leaves, state_name, transition_label
+from statekit.engine.step import verdict
+
+RejectionClass = tuple[str, str, str | None, str]
+"""(event, status, reason, decided by): e.g. ('PAY', 'REJECTED', 'PAID', "reject on 'paid'")."""
+
+
+@dataclass(frozen=True, slots=True)
+class PathStep:
+    """One event of a test path (event None: entering the initial configuration)."""
+
+    event: str | None
+    assuming: tuple[str, ...]
+    status: str
+    reason: str | None
+    configuration: str
+    transitions: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EventPath:
+    """An event sequence from the initial configuration and what it covers."""
+
+    steps: tuple[PathStep, ...]
+    transitions: tuple[int, ...]
+    rejections: tuple[RejectionClass, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PathSuite:
+    """The paths, and the coverage they reach."""
+
+    chart: str
+    complete: bool
+    paths: tuple[EventPath, ...]
+    transitions: tuple[int, ...]
+    never_selected: tuple[int, ...]
+    rejections: tuple[RejectionClass, ...]
+
+    def to_json(self, exploration: Exploration) -> dict[str, Any]:
+        """The machine-readable form (`--format json`)."""
+        chart = exploration.chart
+
+        def transition(t: int) -> dict[str, Any]:
+            return {"id": t, "label": transition_label(chart, t)}
+
+        return {
+            "version": 1,
+            "chart": self.chart,
+            "complete": self.complete,
+            "paths": [
+                {
+                    "steps": [
+                        {
+                            "event": s.event,
+                            "assuming": list(s.assuming),
+                            "status": s.status,
+                            "reason": s.reason,
+                            "configuration": s.configuration,
+                            "transitions": [transition(t) for t in s.transitions],
+                        }
+                        for s in path.steps
+                    ],
+                    "covers": {
+                        "transitions": list(path.transitions),
+                        "rejections": [_class_json(c) for c in path.rejections],
+                    },
+                }
+                for path in self.paths
+            ],
+            "coverage": {
+                "transitions": len(self.transitions),
+                "transitions_total": len(chart.transitions),
+                "never_selected": [transition(t) for t in self.never_selected],
+                "rejection_classes": [_class_json(c) for c in self.rejections],
+            },
+        }
+
+
+def _class_json(c: RejectionClass) -> dict[str, Any]:
+    return {"event": c[0], "status": c[1], "reason": c[2], "decided_by": c[3]}
+
+
+def rejection_class(exploration: Exploration, node: int, outcome: Outcome) -> RejectionClass:
+    """What a non-APPLIED outcome covers."""
+    chart, tables = exploration.chart, exploration.tables
+    config = exploration.nodes[node].config
+    event = outcome.event or ""
+    if outcome.basis == "guard" and outcome.failed is not None:
+        check, transition = outcome.failed
+        name = f"guard {check.name}" if check.name else "condition"
+        by = f"{name} of {transition_label(chart, transition.id)}"
+    elif outcome.basis == "reject":
+        by = f"reject on '{state_name(chart, verdict(tables, config, event)[2])}'"
+    elif outcome.basis == "already":
+        holders = config.final_states if config.final else (0, *config.ordered)
+        holder = next(
+            (s for s in holders if any(e.event == event for e in chart.states[s].already)), 0
+        )
+        by = f"already on '{state_name(chart, holder)}'"
+    else:
+        by = outcome.basis
+    return (event, outcome.status.value, outcome.reason, by)
+
+
+def _step(exploration: Exploration, outcome: Outcome) -> PathStep:
+    chart = exploration.chart
+    if outcome.fired and outcome.target >= 0:
+        where = leaves(chart, exploration.nodes[outcome.target].config)
+    else:
+        where = ""
+    return PathStep(
+        outcome.event,
+        tuple(a.describe(chart) for a in outcome.assumptions),
+        outcome.status.value,
+        outcome.reason,
+        where,
+        outcome.transitions(),
+    )
+
+
+def covering_paths(exploration: Exploration) -> PathSuite:
+    """Paths that together fire every selectable transition and reach every rejection
+    class found (see the module docstring)."""
+    selected = selected_transitions(exploration)
+    nodes = exploration.nodes
+    available: dict[int, list[tuple[RejectionClass, Outcome]]] = {}
+    classes: dict[RejectionClass, int] = {}
+    for node, outcome in outcomes(exploration):
+        if node >= 0 and not outcome.fired:
+            found = rejection_class(exploration, node, outcome)
+            available.setdefault(node, []).append((found, outcome))
+            classes.setdefault(found, node)
+
+    def pairs_to(node: int) -> list[tuple[int, Outcome]]:
+        return exploration.path(node) if node >= 0 else []
+
+    def length(witness: tuple[int, Outcome | None]) -> int:
+        node = witness[0]
+        return nodes[node].depth + 1 if node >= 0 else 0
+
+    chosen: list[list[tuple[int, Outcome]]] = []
+    covered_t: set[int] = set()
+    for _t, (node, last) in sorted(selected.items(), key=lambda kv: (-length(kv[1]), kv[0])):
+        assert last is not None
+        if all(t in covered_t for t in last.transitions()):
+            continue
+        pairs = [*pairs_to(node), (node, last)] if node >= 0 else [(-1, last)]
+        for _source, outcome in pairs:
+            covered_t.update(outcome.transitions())
+        chosen.append(pairs)
+
+    covered_r: set[RejectionClass] = set()
+
+    def weave(pairs: list[tuple[int, Outcome]]) -> EventPath:
+        """The path's steps, with every not yet covered rejection class inserted where
+        the path passes through a state that has it (a rejection changes nothing)."""
+        steps: list[PathStep] = []
+        fired: list[int] = []
+        reached: list[RejectionClass] = []
+
+        def rejections_at(node: int) -> None:
+            for found, outcome in available.get(node, ()):
+                if found not in covered_r:
+                    covered_r.add(found)
+                    reached.append(found)
+                    steps.append(_step(exploration, outcome))
+
+        for source, outcome in pairs:
+            if source >= 0:
+                rejections_at(source)
+            steps.append(_step(exploration, outcome))
+            fired.extend(t for t in outcome.transitions() if t not in fired)
+        last = pairs[-1][1]
+        if last.fired and last.target >= 0:
+            rejections_at(last.target)
+        return EventPath(tuple(steps), tuple(fired), tuple(reached))
+
+    paths = [weave(pairs) for pairs in chosen]
+    for found, node in classes.items():
+        if found not in covered_r:
+            paths.append(weave(pairs_to(node)))
+    paths.sort(key=lambda p: (len(p.steps), [s.event or "" for s in p.steps]))
+    chart = exploration.chart
+    never = tuple(t.id for t in chart.transitions if t.id not in selected)
+    return PathSuite(
+        chart.name,
+        exploration.complete,
+        tuple(paths),
+        tuple(sorted(covered_t)),
+        never,
+        tuple(classes),
+    )

@@ -1,0 +1,244 @@
+"""`statekit explain` (the classification table, invariants, counts) and `statekit paths`
+(event sequences that cover every transition and rejection class).
+
+Both explore the chart's reachable configurations (`statekit.analysis`); on a
+terminal a progress bar appears when an exploration takes a while (never
+in CI or when standard error is not a terminal).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from statekit.analysis.explain import Explanation, explain
+from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS, Exploration
+from statekit.analysis.explorer import Progress as ProgressCallback
+from statekit.analysis.paths import PathSuite, covering_paths
+from statekit.analysis.report import transition_label
+from statekit.analysis.shared import exploration, exploration_options
+from statekit.cli.group import EXIT_FINDINGS, cli
+from statekit.compiler.ir import CompiledChart
+from statekit.compiler.pipeline import compile_file
+from statekit.lint.formats import format_diagnostics
+from statekit.lint.registry import rule_infos
+
+PROGRESS_AFTER = 0.5
+"""Seconds an exploration runs before the progress bar appears."""
+
+
+@contextmanager
+def terminal_progress(chart: CompiledChart) -> Iterator[ProgressCallback | None]:
+    """A progress callback that shows a rich bar on an interactive terminal after
+    `PROGRESS_AFTER` seconds; None (silent) in CI or when stderr is not a terminal."""
+    if os.environ.get("CI") or not sys.stderr.isatty():
+        yield None
+        return
+    began = time.monotonic()
+    bar: Progress | None = None
+    task = None
+
+    def update(expanded: int, found: int) -> None:
+        nonlocal bar, task
+        if bar is None:
+            if time.monotonic() - began < PROGRESS_AFTER:
+                return
+            bar = Progress(
+                TextColumn(f"exploring {chart.name}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("configurations"),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            bar.start()
+            task = bar.add_task("explore", total=found)
+        assert task is not None
+        bar.update(task, completed=expanded, total=found)
+
+    try:
+        yield update
+    finally:
+        if bar is not None:
+            bar.stop()
+
+
+def max_configurations_option() -> click.Option:
+    """`--max-configurations N`, shared by lint, explain and paths."""
+    return click.Option(
+        ["--max-configurations"],
+        type=click.IntRange(min=1),
+        default=DEFAULT_MAX_CONFIGURATIONS,
+        show_default=True,
+        help="Stop exploring after this many abstract states (configuration + history).",
+    )
+
+
+def _explore(file: str, max_configurations: int) -> Exploration:
+    """Compile FILE (exit 1 with its diagnostics if it cannot be) and explore it."""
+    result = compile_file(file)
+    if result.chart is None:
+        click.echo(format_diagnostics("text", result.diagnostics, rule_infos()), nl=False, err=True)
+        sys.exit(EXIT_FINDINGS)
+    with exploration_options(max_configurations=max_configurations, progress=terminal_progress):
+        explored = exploration(result.chart)
+    for limit in explored.limits[:1]:
+        click.echo(f"statekit: {limit.message}; the analysis is incomplete", err=True)
+    return explored
+
+
+def _resolve_state(chart: CompiledChart, ref: str) -> int:
+    """A state by full dotted path or unique dotted suffix, or a usage error."""
+    if ref in chart.path_index:
+        return chart.path_index[ref]
+    matches = [s.id for s in chart.states if s.path == ref or s.path.endswith("." + ref)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise click.BadParameter(f"no state '{ref}' in chart '{chart.name}'", param_hint="--state")
+    candidates = ", ".join(chart.states[m].path for m in matches)
+    raise click.BadParameter(f"'{ref}' is ambiguous: {candidates}", param_hint="--state")
+
+
+@click.command("explain")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--state", "state_ref", help="Only configurations in which this state is active.")
+@click.option("--event", help="Only this event.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+def explain_command(
+    file: str,
+    state_ref: str | None,
+    event: str | None,
+    output_format: str,
+    max_configurations: int,
+) -> None:
+    """What every reachable configuration does with every event, and the invariants."""
+    explored = _explore(file, max_configurations)
+    chart = explored.chart
+    if event is not None and event not in chart.events:
+        raise click.BadParameter(
+            f"event '{event}' is not declared (events: {', '.join(chart.events)})",
+            param_hint="--event",
+        )
+    state = _resolve_state(chart, state_ref) if state_ref is not None else None
+    explanation = explain(explored, state=state, event=event)
+    if output_format == "json":
+        click.echo(json.dumps(explanation.to_json(), indent=2, ensure_ascii=False))
+        return
+    _print_explanation(explanation, explored)
+
+
+def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
+    console = Console(soft_wrap=False, width=max(Console().width, 100))
+    table = Table(
+        title=f"{explanation.chart}: what each reachable configuration does with each event",
+        show_lines=False,
+    )
+    table.add_column("configuration", overflow="fold")
+    table.add_column("event")
+    table.add_column("outcome", overflow="fold")
+    table.add_column("assuming", overflow="fold", style="dim")
+    for row in explanation.rows:
+        first = True
+        label = ", ".join(row.states)
+        if row.histories > 1:
+            label += f" ({row.histories} history variants)"
+        items = list(row.verdicts.items())
+        for i, (event, verdicts) in enumerate(items):
+            for j, verdict in enumerate(verdicts):
+                table.add_row(
+                    label if first else "",
+                    event if j == 0 else "",
+                    verdict.text(),
+                    "; ".join(verdict.assuming),
+                    end_section=i == len(items) - 1 and j == len(verdicts) - 1,
+                )
+                first = False
+    console.print(table)
+    invariants = Table(title="invariants")
+    invariants.add_column("invariant")
+    invariants.add_column("form")
+    invariants.add_column("status")
+    invariants.add_column("detail", overflow="fold")
+    for inv in explanation.invariants:
+        style = {"violated": "red", "proven": "green", "not proven": "yellow"}.get(inv.status, "")
+        invariants.add_row(inv.name, inv.form, Text(inv.status, style=style), inv.detail)
+    if explanation.invariants:
+        console.print(invariants)
+    c = explanation.counts
+    console.print(
+        f"{c['configurations']:,} reachable configuration(s) "
+        f"({c['abstract_states']:,} abstract states with history values), "
+        f"{c['transitions_selectable']} of {c['transitions']} transition(s) selectable, "
+        f"{c['checks']:,} (configuration, event) checks in {explored.seconds * 1000:.0f} ms"
+        + ("" if explanation.complete else " [yellow](incomplete: a bound was hit)[/]"),
+        highlight=False,
+    )
+
+
+@click.command("paths")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+def paths_command(file: str, output_format: str, max_configurations: int) -> None:
+    """Shortest event sequences that together fire every transition and reach every
+    rejection class (model-based test generation)."""
+    explored = _explore(file, max_configurations)
+    suite = covering_paths(explored)
+    if output_format == "json":
+        click.echo(json.dumps(suite.to_json(explored), indent=2, ensure_ascii=False))
+        return
+    _print_paths(suite, explored)
+
+
+def _print_paths(suite: PathSuite, explored: Exploration) -> None:
+    chart = explored.chart
+    out: list[str] = []
+    for number, path in enumerate(suite.paths, 1):
+        events = sum(1 for s in path.steps if s.event is not None)
+        out.append(f"path {number} ({events} event(s)):")
+        for step in path.steps:
+            if step.event is None:
+                head = f"  start → {step.configuration}"
+            elif step.status == "APPLIED":
+                head = f"  {step.event} → {step.configuration}"
+            else:
+                head = f"  {step.event}: {step.status}" + (f" {step.reason}" if step.reason else "")
+            out.append(head)
+            out.extend(f"      assuming {a}" for a in step.assuming)
+    out.append("")
+    out.append(
+        f"{len(suite.paths)} path(s): {len(suite.transitions)} of {len(chart.transitions)} "
+        f"transition(s) fired, {len(suite.rejections)} rejection class(es) reached"
+    )
+    out.extend(f"never selected: {transition_label(chart, t)}" for t in suite.never_selected)
+    if not suite.complete:
+        out.append("incomplete: the exploration hit a bound (see statekit lint: analysis-limit)")
+    click.echo("\n".join(out))
+
+
+for _command in (explain_command, paths_command):
+    _command.params.append(max_configurations_option())
+    cli.add_command(_command)
