@@ -425,9 +425,9 @@ SCRIPTS: dict[str, list[list[tuple[str, dict[str, Any]]]]] = {
     ],
 }
 """Realistic histories; a sequence may start with a prefix of one (then drawn events)."""
-EXAMPLES = {"payment": 400, "task": 400, "media_player": 300}
+EXAMPLES = {"payment": 350, "task": 350, "media_player": 250}
 """Sequences per chart (the inline charts get `DEFAULT_EXAMPLES`)."""
-DEFAULT_EXAMPLES = 250
+DEFAULT_EXAMPLES = 200
 MAX_LENGTH = 40
 TALLY: Counter[tuple[str, str]] = Counter()
 """(chart, what) -> count: sequences, events compared by status, sequences stopped by reason."""
