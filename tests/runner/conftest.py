@@ -1,47 +1,6 @@
-"""Fixtures for the runner's tests: a store of each kind, PostgreSQL a real server.
+"""Registers the runner's fixtures (defined, type-checked, in `runner_fixtures.py`; this
+file is only a shim, since mypy cannot hold two modules named `conftest`)."""
 
-The PostgreSQL server is started once per session on loopback (a throwaway
-`initdb` + `pg_ctl`, see `statekit.runner.throwaway`) and every test gets a
-fresh database. When PostgreSQL is not installed the tests FAIL, never skip:
-`make test` installs it (scripts/ensure-postgres.sh).
-"""
+from runner_fixtures import pg_server, pg_url, store_url
 
-from __future__ import annotations
-
-import itertools
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
-from statekit.runner.throwaway import PostgresUnavailable, ThrowawayPostgres
-
-_names = itertools.count(1)
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[ThrowawayPostgres]:
-    """One PostgreSQL server for the session."""
-    try:
-        server = ThrowawayPostgres().start()
-    except PostgresUnavailable as exc:
-        pytest.fail(f"PostgreSQL is required by the runner tests and could not start: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def pg_url(pg_server: ThrowawayPostgres) -> str:
-    """A fresh PostgreSQL database."""
-    return pg_server.create_database(f"statekit_test_{next(_names)}")
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A fresh, empty store of each kind."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'statekit.db'}"
-    url: str = request.getfixturevalue("pg_url")
-    return url
+__all__ = ["pg_server", "pg_url", "store_url"]
