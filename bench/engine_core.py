@@ -5,7 +5,7 @@ median of 5 runs over a realistic stream of valid events, cycled. Next to the
 flat chart runs a hand-written `match` reducer of the same chart, the floor
 for "what a team would write by hand": it returns an immutable outcome
 (status, reason, new state) but checks no payload, keeps no evidence, runs no
-invariants and emits nothing. Peer engines are added by `bench/engine_peers.py`
+invariants and emits nothing. Peer engines are added by `bench/peers.py`
 (see `FLAT_CHART`, `flat_stream` and `task_stream`, which it reuses).
 """
 
