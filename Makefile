@@ -11,12 +11,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-# Set up, then lint and compile the reference machines on a fresh machine.
+# Set up, then the main job on the embedded default (SQLite): lint and compile the
+# reference machines, and run a stream of payment events through the durable runner.
 demo: $(STAMP)
 	$(BIN)/statekit lint machines/
 	mkdir -p build
 	for f in machines/*.yaml; do $(BIN)/statekit compile $$f -o build/$$(basename $$f .yaml).ir.json; done
 	@echo "compiled IR written to build/"
+	rm -f build/demo.db
+	$(BIN)/statekit run machines/payment.yaml --db sqlite:///build/demo.db --input examples/payment-events.jsonl
+	$(BIN)/statekit verify --db sqlite:///build/demo.db
+	$(BIN)/statekit outbox --db sqlite:///build/demo.db
 
 # Set up, then run every check CI runs: ruff, mypy --strict, the whole test suite.
 test: $(STAMP)
