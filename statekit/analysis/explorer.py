@@ -30,13 +30,14 @@ never hangs.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
-from statekit.compiler.ir import CompiledChart, GuardCheck, Transition
+from statekit.compiler.ir import CompiledChart, GuardCheck, StateKind, Transition
 from statekit.engine.algorithm import (
     FailedGuard,
     GuardOracle,
@@ -287,6 +288,27 @@ Leaf = tuple[tuple[Assumption, ...], Run]
 """One run of a macrostep: the assumptions its choices made, and what happened."""
 
 
+class _Prepared:
+    """A run reduced to what every abstract state with the same configuration (and the
+    same values of the history states it read) shares: its steps, where it ends, its
+    history records, and, when nothing fired, its outcome itself."""
+
+    __slots__ = ("assumptions", "outcome", "steps", "target", "updates")
+
+    def __init__(
+        self,
+        assumptions: tuple[Assumption, ...],
+        steps: tuple[MicrostepPlan, ...],
+        target: Configuration | None,
+        outcome: Outcome | None,
+    ) -> None:
+        self.assumptions = assumptions
+        self.steps = steps
+        self.target = target
+        self.outcome = outcome
+        self.updates = tuple(u for plan in steps for u in plan.history_updates)
+
+
 class Explorer:
     """Builds an `Exploration` (see the module docstring); use `explore`."""
 
@@ -305,8 +327,12 @@ class Explorer:
         self.index: dict[tuple[Configuration, HistoryKey], int] = {}
         self.unfired: dict[tuple[Configuration, str], Outcome] = {}
         self.stable: dict[Configuration, dict[object, bool]] = {}
-        self.shared: dict[tuple[Configuration, str], list[Leaf]] = {}
-        self.by_history: dict[tuple[Configuration, str | None], bool] = {}
+        self.shared: dict[tuple[Configuration, str], list[_Prepared]] = {}
+        self.variants: dict[
+            tuple[Configuration, str],
+            list[tuple[tuple[int, ...], tuple[object, ...], list[_Prepared]]],
+        ] = {}
+        self.reads: dict[tuple[Configuration, str | None], frozenset[int]] = {}
 
     # -- abstract states ----------------------------------------------------------
 
@@ -443,115 +469,130 @@ class Explorer:
             self.unfired[(config, event)] = outcome
         return outcome
 
-    def history_candidates(self, config: Configuration, event: str | None) -> bool:
-        """Whether a transition that targets a history state is a candidate for `event`
-        (None: eventless) in `config`: only then can a selection depend on history."""
+    def history_reads(self, config: Configuration, event: str | None) -> frozenset[int]:
+        """The history states whose values a selection for `event` (None: eventless) in
+        `config` may read: those that candidate transitions target, and the history
+        states in their defaults. Only through them can a macrostep depend on history."""
         key = (config, event)
-        found = self.by_history.get(key)
+        found = self.reads.get(key)
         if found is None:
-            history_targeting = self.tables.history_targeting
-            table = self.chart.candidates
-            eventless = self.chart.eventless
-            found = False
-            if history_targeting:
+            out: set[int] = set()
+            targeting = self.tables.history_targeting
+            if targeting:
+                table, eventless = self.chart.candidates, self.chart.eventless
                 for state in config.atomic:
                     ids = eventless[state] if event is None else table[state].get(event, ())
-                    if not history_targeting.isdisjoint(ids):
-                        found = True
-                        break
-            self.by_history[key] = found
+                    for tid in targeting.intersection(ids):
+                        for target in self.chart.transitions[tid].targets:
+                            self._history_closure(target, out)
+            found = self.reads[key] = frozenset(out)
         return found
 
-    def depends_on_history(self, config: Configuration, run: Run) -> bool:
-        """Whether any selection of this run could have depended on the history values."""
+    def _history_closure(self, state: int, out: set[int]) -> None:
+        node = self.chart.states[state]
+        if node.kind is StateKind.HISTORY and state not in out:
+            out.add(state)
+            for s in node.history_default:
+                self._history_closure(s, out)
+
+    def run_reads(self, config: Configuration, run: Run) -> frozenset[int]:
+        """The history states one run may have read (every selection that fired)."""
         if not self.tables.history_targeting:
-            return False
+            return frozenset()
+        out: frozenset[int] = frozenset()
         source = config
         for event, plan, *_rest in run.trace:
-            if self.history_candidates(source, event[0] if event is not None else None):
-                return True
+            out |= self.history_reads(source, event[0] if event is not None else None)
             source = plan.target
-        return False
+        return out
 
-    def runs_of(self, node: Node, event: str) -> tuple[list[Leaf], bool]:
-        """The runs of `event` from `node`, and whether they can be reused for every
-        node with the same configuration (none depended on the history)."""
+    def runs_of(self, node: Node, event: str) -> list[_Prepared]:
+        """The runs of `event` from `node`, reused for every node with the same
+        configuration and the same values of the history states the runs read."""
         config = node.config
-        cached = self.shared.get((config, event))
-        if cached is not None:
-            return cached, True
-        tables, history, context = self.tables, node.history, self.context
+        key = (config, event)
+        found = self.shared.get(key)
+        if found is not None:
+            return found
+        history = node.history
+        variants = self.variants.get(key, ())
+        for ids, values, runs in variants:
+            if tuple([history.get(h) for h in ids]) == values:
+                return runs
+        tables, context = self.tables, self.context
 
         def start(oracle: GuardOracle) -> MacrostepRun:
             return macrostep(
                 tables, config, history, context, (event, {}), oracle=oracle, abstract=True
             )
 
-        runs = self.enumerate(start, node.id, event, self.stable_facts(config))
-        if any(self.depends_on_history(config, run) for _, run in runs):
-            return runs, False
-        self.shared[(config, event)] = runs
-        return runs, True
+        leaves = self.enumerate(start, node.id, event, self.stable_facts(config))
+        reads: frozenset[int] = frozenset().union(*(self.run_reads(config, r) for _, r in leaves))
+        runs = self.prepare(config, event, leaves)
+        if not reads:
+            self.shared[key] = runs
+        else:
+            ids = tuple(sorted(reads))
+            values = tuple([history.get(h) for h in ids])
+            self.variants.setdefault(key, []).append((ids, values, runs))
+        return runs
 
-    def outcomes_of(
-        self, node: Node | None, event: str | None, runs: list[Leaf], shared: bool
-    ) -> list[Outcome]:
-        """Outcomes of the runs of one macrostep from `node`, without duplicates.
-
-        `shared` runs were made from another node with the same configuration and
-        depend on no history: their history records are replayed onto this node's.
-        """
-        out: list[Outcome] = []
+    def prepare(
+        self, config: Configuration | None, event: str | None, leaves: list[Leaf]
+    ) -> list[_Prepared]:
+        """The distinct runs of one macrostep (same end, same transitions, same history
+        records, or the same classification), in the order found."""
+        out: list[_Prepared] = []
         seen: set[object] = set()
-        parent = node.id if node is not None else -1
-        depth = node.depth + 1 if node is not None else 0
-        for assumptions, run in runs:
-            outcome: Outcome
+        for assumptions, run in leaves:
+            steps = tuple(m[1] for m in run.trace)
             if isinstance(run, LivelockError):
-                steps = tuple(m[1] for m in run.trace)
+                key: object = ("livelock",)
                 outcome = Outcome(
                     event, assumptions, NOWHERE, steps, Status.REJECTED, LIVELOCK, "livelock"
                 )
-                key: object = ("livelock",)
+                prepared = _Prepared(assumptions, steps, None, outcome)
             elif not run.fired:
-                assert node is not None and event is not None
-                outcome = self.classified(node.config, event, run.failed_guard, assumptions)
+                assert config is not None and event is not None
                 failed = run.failed_guard
+                outcome = self.classified(config, event, failed, assumptions)
                 key = (outcome.reason, outcome.basis, failed and (id(failed[0]), failed[1].id))
+                prepared = _Prepared(assumptions, (), None, outcome)
             else:
-                steps = tuple(m[1] for m in run.trace)
-                outcome = Outcome(
-                    event, assumptions, NOWHERE, steps, Status.APPLIED, None, "applied"
-                )
-                if node is None:
-                    history, hkey = run.history, self.history_key(run.history)
-                elif shared:
-                    history, hkey = self.recorded(node, steps)
-                else:
-                    history, hkey = run.history, self.history_key(run.history)
-                outcome.target = self.intern(
-                    run.configuration, history, hkey, parent, outcome, depth
-                )
-                key = (outcome.target, tuple(p.transitions for p in steps))
+                prepared = _Prepared(assumptions, steps, run.configuration, None)
+                key = (run.configuration, tuple(p.transitions for p in steps), prepared.updates)
             if key not in seen:
                 seen.add(key)
-                out.append(outcome)
+                out.append(prepared)
         return out
 
-    def recorded(self, node: Node, steps: tuple[MicrostepPlan, ...]) -> tuple[History, HistoryKey]:
-        """The node's history with the records of `steps` (as the engine's microsteps
-        write them), and its key."""
-        history: History = node.history
-        changed = False
-        for plan in steps:
-            if plan.history_updates:
-                if not changed:
-                    history = dict(history)
-                    changed = True
-                assert isinstance(history, dict)
-                history.update(plan.history_updates)
-        if not changed:
-            return history, node.history_key
+    def outcomes_of(self, node: Node, event: str, runs: list[_Prepared]) -> list[Outcome]:
+        """The outcomes of prepared runs from `node` (perhaps made from another node with
+        the same configuration: their history records are replayed onto this node's)."""
+        out: list[Outcome] = []
+        parent, depth = node.id, node.depth + 1
+        for run in runs:
+            outcome = run.outcome
+            if outcome is None:
+                assert run.target is not None
+                outcome = Outcome(
+                    event, run.assumptions, NOWHERE, run.steps, Status.APPLIED, None, "applied"
+                )
+                if run.updates:
+                    history, hkey = self.recorded(node, run.updates)
+                else:
+                    history, hkey = node.history, node.history_key
+                outcome.target = self.intern(run.target, history, hkey, parent, outcome, depth)
+            out.append(outcome)
+        return out
+
+    def recorded(
+        self, node: Node, updates: tuple[tuple[int, tuple[int, ...]], ...]
+    ) -> tuple[History, HistoryKey]:
+        """The node's history with the records of a run's microsteps (applied in order,
+        as the engine's microsteps write them), and its key."""
+        history = dict(node.history)
+        history.update(updates)
         return history, self.history_key(history)
 
     def expand(self, node: Node) -> None:
@@ -576,8 +617,11 @@ class Explorer:
                 )
                 outcomes.append(outcome)
                 continue
-            runs, shared = self.runs_of(node, event)
-            outcomes.extend(self.outcomes_of(node, event, runs, shared))
+            entry = config.events.get(event)  # filled in by static_outcome
+            if entry is not None and entry.fixed == ():  # no candidate: nothing can fire
+                outcomes.append(self.classified(config, event, None, ()))
+                continue
+            outcomes.extend(self.outcomes_of(node, event, self.runs_of(node, event)))
         self.result.checks += len(self.result.events)
         node.outcomes = outcomes
 
@@ -589,8 +633,21 @@ class Explorer:
         def start(oracle: GuardOracle) -> MacrostepRun:
             return initial_macrostep(tables, context, oracle=oracle, abstract=True)
 
-        runs = self.enumerate(start, -1, None, {})
-        self.result.initial = self.outcomes_of(None, None, runs, False)
+        for assumptions, run in self.enumerate(start, -1, None, {}):
+            steps = tuple(m[1] for m in run.trace)
+            if isinstance(run, LivelockError):
+                outcome = Outcome(
+                    None, assumptions, NOWHERE, steps, Status.REJECTED, LIVELOCK, "livelock"
+                )
+            else:
+                outcome = Outcome(
+                    None, assumptions, NOWHERE, steps, Status.APPLIED, None, "applied"
+                )
+                history = run.history
+                outcome.target = self.intern(
+                    run.configuration, history, self.history_key(history), -1, outcome, 0
+                )
+            self.result.initial.append(outcome)
         nodes = self.result.nodes
         i = 0
         while i < len(nodes):
@@ -610,5 +667,17 @@ def explore(
     max_configurations: int = DEFAULT_MAX_CONFIGURATIONS,
     progress: Progress | None = None,
 ) -> Exploration:
-    """Explore the reachable abstract states of `chart` (see the module docstring)."""
-    return Explorer(chart, max_configurations, progress).run()
+    """Explore the reachable abstract states of `chart` (see the module docstring).
+
+    The cyclic garbage collector is paused meanwhile: the exploration allocates
+    millions of long-lived objects and frees none, so every collection would scan
+    them all again and the cost would grow faster than the state space (the
+    compiler does the same, see `statekit.compiler.pipeline`).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return Explorer(chart, max_configurations, progress).run()
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -72,3 +72,8 @@ def exploration(chart: CompiledChart) -> Exploration:
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return result
+
+
+def clear() -> None:
+    """Forget every cached exploration (for benchmarks and long-lived processes)."""
+    _CACHE.clear()

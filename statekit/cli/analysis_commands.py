@@ -8,6 +8,7 @@ in CI or when standard error is not a terminal).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -72,6 +73,13 @@ def terminal_progress(chart: CompiledChart) -> Iterator[ProgressCallback | None]
     finally:
         if bar is not None:
             bar.stop()
+
+
+def skip_final_collection() -> None:
+    """Called when a command is done: the explored state space (millions of objects in
+    reference cycles, for large charts) is left to the operating system instead of
+    being walked by the interpreter's last garbage collection at exit."""
+    gc.freeze()
 
 
 def max_configurations_option() -> click.Option:
@@ -141,8 +149,9 @@ def explain_command(
     explanation = explain(explored, state=state, event=event)
     if output_format == "json":
         click.echo(json.dumps(explanation.to_json(), indent=2, ensure_ascii=False))
-        return
-    _print_explanation(explanation, explored)
+    else:
+        _print_explanation(explanation, explored)
+    skip_final_collection()
 
 
 def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
@@ -209,8 +218,9 @@ def paths_command(file: str, output_format: str, max_configurations: int) -> Non
     suite = covering_paths(explored)
     if output_format == "json":
         click.echo(json.dumps(suite.to_json(explored), indent=2, ensure_ascii=False))
-        return
-    _print_paths(suite, explored)
+    else:
+        _print_paths(suite, explored)
+    skip_final_collection()
 
 
 def _print_paths(suite: PathSuite, explored: Exploration) -> None:

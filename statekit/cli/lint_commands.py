@@ -10,7 +10,7 @@ import click
 
 from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS
 from statekit.analysis.shared import exploration_options
-from statekit.cli.analysis_commands import terminal_progress
+from statekit.cli.analysis_commands import skip_final_collection, terminal_progress
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, cli
 from statekit.compiler.diagnostics import Severity
 from statekit.compiler.pipeline import compile_file
@@ -53,6 +53,7 @@ def lint(
         config = load_project_config(config_path or find_pyproject(Path.cwd()))
         with exploration_options(max_configurations=max_configurations, progress=terminal_progress):
             report = lint_paths(paths, config)
+        skip_final_collection()
     except (ConfigError, UsageError) as exc:
         raise click.UsageError(str(exc)) from exc
     text = format_diagnostics(output_format, report.diagnostics, rule_infos())

@@ -53,17 +53,22 @@ def check(chart: CompiledChart) -> Iterator[Diagnostic]:
     selected = selected_transitions(explored)
     shadowed = {s.transition for s in shadowed_alternatives(chart)}
     three = ThreeValued()
-    for t in chart.transitions:
-        source = chart.states[t.source]
-        if (
-            t.id in selected
-            or t.id in shadowed
-            or t.source not in reached
-            or source.kind is StateKind.FINAL
-        ):
-            continue
+    never = [
+        t
+        for t in chart.transitions
+        if t.id not in selected
+        and t.id not in shadowed
+        and t.source in reached
+        and chart.states[t.source].kind is not StateKind.FINAL
+    ]
+    sources = {t.source for t in never}
+    configs: dict[int, list[frozenset[int]]] = {s: [] for s in sources}
+    for config in explored.configurations():
+        for s in sources.intersection(config.ids):
+            configs[s].append(config.ids)
+    for t in never:
         where = state_name(chart, t.source)
-        with_source = [n.config.ids for n in explored.nodes if t.source in n.config.ids]
+        with_source = configs[t.source]
         false_guards = [
             check
             for check in t.guards
