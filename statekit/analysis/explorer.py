@@ -114,7 +114,10 @@ class Outcome:
         return self.basis == "applied"
 
     def transitions(self) -> tuple[int, ...]:
-        """Every transition fired, microstep after microstep."""
+        """Every transition fired, microstep after microstep (none for a LIVELOCK, whose
+        microsteps the engine rolls back)."""
+        if not self.fired:
+            return ()
         return tuple(t for plan in self.steps for t in plan.transitions)
 
     def __repr__(self) -> str:

@@ -29,7 +29,11 @@ def _cached(exploration: Exploration, name: str) -> Any:
 
 
 def outcomes(exploration: Exploration) -> Iterator[tuple[int, Outcome]]:
-    """Every (source node, outcome), the initial macrostep (source -1) first."""
+    """Every (source node, outcome), the initial macrostep (source -1) first.
+
+    The microsteps of a LIVELOCK outcome are rolled back by the engine: facts
+    about what a macrostep enters, fires or exits read only applied outcomes.
+    """
     for outcome in exploration.initial:
         yield -1, outcome
     for node in exploration.nodes:
@@ -44,7 +48,7 @@ def reached_states(exploration: Exploration) -> dict[int, Witness]:
         found = {}
         nodes = exploration.nodes
         for outcome in exploration.initial:
-            for plan in outcome.steps:
+            for plan in outcome.steps if outcome.fired else ():
                 for s in plan.entry_order:
                     found.setdefault(s, (-1, outcome))
         for node in nodes:
@@ -52,7 +56,7 @@ def reached_states(exploration: Exploration) -> dict[int, Witness]:
                 if s not in found:
                     found[s] = (node.id, None)
             for outcome in node.outcomes or ():
-                for plan in outcome.steps:
+                for plan in outcome.steps if outcome.fired else ():
                     for s in plan.entry_order:
                         if s not in found:
                             found[s] = (node.id, outcome)
@@ -66,7 +70,7 @@ def selected_transitions(exploration: Exploration) -> dict[int, Witness]:
     if found is None:
         found = {}
         for source, outcome in outcomes(exploration):
-            for plan in outcome.steps:
+            for plan in outcome.steps if outcome.fired else ():
                 for t in plan.transitions:
                     if t not in found:
                         found[t] = (source, outcome)
@@ -82,7 +86,7 @@ def left_states(exploration: Exploration) -> set[int]:
         for node in exploration.nodes:
             ids = node.config.ids
             for outcome in node.outcomes or ():
-                for plan in outcome.steps:
+                for plan in outcome.steps if outcome.fired else ():
                     found.update(s for s in plan.exit_order if s in ids)
         exploration.cache["left_states"] = found
     return found  # type: ignore[no-any-return]

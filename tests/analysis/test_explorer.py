@@ -292,3 +292,23 @@ def test_conflicts_are_attributed_to_the_macrostep_that_resolved_them() -> None:
 def test_unsupported_bound_is_refused() -> None:
     with pytest.raises(ValueError):
         explore(chart_of(GRID), max_configurations=0)
+
+
+def test_an_eventless_ping_pong_on_unchanged_data_is_a_livelock_outcome() -> None:
+    result = explored("""
+        statechart: pingpong
+        context: {x: boolean, y: boolean}
+        events: {GO: {}}
+        initial: start
+        states:
+          start: {on: {GO: a}}
+          a: {always: {to: b, if: ctx.x}}
+          b: {always: {to: a, if: ctx.y}}
+        """)
+    start = result.nodes[0]
+    assert start.outcomes is not None
+    reasons = sorted((o.basis, o.reason or "") for o in start.outcomes)
+    assert reasons == [("applied", ""), ("applied", ""), ("livelock", "LIVELOCK")]
+    livelock = next(o for o in start.outcomes if o.basis == "livelock")
+    assert livelock.transitions() == ()  # rolled back: nothing counts as fired
+    assert [a.holds for a in livelock.assumptions] == [True, True]
