@@ -10,9 +10,18 @@ is evaluated) and a guard oracle: guards whose three-valued value is known
 sequence of choices by replaying the macrostep depth first (True first, then
 False). One macrostep thus gives one `Outcome` per distinct result, each
 with the `Assumption`s its choices made. Within one macrostep, a guard asked
-again with the same data (same context object, same payload, same relevant
-active states) gets the same answer, so alternatives guarded by the same
-condition are not treated as independent.
+again on the same data (the same values of the context fields it reads, where
+an abstract `assign` stores a fresh `AbstractValue`; the same payload; the
+same relevant active states) gets the same answer, so alternatives guarded by
+the same condition are not treated as independent. A stable configuration
+also tells something: its `always` transitions were all disabled when the
+previous macrostep ended, so a data guard that alone kept one disabled starts
+the next macrostep false (until an `assign` changes what it reads).
+
+Runs are shared by every abstract state with the same configuration and the
+same values of the history states the runs may read (history values matter
+only through transitions that target history states); their history records
+are replayed onto each state's own.
 
 An event that selects nothing is classified by the engine's own `classify`
 (ALREADY_APPLIED, the failing guard's reason, a `reject` reason, TERMINAL_STATE
@@ -379,8 +388,9 @@ class Explorer:
 
         A macrostep ends (short of a final chart) only when no eventless
         transition is enabled, so every `always` candidate of the configuration
-        had a failing guard then; one with a single guard on data had *that*
-        guard false, and it stays false until an `assign` changes a field it reads.
+        had a failing guard then; one whose guards all hold here but one on data
+        had *that* guard false, and it stays false until an `assign` changes a
+        field it reads.
         """
         found = self.stable.get(config)
         if found is not None:
@@ -389,12 +399,17 @@ class Explorer:
         eventless, transitions = self.chart.eventless, self.chart.transitions
         for state in config.atomic:
             for tid in eventless[state]:
-                guards = transitions[tid].guards
-                if len(guards) != 1:
-                    continue
-                value, key, info = self.three.lookup(guards[0].expression, config.ids)
-                if value is UNKNOWN:
-                    facts[(key, tuple([self.context[f] for f in info.fields]))] = False
+                unknown = []
+                for check in transitions[tid].guards:
+                    value, key, info = self.three.lookup(check.expression, config.ids)
+                    if value is False:
+                        break
+                    if value is UNKNOWN:
+                        unknown.append((key, info))
+                else:
+                    if len(unknown) == 1:
+                        key, info = unknown[0]
+                        facts[(key, tuple([self.context[f] for f in info.fields]))] = False
         self.stable[config] = facts
         return facts
 
