@@ -217,7 +217,7 @@ def invariant_statuses(exploration: Exploration) -> tuple[InvariantStatus, ...]:
                     inv.name,
                     form,
                     "runtime",
-                    f"enforced at runtime after every step: {inv.expression.source}",
+                    f"`{inv.expression.source}` reads data: checked after every step",
                 )
             )
         else:

@@ -182,13 +182,14 @@ def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
                 first = False
     console.print(table)
     invariants = Table(title="invariants")
-    invariants.add_column("invariant")
+    invariants.add_column("invariant", overflow="fold")
     invariants.add_column("form")
     invariants.add_column("status")
     invariants.add_column("detail", overflow="fold")
     for inv in explanation.invariants:
         style = {"violated": "red", "proven": "green", "not proven": "yellow"}.get(inv.status, "")
-        invariants.add_row(inv.name, inv.form, Text(inv.status, style=style), inv.detail)
+        shown = "enforced at runtime" if inv.status == "runtime" else inv.status
+        invariants.add_row(inv.name, inv.form, Text(shown, style=style), inv.detail)
     if explanation.invariants:
         console.print(invariants)
     c = explanation.counts

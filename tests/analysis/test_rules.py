@@ -17,40 +17,13 @@ def test_reference_machines_have_no_analysis_finding(name: str) -> None:
     assert lint_file(MACHINES / f"{name}.yaml", LintConfig()) == []
 
 
-GUARDED_BY_ACTIVE = """
-statechart: guarded
-events: {FINISH: {}, UPLOAD: {}, RESET: {}}
-parallel: true
-states:
-  lifecycle:
-    initial: running
-    states:
-      running:
-        on:
-          FINISH: {to: done, if: "active('artifact.uploaded')", else: NO_ARTIFACT}
-        reject: {UPLOAD: NOT_HERE, RESET: NOT_DONE}
-      done:
-        on: {RESET: running}
-        already: [FINISH]
-        reject: {UPLOAD: DONE}
-  artifact:
-    initial: absent
-    states:
-      absent:
-        on: {UPLOAD: uploaded}
-        reject: {FINISH: NOT_HERE, RESET: NOT_HERE}
-      uploaded:
-        on:
-          RESET: {to: absent, if: "active('lifecycle.done')", else: NOT_DONE}
-        already: [UPLOAD]
-        reject: {FINISH: NOT_HERE}
-invariants:
-  done_has_artifact: {when: lifecycle.done, require: artifact.uploaded}
-"""
+CLEAN = sorted((Path(__file__).parent / "fixtures" / "clean").glob("*.yaml"))
+GUARDED_BY_ACTIVE = (CLEAN[0].parent / "active-guard-prevents-violation.yaml").read_text()
 
 
-def test_a_guard_on_active_that_prevents_the_bad_configuration_is_clean(tmp_path: Path) -> None:
-    assert findings(tmp_path, GUARDED_BY_ACTIVE) == []
+@pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.stem)
+def test_clean_fixtures_have_no_finding_at_all(path: Path) -> None:
+    assert lint_file(path, LintConfig()) == []
 
 
 def test_without_the_guard_the_invariant_breaks_with_a_trace(tmp_path: Path) -> None:
