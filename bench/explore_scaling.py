@@ -1,13 +1,14 @@
 """Exploration speed: a generated parallel chart of 3 regions x N states (N³ configurations).
 
 Run: `python -m bench.explore_scaling`. For N = 10, 20, 40 (1,000 / 8,000 / 64,000
-reachable configurations) it prints the median exploration time, configurations/s and
-(configuration, event) checks/s, then the time of every chart lint rule on the
-40-state chart (one shared exploration, included). Each region cycles through its states with NEXT_r and PREV_r;
-every tenth state also has a JUMP_r guarded by payload data (so those checks take
-the branching path: two outcomes, with their assumptions), and `reject "*"` on each
-region classifies the rest. Linear cost shows as flat µs per check across sizes.
-Finally it times `statekit lint machines/` as a whole process (bench/lint_machines.py).
+reachable configurations) it prints the median exploration time, configurations/s
+and (configuration, event) checks/s, then the time of every chart lint rule on the
+40-state chart (one shared exploration, included). Each region cycles through its
+states with NEXT_r and PREV_r; every tenth state also has a JUMP_r guarded by
+payload data (so those checks take the branching path: two outcomes, with their
+assumptions), and `reject "*"` on each region classifies the rest. Linear cost
+shows as flat µs per check across sizes. Finally it times `statekit lint
+machines/` as a whole process (bench/lint_machines.py).
 """
 
 from __future__ import annotations
