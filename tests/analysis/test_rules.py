@@ -222,3 +222,22 @@ def test_the_configuration_bound_reports_analysis_limit_and_silences_absence_rul
         found = findings(tmp_path, text)
     assert [d.slug for d in found] == ["analysis-limit"]
     assert "stopped at 2 abstract states" in found[0].message
+
+
+def test_transitions_that_fire_only_in_a_livelock_are_never_selected(tmp_path: Path) -> None:
+    found = findings(
+        tmp_path,
+        """
+        statechart: loop
+        events: {PING: {}, PONG: {}}
+        initial: a
+        states:
+          a:
+            on:
+              PING: {do: [{raise: PONG}]}
+              PONG: {do: [{raise: PING}]}
+        """,
+        "unreachable-transition",
+    )
+    assert len(found) == 2
+    assert all("LIVELOCK" in d.notes[0] for d in found)

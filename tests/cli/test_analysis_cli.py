@@ -7,6 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from statekit.api import compile as compile_chart
+from statekit.cli.analysis_commands import terminal_progress
+from statekit.compiler.ir import CompiledChart
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "compiler" / "fixtures" / "diagnostics"
 GRID = """\
@@ -17,6 +23,11 @@ states:
   x: {initial: x0, states: {x0: {on: {A: x1}}, x1: {on: {A: x0}}}}
   y: {initial: y0, states: {y0: {on: {B: y1}}, y1: {on: {B: y0}}}}
 """
+
+
+def chart_of_machine(name: str) -> CompiledChart:
+    """A reference machine's compiled chart."""
+    return compile_chart(ROOT / "machines" / f"{name}.yaml")
 
 
 def statekit(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -93,3 +104,9 @@ def test_lint_max_configurations_reports_an_incomplete_analysis(tmp_path: Path) 
     assert done.returncode == 1
     assert "error[analysis-limit]" in done.stdout
     assert "stopped at 2 abstract states" in done.stdout
+
+
+def test_no_progress_bar_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    with terminal_progress(chart_of_machine("task")) as progress:
+        assert progress is None

@@ -61,6 +61,14 @@ def check(chart: CompiledChart) -> Iterator[Diagnostic]:
         and t.source in reached
         and chart.states[t.source].kind is not StateKind.FINAL
     ]
+    livelocked = {
+        t
+        for node in explored.nodes
+        for outcome in node.outcomes or ()
+        if outcome.basis == "livelock"
+        for plan in outcome.steps
+        for t in plan.transitions
+    }
     sources = {t.source for t in never}
     configs: dict[int, list[frozenset[int]]] = {s: [] for s in sources}
     for config in explored.configurations():
@@ -81,6 +89,11 @@ def check(chart: CompiledChart) -> Iterator[Diagnostic]:
             why = (
                 f"{name} ({check.expression.source}) is false in every reachable "
                 f"configuration with '{where}' active"
+            )
+        elif t.id in livelocked:
+            why = (
+                "it fires only in macrosteps that never settle, which the engine rejects "
+                "with LIVELOCK (eventless transitions or raised events keep firing)"
             )
         elif not with_source:
             why = f"'{where}' is only active in the middle of macrosteps"
