@@ -3,7 +3,9 @@
 A reachable atomic state is dead when no macrostep from any reachable
 configuration that contains it exits it: no transition on it or its
 ancestors (nor one elsewhere whose exit set covers it) can ever fire there,
-so the object stays in it forever. If that is where its life ends, mark it
+so the object stays in it forever. Targetless transitions do not leave a
+state, so a state with only those is dead too; a self-transition leaves and
+re-enters it, so it is not. If that is where its life ends, mark it
 `final: true`; otherwise a transition out of it is missing. Nothing is
 reported when the exploration hit a bound (see `analysis-limit`).
 
