@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import FrozenInstanceError
 
 import pytest
-from conftest import chart_of, compile_text, only
+from chart_helpers import chart_of, compile_text, only
 
 from statekit.compiler.ir import StateKind, TransitionKind
 from statekit.compiler.serialize import chart_to_json

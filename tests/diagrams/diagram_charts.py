@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import chart_of
+from chart_helpers import chart_of
 
 from statekit.diagrams.model import Diagram, extract
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import chart_of
+from chart_helpers import chart_of
 
 from statekit.compiler.ir import CompiledChart
 from statekit.diagrams.classify import Cell, Fallback, classify, classify_cell

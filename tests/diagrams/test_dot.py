@@ -182,7 +182,7 @@ def test_same_chart_same_bytes() -> None:
 
 
 def test_edges_between_regions_do_not_constrain_ranks() -> None:
-    from conftest import chart_of
+    from chart_helpers import chart_of
 
     from statekit.diagrams.model import extract
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import chart_of
+from chart_helpers import chart_of
 from diagram_charts import KITCHEN_SINK, ODD_NAMES, odd, sink
 
 from statekit.diagrams.classify import classify

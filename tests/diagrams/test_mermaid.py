@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import chart_of
+from chart_helpers import chart_of
 from diagram_charts import odd, sink
 
 from statekit.diagrams.mermaid import escape, to_mermaid

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import chart_of
+from chart_helpers import chart_of
 from diagram_charts import sink
 
 from statekit.diagrams.dot import to_dot

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conftest import chart_of, machine
+from chart_helpers import chart_of, machine
 
 from statekit.compiler.ir import GuardCheck, Transition
 from statekit.engine.algorithm import macrostep, select_transitions

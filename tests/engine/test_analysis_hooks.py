@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import chart_of, machine
+from chart_helpers import chart_of, machine
 
 from statekit.engine.algorithm import macrostep
 from statekit.engine.effects import AbstractValue

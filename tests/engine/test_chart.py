@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import chart_of, machine
+from chart_helpers import chart_of, machine
 
 import statekit
 from statekit.engine.chart import START_EVENT, Chart, StartError

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import machine
+from chart_helpers import machine
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from psm_translate import OPTIONS, Mirror, Translation, Untranslatable, translate

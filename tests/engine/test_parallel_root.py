@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import machine
+from chart_helpers import machine
 
 from statekit.engine.result import Status
 

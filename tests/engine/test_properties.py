@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import machine
+from chart_helpers import machine
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import machine
+from chart_helpers import machine
 
 import statekit
 from statekit.engine.state import State, StateFormatError

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import chart_of, machine
+from chart_helpers import chart_of, machine
 
 from statekit.engine.chart import Chart
 from statekit.engine.result import (

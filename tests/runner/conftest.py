@@ -1,5 +1,4 @@
-"""Registers the runner's fixtures (defined, type-checked, in `runner_fixtures.py`; this
-file is only a shim, since mypy cannot hold two modules named `conftest`)."""
+"""Registers the runner's fixtures, defined and type-checked in `runner_fixtures.py`."""
 
 from runner_fixtures import pg_server, pg_url, store_url
 

@@ -1,4 +1,4 @@
-"""Shared test helpers: compile inline YAML text."""
+"""Shared test helpers: compile inline YAML text (importable as `chart_helpers`)."""
 
 from __future__ import annotations
 
