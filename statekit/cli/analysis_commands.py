@@ -8,89 +8,29 @@ in CI or when standard error is not a terminal).
 
 from __future__ import annotations
 
-import gc
 import json
-import os
 import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
 from statekit.analysis.explain import Explanation, explain
-from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS, Exploration
-from statekit.analysis.explorer import Progress as ProgressCallback
+from statekit.analysis.explorer import Exploration
 from statekit.analysis.paths import PathSuite, covering_paths
 from statekit.analysis.report import transition_label
 from statekit.analysis.shared import exploration, exploration_options
-from statekit.cli.group import EXIT_FINDINGS, cli
+from statekit.cli.group import EXIT_FINDINGS
+from statekit.cli.progress import (
+    max_configurations_option,
+    skip_final_collection,
+    terminal_progress,
+)
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_file
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
-
-PROGRESS_AFTER = 0.5
-"""Seconds an exploration runs before the progress bar appears."""
-
-
-@contextmanager
-def terminal_progress(chart: CompiledChart) -> Iterator[ProgressCallback | None]:
-    """A progress callback that shows a rich bar on an interactive terminal after
-    `PROGRESS_AFTER` seconds; None (silent) in CI or when stderr is not a terminal."""
-    if os.environ.get("CI") or not sys.stderr.isatty():
-        yield None
-        return
-    began = time.monotonic()
-    bar: Progress | None = None
-    task = None
-
-    def update(expanded: int, found: int) -> None:
-        nonlocal bar, task
-        if bar is None:
-            if time.monotonic() - began < PROGRESS_AFTER:
-                return
-            bar = Progress(
-                TextColumn(f"exploring {chart.name}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("configurations"),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            bar.start()
-            task = bar.add_task("explore", total=found)
-        assert task is not None
-        bar.update(task, completed=expanded, total=found)
-
-    try:
-        yield update
-    finally:
-        if bar is not None:
-            bar.stop()
-
-
-def skip_final_collection() -> None:
-    """Called when a command is done: the explored state space (millions of objects in
-    reference cycles, for large charts) is left to the operating system instead of
-    being walked by the interpreter's last garbage collection at exit."""
-    gc.freeze()
-
-
-def max_configurations_option() -> click.Option:
-    """`--max-configurations N`, shared by lint, explain and paths."""
-    return click.Option(
-        ["--max-configurations"],
-        type=click.IntRange(min=1),
-        default=DEFAULT_MAX_CONFIGURATIONS,
-        show_default=True,
-        help="Stop exploring after this many abstract states (configuration + history).",
-    )
 
 
 def _explore(file: str, max_configurations: int) -> Exploration:
@@ -252,4 +192,3 @@ def _print_paths(suite: PathSuite, explored: Exploration) -> None:
 
 for _command in (explain_command, paths_command):
     _command.params.append(max_configurations_option())
-    cli.add_command(_command)

@@ -10,8 +10,8 @@ import click
 
 from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS
 from statekit.analysis.shared import exploration_options
-from statekit.cli.analysis_commands import skip_final_collection, terminal_progress
-from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, cli
+from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
+from statekit.cli.progress import skip_final_collection, terminal_progress
 from statekit.compiler.diagnostics import Severity
 from statekit.compiler.pipeline import compile_file
 from statekit.compiler.schema import schema_text
@@ -22,7 +22,7 @@ from statekit.lint.registry import RULES, rule_infos
 from statekit.lint.runner import UsageError, lint_paths
 
 
-@cli.command()
+@click.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
     "--format",
@@ -68,7 +68,7 @@ def lint(
     sys.exit(EXIT_FINDINGS if report.has_errors else EXIT_CLEAN)
 
 
-@cli.command("compile")
+@click.command("compile")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option(
     "-o",
@@ -91,13 +91,13 @@ def compile_command(file: str, output: Path | None, no_positions: bool) -> None:
         output.write_text(text, encoding="utf-8")
 
 
-@cli.command()
+@click.command()
 def schema() -> None:
     """Print the JSON Schema of the DSL (for editors and yaml-language-server)."""
     click.echo(schema_text(), nl=False)
 
 
-@cli.command()
+@click.command()
 @click.argument("slug", required=False)
 def rules(slug: str | None) -> None:
     """List the lint rules, or print one rule's documentation."""

@@ -1,8 +1,8 @@
 """The `statekit` command line.
 
 Exit codes: 0 clean (warnings allowed), 1 findings at error severity, 2 usage
-or internal error. Each command lives in a module of this package that
-registers itself on the group; importing them here builds the whole CLI.
+or internal error. Each command lives in a module of this package; the group
+(`statekit.cli.group`) imports a module only when one of its commands runs.
 """
 
 from __future__ import annotations
@@ -11,10 +11,7 @@ import sys
 
 import click
 
-from statekit.cli import analysis_commands, lint_commands, render_commands, runner_commands
 from statekit.cli.group import EXIT_USAGE, cli
-
-COMMAND_MODULES = (lint_commands, analysis_commands, render_commands, runner_commands)
 
 
 def main() -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, cli
+from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_file
@@ -113,7 +113,7 @@ timeout_option = click.option(
 )
 
 
-@cli.command("render")
+@click.command("render")
 @click.argument("files", nargs=-1, required=True)
 @click.option(
     "-o",
@@ -297,7 +297,7 @@ def _generated(folder: Path) -> set[str]:
     return found
 
 
-@cli.command("docs")
+@click.command("docs")
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
     "-o",

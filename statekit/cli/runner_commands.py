@@ -18,7 +18,7 @@ from typing import IO, Any
 
 import click
 
-from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, cli
+from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.compiler.pipeline import compile_file, compile_source
 from statekit.engine.chart import Chart, StartError
 from statekit.lint.formats import format_diagnostics
@@ -106,7 +106,7 @@ def _groups(lines: IO[str], batch: int) -> Iterator[tuple[int, str | None, list[
         yield first, current, group
 
 
-@cli.command("run")
+@click.command("run")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--db", "url", required=True, help="Store URL: sqlite:///path.db or postgresql://…")
 @click.option(
@@ -172,7 +172,7 @@ def _apply(runner: Runner, instance: str, group: list[Command], *, create: bool)
     return _apply(runner, instance, group, create=False)
 
 
-@cli.command("verify")
+@click.command("verify")
 @click.option("--db", "url", required=True, help="Store URL: sqlite:///path.db or postgresql://…")
 @click.option(
     "--chart",
@@ -241,7 +241,7 @@ def _report(output_format: str, data: dict[str, Any]) -> None:
             click.echo(f"  {line}")
 
 
-@cli.command("outbox")
+@click.command("outbox")
 @click.option("--db", "url", required=True, help="Store URL: sqlite:///path.db or postgresql://…")
 @click.option(
     "--status",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from statekit.api import compile as compile_chart
-from statekit.cli.analysis_commands import terminal_progress
+from statekit.cli.progress import terminal_progress
 from statekit.compiler.ir import CompiledChart
 
 ROOT = Path(__file__).resolve().parents[2]
