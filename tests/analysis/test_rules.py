@@ -113,6 +113,26 @@ def test_events_nothing_mentions_are_left_to_unused_event(tmp_path: Path) -> Non
     assert findings(tmp_path, text) == []
 
 
+def test_an_event_classified_only_by_a_wildcard_elsewhere_is_still_an_undefined_pair(
+    tmp_path: Path,
+) -> None:
+    found = findings(
+        tmp_path,
+        """
+        statechart: wildcard
+        events: {GO: {}, LATE: {}}
+        initial: a
+        states:
+          a: {on: {GO: b}}
+          b: {on: {GO: a}, reject: {"*": NOT_NOW}}
+        """,
+        "undefined-pair",
+    )
+    assert [(d.message.split(":")[0], d.span.line) for d in found] == [
+        ("event LATE is not classified in state 'a'", 5)
+    ]
+
+
 def test_a_self_transition_leaves_its_state(tmp_path: Path) -> None:
     text = """
         statechart: loop

@@ -5,7 +5,8 @@ deliberate outcome: a transition, an `already` entry (ALREADY_APPLIED) or a
 `reject` entry (REJECTED with a reason). Where none applies the engine
 answers UNDEFINED_TRANSITION, which tells the caller nothing. Findings are
 grouped by active atomic state and event (one example configuration each,
-with a path to it). Events nothing mentions are `unused-event`'s business.
+with a path to it). Events nothing mentions are `unused-event`'s business,
+unless a `reject "*"` somewhere shows that the chart classifies every event.
 Guards and `reject "*"` count as classifying; a final chart answers
 TERMINAL_STATE, which is a classification too.
 
@@ -44,7 +45,8 @@ STAGE = "chart"
 def check(chart: CompiledChart) -> Iterator[Diagnostic]:
     """One finding per (atomic state, event) group of undefined pairs."""
     explored = exploration(chart)
-    used = mentioned_events(chart)
+    wildcard = any(c.event == "*" for s in chart.states for c in s.reject + s.already)
+    used = frozenset(chart.events) if wildcard else mentioned_events(chart)
     undefined: dict[str, dict[Configuration, int]] = {}
     containing: dict[int, set[Configuration]] = {}
     for node in explored.nodes:
