@@ -26,7 +26,7 @@ from statekit.lint.registry import rule_infos
 from statekit.runner.charts import ChartSet
 from statekit.runner.errors import RunnerError, UnknownInstanceError
 from statekit.runner.outcome import Outcome
-from statekit.runner.runner import Runner
+from statekit.runner.runner import Runner, make_command
 from statekit.runner.sql import Store
 from statekit.runner.store import open_store
 from statekit.runner.transaction import Command
@@ -64,8 +64,10 @@ def _command(number: int, text: str) -> tuple[str, Command]:
     for key in ("instance", "event_id", "type"):
         if not isinstance(data.get(key), str) or not data[key]:
             raise ValueError(f"{key!r} must be a non-empty string")
-    payload = data.get("payload") or {}
-    if not isinstance(payload, dict):
+    payload = data.get("payload")
+    if payload is None:
+        payload = {}
+    elif not isinstance(payload, dict):
         raise ValueError("'payload' must be a JSON object")
     numbers = {}
     for key in ("expected_version", "sequence"):
@@ -73,9 +75,9 @@ def _command(number: int, text: str) -> tuple[str, Command]:
         if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
             raise ValueError(f"{key!r} must be an integer")
         numbers[key] = value
-    command = Command(
+    command = make_command(
         data["event_id"], data["type"], payload, numbers["expected_version"], numbers["sequence"]
-    )
+    )  # the runner's own checks (a reserved event ID, a sequence below 1): a bad line
     return data["instance"], command
 
 

@@ -161,7 +161,7 @@ class Runner:
         `after_conflict`: the conflict this attempt re-decides after; it is
         recorded in the stored evidence or audit row and in the outcome.
         """
-        command = _command(event_id, type, payload, expected_version, sequence, after_conflict)
+        command = make_command(event_id, type, payload, expected_version, sequence, after_conflict)
         with self.store.write():
             row = self.store.instance(instance_id, event_id, lock=True)
             if row is None:
@@ -185,8 +185,8 @@ class Runner:
         classified as `apply` would, in order, against the state the previous ones
         left; all rows are written together, with a single instance update."""
         checked = [
-            _command(c.event_id, c.type, c.payload, c.expected_version, c.sequence,
-                     c.after_conflict)
+            make_command(c.event_id, c.type, c.payload, c.expected_version, c.sequence,
+                         c.after_conflict)
             for c in commands
         ]  # fmt: skip
         with self.store.write():
@@ -265,14 +265,16 @@ def _check_id(value: object, what: str) -> None:
         raise ValueError(f"{what} {value!r}: IDs starting with {RESERVED_PREFIX!r} are reserved")
 
 
-def _command(
+def make_command(
     event_id: str,
     type: str,
     payload: Mapping[str, Any] | None,
-    expected_version: int | None,
-    sequence: int | None,
-    after_conflict: Conflict | None,
+    expected_version: int | None = None,
+    sequence: int | None = None,
+    after_conflict: Conflict | None = None,
 ) -> Command:
+    """The `Command` `apply` runs, or ValueError when the arguments cannot be one (an
+    empty or reserved event ID, a type that is not a string, a sequence below 1)."""
     _check_id(event_id, "event ID")
     if not isinstance(type, str):
         raise ValueError(f"an event type is a string, not {type!r}")

@@ -138,3 +138,28 @@ def test_outbox_lists_dead_messages(store_url: str) -> None:
 def test_bad_store_url_is_a_usage_error() -> None:
     done = statekit("outbox", "--db", "mysql://x/y")
     assert done.returncode == 2 and "unknown store" in done.stderr
+
+
+def test_run_reports_lines_the_runner_refuses_and_goes_on(tmp_path: Path) -> None:
+    # lines that parse but that `Runner.apply` refuses (a reserved event ID, a sequence
+    # below 1, a payload that is not an object) are ERROR lines, not the end of the run
+    chart = str(MACHINES / "payment.yaml")
+    done = statekit(
+        "run", chart, "--db", f"sqlite:///{tmp_path / 'run.db'}",
+        stdin=lines(
+            {"instance": "p1", "event_id": "statekit.start", "type": "CLOSE"},
+            {"instance": "p1", "event_id": "e1", "type": "CLOSE", "sequence": 0},
+            {"instance": "p1", "event_id": "e2", "type": "CLOSE", "payload": []},
+            {"instance": "p1", "event_id": "e3", "type": "CLOSE", "payload": None},
+        ),
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    out = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(o.get("line"), o["status"]) for o in out] == [
+        (1, "ERROR"),
+        (2, "ERROR"),
+        (3, "ERROR"),
+        (None, "APPLIED"),
+    ]
+    assert "reserved" in out[0]["error"] and "sequence must be at least 1" in out[1]["error"]
+    assert "'payload' must be a JSON object" in out[2]["error"]
