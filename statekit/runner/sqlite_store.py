@@ -54,11 +54,15 @@ class SQLiteStore(Store):
         except sqlite3.Error as exc:
             raise StoreURLError(f"{url!r}: cannot open the database: {exc}") from exc
         self._depth = 0
-        if path != ":memory:":
-            self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute(f"PRAGMA synchronous={synchronous}")
-        self._conn.execute(f"PRAGMA busy_timeout={int(busy * 1000)}")
-        self.migrate()
+        try:  # connect() opens lazily: a file that is not a database fails here
+            if path != ":memory:":
+                self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute(f"PRAGMA synchronous={synchronous}")
+            self._conn.execute(f"PRAGMA busy_timeout={int(busy * 1000)}")
+            self.migrate()
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise StoreURLError(f"{url!r}: cannot open the database: {exc}") from exc
 
     @property
     def connection(self) -> sqlite3.Connection:

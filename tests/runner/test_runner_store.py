@@ -77,6 +77,12 @@ def test_bad_urls_are_clear_errors(url: str, message: str) -> None:
         open_store(url, **({"connect_timeout": 2} if url.startswith("postgresql") else {}))
 
 
+def test_a_file_that_is_not_a_sqlite_database_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "notes.db").write_text("not a database\n" * 100)
+    with pytest.raises(StoreURLError, match="cannot open the database: file is not a database"):
+        open_store(f"sqlite:///{tmp_path / 'notes.db'}")
+
+
 def test_sqlite_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     open_store("sqlite:///relative.db").close()
