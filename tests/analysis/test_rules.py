@@ -168,6 +168,25 @@ def test_unreachable_state_is_reported_at_the_outermost_state(tmp_path: Path) ->
     assert "the 2 state(s) inside it are unreachable too" in finding.notes
 
 
+def test_a_chart_whose_initial_macrostep_never_settles_reaches_no_state(
+    tmp_path: Path,
+) -> None:
+    found = findings(
+        tmp_path,
+        """
+        statechart: spin
+        events: {GO: {}}
+        initial: a
+        states:
+          a: {always: b, on: {GO: b}}
+          b: {always: a}
+        """,
+    )
+    assert [(d.slug, d.span.line) for d in found] == [("unreachable-state", 1)]
+    assert "the initial macrostep never settles" in found[0].message
+    assert "  start REJECTED LIVELOCK" in found[0].notes
+
+
 def test_no_final_path_needs_a_chart_that_can_end(tmp_path: Path) -> None:
     text = """
         statechart: cycle

@@ -5,8 +5,10 @@ macrosteps: `active()` guards are decided on each configuration, guards on
 data (`ctx.*`, `event.*`) are taken both ways. A state that no macrostep ever
 enters (even for a moment, e.g. a final state followed by `done`) is dead
 code or a sign of a missing transition. Only the outermost unreachable state
-is reported; the states inside it are unreachable too. Nothing is reported
-when the exploration hit a bound (see `analysis-limit`).
+is reported; the states inside it are unreachable too. A chart whose initial
+macrostep never settles (eventless transitions or raised events keep firing:
+`start()` fails) reaches no state at all: one finding at the chart says so.
+Nothing is reported when the exploration hit a bound (see `analysis-limit`).
 
 Failing::
 
@@ -32,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import reached_states
+from statekit.analysis.report import path_notes
 from statekit.analysis.shared import exploration
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart, StateKind
@@ -44,7 +47,18 @@ STAGE = "chart"
 def check(chart: CompiledChart) -> Iterator[Diagnostic]:
     """One finding per outermost state that no reachable configuration contains."""
     explored = exploration(chart)
-    if not explored.complete or not explored.nodes:
+    if not explored.complete:
+        return
+    if not explored.nodes:  # every run of the initial macrostep is a LIVELOCK
+        runs = tuple(line for o in explored.initial for line in path_notes(explored, -1, o))
+        yield Diagnostic(
+            SLUG,
+            DEFAULT_SEVERITY,
+            f"no state of '{chart.name}' is reachable: the initial macrostep never settles "
+            "(eventless transitions or raised events keep firing), so the chart cannot start",
+            chart.span,
+            (*runs, "give the eventless transitions or raises of the start a guard that fails"),
+        )
         return
     reached = reached_states(explored)
     states = chart.states
