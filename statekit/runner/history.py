@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from statekit.engine.chart import START_EVENT
+from statekit.engine.chart import START_EVENT, StartError
 from statekit.engine.result import EmittedMessage, Status
 from statekit.engine.state import State
 from statekit.runner.charts import ChartSet, carry_over
-from statekit.runner.errors import ChartVersionError
+from statekit.runner.errors import ChartVersionError, CorruptRowError
+from statekit.runner.records import loads
 from statekit.runner.rows import EventRow
 
 
@@ -32,7 +33,11 @@ def initial_state(charts: ChartSet, version: int, initial_context: str) -> Repla
     chart = charts.get(version)
     if chart is None:
         return Replayed(None, 0, [f"chart version {version} is not available to replay"])
-    result = chart.initialize(json.loads(initial_context), event_id=START_EVENT)
+    try:
+        context = loads(initial_context, "the stored creation context")
+        result = chart.initialize(context, event_id=START_EVENT)
+    except (CorruptRowError, StartError) as exc:
+        return Replayed(None, 0, [f"cannot rebuild the creation context: {exc}"])
     return Replayed(result.state, 0, emitted={0: result.emitted})
 
 

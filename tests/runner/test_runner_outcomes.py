@@ -149,6 +149,24 @@ def test_corrupt_rows_are_clear_errors(payment_runner: Runner) -> None:
         r.apply("pay-1", "e1", "START_PAY", {"amount": 1})
 
 
+def test_a_corrupt_creation_context_is_reported_by_verify_and_rebuild(
+    payment_runner: Runner,
+) -> None:
+    r = payment_runner
+    assert r.apply("pay-1", "e1", "START_PAY", {"amount": 1}).applied
+    for initial, problem in [("{not json", "not valid JSON"), ('{"amount": "x"}', "amount")]:
+        with r.store.write():
+            r.store.execute(
+                "UPDATE statekit_instances SET initial_context = ? WHERE instance_id = ?",
+                (initial, "pay-1"),
+            )
+        report = r.verify("pay-1")
+        assert not report.ok and problem in report.differences[0], report
+        assert "creation context" in report.differences[0]
+        rebuilt = r.rebuild("pay-1")
+        assert rebuilt.state is None and "creation context" in rebuilt.problems[0]
+
+
 V2_REMOVES_FAILED = (MACHINES / "payment.yaml").read_text().replace("version: 1", "version: 2", 1)
 
 
