@@ -97,6 +97,14 @@ def test_usage_errors_exit_2_without_traceback(args: tuple[str, ...]) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_a_folder_without_charts_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "charts").mkdir()
+    (tmp_path / "charts" / "notes.txt").write_text("not a chart\n")
+    done = statekit("lint", "charts", cwd=tmp_path)
+    assert done.returncode == 2, done
+    assert "charts: no chart files (*.yaml, *.yml) in this folder" in done.stderr
+
+
 def test_bad_project_configuration_exits_2(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.statekit.lint]\nignore = ["nope"]\n')
     (tmp_path / "c.yaml").write_text("statechart: c\ninitial: x\nstates: {x: {}}\n")
