@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from statekit.analysis.static import mentioned_events
 from statekit.compiler.diagnostics import Diagnostic, Severity
-from statekit.compiler.ir import CompiledChart, Raise
+from statekit.compiler.ir import CompiledChart
 
 SLUG = "unused-event"
 DEFAULT_SEVERITY = Severity.WARNING
@@ -31,14 +32,7 @@ STAGE = "chart"
 
 def check(chart: CompiledChart) -> Iterator[Diagnostic]:
     """One finding per declared event that is never mentioned."""
-    used: set[str] = set()
-    for transition in chart.transitions:
-        if transition.event is not None:
-            used.add(transition.event)
-        used.update(e.event for e in transition.effects if isinstance(e, Raise))
-    for state in chart.states:
-        used.update(c.event for c in state.already + state.reject)
-        used.update(e.event for e in state.entry + state.exit if isinstance(e, Raise))
+    used = mentioned_events(chart)
     for name, event in chart.events.items():
         if name not in used:
             yield Diagnostic(
