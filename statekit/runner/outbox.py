@@ -149,13 +149,12 @@ class Dispatcher:
         handler = self.handlers.get(row.type)
         if handler is None:
             return f"no handler for message type {row.type!r}"
+        try:
+            payload = json.loads(row.payload)
+        except ValueError as exc:  # a damaged row: a failure of this message, not of all
+            return f"the stored payload is not valid JSON: {exc}"
         message = OutboxMessage(
-            row.instance_id,
-            row.message_id,
-            row.sequence,
-            row.type,
-            json.loads(row.payload),
-            row.attempts + 1,
+            row.instance_id, row.message_id, row.sequence, row.type, payload, row.attempts + 1
         )
         try:
             handler(message)

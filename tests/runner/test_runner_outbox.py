@@ -85,6 +85,22 @@ def test_a_missing_handler_is_a_failure(store_url: str) -> None:
     assert "no handler" in (runner.store.outbox(["dead"])[0].last_error or "")
 
 
+def test_a_corrupt_payload_is_a_failed_delivery_not_a_dispatcher_crash(store_url: str) -> None:
+    runner = counter_with_messages(store_url, 2, 1)
+    with runner.store.write():
+        runner.store.execute(
+            "UPDATE statekit_outbox SET payload = '{oops' WHERE instance_id = ?", ("i0",)
+        )
+    seen: list[str] = []
+    dispatcher = Dispatcher(
+        runner.store, {"Counted": lambda m: seen.append(m.instance_id)}, max_attempts=1
+    )
+    report = dispatcher.dispatch_once()
+    assert (report.delivered, report.dead) == (1, 1) and seen == ["i1"]
+    [dead] = runner.store.outbox(["dead"])
+    assert dead.instance_id == "i0" and "payload is not valid JSON" in (dead.last_error or "")
+
+
 def test_a_crashed_dispatchers_claim_expires(store_url: str) -> None:
     runner = counter_with_messages(store_url, 1, 1)
     clock = Clock()
