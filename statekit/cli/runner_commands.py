@@ -268,8 +268,12 @@ def outbox_command(url: str, statuses: tuple[str, ...], output_format: str) -> N
             "attempts": r.attempts,
             "next_attempt_in": round(max(0.0, r.next_attempt_at - now), 3),
             "last_error": r.last_error,
-            "payload": json.loads(r.payload),
+            "payload": None,
         }
+        try:
+            data["payload"] = json.loads(r.payload)
+        except ValueError as exc:  # a damaged row is listed, not the end of the listing
+            data["payload_error"] = f"the stored payload is not valid JSON: {exc}"
         if output_format == "json":
             click.echo(json.dumps(data, ensure_ascii=False))
             continue
@@ -277,6 +281,8 @@ def outbox_command(url: str, statuses: tuple[str, ...], output_format: str) -> N
             f" retry in {data['next_attempt_in']}s" if r.status == "pending" and r.attempts else ""
         )
         error = f" last error: {r.last_error}" if r.last_error else ""
+        if "payload_error" in data:
+            error += f" ({data['payload_error']})"
         click.echo(
             f"{r.status:8} {r.instance_id} {r.message_id} {r.type} "
             f"attempts={r.attempts}{retry}{error}"

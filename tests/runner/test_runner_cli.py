@@ -163,3 +163,18 @@ def test_run_reports_lines_the_runner_refuses_and_goes_on(tmp_path: Path) -> Non
     ]
     assert "reserved" in out[0]["error"] and "sequence must be at least 1" in out[1]["error"]
     assert "'payload' must be a JSON object" in out[2]["error"]
+
+
+def test_outbox_lists_a_message_whose_payload_is_damaged(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'out.db'}"
+    event = {"instance": "p1", "event_id": "e1", "type": "START_PAY", "payload": {"amount": 5}}
+    success = {**event, "event_id": "e2", "type": "PAY_SUCCESS", "payload": {"channel_ref": "c"}}
+    statekit("run", str(MACHINES / "payment.yaml"), "--db", url, stdin=lines(event, success))
+    store = open_store(url)
+    with store.write():
+        store.execute("UPDATE statekit_outbox SET payload = '{oops'")
+    done = statekit("outbox", "--db", url, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    [message] = [json.loads(line) for line in done.stdout.splitlines()]
+    assert message["message_id"] == "e2/0" and message["payload"] is None
+    assert "not valid JSON" in message["payload_error"]
