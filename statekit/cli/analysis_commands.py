@@ -27,8 +27,10 @@ from statekit.cli.progress import (
     skip_final_collection,
     terminal_progress,
 )
+from statekit.compiler.diagnostics import Diagnostic
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_file
+from statekit.compiler.references import StateIndex
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
 
@@ -47,16 +49,13 @@ def _explore(file: str, max_configurations: int) -> Exploration:
 
 
 def _resolve_state(chart: CompiledChart, ref: str) -> int:
-    """A state by full dotted path or unique dotted suffix, or a usage error."""
+    """A state by full dotted path, else as the compiler resolves references, or a usage error."""
     if ref in chart.path_index:
         return chart.path_index[ref]
-    matches = [s.id for s in chart.states if s.path == ref or s.path.endswith("." + ref)]
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
-        raise click.BadParameter(f"no state '{ref}' in chart '{chart.name}'", param_hint="--state")
-    candidates = ", ".join(chart.states[m].path for m in matches)
-    raise click.BadParameter(f"'{ref}' is ambiguous: {candidates}", param_hint="--state")
+    found = StateIndex((s.id, s.path) for s in chart.states).resolve(ref, chart.span)
+    if isinstance(found, Diagnostic):
+        raise click.BadParameter("; ".join((found.message, *found.notes)), param_hint="--state")
+    return found
 
 
 @click.command("explain")

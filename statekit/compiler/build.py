@@ -184,6 +184,16 @@ class ChartBuilder:
                     f"parallel state '{draft.path or 'root'}' needs regions under 'states'",
                     node.span,
                 )
+        done_key = node.key_node("done")
+        if draft.kind is StateKind.ATOMIC and done_key is not None:
+            self._error(
+                "schema",
+                f"'done' on '{draft.path or 'the root'}' never fires: it has no child states "
+                "to finish",
+                done_key.span,
+                "`done` belongs on a compound state (a final child reached) or a parallel "
+                "state (every region final)",
+            )
         if draft.parent is None and node.key_node("done") is not None:
             done_key = node.key_node("done")
             assert done_key is not None

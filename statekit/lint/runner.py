@@ -43,7 +43,9 @@ def collect_files(paths: Iterable[str | Path]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.suffix in CHART_SUFFIXES and p.is_file())
+            found = sorted(
+                p for p in path.rglob("*") if p.suffix.lower() in CHART_SUFFIXES and p.is_file()
+            )
             if not found:
                 raise UsageError(f"{raw}: no chart files (*.yaml, *.yml) in this folder")
             files.extend(found)

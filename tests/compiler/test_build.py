@@ -385,3 +385,9 @@ def test_history_states_cannot_be_tested_for_activity() -> None:
     assert len(found) == 2
     assert all("history pseudo-state, which is never active" in m for _, m in found)
     assert [line for line, _ in found] == [18, 33]
+
+
+def test_done_on_an_atomic_state_is_refused() -> None:
+    d = only(compile_text(NESTED.replace("  out: {final: true}", "  out: {done: a}")), "schema")
+    assert "never fires" in d.message
+    assert (d.span.line, d.span.column) == (31, 9)

@@ -83,3 +83,11 @@ def test_bad_project_configuration_is_a_usage_error(
 def test_no_table_means_defaults(tmp_path: Path) -> None:
     _write(tmp_path, CHART, "[project]\nname = 'x'\n")
     assert load_project_config(tmp_path / "pyproject.toml") == LintConfig()
+
+
+def test_folders_yield_charts_whatever_the_suffix_case(tmp_path: Path) -> None:
+    (tmp_path / "upper.YAML").write_text(CHART, encoding="utf-8")
+    (tmp_path / "lower.yml").write_text(CHART, encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("no chart", encoding="utf-8")
+    report = lint_paths([tmp_path], LintConfig())
+    assert sorted(Path(f).name for f in report.files) == ["lower.yml", "upper.YAML"]
