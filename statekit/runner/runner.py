@@ -23,7 +23,6 @@ changes no state and emits nothing.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -208,12 +207,12 @@ class Runner:
             {
                 "event_id": r.event_id,
                 "type": r.type,
-                "payload": json.loads(r.payload),
+                "payload": loads(r.payload, f"rejection payload of {r.event_id!r}"),
                 "status": r.status,
                 "reason": r.reason,
                 "message": r.message,
                 "version": r.version,
-                "detail": json.loads(r.detail),
+                "detail": loads(r.detail, f"rejection detail of {r.event_id!r}"),
                 "recorded_at": r.recorded_at,
             }
             for r in self.store.rejections(instance_id)
@@ -261,6 +260,9 @@ class Runner:
 def _check_id(value: object, what: str) -> None:
     if not isinstance(value, str) or not value:
         raise ValueError(f"an {what} is a non-empty string, not {value!r}")
+    if "\x00" in value:
+        # PostgreSQL text cannot hold NUL; refuse it on every store alike.
+        raise ValueError(f"an {what} cannot contain a NUL character: {value!r}")
     if what == "event ID" and value.startswith(RESERVED_PREFIX):
         raise ValueError(f"{what} {value!r}: IDs starting with {RESERVED_PREFIX!r} are reserved")
 
@@ -276,8 +278,8 @@ def make_command(
     """The `Command` `apply` runs, or ValueError when the arguments cannot be one (an
     empty or reserved event ID, a type that is not a string, a sequence below 1)."""
     _check_id(event_id, "event ID")
-    if not isinstance(type, str):
-        raise ValueError(f"an event type is a string, not {type!r}")
+    if not isinstance(type, str) or "\x00" in type:
+        raise ValueError(f"an event type is a string without NUL characters, not {type!r}")
     if sequence is not None and sequence < 1:
         raise ValueError(f"sequence must be at least 1, not {sequence}")
     body = dict(payload) if payload is not None else {}

@@ -124,6 +124,16 @@ def test_reserved_and_empty_ids_are_refused(payment_runner: Runner) -> None:
         payment_runner.apply("pay-1", "e", "START_PAY", {"amount": 1}, sequence=0)
 
 
+def test_nul_characters_are_refused_on_every_store(payment_runner: Runner) -> None:
+    # PostgreSQL text cannot hold NUL: both stores refuse it before any SQL runs.
+    with pytest.raises(ValueError, match="NUL"):
+        payment_runner.apply("pay-1", "e\x00", "START_PAY", {"amount": 1})
+    with pytest.raises(ValueError, match="NUL"):
+        payment_runner.apply("pay-1", "e", "START\x00PAY", {"amount": 1})
+    with pytest.raises(ValueError, match="NUL"):
+        payment_runner.create("pay\x00x")
+
+
 def test_creation_context_and_entry_messages(store_url: str) -> None:
     runner = Runner(statekit.load(MACHINES / "task.yaml"), open_store(store_url))
     created = runner.create("t", {"max_attempts": 5})
