@@ -164,3 +164,35 @@ def default_entry(states: Sequence[StateNode], state: int) -> tuple[int, ...]:
     builder = EntrySetBuilder(states, no_history)
     builder.add_descendants(state)
     return builder.result()
+
+
+def static_classification(
+    states: Sequence[StateNode], active: Iterable[int], event: str
+) -> tuple[int | None, str | None, int | None]:
+    """The `already`/`reject` entries that classify an event nothing fired for.
+
+    Among the `active` states: the deepest one listing `event` in `already`
+    (None if none), and the most specific `reject` entry as (reason, state):
+    the deepest state with a matching entry, an exact event name before `"*"`,
+    then document order. The engine classifies configurations with it and the
+    diagrams classify leaf states with it, so the two cannot drift.
+    """
+    already: tuple[int, int] | None = None
+    best: tuple[int, bool, int] | None = None
+    reason: str | None = None
+    for s in active:
+        node = states[s]
+        if any(e.event == event for e in node.already):
+            key = (-node.depth, s)
+            if already is None or key < already:
+                already = key
+        for entry in node.reject:
+            if entry.event == event or entry.event == "*":
+                rank = (-node.depth, entry.event == "*", s)
+                if best is None or rank < best:
+                    best, reason = rank, entry.reason
+    return (
+        None if already is None else already[1],
+        reason,
+        None if best is None else best[2],
+    )

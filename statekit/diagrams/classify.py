@@ -21,6 +21,7 @@ import enum
 from dataclasses import dataclass
 
 from statekit.compiler.ir import CompiledChart, StateKind, StateNode
+from statekit.compiler.structure import static_classification
 
 
 class Fallback(enum.Enum):
@@ -50,40 +51,8 @@ class Cell:
     by: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class _Entries:
-    """The `already` and `reject` entries that apply to one leaf, deepest state first."""
-
-    already: dict[str, int]
-    exact: dict[str, tuple[int, int, str]]  # event -> (depth, state, reason)
-    wildcard: tuple[int, int, str] | None
-
-    @classmethod
-    def of(cls, chain: list[StateNode]) -> _Entries:
-        already: dict[str, int] = {}
-        exact: dict[str, tuple[int, int, str]] = {}
-        wildcard: tuple[int, int, str] | None = None
-        for depth, state in enumerate(chain):
-            for entry in state.already:
-                already.setdefault(entry.event, state.id)
-            for entry in state.reject:
-                found = (depth, state.id, entry.reason or "")
-                if entry.event != "*":
-                    exact.setdefault(entry.event, found)
-                elif wildcard is None:
-                    wildcard = found
-        return cls(already, exact, wildcard)
-
-    def reject(self, event: str) -> tuple[int, int, str] | None:
-        """The most specific reject entry: the deepest state, an exact event before `*`."""
-        exact = self.exact.get(event)
-        if exact is None or (self.wildcard is not None and self.wildcard[0] < exact[0]):
-            return self.wildcard
-        return exact
-
-
 def _cell(
-    chart: CompiledChart, state: StateNode, event: str, terminal: bool, entries: _Entries
+    chart: CompiledChart, state: StateNode, event: str, terminal: bool, chain: tuple[int, ...]
 ) -> Cell:
     tried: list[int] = []
     if not terminal:
@@ -91,14 +60,14 @@ def _cell(
             tried.append(tid)
             if not chart.transitions[tid].guards:
                 return Cell(state.id, event, tuple(tried), Fallback.NONE)
-    already = entries.already.get(event)
+    # The same rule the engine classifies configurations with (compiler.structure).
+    already, reason, by = static_classification(chart.states, chain, event)
     if already is not None:
         return Cell(state.id, event, tuple(tried), Fallback.ALREADY, None, already)
     if tried:
         return Cell(state.id, event, tuple(tried), Fallback.GUARD)
-    rejected = entries.reject(event)
-    if rejected is not None:
-        return Cell(state.id, event, (), Fallback.REJECT, rejected[2], rejected[1])
+    if reason is not None:
+        return Cell(state.id, event, (), Fallback.REJECT, reason, by)
     if terminal:
         return Cell(state.id, event, (), Fallback.TERMINAL, "TERMINAL_STATE")
     return Cell(state.id, event, (), Fallback.UNDEFINED, "UNDEFINED_TRANSITION")
@@ -110,9 +79,8 @@ def _row(chart: CompiledChart, state: StateNode) -> list[Cell]:
         and state.parent == 0
         and chart.root.kind is StateKind.COMPOUND
     )
-    chain = [state] if terminal else [state, *(chart.states[a] for a in state.ancestors)]
-    entries = _Entries.of(chain)
-    return [_cell(chart, state, event, terminal, entries) for event in chart.events]
+    chain = (state.id,) if terminal else (state.id, *state.ancestors)
+    return [_cell(chart, state, event, terminal, chain) for event in chart.events]
 
 
 def classify_cell(chart: CompiledChart, state: StateNode, event: str) -> Cell:

@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from statekit.compiler import structure
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.algorithm import FailedGuard, GuardOracle, macrostep, static_outcome
 from statekit.engine.effects import EvaluationError, InternalEvent, LivelockError, RawMicrostep
@@ -221,18 +222,9 @@ def verdict(tables: Tables, config: Configuration, event: str) -> tuple[bool, st
     cached = config.verdicts.get(event)
     if cached is not None:
         return cached
-    states = tables.states
     candidates = config.final_states if config.final else (0, *config.ordered)
-    already = any(e.event == event for s in candidates for e in states[s].already)
-    best: tuple[int, bool, int] | None = None
-    reason: str | None = None
-    for s in candidates:
-        for entry in states[s].reject:
-            if entry.event == event or entry.event == "*":
-                key = (-states[s].depth, entry.event == "*", s)
-                if best is None or key < best:
-                    best, reason = key, entry.reason
-    result = (already, reason, best[2] if best is not None else -1)
+    already, reason, source = structure.static_classification(tables.states, candidates, event)
+    result = (already is not None, reason, -1 if source is None else source)
     config.verdicts[event] = result
     return result
 
