@@ -190,11 +190,8 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
     store = _store(url)
     given = [_chart(path) for path in charts]
     chart_sets = _chart_sets(store, given)
-    rows = store.execute(
-        "SELECT instance_id, chart_name FROM statekit_instances ORDER BY instance_id"
-    ).fetchall()
     failed = 0
-    for instance_id, chart_name in rows:
+    for instance_id, chart_name in store.instance_charts():
         chart_set = chart_sets.get(chart_name)
         if chart_set is None:
             failed += 1

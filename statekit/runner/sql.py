@@ -213,6 +213,13 @@ class Store:
         rows = self.execute("SELECT instance_id FROM statekit_instances ORDER BY instance_id")
         return [r[0] for r in rows.fetchall()]
 
+    def instance_charts(self) -> list[tuple[str, str]]:
+        """(instance ID, chart name) of every instance, sorted by instance ID."""
+        rows = self.execute(
+            "SELECT instance_id, chart_name FROM statekit_instances ORDER BY instance_id"
+        )
+        return [(r[0], r[1]) for r in rows.fetchall()]
+
     # ---- events ------------------------------------------------------------------------
     def insert_events(self, rows: Sequence[EventRow]) -> None:
         """Record accepted events (the primary key and the unique event ID are the
