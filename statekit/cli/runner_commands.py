@@ -190,8 +190,9 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
     store = _store(url)
     given = [_chart(path) for path in charts]
     chart_sets = _chart_sets(store, given)
+    instances = store.instance_charts()
     failed = 0
-    for instance_id, chart_name in store.instance_charts():
+    for instance_id, chart_name in instances:
         chart_set = chart_sets.get(chart_name)
         if chart_set is None:
             failed += 1
@@ -204,7 +205,7 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
             data = {"instance": instance_id, "ok": False, "error": str(exc)}
         failed += not data["ok"]
         _report(output_format, data)
-    click.echo(f"{len(rows)} instance(s), {failed} with differences", err=True)
+    click.echo(f"{len(instances)} instance(s), {failed} with differences", err=True)
     sys.exit(EXIT_FINDINGS if failed else EXIT_CLEAN)
 
 
