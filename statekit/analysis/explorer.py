@@ -627,7 +627,7 @@ class Explorer:
             static = static_outcome(tables, config, event)
             if len(log) > logged:
                 self.attribute(logged, node.id, event, ())
-            if static is not None:
+            if isinstance(static, tuple):  # a StaticLivelock takes the general path below
                 target, plans = static
                 outcome = Outcome(event, (), NOWHERE, plans, Status.APPLIED, None, "applied")
                 outcome.target = self.intern(

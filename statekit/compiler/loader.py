@@ -24,7 +24,11 @@ more than `yaml.safe_load`:
   tags beyond the core schema are diagnostics.
 
 Spans are 1-based with an exclusive end; a block collection ends where its
-last child ends (not at the next token, which may be lines later).
+last child ends (not at the next token, which may be lines later). A block
+scalar (`|` or `>`) whose content is one line, right after the indicator line,
+spans that content line (so that positions inside an expression written as
+`if: >-` map onto the file); other block scalars span from their indicator.
+A parser error is never placed past the end of the text.
 """
 
 from __future__ import annotations
@@ -100,6 +104,7 @@ for _first in "tTfF":
 _CONSTRUCTOR: Final = SafeConstructor()
 
 _LINE_PREFIX: Final = re.compile(r"^[ \t?:-]*", re.MULTILINE)
+_YAML_BREAK: Final = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # line breaks as parsers count them
 _EXPECT_KEY: Final = object()  # mapping state: the next node is a key
 _SKIP: Final = object()  # mapping state: drop the next value (its key was refused)
 
@@ -122,7 +127,7 @@ def load_yaml(
         _prescan(text, file)
         parser: _Parser = _CParser(data) if _CParser is not None else yaml.SafeLoader(text)
         try:
-            root = _check_root(_Builder(file, limits, diagnostics).build(parser), file)
+            root = _check_root(_Builder(file, limits, diagnostics, text).build(parser), file)
         finally:
             parser.dispose()
     except _Refused as refused:
@@ -260,8 +265,12 @@ class _Frame:
 class _Builder:
     """Builds the tree from parser events, enforcing the limits at every event."""
 
-    def __init__(self, file: str, limits: Limits, diagnostics: list[Diagnostic]) -> None:
+    def __init__(
+        self, file: str, limits: Limits, diagnostics: list[Diagnostic], text: str = ""
+    ) -> None:
         self.file = file
+        self.text = text
+        self._lines: list[str] | None = None  # `text` split at YAML line breaks, when needed
         self.limits = limits
         self.diagnostics = diagnostics
         self.stack: list[_Frame] = []
@@ -300,6 +309,8 @@ class _Builder:
 
     def _scalar(self, event: ScalarEvent) -> None:
         span = _span(self.file, event)
+        if event.style in ("|", ">"):
+            span = self._block_span(event, span)
         self._grow(1, span)
         tag = event.tag
         if tag is not None and tag != "!" and tag not in _SCALAR_TAGS:
@@ -317,6 +328,24 @@ class _Builder:
             self._add(node, 1, span)
         if event.anchor:
             self.anchors[event.anchor] = (node, 1, event.value)
+
+    def _block_span(self, event: ScalarEvent, span: SourceSpan) -> SourceSpan:
+        """The span of a block scalar's content when it is the one line after the
+        indicator line (checked against the text), else `span` (from the indicator)."""
+        value = event.value
+        if "\n" in value.rstrip("\n"):
+            return span
+        if self._lines is None:
+            self._lines = _YAML_BREAK.split(self.text)
+        index = span.line  # 0-based index of the line after the indicator's
+        if index >= len(self._lines):
+            return span
+        line = self._lines[index]
+        content = line.lstrip(" ")
+        if not content or content != value.rstrip("\n"):
+            return span
+        column = len(line) - len(content) + 1
+        return SourceSpan(self.file, index + 1, column, index + 1, column + len(content))
 
     def _value(self, event: ScalarEvent, tag: str | None, span: SourceSpan) -> Scalar:
         value = event.value
@@ -457,13 +486,25 @@ def _from_yaml_error(error: yaml.YAMLError, file: str, text: str, data: bytes) -
         return _diag("yaml-syntax", f"{error.reason}{shown}", _point(file, *where))
     if not isinstance(error, yaml.MarkedYAMLError):
         return _diag("yaml-syntax", str(error), SourceSpan.start_of(file))
+    last = _end_of(text)
     mark = error.problem_mark or error.context_mark
-    line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    line, column = min((mark.line + 1, mark.column + 1), last) if mark is not None else (1, 1)
     problem = error.problem or error.context or "invalid YAML"
     # libyaml >= 0.2.6 has its own nesting limit (1000): report it as the limit it is.
     slug = "yaml-limits" if "maximum nesting depth" in problem else "yaml-syntax"
     notes: tuple[str, ...] = ()
     if error.problem and error.context and error.context_mark is not None:
-        ctx = error.context_mark
-        notes = (f"{error.context} (line {ctx.line + 1}, column {ctx.column + 1})",)
+        ctx_line, ctx_column = min(
+            (error.context_mark.line + 1, error.context_mark.column + 1), last
+        )
+        notes = (f"{error.context} (line {ctx_line}, column {ctx_column})",)
     return Diagnostic(slug, Severity.ERROR, problem, _point(file, line, column), notes)
+
+
+def _end_of(text: str) -> tuple[int, int]:
+    """The 1-based position just after the last character (a parser may report one
+    past it, such as the line after a last line without a line break)."""
+    breaks = list(_YAML_BREAK.finditer(text))
+    if not breaks:
+        return 1, len(text) + 1
+    return len(breaks) + 1, len(text) - breaks[-1].end() + 1

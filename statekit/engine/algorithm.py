@@ -73,6 +73,7 @@ from statekit.engine.tables import (
     Configuration,
     EventEntry,
     MicrostepPlan,
+    StaticLivelock,
     StaticOutcome,
     Tables,
 )
@@ -386,14 +387,19 @@ def macrostep(
     return run
 
 
-def static_outcome(tables: Tables, config: Configuration, event: str) -> StaticOutcome | None:
+def static_outcome(
+    tables: Tables, config: Configuration, event: str
+) -> StaticOutcome | StaticLivelock | None:
     """The outcome of `macrostep` for `event` in `config` when it cannot depend on the
     context, the history or the payload, else None (cached per configuration).
 
     That is the case when every selection on the way is guard-free (`EventEntry.fixed`)
     and no plan runs an effect or records history: the macrostep is then the chain of
     those plans up to a configuration with no enabled eventless transition (or a final
-    one). The engine uses it to skip the general loop; the result is the same.
+    one). When that chain still has an enabled transition after
+    `Tables.max_microsteps` plans, `macrostep` would raise `LivelockError` whatever the
+    data: the verdict is a `StaticLivelock`, cached like any other outcome. The engine
+    uses it to skip the general loop; the result is the same.
     """
     cache = config.static
     if event in cache:
@@ -402,8 +408,9 @@ def static_outcome(tables: Tables, config: Configuration, event: str) -> StaticO
     enabled = entry.fixed
     plans: list[MicrostepPlan] = []
     current = config
-    outcome: StaticOutcome | None = None
-    while enabled and len(plans) < tables.max_microsteps:
+    outcome: StaticOutcome | StaticLivelock | None = None
+    limit = tables.max_microsteps
+    while enabled and len(plans) < limit:
         if not tables.history_targeting.isdisjoint(enabled):
             break
         plan = current.plans.get(enabled)
@@ -422,6 +429,9 @@ def static_outcome(tables: Tables, config: Configuration, event: str) -> StaticO
         enabled = eventless.fixed
         if enabled == ():
             outcome = (current, tuple(plans))
+    else:
+        if enabled:  # `limit` plans taken and a fixed selection still enabled
+            outcome = StaticLivelock(tuple(plans), str(LivelockError(limit, [])))
     cache[event] = outcome
     return outcome
 

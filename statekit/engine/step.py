@@ -56,7 +56,7 @@ from statekit.engine.result import (
     Status,
 )
 from statekit.engine.state import State
-from statekit.engine.tables import EMPTY, Configuration, MicrostepPlan, Tables
+from statekit.engine.tables import EMPTY, Configuration, MicrostepPlan, StaticLivelock, Tables
 from statekit.engine.validation import PayloadError
 
 APPLIED = Status.APPLIED
@@ -121,6 +121,8 @@ def step(
         static = config.static.get(event_type, _UNKNOWN)
         if static is _UNKNOWN:
             static = static_outcome(tables, config, event_type)
+        if isinstance(static, StaticLivelock):
+            return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=static.message)
         if static is not None:
             target, plans = static
             if not tables.chart.invariants:  # the hot path: nothing to check, nothing to run

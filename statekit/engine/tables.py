@@ -39,7 +39,7 @@ from statekit.compiler.ir import (
 from statekit.engine.result import FiredTransition
 from statekit.engine.validation import EMPTY, PayloadValidator
 
-__all__ = ["EMPTY", "Configuration", "EventEntry", "MicrostepPlan", "Tables"]
+__all__ = ["EMPTY", "Configuration", "EventEntry", "MicrostepPlan", "StaticLivelock", "Tables"]
 
 DEFAULT_MAX_MICROSTEPS = 1000
 """Microsteps one macrostep may take before it is rejected as LIVELOCK."""
@@ -64,9 +64,23 @@ class EventEntry:
 
 
 Segment = tuple[tuple[Effect, ...], frozenset[int], tuple[str, ...]]
+"""Effects to run, the active state ids they see, and done events raised after them."""
 StaticOutcome = tuple["Configuration", tuple["MicrostepPlan", ...]]
 """A macrostep that depends on nothing but (configuration, event): where it ends, and its plans."""
-"""Effects to run, the active state ids they see, and done events raised after them."""
+
+
+class StaticLivelock:
+    """A macrostep that depends on nothing but (configuration, event) and does not settle.
+
+    `plans` are the `Tables.max_microsteps` microsteps it takes before the one
+    over the bound; `message` is the `LivelockError` message `macrostep` gives.
+    """
+
+    __slots__ = ("message", "plans")
+
+    def __init__(self, plans: tuple[MicrostepPlan, ...], message: str) -> None:
+        self.plans = plans
+        self.message = message
 
 
 class MicrostepPlan:
@@ -152,7 +166,7 @@ class Configuration:
         self.plans: dict[tuple[int, ...], MicrostepPlan] = {}
         self.conflicts: dict[tuple[int, ...], tuple[int, ...]] = {}
         self.verdicts: dict[str, tuple[bool, str | None, int]] = {}
-        self.static: dict[str, StaticOutcome | None] = {}
+        self.static: dict[str, StaticOutcome | StaticLivelock | None] = {}
         self.broken_state_invariants: frozenset[str] | None = None  # None: not computed yet
 
     def __repr__(self) -> str:

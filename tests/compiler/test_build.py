@@ -391,3 +391,26 @@ def test_done_on_an_atomic_state_is_refused() -> None:
     d = only(compile_text(NESTED.replace("  out: {final: true}", "  out: {done: a}")), "schema")
     assert "never fires" in d.message
     assert (d.span.line, d.span.column) == (31, 9)
+
+
+@pytest.mark.parametrize("indicator", [">-", ">", "|", "|-", "|+"])
+def test_an_expression_in_a_block_scalar_is_reported_at_its_token(indicator: str) -> None:
+    result = compile_text(
+        f"""
+        statechart: blocks
+        context: {{n: integer}}
+        events: {{GO: {{}}}}
+        initial: a
+        states:
+          a:
+            on:
+              GO:
+                to: b
+                if: {indicator}
+                  ctx.n > 0 and ctx.missing
+          b: {{}}
+        """
+    )
+    d = only(result, "expression-type")
+    assert "unknown context field 'missing'" in d.message
+    assert (d.span.line, d.span.column, d.span.end_line, d.span.end_column) == (11, 25, 11, 36)

@@ -150,8 +150,19 @@ def test_positions_of_nested_nodes(parser: str) -> None:
 def test_block_collection_ends_at_its_last_child_not_after_comments(parser: str) -> None:
     root = load("a:\n  - x\n  - y   # trailing\n\n# comment\nb: |\n  text\n")
     assert child(root, "a").span == SourceSpan(F, 2, 3, 3, 6)
-    assert child(root, "b").span == SourceSpan(F, 6, 4, 8, 1)  # a block scalar takes its newline
+    assert child(root, "b").span == SourceSpan(F, 7, 3, 7, 7)  # one line: the content line
     assert value(root, "b") == "text\n"
+
+
+def test_block_scalar_spans(parser: str) -> None:
+    source = "a: >-\n  one line\nb: |\n  two\n  lines\nc: >\n\n  blank first\nd: |2\n    x\n"
+    root = load(source)
+    assert child(root, "a").span == SourceSpan(F, 2, 3, 2, 11)
+    assert text_at(source, child(root, "a").span) == value(root, "a") == "one line"
+    # not one content line right after the indicator: the span starts at the indicator
+    assert child(root, "b").span.line == 3 and child(root, "b").span.column == 4
+    assert child(root, "c").span.line == 6 and child(root, "c").span.column == 4
+    assert child(root, "d").span.line == 9 and child(root, "d").span.column == 4  # "  x"
 
 
 def test_columns_count_characters_not_bytes(parser: str) -> None:
@@ -297,6 +308,18 @@ def test_syntax_errors_point_at_the_problem(
     d = only(source)
     assert where(d) == ("yaml-syntax", line, column)
     assert any(fragment in d.message for fragment in problem.split("|")), d.message
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "column"),
+    [("x: [", 1, 5), ("a: 1\nb: {", 2, 5), ("a: 1\r\nb: {", 2, 5), ("x: [\n", 2, 1)],
+)
+def test_a_syntax_error_at_the_end_is_not_placed_past_it(
+    parser: str, source: str, line: int, column: int
+) -> None:
+    d = only(source)
+    assert where(d) == ("yaml-syntax", line, column)
+    assert all(f"(line {line}, column {column})" in note for note in d.notes), d.notes
 
 
 def test_syntax_error_notes_its_context(parser: str) -> None:

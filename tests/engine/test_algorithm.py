@@ -9,12 +9,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import pytest
 from chart_helpers import chart_of, machine
 
 from statekit.compiler.ir import GuardCheck, Transition
+from statekit.engine import algorithm, step
 from statekit.engine.algorithm import macrostep, select_transitions
+from statekit.engine.chart import Chart
+from statekit.engine.effects import LivelockError
 from statekit.engine.result import LIVELOCK, Status
-from statekit.engine.tables import Tables
+from statekit.engine.tables import StaticLivelock, Tables
 
 
 def log_of(text: str, *events: str) -> tuple[str, frozenset[str]]:
@@ -454,6 +458,69 @@ def test_a_raise_loop_is_a_livelock_too_and_the_bound_is_configurable() -> None:
     result = chart.send(chart.start(), "RAISE")
     assert result.reason == LIVELOCK
     assert "10 microsteps" in (result.message or "")
+
+
+def test_a_data_free_livelock_is_cached_and_not_run_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    chart = machine(SPIN)
+    s0 = chart.start()
+    with pytest.raises(LivelockError) as general:  # what the general loop says
+        macrostep(chart.tables, s0._config, {}, s0.context, ("GO", {}))
+    calls: list[str] = []
+    real_microstep, real_macrostep = algorithm.microstep, algorithm.macrostep
+
+    def counting_microstep(*args: Any, **kwargs: Any) -> Any:
+        calls.append("microstep")
+        return real_microstep(*args, **kwargs)
+
+    def counting_macrostep(*args: Any, **kwargs: Any) -> Any:
+        calls.append("macrostep")
+        return real_macrostep(*args, **kwargs)
+
+    monkeypatch.setattr(algorithm, "microstep", counting_microstep)
+    monkeypatch.setattr(step, "macrostep", counting_macrostep)
+    first = chart.send(s0, "GO")
+    assert isinstance(s0._config.static["GO"], StaticLivelock)
+    del calls[:]
+    second = chart.send(s0, "GO")
+    assert calls == []  # answered from the cache: no macrostep, no microstep
+    for result in (first, second):
+        assert result.status is Status.REJECTED and result.reason == LIVELOCK
+        assert result.state is s0 and result.emitted == ()
+        assert result.message == str(general.value)
+
+
+@pytest.mark.parametrize("bound", [1, 2, 3, 4])
+def test_the_static_livelock_verdict_agrees_with_the_general_loop_at_the_bound(
+    bound: int,
+) -> None:
+    text = """
+        statechart: chain
+        events: {GO: {}}
+        initial: a
+        states:
+          a: {on: {GO: b}}
+          b: {always: c}
+          c: {always: d}
+          d: {}
+        """
+    chart = Chart(chart_of(text), max_microsteps=bound)
+    s0 = chart.start()
+    try:
+        run = macrostep(chart.tables, s0._config, {}, s0.context, ("GO", {}))
+        expected: tuple[Status, str | None, frozenset[str] | None] = (
+            Status.APPLIED,
+            None,
+            frozenset(chart.tables.states[s].path for s in run.configuration.ids),
+        )
+    except LivelockError:
+        expected = (Status.REJECTED, LIVELOCK, None)
+    for _ in range(2):
+        result = chart.send(s0, "GO")
+        shown = result.state.configuration if result.status is Status.APPLIED else None
+        assert (result.status, result.reason, shown) == expected
+    assert (expected[1] == LIVELOCK) == (bound < 3)
 
 
 def test_macrostep_is_callable_on_configurations_with_a_guard_oracle() -> None:
