@@ -9,7 +9,6 @@ from pathlib import Path
 
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
-from statekit.engine.state import STATE_FORMAT, State, StateFormatError
 from statekit.runner.errors import ChartVersionError
 from statekit.runner.sql import Store
 
@@ -58,24 +57,3 @@ class ChartSet:
                         self._by_version[row.version] = loaded
             chart = self._by_version.get(version)
         return chart
-
-
-def carry_over(state: State, chart: Chart) -> State:
-    """`state` (of an older version of the chart) expressed in `chart`, or a
-    ChartVersionError naming the first state the newer chart does not have."""
-    if state.chart_digest == chart.digest:
-        return state
-    data = state.to_data()
-    for path in data["configuration"]:
-        if path not in chart.ir.path_index:
-            raise ChartVersionError(
-                f"state {path!r} of chart version {data['version']} does not exist in "
-                f"version {chart.version}"
-            )
-    data.update(format=STATE_FORMAT, version=chart.version, digest=chart.digest)
-    try:
-        return State.from_json(chart, data)
-    except StateFormatError as exc:
-        raise ChartVersionError(
-            f"cannot carry the state over to chart version {chart.version}: {exc}"
-        ) from exc

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from statekit.engine.chart import START_EVENT, StartError
 from statekit.engine.result import EmittedMessage, Status
 from statekit.engine.state import State
-from statekit.runner.charts import ChartSet, carry_over
+from statekit.runner.charts import ChartSet
 from statekit.runner.errors import ChartVersionError, CorruptRowError
-from statekit.runner.records import loads
+from statekit.runner.records import carry_over, loads
 from statekit.runner.rows import EventRow
 
 

@@ -125,7 +125,8 @@ class Dispatcher:
 
     def run_until_idle(self, *, max_rounds: int | None = None, wait: bool = True) -> DispatchReport:
         """Dispatch until nothing is deliverable; with `wait`, sleep through backoffs
-        of messages still pending. Returns the totals."""
+        of messages still pending and through claims other dispatchers hold on them
+        (until `Store.next_claimable`, at most a second at a time). Returns the totals."""
         total = DispatchReport()
         rounds = 0
         while max_rounds is None or rounds < max_rounds:
@@ -138,10 +139,12 @@ class Dispatcher:
             )
             if report.claimed:
                 continue
-            pending = self.store.outbox(["pending"])
-            if not pending or not wait:
+            due = self.store.next_claimable()
+            if due is None or not wait:
                 break
-            due = min(r.next_attempt_at for r in pending)
+            # Nothing claimable now: sleep until a message's backoff or another
+            # dispatcher's claim (a crashed one's included) ends, checking at least
+            # once a second for messages settled or added meanwhile.
             time.sleep(min(1.0, max(0.001, due - self.clock())))
         return total
 

@@ -94,9 +94,10 @@ def state_of(chart: Chart, row: InstanceRow) -> State:
     """The state stored in `row`, expressed in `chart`.
 
     A row of the same digest loads as is. A row of an older version of the same
-    chart is carried over to `chart` when every stored state still exists
-    (ChartVersionError naming the first one that does not). Another chart, a
-    newer version, or the same version with another digest is a ChartVersionError.
+    chart is carried over to `chart` (`carry_over_data`: a ChartVersionError names
+    the first stored state, active or remembered in the history, that `chart`
+    no longer has). Another chart, a newer version, or the same version with
+    another digest is a ChartVersionError.
     """
     where = f"instance {row.instance_id!r}"
     if row.chart_name != chart.name:
@@ -126,36 +127,63 @@ def state_of(chart: Chart, row: InstanceRow) -> State:
     except ValueError as exc:
         raise CorruptRowError(f"{where}: stored state is not JSON: {exc}") from exc
     if row.chart_digest != chart.digest:
-        missing = _missing_states(chart, data)
-        if missing is not None:
-            raise ChartVersionError(
-                f"{where} (chart {chart.name!r} version {row.chart_version}) is in state "
-                f"{missing!r}, which chart {chart.name!r} version {chart.version} no longer has"
-            )
+        return carry_over_data(chart, data, row.chart_version, where)
     try:
         return State.from_json(chart, data)
     except StateFormatError as exc:
-        if row.chart_digest != chart.digest:
-            raise ChartVersionError(
-                f"{where} cannot move from chart version {row.chart_version} to "
-                f"{chart.version}: {exc}"
-            ) from exc
         raise CorruptRowError(f"{where}: stored state does not fit its chart: {exc}") from exc
 
 
-def _missing_states(chart: Chart, data: Mapping[str, Any]) -> str | None:
+def carry_over(state: State, chart: Chart, where: str = "the instance") -> State:
+    """`state` (of an older version of the chart) expressed in `chart` (see
+    `carry_over_data`); a state of `chart` itself is returned as is."""
+    if state.chart_digest == chart.digest:
+        return state
+    data = state.to_data()
+    return carry_over_data(chart, data, data["version"], where)
+
+
+def carry_over_data(chart: Chart, data: Mapping[str, Any], version: int, where: str) -> State:
+    """The one way a state moves to a newer chart version: `data` (a state's data made
+    under `version` of the chart) expressed in `chart`.
+
+    A ChartVersionError names the first stored state `chart` no longer has, in the
+    configuration or in the history (a history naming a removed state would
+    otherwise be restored into it later); any other misfit is a ChartVersionError
+    saying why.
+    """
+    missing = _missing_state(chart, data)
+    if missing is not None:
+        path, remembered = missing
+        how = f"remembers state {path!r} in its history" if remembered else f"is in state {path!r}"
+        raise ChartVersionError(
+            f"{where} (chart {chart.name!r} version {version}) {how}, which chart "
+            f"{chart.name!r} version {chart.version} no longer has"
+        )
+    moved = {**data, "format": STATE_FORMAT, "version": chart.version, "digest": chart.digest}
+    try:
+        return State.from_json(chart, moved)
+    except StateFormatError as exc:
+        raise ChartVersionError(
+            f"{where} cannot move from chart version {version} to {chart.version}: {exc}"
+        ) from exc
+
+
+def _missing_state(chart: Chart, data: Mapping[str, Any]) -> tuple[str, bool] | None:
+    """The first path of `data` that `chart` has no state for, and whether it was
+    found in the history (malformed data is left to `State.from_json`)."""
     index = chart.ir.path_index
     paths = data["configuration"]
     if isinstance(paths, list):
         for path in paths:
             if isinstance(path, str) and path not in index:
-                return path
+                return path, False
     history = data["history"]
     if isinstance(history, dict):
         for key, value in history.items():
             for path in [key, *(value if isinstance(value, list) else [])]:
                 if isinstance(path, str) and path not in index:
-                    return path
+                    return path, True
     return None
 
 

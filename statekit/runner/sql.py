@@ -330,6 +330,19 @@ class Store:
             params.append(instance_id)
         return [OutboxRow(*r) for r in self.execute(sql + " ORDER BY id", params).fetchall()]
 
+    def next_claimable(self) -> float | None:
+        """The earliest time any pending message can be claimed (None when none is
+        pending): the minimum, over the pending messages at the head of their
+        instance, of the later of the next attempt's time and the claim's expiry.
+        One aggregate query; no message rows are loaded."""
+        row = self.execute(
+            "SELECT MIN(CASE WHEN o.claimed_until > o.next_attempt_at THEN o.claimed_until "
+            "ELSE o.next_attempt_at END) FROM statekit_outbox o WHERE o.status = 'pending' "
+            "AND NOT EXISTS (SELECT 1 FROM statekit_outbox p WHERE p.instance_id = o.instance_id "
+            "AND p.status = 'pending' AND p.id < o.id)"
+        ).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
     def settle_outbox(
         self,
         message: int,

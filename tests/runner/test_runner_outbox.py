@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
 
+import pytest
 from runner_charts import COUNTER, chart_from
 
 from statekit.runner.outbox import Dispatcher, Inbox, OutboxMessage
@@ -111,6 +115,50 @@ def test_a_crashed_dispatchers_claim_expires(store_url: str) -> None:
     assert other.dispatch_once().claimed == 0  # claimed by the crashed one
     clock.now += 31
     assert other.dispatch_once().delivered == 1 and seen == ["e0/0"]
+
+
+def test_run_until_idle_sleeps_through_another_claim_instead_of_polling(
+    store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner = counter_with_messages(store_url, 1, 2)
+    store = runner.store
+    lease = 0.6
+    claimed_at = time.time()
+    # a dispatcher that crashed holds the head; the message behind it is long due
+    assert len(store.claim_outbox("crashed", claimed_at, lease, 10)) == 1
+    assert store.next_claimable() == pytest.approx(claimed_at + lease)
+    queries: list[str] = []
+    execute = store.execute
+
+    def counting(sql: str, params: Sequence[Any] = ()) -> Any:
+        queries.append(sql)
+        return execute(sql, params)
+
+    monkeypatch.setattr(store, "execute", counting)
+    seen: list[str] = []
+    dispatcher = Dispatcher(store, {"Counted": lambda m: seen.append(m.message_id)})
+    report = dispatcher.run_until_idle()
+    assert report.delivered == 2 and seen == ["e0/0", "e1/0"]
+    assert time.time() >= claimed_at + lease  # it waited for the lease to end ...
+    # ... in one sleep: claim, earliest time; then claim + settle twice; claim, nothing left
+    assert len(queries) <= 10, queries
+    assert sum("MIN(" in q for q in queries) == 2  # no pending row was loaded to find it
+    assert not any("WHERE status IN" in q for q in queries)
+    assert store.next_claimable() is None
+
+
+def test_next_claimable_is_the_later_of_backoff_and_claim(store_url: str) -> None:
+    runner = counter_with_messages(store_url, 2, 1)
+    store = runner.store
+    assert [r.next_attempt_at for r in store.outbox(["pending"])] == [store.next_claimable()] * 2
+    [i0, i1] = store.claim_outbox("a", 5000.0, 10.0, 10)
+    with store.write():
+        store.settle_outbox(i0.id, "pending", 1, 5020.0, "later", 5001.0)  # backoff wins
+    store.claim_outbox("b", 5001.0, 1.0, 10)  # i1 is still held by "a" until 5010
+    assert store.next_claimable() == 5010.0
+    with store.write():
+        store.settle_outbox(i1.id, "delivered", 1, 5002.0, None, 5002.0)
+    assert store.next_claimable() == 5020.0
 
 
 def test_failing_handler_with_inbox_takes_effect_exactly_once(store_url: str) -> None:

@@ -15,6 +15,7 @@ from statekit.runner.errors import (
     UnknownInstanceError,
 )
 from statekit.runner.outcome import OutcomeStatus
+from statekit.runner.records import carry_over
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.transaction import Command
@@ -255,3 +256,56 @@ def test_apply_batch_classifies_each_event_in_one_transaction(store_url: str) ->
     assert len(runner.rejections("c")) == 3 and runner.verify("c").ok
     with pytest.raises(UnknownInstanceError):
         runner.apply_batch("nope", [Command("e", "Incr", {"by": 1})])
+
+
+RECALL_V1 = """
+statechart: recall
+version: 1
+description: A screen whose history remembers the tab it left (for the runner's tests).
+events:
+  Switch: {}
+  Leave: {}
+  Back: {}
+initial: tabs
+states:
+  tabs:
+    initial: first
+    on:
+      Leave: away
+    states:
+      last_tab:
+        history: shallow
+        default: first
+      first:
+        on:
+          Switch: second
+      second: {}
+  away:
+    on:
+      Back: last_tab
+"""
+RECALL_V2_WITHOUT_SECOND = RECALL_V1.replace("version: 1", "version: 2").replace(
+    "      first:\n        on:\n          Switch: second\n      second: {}\n", "      first: {}\n"
+)
+
+
+def test_a_history_naming_a_removed_state_is_an_error_naming_it(store_url: str) -> None:
+    store = open_store(store_url)
+    v1 = Runner(chart_from(RECALL_V1), store)
+    v1.create("r")
+    v1.apply("r", "e1", "Switch")
+    v1.apply("r", "e2", "Leave")
+    stored = v1.load("r").state
+    assert stored.configuration == {"away"}  # a state version 2 still has ...
+    assert stored.history == {"tabs.last_tab": ("tabs.second",)}  # ... remembering one it lost
+    v2 = Runner(chart_from(RECALL_V2_WITHOUT_SECOND), store, previous=[v1.chart])
+    assert "tabs.second" not in v2.chart.ir.path_index
+    message = "remembers state 'tabs.second' in its history, which chart 'recall' version 2"
+    with pytest.raises(ChartVersionError, match=message):
+        v2.load("r")
+    with pytest.raises(ChartVersionError, match=message):
+        v2.apply("r", "e3", "Back")
+    # replaying a history moves the state between versions with the same function
+    with pytest.raises(ChartVersionError, match=message):
+        carry_over(stored, v2.chart)
+    assert v1.load("r").version == 2  # nothing was written
