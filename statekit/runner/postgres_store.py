@@ -49,7 +49,6 @@ class PostgresStore(Store):
         except psycopg.Error as exc:
             raise StoreURLError(f"{_safe(url)}: cannot connect: {exc}") from exc
         self._sql: dict[str, str] = {}
-        self._depth = 0
         self.migrate()
 
     @property
@@ -75,26 +74,11 @@ class PostgresStore(Store):
             with self._conn.cursor() as cursor:
                 cursor.executemany(self._convert(sql), rows)
 
-    @contextmanager
-    def _transaction(self, begin: str) -> Iterator[None]:
-        if self._depth:
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
-            return
-        self._conn.execute(begin)
-        self._depth = 1
-        try:
-            yield
-        except BaseException:
-            self._depth = 0
-            if not self._conn.closed:
-                self._conn.execute("ROLLBACK")
-            raise
-        self._depth = 0
-        self._conn.execute("COMMIT")
+    def _control(self, statement: str) -> None:
+        self._conn.execute(statement)
+
+    def _open_transaction(self) -> bool:
+        return bool(not self._conn.closed)
 
     @contextmanager
     def write(self) -> Iterator[None]:

@@ -67,6 +67,39 @@ class Store:
         """Run one statement for each parameter row."""
         raise NotImplementedError
 
+    def _control(self, statement: str) -> None:
+        """Run BEGIN / COMMIT / ROLLBACK on the connection as they are written."""
+        raise NotImplementedError
+
+    def _open_transaction(self) -> bool:
+        """Whether the connection still has a transaction to roll back."""
+        raise NotImplementedError
+
+    _depth = 0  # how many `_transaction` blocks are open (nested ones join the outer one)
+
+    @contextmanager
+    def _transaction(self, begin: str) -> Iterator[None]:
+        """`begin` … COMMIT, rolled back on an exception; a nested block is part of the
+        enclosing transaction."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._control(begin)
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            if self._open_transaction():
+                self._control("ROLLBACK")
+            raise
+        self._depth = 0
+        self._control("COMMIT")
+
     @contextmanager
     def write(self) -> Iterator[None]:
         """A write transaction: committed on exit, rolled back on an exception."""

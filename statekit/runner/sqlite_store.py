@@ -53,7 +53,6 @@ class SQLiteStore(Store):
             )
         except sqlite3.Error as exc:
             raise StoreURLError(f"{url!r}: cannot open the database: {exc}") from exc
-        self._depth = 0
         try:  # connect() opens lazily: a file that is not a database fails here
             if path != ":memory:":
                 self._conn.execute("PRAGMA journal_mode=WAL")
@@ -80,26 +79,11 @@ class SQLiteStore(Store):
         else:
             self._conn.executemany(sql, rows)
 
-    @contextmanager
-    def _transaction(self, begin: str) -> Iterator[None]:
-        if self._depth:  # nested: part of the enclosing transaction
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
-            return
-        self._conn.execute(begin)
-        self._depth = 1
-        try:
-            yield
-        except BaseException:
-            self._depth = 0
-            if self._conn.in_transaction:
-                self._conn.execute("ROLLBACK")
-            raise
-        self._depth = 0
-        self._conn.execute("COMMIT")
+    def _control(self, statement: str) -> None:
+        self._conn.execute(statement)
+
+    def _open_transaction(self) -> bool:
+        return bool(self._conn.in_transaction)
 
     @contextmanager
     def write(self) -> Iterator[None]:
