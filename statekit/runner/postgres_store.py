@@ -24,8 +24,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from statekit.runner.errors import StoreURLError
-from statekit.runner.rows import OutboxRow
-from statekit.runner.sql import ELIGIBLE, OUTBOX_COLUMNS, Store
+from statekit.runner.sql import Store
 
 SCHEMA_LOCK = 0x5743_4B54  # pg_advisory_xact_lock key serialising migrations
 
@@ -35,6 +34,8 @@ class PostgresStore(Store):
 
     dialect = "postgresql"
     lock_clause = " FOR UPDATE OF i"
+    # Dispatchers claim with SKIP LOCKED: concurrent ones pass over each other's rows.
+    claim_lock_clause = " FOR UPDATE OF o SKIP LOCKED"
 
     def __init__(self, url: str, *, connect_timeout: int = 10) -> None:
         super().__init__(url)
@@ -94,22 +95,6 @@ class PostgresStore(Store):
 
     def _lock_schema(self) -> None:
         self.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))
-
-    def claim_outbox(self, owner: str, now: float, lease: float, limit: int) -> list[OutboxRow]:
-        """Claim with `FOR UPDATE SKIP LOCKED`: concurrent dispatchers skip each other's
-        rows; the claim (with a lease) outlives the transaction, so delivery happens
-        outside it and a crashed dispatcher's messages come back when the lease ends."""
-        with self.write():
-            rows = self.execute(
-                f"SELECT {OUTBOX_COLUMNS} FROM statekit_outbox o WHERE {ELIGIBLE} "
-                "ORDER BY o.id LIMIT ? FOR UPDATE OF o SKIP LOCKED",
-                (now, now, limit),
-            ).fetchall()
-            self.executemany(
-                "UPDATE statekit_outbox SET claimed_by = ?, claimed_until = ? WHERE id = ?",
-                [(owner, now + lease, r[0]) for r in rows],
-            )
-        return [OutboxRow(*r) for r in rows]
 
     def close(self) -> None:
         """Close the connection."""

@@ -54,6 +54,7 @@ class Store:
 
     dialect = ""
     lock_clause = ""
+    claim_lock_clause = ""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -113,8 +114,23 @@ class Store:
         yield
 
     def claim_outbox(self, owner: str, now: float, lease: float, limit: int) -> list[OutboxRow]:
-        """Claim up to `limit` deliverable messages for `owner` until `now + lease`."""
-        raise NotImplementedError
+        """Claim up to `limit` deliverable messages for `owner` until `now + lease`.
+
+        The claim (with its lease) outlives the transaction, so delivery happens
+        outside it and a crashed dispatcher's messages come back when the lease ends;
+        `claim_lock_clause` says how each dialect keeps dispatchers apart.
+        """
+        with self.write():
+            rows = self.execute(
+                f"SELECT {OUTBOX_COLUMNS} FROM statekit_outbox o WHERE {ELIGIBLE} "
+                f"ORDER BY o.id LIMIT ?{self.claim_lock_clause}",
+                (now, now, limit),
+            ).fetchall()
+            self.executemany(
+                "UPDATE statekit_outbox SET claimed_by = ?, claimed_until = ? WHERE id = ?",
+                [(owner, now + lease, r[0]) for r in rows],
+            )
+        return [OutboxRow(*r) for r in rows]
 
     def close(self) -> None:
         """Close the connection."""

@@ -23,8 +23,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from statekit.runner.errors import StoreURLError
-from statekit.runner.rows import OutboxRow
-from statekit.runner.sql import ELIGIBLE, OUTBOX_COLUMNS, Store
+from statekit.runner.sql import Store
 
 SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
 
@@ -33,6 +32,9 @@ class SQLiteStore(Store):
     """A SQLite database file in WAL mode (see the module docstring for the locking)."""
 
     dialect = "sqlite"
+    # No claim clause: claims run under the write lock (BEGIN IMMEDIATE), so one
+    # dispatcher claims at a time, and a claim holds its messages (and with them
+    # their instances' later ones) until settled or until the lease expires.
 
     def __init__(self, url: str, path: str, options: Mapping[str, Any] | None = None) -> None:
         super().__init__(url)
@@ -96,22 +98,6 @@ class SQLiteStore(Store):
         """A deferred transaction: one WAL snapshot for several reads."""
         with self._transaction("BEGIN"):
             yield
-
-    def claim_outbox(self, owner: str, now: float, lease: float, limit: int) -> list[OutboxRow]:
-        """Claim under the write lock: only one dispatcher claims at a time, and a claim
-        holds its messages (and with them their instances' later ones) until settled
-        or until the lease expires (a crashed dispatcher's messages are redelivered)."""
-        with self.write():
-            rows = self.execute(
-                f"SELECT {OUTBOX_COLUMNS} FROM statekit_outbox o WHERE {ELIGIBLE} "
-                "ORDER BY o.id LIMIT ?",
-                (now, now, limit),
-            ).fetchall()
-            self.executemany(
-                "UPDATE statekit_outbox SET claimed_by = ?, claimed_until = ? WHERE id = ?",
-                [(owner, now + lease, r[0]) for r in rows],
-            )
-        return [OutboxRow(*r) for r in rows]
 
     def close(self) -> None:
         """Close the connection."""
