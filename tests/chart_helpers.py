@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import textwrap
+
+import pytest
 
 from statekit.compiler.diagnostics import Diagnostic
 from statekit.compiler.ir import CompiledChart
@@ -32,3 +35,13 @@ def only(result: CompileResult, slug: str) -> Diagnostic:
 def machine(text: str) -> Chart:
     """A runnable `Chart` from text that must have no errors."""
     return Chart(chart_of(text))
+
+
+@pytest.fixture
+def dot_program() -> str:
+    """The Graphviz `dot` program; a test that needs it fails (never skips) without it:
+    `make test` installs Graphviz, so a missing one is a broken setup."""
+    found = shutil.which("dot")
+    if found is None:
+        pytest.fail("Graphviz's dot is not installed: run `make test` (it installs it)")
+    return found

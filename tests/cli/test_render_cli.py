@@ -10,12 +10,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from chart_helpers import dot_program  # noqa: F401  (a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 MACHINES = ROOT / "machines"
-needs_dot = pytest.mark.skipif(
-    shutil.which("dot") is None, reason="Graphviz is not installed (CI installs it)"
-)
+needs_dot = pytest.mark.usefixtures("dot_program")
 
 SMALL = """\
 statechart: small

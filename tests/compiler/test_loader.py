@@ -41,7 +41,7 @@ def parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
     if request.param == "pure-python":
         monkeypatch.setattr(loader, "_CParser", None)
     elif not yaml.__with_libyaml__:
-        pytest.skip("libyaml is not installed")
+        pytest.fail("PyYAML without libyaml: reinstall PyYAML from its wheels (they ship it)")
     yield request.param
 
 

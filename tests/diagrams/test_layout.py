@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from chart_helpers import dot_program  # noqa: F401  (a fixture)
 from diagram_charts import odd, sink
 
 from statekit.diagrams.dot import to_dot
@@ -21,9 +21,7 @@ from statekit.diagrams.layout import (
 )
 from statekit.diagrams.views import whole_view
 
-needs_dot = pytest.mark.skipif(
-    shutil.which("dot") is None, reason="Graphviz is not installed (CI installs it)"
-)
+needs_dot = pytest.mark.usefixtures("dot_program")
 SVG = "{http://www.w3.org/2000/svg}"
 
 

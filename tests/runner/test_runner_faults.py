@@ -279,7 +279,10 @@ def test_snapshot_corruption(store_url: str) -> None:
     assert report.differences == ()  # the stored state itself equals the replay
     [problem] = report.snapshot_problems
     assert problem.startswith("snapshot at 4 differs from the replay")
-    assert "lifecycle" in problem or "context" in problem
+    # the report names both sides of every difference: the configuration and the context
+    assert "snapshot ['lifecycle', 'lifecycle.queued'," in problem
+    assert "replayed ['lifecycle', 'lifecycle.running'," in problem
+    assert "context.attempt: snapshot 1, replayed 2" in problem
 
     # a snapshot of another chart digest or engine version is refused too
     with runner.store.write():
