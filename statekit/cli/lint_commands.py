@@ -18,8 +18,8 @@ from statekit.compiler.schema import schema_text
 from statekit.compiler.serialize import chart_to_json
 from statekit.lint.config import ConfigError, find_pyproject, load_project_config
 from statekit.lint.formats import FORMATS, format_diagnostics
+from statekit.lint.lint_files import UsageError, lint_paths
 from statekit.lint.registry import RULES, rule_infos
-from statekit.lint.runner import UsageError, lint_paths
 
 
 @click.command()

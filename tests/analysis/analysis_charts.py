@@ -10,7 +10,7 @@ from statekit.compiler.diagnostics import Diagnostic
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_source
 from statekit.lint.config import LintConfig
-from statekit.lint.runner import lint_file
+from statekit.lint.lint_files import lint_file
 
 ROOT = Path(__file__).resolve().parents[2]
 MACHINES = ROOT / "machines"

@@ -9,7 +9,7 @@ from analysis_charts import MACHINES, findings
 
 from statekit.analysis.shared import exploration_options
 from statekit.lint.config import LintConfig
-from statekit.lint.runner import lint_file
+from statekit.lint.lint_files import lint_file
 
 
 @pytest.mark.parametrize("name", ["task", "payment", "media_player"])

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from statekit.lint.config import LintConfig
+from statekit.lint.lint_files import lint_paths
 from statekit.lint.registry import RULES
-from statekit.lint.runner import lint_paths
 
 FIXTURES = Path(__file__).parent / "fixtures" / "diagnostics"
 EXPECT = re.compile(rb"^# expect: ([a-z-]+) (\d+):(\d+)")

@@ -8,7 +8,7 @@ import pytest
 
 from statekit.compiler.diagnostics import Severity
 from statekit.lint.config import ConfigError, LintConfig, find_pyproject, load_project_config
-from statekit.lint.runner import lint_paths
+from statekit.lint.lint_files import lint_paths
 
 CHART = """\
 statechart: c
