@@ -10,22 +10,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from statekit._version import __version__
 
-if TYPE_CHECKING:
-    from statekit.api import compile, load
-    from statekit.compiler.diagnostics import CompileError, Diagnostic, Severity, SourceSpan
-    from statekit.compiler.ir import CompiledChart
-    from statekit.engine.chart import Chart, StartError
-    from statekit.engine.replay import Event, ReplayError, ReplayResult, replay
-    from statekit.engine.result import EmittedMessage, Microstep, Result, Status
-    from statekit.engine.state import State, StateFormatError
-    from statekit.engine.step import ChartMismatchError
-    from statekit.runner.outbox import Dispatcher, Inbox
-    from statekit.runner.outcome import Outcome, OutcomeStatus
-    from statekit.runner.runner import Runner
-    from statekit.runner.store import open_store
-
+# The one list of the public names: each name and the module it is imported from on first
+# use; `__all__` is built from it. The TYPE_CHECKING re-exports below repeat it for type
+# checkers only (tests/test_package.py keeps the two equal and resolves every name).
 _LAZY = {
     "load": "statekit.api",
     "compile": "statekit.api",
@@ -55,34 +44,36 @@ _LAZY = {
     "OutcomeStatus": "statekit.runner.outcome",
 }
 
-__all__ = [
-    "Chart",
-    "ChartMismatchError",
-    "CompileError",
-    "CompiledChart",
-    "Diagnostic",
-    "Dispatcher",
-    "EmittedMessage",
-    "Event",
-    "Inbox",
-    "Microstep",
-    "Outcome",
-    "OutcomeStatus",
-    "ReplayError",
-    "ReplayResult",
-    "Result",
-    "Runner",
-    "Severity",
-    "SourceSpan",
-    "StartError",
-    "State",
-    "StateFormatError",
-    "Status",
-    "compile",
-    "load",
-    "open_store",
-    "replay",
-]
+__all__ = ["__version__", *_LAZY]
+
+if TYPE_CHECKING:
+    from statekit.api import compile as compile, load as load
+    from statekit.compiler.diagnostics import (
+        CompileError as CompileError,
+        Diagnostic as Diagnostic,
+        Severity as Severity,
+        SourceSpan as SourceSpan,
+    )
+    from statekit.compiler.ir import CompiledChart as CompiledChart
+    from statekit.engine.chart import Chart as Chart, StartError as StartError
+    from statekit.engine.replay import (
+        Event as Event,
+        ReplayError as ReplayError,
+        ReplayResult as ReplayResult,
+        replay as replay,
+    )
+    from statekit.engine.result import (
+        EmittedMessage as EmittedMessage,
+        Microstep as Microstep,
+        Result as Result,
+        Status as Status,
+    )
+    from statekit.engine.state import State as State, StateFormatError as StateFormatError
+    from statekit.engine.step import ChartMismatchError as ChartMismatchError
+    from statekit.runner.outbox import Dispatcher as Dispatcher, Inbox as Inbox
+    from statekit.runner.outcome import Outcome as Outcome, OutcomeStatus as OutcomeStatus
+    from statekit.runner.runner import Runner as Runner
+    from statekit.runner.store import open_store as open_store
 
 
 def __getattr__(name: str) -> Any:

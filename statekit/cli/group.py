@@ -11,7 +11,7 @@ import importlib
 
 import click
 
-from statekit import __version__
+from statekit._version import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
