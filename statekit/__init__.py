@@ -47,31 +47,30 @@ _LAZY = {
 __all__ = ["__version__", *_LAZY]
 
 if TYPE_CHECKING:
-    from statekit.api import compile as compile, load as load
-    from statekit.compiler.diagnostics import (
-        CompileError as CompileError,
-        Diagnostic as Diagnostic,
-        Severity as Severity,
-        SourceSpan as SourceSpan,
-    )
+    from statekit.api import compile as compile
+    from statekit.api import load as load
+    from statekit.compiler.diagnostics import CompileError as CompileError
+    from statekit.compiler.diagnostics import Diagnostic as Diagnostic
+    from statekit.compiler.diagnostics import Severity as Severity
+    from statekit.compiler.diagnostics import SourceSpan as SourceSpan
     from statekit.compiler.ir import CompiledChart as CompiledChart
-    from statekit.engine.chart import Chart as Chart, StartError as StartError
-    from statekit.engine.replay import (
-        Event as Event,
-        ReplayError as ReplayError,
-        ReplayResult as ReplayResult,
-        replay as replay,
-    )
-    from statekit.engine.result import (
-        EmittedMessage as EmittedMessage,
-        Microstep as Microstep,
-        Result as Result,
-        Status as Status,
-    )
-    from statekit.engine.state import State as State, StateFormatError as StateFormatError
+    from statekit.engine.chart import Chart as Chart
+    from statekit.engine.chart import StartError as StartError
+    from statekit.engine.replay import Event as Event
+    from statekit.engine.replay import ReplayError as ReplayError
+    from statekit.engine.replay import ReplayResult as ReplayResult
+    from statekit.engine.replay import replay as replay
+    from statekit.engine.result import EmittedMessage as EmittedMessage
+    from statekit.engine.result import Microstep as Microstep
+    from statekit.engine.result import Result as Result
+    from statekit.engine.result import Status as Status
+    from statekit.engine.state import State as State
+    from statekit.engine.state import StateFormatError as StateFormatError
     from statekit.engine.step import ChartMismatchError as ChartMismatchError
-    from statekit.runner.outbox import Dispatcher as Dispatcher, Inbox as Inbox
-    from statekit.runner.outcome import Outcome as Outcome, OutcomeStatus as OutcomeStatus
+    from statekit.runner.outbox import Dispatcher as Dispatcher
+    from statekit.runner.outbox import Inbox as Inbox
+    from statekit.runner.outcome import Outcome as Outcome
+    from statekit.runner.outcome import OutcomeStatus as OutcomeStatus
     from statekit.runner.runner import Runner as Runner
     from statekit.runner.store import open_store as open_store
 
