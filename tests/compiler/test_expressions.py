@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from statekit.compiler import expression_closures, expressions
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan

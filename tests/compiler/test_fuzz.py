@@ -12,7 +12,8 @@ import re
 from pathlib import Path
 
 import yaml
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from statekit.compiler.diagnostics import Severity
 from statekit.compiler.pipeline import CompileResult, compile_source

@@ -7,7 +7,8 @@ from typing import NoReturn
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from statekit.compiler import loader
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan

@@ -10,7 +10,8 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.lint.formats import (
