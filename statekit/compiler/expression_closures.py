@@ -33,7 +33,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from statekit.compiler.types import BOOLEAN, ValueType
+from statekit.compiler.value_types import BOOLEAN, ValueType
 
 Evaluator: TypeAlias = Callable[[Mapping[str, Any], Mapping[str, Any], AbstractSet[int]], Any]
 """A compiled expression: `(ctx, event_payload, active_state_ids) -> value`."""

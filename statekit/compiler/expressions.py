@@ -60,7 +60,15 @@ from statekit.compiler.expression_closures import (
     iter_nodes,
     tree_to_json,
 )
-from statekit.compiler.types import BOOLEAN, INTEGER, NULL, NUMBER, STRING, BaseType, ValueType
+from statekit.compiler.value_types import (
+    BOOLEAN,
+    INTEGER,
+    NULL,
+    NUMBER,
+    STRING,
+    BaseType,
+    ValueType,
+)
 
 __all__ = [
     "MAX_DEPTH",

@@ -16,8 +16,8 @@ from types import MappingProxyType
 
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions import Expression
-from statekit.compiler.types import ValueType
-from statekit.compiler.yamltree import Scalar
+from statekit.compiler.source.nodes import Scalar
+from statekit.compiler.value_types import ValueType
 
 EMPTY_MAPPING: Mapping[str, tuple[int, ...]] = MappingProxyType({})
 

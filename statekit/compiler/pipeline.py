@@ -8,12 +8,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from statekit.compiler import schema
-from statekit.compiler.build import ChartBuilder
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.ir import CompiledChart
-from statekit.compiler.loader import load_yaml
-from statekit.compiler.yamltree import MappingNode
+from statekit.compiler.model.chart_builder import ChartBuilder
+from statekit.compiler.schema import validator
+from statekit.compiler.source.loader import load_yaml
+from statekit.compiler.source.nodes import MappingNode
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +67,7 @@ def _compile(source: bytes | str, file: str) -> CompileResult:
             None,
             (Diagnostic("schema", Severity.ERROR, "the top level must be a mapping", root.span),),
         )
-    schema_problems = schema.validate(root, file)
+    schema_problems = validator.validate(root, file)
     if schema_problems:
         return CompileResult(None, _sorted([*problems, *schema_problems]))
     builder = ChartBuilder(root, file)

@@ -27,7 +27,7 @@ from statekit.compiler.ir import (
     Transition,
     TransitionKind,
 )
-from statekit.compiler.references import StateIndex
+from statekit.compiler.model.state_index import StateIndex
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,15 @@ from statekit.compiler.expressions import (
     Literal,
     compile_expression,
 )
-from statekit.compiler.types import BOOLEAN, INTEGER, NULL, NUMBER, STRING, BaseType, ValueType
+from statekit.compiler.value_types import (
+    BOOLEAN,
+    INTEGER,
+    NULL,
+    NUMBER,
+    STRING,
+    BaseType,
+    ValueType,
+)
 
 ROLE = ValueType(BaseType.STRING, enum=("user", "support"))
 COLOR = ValueType(BaseType.STRING, enum=("red", "green"))
@@ -730,7 +738,7 @@ def test_modules_never_evaluate_text() -> None:
     """No eval/exec/compile/getattr in the expression modules; imports stay inside the compiler."""
     allowed_imports = {
         "statekit.compiler.diagnostics",
-        "statekit.compiler.types",
+        "statekit.compiler.value_types",
         "statekit.compiler.expression_closures",
     }
     for module in (expressions, expression_closures):

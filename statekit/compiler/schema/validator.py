@@ -26,7 +26,7 @@ from jsonschema import Draft7Validator, validators
 from jsonschema.exceptions import ValidationError
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.yamltree import MappingNode, Node, node_at, to_plain
+from statekit.compiler.source.nodes import MappingNode, Node, node_at, to_plain
 
 SCHEMA_PACKAGE = "statekit"
 SCHEMA_PATH = ("schema", "statechart.schema.json")

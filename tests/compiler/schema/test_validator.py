@@ -14,15 +14,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft7Validator
 
-from statekit.compiler import schema
 from statekit.compiler.diagnostics import Diagnostic, Severity
-from statekit.compiler.loader import load_yaml
-from statekit.compiler.yamltree import MappingNode, Node, ScalarNode, SequenceNode
+from statekit.compiler.schema import validator
+from statekit.compiler.source.loader import load_yaml
+from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SCHEMA_FILE = REPO / "statekit" / "schema" / "statechart.schema.json"
 DSL_DOC = REPO / "docs" / "dsl.md"
-FULL_CHART = Path(__file__).parent / "fixtures" / "full_chart.yaml"
+FULL_CHART = Path(__file__).parents[1] / "fixtures" / "full_chart.yaml"
 
 DRAFT7_KEYWORDS = {
     "$schema", "$id", "$ref", "$comment", "title", "description", "default", "examples",
@@ -43,7 +43,7 @@ def parse(text: str, file: str = "chart.yaml") -> Node:
 
 
 def check(text: str) -> tuple[Diagnostic, ...]:
-    return schema.validate(parse(text), "chart.yaml")
+    return validator.validate(parse(text), "chart.yaml")
 
 
 def loaded_schema() -> dict[str, Any]:
@@ -80,8 +80,8 @@ def test_schema_is_valid_draft7() -> None:
 
 
 def test_schema_text_is_the_shipped_file() -> None:
-    assert schema.schema_text() == SCHEMA_FILE.read_text(encoding="utf-8")
-    assert schema.schema() == loaded_schema()
+    assert validator.schema_text() == SCHEMA_FILE.read_text(encoding="utf-8")
+    assert validator.schema() == loaded_schema()
 
 
 def test_schema_uses_only_draft7_keywords() -> None:
@@ -124,7 +124,7 @@ def test_every_pattern_explains_itself() -> None:
 
 
 def test_the_validator_is_built_once() -> None:
-    assert schema._validator() is schema._validator()
+    assert validator._validator() is validator._validator()
 
 
 # --- the vocabulary is defined once; this keeps the docs equal --------------------
@@ -248,7 +248,7 @@ def test_guard_invariant_and_lint_keys_equal_the_docs() -> None:
 
 
 def test_full_chart_fixture_is_valid() -> None:
-    assert schema.validate(parse(FULL_CHART.read_text(encoding="utf-8")), "full.yaml") == ()
+    assert validator.validate(parse(FULL_CHART.read_text(encoding="utf-8")), "full.yaml") == ()
 
 
 def test_full_chart_fixture_uses_every_key_the_schema_allows() -> None:
@@ -705,7 +705,7 @@ def test_all_problems_are_reported_in_one_run() -> None:
 
 def test_a_list_root_is_explained() -> None:
     root = SequenceNode((), parse("statechart: x\n").span)
-    (found,) = schema.validate(root, "chart.yaml")
+    (found,) = validator.validate(root, "chart.yaml")
     assert found.message == "expected a statechart mapping, got a list"
 
 
@@ -761,9 +761,9 @@ NAME_ALPHABET = st.sampled_from(list("ab.*_- \t\n\u00a0é9"))
 def test_state_names_follow_the_documented_rule(name: str) -> None:
     allowed = bool(name) and "." not in name and not any(c.isspace() for c in name)
     allowed = allowed and not name.startswith("*")
-    validator = schema._validator()
+    draft7 = validator._validator()
     document = {"statechart": "x", "states": {name: {}}}
-    assert validator.is_valid(document) == allowed
+    assert draft7.is_valid(document) == allowed
 
 
 def big_chart(states: int) -> str:
@@ -788,8 +788,8 @@ def big_chart(states: int) -> str:
 
 def test_a_500_state_chart_validates_quickly() -> None:
     root = parse(big_chart(500))
-    schema.validate(root, "big.yaml")  # warm the cache
+    validator.validate(root, "big.yaml")  # warm the cache
     started = time.perf_counter()
-    assert schema.validate(root, "big.yaml") == ()
+    assert validator.validate(root, "big.yaml") == ()
     # About 0.1 s here; the bound is loose because CI machines are shared and noisy.
     assert time.perf_counter() - started < 2.0

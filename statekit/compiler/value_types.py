@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from statekit.compiler.yamltree import Scalar
+from statekit.compiler.source.nodes import Scalar
 
 
 class BaseType(enum.Enum):

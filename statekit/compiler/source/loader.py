@@ -51,7 +51,7 @@ from yaml.events import (
 )
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.yamltree import MappingNode, Node, Scalar, ScalarNode, SequenceNode
+from statekit.compiler.source.nodes import MappingNode, Node, Scalar, ScalarNode, SequenceNode
 
 try:
     from yaml._yaml import CParser as _CParser

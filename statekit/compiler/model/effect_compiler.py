@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from statekit.compiler.declarations import mapping_items, text
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.expressions import Expression, ExpressionScope, compile_expression
 from statekit.compiler.ir import Assign, Effect, Emit, EventDecl, FieldDecl, Raise
-from statekit.compiler.types import ValueType
-from statekit.compiler.yamltree import MappingNode, Node, ScalarNode, SequenceNode
+from statekit.compiler.model.declarations import mapping_items, text
+from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from statekit.compiler.value_types import ValueType
 
 
 class EffectCompiler:

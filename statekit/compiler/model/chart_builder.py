@@ -12,18 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-from statekit.compiler import structure
-from statekit.compiler.declarations import (
-    DEFAULT_GUARD_REASON,
-    mapping_items,
-    parse_events,
-    parse_fields,
-    parse_guards,
-    scalar_list,
-    text,
-)
+from statekit.compiler import scxml_procedures
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.effects import EffectCompiler
 from statekit.compiler.expressions import Expression, compile_expression
 from statekit.compiler.ir import (
     ClassifiedEvent,
@@ -42,10 +32,20 @@ from statekit.compiler.ir import (
     Transition,
     TransitionKind,
 )
-from statekit.compiler.references import StateIndex
+from statekit.compiler.model.declarations import (
+    DEFAULT_GUARD_REASON,
+    mapping_items,
+    parse_events,
+    parse_fields,
+    parse_guards,
+    scalar_list,
+    text,
+)
+from statekit.compiler.model.effect_compiler import EffectCompiler
+from statekit.compiler.model.state_index import StateIndex
 from statekit.compiler.serialize import chart_digest
-from statekit.compiler.types import BOOLEAN
-from statekit.compiler.yamltree import MappingNode, Node, ScalarNode, SequenceNode
+from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from statekit.compiler.value_types import BOOLEAN
 
 HISTORY_KEYS = frozenset({"history", "default", "description"})
 
@@ -642,7 +642,7 @@ def _freeze(
             )
         )
     states = [
-        replace(s, default_entry=structure.default_entry(states, s.id))
+        replace(s, default_entry=scxml_procedures.default_entry(states, s.id))
         if s.kind is not StateKind.HISTORY
         else s
         for s in states
@@ -652,8 +652,12 @@ def _freeze(
         targets_history = any(states[x].kind is StateKind.HISTORY for x in t.targets)
         domain = entry_set = None
         if t.targets and not targets_history:
-            domain = structure.transition_domain(states, t.source, t.targets, structure.no_history)
-            entry_set = structure.entry_set(states, t.targets, domain, structure.no_history)
+            domain = scxml_procedures.transition_domain(
+                states, t.source, t.targets, scxml_procedures.no_history
+            )
+            entry_set = scxml_procedures.entry_set(
+                states, t.targets, domain, scxml_procedures.no_history
+            )
         transitions.append(
             Transition(
                 id=tid,

@@ -10,10 +10,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from statekit.compiler import loader
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.loader import DEFAULT_LIMITS, Limits, load_yaml
-from statekit.compiler.yamltree import MappingNode, Node, ScalarNode, SequenceNode, to_plain
+from statekit.compiler.source import loader
+from statekit.compiler.source.loader import DEFAULT_LIMITS, Limits, load_yaml
+from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode, to_plain
 
 F = "chart.yaml"
 

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import EventDecl, FieldDecl, GuardDecl
-from statekit.compiler.types import BaseType, ValueType
-from statekit.compiler.yamltree import MappingNode, Node, Scalar, ScalarNode, SequenceNode
+from statekit.compiler.source.nodes import MappingNode, Node, Scalar, ScalarNode, SequenceNode
+from statekit.compiler.value_types import BaseType, ValueType
 
 DEFAULT_GUARD_REASON = "GUARD_FAILED"
 _ZERO: dict[BaseType, Scalar] = {
