@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from statekit.compiler.diagnostics import SourceSpan
-from statekit.compiler.expressions import Expression
+from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.source.nodes import Scalar
 from statekit.compiler.value_types import ValueType
 

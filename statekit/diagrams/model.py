@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from statekit.compiler.expressions import Expression
+from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.ir import (
     Assign,
     CompiledChart,

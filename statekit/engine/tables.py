@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from statekit.compiler.expressions import ContextRef, EventRef, Expression, iter_nodes
+from statekit.compiler.expressions.expression import Expression
+from statekit.compiler.expressions.tree import ContextRef, EventRef, iter_nodes
 from statekit.compiler.ir import (
     Assign,
     CompiledChart,

@@ -14,7 +14,7 @@ from types import MappingProxyType
 
 from statekit.compiler import scxml_procedures
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.expressions import Expression, compile_expression
+from statekit.compiler.expressions.expression import Expression, compile_expression
 from statekit.compiler.ir import (
     ClassifiedEvent,
     CompiledChart,
@@ -572,16 +572,15 @@ class ChartBuilder:
     def _check_unused_guard(self, name: str) -> None:
         """An unused guard is still checked; only its `event.*` fields cannot be.
 
-        The event a guard sees is the one of the transition that uses it, so for an
-        unused guard the complaints about `event.*` (recognised by their reason
-        text) are dropped; everything else is reported.
+        The event a guard sees is the one of the transition that uses it, so an
+        unused guard is checked in a scope whose event is deferred: its `event.*`
+        reads go unchecked and everything else is reported.
         """
         decl = self.guards[name]
-        unknowable = "\u2063unused guard: no event"
-        scope = self.effects.scope(None, unknowable)
+        scope = self.effects.deferred_scope()
         result = compile_expression(decl.source, decl.if_span, scope, BOOLEAN, f"guard '{name}'")
         if isinstance(result, tuple):
-            self.problems.extend(d for d in result if unknowable not in d.message)
+            self.problems.extend(result)
 
 
 def _alternatives(node: Node | None) -> tuple[Node, ...]:

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.expressions import Expression, ExpressionScope, compile_expression
+from statekit.compiler.expressions.expression import Expression, compile_expression
+from statekit.compiler.expressions.scope import (
+    DeferredEvent,
+    ExpressionScope,
+    NoEvent,
+    TypedEvent,
+)
 from statekit.compiler.ir import Assign, Effect, Emit, EventDecl, FieldDecl, Raise
 from statekit.compiler.model.declarations import mapping_items, text
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -28,13 +34,23 @@ class EffectCompiler:
         self.raised: set[str] = set()
 
     def scope(self, event: EventDecl | None, unavailable: str) -> ExpressionScope:
-        """The expression scope for code that runs with `event` (None: no typed event)."""
+        """The expression scope for code that runs with `event`.
+
+        With no typed event (None), `event.<field>` is an error giving `unavailable`.
+        """
+        in_scope = (
+            NoEvent(unavailable)
+            if event is None
+            else TypedEvent(fields=event.field_types(), name=event.name)
+        )
         return ExpressionScope(
-            context=self.context_types,
-            event=None if event is None else event.field_types(),
-            event_unavailable_reason=unavailable,
-            resolve_state=self.resolve_state,
-            event_name="" if event is None else event.name,
+            context=self.context_types, event=in_scope, resolve_state=self.resolve_state
+        )
+
+    def deferred_scope(self) -> ExpressionScope:
+        """The scope of a guard no transition uses: its `event.<field>` reads go unchecked."""
+        return ExpressionScope(
+            context=self.context_types, event=DeferredEvent(), resolve_state=self.resolve_state
         )
 
     def compile_list(
