@@ -11,6 +11,8 @@ from pathlib import Path
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.model.chart_builder import ChartBuilder
+from statekit.compiler.rules import schema as schema_rule
+from statekit.compiler.rules import yaml_syntax
 from statekit.compiler.schema import validator
 from statekit.compiler.source.loader import load_yaml
 from statekit.compiler.source.nodes import MappingNode
@@ -65,7 +67,11 @@ def _compile(source: bytes | str, file: str) -> CompileResult:
     if not isinstance(root, MappingNode):
         return CompileResult(
             None,
-            (Diagnostic("schema", Severity.ERROR, "the top level must be a mapping", root.span),),
+            (
+                Diagnostic(
+                    schema_rule.SLUG, Severity.ERROR, "the top level must be a mapping", root.span
+                ),
+            ),
         )
     schema_problems = validator.validate(root, file)
     if schema_problems:
@@ -86,7 +92,7 @@ def compile_file(path: str | Path) -> CompileResult:
             None,
             (
                 Diagnostic(
-                    "yaml-syntax",
+                    yaml_syntax.SLUG,
                     Severity.ERROR,
                     f"cannot read file: {reason}",
                     SourceSpan.start_of(file),

@@ -54,6 +54,7 @@ from statekit.compiler.expressions.type_relations import (
     power_degree,
     unify,
 )
+from statekit.compiler.rules import expression_syntax, expression_type, expression_unsafe
 from statekit.compiler.value_types import (
     BOOLEAN,
     INTEGER,
@@ -61,10 +62,6 @@ from statekit.compiler.value_types import (
     STRING,
     BaseType,
 )
-
-SYNTAX = "expression-syntax"
-UNSAFE = "expression-unsafe"
-TYPE = "expression-type"
 
 
 class Checker:
@@ -132,7 +129,7 @@ class Checker:
         """Parse and check the whole expression: its typed tree, or None after a problem."""
         if len(self.text) > MAX_SOURCE_LENGTH:
             message = f"expression is too long ({len(self.text)} characters, at most "
-            self.report(UNSAFE, None, message + f"{MAX_SOURCE_LENGTH})")
+            self.report(expression_unsafe.SLUG, None, message + f"{MAX_SOURCE_LENGTH})")
             return None
         try:
             with warnings.catch_warnings():  # e.g. "invalid decimal literal" for `1if x else 2`
@@ -143,13 +140,17 @@ class Checker:
             self._syntax_error(exc)
             return None
         except (RecursionError, MemoryError):
-            self.report(UNSAFE, None, "expression is too deeply nested to parse")
+            self.report(expression_unsafe.SLUG, None, "expression is too deeply nested to parse")
             return None
         except ValueError as exc:
-            self.report(SYNTAX, None, f"cannot parse the expression: {exc}")
+            self.report(expression_syntax.SLUG, None, f"cannot parse the expression: {exc}")
             return None
         if depth_exceeds(tree.body, MAX_DEPTH):
-            self.report(UNSAFE, None, f"expression is nested more than {MAX_DEPTH} levels deep")
+            self.report(
+                expression_unsafe.SLUG,
+                None,
+                f"expression is nested more than {MAX_DEPTH} levels deep",
+            )
             return None
         self.root = tree.body
         return self.visit(tree.body)
@@ -158,7 +159,9 @@ class Checker:
         lineno = exc.lineno or 1
         if lineno != 1:
             message = f"{self.what}: invalid syntax on line {lineno}: {exc.msg}"
-            self.diagnostics.append(Diagnostic(SYNTAX, Severity.ERROR, message, self.span))
+            self.diagnostics.append(
+                Diagnostic(expression_syntax.SLUG, Severity.ERROR, message, self.span)
+            )
             return
         line = self.lines[0]
         offset = exc.offset if exc.offset and exc.offset > 0 else len(line) + 1
@@ -168,7 +171,7 @@ class Checker:
         span = self.at(start, max(end, start + 1))
         detail = "" if exc.msg == "invalid syntax" else f": {exc.msg}"
         message = f"{self.what}: invalid syntax{detail}"
-        self.diagnostics.append(Diagnostic(SYNTAX, Severity.ERROR, message, span))
+        self.diagnostics.append(Diagnostic(expression_syntax.SLUG, Severity.ERROR, message, span))
 
     # -- the allow-list -----------------------------------------------------------
 
@@ -194,18 +197,20 @@ class Checker:
             case ast.Call():
                 return self._call(node)
         message = FORBIDDEN.get(type(node), f"{type(node).__name__} is not allowed")
-        self.report(UNSAFE, node, message)
+        self.report(expression_unsafe.SLUG, node, message)
         return None
 
     def _constant(self, node: ast.Constant) -> ExprNode | None:
         value = node.value
         if isinstance(value, float) and not math.isfinite(value):
-            self.report(UNSAFE, node, f"{self.segment(node)} is not a finite number")
+            self.report(
+                expression_unsafe.SLUG, node, f"{self.segment(node)} is not a finite number"
+            )
             return None
         if value is None or isinstance(value, str | int | float):
             return Literal(value, literal_type(value))
         kind = "bytes literals" if isinstance(value, bytes) else f"{type(value).__name__} literals"
-        self.report(UNSAFE, node, f"{kind} are not allowed")
+        self.report(expression_unsafe.SLUG, node, f"{kind} are not allowed")
         return None
 
     def _name(self, node: ast.Name) -> ExprNode | None:
@@ -214,10 +219,10 @@ class Checker:
             value = NAME_LITERALS[name]
             return Literal(value, literal_type(value))
         if name in ("ctx", "event"):
-            self.report(UNSAFE, node, f"'{name}' is only allowed as {name}.<field>")
+            self.report(expression_unsafe.SLUG, node, f"'{name}' is only allowed as {name}.<field>")
             return None
         if name in FUNCTIONS:
-            self.report(UNSAFE, node, f"'{name}' can only be called: {name}(...)")
+            self.report(expression_unsafe.SLUG, node, f"'{name}' can only be called: {name}(...)")
             return None
         notes = []
         if name in self.scope.context:
@@ -228,7 +233,7 @@ class Checker:
         if not notes:
             notes.append(f"a string literal needs quotes inside the expression: \"'{name}'\"")
         message = f"name '{name}' is not allowed: only event.<field>, ctx.<field> and literals"
-        self.report(UNSAFE, node, message, tuple(notes))
+        self.report(expression_unsafe.SLUG, node, message, tuple(notes))
         return None
 
     def _attribute(self, node: ast.Attribute) -> ExprNode | None:
@@ -242,18 +247,22 @@ class Checker:
             message = (
                 f"attribute access '{attr}' is not allowed: only event.<field> and ctx.<field>"
             )
-            self.report(UNSAFE, node, message)
+            self.report(expression_unsafe.SLUG, node, message)
             return None
         if base.id == "ctx":
             declared = self.scope.context.get(attr)
             if declared is None:
                 notes = _did_you_mean(attr, self.scope.context)
-                self.report(TYPE, node, f"unknown context field '{attr}'", notes)
+                self.report(expression_type.SLUG, node, f"unknown context field '{attr}'", notes)
                 return None
             return ContextRef(attr, declared)
         scope_event = self.scope.event
         if isinstance(scope_event, NoEvent):
-            self.report(TYPE, node, f"event.{attr} is not available here: {scope_event.reason}")
+            self.report(
+                expression_type.SLUG,
+                node,
+                f"event.{attr} is not available here: {scope_event.reason}",
+            )
             return None
         if not isinstance(scope_event, TypedEvent):
             return None  # DeferredEvent: checked where the expression is used
@@ -265,7 +274,7 @@ class Checker:
             if not notes:
                 fields = ", ".join(payload) if payload else "none"
                 notes = (f"payload fields: {fields}",)
-            self.report(TYPE, node, f"{event} has no field '{attr}'", notes)
+            self.report(expression_type.SLUG, node, f"{event} has no field '{attr}'", notes)
             return None
         return EventRef(attr, declared)
 
@@ -287,7 +296,7 @@ class Checker:
                 f"{role} needs a boolean, but {self.segment(node)} is {value.type.describe()}"
                 " (no truthiness: compare explicitly)"
             )
-            self.report(TYPE, node, message)
+            self.report(expression_type.SLUG, node, message)
             return False
         return True
 
@@ -299,7 +308,7 @@ class Checker:
             assert operand is not None
             return Not(operand)
         if isinstance(node.op, ast.Invert):
-            self.report(UNSAFE, node, "operator '~' is not allowed")
+            self.report(expression_unsafe.SLUG, node, "operator '~' is not allowed")
             return None
         op: UnaryOpSymbol = "-" if isinstance(node.op, ast.USub) else "+"
         operand = self.visit(node.operand)
@@ -307,7 +316,9 @@ class Checker:
             return None
         t = operand.type
         if not numeric(t) or t.nullable:
-            self.report(TYPE, node, f"unary '{op}' needs a number, got {t.describe()}")
+            self.report(
+                expression_type.SLUG, node, f"unary '{op}' needs a number, got {t.describe()}"
+            )
             return None
         if isinstance(operand, Literal) and isinstance(operand.value, int | float):
             return Literal(-operand.value if op == "-" else operand.value, operand.type)
@@ -316,7 +327,11 @@ class Checker:
     def _bin_op(self, node: ast.BinOp) -> ExprNode | None:
         op = ARITH_OPS.get(type(node.op))
         if op is None:
-            self.report(UNSAFE, node, f"operator '{OTHER_OPS[type(node.op)]}' is not allowed")
+            self.report(
+                expression_unsafe.SLUG,
+                node,
+                f"operator '{OTHER_OPS[type(node.op)]}' is not allowed",
+            )
             return None
         power = 0
         if op == "**":
@@ -332,7 +347,7 @@ class Checker:
                     f"'**' needs a literal integer exponent from 0 to {MAX_EXPONENT}"
                     " (huge exponents are not allowed)"
                 )
-                self.report(UNSAFE, exponent, message)
+                self.report(expression_unsafe.SLUG, exponent, message)
                 return None
         left, right = self.visit(node.left), self.visit(node.right)
         if left is None or right is None:
@@ -340,18 +355,20 @@ class Checker:
         lt, rt = left.type, right.type
         if op == "**" and power_degree(left) * power > MAX_EXPONENT:
             message = f"huge exponents: nested powers multiply to an exponent above {MAX_EXPONENT}"
-            self.report(UNSAFE, node, message)
+            self.report(expression_unsafe.SLUG, node, message)
             return None
         if lt.nullable or rt.nullable:
             nullable = self.segment(node.left if lt.nullable else node.right)
-            self.report(TYPE, node, f"'{op}' needs numbers, but {nullable} may be null")
+            self.report(
+                expression_type.SLUG, node, f"'{op}' needs numbers, but {nullable} may be null"
+            )
             return None
         if op == "+" and lt.base is BaseType.STRING and rt.base is BaseType.STRING:
             return BinOp(op, left, right, STRING)
         if not (numeric(lt) and numeric(rt)):
             needs = "two numbers or two strings" if op == "+" else "numbers"
             message = f"'{op}' needs {needs}, got {lt.describe()} and {rt.describe()}"
-            self.report(TYPE, node, message)
+            self.report(expression_type.SLUG, node, message)
             return None
         both_int = lt.base is BaseType.INTEGER and rt.base is BaseType.INTEGER
         return BinOp(op, left, right, INTEGER if both_int and op != "/" else NUMBER)
@@ -360,7 +377,11 @@ class Checker:
         ast_ops = node.ops
         special = [op for op in ast_ops if isinstance(op, ast.In | ast.NotIn | ast.Is | ast.IsNot)]
         if special and len(ast_ops) > 1:
-            self.report(UNSAFE, node, "'in' and 'is' cannot be chained with other comparisons")
+            self.report(
+                expression_unsafe.SLUG,
+                node,
+                "'in' and 'is' cannot be chained with other comparisons",
+            )
             return None
         if special:
             if isinstance(ast_ops[0], ast.In | ast.NotIn):
@@ -375,7 +396,7 @@ class Checker:
             if left is not None and right is not None:
                 problem = comparison_problem(op, left, right, asts[i], asts[i + 1], self.segment)
                 if problem is not None:
-                    self.report(TYPE, node, problem)
+                    self.report(expression_type.SLUG, node, problem)
                     ok = False
         if not ok:
             return None
@@ -387,7 +408,7 @@ class Checker:
         keyword = "not in" if negated else "in"
         if not isinstance(container, ast.List | ast.Tuple):
             message = f"'{keyword}' needs a list display on its right, e.g. x {keyword} ['a', 'b']"
-            self.report(UNSAFE, container, message)
+            self.report(expression_unsafe.SLUG, container, message)
             return None
         item = self.visit(node.left)
         options = [self.visit(x) for x in container.elts]
@@ -403,7 +424,7 @@ class Checker:
                     "==", item, option, node.left, option_ast, self.segment
                 )
             if problem is not None:
-                self.report(TYPE, option_ast, problem)
+                self.report(expression_type.SLUG, option_ast, problem)
                 ok = False
         if not ok:
             return None
@@ -412,7 +433,9 @@ class Checker:
     def _is_none(self, node: ast.Compare, negated: bool) -> ExprNode | None:
         right = node.comparators[0]
         if not (isinstance(right, ast.Constant) and right.value is None):
-            self.report(UNSAFE, node, "'is' is only allowed as 'is None' or 'is not None'")
+            self.report(
+                expression_unsafe.SLUG, node, "'is' is only allowed as 'is None' or 'is not None'"
+            )
             return None
         operand = self.visit(node.left)
         if operand is None:
@@ -423,7 +446,7 @@ class Checker:
                 f"'{self.segment(node)}' can never be {never}: "
                 f"{self.segment(node.left)} is {operand.type.describe()}, never null"
             )
-            self.report(TYPE, node, message)
+            self.report(expression_type.SLUG, node, message)
             return None
         return IsNone(operand, negated)
 
@@ -438,24 +461,26 @@ class Checker:
                 "the branches of a conditional expression have incompatible types: "
                 f"{body.type.describe()} and {orelse.type.describe()}"
             )
-            self.report(TYPE, node, message)
+            self.report(expression_type.SLUG, node, message)
             return None
         return IfExp(test, body, orelse, unified)
 
     def _call(self, node: ast.Call) -> ExprNode | None:
         func = node.func
         if not isinstance(func, ast.Name) or func.id not in FUNCTIONS:
-            self.report(UNSAFE, node, CALLS_MESSAGE)
+            self.report(expression_unsafe.SLUG, node, CALLS_MESSAGE)
             return None
         if node.keywords:
-            self.report(UNSAFE, node.keywords[0].value, "keyword arguments are not allowed")
+            self.report(
+                expression_unsafe.SLUG, node.keywords[0].value, "keyword arguments are not allowed"
+            )
             return None
         name = func.id
         if name == "active":
             arg = node.args[0] if len(node.args) == 1 else None
             if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
                 message = "active() takes one string literal naming a state, e.g. active('done')"
-                self.report(UNSAFE, node, message)
+                self.report(expression_unsafe.SLUG, node, message)
                 return None
             resolved = self.scope.resolve_state(arg.value, self.span_of(arg))
             if isinstance(resolved, Diagnostic):
@@ -467,10 +492,14 @@ class Checker:
             return None
         checked = [x for x in args if x is not None]
         if name in ("len", "abs") and len(checked) != 1:
-            self.report(TYPE, node, f"{name}() takes exactly one argument ({len(checked)} given)")
+            self.report(
+                expression_type.SLUG,
+                node,
+                f"{name}() takes exactly one argument ({len(checked)} given)",
+            )
             return None
         if name in ("min", "max") and len(checked) < 2:
-            self.report(TYPE, node, f"{name}() needs at least two arguments")
+            self.report(expression_type.SLUG, node, f"{name}() needs at least two arguments")
             return None
         ok = True
         for arg_ast, arg_node in zip(node.args, checked, strict=True):
@@ -479,7 +508,7 @@ class Checker:
             if not wanted_ok or t.nullable:
                 wanted = "a string" if name == "len" else "numbers"
                 message = f"{name}() needs {wanted}, but {self.segment(arg_ast)} is {t.describe()}"
-                self.report(TYPE, arg_ast, message)
+                self.report(expression_type.SLUG, arg_ast, message)
                 ok = False
         if not ok:
             return None

@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass, field
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.expressions.checker import TYPE, UNSAFE, Checker
+from statekit.compiler.expressions.checker import Checker
 from statekit.compiler.expressions.closures import Evaluator, compile_tree
 from statekit.compiler.expressions.scope import ExpressionScope
 from statekit.compiler.expressions.tree import (
@@ -42,6 +42,7 @@ from statekit.compiler.expressions.tree import (
     tree_to_json,
 )
 from statekit.compiler.expressions.type_relations import assign_problem, literal_type
+from statekit.compiler.rules import expression_type, expression_unsafe
 from statekit.compiler.value_types import (
     ValueType,
 )
@@ -100,7 +101,7 @@ def compile_expression(
     if node is not None and expected is not None:
         problem = assign_problem(node, expected)
         if problem is not None:
-            checker.report(TYPE, checker.root, problem)
+            checker.report(expression_type.SLUG, checker.root, problem)
     if node is None or checker.diagnostics:
         return tuple(sorted(checker.diagnostics, key=Diagnostic.sort_key))
     return Expression(source, span, node, node.type, compile_tree(node))
@@ -113,9 +114,16 @@ def _compile_literal(
         "null" if value is None else repr(value).lower() if isinstance(value, bool) else repr(value)
     )
     if isinstance(value, float) and not math.isfinite(value):
-        return (Diagnostic(UNSAFE, Severity.ERROR, f"{what}: {text} is not a finite number", span),)
+        return (
+            Diagnostic(
+                expression_unsafe.SLUG,
+                Severity.ERROR,
+                f"{what}: {text} is not a finite number",
+                span,
+            ),
+        )
     node = Literal(value, literal_type(value))
     problem = assign_problem(node, expected) if expected is not None else None
     if problem is not None:
-        return (Diagnostic(TYPE, Severity.ERROR, f"{what}: {problem}", span),)
+        return (Diagnostic(expression_type.SLUG, Severity.ERROR, f"{what}: {problem}", span),)
     return Expression(text, span, node, node.type, compile_tree(node))

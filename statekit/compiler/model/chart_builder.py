@@ -43,6 +43,14 @@ from statekit.compiler.model.declarations import (
 )
 from statekit.compiler.model.effect_compiler import EffectCompiler
 from statekit.compiler.model.state_index import StateIndex
+from statekit.compiler.rules import (
+    invalid_initial,
+    invalid_target,
+    unknown_event,
+    unknown_guard,
+    unknown_state,
+)
+from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.serialize import chart_digest
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.compiler.value_types import BOOLEAN
@@ -148,14 +156,14 @@ class ChartBuilder:
             extra = [k for k in node.items if k[0].value not in HISTORY_KEYS]
             for key, _ in extra:
                 self._error(
-                    "schema",
+                    schema_rule.SLUG,
                     f"history state '{draft.path}' may only have history, default and "
                     f"description, not '{key.value}'",
                     key.span,
                 )
             if draft.depth <= 1:
                 self._error(
-                    "schema",
+                    schema_rule.SLUG,
                     f"history state '{draft.path}' must be inside a compound or parallel "
                     "state (the root is never exited, so it has no history)",
                     node.span,
@@ -165,7 +173,7 @@ class ChartBuilder:
                 key_node = node.key_node(forbidden)
                 if key_node is not None:
                     self._error(
-                        "schema",
+                        schema_rule.SLUG,
                         f"final state '{draft.path}' cannot have '{forbidden}'",
                         key_node.span,
                     )
@@ -173,21 +181,21 @@ class ChartBuilder:
             key_node = node.key_node("initial")
             if key_node is not None:
                 self._error(
-                    "invalid-initial",
+                    invalid_initial.SLUG,
                     f"parallel state '{draft.path or 'root'}' enters all its regions: "
                     "remove 'initial'",
                     key_node.span,
                 )
             if node.get("states") is None:
                 self._error(
-                    "schema",
+                    schema_rule.SLUG,
                     f"parallel state '{draft.path or 'root'}' needs regions under 'states'",
                     node.span,
                 )
         done_key = node.key_node("done")
         if draft.kind is StateKind.ATOMIC and done_key is not None:
             self._error(
-                "schema",
+                schema_rule.SLUG,
                 f"'done' on '{draft.path or 'the root'}' never fires: it has no child states "
                 "to finish",
                 done_key.span,
@@ -198,7 +206,7 @@ class ChartBuilder:
             done_key = node.key_node("done")
             assert done_key is not None
             self._error(
-                "schema",
+                schema_rule.SLUG,
                 "'done' on the root is never taken: the chart stops when it reaches a "
                 "top-level final state",
                 done_key.span,
@@ -222,7 +230,7 @@ class ChartBuilder:
         if isinstance(found, int) and self.drafts[found].kind is StateKind.HISTORY:
             parent = self.drafts[self.drafts[found].parent or 0].path
             return Diagnostic(
-                "unknown-state",
+                unknown_state.SLUG,
                 Severity.ERROR,
                 f"'{ref}' is a history pseudo-state, which is never active",
                 span,
@@ -250,7 +258,7 @@ class ChartBuilder:
             if not isinstance(node, ScalarNode) or node.value is None:
                 names = ", ".join(self.drafts[c].name for c in draft.children)
                 self._error(
-                    "invalid-initial",
+                    invalid_initial.SLUG,
                     f"compound state '{where}' needs 'initial': one of {names}",
                     draft.span,
                 )
@@ -259,14 +267,14 @@ class ChartBuilder:
             if target is None:
                 names = ", ".join(self.drafts[c].name for c in draft.children)
                 self._error(
-                    "invalid-initial",
+                    invalid_initial.SLUG,
                     f"initial '{node.value}' of '{where}' is not a child or descendant "
                     f"(children: {names})",
                     node.span,
                 )
             elif self.drafts[target].kind is StateKind.HISTORY:
                 self._error(
-                    "invalid-initial",
+                    invalid_initial.SLUG,
                     f"initial '{node.value}' of '{where}' is a history state",
                     node.span,
                 )
@@ -276,7 +284,7 @@ class ChartBuilder:
             key = draft.node.key_node("initial")
             assert key is not None
             self._error(
-                "invalid-initial",
+                invalid_initial.SLUG,
                 f"'{where}' has no child states, so 'initial' means nothing",
                 key.span,
             )
@@ -294,13 +302,13 @@ class ChartBuilder:
                 continue
             if not (parent.id < target <= self._last_descendant(parent.id)):
                 self._error(
-                    "invalid-initial",
+                    invalid_initial.SLUG,
                     f"history default '{ref.value}' must be inside '{parent.path}'",
                     ref.span,
                 )
             elif self.drafts[target].kind is StateKind.HISTORY:
                 self._error(
-                    "invalid-initial",
+                    invalid_initial.SLUG,
                     f"history default '{ref.value}' is a history state",
                     ref.span,
                 )
@@ -368,7 +376,7 @@ class ChartBuilder:
                 name = str(guard_ref.value)
                 if name not in self.guards:
                     self._error(
-                        "unknown-guard",
+                        unknown_guard.SLUG,
                         f"unknown guard '{name}'",
                         guard_ref.span,
                         f"declared guards: {', '.join(self.guards) or 'none'}",
@@ -420,7 +428,7 @@ class ChartBuilder:
                 )
                 if not ok:
                     self._error(
-                        "invalid-target",
+                        invalid_target.SLUG,
                         f"targets '{self.drafts[a].path}' and '{self.drafts[b].path}' cannot "
                         "be active together: a transition with several targets needs one per "
                         "region of a parallel state",
@@ -456,7 +464,7 @@ class ChartBuilder:
 
     def _unknown_event(self, name: str, span: SourceSpan) -> None:
         self._error(
-            "unknown-event",
+            unknown_event.SLUG,
             f"undeclared event '{name}'",
             span,
             f"declare it under events: (declared: {', '.join(self.events) or 'none'})",

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import EventDecl, FieldDecl, GuardDecl
+from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, Scalar, ScalarNode, SequenceNode
 from statekit.compiler.value_types import BaseType, ValueType
 
@@ -46,7 +47,7 @@ def mapping_items(node: Node | None) -> Iterator[tuple[ScalarNode, Node]]:
 
 
 def _error(message: str, node: Node, *notes: str) -> Diagnostic:
-    return Diagnostic("schema", Severity.ERROR, message, node.span, notes)
+    return Diagnostic(schema_rule.SLUG, Severity.ERROR, message, node.span, notes)
 
 
 def parse_field(

@@ -14,6 +14,8 @@ from statekit.compiler.expressions.scope import (
 )
 from statekit.compiler.ir import Assign, Effect, Emit, EventDecl, FieldDecl, Raise
 from statekit.compiler.model.declarations import mapping_items, text
+from statekit.compiler.rules import expression_type, unknown_event
+from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.compiler.value_types import ValueType
 
@@ -67,7 +69,7 @@ class EffectCompiler:
             if not isinstance(item, MappingNode) or len(item.items) != 1:
                 problems.append(
                     Diagnostic(
-                        "schema",
+                        schema_rule.SLUG,
                         Severity.ERROR,
                         "an effect is a mapping with exactly one of assign, emit, raise",
                         item.span,
@@ -96,7 +98,7 @@ class EffectCompiler:
                 if target is None:
                     problems.append(
                         Diagnostic(
-                            "expression-type",
+                            expression_type.SLUG,
                             Severity.ERROR,
                             f"assign to unknown context field '{name}'",
                             key.span,
@@ -122,7 +124,7 @@ class EffectCompiler:
             if decl is None:
                 problems.append(
                     Diagnostic(
-                        "unknown-event",
+                        unknown_event.SLUG,
                         Severity.ERROR,
                         f"raise of undeclared event '{event_name}'",
                         name_node.span,
@@ -154,7 +156,7 @@ class EffectCompiler:
                 if field is None:
                     problems.append(
                         Diagnostic(
-                            "expression-type",
+                            expression_type.SLUG,
                             Severity.ERROR,
                             f"event {decl.name} has no payload field '{name}'",
                             key.span,
@@ -173,7 +175,7 @@ class EffectCompiler:
             if missing:
                 problems.append(
                     Diagnostic(
-                        "expression-type",
+                        expression_type.SLUG,
                         Severity.ERROR,
                         f"raise of {decl.name} is missing payload field(s): {', '.join(missing)}",
                         node.span if node is not None else effect_span,
@@ -192,7 +194,7 @@ class EffectCompiler:
         if not isinstance(node, ScalarNode):
             problems.append(
                 Diagnostic(
-                    "schema",
+                    schema_rule.SLUG,
                     Severity.ERROR,
                     f"{what}: expected an expression or a value",
                     node.span,

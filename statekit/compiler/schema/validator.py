@@ -26,6 +26,7 @@ from jsonschema import Draft7Validator, validators
 from jsonschema.exceptions import ValidationError
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, node_at, to_plain
 
 SCHEMA_PACKAGE = "statekit"
@@ -133,7 +134,7 @@ def validate(root: Node, file: str) -> tuple[Diagnostic, ...]:
         span = _span(problem.node, file)
         found.setdefault(
             (span, problem.message),
-            Diagnostic("schema", Severity.ERROR, problem.message, span, problem.notes),
+            Diagnostic(schema_rule.SLUG, Severity.ERROR, problem.message, span, problem.notes),
         )
     return tuple(sorted(found.values(), key=Diagnostic.sort_key))
 

@@ -51,6 +51,8 @@ from yaml.events import (
 )
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.rules import duplicate_key, yaml_limits, yaml_syntax
+from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, Scalar, ScalarNode, SequenceNode
 
 try:
@@ -185,7 +187,9 @@ def _decode(source: bytes | str, file: str, limits: Limits) -> tuple[str, bytes]
             data = text.encode("utf-8")
         except UnicodeEncodeError as error:  # lone surrogates in a str
             where = _point(file, *_char_position(text, error.start))
-            raise _Refused(_diag("yaml-syntax", "the text is not valid Unicode", where)) from None
+            raise _Refused(
+                _diag(yaml_syntax.SLUG, "the text is not valid Unicode", where)
+            ) from None
         _check_size(len(data), file, limits)
         return text, data
     data = source.removeprefix(codecs.BOM_UTF8)
@@ -196,13 +200,13 @@ def _decode(source: bytes | str, file: str, limits: Limits) -> tuple[str, bytes]
         hint = " (it looks like UTF-16: save it as UTF-8)" if utf16 else ""
         message = f"the file is not valid UTF-8: byte 0x{data[error.start]:02x}{hint}"
         where = _point(file, *_byte_position(data, error.start))
-        raise _Refused(_diag("yaml-syntax", message, where)) from None
+        raise _Refused(_diag(yaml_syntax.SLUG, message, where)) from None
 
 
 def _check_size(size: int, file: str, limits: Limits) -> None:
     if size > limits.max_bytes:
         message = f"the file has {size} bytes or more, over the limit of {limits.max_bytes}"
-        raise _Refused(_diag("yaml-limits", message, SourceSpan.start_of(file)))
+        raise _Refused(_diag(yaml_limits.SLUG, message, SourceSpan.start_of(file)))
 
 
 def _prescan(text: str, file: str) -> None:
@@ -220,7 +224,7 @@ def _prescan(text: str, file: str) -> None:
     message = f"more than {_PRESCAN_MAX_NESTING} levels of nesting"
     if budget < 0:
         where = _point(file, prefixes.index(longest) + 1, 1)
-        raise _Refused(_diag("yaml-limits", f"indentation {longest} deep: {message}", where))
+        raise _Refused(_diag(yaml_limits.SLUG, f"indentation {longest} deep: {message}", where))
     depth = 0
     for char in re.sub(r"[^\[\]{}]+", "", text):  # C-speed filter: loop over brackets only
         depth = depth + 1 if char in "[{" else max(depth - 1, 0)
@@ -233,7 +237,7 @@ def _prescan(text: str, file: str) -> None:
         depth = depth + 1 if match.group() in "[{" else max(depth - 1, 0)
         if depth > budget:
             where = _point(file, *_char_position(text, match.start()))
-            raise _Refused(_diag("yaml-limits", f"brackets nested: {message}", where))
+            raise _Refused(_diag(yaml_limits.SLUG, f"brackets nested: {message}", where))
 
 
 def _short_tag(tag: str) -> str:
@@ -296,7 +300,7 @@ class _Builder:
                 self.documents += 1
                 if self.documents > 1:
                     message = "a second YAML document (`---`): one statechart per file"
-                    raise _Refused(_diag("yaml-syntax", message, _span(self.file, event)))
+                    raise _Refused(_diag(yaml_syntax.SLUG, message, _span(self.file, event)))
         return self.root
 
     def _grow(self, size: int, span: SourceSpan) -> None:
@@ -305,7 +309,7 @@ class _Builder:
         if self.expanded > self.limits.max_expanded_nodes:
             limit = self.limits.max_expanded_nodes
             message = f"the document has more than {limit} nodes once its aliases are expanded"
-            raise _Refused(_diag("yaml-limits", message, span))
+            raise _Refused(_diag(yaml_limits.SLUG, message, span))
 
     def _scalar(self, event: ScalarEvent) -> None:
         span = _span(self.file, event)
@@ -314,7 +318,7 @@ class _Builder:
         self._grow(1, span)
         tag = event.tag
         if tag is not None and tag != "!" and tag not in _SCALAR_TAGS:
-            self.diagnostics.append(_diag("yaml-syntax", _unsupported(tag), span))
+            self.diagnostics.append(_diag(yaml_syntax.SLUG, _unsupported(tag), span))
             tag = "!"
         top = self.stack[-1] if self.stack else None
         if top is not None and top.key is _EXPECT_KEY:
@@ -372,7 +376,7 @@ class _Builder:
         except (ValueError, OverflowError, IndexError) as error:  # IndexError: belt and braces
             shown = value if len(value) <= 40 else value[:37] + "..."
             message = f"{shown!r} is not a valid {_short_tag(tag)}: {str(error)[:100]}"
-            self.diagnostics.append(_diag("yaml-syntax", message, span))
+            self.diagnostics.append(_diag(yaml_syntax.SLUG, message, span))
         return value  # a string, `!`-tagged, `<<` as a value, or an invalid typed value
 
     def _alias(self, event: AliasEvent) -> None:
@@ -381,11 +385,11 @@ class _Builder:
         entry = self.anchors.get(name)
         if entry is None:  # our own check: PyYAML would build a cyclic graph
             problem = "points into its own node" if name in self.anchors else "is not defined"
-            raise _Refused(_diag("yaml-syntax", f"the alias *{name} {problem}", span))
+            raise _Refused(_diag(yaml_syntax.SLUG, f"the alias *{name} {problem}", span))
         self.aliases += 1
         if self.aliases > self.limits.max_aliases:
             message = f"more than {self.limits.max_aliases} aliases (`*name`) in one file"
-            raise _Refused(_diag("yaml-limits", message, span))
+            raise _Refused(_diag(yaml_limits.SLUG, message, span))
         node, size, text = entry
         self._grow(size, span)
         top = self.stack[-1] if self.stack else None
@@ -401,11 +405,11 @@ class _Builder:
         first = frame.seen.get(text)
         if merge:
             message = "merge keys (`<<`) are not supported: write the keys out in full"
-            self.diagnostics.append(_diag("yaml-syntax", message, key.span))
+            self.diagnostics.append(_diag(yaml_syntax.SLUG, message, key.span))
             frame.key = _SKIP
         elif first is not None:
             message = f"duplicate key {text!r} (first defined at line {first})"
-            self.diagnostics.append(_diag("duplicate-key", message, key.span))
+            self.diagnostics.append(_diag(duplicate_key.SLUG, message, key.span))
             frame.key = _SKIP
         else:
             frame.seen[text] = key.span.line
@@ -415,11 +419,11 @@ class _Builder:
         span = _span(self.file, event)
         if len(self.stack) >= self.limits.max_depth:
             message = f"nesting deeper than {self.limits.max_depth} levels"
-            raise _Refused(_diag("yaml-limits", message, span))
+            raise _Refused(_diag(yaml_limits.SLUG, message, span))
         self._grow(1, span)
         is_map = isinstance(event, MappingStartEvent)
         if event.tag not in (None, "!", _MAP if is_map else _SEQ):
-            self.diagnostics.append(_diag("yaml-syntax", _unsupported(event.tag or ""), span))
+            self.diagnostics.append(_diag(yaml_syntax.SLUG, _unsupported(event.tag or ""), span))
         if event.anchor:
             self.anchors[event.anchor] = None
         self.stack.append(_Frame(event, span, is_map))
@@ -452,7 +456,7 @@ class _Builder:
             top.items.append(node)
         elif key is _EXPECT_KEY:  # a collection where a key should be
             message = "a mapping key must be a scalar (a name), not a list or a mapping"
-            self.diagnostics.append(_diag("yaml-syntax", message, span))
+            self.diagnostics.append(_diag(yaml_syntax.SLUG, message, span))
             top.key = _SKIP
         else:
             if isinstance(key, ScalarNode):
@@ -467,11 +471,11 @@ def _check_root(root: Node | None, file: str) -> Node:
         and (root.span.line, root.span.column) == (root.span.end_line, root.span.end_column)
     ):
         message = "the file is empty: a statechart needs at least `statechart:` and `states:`"
-        raise _Refused(_diag("schema", message, SourceSpan.start_of(file)))
+        raise _Refused(_diag(schema_rule.SLUG, message, SourceSpan.start_of(file)))
     if not isinstance(root, MappingNode):
         what = "a list" if isinstance(root, SequenceNode) else f"the scalar {root.value!r}"
         message = f"the top level must be a mapping (`statechart: ...`, `states: ...`), not {what}"
-        raise _Refused(_diag("schema", message, root.span))
+        raise _Refused(_diag(schema_rule.SLUG, message, root.span))
     return root
 
 
@@ -483,15 +487,15 @@ def _from_yaml_error(error: yaml.YAMLError, file: str, text: str, data: bytes) -
         where = _byte_position(data, at) if _CParser is not None else _char_position(text, at)
         char = error.character
         shown = f" (U+{char:04X})" if isinstance(char, int) else ""
-        return _diag("yaml-syntax", f"{error.reason}{shown}", _point(file, *where))
+        return _diag(yaml_syntax.SLUG, f"{error.reason}{shown}", _point(file, *where))
     if not isinstance(error, yaml.MarkedYAMLError):
-        return _diag("yaml-syntax", str(error), SourceSpan.start_of(file))
+        return _diag(yaml_syntax.SLUG, str(error), SourceSpan.start_of(file))
     last = _end_of(text)
     mark = error.problem_mark or error.context_mark
     line, column = min((mark.line + 1, mark.column + 1), last) if mark is not None else (1, 1)
     problem = error.problem or error.context or "invalid YAML"
     # libyaml >= 0.2.6 has its own nesting limit (1000): report it as the limit it is.
-    slug = "yaml-limits" if "maximum nesting depth" in problem else "yaml-syntax"
+    slug = yaml_limits.SLUG if "maximum nesting depth" in problem else yaml_syntax.SLUG
     notes: tuple[str, ...] = ()
     if error.problem and error.context and error.context_mark is not None:
         ctx_line, ctx_column = min(
