@@ -1,4 +1,4 @@
-"""Chart-level declarations: context fields, events with payloads, named guards.
+"""Chart-level declarations: context fields, events with payloads, named guards, lint settings.
 
 The schema has already checked the shapes; this pass turns them into typed
 values and reports what the schema cannot express (a default of the wrong
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.compiler.diagnostics import Diagnostic, Severity
-from statekit.compiler.ir import EventDecl, FieldDecl, GuardDecl
+from statekit.compiler.ir import EventDecl, FieldDecl, GuardDecl, LintSettings
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, Scalar, ScalarNode, SequenceNode
 from statekit.compiler.value_types import BaseType, ValueType
@@ -165,3 +165,18 @@ def parse_guards(node: Node | None) -> dict[str, GuardDecl]:
                 name, str(spec.value), DEFAULT_GUARD_REASON, None, key.span, spec.span
             )
     return guards
+
+
+def parse_lint_settings(node: Node | None) -> LintSettings:
+    """The chart's `lint:` block: ignored slugs and per-slug severities, each with its span."""
+    if not isinstance(node, MappingNode):
+        return LintSettings()
+    ignored = scalar_list(node.get("ignore"))
+    severities = list(mapping_items(node.get("severity")))
+    return LintSettings(
+        ignore=tuple(str(n.value) for n in ignored),
+        severity=tuple((str(k.value), str(text(v))) for k, v in severities),
+        span=node.span,
+        slug_spans=tuple((str(n.value), n.span) for n in ignored)
+        + tuple((str(k.value), k.span) for k, _ in severities),
+    )

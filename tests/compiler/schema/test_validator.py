@@ -16,6 +16,7 @@ from jsonschema import Draft7Validator
 
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.schema import validator
+from statekit.compiler.schema.vocabulary import HISTORY_STATE_KEYS
 from statekit.compiler.source.loader import load_yaml
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -195,6 +196,14 @@ def properties(definition: str | None) -> set[str]:
 
 def test_state_keys_equal_the_docs() -> None:
     assert properties("state") == state_keys_from_doc()
+
+
+def test_history_state_keys_equal_the_docs_and_are_state_keys() -> None:
+    sentence = re.search(r"^A history state may only have (.*)\.$", DSL_DOC.read_text(), re.M)
+    assert sentence, "docs/dsl.md names the keys of a history state"
+    documented = set(re.findall(r"`([a-z]+)`", sentence.group(1)))
+    assert documented == HISTORY_STATE_KEYS
+    assert properties("state") >= HISTORY_STATE_KEYS
 
 
 def test_root_keys_equal_the_docs() -> None:
