@@ -31,6 +31,7 @@ from statekit.compiler.ir import (
 )
 from statekit.compiler.model.declarations import text
 from statekit.compiler.model.numbering import StateDraft
+from statekit.compiler.model.redaction import redacted_fields
 from statekit.compiler.serialize import chart_digest
 from statekit.compiler.source.nodes import MappingNode, ScalarNode
 
@@ -102,6 +103,7 @@ def freeze(model: ResolvedModel) -> CompiledChart:
         path_index=MappingProxyType({s.path: s.id for s in states}),
         lint=model.lint,
         span=model.root.span,
+        redacted=redacted_fields(model.context, model.events, states, transitions),
     )
     return replace(chart, digest=chart_digest(chart))
 
