@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from statekit.api import compile, load
+    from statekit.api import compile_chart, load
+    from statekit.api import compile_chart as compile
     from statekit.compiler.diagnostics import CompileError, Diagnostic, Severity, SourceSpan
     from statekit.compiler.ir import CompiledChart
     from statekit.engine.chart import Chart, StartError
@@ -26,9 +27,13 @@ if TYPE_CHECKING:
     from statekit.runner.runner import Runner
     from statekit.runner.store import open_store
 
+_ALIASES = {"compile": "compile_chart"}
+"""Public names that are another name for a function (`compile` shadows the builtin)."""
+
 _LAZY = {
     "load": "statekit.api",
     "compile": "statekit.api",
+    "compile_chart": "statekit.api",
     "CompileError": "statekit.compiler.diagnostics",
     "Diagnostic": "statekit.compiler.diagnostics",
     "Severity": "statekit.compiler.diagnostics",
@@ -79,6 +84,7 @@ __all__ = [
     "StateFormatError",
     "Status",
     "compile",
+    "compile_chart",
     "load",
     "open_store",
     "replay",
@@ -89,6 +95,6 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'statekit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), _ALIASES.get(name, name))
     globals()[name] = value
     return value
