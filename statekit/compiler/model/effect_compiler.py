@@ -15,7 +15,6 @@ from statekit.compiler.expressions.scope import (
 from statekit.compiler.ir import Assign, Effect, Emit, EventDecl, FieldDecl, Raise
 from statekit.compiler.model.declarations import mapping_items, text
 from statekit.compiler.rules import expression_type, unknown_event
-from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.compiler.value_types import ValueType
 
@@ -66,17 +65,9 @@ class EffectCompiler:
         effects: list[Effect] = []
         problems: list[Diagnostic] = []
         for item in items:
-            if not isinstance(item, MappingNode) or len(item.items) != 1:
-                problems.append(
-                    Diagnostic(
-                        schema_rule.SLUG,
-                        Severity.ERROR,
-                        "an effect is a mapping with exactly one of assign, emit, raise",
-                        item.span,
-                    )
-                )
-                continue
-            ((key, value),) = item.items
+            if not isinstance(item, MappingNode) or not item.items:
+                continue  # the schema admits only one-key effect mappings
+            key, value = item.items[0]
             effect = self._compile_one(str(key.value), value, item.span, scope, problems)
             if effect is not None:
                 effects.append(effect)
@@ -192,15 +183,7 @@ class EffectCompiler:
         problems: list[Diagnostic],
     ) -> Expression | None:
         if not isinstance(node, ScalarNode):
-            problems.append(
-                Diagnostic(
-                    schema_rule.SLUG,
-                    Severity.ERROR,
-                    f"{what}: expected an expression or a value",
-                    node.span,
-                )
-            )
-            return None
+            return None  # the schema admits only an expression or a literal here
         result = compile_expression(node.value, node.span, scope, expected, what)
         if isinstance(result, tuple):
             problems.extend(result)

@@ -17,12 +17,9 @@ from statekit.compiler.ir import (
     ClassifiedEvent,
     Effect,
     EventDecl,
-    ExpressionInvariant,
     FieldDecl,
     GuardCheck,
     GuardDecl,
-    Invariant,
-    StateInvariant,
     StateKind,
     TransitionKind,
 )
@@ -38,6 +35,7 @@ from statekit.compiler.model.declarations import (
 )
 from statekit.compiler.model.effect_compiler import EffectCompiler
 from statekit.compiler.model.freezing import ResolvedModel, StateBody, TransitionDraft
+from statekit.compiler.model.invariants import compile_invariants
 from statekit.compiler.model.numbering import StateDraft, number_states
 from statekit.compiler.model.state_index import StateIndex
 from statekit.compiler.rules import (
@@ -107,7 +105,11 @@ class _Resolver:
             self.problems.extend(problems)
             already, reject = self._classifications(draft)
             bodies[draft.id] = StateBody(entry=entry, exit=exit_, already=already, reject=reject)
-        invariants = self._invariants()
+        scope = self.effects.scope(None, "invariants are checked between events")
+        invariants, problems = compile_invariants(
+            self.root_node.get("invariants"), scope, self.resolve_activatable
+        )
+        self.problems.extend(problems)
         for guard_name in self.guards:
             if guard_name not in self.used_guards:
                 self._check_unused_guard(guard_name)
@@ -402,41 +404,6 @@ class _Resolver:
                 self._unknown_event(name, key.span)
             reject.append(ClassifiedEvent(name, text(reason) or "REJECTED", key.span))
         return tuple(already), tuple(reject)
-
-    def _invariants(self) -> tuple[Invariant, ...]:
-        out: list[Invariant] = []
-        scope = self.effects.scope(None, "invariants are checked between events")
-        for key, spec in mapping_items(self.root_node.get("invariants")):
-            if not isinstance(spec, MappingNode):
-                continue
-            name = str(key.value)
-            description = text(spec.get("description"))
-            assertion = spec.get("assert")
-            if isinstance(assertion, ScalarNode):
-                result = compile_expression(
-                    assertion.value, assertion.span, scope, BOOLEAN, f"invariant '{name}'"
-                )
-                if isinstance(result, tuple):
-                    self.problems.extend(result)
-                else:
-                    out.append(ExpressionInvariant(name, result, description, key.span))
-                continue
-            refs: dict[str, tuple[int, ...]] = {}
-            for part in ("when", "require", "forbid"):
-                ids = []
-                for ref in scalar_list(spec.get(part)):
-                    found = self.resolve_activatable(str(ref.value), ref.span)
-                    if isinstance(found, Diagnostic):
-                        self.problems.append(found)
-                    else:
-                        ids.append(found)
-                refs[part] = tuple(ids)
-            out.append(
-                StateInvariant(
-                    name, refs["when"], refs["require"], refs["forbid"], description, key.span
-                )
-            )
-        return tuple(out)
 
     def _check_unused_guard(self, name: str) -> None:
         """An unused guard is still checked; only its `event.*` fields cannot be.
