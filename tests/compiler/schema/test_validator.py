@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft7Validator
 
 from statekit.compiler.diagnostics import Diagnostic, Severity
-from statekit.compiler.schema import validator
+from statekit.compiler.schema import document, validator
 from statekit.compiler.schema.vocabulary import HISTORY_STATE_KEYS
 from statekit.compiler.source.loader import load_yaml
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -81,8 +81,8 @@ def test_schema_is_valid_draft7() -> None:
 
 
 def test_schema_text_is_the_shipped_file() -> None:
-    assert validator.schema_text() == SCHEMA_FILE.read_text(encoding="utf-8")
-    assert validator.schema() == loaded_schema()
+    assert document.schema_text() == SCHEMA_FILE.read_text(encoding="utf-8")
+    assert document.schema() == loaded_schema()
 
 
 def test_schema_uses_only_draft7_keywords() -> None:
