@@ -28,6 +28,7 @@ from statekit.compiler.expressions.language import (
     OTHER_OPS,
     depth_exceeds,
 )
+from statekit.compiler.expressions.positions import ExpressionPositions
 from statekit.compiler.expressions.scope import ExpressionScope, NoEvent, TypedEvent
 from statekit.compiler.expressions.tree import (
     Active,
@@ -68,53 +69,22 @@ class Checker:
     """One expression's allow-list and type check; collects every diagnostic."""
 
     def __init__(self, source: str, span: SourceSpan, scope: ExpressionScope, what: str) -> None:
-        self.text = source.lstrip()
+        self.positions = ExpressionPositions(source, span)
+        self.text = self.positions.text
+        self.lines = self.positions.lines
         self.span = span
         self.scope = scope
         self.what = what
         self.diagnostics: list[Diagnostic] = []
         self.root: ast.expr | None = None
-        self.lines = self.text.split("\n")
-        # Columns inside the expression map onto the file only when the scalar is on one
-        # line. A quoted scalar's span starts at its quote: recognised by its width (an
-        # escape inside the quotes defeats this, and the column is then one off).
-        one_line = span.line == span.end_line and "\n" not in self.text.rstrip("\n")
-        quoted = one_line and span.end_column - span.column == len(source) + 2
-        lead = len(source) - len(self.text)
-        self.base_column = span.column + lead + int(quoted) if one_line else None
 
-    # -- positions and reporting ------------------------------------------------
-
-    def _column(self, lineno: int, byte_offset: int) -> int:
-        """0-based character column of an AST (UTF-8 byte) offset on source line `lineno`."""
-        line = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
-        if line.isascii():
-            return byte_offset
-        return len(line.encode()[:byte_offset].decode(errors="ignore"))
-
-    def at(self, start: int, end: int) -> SourceSpan:
-        """The span of 0-based character columns `start:end` of the expression's first line."""
-        if self.base_column is None:
-            return self.span
-        line = self.span.line
-        return SourceSpan(
-            self.span.file, line, self.base_column + start, line, self.base_column + end
-        )
-
-    def span_of(self, node: ast.AST | None) -> SourceSpan:
-        """The file span of an AST node (the whole scalar's span off the first line)."""
-        if not isinstance(node, ast.expr) or node.lineno != 1:
-            return self.span
-        start = self._column(1, node.col_offset)
-        end_lineno, end_offset = node.end_lineno or 1, node.end_col_offset or node.col_offset
-        end = self._column(1, end_offset) if end_lineno == 1 else len(self.lines[0])
-        return self.at(start, max(end, start + 1))
+    # -- reporting --------------------------------------------------------------
 
     def report(
         self, slug: str, node: ast.AST | None, message: str, notes: tuple[str, ...] = ()
     ) -> None:
         """Record an error at `node`'s span, its message prefixed with the expression's role."""
-        span = self.span_of(node)
+        span = self.positions.span_of(node)
         self.diagnostics.append(
             Diagnostic(slug, Severity.ERROR, f"{self.what}: {message}", span, notes)
         )
@@ -168,7 +138,7 @@ class Checker:
         start = min(offset - 1, len(line))
         end_offset = exc.end_offset or 0
         end = end_offset - 1 if end_offset > offset else start + 1
-        span = self.at(start, max(end, start + 1))
+        span = self.positions.at(start, max(end, start + 1))
         detail = "" if exc.msg == "invalid syntax" else f": {exc.msg}"
         message = f"{self.what}: invalid syntax{detail}"
         self.diagnostics.append(Diagnostic(expression_syntax.SLUG, Severity.ERROR, message, span))
@@ -482,7 +452,7 @@ class Checker:
                 message = "active() takes one string literal naming a state, e.g. active('done')"
                 self.report(expression_unsafe.SLUG, node, message)
                 return None
-            resolved = self.scope.resolve_state(arg.value, self.span_of(arg))
+            resolved = self.scope.resolve_state(arg.value, self.positions.span_of(arg))
             if isinstance(resolved, Diagnostic):
                 self.diagnostics.append(resolved)
                 return None
