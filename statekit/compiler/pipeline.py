@@ -50,7 +50,10 @@ def _compile(source: bytes | str, file: str) -> CompileResult:
             None,
             (
                 Diagnostic(
-                    schema_rule.SLUG, Severity.ERROR, "the top level must be a mapping", root.span
+                    slug=schema_rule.SLUG,
+                    severity=Severity.ERROR,
+                    message="the top level must be a mapping",
+                    span=root.span,
                 ),
             ),
         )
@@ -73,10 +76,10 @@ def compile_file(path: str | Path) -> CompileResult:
             None,
             (
                 Diagnostic(
-                    yaml_syntax.SLUG,
-                    Severity.ERROR,
-                    f"cannot read file: {reason}",
-                    SourceSpan.start_of(file),
+                    slug=yaml_syntax.SLUG,
+                    severity=Severity.ERROR,
+                    message=f"cannot read file: {reason}",
+                    span=SourceSpan.start_of(file),
                 ),
             ),
         )

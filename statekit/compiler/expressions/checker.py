@@ -86,7 +86,13 @@ class Checker:
         """Record an error at `node`'s span, its message prefixed with the expression's role."""
         span = self.positions.span_of(node)
         self.diagnostics.append(
-            Diagnostic(slug, Severity.ERROR, f"{self.what}: {message}", span, notes)
+            Diagnostic(
+                slug=slug,
+                severity=Severity.ERROR,
+                message=f"{self.what}: {message}",
+                span=span,
+                notes=notes,
+            )
         )
 
     def segment(self, node: ast.expr) -> str:
@@ -130,7 +136,12 @@ class Checker:
         if lineno != 1:
             message = f"{self.what}: invalid syntax on line {lineno}: {exc.msg}"
             self.diagnostics.append(
-                Diagnostic(expression_syntax.SLUG, Severity.ERROR, message, self.span)
+                Diagnostic(
+                    slug=expression_syntax.SLUG,
+                    severity=Severity.ERROR,
+                    message=message,
+                    span=self.span,
+                )
             )
             return
         line = self.lines[0]
@@ -141,7 +152,11 @@ class Checker:
         span = self.positions.at(start, max(end, start + 1))
         detail = "" if exc.msg == "invalid syntax" else f": {exc.msg}"
         message = f"{self.what}: invalid syntax{detail}"
-        self.diagnostics.append(Diagnostic(expression_syntax.SLUG, Severity.ERROR, message, span))
+        self.diagnostics.append(
+            Diagnostic(
+                slug=expression_syntax.SLUG, severity=Severity.ERROR, message=message, span=span
+            )
+        )
 
     # -- the allow-list -----------------------------------------------------------
 
@@ -178,7 +193,7 @@ class Checker:
             )
             return None
         if value is None or isinstance(value, str | int | float):
-            return Literal(value, literal_type(value))
+            return Literal(value=value, type=literal_type(value))
         kind = "bytes literals" if isinstance(value, bytes) else f"{type(value).__name__} literals"
         self.report(expression_unsafe.SLUG, node, f"{kind} are not allowed")
         return None
@@ -187,7 +202,7 @@ class Checker:
         name = node.id
         if name in NAME_LITERALS:
             value = NAME_LITERALS[name]
-            return Literal(value, literal_type(value))
+            return Literal(value=value, type=literal_type(value))
         if name in ("ctx", "event"):
             self.report(expression_unsafe.SLUG, node, f"'{name}' is only allowed as {name}.<field>")
             return None
@@ -225,7 +240,7 @@ class Checker:
                 notes = _did_you_mean(attr, self.scope.context)
                 self.report(expression_type.SLUG, node, f"unknown context field '{attr}'", notes)
                 return None
-            return ContextRef(attr, declared)
+            return ContextRef(field=attr, type=declared)
         scope_event = self.scope.event
         if isinstance(scope_event, NoEvent):
             self.report(
@@ -246,7 +261,7 @@ class Checker:
                 notes = (f"payload fields: {fields}",)
             self.report(expression_type.SLUG, node, f"{event} has no field '{attr}'", notes)
             return None
-        return EventRef(attr, declared)
+        return EventRef(field=attr, type=declared)
 
     def _bool_op(self, node: ast.BoolOp) -> ExprNode | None:
         op: typing.Literal["and", "or"] = "and" if isinstance(node.op, ast.And) else "or"
@@ -256,7 +271,7 @@ class Checker:
             ok = self._require_boolean(child, value, f"'{op}'") and ok
         if not ok:
             return None
-        return BoolOp(op, tuple(v for v in values if v is not None))
+        return BoolOp(op=op, values=tuple(v for v in values if v is not None))
 
     def _require_boolean(self, node: ast.expr, value: ExprNode | None, role: str) -> bool:
         if value is None:
@@ -276,7 +291,7 @@ class Checker:
             if not self._require_boolean(node.operand, operand, "'not'"):
                 return None
             assert operand is not None
-            return Not(operand)
+            return Not(operand=operand)
         if isinstance(node.op, ast.Invert):
             self.report(expression_unsafe.SLUG, node, "operator '~' is not allowed")
             return None
@@ -291,8 +306,8 @@ class Checker:
             )
             return None
         if isinstance(operand, Literal) and isinstance(operand.value, int | float):
-            return Literal(-operand.value if op == "-" else operand.value, operand.type)
-        return UnaryOp(op, operand, plain(t))
+            return Literal(value=-operand.value if op == "-" else operand.value, type=operand.type)
+        return UnaryOp(op=op, operand=operand, type=plain(t))
 
     def _bin_op(self, node: ast.BinOp) -> ExprNode | None:
         op = ARITH_OPS.get(type(node.op))
@@ -334,14 +349,16 @@ class Checker:
             )
             return None
         if op == "+" and lt.base is BaseType.STRING and rt.base is BaseType.STRING:
-            return BinOp(op, left, right, STRING)
+            return BinOp(op=op, left=left, right=right, type=STRING)
         if not (numeric(lt) and numeric(rt)):
             needs = "two numbers or two strings" if op == "+" else "numbers"
             message = f"'{op}' needs {needs}, got {lt.describe()} and {rt.describe()}"
             self.report(expression_type.SLUG, node, message)
             return None
         both_int = lt.base is BaseType.INTEGER and rt.base is BaseType.INTEGER
-        return BinOp(op, left, right, INTEGER if both_int and op != "/" else NUMBER)
+        return BinOp(
+            op=op, left=left, right=right, type=INTEGER if both_int and op != "/" else NUMBER
+        )
 
     def _compare(self, node: ast.Compare) -> ExprNode | None:
         ast_ops = node.ops
@@ -371,7 +388,7 @@ class Checker:
         if not ok:
             return None
         left_node, *rest = (x for x in operands if x is not None)
-        return Compare(left_node, ops, tuple(rest))
+        return Compare(left=left_node, ops=ops, comparators=tuple(rest))
 
     def _in_list(self, node: ast.Compare, negated: bool) -> ExprNode | None:
         container = node.comparators[0]
@@ -398,7 +415,9 @@ class Checker:
                 ok = False
         if not ok:
             return None
-        return InList(item, tuple(o for o in options if o is not None), negated)
+        return InList(
+            item=item, options=tuple(o for o in options if o is not None), negated=negated
+        )
 
     def _is_none(self, node: ast.Compare, negated: bool) -> ExprNode | None:
         right = node.comparators[0]
@@ -418,7 +437,7 @@ class Checker:
             )
             self.report(expression_type.SLUG, node, message)
             return None
-        return IsNone(operand, negated)
+        return IsNone(operand=operand, negated=negated)
 
     def _if_exp(self, node: ast.IfExp) -> ExprNode | None:
         test, body, orelse = self.visit(node.test), self.visit(node.body), self.visit(node.orelse)
@@ -433,7 +452,7 @@ class Checker:
             )
             self.report(expression_type.SLUG, node, message)
             return None
-        return IfExp(test, body, orelse, unified)
+        return IfExp(test=test, body=body, orelse=orelse, type=unified)
 
     def _call(self, node: ast.Call) -> ExprNode | None:
         func = node.func
@@ -456,7 +475,7 @@ class Checker:
             if isinstance(resolved, Diagnostic):
                 self.diagnostics.append(resolved)
                 return None
-            return Active(resolved, arg.value)
+            return Active(state_id=resolved, ref=arg.value)
         args = [self.visit(x) for x in node.args]
         if any(x is None for x in args):
             return None
@@ -484,7 +503,7 @@ class Checker:
             return None
         integral = name == "len" or all(x.type.base is BaseType.INTEGER for x in checked)
         result = INTEGER if integral else NUMBER
-        return Call(CALL_FUNCS[name], tuple(checked), result)
+        return Call(func=CALL_FUNCS[name], args=tuple(checked), type=result)
 
 
 def _did_you_mean(name: str, known: Mapping[str, object]) -> tuple[str, ...]:

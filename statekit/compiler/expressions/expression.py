@@ -104,7 +104,9 @@ def compile_expression(
             checker.report(expression_type.SLUG, checker.root, problem)
     if node is None or checker.diagnostics:
         return tuple(sorted(checker.diagnostics, key=Diagnostic.sort_key))
-    return Expression(source, span, node, node.type, compile_tree(node))
+    return Expression(
+        source=source, span=span, tree=node, type=node.type, evaluate=compile_tree(node)
+    )
 
 
 def _compile_literal(
@@ -116,14 +118,23 @@ def _compile_literal(
     if isinstance(value, float) and not math.isfinite(value):
         return (
             Diagnostic(
-                expression_unsafe.SLUG,
-                Severity.ERROR,
-                f"{what}: {text} is not a finite number",
-                span,
+                slug=expression_unsafe.SLUG,
+                severity=Severity.ERROR,
+                message=f"{what}: {text} is not a finite number",
+                span=span,
             ),
         )
-    node = Literal(value, literal_type(value))
+    node = Literal(value=value, type=literal_type(value))
     problem = assign_problem(node, expected) if expected is not None else None
     if problem is not None:
-        return (Diagnostic(expression_type.SLUG, Severity.ERROR, f"{what}: {problem}", span),)
-    return Expression(text, span, node, node.type, compile_tree(node))
+        return (
+            Diagnostic(
+                slug=expression_type.SLUG,
+                severity=Severity.ERROR,
+                message=f"{what}: {problem}",
+                span=span,
+            ),
+        )
+    return Expression(
+        source=text, span=span, tree=node, type=node.type, evaluate=compile_tree(node)
+    )

@@ -38,7 +38,11 @@ class ExpressionPositions:
             return self.span
         line = self.span.line
         return SourceSpan(
-            self.span.file, line, self.base_column + start, line, self.base_column + end
+            file=self.span.file,
+            line=line,
+            column=self.base_column + start,
+            end_line=line,
+            end_column=self.base_column + end,
         )
 
     def span_of(self, node: ast.AST | None) -> SourceSpan:

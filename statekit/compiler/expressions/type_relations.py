@@ -46,7 +46,7 @@ def numeric(t: ValueType) -> bool:
 
 def plain(t: ValueType) -> ValueType:
     """The type without enum values or nullability (the type of a computed value)."""
-    return ValueType(t.base)
+    return ValueType(base=t.base)
 
 
 def enum_miss(values: tuple[str | int, ...] | None, other: ExprNode) -> str | None:
@@ -94,18 +94,22 @@ def unify(a: ExprNode, b: ExprNode) -> ValueType | None:
         return replace(ta, nullable=True)
     nullable = ta.nullable or tb.nullable
     if ta.base is not tb.base:
-        return ValueType(BaseType.NUMBER, nullable) if numeric(ta) and numeric(tb) else None
+        return (
+            ValueType(base=BaseType.NUMBER, nullable=nullable)
+            if numeric(ta) and numeric(tb)
+            else None
+        )
     if ta.enum is not None and tb.enum is not None:
         merged = ta.enum + tuple(v for v in tb.enum if v not in ta.enum)
-        return ValueType(ta.base, nullable, merged)
+        return ValueType(base=ta.base, nullable=nullable, enum=merged)
     for enum_side, other in ((a, b), (b, a)):
         if (
             enum_side.type.enum is not None
             and isinstance(other, Literal)
             and other.value in enum_side.type.enum
         ):
-            return ValueType(ta.base, nullable, enum_side.type.enum)
-    return ValueType(ta.base, nullable)
+            return ValueType(base=ta.base, nullable=nullable, enum=enum_side.type.enum)
+    return ValueType(base=ta.base, nullable=nullable)
 
 
 def comparison_problem(

@@ -47,7 +47,9 @@ def mapping_items(node: Node | None) -> Iterator[tuple[ScalarNode, Node]]:
 
 
 def _error(message: str, node: Node, *notes: str) -> Diagnostic:
-    return Diagnostic(schema_rule.SLUG, Severity.ERROR, message, node.span, notes)
+    return Diagnostic(
+        slug=schema_rule.SLUG, severity=Severity.ERROR, message=message, span=node.span, notes=notes
+    )
 
 
 def parse_field(
@@ -85,7 +87,7 @@ def parse_field(
         ]
     else:
         base = BaseType(type_name)  # the schema admits only integer, number, string, boolean
-    vtype = ValueType(base, nullable, enum)
+    vtype = ValueType(base=base, nullable=nullable, enum=enum)
     has_default = default_node is not None
     default: Scalar = None
     if isinstance(default_node, ScalarNode):
@@ -103,7 +105,15 @@ def parse_field(
             return None, [
                 _error(f"{what} needs a default (or nullable: true)", spec),
             ]
-    return FieldDecl(name, vtype, default, has_default, secret, description, key.span), []
+    return FieldDecl(
+        name=name,
+        type=vtype,
+        default=default,
+        has_default=has_default,
+        secret=secret,
+        description=description,
+        span=key.span,
+    ), []
 
 
 def _flag(node: Node | None) -> bool:
@@ -131,7 +141,7 @@ def parse_events(node: Node | None) -> tuple[dict[str, EventDecl], list[Diagnost
     for key, spec in mapping_items(node):
         fields, errors = parse_fields(spec, in_context=False)
         problems.extend(errors)
-        events[str(key.value)] = EventDecl(str(key.value), tuple(fields), key.span)
+        events[str(key.value)] = EventDecl(name=str(key.value), fields=tuple(fields), span=key.span)
     return events, problems
 
 
@@ -145,16 +155,21 @@ def parse_guards(node: Node | None) -> dict[str, GuardDecl]:
             source = if_node.value if isinstance(if_node, ScalarNode) else ""
             reason = text(spec.get("else")) or DEFAULT_GUARD_REASON
             guards[name] = GuardDecl(
-                name,
-                str(source),
-                reason,
-                text(spec.get("description")),
-                key.span,
-                (if_node or spec).span,
+                name=name,
+                source=str(source),
+                reason=reason,
+                description=text(spec.get("description")),
+                span=key.span,
+                if_span=(if_node or spec).span,
             )
         elif isinstance(spec, ScalarNode):
             guards[name] = GuardDecl(
-                name, str(spec.value), DEFAULT_GUARD_REASON, None, key.span, spec.span
+                name=name,
+                source=str(spec.value),
+                reason=DEFAULT_GUARD_REASON,
+                description=None,
+                span=key.span,
+                if_span=spec.span,
             )
     return guards
 

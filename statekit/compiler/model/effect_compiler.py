@@ -33,20 +33,25 @@ class EffectCompiler:
         self.resolve_state = resolve_state
         self.context_types = {name: f.type for name, f in context.items()}
         self.raised: set[str] = set()
+        self._scopes: dict[tuple[str | None, str], ExpressionScope] = {}
 
     def scope(self, event: EventDecl | None, unavailable: str) -> ExpressionScope:
-        """The expression scope for code that runs with `event`.
+        """The expression scope for code that runs with `event` (one per event and reason).
 
         With no typed event (None), `event.<field>` is an error giving `unavailable`.
         """
-        in_scope = (
-            NoEvent(unavailable)
-            if event is None
-            else TypedEvent(fields=event.field_types(), name=event.name)
-        )
-        return ExpressionScope(
-            context=self.context_types, event=in_scope, resolve_state=self.resolve_state
-        )
+        key = (None if event is None else event.name, unavailable)
+        found = self._scopes.get(key)
+        if found is None:
+            in_scope = (
+                NoEvent(unavailable)
+                if event is None
+                else TypedEvent(fields=event.field_types(), name=event.name)
+            )
+            found = self._scopes[key] = ExpressionScope(
+                context=self.context_types, event=in_scope, resolve_state=self.resolve_state
+            )
+        return found
 
     def deferred_scope(self) -> ExpressionScope:
         """The scope of a guard no transition uses: its `event.<field>` reads go unchecked."""
@@ -89,11 +94,13 @@ class EffectCompiler:
                 if target is None:
                     problems.append(
                         Diagnostic(
-                            expression_type.SLUG,
-                            Severity.ERROR,
-                            f"assign to unknown context field '{name}'",
-                            key.span,
-                            (f"declared context fields: {', '.join(self.context) or 'none'}",),
+                            slug=expression_type.SLUG,
+                            severity=Severity.ERROR,
+                            message=f"assign to unknown context field '{name}'",
+                            span=key.span,
+                            notes=(
+                                f"declared context fields: {', '.join(self.context) or 'none'}",
+                            ),
                         )
                     )
                     continue
@@ -102,10 +109,10 @@ class EffectCompiler:
                 )
                 if compiled is not None:
                     assignments.append((name, compiled))
-            return Assign(tuple(assignments), span)
+            return Assign(assignments=tuple(assignments), span=span)
         if kind == "emit" and isinstance(value, MappingNode):
             payload = self._payload(value.get("payload"), scope, None, span, problems)
-            return Emit(text(value.get("type")) or "", payload, span)
+            return Emit(type=text(value.get("type")) or "", payload=payload, span=span)
         if kind == "raise":
             name_node = value.get("event") if isinstance(value, MappingNode) else value
             event_name = text(name_node)
@@ -115,18 +122,20 @@ class EffectCompiler:
             if decl is None:
                 problems.append(
                     Diagnostic(
-                        unknown_event.SLUG,
-                        Severity.ERROR,
-                        f"raise of undeclared event '{event_name}'",
-                        name_node.span,
-                        (f"declare it under events: ({', '.join(self.events) or 'none yet'})",),
+                        slug=unknown_event.SLUG,
+                        severity=Severity.ERROR,
+                        message=f"raise of undeclared event '{event_name}'",
+                        span=name_node.span,
+                        notes=(
+                            f"declare it under events: ({', '.join(self.events) or 'none yet'})",
+                        ),
                     )
                 )
                 return None
             self.raised.add(event_name)
             payload_node = value.get("payload") if isinstance(value, MappingNode) else None
             payload = self._payload(payload_node, scope, decl, span, problems)
-            return Raise(event_name, payload, span)
+            return Raise(event=event_name, payload=payload, span=span)
         return None
 
     def _payload(
@@ -147,10 +156,10 @@ class EffectCompiler:
                 if field is None:
                     problems.append(
                         Diagnostic(
-                            expression_type.SLUG,
-                            Severity.ERROR,
-                            f"event {decl.name} has no payload field '{name}'",
-                            key.span,
+                            slug=expression_type.SLUG,
+                            severity=Severity.ERROR,
+                            message=f"event {decl.name} has no payload field '{name}'",
+                            span=key.span,
                         )
                     )
                     continue
@@ -166,10 +175,11 @@ class EffectCompiler:
             if missing:
                 problems.append(
                     Diagnostic(
-                        expression_type.SLUG,
-                        Severity.ERROR,
-                        f"raise of {decl.name} is missing payload field(s): {', '.join(missing)}",
-                        node.span if node is not None else effect_span,
+                        slug=expression_type.SLUG,
+                        severity=Severity.ERROR,
+                        message=f"raise of {decl.name} is missing payload field(s): "
+                        + ", ".join(missing),
+                        span=node.span if node is not None else effect_span,
                     )
                 )
         return tuple(out)

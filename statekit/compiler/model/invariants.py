@@ -38,7 +38,11 @@ def compile_invariants(
             if isinstance(result, tuple):
                 problems.extend(result)
             else:
-                out.append(ExpressionInvariant(name, result, description, key.span))
+                out.append(
+                    ExpressionInvariant(
+                        name=name, expression=result, description=description, span=key.span
+                    )
+                )
             continue
         refs: dict[str, tuple[int, ...]] = {}
         for part in ("when", "require", "forbid"):
@@ -52,7 +56,12 @@ def compile_invariants(
             refs[part] = tuple(ids)
         out.append(
             StateInvariant(
-                name, refs["when"], refs["require"], refs["forbid"], description, key.span
+                name=name,
+                when=refs["when"],
+                require=refs["require"],
+                forbid=refs["forbid"],
+                description=description,
+                span=key.span,
             )
         )
     return tuple(out), problems

@@ -99,12 +99,12 @@ def _add_state(
             _add_state(drafts, problems, str(key.value), child, draft, key.span)
         elif isinstance(child, ScalarNode) and child.value is None:
             # `idle:` with nothing under it is an atomic state with no keys.
-            empty = MappingNode((), child.span)
+            empty = MappingNode(items=(), span=child.span)
             _add_state(drafts, problems, str(key.value), empty, draft, key.span)
 
 
 def _error(slug: str, message: str, span: SourceSpan, *notes: str) -> Diagnostic:
-    return Diagnostic(slug, Severity.ERROR, message, span, notes)
+    return Diagnostic(slug=slug, severity=Severity.ERROR, message=message, span=span, notes=notes)
 
 
 def _shape_problems(draft: StateDraft) -> Iterator[Diagnostic]:

@@ -131,7 +131,9 @@ class _Resolver:
         )
 
     def _error(self, slug: str, message: str, span: SourceSpan, *notes: str) -> None:
-        self.problems.append(Diagnostic(slug, Severity.ERROR, message, span, notes))
+        self.problems.append(
+            Diagnostic(slug=slug, severity=Severity.ERROR, message=message, span=span, notes=notes)
+        )
 
     # ---- pass 2: references --------------------------------------------------------
     def resolve(self, ref: str, span: SourceSpan) -> int | None:
@@ -148,11 +150,11 @@ class _Resolver:
         if isinstance(found, int) and self.drafts[found].kind is StateKind.HISTORY:
             parent = self.drafts[self.drafts[found].parent or 0].path
             return Diagnostic(
-                unknown_state.SLUG,
-                Severity.ERROR,
-                f"'{ref}' is a history pseudo-state, which is never active",
-                span,
-                (f"name a real state, e.g. its parent '{parent}'",),
+                slug=unknown_state.SLUG,
+                severity=Severity.ERROR,
+                message=f"'{ref}' is a history pseudo-state, which is never active",
+                span=span,
+                notes=(f"name a real state, e.g. its parent '{parent}'",),
             )
         return found
 
@@ -257,7 +259,13 @@ class _Resolver:
                     f"used by a transition on {event.name}" if event else "used without an event"
                 )
                 self.problems.extend(
-                    Diagnostic(d.slug, d.severity, d.message, d.span, (*d.notes, used_by))
+                    Diagnostic(
+                        slug=d.slug,
+                        severity=d.severity,
+                        message=d.message,
+                        span=d.span,
+                        notes=(*d.notes, used_by),
+                    )
                     for d in result
                 )
                 self._guard_cache[key] = None
@@ -304,7 +312,12 @@ class _Resolver:
                 compiled = self._guard_expression(name, event)
                 if compiled is not None:
                     guards.append(
-                        GuardCheck(name, compiled, self.guards[name].reason, guard_ref.span)
+                        GuardCheck(
+                            name=name,
+                            expression=compiled,
+                            reason=self.guards[name].reason,
+                            span=guard_ref.span,
+                        )
                     )
             if_node = node.get("if")
             if isinstance(if_node, ScalarNode):
@@ -313,7 +326,9 @@ class _Resolver:
                     self.problems.extend(result)
                 else:
                     reason = text(node.get("else")) or DEFAULT_GUARD_REASON
-                    guards.append(GuardCheck(None, result, reason, if_node.span))
+                    guards.append(
+                        GuardCheck(name=None, expression=result, reason=reason, span=if_node.span)
+                    )
             compiled_effects, problems = self.effects.compile_list(node.get("do"), scope)
             self.problems.extend(problems)
             effects = compiled_effects
@@ -396,13 +411,15 @@ class _Resolver:
             name = str(ref.value)
             if name not in self.events:
                 self._unknown_event(name, ref.span)
-            already.append(ClassifiedEvent(name, None, ref.span))
+            already.append(ClassifiedEvent(event=name, reason=None, span=ref.span))
         reject: list[ClassifiedEvent] = []
         for key, reason in mapping_items(draft.node.get("reject")):
             name = str(key.value)
             if name != "*" and name not in self.events:
                 self._unknown_event(name, key.span)
-            reject.append(ClassifiedEvent(name, text(reason) or "REJECTED", key.span))
+            reject.append(
+                ClassifiedEvent(event=name, reason=text(reason) or "REJECTED", span=key.span)
+            )
         return tuple(already), tuple(reject)
 
     def _check_unused_guard(self, name: str) -> None:

@@ -50,7 +50,13 @@ def explain_errors(
         span = _span(problem.node, file)
         found.setdefault(
             (span, problem.message),
-            Diagnostic(schema_rule.SLUG, Severity.ERROR, problem.message, span, problem.notes),
+            Diagnostic(
+                slug=schema_rule.SLUG,
+                severity=Severity.ERROR,
+                message=problem.message,
+                span=span,
+                notes=problem.notes,
+            ),
         )
     return tuple(sorted(found.values(), key=Diagnostic.sort_key))
 

@@ -53,12 +53,12 @@ class Refused(Exception):
 
 
 def _diag(slug: str, message: str, span: SourceSpan) -> Diagnostic:
-    return Diagnostic(slug, Severity.ERROR, message, span)
+    return Diagnostic(slug=slug, severity=Severity.ERROR, message=message, span=span)
 
 
 def point(file: str, line: int, column: int) -> SourceSpan:
     """The empty span at a 1-based line and column."""
-    return SourceSpan(file, line, column, line, column)
+    return SourceSpan(file=file, line=line, column=column, end_line=line, end_column=column)
 
 
 def char_position(text: str, offset: int) -> tuple[int, int]:
