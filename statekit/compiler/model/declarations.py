@@ -7,7 +7,8 @@ type, a context field without a default).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import EventDecl, FieldDecl, GuardDecl, LintSettings
@@ -52,7 +53,7 @@ def _error(message: str, node: Node, *notes: str) -> Diagnostic:
     )
 
 
-def parse_field(
+def _parse_field(
     key: ScalarNode, spec: Node, *, in_context: bool
 ) -> tuple[FieldDecl | None, list[Diagnostic]]:
     """A field spec (type name or mapping) as a typed field declaration."""
@@ -120,29 +121,43 @@ def _flag(node: Node | None) -> bool:
     return isinstance(node, ScalarNode) and node.value is True
 
 
-def parse_fields(
-    node: Node | None, *, in_context: bool
-) -> tuple[list[FieldDecl], list[Diagnostic]]:
+@dataclass(frozen=True, slots=True)
+class ParsedFields:
+    """The field declarations of a mapping (those without errors) and the errors."""
+
+    fields: tuple[FieldDecl, ...]
+    problems: tuple[Diagnostic, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedEvents:
+    """The event declarations, by name in declaration order, and the errors in their payloads."""
+
+    events: Mapping[str, EventDecl]
+    problems: tuple[Diagnostic, ...]
+
+
+def parse_fields(node: Node | None, *, in_context: bool) -> ParsedFields:
     """All field specs of a mapping (context, or one event's payload)."""
     fields: list[FieldDecl] = []
     problems: list[Diagnostic] = []
     for key, spec in mapping_items(node):
-        decl, errors = parse_field(key, spec, in_context=in_context)
+        decl, errors = _parse_field(key, spec, in_context=in_context)
         problems.extend(errors)
         if decl is not None:
             fields.append(decl)
-    return fields, problems
+    return ParsedFields(fields=tuple(fields), problems=tuple(problems))
 
 
-def parse_events(node: Node | None) -> tuple[dict[str, EventDecl], list[Diagnostic]]:
+def parse_events(node: Node | None) -> ParsedEvents:
     """The `events:` mapping."""
     events: dict[str, EventDecl] = {}
     problems: list[Diagnostic] = []
     for key, spec in mapping_items(node):
-        fields, errors = parse_fields(spec, in_context=False)
-        problems.extend(errors)
-        events[str(key.value)] = EventDecl(name=str(key.value), fields=tuple(fields), span=key.span)
-    return events, problems
+        parsed = parse_fields(spec, in_context=False)
+        problems.extend(parsed.problems)
+        events[str(key.value)] = EventDecl(name=str(key.value), fields=parsed.fields, span=key.span)
+    return ParsedEvents(events=events, problems=tuple(problems))
 
 
 def parse_guards(node: Node | None) -> dict[str, GuardDecl]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
@@ -17,6 +18,14 @@ from statekit.compiler.model.declarations import mapping_items, text
 from statekit.compiler.rules import expression_type, unknown_event
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.compiler.value_types import ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledEffects:
+    """An effect list compiled (the effects without errors, in order) and its errors."""
+
+    effects: tuple[Effect, ...]
+    problems: tuple[Diagnostic, ...]
 
 
 class EffectCompiler:
@@ -59,13 +68,11 @@ class EffectCompiler:
             context=self.context_types, event=DeferredEvent(), resolve_state=self.resolve_state
         )
 
-    def compile_list(
-        self, node: Node | None, scope: ExpressionScope
-    ) -> tuple[tuple[Effect, ...], list[Diagnostic]]:
+    def compile_list(self, node: Node | None, scope: ExpressionScope) -> CompiledEffects:
         """An effect list (a single effect mapping is accepted as a list of one)."""
         items: tuple[Node, ...]
         if node is None:
-            return (), []
+            return CompiledEffects(effects=(), problems=())
         items = node.items if isinstance(node, SequenceNode) else (node,)
         effects: list[Effect] = []
         problems: list[Diagnostic] = []
@@ -76,7 +83,7 @@ class EffectCompiler:
             effect = self._compile_one(str(key.value), value, item.span, scope, problems)
             if effect is not None:
                 effects.append(effect)
-        return tuple(effects), problems
+        return CompiledEffects(effects=tuple(effects), problems=tuple(problems))
 
     def _compile_one(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from statekit.compiler.diagnostics import Diagnostic, SourceSpan
 from statekit.compiler.expressions.expression import compile_expression
@@ -16,9 +17,17 @@ ResolveActivatable = Callable[[str, SourceSpan], int | Diagnostic]
 """Resolves a reference to a state able to be active, or gives the diagnostic to report."""
 
 
+@dataclass(frozen=True, slots=True)
+class CompiledInvariants:
+    """The invariants without errors, in declaration order, and the errors."""
+
+    invariants: tuple[Invariant, ...]
+    problems: tuple[Diagnostic, ...]
+
+
 def compile_invariants(
     node: Node | None, scope: ExpressionScope, resolve_activatable: ResolveActivatable
-) -> tuple[tuple[Invariant, ...], list[Diagnostic]]:
+) -> CompiledInvariants:
     """Every invariant in declaration order (those with errors left out), and the errors.
 
     `scope` is where `assert` expressions are checked (no event is in scope between events).
@@ -64,4 +73,4 @@ def compile_invariants(
                 span=key.span,
             )
         )
-    return tuple(out), problems
+    return CompiledInvariants(invariants=tuple(out), problems=tuple(problems))

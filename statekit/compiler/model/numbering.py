@@ -57,12 +57,20 @@ def kind_of(node: MappingNode, *, is_root: bool) -> StateKind:
     return StateKind.ATOMIC
 
 
-def number_states(root: MappingNode, name: str) -> tuple[list[StateDraft], list[Diagnostic]]:
-    """Every state of the chart in document order (the root first), and the kind checks."""
+@dataclass(frozen=True, slots=True)
+class NumberedStates:
+    """Every state of the chart in document order (the root first), and the kind checks' errors."""
+
+    drafts: tuple[StateDraft, ...]
+    problems: tuple[Diagnostic, ...]
+
+
+def number_states(root: MappingNode, name: str) -> NumberedStates:
+    """Number every state of the chart (pass 1), checking what each kind forbids."""
     drafts: list[StateDraft] = []
     problems: list[Diagnostic] = []
     _add_state(drafts, problems, name, root, None, root.span)
-    return drafts, problems
+    return NumberedStates(drafts=tuple(drafts), problems=tuple(problems))
 
 
 def _add_state(

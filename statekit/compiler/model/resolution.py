@@ -9,6 +9,7 @@ into the IR.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
@@ -71,16 +72,17 @@ class _Resolver:
         self.root_node = root
         self.file = file
         self.name = text(root.get("statechart")) or "chart"
-        self.drafts, numbering_problems = number_states(root, self.name)
-        self.problems: list[Diagnostic] = list(numbering_problems)
+        numbered = number_states(root, self.name)
+        self.drafts = numbered.drafts
+        self.problems: list[Diagnostic] = list(numbered.problems)
         self.transitions: list[TransitionDraft] = []
         self.index = StateIndex((d.id, d.path) for d in self.drafts)
-        context, problems = parse_fields(root.get("context"), in_context=True)
-        self.problems.extend(problems)
-        self.context: dict[str, FieldDecl] = {f.name: f for f in context}
-        self.events: dict[str, EventDecl]
-        self.events, problems = parse_events(root.get("events"))
-        self.problems.extend(problems)
+        context = parse_fields(root.get("context"), in_context=True)
+        self.problems.extend(context.problems)
+        self.context: dict[str, FieldDecl] = {f.name: f for f in context.fields}
+        events = parse_events(root.get("events"))
+        self.problems.extend(events.problems)
+        self.events: Mapping[str, EventDecl] = events.events
         self.guards: dict[str, GuardDecl] = parse_guards(root.get("guards"))
         self.effects = EffectCompiler(self.context, self.events, self.resolve_activatable)
         self._guard_cache: dict[tuple[str, str | None], Expression | None] = {}
@@ -99,17 +101,19 @@ class _Resolver:
                 continue
             self._state_transitions(draft)
             scope = self.effects.scope(None, "entry and exit actions run without a typed event")
-            entry, problems = self.effects.compile_list(draft.node.get("entry"), scope)
-            self.problems.extend(problems)
-            exit_, problems = self.effects.compile_list(draft.node.get("exit"), scope)
-            self.problems.extend(problems)
+            entry = self.effects.compile_list(draft.node.get("entry"), scope)
+            self.problems.extend(entry.problems)
+            exit_ = self.effects.compile_list(draft.node.get("exit"), scope)
+            self.problems.extend(exit_.problems)
             already, reject = self._classifications(draft)
-            bodies[draft.id] = StateBody(entry=entry, exit=exit_, already=already, reject=reject)
+            bodies[draft.id] = StateBody(
+                entry=entry.effects, exit=exit_.effects, already=already, reject=reject
+            )
         scope = self.effects.scope(None, "invariants are checked between events")
-        invariants, problems = compile_invariants(
+        invariants = compile_invariants(
             self.root_node.get("invariants"), scope, self.resolve_activatable
         )
-        self.problems.extend(problems)
+        self.problems.extend(invariants.problems)
         for guard_name in self.guards:
             if guard_name not in self.used_guards:
                 self._check_unused_guard(guard_name)
@@ -120,13 +124,13 @@ class _Resolver:
             name=self.name,
             file=self.file,
             root=self.root_node,
-            drafts=tuple(self.drafts),
+            drafts=self.drafts,
             transitions=tuple(self.transitions),
             bodies=bodies,
             events=self.events,
             context=self.context,
             guards=self.guards,
-            invariants=invariants,
+            invariants=invariants.invariants,
             lint=lint,
         )
 
@@ -329,9 +333,9 @@ class _Resolver:
                     guards.append(
                         GuardCheck(name=None, expression=result, reason=reason, span=if_node.span)
                     )
-            compiled_effects, problems = self.effects.compile_list(node.get("do"), scope)
-            self.problems.extend(problems)
-            effects = compiled_effects
+            compiled_effects = self.effects.compile_list(node.get("do"), scope)
+            self.problems.extend(compiled_effects.problems)
+            effects = compiled_effects.effects
         for ref in target_refs:
             target = self.resolve(str(ref.value), ref.span)
             if target is not None:
