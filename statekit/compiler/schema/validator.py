@@ -51,7 +51,7 @@ _StatechartValidator = validators.extend(  # type: ignore[no-untyped-call]  # un
 
 
 @functools.cache
-def _validator() -> Draft7Validator:
+def schema_validator() -> Draft7Validator:
     """One validator for the process, over a copy of the schema with `$ref`s inlined.
 
     Resolving a `$ref` costs more than checking most keywords, so every
@@ -85,4 +85,4 @@ def _inline(node: Any, definitions: Schema, expanding: tuple[str, ...]) -> Any:
 
 def validate(root: Node, file: str) -> tuple[Diagnostic, ...]:
     """Every schema problem of the chart at `root`: one positioned error each, sorted."""
-    return explain_errors(_validator().iter_errors(to_plain(root)), root, file)
+    return explain_errors(schema_validator().iter_errors(to_plain(root)), root, file)

@@ -18,7 +18,7 @@ from statekit.compiler.source.nodes import MappingNode, Node, SequenceNode
 
 
 def test_the_validator_is_built_once() -> None:
-    assert validator._validator() is validator._validator()
+    assert validator.schema_validator() is validator.schema_validator()
 
 
 # --- valid charts -----------------------------------------------------------------
@@ -159,7 +159,7 @@ NAME_ALPHABET = st.sampled_from(list("ab.*_- \t\n\u00a0é9"))
 def test_state_names_follow_the_documented_rule(name: str) -> None:
     allowed = bool(name) and "." not in name and not any(c.isspace() for c in name)
     allowed = allowed and not name.startswith("*")
-    draft7 = validator._validator()
+    draft7 = validator.schema_validator()
     document = {"statechart": "x", "states": {name: {}}}
     assert draft7.is_valid(document) == allowed
 
