@@ -17,6 +17,7 @@ from statekit._version import __version__
 # checkers only (tests/test_package.py keeps the two equal and resolves every name).
 _LAZY = {
     "load": "statekit.api",
+    "compile_chart": "statekit.api",
     "compile": "statekit.api",
     "CompileError": "statekit.compiler.diagnostics",
     "Diagnostic": "statekit.compiler.diagnostics",
@@ -44,10 +45,14 @@ _LAZY = {
     "OutcomeStatus": "statekit.runner.outcome",
 }
 
+_ALIASES = {"compile": "compile_chart"}
+"""Public names that are another name for an object of their module (`compile`: a builtin)."""
+
 __all__ = ["__version__", *_LAZY]
 
 if TYPE_CHECKING:
-    from statekit.api import compile as compile
+    from statekit.api import compile_chart as compile  # noqa: F401 (an alias, listed in _ALIASES)
+    from statekit.api import compile_chart as compile_chart
     from statekit.api import load as load
     from statekit.compiler.diagnostics import CompileError as CompileError
     from statekit.compiler.diagnostics import Diagnostic as Diagnostic
@@ -79,6 +84,6 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'statekit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), _ALIASES.get(name, name))
     globals()[name] = value
     return value

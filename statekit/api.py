@@ -10,8 +10,10 @@ from statekit.compiler.pipeline import compile_file
 from statekit.engine.chart import Chart
 
 
-def compile(path: str | Path) -> CompiledChart:
+def compile_chart(path: str | Path) -> CompiledChart:
     """Compile the chart at `path` into its IR; raise `CompileError` (with `.diagnostics`).
+
+    Public as `statekit.compile_chart` and, for short, `statekit.compile`.
 
     Analysis findings (unused events, unreachable states...) are `statekit lint`'s
     business and never stop a compile.
@@ -28,5 +30,5 @@ def load(path: str | Path, *, max_microsteps: int | None = None) -> Chart:
     Raises `CompileError` (with `.diagnostics`) when the chart has errors.
     `max_microsteps` bounds each macrostep (default 1000; beyond it: LIVELOCK).
     """
-    ir = compile(path)
+    ir = compile_chart(path)
     return Chart(ir) if max_microsteps is None else Chart(ir, max_microsteps=max_microsteps)

@@ -17,13 +17,13 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
-from statekit.compiler.expression_closures import compile_tree
-from statekit.compiler.expressions import (
+from statekit.compiler.expressions.closures import compile_tree
+from statekit.compiler.expressions.expression import Expression
+from statekit.compiler.expressions.tree import (
     Active,
     BoolOp,
     ContextRef,
     EventRef,
-    Expression,
     ExprNode,
     IfExp,
     Literal,

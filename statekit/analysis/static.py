@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from statekit.analysis.guards import ThreeValued
-from statekit.compiler.expressions import ExprNode
+from statekit.compiler.expressions.tree import ExprNode
 from statekit.compiler.ir import CompiledChart, GuardCheck, Raise
 
 

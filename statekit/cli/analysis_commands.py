@@ -29,8 +29,8 @@ from statekit.cli.progress import (
 )
 from statekit.compiler.diagnostics import Diagnostic
 from statekit.compiler.ir import CompiledChart
+from statekit.compiler.model.state_index import StateIndex
 from statekit.compiler.pipeline import compile_file
-from statekit.compiler.references import StateIndex
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
 

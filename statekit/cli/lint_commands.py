@@ -14,7 +14,7 @@ from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
 from statekit.cli.progress import skip_final_collection, terminal_progress
 from statekit.compiler.diagnostics import Severity
 from statekit.compiler.pipeline import compile_file
-from statekit.compiler.schema import schema_text
+from statekit.compiler.schema.document import schema_text
 from statekit.compiler.serialize import chart_to_json
 from statekit.lint.config import ConfigError, find_pyproject, load_project_config
 from statekit.lint.formats import FORMATS, format_diagnostics

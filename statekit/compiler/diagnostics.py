@@ -56,7 +56,13 @@ class Diagnostic:
 
     def with_severity(self, severity: Severity) -> Diagnostic:
         """The same finding at another severity (per-rule configuration)."""
-        return Diagnostic(self.slug, severity, self.message, self.span, self.notes)
+        return Diagnostic(
+            slug=self.slug,
+            severity=severity,
+            message=self.message,
+            span=self.span,
+            notes=self.notes,
+        )
 
 
 class CompileError(Exception):

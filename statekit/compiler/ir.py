@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from statekit.compiler.diagnostics import SourceSpan
-from statekit.compiler.expressions import Expression
-from statekit.compiler.types import ValueType
-from statekit.compiler.yamltree import Scalar
+from statekit.compiler.expressions.expression import Expression
+from statekit.compiler.source.nodes import Scalar
+from statekit.compiler.value_types import ValueType
 
 EMPTY_MAPPING: Mapping[str, tuple[int, ...]] = MappingProxyType({})
 
@@ -238,6 +238,19 @@ class LintSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class RedactedFields:
+    """The fields whose values evidence, logs and `repr(state)` show as `REDACTED`.
+
+    `context` and `payload` (event name → field names) hold the fields declared
+    `secret: true` and every field filled from one by an `assign` or a `raise`.
+    Derived from the rest of the IR, so not part of its JSON form or digest.
+    """
+
+    context: frozenset[str] = frozenset()
+    payload: Mapping[str, frozenset[str]] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True, slots=True)
 class CompiledChart:
     """An immutable, serialisable compiled statechart.
 
@@ -246,6 +259,7 @@ class CompiledChart:
     enabled one is selected); `eventless[state_id]` does the same for
     `always`/`done` transitions. `digest` is the sha256 of the canonical
     form without positions and descriptions: it identifies the chart version.
+    `redacted` names the fields whose values evidence must not show.
     """
 
     name: str
@@ -263,6 +277,7 @@ class CompiledChart:
     path_index: Mapping[str, int]
     lint: LintSettings
     span: SourceSpan
+    redacted: RedactedFields = field(default_factory=RedactedFields)
     digest: str = field(default="")
 
     @property

@@ -21,7 +21,7 @@ import enum
 from dataclasses import dataclass
 
 from statekit.compiler.ir import CompiledChart, StateKind, StateNode
-from statekit.compiler.structure import static_classification
+from statekit.compiler.scxml_procedures import static_classification
 
 
 class Fallback(enum.Enum):

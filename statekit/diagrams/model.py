@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from statekit.compiler.expressions import Expression
+from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.ir import (
     Assign,
     CompiledChart,
@@ -27,7 +27,7 @@ from statekit.compiler.ir import (
     Transition,
     TransitionKind,
 )
-from statekit.compiler.references import StateIndex
+from statekit.compiler.model.state_index import StateIndex
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ https://www.w3.org/TR/scxml/#AlgorithmforSCXMLInterpretation
 The procedures keep the spec's names: `select_transitions`,
 `select_eventless_transitions`, `remove_conflicting_transitions`,
 `compute_exit_set`, `compute_entry_set` (through
-`statekit.compiler.structure`, shared with the compiler), `microstep` and
+`statekit.compiler.scxml_procedures`, shared with the compiler), `microstep` and
 `macrostep` (the spec's mainEventLoop body for one external event).
 `static_outcome` memoizes a macrostep that cannot depend on data. Our root
 plays `<scxml>`: it is never exited or entered, and once it is in a final
@@ -58,7 +58,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from statekit.compiler import structure
+from statekit.compiler import scxml_procedures as structure
 from statekit.compiler.ir import GuardCheck, Transition
 from statekit.engine.effects import (
     EvaluationError,

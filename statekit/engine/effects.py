@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from statekit.compiler.expressions import Expression
+from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.ir import Assign, Emit, Raise
 from statekit.engine.tables import EMPTY, Configuration, MicrostepPlan, Segment
 from statekit.engine.validation import INT_MAX, INT_MIN

@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from statekit.compiler import structure
+from statekit.compiler import scxml_procedures as structure
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.algorithm import FailedGuard, GuardOracle, macrostep, static_outcome
 from statekit.engine.effects import EvaluationError, InternalEvent, LivelockError, RawMicrostep

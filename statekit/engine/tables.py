@@ -21,16 +21,13 @@ These are caches of the results of the SCXML procedures in
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from statekit.compiler.expressions import ContextRef, EventRef, Expression, iter_nodes
 from statekit.compiler.ir import (
-    Assign,
     CompiledChart,
     Effect,
     ExpressionInvariant,
-    Raise,
     StateInvariant,
     StateKind,
     StateNode,
@@ -250,47 +247,10 @@ class Tables:
         return cached
 
 
-def _reads(expr: Expression) -> tuple[set[str], set[str]]:
-    """The context fields and event fields an expression reads."""
-    ctx: set[str] = set()
-    event: set[str] = set()
-    for node in iter_nodes(expr.tree):
-        if isinstance(node, ContextRef):
-            ctx.add(node.field)
-        elif isinstance(node, EventRef):
-            event.add(node.field)
-    return ctx, event
-
-
-def secret_fields(
-    chart: CompiledChart,
-) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
+def secret_fields(chart: CompiledChart) -> tuple[frozenset[str], Mapping[str, frozenset[str]]]:
     """Context fields and payload fields (per event) whose values evidence must redact.
 
-    Declared `secret: true` fields, plus every field that an `assign` or a
-    `raise` payload fills from a secret one, to a fixpoint: a secret copied
-    into the context stays secret in later evidence and in `repr(state)`.
+    The compiler computes them (`CompiledChart.redacted`): declared secrets and
+    every field filled from one.
     """
-    ctx = {n for n, f in chart.context.items() if f.secret}
-    payload = {name: {f.name for f in e.fields if f.secret} for name, e in chart.events.items()}
-    sites: list[tuple[str | None, Iterable[Effect]]] = [
-        (t.event if t.event in chart.events else None, t.effects) for t in chart.transitions
-    ]
-    sites += [(None, (*s.entry, *s.exit)) for s in chart.states]
-    changed = True
-    while changed:
-        changed = False
-        for event, effects in sites:
-            secret_event = payload.get(event, set()) if event is not None else set()
-            for effect in effects:
-                pairs: tuple[tuple[str, Expression], ...] = ()
-                if isinstance(effect, Assign):
-                    pairs, target = effect.assignments, ctx
-                elif isinstance(effect, Raise):
-                    pairs, target = effect.payload, payload.setdefault(effect.event, set())
-                for name, expr in pairs:
-                    reads_ctx, reads_event = _reads(expr)
-                    if name not in target and (reads_ctx & ctx or reads_event & secret_event):
-                        target.add(name)
-                        changed = True
-    return frozenset(ctx), {name: frozenset(fields) for name, fields in payload.items()}
+    return chart.redacted.context, chart.redacted.payload

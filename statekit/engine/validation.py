@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from statekit.compiler.ir import EventDecl, FieldDecl
-from statekit.compiler.types import BaseType, ValueType
+from statekit.compiler.value_types import BaseType, ValueType
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 """The payload of an event without fields."""

@@ -1,7 +1,9 @@
-"""The registry of lint rules: every module of `statekit.lint.rules`, listed explicitly.
+"""The registry of lint rules: every rule module, listed explicitly.
 
-The list is explicit (not discovered at run time) so that imports stay cheap
-and typed; a test checks that every module in the folder is listed here.
+The compile-stage rules live in `statekit.compiler.rules`, the chart rules in
+`statekit.lint.rules`. The list is explicit (not discovered at run time) so
+that imports stay cheap and typed; a test checks that every module in both
+folders is listed here.
 """
 
 from __future__ import annotations
@@ -12,33 +14,35 @@ from types import MappingProxyType, ModuleType
 
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
-from statekit.lint.ruleinfo import RuleInfo
-from statekit.lint.rules import (
+from statekit.compiler.rules import (
     ambiguous_state,
-    analysis_limit,
-    conflicting_transitions,
-    dead_state,
     duplicate_key,
     expression_syntax,
     expression_type,
     expression_unsafe,
-    final_has_transitions,
     invalid_initial,
     invalid_target,
-    invariant_violation,
-    no_final_path,
     schema,
-    shadowed_transition,
-    undefined_pair,
     unknown_event,
     unknown_guard,
     unknown_state,
+    yaml_limits,
+    yaml_syntax,
+)
+from statekit.lint.ruleinfo import RuleInfo
+from statekit.lint.rules import (
+    analysis_limit,
+    conflicting_transitions,
+    dead_state,
+    final_has_transitions,
+    invariant_violation,
+    no_final_path,
+    shadowed_transition,
+    undefined_pair,
     unreachable_state,
     unreachable_transition,
     unused_event,
     unused_guard,
-    yaml_limits,
-    yaml_syntax,
 )
 
 RULE_MODULES: tuple[ModuleType, ...] = (

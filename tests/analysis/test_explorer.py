@@ -13,7 +13,7 @@ import statekit
 from statekit.analysis.explorer import Exploration, Node, explore
 from statekit.analysis.facts import reached_states, selected_transitions
 from statekit.compiler.ir import CompiledChart, FieldDecl
-from statekit.compiler.types import BaseType
+from statekit.compiler.value_types import BaseType
 from statekit.engine.result import ENGINE_REASONS, Status
 
 REFERENCE = {"task": (10, 10), "payment": (7, 7), "media_player": (16, 505)}

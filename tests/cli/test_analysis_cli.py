@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from statekit.api import compile as compile_chart
+from statekit.api import compile_chart
 from statekit.cli.progress import terminal_progress
 from statekit.compiler.ir import CompiledChart
 

@@ -38,7 +38,7 @@ from statemachine.io import create_machine_class_from_definition
 
 import statekit
 from statekit.compiler.ir import FieldDecl
-from statekit.compiler.types import BaseType
+from statekit.compiler.value_types import BaseType
 from statekit.engine.chart import Chart
 from statekit.engine.result import EVALUATION_ERROR, INVARIANT_VIOLATION, LIVELOCK, Status
 from statekit.engine.state import State

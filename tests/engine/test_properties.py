@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import statekit
 from statekit.compiler.ir import CompiledChart, FieldDecl, StateKind
-from statekit.compiler.types import BaseType
+from statekit.compiler.value_types import BaseType
 from statekit.engine.algorithm import evaluate_guard
 from statekit.engine.replay import Event
 from statekit.engine.result import Status

@@ -7,7 +7,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from statekit.compiler.types import BaseType, ValueType
+from statekit.compiler.value_types import BaseType, ValueType
 from statekit.engine.validation import value_check
 
 TYPES = [

@@ -6,6 +6,7 @@ import pkgutil
 import re
 from pathlib import Path
 
+import statekit.compiler.rules
 import statekit.lint.rules
 from statekit.compiler.diagnostics import Severity
 from statekit.lint.registry import RULE_MODULES, RULES
@@ -39,8 +40,9 @@ ISSUE_SLUGS = {
 }
 
 
-def test_every_module_in_the_rules_folder_is_registered() -> None:
-    names = {m.name for m in pkgutil.iter_modules(statekit.lint.rules.__path__)}
+def test_every_module_in_the_rules_folders_is_registered() -> None:
+    folders = (*statekit.compiler.rules.__path__, *statekit.lint.rules.__path__)
+    names = {m.name for m in pkgutil.iter_modules(folders)}
     registered = {m.__name__.rsplit(".", 1)[1] for m in RULE_MODULES}
     assert names == registered
 

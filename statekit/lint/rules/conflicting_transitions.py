@@ -48,7 +48,7 @@ from statekit.analysis.report import leaves, path_notes, state_name, transition_
 from statekit.analysis.shared import exploration
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
-from statekit.compiler.structure import is_descendant
+from statekit.compiler.scxml_procedures import is_descendant
 from statekit.engine.algorithm import compute_exit_set
 
 SLUG = "conflicting-transitions"

@@ -1,37 +1,27 @@
-"""The schema stage: check a positioned YAML tree against the DSL's JSON Schema.
+"""JSON Schema errors explained: one positioned `Diagnostic` each, in the DSL's terms.
 
-`statekit/schema/statechart.schema.json` defines the DSL vocabulary once (draft-07
-keywords, so yaml-language-server can use it too). This module validates a
-chart with one cached validator and turns every JSON Schema error into one
-positioned `Diagnostic` worded in the DSL's terms (state, transition, effect,
-field spec, guard, invariant), never a schema dump.
-
-Message wording comes from the schema itself: a definition's `title` names
-the construct (object definitions end in " mapping"), and the `$comment` of a
-name pattern says in words what the pattern allows.
+Worded as the DSL speaks (state, transition, effect, field spec, guard,
+invariant), never a schema dump. The wording comes from the schema itself: a
+definition's `title` names the construct (object definitions end in
+" mapping"), and the `$comment` of a name pattern says in words what the
+pattern allows.
 """
 
 from __future__ import annotations
 
 import difflib
-import functools
 import json
-import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from importlib import resources
 from typing import Any, cast
 
-from jsonschema import Draft7Validator, validators
 from jsonschema.exceptions import ValidationError
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.yamltree import MappingNode, Node, node_at, to_plain
+from statekit.compiler.rules import schema as schema_rule
+from statekit.compiler.schema.document import Schema, schema
+from statekit.compiler.source.nodes import MappingNode, Node, node_at
 
-SCHEMA_PACKAGE = "statekit"
-SCHEMA_PATH = ("schema", "statechart.schema.json")
-
-Schema = Mapping[str, Any]
 JsonPath = tuple[str | int, ...]
 
 _UNIONS = ("oneOf", "anyOf")
@@ -46,83 +36,10 @@ _TYPE_WORDS = {
 }
 
 
-def schema_text() -> str:
-    """The JSON Schema of the DSL, exactly as shipped in the package (for `statekit schema`)."""
-    resource = resources.files(SCHEMA_PACKAGE).joinpath(*SCHEMA_PATH)
-    return resource.read_text(encoding="utf-8")
-
-
-@functools.cache
-def schema() -> Schema:
-    """The parsed schema (cached; do not mutate)."""
-    loaded: dict[str, Any] = json.loads(schema_text())
-    return loaded
-
-
-def _is_strict_integer(_checker: object, instance: object) -> bool:
-    # The DSL's integers are Python ints: neither `true` nor `1.0` is an integer.
-    return isinstance(instance, int) and not isinstance(instance, bool)
-
-
-@functools.cache
-def _ecma_pattern(pattern: str) -> re.Pattern[str]:
-    # In ECMA-262 (what JSON Schema patterns are) `$` ends the input; in Python
-    # it also matches before a final newline, which would let "idle\n" be a name.
-    if pattern.endswith("$") and not pattern.endswith("\\$"):
-        pattern = pattern[:-1] + r"\Z"
-    return re.compile(pattern)
-
-
-def _pattern(
-    validator: Draft7Validator, pattern: str, instance: object, _schema: Schema
-) -> Iterator[ValidationError]:
-    if isinstance(instance, str) and not _ecma_pattern(pattern).search(instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
-_StatechartValidator = validators.extend(  # type: ignore[no-untyped-call]  # untyped in the stubs
-    Draft7Validator,
-    validators={"pattern": _pattern},
-    type_checker=Draft7Validator.TYPE_CHECKER.redefine("integer", _is_strict_integer),
-)
-
-
-@functools.cache
-def _validator() -> Draft7Validator:
-    """One validator for the process, over a copy of the schema with `$ref`s inlined.
-
-    Resolving a `$ref` costs more than checking most keywords, so every
-    reference is replaced by its definition except where a definition refers
-    back to itself (a state's `states`). Errors keep the same keyword paths
-    (jsonschema does not record `$ref` steps), so messages can read the
-    original schema.
-    """
-    definitions = schema()["definitions"]
-    inlined = {
-        **_inline(schema(), definitions, ()),
-        "definitions": {
-            name: _inline(body, definitions, (name,)) for name, body in definitions.items()
-        },
-    }
-    return cast(Draft7Validator, _StatechartValidator(inlined))
-
-
-def _inline(node: Any, definitions: Schema, expanding: tuple[str, ...]) -> Any:
-    if isinstance(node, list):
-        return [_inline(item, definitions, expanding) for item in node]
-    if not isinstance(node, dict):
-        return node
-    if "$ref" in node:
-        name = str(node["$ref"]).rsplit("/", 1)[-1]
-        if name in expanding:
-            return {"$ref": node["$ref"]}
-        return _inline(definitions[name], definitions, (*expanding, name))
-    return {key: _inline(value, definitions, expanding) for key, value in node.items()}
-
-
-def validate(root: Node, file: str) -> tuple[Diagnostic, ...]:
-    """Every schema problem of the chart at `root`: one positioned error each, sorted."""
-    errors = list(_validator().iter_errors(to_plain(root)))
+def explain_errors(
+    errors: Iterable[ValidationError], root: Node, file: str
+) -> tuple[Diagnostic, ...]:
+    """One positioned `schema` diagnostic per problem the errors describe, sorted, no duplicates."""
     problems: list[_Problem] = []
     for error in errors:
         for leaf in _leaves(error):
@@ -133,7 +50,13 @@ def validate(root: Node, file: str) -> tuple[Diagnostic, ...]:
         span = _span(problem.node, file)
         found.setdefault(
             (span, problem.message),
-            Diagnostic("schema", Severity.ERROR, problem.message, span, problem.notes),
+            Diagnostic(
+                slug=schema_rule.SLUG,
+                severity=Severity.ERROR,
+                message=problem.message,
+                span=span,
+                notes=problem.notes,
+            ),
         )
     return tuple(sorted(found.values(), key=Diagnostic.sort_key))
 

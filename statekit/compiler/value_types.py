@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from statekit.compiler.yamltree import Scalar
+from statekit.compiler.source.nodes import Scalar
 
 
 class BaseType(enum.Enum):
@@ -61,8 +61,8 @@ class ValueType:
         return out
 
 
-INTEGER = ValueType(BaseType.INTEGER)
-NUMBER = ValueType(BaseType.NUMBER)
-STRING = ValueType(BaseType.STRING)
-BOOLEAN = ValueType(BaseType.BOOLEAN)
-NULL = ValueType(BaseType.NULL, nullable=True)
+INTEGER = ValueType(base=BaseType.INTEGER)
+NUMBER = ValueType(base=BaseType.NUMBER)
+STRING = ValueType(base=BaseType.STRING)
+BOOLEAN = ValueType(base=BaseType.BOOLEAN)
+NULL = ValueType(base=BaseType.NULL, nullable=True)

@@ -3,13 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
-from statekit.compiler.declarations import mapping_items, text
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.expressions import Expression, ExpressionScope, compile_expression
+from statekit.compiler.expressions.expression import Expression, compile_expression
+from statekit.compiler.expressions.scope import (
+    DeferredEvent,
+    ExpressionScope,
+    NoEvent,
+    TypedEvent,
+)
 from statekit.compiler.ir import Assign, Effect, Emit, EventDecl, FieldDecl, Raise
-from statekit.compiler.types import ValueType
-from statekit.compiler.yamltree import MappingNode, Node, ScalarNode, SequenceNode
+from statekit.compiler.model.declarations import mapping_items, text
+from statekit.compiler.rules import expression_type, unknown_event
+from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from statekit.compiler.value_types import ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledEffects:
+    """An effect list compiled (the effects without errors, in order) and its errors."""
+
+    effects: tuple[Effect, ...]
+    problems: tuple[Diagnostic, ...]
 
 
 class EffectCompiler:
@@ -26,43 +42,48 @@ class EffectCompiler:
         self.resolve_state = resolve_state
         self.context_types = {name: f.type for name, f in context.items()}
         self.raised: set[str] = set()
+        self._scopes: dict[tuple[str | None, str], ExpressionScope] = {}
 
     def scope(self, event: EventDecl | None, unavailable: str) -> ExpressionScope:
-        """The expression scope for code that runs with `event` (None: no typed event)."""
+        """The expression scope for code that runs with `event` (one per event and reason).
+
+        With no typed event (None), `event.<field>` is an error giving `unavailable`.
+        """
+        key = (None if event is None else event.name, unavailable)
+        found = self._scopes.get(key)
+        if found is None:
+            in_scope = (
+                NoEvent(unavailable)
+                if event is None
+                else TypedEvent(fields=event.field_types(), name=event.name)
+            )
+            found = self._scopes[key] = ExpressionScope(
+                context=self.context_types, event=in_scope, resolve_state=self.resolve_state
+            )
+        return found
+
+    def deferred_scope(self) -> ExpressionScope:
+        """The scope of a guard no transition uses: its `event.<field>` reads go unchecked."""
         return ExpressionScope(
-            context=self.context_types,
-            event=None if event is None else event.field_types(),
-            event_unavailable_reason=unavailable,
-            resolve_state=self.resolve_state,
-            event_name="" if event is None else event.name,
+            context=self.context_types, event=DeferredEvent(), resolve_state=self.resolve_state
         )
 
-    def compile_list(
-        self, node: Node | None, scope: ExpressionScope
-    ) -> tuple[tuple[Effect, ...], list[Diagnostic]]:
+    def compile_list(self, node: Node | None, scope: ExpressionScope) -> CompiledEffects:
         """An effect list (a single effect mapping is accepted as a list of one)."""
         items: tuple[Node, ...]
         if node is None:
-            return (), []
+            return CompiledEffects(effects=(), problems=())
         items = node.items if isinstance(node, SequenceNode) else (node,)
         effects: list[Effect] = []
         problems: list[Diagnostic] = []
         for item in items:
-            if not isinstance(item, MappingNode) or len(item.items) != 1:
-                problems.append(
-                    Diagnostic(
-                        "schema",
-                        Severity.ERROR,
-                        "an effect is a mapping with exactly one of assign, emit, raise",
-                        item.span,
-                    )
-                )
-                continue
-            ((key, value),) = item.items
+            if not isinstance(item, MappingNode) or not item.items:
+                continue  # the schema admits only one-key effect mappings
+            key, value = item.items[0]
             effect = self._compile_one(str(key.value), value, item.span, scope, problems)
             if effect is not None:
                 effects.append(effect)
-        return tuple(effects), problems
+        return CompiledEffects(effects=tuple(effects), problems=tuple(problems))
 
     def _compile_one(
         self,
@@ -80,11 +101,13 @@ class EffectCompiler:
                 if target is None:
                     problems.append(
                         Diagnostic(
-                            "expression-type",
-                            Severity.ERROR,
-                            f"assign to unknown context field '{name}'",
-                            key.span,
-                            (f"declared context fields: {', '.join(self.context) or 'none'}",),
+                            slug=expression_type.SLUG,
+                            severity=Severity.ERROR,
+                            message=f"assign to unknown context field '{name}'",
+                            span=key.span,
+                            notes=(
+                                f"declared context fields: {', '.join(self.context) or 'none'}",
+                            ),
                         )
                     )
                     continue
@@ -93,10 +116,10 @@ class EffectCompiler:
                 )
                 if compiled is not None:
                     assignments.append((name, compiled))
-            return Assign(tuple(assignments), span)
+            return Assign(assignments=tuple(assignments), span=span)
         if kind == "emit" and isinstance(value, MappingNode):
             payload = self._payload(value.get("payload"), scope, None, span, problems)
-            return Emit(text(value.get("type")) or "", payload, span)
+            return Emit(type=text(value.get("type")) or "", payload=payload, span=span)
         if kind == "raise":
             name_node = value.get("event") if isinstance(value, MappingNode) else value
             event_name = text(name_node)
@@ -106,18 +129,20 @@ class EffectCompiler:
             if decl is None:
                 problems.append(
                     Diagnostic(
-                        "unknown-event",
-                        Severity.ERROR,
-                        f"raise of undeclared event '{event_name}'",
-                        name_node.span,
-                        (f"declare it under events: ({', '.join(self.events) or 'none yet'})",),
+                        slug=unknown_event.SLUG,
+                        severity=Severity.ERROR,
+                        message=f"raise of undeclared event '{event_name}'",
+                        span=name_node.span,
+                        notes=(
+                            f"declare it under events: ({', '.join(self.events) or 'none yet'})",
+                        ),
                     )
                 )
                 return None
             self.raised.add(event_name)
             payload_node = value.get("payload") if isinstance(value, MappingNode) else None
             payload = self._payload(payload_node, scope, decl, span, problems)
-            return Raise(event_name, payload, span)
+            return Raise(event=event_name, payload=payload, span=span)
         return None
 
     def _payload(
@@ -138,10 +163,10 @@ class EffectCompiler:
                 if field is None:
                     problems.append(
                         Diagnostic(
-                            "expression-type",
-                            Severity.ERROR,
-                            f"event {decl.name} has no payload field '{name}'",
-                            key.span,
+                            slug=expression_type.SLUG,
+                            severity=Severity.ERROR,
+                            message=f"event {decl.name} has no payload field '{name}'",
+                            span=key.span,
                         )
                     )
                     continue
@@ -157,10 +182,11 @@ class EffectCompiler:
             if missing:
                 problems.append(
                     Diagnostic(
-                        "expression-type",
-                        Severity.ERROR,
-                        f"raise of {decl.name} is missing payload field(s): {', '.join(missing)}",
-                        node.span if node is not None else effect_span,
+                        slug=expression_type.SLUG,
+                        severity=Severity.ERROR,
+                        message=f"raise of {decl.name} is missing payload field(s): "
+                        + ", ".join(missing),
+                        span=node.span if node is not None else effect_span,
                     )
                 )
         return tuple(out)
@@ -174,15 +200,7 @@ class EffectCompiler:
         problems: list[Diagnostic],
     ) -> Expression | None:
         if not isinstance(node, ScalarNode):
-            problems.append(
-                Diagnostic(
-                    "schema",
-                    Severity.ERROR,
-                    f"{what}: expected an expression or a value",
-                    node.span,
-                )
-            )
-            return None
+            return None  # the schema admits only an expression or a literal here
         result = compile_expression(node.value, node.span, scope, expected, what)
         if isinstance(result, tuple):
             problems.extend(result)

@@ -1,4 +1,4 @@
-"""Chart-level declarations: context fields, events with payloads, named guards.
+"""Chart-level declarations: context fields, events with payloads, named guards, lint settings.
 
 The schema has already checked the shapes; this pass turns them into typed
 values and reports what the schema cannot express (a default of the wrong
@@ -7,12 +7,14 @@ type, a context field without a default).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
 from statekit.compiler.diagnostics import Diagnostic, Severity
-from statekit.compiler.ir import EventDecl, FieldDecl, GuardDecl
-from statekit.compiler.types import BaseType, ValueType
-from statekit.compiler.yamltree import MappingNode, Node, Scalar, ScalarNode, SequenceNode
+from statekit.compiler.ir import EventDecl, FieldDecl, GuardDecl, LintSettings
+from statekit.compiler.rules import schema as schema_rule
+from statekit.compiler.source.nodes import MappingNode, Node, Scalar, ScalarNode, SequenceNode
+from statekit.compiler.value_types import BaseType, ValueType
 
 DEFAULT_GUARD_REASON = "GUARD_FAILED"
 _ZERO: dict[BaseType, Scalar] = {
@@ -46,10 +48,12 @@ def mapping_items(node: Node | None) -> Iterator[tuple[ScalarNode, Node]]:
 
 
 def _error(message: str, node: Node, *notes: str) -> Diagnostic:
-    return Diagnostic("schema", Severity.ERROR, message, node.span, notes)
+    return Diagnostic(
+        slug=schema_rule.SLUG, severity=Severity.ERROR, message=message, span=node.span, notes=notes
+    )
 
 
-def parse_field(
+def _parse_field(
     key: ScalarNode, spec: Node, *, in_context: bool
 ) -> tuple[FieldDecl | None, list[Diagnostic]]:
     """A field spec (type name or mapping) as a typed field declaration."""
@@ -69,9 +73,8 @@ def parse_field(
         default_node = spec.get("default")
         enum_node = spec.get("enum")
         if isinstance(enum_node, SequenceNode):
+            # The schema admits one or more strings or integers here.
             values = [i.value for i in enum_node.items if isinstance(i, ScalarNode)]
-            if not values or not all(type(v) in (str, int) for v in values):
-                return None, [_error(f"{what}: enum values must be strings or integers", enum_node)]
             if len({type(v) for v in values}) > 1:
                 return None, [_error(f"{what}: enum values must all have one type", enum_node)]
             enum = tuple(v for v in values if isinstance(v, str | int))
@@ -84,13 +87,8 @@ def parse_field(
             _error(f"{what} needs a type (integer, number, string, boolean) or an enum", spec)
         ]
     else:
-        try:
-            base = BaseType(type_name)
-        except ValueError:
-            return None, [_error(f"{what}: unknown type '{type_name}'", spec)]
-        if base is BaseType.NULL:
-            return None, [_error(f"{what}: 'null' is not a field type; use nullable: true", spec)]
-    vtype = ValueType(base, nullable, enum)
+        base = BaseType(type_name)  # the schema admits only integer, number, string, boolean
+    vtype = ValueType(base=base, nullable=nullable, enum=enum)
     has_default = default_node is not None
     default: Scalar = None
     if isinstance(default_node, ScalarNode):
@@ -99,9 +97,7 @@ def parse_field(
             return None, [
                 _error(f"{what}: default {default!r} is not {vtype.describe()}", default_node)
             ]
-    elif default_node is not None:
-        return None, [_error(f"{what}: a default must be a single value", default_node)]
-    elif in_context:
+    elif in_context:  # no default (the schema admits only a single value as one)
         if nullable:
             has_default = True
         elif isinstance(spec, ScalarNode) and enum is None:
@@ -110,36 +106,58 @@ def parse_field(
             return None, [
                 _error(f"{what} needs a default (or nullable: true)", spec),
             ]
-    return FieldDecl(name, vtype, default, has_default, secret, description, key.span), []
+    return FieldDecl(
+        name=name,
+        type=vtype,
+        default=default,
+        has_default=has_default,
+        secret=secret,
+        description=description,
+        span=key.span,
+    ), []
 
 
 def _flag(node: Node | None) -> bool:
     return isinstance(node, ScalarNode) and node.value is True
 
 
-def parse_fields(
-    node: Node | None, *, in_context: bool
-) -> tuple[list[FieldDecl], list[Diagnostic]]:
+@dataclass(frozen=True, slots=True)
+class ParsedFields:
+    """The field declarations of a mapping (those without errors) and the errors."""
+
+    fields: tuple[FieldDecl, ...]
+    problems: tuple[Diagnostic, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedEvents:
+    """The event declarations, by name in declaration order, and the errors in their payloads."""
+
+    events: Mapping[str, EventDecl]
+    problems: tuple[Diagnostic, ...]
+
+
+def parse_fields(node: Node | None, *, in_context: bool) -> ParsedFields:
     """All field specs of a mapping (context, or one event's payload)."""
     fields: list[FieldDecl] = []
     problems: list[Diagnostic] = []
     for key, spec in mapping_items(node):
-        decl, errors = parse_field(key, spec, in_context=in_context)
+        decl, errors = _parse_field(key, spec, in_context=in_context)
         problems.extend(errors)
         if decl is not None:
             fields.append(decl)
-    return fields, problems
+    return ParsedFields(fields=tuple(fields), problems=tuple(problems))
 
 
-def parse_events(node: Node | None) -> tuple[dict[str, EventDecl], list[Diagnostic]]:
+def parse_events(node: Node | None) -> ParsedEvents:
     """The `events:` mapping."""
     events: dict[str, EventDecl] = {}
     problems: list[Diagnostic] = []
     for key, spec in mapping_items(node):
-        fields, errors = parse_fields(spec, in_context=False)
-        problems.extend(errors)
-        events[str(key.value)] = EventDecl(str(key.value), tuple(fields), key.span)
-    return events, problems
+        parsed = parse_fields(spec, in_context=False)
+        problems.extend(parsed.problems)
+        events[str(key.value)] = EventDecl(name=str(key.value), fields=parsed.fields, span=key.span)
+    return ParsedEvents(events=events, problems=tuple(problems))
 
 
 def parse_guards(node: Node | None) -> dict[str, GuardDecl]:
@@ -152,15 +170,35 @@ def parse_guards(node: Node | None) -> dict[str, GuardDecl]:
             source = if_node.value if isinstance(if_node, ScalarNode) else ""
             reason = text(spec.get("else")) or DEFAULT_GUARD_REASON
             guards[name] = GuardDecl(
-                name,
-                str(source),
-                reason,
-                text(spec.get("description")),
-                key.span,
-                (if_node or spec).span,
+                name=name,
+                source=str(source),
+                reason=reason,
+                description=text(spec.get("description")),
+                span=key.span,
+                if_span=(if_node or spec).span,
             )
         elif isinstance(spec, ScalarNode):
             guards[name] = GuardDecl(
-                name, str(spec.value), DEFAULT_GUARD_REASON, None, key.span, spec.span
+                name=name,
+                source=str(spec.value),
+                reason=DEFAULT_GUARD_REASON,
+                description=None,
+                span=key.span,
+                if_span=spec.span,
             )
     return guards
+
+
+def parse_lint_settings(node: Node | None) -> LintSettings:
+    """The chart's `lint:` block: ignored slugs and per-slug severities, each with its span."""
+    if not isinstance(node, MappingNode):
+        return LintSettings()
+    ignored = scalar_list(node.get("ignore"))
+    severities = list(mapping_items(node.get("severity")))
+    return LintSettings(
+        ignore=tuple(str(n.value) for n in ignored),
+        severity=tuple((str(k.value), str(text(v))) for k, v in severities),
+        span=node.span,
+        slug_spans=tuple((str(n.value), n.span) for n in ignored)
+        + tuple((str(k.value), k.span) for k, _ in severities),
+    )

@@ -1,6 +1,6 @@
 """Safe YAML loading into the positioned tree, with bounded cost for any input.
 
-`load_yaml` turns a statechart file into `yamltree` nodes that keep their
+`load_yaml` turns a statechart file into positioned nodes (`source.nodes`) that keep their
 `SourceSpan`, or into diagnostics; it never raises for any input. Why it is
 more than `yaml.safe_load`:
 
@@ -33,9 +33,7 @@ A parser error is never placed past the end of the text.
 
 from __future__ import annotations
 
-import codecs
 import re
-from dataclasses import dataclass
 from typing import Final, Protocol
 
 import yaml
@@ -51,40 +49,26 @@ from yaml.events import (
 )
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.yamltree import MappingNode, Node, Scalar, ScalarNode, SequenceNode
+from statekit.compiler.rules import duplicate_key, yaml_limits, yaml_syntax
+from statekit.compiler.rules import schema as schema_rule
+from statekit.compiler.source.limits import (
+    DEFAULT_LIMITS,
+    Limits,
+    Refused,
+    byte_position,
+    char_position,
+    decode,
+    point,
+    prescan,
+)
+from statekit.compiler.source.nodes import MappingNode, Node, Scalar, ScalarNode, SequenceNode
 
 try:
     from yaml._yaml import CParser as _CParser
 except ImportError:  # pragma: no cover - libyaml missing: the pure-Python parser is used
     _CParser = None  # type: ignore[assignment,misc]
 
-__all__ = ["DEFAULT_LIMITS", "Limits", "load_yaml"]
-
-_DEEPEST_ALLOWED: Final = 500  # keeps recursive walkers such as `to_plain` clear of RecursionError
-_PRESCAN_MAX_NESTING: Final = 5_000  # far below where libyaml crashes, above any allowed depth
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Bounds on what `load_yaml` accepts; a file beyond one gets a `yaml-limits` error.
-
-    `max_expanded_nodes` counts the nodes the document would have if every
-    alias were expanded. `max_depth` may not exceed 500 (ValueError otherwise).
-    """
-
-    max_bytes: int = 1 << 20
-    max_depth: int = 100
-    max_aliases: int = 100
-    max_expanded_nodes: int = 100_000
-
-    def __post_init__(self) -> None:
-        if min(self.max_bytes, self.max_depth, self.max_aliases, self.max_expanded_nodes) < 0:
-            raise ValueError(f"limits must not be negative: {self}")
-        if self.max_depth > _DEEPEST_ALLOWED:
-            raise ValueError(f"max_depth is at most {_DEEPEST_ALLOWED}, got {self.max_depth}")
-
-
-DEFAULT_LIMITS: Final = Limits()
+__all__ = ["load_yaml"]
 
 _TAG: Final = "tag:yaml.org,2002:"
 _STR, _INT, _FLOAT, _BOOL, _NULL, _MERGE, _MAP, _SEQ = (
@@ -103,7 +87,6 @@ for _first in "tTfF":
     _IMPLICIT.setdefault(_first, []).insert(0, (_BOOL, _BOOL_RE))
 _CONSTRUCTOR: Final = SafeConstructor()
 
-_LINE_PREFIX: Final = re.compile(r"^[ \t?:-]*", re.MULTILINE)
 _YAML_BREAK: Final = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # line breaks as parsers count them
 _EXPECT_KEY: Final = object()  # mapping state: the next node is a key
 _SKIP: Final = object()  # mapping state: drop the next value (its key was refused)
@@ -123,14 +106,14 @@ def load_yaml(
     root: Node | None = None
     text, data = "", b""
     try:
-        text, data = _decode(source, file, limits)
-        _prescan(text, file)
+        text, data = decode(source, file, limits)
+        prescan(text, file)
         parser: _Parser = _CParser(data) if _CParser is not None else yaml.SafeLoader(text)
         try:
             root = _check_root(_Builder(file, limits, diagnostics, text).build(parser), file)
         finally:
             parser.dispose()
-    except _Refused as refused:
+    except Refused as refused:
         diagnostics.append(refused.diagnostic)
     except yaml.YAMLError as error:
         diagnostics.append(_from_yaml_error(error, file, text, data))
@@ -142,20 +125,8 @@ class _Parser(Protocol):
     def dispose(self) -> None: ...
 
 
-class _Refused(Exception):
-    """Abandons the document; carries the one diagnostic that explains why."""
-
-    def __init__(self, diagnostic: Diagnostic) -> None:
-        super().__init__(diagnostic.message)
-        self.diagnostic = diagnostic
-
-
 def _diag(slug: str, message: str, span: SourceSpan) -> Diagnostic:
     return Diagnostic(slug, Severity.ERROR, message, span)
-
-
-def _point(file: str, line: int, column: int) -> SourceSpan:
-    return SourceSpan(file, line, column, line, column)
 
 
 def _span(file: str, event: Event) -> SourceSpan:
@@ -164,76 +135,6 @@ def _span(file: str, event: Event) -> SourceSpan:
     if start is None or end is None:  # parsers always set marks; this keeps the types honest
         return SourceSpan.start_of(file)
     return SourceSpan(file, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
-
-
-def _char_position(text: str, offset: int) -> tuple[int, int]:
-    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
-
-
-def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
-    line_start = data.rfind(b"\n", 0, offset) + 1
-    column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
-    return data.count(b"\n", 0, offset) + 1, column
-
-
-def _decode(source: bytes | str, file: str, limits: Limits) -> tuple[str, bytes]:
-    """The text and its UTF-8 bytes without a BOM, after the size and encoding checks."""
-    _check_size(len(source), file, limits)  # a str has at least as many bytes as characters
-    if isinstance(source, str):
-        text = source.removeprefix("\ufeff")
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError as error:  # lone surrogates in a str
-            where = _point(file, *_char_position(text, error.start))
-            raise _Refused(_diag("yaml-syntax", "the text is not valid Unicode", where)) from None
-        _check_size(len(data), file, limits)
-        return text, data
-    data = source.removeprefix(codecs.BOM_UTF8)
-    try:
-        return data.decode("utf-8"), data
-    except UnicodeDecodeError as error:
-        utf16 = data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-        hint = " (it looks like UTF-16: save it as UTF-8)" if utf16 else ""
-        message = f"the file is not valid UTF-8: byte 0x{data[error.start]:02x}{hint}"
-        where = _point(file, *_byte_position(data, error.start))
-        raise _Refused(_diag("yaml-syntax", message, where)) from None
-
-
-def _check_size(size: int, file: str, limits: Limits) -> None:
-    if size > limits.max_bytes:
-        message = f"the file has {size} bytes or more, over the limit of {limits.max_bytes}"
-        raise _Refused(_diag("yaml-limits", message, SourceSpan.start_of(file)))
-
-
-def _prescan(text: str, file: str) -> None:
-    """Refuse text whose nesting could approach the depth where libyaml crashes.
-
-    Our own safety check, before any parser sees the text. It is an upper bound,
-    never an undercount: a block collection starts within the leading spaces and
-    indicators (`- `, `? `, `: `) of a line, and at most two nested ones share a
-    column, so block depth <= 2 * (longest such prefix + 1); flow depth is at
-    most the nesting of every `[`/`{` in the text, inside strings or not.
-    """
-    prefixes = list(map(len, _LINE_PREFIX.findall(text)))
-    longest = max(prefixes, default=0)
-    budget = _PRESCAN_MAX_NESTING - 2 * (longest + 1)
-    message = f"more than {_PRESCAN_MAX_NESTING} levels of nesting"
-    if budget < 0:
-        where = _point(file, prefixes.index(longest) + 1, 1)
-        raise _Refused(_diag("yaml-limits", f"indentation {longest} deep: {message}", where))
-    depth = 0
-    for char in re.sub(r"[^\[\]{}]+", "", text):  # C-speed filter: loop over brackets only
-        depth = depth + 1 if char in "[{" else max(depth - 1, 0)
-        if depth > budget:
-            break
-    else:
-        return
-    depth = 0  # refusing: find the offending bracket, counting the same way
-    for match in re.finditer(r"[\[\]{}]", text):
-        depth = depth + 1 if match.group() in "[{" else max(depth - 1, 0)
-        if depth > budget:
-            where = _point(file, *_char_position(text, match.start()))
-            raise _Refused(_diag("yaml-limits", f"brackets nested: {message}", where))
 
 
 def _short_tag(tag: str) -> str:
@@ -296,7 +197,7 @@ class _Builder:
                 self.documents += 1
                 if self.documents > 1:
                     message = "a second YAML document (`---`): one statechart per file"
-                    raise _Refused(_diag("yaml-syntax", message, _span(self.file, event)))
+                    raise Refused(_diag(yaml_syntax.SLUG, message, _span(self.file, event)))
         return self.root
 
     def _grow(self, size: int, span: SourceSpan) -> None:
@@ -305,7 +206,7 @@ class _Builder:
         if self.expanded > self.limits.max_expanded_nodes:
             limit = self.limits.max_expanded_nodes
             message = f"the document has more than {limit} nodes once its aliases are expanded"
-            raise _Refused(_diag("yaml-limits", message, span))
+            raise Refused(_diag(yaml_limits.SLUG, message, span))
 
     def _scalar(self, event: ScalarEvent) -> None:
         span = _span(self.file, event)
@@ -314,7 +215,7 @@ class _Builder:
         self._grow(1, span)
         tag = event.tag
         if tag is not None and tag != "!" and tag not in _SCALAR_TAGS:
-            self.diagnostics.append(_diag("yaml-syntax", _unsupported(tag), span))
+            self.diagnostics.append(_diag(yaml_syntax.SLUG, _unsupported(tag), span))
             tag = "!"
         top = self.stack[-1] if self.stack else None
         if top is not None and top.key is _EXPECT_KEY:
@@ -372,7 +273,7 @@ class _Builder:
         except (ValueError, OverflowError, IndexError) as error:  # IndexError: belt and braces
             shown = value if len(value) <= 40 else value[:37] + "..."
             message = f"{shown!r} is not a valid {_short_tag(tag)}: {str(error)[:100]}"
-            self.diagnostics.append(_diag("yaml-syntax", message, span))
+            self.diagnostics.append(_diag(yaml_syntax.SLUG, message, span))
         return value  # a string, `!`-tagged, `<<` as a value, or an invalid typed value
 
     def _alias(self, event: AliasEvent) -> None:
@@ -381,11 +282,11 @@ class _Builder:
         entry = self.anchors.get(name)
         if entry is None:  # our own check: PyYAML would build a cyclic graph
             problem = "points into its own node" if name in self.anchors else "is not defined"
-            raise _Refused(_diag("yaml-syntax", f"the alias *{name} {problem}", span))
+            raise Refused(_diag(yaml_syntax.SLUG, f"the alias *{name} {problem}", span))
         self.aliases += 1
         if self.aliases > self.limits.max_aliases:
             message = f"more than {self.limits.max_aliases} aliases (`*name`) in one file"
-            raise _Refused(_diag("yaml-limits", message, span))
+            raise Refused(_diag(yaml_limits.SLUG, message, span))
         node, size, text = entry
         self._grow(size, span)
         top = self.stack[-1] if self.stack else None
@@ -401,11 +302,11 @@ class _Builder:
         first = frame.seen.get(text)
         if merge:
             message = "merge keys (`<<`) are not supported: write the keys out in full"
-            self.diagnostics.append(_diag("yaml-syntax", message, key.span))
+            self.diagnostics.append(_diag(yaml_syntax.SLUG, message, key.span))
             frame.key = _SKIP
         elif first is not None:
             message = f"duplicate key {text!r} (first defined at line {first})"
-            self.diagnostics.append(_diag("duplicate-key", message, key.span))
+            self.diagnostics.append(_diag(duplicate_key.SLUG, message, key.span))
             frame.key = _SKIP
         else:
             frame.seen[text] = key.span.line
@@ -415,11 +316,11 @@ class _Builder:
         span = _span(self.file, event)
         if len(self.stack) >= self.limits.max_depth:
             message = f"nesting deeper than {self.limits.max_depth} levels"
-            raise _Refused(_diag("yaml-limits", message, span))
+            raise Refused(_diag(yaml_limits.SLUG, message, span))
         self._grow(1, span)
         is_map = isinstance(event, MappingStartEvent)
         if event.tag not in (None, "!", _MAP if is_map else _SEQ):
-            self.diagnostics.append(_diag("yaml-syntax", _unsupported(event.tag or ""), span))
+            self.diagnostics.append(_diag(yaml_syntax.SLUG, _unsupported(event.tag or ""), span))
         if event.anchor:
             self.anchors[event.anchor] = None
         self.stack.append(_Frame(event, span, is_map))
@@ -452,7 +353,7 @@ class _Builder:
             top.items.append(node)
         elif key is _EXPECT_KEY:  # a collection where a key should be
             message = "a mapping key must be a scalar (a name), not a list or a mapping"
-            self.diagnostics.append(_diag("yaml-syntax", message, span))
+            self.diagnostics.append(_diag(yaml_syntax.SLUG, message, span))
             top.key = _SKIP
         else:
             if isinstance(key, ScalarNode):
@@ -467,11 +368,11 @@ def _check_root(root: Node | None, file: str) -> Node:
         and (root.span.line, root.span.column) == (root.span.end_line, root.span.end_column)
     ):
         message = "the file is empty: a statechart needs at least `statechart:` and `states:`"
-        raise _Refused(_diag("schema", message, SourceSpan.start_of(file)))
+        raise Refused(_diag(schema_rule.SLUG, message, SourceSpan.start_of(file)))
     if not isinstance(root, MappingNode):
         what = "a list" if isinstance(root, SequenceNode) else f"the scalar {root.value!r}"
         message = f"the top level must be a mapping (`statechart: ...`, `states: ...`), not {what}"
-        raise _Refused(_diag("schema", message, root.span))
+        raise Refused(_diag(schema_rule.SLUG, message, root.span))
     return root
 
 
@@ -480,25 +381,25 @@ def _from_yaml_error(error: yaml.YAMLError, file: str, text: str, data: bytes) -
     if isinstance(error, yaml.reader.ReaderError):
         # The C reader reports a byte offset into `data`, the Python one a character offset.
         at = int(error.position)
-        where = _byte_position(data, at) if _CParser is not None else _char_position(text, at)
+        where = byte_position(data, at) if _CParser is not None else char_position(text, at)
         char = error.character
         shown = f" (U+{char:04X})" if isinstance(char, int) else ""
-        return _diag("yaml-syntax", f"{error.reason}{shown}", _point(file, *where))
+        return _diag(yaml_syntax.SLUG, f"{error.reason}{shown}", point(file, *where))
     if not isinstance(error, yaml.MarkedYAMLError):
-        return _diag("yaml-syntax", str(error), SourceSpan.start_of(file))
+        return _diag(yaml_syntax.SLUG, str(error), SourceSpan.start_of(file))
     last = _end_of(text)
     mark = error.problem_mark or error.context_mark
     line, column = min((mark.line + 1, mark.column + 1), last) if mark is not None else (1, 1)
     problem = error.problem or error.context or "invalid YAML"
     # libyaml >= 0.2.6 has its own nesting limit (1000): report it as the limit it is.
-    slug = "yaml-limits" if "maximum nesting depth" in problem else "yaml-syntax"
+    slug = yaml_limits.SLUG if "maximum nesting depth" in problem else yaml_syntax.SLUG
     notes: tuple[str, ...] = ()
     if error.problem and error.context and error.context_mark is not None:
         ctx_line, ctx_column = min(
             (error.context_mark.line + 1, error.context_mark.column + 1), last
         )
         notes = (f"{error.context} (line {ctx_line}, column {ctx_column})",)
-    return Diagnostic(slug, Severity.ERROR, problem, _point(file, line, column), notes)
+    return Diagnostic(slug, Severity.ERROR, problem, point(file, line, column), notes)
 
 
 def _end_of(text: str) -> tuple[int, int]:

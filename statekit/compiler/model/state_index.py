@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.rules import ambiguous_state, unknown_state
 
 
 class StateIndex:
@@ -31,18 +32,24 @@ class StateIndex:
         if found:
             candidates = sorted(self._paths[s] for s in found)
             return Diagnostic(
-                "ambiguous-state",
-                Severity.ERROR,
-                f"state reference '{ref}' is ambiguous: it matches {len(found)} states",
-                span,
-                (
+                slug=ambiguous_state.SLUG,
+                severity=Severity.ERROR,
+                message=f"state reference '{ref}' is ambiguous: it matches {len(found)} states",
+                span=span,
+                notes=(
                     *(f"candidate: {c}" for c in candidates),
                     "use a longer dotted suffix to pick one",
                 ),
             )
         close = difflib.get_close_matches(ref, list(self._by_suffix), n=3)
         notes = (f"did you mean {' or '.join(repr(c) for c in close)}?",) if close else ()
-        return Diagnostic("unknown-state", Severity.ERROR, f"unknown state '{ref}'", span, notes)
+        return Diagnostic(
+            slug=unknown_state.SLUG,
+            severity=Severity.ERROR,
+            message=f"unknown state '{ref}'",
+            span=span,
+            notes=notes,
+        )
 
     def shortest_reference(self, state_id: int) -> str:
         """The shortest unique dotted suffix that names this state."""

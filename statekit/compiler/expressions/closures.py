@@ -1,4 +1,4 @@
-"""The typed expression tree and its one-time compilation into closures.
+"""The one-time compilation of a checked expression tree into closures.
 
 `statekit.compiler.expressions` checks an expression's Python AST against the
 allow-list and the declared types, and builds the tree defined here: small
@@ -27,232 +27,31 @@ a conditional evaluates one branch, `x in [a, b]` evaluates every option.
 from __future__ import annotations
 
 import operator
-import typing
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from statekit.compiler.types import BOOLEAN, ValueType
+from statekit.compiler.expressions.tree import (
+    Active,
+    ArithOp,
+    BinOp,
+    BoolOp,
+    Call,
+    Compare,
+    CompareOp,
+    ContextRef,
+    EventRef,
+    ExprNode,
+    IfExp,
+    InList,
+    IsNone,
+    Literal,
+    Not,
+    UnaryOp,
+)
 
 Evaluator: TypeAlias = Callable[[Mapping[str, Any], Mapping[str, Any], AbstractSet[int]], Any]
 """A compiled expression: `(ctx, event_payload, active_state_ids) -> value`."""
-
-CompareOp: TypeAlias = typing.Literal["==", "!=", "<", "<=", ">", ">="]
-ArithOp: TypeAlias = typing.Literal["+", "-", "*", "/", "//", "%", "**"]
-UnaryOpSymbol: TypeAlias = typing.Literal["-", "+"]
-CallFunc: TypeAlias = typing.Literal["len", "abs", "min", "max"]
-LiteralValue: TypeAlias = str | int | float | bool | None
-
-
-@dataclass(frozen=True, slots=True)
-class Literal:
-    """A constant: a number, a string, a boolean or None."""
-
-    value: LiteralValue
-    type: ValueType
-
-
-@dataclass(frozen=True, slots=True)
-class ContextRef:
-    """`ctx.<field>`: a declared context field."""
-
-    field: str
-    type: ValueType
-
-
-@dataclass(frozen=True, slots=True)
-class EventRef:
-    """`event.<field>`: a payload field of the triggering event."""
-
-    field: str
-    type: ValueType
-
-
-@dataclass(frozen=True, slots=True)
-class Active:
-    """`active('<ref>')`: whether the state resolved from `ref` (id `state_id`) is active."""
-
-    state_id: int
-    ref: str
-    type: ValueType = BOOLEAN
-
-
-@dataclass(frozen=True, slots=True)
-class Not:
-    """`not <operand>` (the operand is boolean)."""
-
-    operand: ExprNode
-    type: ValueType = BOOLEAN
-
-
-@dataclass(frozen=True, slots=True)
-class BoolOp:
-    """`a and b and ...` / `a or b or ...`, short-circuiting, over booleans."""
-
-    op: typing.Literal["and", "or"]
-    values: tuple[ExprNode, ...]
-    type: ValueType = BOOLEAN
-
-
-@dataclass(frozen=True, slots=True)
-class Compare:
-    """`left ops[0] comparators[0] ops[1] comparators[1] ...` (Python's chained comparison)."""
-
-    left: ExprNode
-    ops: tuple[CompareOp, ...]
-    comparators: tuple[ExprNode, ...]
-    type: ValueType = BOOLEAN
-
-
-@dataclass(frozen=True, slots=True)
-class BinOp:
-    """Arithmetic on numbers, or `+` on two strings; `**` only with a literal exponent."""
-
-    op: ArithOp
-    left: ExprNode
-    right: ExprNode
-    type: ValueType
-
-
-@dataclass(frozen=True, slots=True)
-class UnaryOp:
-    """`-x` or `+x` on a number."""
-
-    op: UnaryOpSymbol
-    operand: ExprNode
-    type: ValueType
-
-
-@dataclass(frozen=True, slots=True)
-class IfExp:
-    """`body if test else orelse`."""
-
-    test: ExprNode
-    body: ExprNode
-    orelse: ExprNode
-    type: ValueType
-
-
-@dataclass(frozen=True, slots=True)
-class InList:
-    """`item in [options...]`, or `not in` when `negated`."""
-
-    item: ExprNode
-    options: tuple[ExprNode, ...]
-    negated: bool
-    type: ValueType = BOOLEAN
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """`len(s)`, `abs(x)`, `min(x, y, ...)` or `max(x, y, ...)`."""
-
-    func: CallFunc
-    args: tuple[ExprNode, ...]
-    type: ValueType
-
-
-@dataclass(frozen=True, slots=True)
-class IsNone:
-    """`operand is None`, or `is not None` when `negated`."""
-
-    operand: ExprNode
-    negated: bool
-    type: ValueType = BOOLEAN
-
-
-ExprNode: TypeAlias = (
-    Literal
-    | ContextRef
-    | EventRef
-    | Active
-    | Not
-    | BoolOp
-    | Compare
-    | BinOp
-    | UnaryOp
-    | IfExp
-    | InList
-    | Call
-    | IsNone
-)
-
-
-def children(node: ExprNode) -> tuple[ExprNode, ...]:
-    """The direct sub-expressions of `node`, in evaluation order."""
-    match node:
-        case Literal() | ContextRef() | EventRef() | Active():
-            return ()
-        case Not(operand=x) | UnaryOp(operand=x) | IsNone(operand=x):
-            return (x,)
-        case BoolOp(values=values):
-            return values
-        case Compare(left=left, comparators=comparators):
-            return (left, *comparators)
-        case BinOp(left=left, right=right):
-            return (left, right)
-        case IfExp(test=test, body=body, orelse=orelse):
-            return (test, body, orelse)
-        case InList(item=item, options=options):
-            return (item, *options)
-        case Call(args=args):
-            return args
-
-
-def iter_nodes(node: ExprNode) -> Iterator[ExprNode]:
-    """Every node of the tree rooted at `node`, in pre-order."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(children(current)))
-
-
-def tree_to_json(node: ExprNode) -> dict[str, object]:
-    """The canonical JSON form of a tree: `{"kind": ..., <fields>..., "type": ...}`."""
-    out: dict[str, object]
-    match node:
-        case Literal(value=value):
-            out = {"kind": "literal", "value": value}
-        case ContextRef(field=name):
-            out = {"kind": "ctx", "field": name}
-        case EventRef(field=name):
-            out = {"kind": "event", "field": name}
-        case Active(state_id=state_id, ref=ref):
-            out = {"kind": "active", "state": state_id, "ref": ref}
-        case Not(operand=x):
-            out = {"kind": "not", "operand": tree_to_json(x)}
-        case BoolOp(op=op, values=values):
-            out = {"kind": "boolop", "op": op, "values": [tree_to_json(v) for v in values]}
-        case Compare(left=left, ops=ops, comparators=comparators):
-            out = {
-                "kind": "compare",
-                "left": tree_to_json(left),
-                "ops": list(ops),
-                "comparators": [tree_to_json(c) for c in comparators],
-            }
-        case BinOp(op=op, left=left, right=right):
-            out = {"kind": "binop", "op": op, "left": tree_to_json(left)}
-            out["right"] = tree_to_json(right)
-        case UnaryOp(op=op, operand=x):
-            out = {"kind": "unaryop", "op": op, "operand": tree_to_json(x)}
-        case IfExp(test=test, body=body, orelse=orelse):
-            out = {"kind": "if", "test": tree_to_json(test), "body": tree_to_json(body)}
-            out["orelse"] = tree_to_json(orelse)
-        case InList(item=item, options=options, negated=negated):
-            out = {"kind": "in", "item": tree_to_json(item), "negated": negated}
-            out["options"] = [tree_to_json(o) for o in options]
-        case Call(func=func, args=args):
-            out = {"kind": "call", "func": func, "args": [tree_to_json(a) for a in args]}
-        case IsNone(operand=x, negated=negated):
-            out = {"kind": "is_none", "operand": tree_to_json(x), "negated": negated}
-    out["type"] = node.type.to_json()
-    return out
-
-
-# ---------------------------------------------------------------------------
-# Closure compilation
 
 
 def compile_tree(node: ExprNode) -> Evaluator:

@@ -1,0 +1,1 @@
+"""The safe expression language: tree, checker, closures, and `compile_expression` over them."""

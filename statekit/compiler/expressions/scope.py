@@ -1,0 +1,62 @@
+"""What an expression may refer to where it is written: the context, the event, the states."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from statekit.compiler.diagnostics import Diagnostic, SourceSpan
+from statekit.compiler.value_types import ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class TypedEvent:
+    """The triggering event is known: `event.<field>` is checked against its payload fields.
+
+    `name` names the event(s) in messages about payload fields ("" for a generic wording).
+    """
+
+    fields: Mapping[str, ValueType]
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class NoEvent:
+    """No event is in scope (entry/exit actions, `always`, invariants).
+
+    Every `event.<field>` is an `expression-type` error that gives `reason`.
+    """
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeferredEvent:
+    """The event is only known where the expression is used (a guard no transition uses).
+
+    `event.<field>` is neither checked nor reported here; the rest of the expression is. An
+    expression that reads the payload then compiles to no `Expression` and no diagnostic.
+    """
+
+
+EventInScope = TypedEvent | NoEvent | DeferredEvent
+"""The three ways an expression can see the event payload."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExpressionScope:
+    """What an expression may refer to where it is written.
+
+    `event` says whether and how the payload can be read. `resolve_state` maps an
+    `active('ref')` argument to a state id, or returns the diagnostic (unknown or
+    ambiguous state) to report as is.
+    """
+
+    context: Mapping[str, ValueType]
+    event: EventInScope
+    resolve_state: Callable[[str, SourceSpan], int | Diagnostic]
+
+    @property
+    def payload(self) -> Mapping[str, ValueType] | None:
+        """The payload field types, or None where no typed event is in scope."""
+        return self.event.fields if isinstance(self.event, TypedEvent) else None

@@ -1,0 +1,1 @@
+"""The chart model: states numbered, references resolved, and the whole frozen into the IR."""

@@ -1,0 +1,448 @@
+"""Pass 2 of the model: references resolved, expressions and effects compiled.
+
+`resolve_model` numbers the states (pass 1, `statekit.compiler.model.numbering`),
+then resolves every state reference, initial and history default, compiles
+guards, `if` conditions, effects and invariants against the declarations, and
+collects every diagnostic; `statekit.compiler.model.freezing` turns the result
+into the IR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.expressions.expression import Expression, compile_expression
+from statekit.compiler.ir import (
+    ClassifiedEvent,
+    Effect,
+    EventDecl,
+    FieldDecl,
+    GuardCheck,
+    GuardDecl,
+    StateKind,
+    TransitionKind,
+)
+from statekit.compiler.model.declarations import (
+    DEFAULT_GUARD_REASON,
+    mapping_items,
+    parse_events,
+    parse_fields,
+    parse_guards,
+    parse_lint_settings,
+    scalar_list,
+    text,
+)
+from statekit.compiler.model.effect_compiler import EffectCompiler
+from statekit.compiler.model.freezing import ResolvedModel, StateBody, TransitionDraft
+from statekit.compiler.model.invariants import compile_invariants
+from statekit.compiler.model.numbering import StateDraft, number_states
+from statekit.compiler.model.state_index import StateIndex
+from statekit.compiler.rules import (
+    invalid_initial,
+    invalid_target,
+    unknown_event,
+    unknown_guard,
+    unknown_state,
+)
+from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from statekit.compiler.value_types import BOOLEAN
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The resolved model (None when any error was found) and every diagnostic of both passes."""
+
+    model: ResolvedModel | None
+    problems: tuple[Diagnostic, ...]
+
+
+def resolve_model(root: MappingNode, file: str) -> Resolution:
+    """Run both passes over a schema-valid positioned tree."""
+    resolver = _Resolver(root, file)
+    model = resolver.run()
+    return Resolution(model=model, problems=tuple(resolver.problems))
+
+
+class _Resolver:
+    """Pass 2 over the numbered states of one chart, collecting diagnostics."""
+
+    def __init__(self, root: MappingNode, file: str) -> None:
+        self.root_node = root
+        self.file = file
+        self.name = text(root.get("statechart")) or "chart"
+        numbered = number_states(root, self.name)
+        self.drafts = numbered.drafts
+        self.problems: list[Diagnostic] = list(numbered.problems)
+        self.transitions: list[TransitionDraft] = []
+        self.index = StateIndex((d.id, d.path) for d in self.drafts)
+        context = parse_fields(root.get("context"), in_context=True)
+        self.problems.extend(context.problems)
+        self.context: dict[str, FieldDecl] = {f.name: f for f in context.fields}
+        events = parse_events(root.get("events"))
+        self.problems.extend(events.problems)
+        self.events: Mapping[str, EventDecl] = events.events
+        self.guards: dict[str, GuardDecl] = parse_guards(root.get("guards"))
+        self.effects = EffectCompiler(self.context, self.events, self.resolve_activatable)
+        self._guard_cache: dict[tuple[str, str | None], Expression | None] = {}
+        self.used_guards: set[str] = set()
+
+    def run(self) -> ResolvedModel | None:
+        """Resolve the whole chart; None when any error was found (see `problems`)."""
+        for draft in self.drafts:
+            self._resolve_initial(draft)
+        for draft in self.drafts:
+            if draft.kind is StateKind.HISTORY:
+                self._resolve_history_default(draft)
+        bodies: dict[int, StateBody] = {}
+        for draft in self.drafts:
+            if draft.kind is StateKind.HISTORY:
+                continue
+            self._state_transitions(draft)
+            scope = self.effects.scope(None, "entry and exit actions run without a typed event")
+            entry = self.effects.compile_list(draft.node.get("entry"), scope)
+            self.problems.extend(entry.problems)
+            exit_ = self.effects.compile_list(draft.node.get("exit"), scope)
+            self.problems.extend(exit_.problems)
+            already, reject = self._classifications(draft)
+            bodies[draft.id] = StateBody(
+                entry=entry.effects, exit=exit_.effects, already=already, reject=reject
+            )
+        scope = self.effects.scope(None, "invariants are checked between events")
+        invariants = compile_invariants(
+            self.root_node.get("invariants"), scope, self.resolve_activatable
+        )
+        self.problems.extend(invariants.problems)
+        for guard_name in self.guards:
+            if guard_name not in self.used_guards:
+                self._check_unused_guard(guard_name)
+        lint = parse_lint_settings(self.root_node.get("lint"))
+        if any(p.severity is Severity.ERROR for p in self.problems):
+            return None
+        return ResolvedModel(
+            name=self.name,
+            file=self.file,
+            root=self.root_node,
+            drafts=self.drafts,
+            transitions=tuple(self.transitions),
+            bodies=bodies,
+            events=self.events,
+            context=self.context,
+            guards=self.guards,
+            invariants=invariants.invariants,
+            lint=lint,
+        )
+
+    def _error(self, slug: str, message: str, span: SourceSpan, *notes: str) -> None:
+        self.problems.append(
+            Diagnostic(slug=slug, severity=Severity.ERROR, message=message, span=span, notes=notes)
+        )
+
+    # ---- pass 2: references --------------------------------------------------------
+    def resolve(self, ref: str, span: SourceSpan) -> int | None:
+        """Resolve a state reference, reporting a diagnostic when it fails."""
+        found = self.index.resolve(ref, span)
+        if isinstance(found, Diagnostic):
+            self.problems.append(found)
+            return None
+        return found
+
+    def resolve_activatable(self, ref: str, span: SourceSpan) -> int | Diagnostic:
+        """Resolve a reference that must name a state able to be active (not history)."""
+        found = self.index.resolve(ref, span)
+        if isinstance(found, int) and self.drafts[found].kind is StateKind.HISTORY:
+            parent = self.drafts[self.drafts[found].parent or 0].path
+            return Diagnostic(
+                slug=unknown_state.SLUG,
+                severity=Severity.ERROR,
+                message=f"'{ref}' is a history pseudo-state, which is never active",
+                span=span,
+                notes=(f"name a real state, e.g. its parent '{parent}'",),
+            )
+        return found
+
+    def _resolve_relative(self, draft: StateDraft, ref: ScalarNode) -> int | None:
+        current = draft
+        for part in str(ref.value).split("."):
+            match = [
+                c
+                for c in current.children + current.history_children
+                if self.drafts[c].name == part
+            ]
+            if not match:
+                return None
+            current = self.drafts[match[0]]
+        return current.id
+
+    def _resolve_initial(self, draft: StateDraft) -> None:
+        node = draft.node.get("initial")
+        where = draft.path or "the root"
+        if draft.kind is StateKind.COMPOUND:
+            if not isinstance(node, ScalarNode) or node.value is None:
+                names = ", ".join(self.drafts[c].name for c in draft.children)
+                self._error(
+                    invalid_initial.SLUG,
+                    f"compound state '{where}' needs 'initial': one of {names}",
+                    draft.span,
+                )
+                return
+            target = self._resolve_relative(draft, node)
+            if target is None:
+                names = ", ".join(self.drafts[c].name for c in draft.children)
+                self._error(
+                    invalid_initial.SLUG,
+                    f"initial '{node.value}' of '{where}' is not a child or descendant "
+                    f"(children: {names})",
+                    node.span,
+                )
+            elif self.drafts[target].kind is StateKind.HISTORY:
+                self._error(
+                    invalid_initial.SLUG,
+                    f"initial '{node.value}' of '{where}' is a history state",
+                    node.span,
+                )
+            else:
+                draft.initial = (target,)
+        elif draft.kind is not StateKind.PARALLEL and node is not None:
+            key = draft.node.key_node("initial")
+            assert key is not None
+            self._error(
+                invalid_initial.SLUG,
+                f"'{where}' has no child states, so 'initial' means nothing",
+                key.span,
+            )
+
+    def _resolve_history_default(self, draft: StateDraft) -> None:
+        parent = self.drafts[draft.parent or 0]
+        refs = scalar_list(draft.node.get("default"))
+        if not refs:
+            draft.history_default = parent.initial or tuple(parent.children)
+            return
+        targets: list[int] = []
+        for ref in refs:
+            target = self.resolve(str(ref.value), ref.span)
+            if target is None:
+                continue
+            if not (parent.id < target <= self._last_descendant(parent.id)):
+                self._error(
+                    invalid_initial.SLUG,
+                    f"history default '{ref.value}' must be inside '{parent.path}'",
+                    ref.span,
+                )
+            elif self.drafts[target].kind is StateKind.HISTORY:
+                self._error(
+                    invalid_initial.SLUG,
+                    f"history default '{ref.value}' is a history state",
+                    ref.span,
+                )
+            else:
+                targets.append(target)
+        draft.history_default = tuple(targets)
+
+    def _last_descendant(self, state_id: int) -> int:
+        last = state_id
+        draft = self.drafts[state_id]
+        for child in draft.children + draft.history_children:
+            last = max(last, self._last_descendant(child))
+        return last
+
+    # ---- pass 2: transitions -------------------------------------------------------
+    def _guard_expression(self, name: str, event: EventDecl | None) -> Expression | None:
+        key = (name, None if event is None else event.name)
+        if key not in self._guard_cache:
+            decl = self.guards[name]
+            scope = self.effects.scope(
+                event, "this guard is used by an eventless or done transition"
+            )
+            result = compile_expression(
+                decl.source, decl.if_span, scope, BOOLEAN, f"guard '{name}'"
+            )
+            if isinstance(result, tuple):
+                used_by = (
+                    f"used by a transition on {event.name}" if event else "used without an event"
+                )
+                self.problems.extend(
+                    Diagnostic(
+                        slug=d.slug,
+                        severity=d.severity,
+                        message=d.message,
+                        span=d.span,
+                        notes=(*d.notes, used_by),
+                    )
+                    for d in result
+                )
+                self._guard_cache[key] = None
+            else:
+                self._guard_cache[key] = result
+        return self._guard_cache[key]
+
+    def _transition(
+        self,
+        draft: StateDraft,
+        node: Node,
+        kind: TransitionKind,
+        event: EventDecl | None,
+        event_name: str | None,
+    ) -> None:
+        targets: list[int] = []
+        guards: list[GuardCheck] = []
+        effects: tuple[Effect, ...] = ()
+        description: str | None = None
+        unavailable = {
+            TransitionKind.ALWAYS: "eventless (always) transitions have no event",
+            TransitionKind.DONE: "done transitions have no typed event",
+            TransitionKind.EVENT: "",
+        }[kind]
+        scope = self.effects.scope(event, unavailable)
+        target_refs: list[ScalarNode] = []
+        if isinstance(node, ScalarNode):
+            if node.value is not None:
+                target_refs = [node]
+        elif isinstance(node, MappingNode):
+            target_refs = scalar_list(node.get("to"))
+            description = text(node.get("description"))
+            for guard_ref in scalar_list(node.get("guard")):
+                name = str(guard_ref.value)
+                if name not in self.guards:
+                    self._error(
+                        unknown_guard.SLUG,
+                        f"unknown guard '{name}'",
+                        guard_ref.span,
+                        f"declared guards: {', '.join(self.guards) or 'none'}",
+                    )
+                    continue
+                self.used_guards.add(name)
+                compiled = self._guard_expression(name, event)
+                if compiled is not None:
+                    guards.append(
+                        GuardCheck(
+                            name=name,
+                            expression=compiled,
+                            reason=self.guards[name].reason,
+                            span=guard_ref.span,
+                        )
+                    )
+            if_node = node.get("if")
+            if isinstance(if_node, ScalarNode):
+                result = compile_expression(if_node.value, if_node.span, scope, BOOLEAN, "'if'")
+                if isinstance(result, tuple):
+                    self.problems.extend(result)
+                else:
+                    reason = text(node.get("else")) or DEFAULT_GUARD_REASON
+                    guards.append(
+                        GuardCheck(name=None, expression=result, reason=reason, span=if_node.span)
+                    )
+            compiled_effects = self.effects.compile_list(node.get("do"), scope)
+            self.problems.extend(compiled_effects.problems)
+            effects = compiled_effects.effects
+        for ref in target_refs:
+            target = self.resolve(str(ref.value), ref.span)
+            if target is not None:
+                targets.append(target)
+        self._check_targets(targets, target_refs)
+        draft.transitions.append(len(self.transitions))
+        self.transitions.append(
+            TransitionDraft(
+                source=draft.id,
+                kind=kind,
+                event=event_name,
+                targets=tuple(targets),
+                guards=tuple(guards),
+                effects=effects,
+                description=description,
+                span=node.span,
+            )
+        )
+
+    def _check_targets(self, targets: list[int], refs: list[ScalarNode]) -> None:
+        for i, a in enumerate(targets):
+            for b in targets[i + 1 :]:
+                ok = (
+                    a != b
+                    and not (self._is_ancestor(a, b) or self._is_ancestor(b, a))
+                    and self._in_orthogonal_regions(a, b)
+                )
+                if not ok:
+                    self._error(
+                        invalid_target.SLUG,
+                        f"targets '{self.drafts[a].path}' and '{self.drafts[b].path}' cannot "
+                        "be active together: a transition with several targets needs one per "
+                        "region of a parallel state",
+                        refs[0].span,
+                    )
+                    return
+
+    def _is_ancestor(self, a: int, b: int) -> bool:
+        return a < b <= self._last_descendant(a)
+
+    def _in_orthogonal_regions(self, a: int, b: int) -> bool:
+        # The nearest common ancestor must be a parallel state (or the parallel root).
+        anc = self.drafts[a].parent
+        while anc is not None and not self._is_ancestor(anc, b):
+            anc = self.drafts[anc].parent
+        return anc is not None and self.drafts[anc].kind is StateKind.PARALLEL
+
+    def _state_transitions(self, draft: StateDraft) -> None:
+        node = draft.node
+        for key, value in mapping_items(node.get("on")):
+            name = str(key.value)
+            event = self.events.get(name)
+            if event is None:
+                self._unknown_event(name, key.span)
+            for alternative in _alternatives(value):
+                self._transition(draft, alternative, TransitionKind.EVENT, event, name)
+        for alternative in _alternatives(node.get("always")):
+            self._transition(draft, alternative, TransitionKind.ALWAYS, None, None)
+        for alternative in _alternatives(node.get("done")):
+            self._transition(
+                draft, alternative, TransitionKind.DONE, None, f"done.state.{draft.path}"
+            )
+
+    def _unknown_event(self, name: str, span: SourceSpan) -> None:
+        self._error(
+            unknown_event.SLUG,
+            f"undeclared event '{name}'",
+            span,
+            f"declare it under events: (declared: {', '.join(self.events) or 'none'})",
+        )
+
+    def _classifications(
+        self, draft: StateDraft
+    ) -> tuple[tuple[ClassifiedEvent, ...], tuple[ClassifiedEvent, ...]]:
+        already: list[ClassifiedEvent] = []
+        for ref in scalar_list(draft.node.get("already")):
+            name = str(ref.value)
+            if name not in self.events:
+                self._unknown_event(name, ref.span)
+            already.append(ClassifiedEvent(event=name, reason=None, span=ref.span))
+        reject: list[ClassifiedEvent] = []
+        for key, reason in mapping_items(draft.node.get("reject")):
+            name = str(key.value)
+            if name != "*" and name not in self.events:
+                self._unknown_event(name, key.span)
+            reject.append(
+                ClassifiedEvent(event=name, reason=text(reason) or "REJECTED", span=key.span)
+            )
+        return tuple(already), tuple(reject)
+
+    def _check_unused_guard(self, name: str) -> None:
+        """An unused guard is still checked; only its `event.*` fields cannot be.
+
+        The event a guard sees is the one of the transition that uses it, so an
+        unused guard is checked in a scope whose event is deferred: its `event.*`
+        reads go unchecked and everything else is reported.
+        """
+        decl = self.guards[name]
+        scope = self.effects.deferred_scope()
+        result = compile_expression(decl.source, decl.if_span, scope, BOOLEAN, f"guard '{name}'")
+        if isinstance(result, tuple):
+            self.problems.extend(result)
+
+
+def _alternatives(node: Node | None) -> tuple[Node, ...]:
+    if node is None:
+        return ()
+    if isinstance(node, SequenceNode):
+        return node.items
+    return (node,)
