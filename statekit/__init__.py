@@ -51,7 +51,6 @@ _ALIASES = {"compile": "compile_chart"}
 __all__ = ["__version__", *_LAZY]
 
 if TYPE_CHECKING:
-    from statekit.api import compile_chart as compile  # noqa: F401 (an alias, listed in _ALIASES)
     from statekit.api import compile_chart as compile_chart
     from statekit.api import load as load
     from statekit.compiler.diagnostics import CompileError as CompileError
@@ -78,6 +77,8 @@ if TYPE_CHECKING:
     from statekit.runner.outcome import OutcomeStatus as OutcomeStatus
     from statekit.runner.runner import Runner as Runner
     from statekit.runner.store import open_store as open_store
+
+    compile = compile_chart  # the alias of _ALIASES, as type checkers see it
 
 
 def __getattr__(name: str) -> Any:
