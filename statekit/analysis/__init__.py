@@ -2,7 +2,7 @@
 
 DESIGN, "Analysis semantics": the chart is run as written, with the engine's
 own selection, exit/entry sets and macrosteps (`statekit.engine.algorithm`,
-called with `abstract=True` and a guard oracle), without the engine's
+called with the abstract value domain and a guard oracle), without the engine's
 runtime invariant check. The abstract state is a configuration plus the
 recorded history values; the context is abstracted away; guards are
 evaluated three-valued (`active()` exact, `ctx.*`/`event.*` unknown) and

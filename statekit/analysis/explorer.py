@@ -3,8 +3,8 @@
 The abstract state is a configuration plus the recorded history values; the
 context is abstracted away entirely. From the initial macrostep on, every
 abstract state is expanded with every declared event, breadth first, by
-calling the engine's `macrostep` with `abstract=True` (no effect expression
-is evaluated) and a guard oracle: guards whose three-valued value is known
+calling the engine's `macrostep` with `values=ABSTRACT` (no effect
+expression is evaluated) and a guard oracle: guards whose three-valued value is known
 (`active()` terms, constants) are answered exactly; a guard on unknown data
 (`ctx.*`, `event.*`) is a *choice*, and the explorer enumerates every
 sequence of choices by replaying the macrostep depth first (True first, then
@@ -23,7 +23,7 @@ same values of the history states the runs may read (history values matter
 only through transitions that target history states); their history records
 are replayed onto each state's own.
 
-An event that selects nothing is classified by the engine's own `classify`
+An event that selects nothing is classified by the engine's own `classify_unselected`
 (ALREADY_APPLIED, the failing guard's reason, a `reject` reason, TERMINAL_STATE
 or UNDEFINED_TRANSITION); a final chart selects nothing, as in the engine's
 step. Macrosteps that depend on no data use the engine's `static_outcome`
@@ -48,16 +48,17 @@ from typing import Any
 from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
 from statekit.compiler.ir import CompiledChart, GuardCheck, StateKind, Transition
 from statekit.engine.algorithm import (
-    FailedGuard,
     GuardOracle,
     initial_macrostep,
     macrostep,
     static_outcome,
 )
-from statekit.engine.effects import LivelockError, MacrostepRun
+from statekit.engine.errors import LivelockError
+from statekit.engine.macrostep_run import FailedGuard, MacrostepRun
 from statekit.engine.result import LIVELOCK, Status
-from statekit.engine.step import classify
-from statekit.engine.tables import Configuration, MicrostepPlan, Tables
+from statekit.engine.step import classify_unselected
+from statekit.engine.tables import Configuration, MicrostepPlan, StaticMacrostep, Tables
+from statekit.engine.value_domain import ABSTRACT
 
 DEFAULT_MAX_CONFIGURATIONS = 100_000
 """Default bound on abstract states (configuration + history values)."""
@@ -300,6 +301,11 @@ Leaf = tuple[tuple[Assumption, ...], Run]
 """One run of a macrostep: the assumptions its choices made, and what happened."""
 
 
+def _plans(run: Run) -> tuple[MicrostepPlan, ...]:
+    """The plans of a run's microsteps, in order (those taken before a livelock)."""
+    return tuple(m.plan for m in run.trace)
+
+
 class _Prepared:
     """A run reduced to what every abstract state with the same configuration (and the
     same values of the history states it read) shares: its steps, where it ends, its
@@ -481,7 +487,7 @@ class Explorer:
             found = self.unfired.get((config, event))
             if found is not None:
                 return found
-        status, reason, basis = classify(self.tables, config, event, failed)
+        status, reason, basis = classify_unselected(self.tables, config, event, failed)
         outcome = Outcome(event, assumptions, NOWHERE, (), status, reason, basis, failed)
         if failed is None and not assumptions:
             self.unfired[(config, event)] = outcome
@@ -519,9 +525,10 @@ class Explorer:
             return frozenset()
         out: frozenset[int] = frozenset()
         source = config
-        for event, plan, *_rest in run.trace:
+        for applied in run.trace:
+            event = applied.event
             out |= self.history_reads(source, event[0] if event is not None else None)
-            source = plan.target
+            source = applied.plan.target
         return out
 
     def runs_of(self, node: Node, event: str) -> list[_Prepared]:
@@ -541,7 +548,7 @@ class Explorer:
 
         def start(oracle: GuardOracle) -> MacrostepRun:
             return macrostep(
-                tables, config, history, context, (event, {}), oracle=oracle, abstract=True
+                tables, config, history, context, (event, {}), oracle=oracle, values=ABSTRACT
             )
 
         leaves = self.enumerate(start, node.id, event, self.stable_facts(config))
@@ -563,7 +570,7 @@ class Explorer:
         out: list[_Prepared] = []
         seen: set[object] = set()
         for assumptions, run in leaves:
-            steps = tuple(m[1] for m in run.trace)
+            steps = _plans(run)
             if isinstance(run, LivelockError):
                 key: object = ("livelock",)
                 outcome = Outcome(
@@ -627,8 +634,8 @@ class Explorer:
             static = static_outcome(tables, config, event)
             if len(log) > logged:
                 self.attribute(logged, node.id, event, ())
-            if isinstance(static, tuple):  # a StaticLivelock takes the general path below
-                target, plans = static
+            if isinstance(static, StaticMacrostep):  # a livelock takes the general path below
+                target, plans = static.target, static.plans
                 outcome = Outcome(event, (), NOWHERE, plans, Status.APPLIED, None, "applied")
                 outcome.target = self.intern(
                     target, history, node.history_key, node.id, outcome, node.depth + 1
@@ -649,10 +656,10 @@ class Explorer:
         tables, context = self.tables, self.context
 
         def start(oracle: GuardOracle) -> MacrostepRun:
-            return initial_macrostep(tables, context, oracle=oracle, abstract=True)
+            return initial_macrostep(tables, context, oracle=oracle, values=ABSTRACT)
 
         for assumptions, run in self.enumerate(start, -1, None, {}):
-            steps = tuple(m[1] for m in run.trace)
+            steps = _plans(run)
             if isinstance(run, LivelockError):
                 outcome = Outcome(
                     None, assumptions, NOWHERE, steps, Status.REJECTED, LIVELOCK, "livelock"

@@ -36,18 +36,17 @@ eventless transitions and internal events (to completion). `oracle`, a
 `GuardOracle`, decides every guard in place of evaluating it: the explorer
 passes one that answers from a chosen set of outcomes and records which
 guards it was asked, then explores both answers for guards on unknown data.
-With the default (None) guards are evaluated as `evaluate_guard` does; a
+With the default (None) guards are evaluated by `evaluation.guard_passes`; a
 raising guard is an `EvaluationError` (an oracle's own exceptions propagate).
 Guards of candidate transitions that are not needed are never asked
 (selection stops at the first enabled candidate of each atomic state), and a
 transition whose guards failed once is not asked again in the same selection.
 
-`abstract=True` (on `macrostep` and `initial_macrostep`) evaluates no effect:
-`emit` is skipped, raised events carry only their payload defaults, and each
-assigned context field gets a new `effects.AbstractValue` (see
-`effects.queue_raised`): the analysis, whose context is unknown, runs the
-same selection, exits, entries and internal events without computing data,
-and can tell by identity which fields an `assign` changed.
+`values` (on `macrostep` and `initial_macrostep`) is the value domain the
+effects compute in (`statekit.engine.value_domain`): with `ABSTRACT` no
+effect expression is evaluated, so the analysis, whose context is unknown,
+runs the same selection, exits, entries and internal events without
+computing data, and can tell by identity which fields an `assign` changed.
 `Tables.conflict_log`, when set to a list, receives `(configuration, enabled,
 kept)` each time `remove_conflicting_transitions` computes a conflict that
 removes a transition.
@@ -60,46 +59,30 @@ from typing import Any
 
 from statekit.compiler import structure
 from statekit.compiler.ir import GuardCheck, Transition
-from statekit.engine.effects import (
-    EvaluationError,
-    InternalEvent,
-    LivelockError,
-    MacrostepRun,
-    queue_raised,
-    run_segments,
-)
+from statekit.engine.effect_interpreter import run_effects
+from statekit.engine.errors import LivelockError
+from statekit.engine.evaluation import guard_passes
+from statekit.engine.evidence import ContextChange
+from statekit.engine.macrostep_run import FailedGuard, MacrostepRun
 from statekit.engine.plans import build_plan
 from statekit.engine.tables import (
+    EMPTY,
     Configuration,
     EventEntry,
     MicrostepPlan,
     StaticLivelock,
-    StaticOutcome,
+    StaticMacrostep,
     Tables,
 )
+from statekit.engine.trace import AppliedMicrostep, InternalEvent
+from statekit.engine.value_domain import CONCRETE, ValueDomain
 
 History = Mapping[int, tuple[int, ...]]
 GuardOracle = Callable[
     [GuardCheck, Transition, Mapping[str, Any], Mapping[str, Any], frozenset[int]], bool
 ]
 """Decides one guard: (check, transition, context, payload, active ids) -> passes?"""
-FailedGuard = tuple[GuardCheck, Transition]
 _EMPTY_HISTORY: History = {}
-
-
-def evaluate_guard(
-    check: GuardCheck,
-    transition: Transition,
-    context: Mapping[str, Any],
-    payload: Mapping[str, Any],
-    active: frozenset[int],
-) -> bool:
-    """The default `GuardOracle`: evaluate the guard (what `oracle=None` does inline)."""
-    try:
-        return bool(check.expression.evaluate(context, payload, active))
-    except Exception as exc:
-        role = f"guard '{check.name}'" if check.name else "'if'"
-        raise EvaluationError.from_exception(role, check.expression, exc) from exc
 
 
 def _entry(
@@ -111,7 +94,7 @@ def _entry(
         firsts = tuple(dict.fromkeys(chain[0].id for chain in chains))
         if len(firsts) <= 1 or tables.history_targeting.isdisjoint(firsts):
             fixed = remove_conflicting_transitions(tables, config, firsts, _EMPTY_HISTORY)
-    return EventEntry(tuple(chains), fixed)
+    return EventEntry(chains=tuple(chains), fixed=fixed)
 
 
 def _event_entry(tables: Tables, config: Configuration, event: str) -> EventEntry:
@@ -160,11 +143,7 @@ def _select(
                 continue
             for check in t.guards:
                 if oracle is None:
-                    try:
-                        passed = check.expression.evaluate(context, payload, active)
-                    except Exception as exc:
-                        role = f"guard '{check.name}'" if check.name else "'if'"
-                        raise EvaluationError.from_exception(role, check.expression, exc) from exc
+                    passed = guard_passes(check, context, payload, active)
                 else:
                     passed = oracle(check, t, context, payload, active)
                 if not passed:
@@ -326,14 +305,21 @@ def _apply(
         assert isinstance(history, dict)
         history.update(plan.history_updates)
     start = len(run.emitted)
-    changes: tuple[tuple[str, Any, Any], ...] = ()
+    changes: tuple[ContextChange, ...] = ()
     raised: tuple[str, ...] = ()
-    if plan.segments and run.abstract:
-        raised = queue_raised(plan.segments, run, tables.payload_defaults)
-    elif plan.segments:
-        payload = event[1] if event is not None else {}
-        changes, raised = run_segments(plan.segments, payload, run, tables.payload_defaults)
-    run.trace.append((event, plan, changes, (start, len(run.emitted)), raised))
+    if plan.segments:
+        payload = event[1] if event is not None else EMPTY
+        changes, raised = run_effects(plan.segments, payload, run, tables.payload_defaults)
+    run.trace.append(
+        AppliedMicrostep(
+            event=event,
+            plan=plan,
+            changes=changes,
+            emitted_start=start,
+            emitted_end=len(run.emitted),
+            raised=raised,
+        )
+    )
     return plan.target
 
 
@@ -365,7 +351,7 @@ def macrostep(
     event: InternalEvent | None,
     *,
     oracle: GuardOracle | None = None,
-    abstract: bool = False,
+    values: ValueDomain = CONCRETE,
 ) -> MacrostepRun:
     """One external event processed to completion (see the module docstring).
 
@@ -373,8 +359,7 @@ def macrostep(
     """
     if not isinstance(config, Configuration):
         config = tables.configuration(frozenset(config))
-    run = MacrostepRun(config, context, history)
-    run.abstract = abstract
+    run = MacrostepRun(config, context, history, values)
     if event is not None:
         enabled, run.failed_guard = select_transitions(
             tables, config, event, context, history, oracle
@@ -389,7 +374,7 @@ def macrostep(
 
 def static_outcome(
     tables: Tables, config: Configuration, event: str
-) -> StaticOutcome | StaticLivelock | None:
+) -> StaticMacrostep | StaticLivelock | None:
     """The outcome of `macrostep` for `event` in `config` when it cannot depend on the
     context, the history or the payload, else None (cached per configuration).
 
@@ -408,7 +393,7 @@ def static_outcome(
     enabled = entry.fixed
     plans: list[MicrostepPlan] = []
     current = config
-    outcome: StaticOutcome | StaticLivelock | None = None
+    outcome: StaticMacrostep | StaticLivelock | None = None
     limit = tables.max_microsteps
     while enabled and len(plans) < limit:
         if not tables.history_targeting.isdisjoint(enabled):
@@ -423,15 +408,16 @@ def static_outcome(
         plans.append(plan)
         current = plan.target
         if current.final:
-            outcome = (current, tuple(plans))
+            outcome = StaticMacrostep(target=current, plans=tuple(plans))
             break
         eventless = current.eventless or _eventless_entry(tables, current)
         enabled = eventless.fixed
         if enabled == ():
-            outcome = (current, tuple(plans))
+            outcome = StaticMacrostep(target=current, plans=tuple(plans))
     else:
         if enabled:  # `limit` plans taken and a fixed selection still enabled
-            outcome = StaticLivelock(tuple(plans), str(LivelockError(limit, [])))
+            message = str(LivelockError(limit, ()))
+            outcome = StaticLivelock(plans=tuple(plans), message=message)
     cache[event] = outcome
     return outcome
 
@@ -441,13 +427,12 @@ def initial_macrostep(
     context: Mapping[str, Any],
     *,
     oracle: GuardOracle | None = None,
-    abstract: bool = False,
+    values: ValueDomain = CONCRETE,
 ) -> MacrostepRun:
     """Enter the root's initial configuration (SCXML's initial transition), then run
     eventless transitions and internal events to completion."""
     empty = tables.configuration(frozenset())
-    run = MacrostepRun(empty, context, {})
-    run.abstract = abstract
+    run = MacrostepRun(empty, context, {}, values)
     entry = tuple(s for s in tables.states[0].default_entry if s != 0)
     plan = build_plan(tables, empty, (), (), entry)
     run.fired = True

@@ -19,7 +19,7 @@ from typing import Any
 
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.algorithm import initial_macrostep
-from statekit.engine.effects import EvaluationError, LivelockError
+from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
 from statekit.engine.replay import EventLike, ReplayResult, fold
 from statekit.engine.result import Result, Status

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from statekit.compiler.ir import HistoryKind, StateKind
 from statekit.compiler.serialize import canonical_json
-from statekit.engine.effects import EvaluationError
+from statekit.engine.errors import EvaluationError
+from statekit.engine.evidence import REDACTED
 from statekit.engine.invariants import broken_invariant
-from statekit.engine.result import REDACTED
 from statekit.engine.tables import Configuration, Tables
 from statekit.engine.validation import PayloadError, check_context
 

@@ -31,15 +31,16 @@ from __future__ import annotations
 
 import hashlib
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
 from statekit.compiler import structure
 from statekit.compiler.serialize import canonical_json
-from statekit.engine.algorithm import FailedGuard, GuardOracle, macrostep, static_outcome
-from statekit.engine.effects import EvaluationError, InternalEvent, LivelockError, RawMicrostep
+from statekit.engine.algorithm import GuardOracle, macrostep, static_outcome
+from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
+from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.result import (
     EVALUATION_ERROR,
     INVALID_PAYLOAD,
@@ -57,6 +58,7 @@ from statekit.engine.result import (
 )
 from statekit.engine.state import State
 from statekit.engine.tables import EMPTY, Configuration, MicrostepPlan, StaticLivelock, Tables
+from statekit.engine.trace import AppliedMicrostep, InternalEvent
 from statekit.engine.validation import PayloadError
 
 APPLIED = Status.APPLIED
@@ -124,7 +126,7 @@ def step(
         if isinstance(static, StaticLivelock):
             return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=static.message)
         if static is not None:
-            target, plans = static
+            target, plans = static.target, static.plans
             if not tables.chart.invariants:  # the hot path: nothing to check, nothing to run
                 return Result(
                     APPLIED,
@@ -162,9 +164,19 @@ def step(
 _UNKNOWN: Any = object()
 
 
-def _static_trace(event: InternalEvent, plans: tuple[MicrostepPlan, ...]) -> list[RawMicrostep]:
-    """The raw trace of a static macrostep: the event's microstep, then eventless ones."""
-    return [(event if i == 0 else None, plan, (), (0, 0), ()) for i, plan in enumerate(plans)]
+def _static_trace(event: InternalEvent, plans: tuple[MicrostepPlan, ...]) -> list[AppliedMicrostep]:
+    """The trace of a static macrostep: the event's microstep, then eventless ones."""
+    return [
+        AppliedMicrostep(
+            event=event if i == 0 else None,
+            plan=plan,
+            changes=(),
+            emitted_start=0,
+            emitted_end=0,
+            raised=(),
+        )
+        for i, plan in enumerate(plans)
+    ]
 
 
 def _applied(
@@ -176,7 +188,7 @@ def _applied(
     context: Mapping[str, Any],
     history: Mapping[int, tuple[int, ...]],
     raw_emitted: list[tuple[str, dict[str, Any]]],
-    trace: list[RawMicrostep] | tuple[MicrostepPlan, ...],
+    trace: list[AppliedMicrostep] | tuple[MicrostepPlan, ...],
 ) -> Result:
     """The result of a macrostep that fired: APPLIED unless an invariant breaks."""
     event_type, payload = event
@@ -236,7 +248,7 @@ Basis = typing.Literal["already", "guard", "reject", "terminal", "undefined"]
 a `reject` entry, the final chart, or none (UNDEFINED_TRANSITION)."""
 
 
-def classify(
+def classify_unselected(
     tables: Tables, config: Configuration, event: str, failed: FailedGuard | None
 ) -> tuple[Status, str | None, Basis]:
     """How an event that selected nothing in `config` is classified (rule 6 of the
@@ -266,7 +278,7 @@ def _classify(
     failed: FailedGuard | None,
 ) -> Result:
     config = state._config
-    status, reason, basis = classify(tables, config, event, failed)
+    status, reason, basis = classify_unselected(tables, config, event, failed)
     if basis == "already":
         return Result(status, None, state, event, event_id)
     if basis == "guard":
@@ -314,12 +326,13 @@ def messages(
 
 
 def build_evidence(
-    tables: Tables, trace: list[RawMicrostep], emitted: tuple[EmittedMessage, ...]
+    tables: Tables, trace: Sequence[AppliedMicrostep], emitted: tuple[EmittedMessage, ...]
 ) -> tuple[Microstep, ...]:
     """The microsteps as frozen records, with secrets redacted."""
     secret_ctx = tables.secret_context
     out = []
-    for event, plan, changes, (start, end), raised in trace:
+    for applied in trace:
+        event, plan = applied.event, applied.plan
         name, payload = event if event is not None else (None, EMPTY)
         out.append(
             Microstep(
@@ -329,13 +342,15 @@ def build_evidence(
                 exited=plan.exited,
                 entered=plan.entered,
                 changes=tuple(
-                    ContextChange(f, REDACTED, REDACTED)
-                    if f in secret_ctx
-                    else ContextChange(f, old, new)
-                    for f, old, new in changes
+                    ContextChange(field=c.field, old=REDACTED, new=REDACTED)
+                    if c.field in secret_ctx
+                    else c
+                    for c in applied.changes
                 ),
-                emitted=tuple(m.message_id for m in emitted[start:end]),
-                raised=raised,
+                emitted=tuple(
+                    m.message_id for m in emitted[applied.emitted_start : applied.emitted_end]
+                ),
+                raised=applied.raised,
             )
         )
     return tuple(out)

@@ -22,6 +22,7 @@ These are caches of the results of the SCXML procedures in
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from statekit.compiler.expressions import ContextRef, EventRef, Expression, iter_nodes
@@ -36,15 +37,25 @@ from statekit.compiler.ir import (
     StateNode,
     Transition,
 )
-from statekit.engine.result import FiredTransition
+from statekit.engine.evidence import FiredTransition
 from statekit.engine.validation import EMPTY, PayloadValidator
 
-__all__ = ["EMPTY", "Configuration", "EventEntry", "MicrostepPlan", "StaticLivelock", "Tables"]
+__all__ = [
+    "EMPTY",
+    "Configuration",
+    "EffectSegment",
+    "EventEntry",
+    "MicrostepPlan",
+    "StaticLivelock",
+    "StaticMacrostep",
+    "Tables",
+]
 
 DEFAULT_MAX_MICROSTEPS = 1000
 """Microsteps one macrostep may take before it is rejected as LIVELOCK."""
 
 
+@dataclass(frozen=True, slots=True)
 class EventEntry:
     """Selection inputs for one event in one configuration.
 
@@ -54,35 +65,20 @@ class EventEntry:
     selection never changes); None when guards must be evaluated.
     """
 
-    __slots__ = ("chains", "fixed")
-
-    def __init__(
-        self, chains: tuple[tuple[Transition, ...], ...], fixed: tuple[int, ...] | None
-    ) -> None:
-        self.chains = chains
-        self.fixed = fixed
+    chains: tuple[tuple[Transition, ...], ...]
+    fixed: tuple[int, ...] | None
 
 
-Segment = tuple[tuple[Effect, ...], frozenset[int], tuple[str, ...]]
-"""Effects to run, the active state ids they see, and done events raised after them."""
-StaticOutcome = tuple["Configuration", tuple["MicrostepPlan", ...]]
-"""A macrostep that depends on nothing but (configuration, event): where it ends, and its plans."""
+@dataclass(frozen=True, slots=True)
+class EffectSegment:
+    """Effects to run, the active state ids they see, and the done events raised after them."""
+
+    effects: tuple[Effect, ...]
+    active: frozenset[int]
+    done: tuple[str, ...]
 
 
-class StaticLivelock:
-    """A macrostep that depends on nothing but (configuration, event) and does not settle.
-
-    `plans` are the `Tables.max_microsteps` microsteps it takes before the one
-    over the bound; `message` is the `LivelockError` message `macrostep` gives.
-    """
-
-    __slots__ = ("message", "plans")
-
-    def __init__(self, plans: tuple[MicrostepPlan, ...], message: str) -> None:
-        self.plans = plans
-        self.message = message
-
-
+@dataclass(frozen=True, slots=True)
 class MicrostepPlan:
     """Everything one microstep does that depends only on (configuration, transitions).
 
@@ -92,36 +88,35 @@ class MicrostepPlan:
     events raised when a final state is entered.
     """
 
-    __slots__ = (
-        "entered",
-        "entry_order",
-        "exit_order",
-        "exited",
-        "history_updates",
-        "segments",
-        "target",
-        "transitions",
-    )
+    transitions: tuple[int, ...]
+    exit_order: tuple[int, ...]
+    entry_order: tuple[int, ...]
+    target: Configuration
+    history_updates: tuple[tuple[int, tuple[int, ...]], ...]
+    segments: tuple[EffectSegment, ...]
+    exited: tuple[str, ...]
+    entered: tuple[str, ...]
 
-    def __init__(
-        self,
-        transitions: tuple[int, ...],
-        exit_order: tuple[int, ...],
-        entry_order: tuple[int, ...],
-        target: Configuration,
-        history_updates: tuple[tuple[int, tuple[int, ...]], ...],
-        segments: tuple[Segment, ...],
-        exited: tuple[str, ...],
-        entered: tuple[str, ...],
-    ) -> None:
-        self.transitions = transitions
-        self.exit_order = exit_order
-        self.entry_order = entry_order
-        self.target = target
-        self.history_updates = history_updates
-        self.segments = segments
-        self.exited = exited
-        self.entered = entered
+
+@dataclass(frozen=True, slots=True)
+class StaticMacrostep:
+    """A macrostep that depends on nothing but (configuration, event): where it ends,
+    and its plans (the event's microstep first, then eventless ones)."""
+
+    target: Configuration
+    plans: tuple[MicrostepPlan, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StaticLivelock:
+    """A macrostep that depends on nothing but (configuration, event) and does not settle.
+
+    `plans` are the `Tables.max_microsteps` microsteps it takes before the one
+    over the bound; `message` is the `LivelockError` message `macrostep` gives.
+    """
+
+    plans: tuple[MicrostepPlan, ...]
+    message: str
 
 
 ConflictRecord = tuple["Configuration", tuple[int, ...], tuple[int, ...]]
@@ -166,7 +161,7 @@ class Configuration:
         self.plans: dict[tuple[int, ...], MicrostepPlan] = {}
         self.conflicts: dict[tuple[int, ...], tuple[int, ...]] = {}
         self.verdicts: dict[str, tuple[bool, str | None, int]] = {}
-        self.static: dict[str, StaticOutcome | StaticLivelock | None] = {}
+        self.static: dict[str, StaticMacrostep | StaticLivelock | None] = {}
         self.broken_state_invariants: frozenset[str] | None = None  # None: not computed yet
 
     def __repr__(self) -> str:

@@ -16,7 +16,7 @@ from statekit.compiler.ir import GuardCheck, Transition
 from statekit.engine import algorithm, step
 from statekit.engine.algorithm import macrostep, select_transitions
 from statekit.engine.chart import Chart
-from statekit.engine.effects import LivelockError
+from statekit.engine.errors import LivelockError
 from statekit.engine.result import LIVELOCK, Status
 from statekit.engine.tables import StaticLivelock, Tables
 

@@ -1,14 +1,14 @@
-"""The engine's hooks for static analysis: abstract macrosteps, the conflict log, `classify`."""
+"""The engine's hooks for static analysis: abstract macrosteps, conflicts, classification."""
 
 from __future__ import annotations
 
 from chart_helpers import chart_of, machine
 
 from statekit.engine.algorithm import macrostep
-from statekit.engine.effects import AbstractValue
 from statekit.engine.result import UNDEFINED_TRANSITION, Status
-from statekit.engine.step import classify
+from statekit.engine.step import classify_unselected
 from statekit.engine.tables import Tables
+from statekit.engine.value_domain import ABSTRACT, AbstractValue
 
 EFFECTS = """
 statechart: effects
@@ -34,7 +34,7 @@ def test_an_abstract_macrostep_evaluates_no_effect_but_queues_raised_events() ->
     tables = Tables(chart_of(EFFECTS))
     a = tables.configuration(frozenset({tables.chart.path_index["a"]}))
     context = {"n": 1}
-    run = macrostep(tables, a, {}, context, ("GO", {"d": 0}), abstract=True)
+    run = macrostep(tables, a, {}, context, ("GO", {"d": 0}), values=ABSTRACT)
     assert run.fired
     assert run.configuration.paths == {"c"}
     assert context == {"n": 1}
@@ -61,7 +61,7 @@ def test_the_conflict_log_records_resolutions_that_remove_a_transition() -> None
     start = tables.configuration(
         frozenset(tables.chart.path_index[p] for p in ("p", "p.p1", "q", "q.q1"))
     )
-    run = macrostep(tables, start, {}, {}, ("GO", {}), abstract=True)
+    run = macrostep(tables, start, {}, {}, ("GO", {}), values=ABSTRACT)
     ((config, enabled, kept),) = tables.conflict_log
     assert config is start and len(enabled) == 2 and kept == enabled[:1]
     assert run.configuration.paths == {"p", "p.p1", "q", "q.q2"}
@@ -86,6 +86,6 @@ def test_classify_agrees_with_step() -> None:
         ("NOPE", (Status.REJECTED, "NOT_HERE", "reject")),
         ("ODD", (Status.REJECTED, UNDEFINED_TRANSITION, "undefined")),
     ]:
-        assert classify(tables, state._config, event, None) == expected
+        assert classify_unselected(tables, state._config, event, None) == expected
         result = chart.send(state, event)
         assert (result.status, result.reason) == expected[:2]
