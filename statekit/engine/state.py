@@ -19,18 +19,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from statekit.compiler.ir import HistoryKind, StateKind
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evidence import REDACTED
 from statekit.engine.invariants import broken_invariant
-from statekit.engine.tables import Configuration, Tables
+from statekit.engine.tables import Configuration, Tables, TablesOwner
 from statekit.engine.validation import PayloadError, check_context
-
-if TYPE_CHECKING:
-    from statekit.engine.chart import Chart
 
 STATE_FORMAT = 1
 """Version of the JSON form written by `State.to_json`."""
@@ -126,7 +123,7 @@ class State:
         return canonical_json(self.to_data())
 
     @classmethod
-    def from_json(cls, chart: Chart | Tables, data: str | bytes | Mapping[str, Any]) -> State:
+    def from_json(cls, chart: TablesOwner | Tables, data: str | bytes | Mapping[str, Any]) -> State:
         """Load a state written by `to_json` (or its `to_data` form) for `chart`."""
         tables = chart if isinstance(chart, Tables) else chart.tables
         if isinstance(data, str | bytes):

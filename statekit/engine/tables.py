@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from statekit.compiler.expressions import ContextRef, EventRef, Expression, iter_nodes
 from statekit.compiler.ir import (
@@ -49,6 +49,7 @@ __all__ = [
     "StaticLivelock",
     "StaticMacrostep",
     "Tables",
+    "TablesOwner",
 ]
 
 DEFAULT_MAX_MICROSTEPS = 1000
@@ -243,6 +244,15 @@ class Tables:
                 )
             )
         return cached
+
+
+class TablesOwner(Protocol):
+    """Anything that carries the runtime tables of a chart (a `Chart`)."""
+
+    @property
+    def tables(self) -> Tables:
+        """The runtime tables."""
+        ...
 
 
 def _reads(expr: Expression) -> tuple[set[str], set[str]]:
