@@ -47,18 +47,24 @@ from typing import Any
 
 from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
 from statekit.compiler.ir import CompiledChart, GuardCheck, StateKind, Transition
-from statekit.engine.algorithm import (
-    GuardOracle,
-    initial_macrostep,
-    macrostep,
-    static_outcome,
+from statekit.engine.abstract import (
+    AbstractMacrostep,
+    abstract_initial_macrostep,
+    abstract_macrostep,
+    classify_unselected,
+    data_free_macrostep,
 )
-from statekit.engine.errors import LivelockError
-from statekit.engine.macrostep_run import FailedGuard, MacrostepRun
+from statekit.engine.algorithm import GuardOracle
+from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.result import LIVELOCK, Status
-from statekit.engine.step import classify_unselected
-from statekit.engine.tables import Configuration, MicrostepPlan, StaticMacrostep, Tables
-from statekit.engine.value_domain import ABSTRACT
+from statekit.engine.tables import (
+    Configuration,
+    Conflict,
+    MicrostepPlan,
+    NoCandidates,
+    StaticMacrostep,
+    Tables,
+)
 
 DEFAULT_MAX_CONFIGURATIONS = 100_000
 """Default bound on abstract states (configuration + history values)."""
@@ -172,12 +178,11 @@ class Limit:
 
 @dataclass(frozen=True, slots=True)
 class SeenConflict:
-    """A conflict resolution that removed transitions, in the macrostep of `event`
-    from `node` (-1: the initial macrostep) under `assumptions`."""
+    """A conflict resolution the engine made that removed transitions (`conflict`), first
+    seen in the macrostep of `event` from `node` (-1: the initial macrostep) under
+    `assumptions`."""
 
-    config: Configuration
-    enabled: tuple[int, ...]
-    kept: tuple[int, ...]
+    conflict: Conflict
     node: int
     event: str | None
     assumptions: tuple[Assumption, ...]
@@ -296,14 +301,9 @@ class _Oracle:
         return answer
 
 
-Run = MacrostepRun | LivelockError
+Run = AbstractMacrostep
 Leaf = tuple[tuple[Assumption, ...], Run]
 """One run of a macrostep: the assumptions its choices made, and what happened."""
-
-
-def _plans(run: Run) -> tuple[MicrostepPlan, ...]:
-    """The plans of a run's microsteps, in order (those taken before a livelock)."""
-    return tuple(m.plan for m in run.trace)
 
 
 class _Prepared:
@@ -337,7 +337,7 @@ class Explorer:
             raise ValueError("max_configurations must be at least 1")
         self.chart = chart
         self.tables = tables = Tables(chart)
-        tables.conflict_log = []
+        self.seen_conflicts: set[Conflict] = set()
         self.three = ThreeValued()
         self.context = {name: f.default for name, f in chart.context.items()}
         self.progress = progress
@@ -421,7 +421,7 @@ class Explorer:
 
     def enumerate(
         self,
-        start: Callable[[GuardOracle], MacrostepRun],
+        start: Callable[[GuardOracle], AbstractMacrostep],
         node: int,
         event: str | None,
         known: dict[object, bool],
@@ -430,23 +430,16 @@ class Explorer:
         script: list[bool] = []
         runs: list[Leaf] = []
         cut = False
-        log = self.tables.conflict_log
-        assert log is not None
         while True:
             oracle = _Oracle(script, self.three, known)
-            logged = len(log)
-            run: Run
-            try:
-                run = start(oracle)
-            except LivelockError as exc:
-                run = exc
+            run = start(oracle)
             if oracle.cut and not cut:
                 cut = True
                 why = f"more than {MAX_CHOICES} data-guard decisions in one macrostep"
                 self.branching_limit(node, event, why)
             assumptions = tuple(oracle.assumptions)
             runs.append((assumptions, run))
-            self.attribute(logged, node, event, assumptions)
+            self.attribute(run.conflicts, node, event, assumptions)
             del script[oracle.pos :]
             while script and not script[-1]:
                 script.pop()
@@ -459,16 +452,19 @@ class Explorer:
             script[-1] = False
 
     def attribute(
-        self, logged: int, node: int, event: str | None, assumptions: tuple[Assumption, ...]
+        self,
+        conflicts: tuple[Conflict, ...],
+        node: int,
+        event: str | None,
+        assumptions: tuple[Assumption, ...],
     ) -> None:
-        """Record the conflict resolutions the engine logged since `logged` as seen in
-        the macrostep of `event` from `node`."""
-        log = self.tables.conflict_log
-        assert log is not None
-        for config, enabled, kept in log[logged:]:
-            self.result.conflicts.append(
-                SeenConflict(config, enabled, kept, node, event, assumptions)
-            )
+        """Record the conflict resolutions not seen before as seen in the macrostep of
+        `event` from `node`."""
+        seen = self.seen_conflicts
+        for conflict in conflicts:
+            if conflict not in seen:
+                seen.add(conflict)
+                self.result.conflicts.append(SeenConflict(conflict, node, event, assumptions))
 
     def branching_limit(self, node: int, event: str | None, why: str) -> None:
         self.result.limits.append(Limit("branching", why, node, event))
@@ -525,10 +521,9 @@ class Explorer:
             return frozenset()
         out: frozenset[int] = frozenset()
         source = config
-        for applied in run.trace:
-            event = applied.event
-            out |= self.history_reads(source, event[0] if event is not None else None)
-            source = applied.plan.target
+        for event, plan in zip(run.selected_for, run.plans, strict=True):
+            out |= self.history_reads(source, event)
+            source = plan.target
         return out
 
     def runs_of(self, node: Node, event: str) -> list[_Prepared]:
@@ -546,10 +541,8 @@ class Explorer:
                 return runs
         tables, context = self.tables, self.context
 
-        def start(oracle: GuardOracle) -> MacrostepRun:
-            return macrostep(
-                tables, config, history, context, (event, {}), oracle=oracle, values=ABSTRACT
-            )
+        def start(oracle: GuardOracle) -> AbstractMacrostep:
+            return abstract_macrostep(tables, config, history, context, event, oracle)
 
         leaves = self.enumerate(start, node.id, event, self.stable_facts(config))
         reads: frozenset[int] = frozenset().union(*(self.run_reads(config, r) for _, r in leaves))
@@ -570,8 +563,8 @@ class Explorer:
         out: list[_Prepared] = []
         seen: set[object] = set()
         for assumptions, run in leaves:
-            steps = _plans(run)
-            if isinstance(run, LivelockError):
+            steps = run.plans
+            if run.livelock:
                 key: object = ("livelock",)
                 outcome = Outcome(
                     event, assumptions, NOWHERE, steps, Status.REJECTED, LIVELOCK, "livelock"
@@ -584,8 +577,8 @@ class Explorer:
                 key = (outcome.reason, outcome.basis, failed and (id(failed[0]), failed[1].id))
                 prepared = _Prepared(assumptions, (), None, outcome)
             else:
-                prepared = _Prepared(assumptions, steps, run.configuration, None)
-                key = (run.configuration, tuple(p.transitions for p in steps), prepared.updates)
+                prepared = _Prepared(assumptions, steps, run.target, None)
+                key = (run.target, tuple(p.transitions for p in steps), prepared.updates)
             if key not in seen:
                 seen.add(key)
                 out.append(prepared)
@@ -628,12 +621,8 @@ class Explorer:
             if config.final:  # the engine's step selects nothing once the chart is final
                 outcomes.append(self.classified(config, event, None, ()))
                 continue
-            log = tables.conflict_log
-            assert log is not None
-            logged = len(log)
-            static = static_outcome(tables, config, event)
-            if len(log) > logged:
-                self.attribute(logged, node.id, event, ())
+            static = data_free_macrostep(tables, config, event)
+            self.attribute(static.conflicts, node.id, event, ())
             if isinstance(static, StaticMacrostep):  # a livelock takes the general path below
                 target, plans = static.target, static.plans
                 outcome = Outcome(event, (), NOWHERE, plans, Status.APPLIED, None, "applied")
@@ -642,8 +631,7 @@ class Explorer:
                 )
                 outcomes.append(outcome)
                 continue
-            entry = config.events.get(event)  # filled in by static_outcome
-            if entry is not None and entry.fixed == ():  # no candidate: nothing can fire
+            if isinstance(static, NoCandidates):  # nothing can fire
                 outcomes.append(self.classified(config, event, None, ()))
                 continue
             outcomes.extend(self.outcomes_of(node, event, self.runs_of(node, event)))
@@ -655,12 +643,12 @@ class Explorer:
         began = time.perf_counter()
         tables, context = self.tables, self.context
 
-        def start(oracle: GuardOracle) -> MacrostepRun:
-            return initial_macrostep(tables, context, oracle=oracle, values=ABSTRACT)
+        def start(oracle: GuardOracle) -> AbstractMacrostep:
+            return abstract_initial_macrostep(tables, context, oracle)
 
         for assumptions, run in self.enumerate(start, -1, None, {}):
-            steps = _plans(run)
-            if isinstance(run, LivelockError):
+            steps = run.plans
+            if run.livelock:
                 outcome = Outcome(
                     None, assumptions, NOWHERE, steps, Status.REJECTED, LIVELOCK, "livelock"
                 )
@@ -670,7 +658,7 @@ class Explorer:
                 )
                 history = run.history
                 outcome.target = self.intern(
-                    run.configuration, history, self.history_key(history), -1, outcome, 0
+                    run.target, history, self.history_key(history), -1, outcome, 0
                 )
             self.result.initial.append(outcome)
         nodes = self.result.nodes

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from statekit.compiler.ir import GuardCheck, Transition
-from statekit.engine.tables import Configuration
+from statekit.engine.tables import Configuration, Conflict
 from statekit.engine.trace import AppliedMicrostep, InternalEvent
 from statekit.engine.value_domain import CONCRETE, ValueDomain
 
@@ -27,11 +27,14 @@ class MacrostepRun:
     when it did not, `failed_guard` holds the first guard that failed during
     selection. `context` and `history` are the input mappings themselves
     until an effect or an exit writes to them. `values` is the value domain
-    effects compute in (`CONCRETE`, or `ABSTRACT` for the static analysis).
+    effects compute in (`CONCRETE`, or `ABSTRACT` for the static analysis);
+    `conflicts`, when a list, collects the conflict resolutions that removed a
+    transition.
     """
 
     __slots__ = (
         "configuration",
+        "conflicts",
         "context",
         "context_owned",
         "emitted",
@@ -51,6 +54,7 @@ class MacrostepRun:
         context: Mapping[str, Any],
         history: Mapping[int, tuple[int, ...]],
         values: ValueDomain = CONCRETE,
+        conflicts: list[Conflict] | None = None,
     ) -> None:
         self.configuration = configuration
         self.context: Mapping[str, Any] = context
@@ -64,6 +68,7 @@ class MacrostepRun:
         self.fired = False
         self.failed_guard: FailedGuard | None = None
         self.values = values
+        self.conflicts = conflicts
 
     def writable_context(self) -> dict[str, Any]:
         """The run's own copy of the context (made on the first write)."""

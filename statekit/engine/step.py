@@ -37,10 +37,11 @@ from typing import Any
 
 from statekit.compiler import structure
 from statekit.compiler.serialize import canonical_json
-from statekit.engine.algorithm import GuardOracle, macrostep, static_outcome
+from statekit.engine.algorithm import macrostep
 from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
 from statekit.engine.macrostep_run import FailedGuard
+from statekit.engine.memo import memoised_macrostep
 from statekit.engine.result import (
     EVALUATION_ERROR,
     INVALID_PAYLOAD,
@@ -57,7 +58,15 @@ from statekit.engine.result import (
     Status,
 )
 from statekit.engine.state import State
-from statekit.engine.tables import EMPTY, Configuration, MicrostepPlan, StaticLivelock, Tables
+from statekit.engine.tables import (
+    EMPTY,
+    Configuration,
+    MicrostepPlan,
+    NoCandidates,
+    StaticLivelock,
+    StaticMacrostep,
+    Tables,
+)
 from statekit.engine.trace import AppliedMicrostep, InternalEvent
 from statekit.engine.validation import PayloadError
 
@@ -92,63 +101,54 @@ def step(
     payload: Mapping[str, Any] | None = None,
     event_id: str | None = None,
     *,
-    oracle: GuardOracle | None = None,
+    memoised: bool = True,
 ) -> Result:
-    """Classify and apply one external event (see the module docstring)."""
-    try:
+    """Classify and apply one external event, rule by rule (see the module docstring).
+
+    `memoised=False` always takes the general macrostep (never the memo of data-free
+    macrosteps); the result is the same.
+    """
+    try:  # 1. the state must come from this chart
         config = state._config
     except AttributeError:
         raise TypeError(f"expected a statekit State, got {type(state).__name__}") from None
     if config.tables is not tables:
         state = adopt(tables, state)
         config = state._config
-    try:
+    try:  # 2. the event must be declared
         validator = tables.validators.get(event_type)
     except TypeError:  # an unhashable event type
         validator = None
     if validator is None:
         message = f"event {event_type!r} is not declared in chart {tables.chart.name!r}"
         return Result(REJECTED, UNKNOWN_EVENT, state, str(event_type), event_id, message=message)
-    if payload is None and validator.bare:
+    if payload is None and validator.bare:  # 3. the payload must match its declaration
         clean: Mapping[str, Any] = EMPTY
     else:
         try:
             clean = validator(payload)
         except PayloadError as exc:
             return Result(REJECTED, INVALID_PAYLOAD, state, event_type, event_id, message=str(exc))
-    if config.final:
-        return _classify(tables, state, event_type, event_id, None)
+    if config.final:  # 4. a final chart selects nothing
+        return _unselected(tables, state, event_type, event_id, None)
     event = (event_type, clean)
-    if oracle is None:
-        static = config.static.get(event_type, _UNKNOWN)
-        if static is _UNKNOWN:
-            static = static_outcome(tables, config, event_type)
-        if isinstance(static, StaticLivelock):
-            return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=static.message)
-        if static is not None:
-            target, plans = static.target, static.plans
-            if not tables.chart.invariants:  # the hot path: nothing to check, nothing to run
-                return Result(
-                    APPLIED,
-                    None,
-                    State(target, state._context, state._history),
-                    event_type,
-                    event_id,
-                    (),
-                    lambda: build_evidence(tables, _static_trace(event, plans), ()),
-                )
-            return _applied(
-                tables, state, event, event_id, target, state._context, state._history, [], plans
-            )
+    if memoised:  # 5. selection and the macrostep, from the memo when data cannot matter
+        known = memoised_macrostep(tables, config, event_type)
+        if isinstance(known, StaticMacrostep):
+            return _static_applied(tables, state, event, event_id, known)
+        if isinstance(known, StaticLivelock):
+            return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=known.message)
+        if isinstance(known, NoCandidates):
+            return _unselected(tables, state, event_type, event_id, None)
     try:
-        run = macrostep(tables, config, state._history, state._context, event, oracle=oracle)
+        run = macrostep(tables, config, state._history, state._context, event)
     except EvaluationError as exc:
         return Result(REJECTED, EVALUATION_ERROR, state, event_type, event_id, message=str(exc))
     except LivelockError as exc:
         return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=str(exc))
-    if not run.fired:
-        return _classify(tables, state, event_type, event_id, run.failed_guard)
-    return _applied(
+    if not run.fired:  # 6. nothing selected
+        return _unselected(tables, state, event_type, event_id, run.failed_guard)
+    return _applied(  # 7. something fired: the invariants must hold
         tables,
         state,
         event,
@@ -161,7 +161,28 @@ def step(
     )
 
 
-_UNKNOWN: Any = object()
+def _static_applied(
+    tables: Tables,
+    state: State,
+    event: InternalEvent,
+    event_id: str | None,
+    known: StaticMacrostep,
+) -> Result:
+    """Rule 7 for a data-free macrostep: the context and history stay, nothing is emitted."""
+    target, plans = known.target, known.plans
+    if not tables.chart.invariants:  # the hot path: nothing to check, nothing to run
+        return Result(
+            APPLIED,
+            None,
+            State(target, state._context, state._history),
+            event[0],
+            event_id,
+            (),
+            lambda: build_evidence(tables, _static_trace(event, plans), ()),
+        )
+    return _applied(
+        tables, state, event, event_id, target, state._context, state._history, [], plans
+    )
 
 
 def _static_trace(event: InternalEvent, plans: tuple[MicrostepPlan, ...]) -> list[AppliedMicrostep]:
@@ -270,7 +291,7 @@ def classify_unselected(
     return REJECTED, UNDEFINED_TRANSITION, "undefined"
 
 
-def _classify(
+def _unselected(
     tables: Tables,
     state: State,
     event: str,

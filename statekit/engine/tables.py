@@ -43,9 +43,14 @@ from statekit.engine.validation import EMPTY, PayloadValidator
 __all__ = [
     "EMPTY",
     "Configuration",
+    "Conflict",
+    "ConflictLoss",
+    "DependsOnData",
     "EffectSegment",
     "EventEntry",
+    "MemoisedMacrostep",
     "MicrostepPlan",
+    "NoCandidates",
     "StaticLivelock",
     "StaticMacrostep",
     "Tables",
@@ -63,11 +68,37 @@ class EventEntry:
     `chains[i]` lists, in selection order, the candidate transitions of the
     i-th atomic state (document order) that has any. `fixed` is the selected,
     conflict-free transition ids when no candidate has a guard (so the
-    selection never changes); None when guards must be evaluated.
+    selection never changes); None when guards must be evaluated. `conflict`
+    is the conflict resolution that made `fixed`, when it removed a transition.
     """
 
     chains: tuple[tuple[Transition, ...], ...]
     fixed: tuple[int, ...] | None
+    conflict: Conflict | None
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictLoss:
+    """One transition conflict resolution dropped because of one it kept: the states both
+    would exit (never empty), and whether only document order decided (neither source
+    is a descendant of the other)."""
+
+    kept: int
+    dropped: int
+    common_exits: frozenset[int]
+    by_document_order: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """A conflict resolution (SCXML removeConflictingTransitions) that removed transitions:
+    in `configuration`, of the `enabled` transition ids it `kept` some, and `losses`
+    pairs each dropped transition with every kept one whose exit set meets its own."""
+
+    configuration: Configuration
+    enabled: tuple[int, ...]
+    kept: tuple[int, ...]
+    losses: tuple[ConflictLoss, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,11 +132,13 @@ class MicrostepPlan:
 
 @dataclass(frozen=True, slots=True)
 class StaticMacrostep:
-    """A macrostep that depends on nothing but (configuration, event): where it ends,
-    and its plans (the event's microstep first, then eventless ones)."""
+    """A macrostep that depends on nothing but (configuration, event): where it ends, its
+    plans (the event's microstep first, then eventless ones) and the conflict
+    resolutions of its selections that removed a transition."""
 
     target: Configuration
     plans: tuple[MicrostepPlan, ...]
+    conflicts: tuple[Conflict, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,15 +146,34 @@ class StaticLivelock:
     """A macrostep that depends on nothing but (configuration, event) and does not settle.
 
     `plans` are the `Tables.max_microsteps` microsteps it takes before the one
-    over the bound; `message` is the `LivelockError` message `macrostep` gives.
+    over the bound; `message` is the `LivelockError` message `macrostep` gives;
+    `conflicts` as in `StaticMacrostep`.
     """
 
     plans: tuple[MicrostepPlan, ...]
     message: str
+    conflicts: tuple[Conflict, ...]
 
 
-ConflictRecord = tuple["Configuration", tuple[int, ...], tuple[int, ...]]
-"""(configuration, enabled transition ids, the ids kept by conflict resolution)."""
+@dataclass(frozen=True, slots=True)
+class NoCandidates:
+    """No active state (nor an ancestor) has a transition for the event: nothing fires,
+    whatever the data."""
+
+    conflicts: tuple[Conflict, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DependsOnData:
+    """The macrostep reads a guard, runs an effect or records history: only the general
+    macrostep can tell. `conflicts` are those of its data-free selections up to there."""
+
+    conflicts: tuple[Conflict, ...]
+
+
+MemoisedMacrostep = StaticMacrostep | StaticLivelock | NoCandidates | DependsOnData
+"""What the memo of data-free macrosteps (`statekit.engine.memo`) knows of (configuration,
+event)."""
 
 
 class Configuration:
@@ -160,9 +212,9 @@ class Configuration:
         self.events: dict[str, EventEntry] = {}
         self.eventless: EventEntry | None = None
         self.plans: dict[tuple[int, ...], MicrostepPlan] = {}
-        self.conflicts: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self.conflicts: dict[tuple[int, ...], tuple[tuple[int, ...], Conflict | None]] = {}
         self.verdicts: dict[str, tuple[bool, str | None, int]] = {}
-        self.static: dict[str, StaticMacrostep | StaticLivelock | None] = {}
+        self.static: dict[str, MemoisedMacrostep] = {}
         self.broken_state_invariants: frozenset[str] | None = None  # None: not computed yet
 
     def __repr__(self) -> str:
@@ -202,9 +254,6 @@ class Tables:
             for name, e in chart.events.items()
         }
         self.history_targeting = frozenset(t.id for t in chart.transitions if t.targets_history)
-        self.conflict_log: list[ConflictRecord] | None = None
-        """None, or a list that records every conflict resolution that removed a transition:
-        (configuration, enabled ids, kept ids), for the static analysis."""
         self._configurations: dict[frozenset[int], Configuration] = {}
         self._fired: dict[int, FiredTransition] = {}
 
