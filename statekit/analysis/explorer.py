@@ -214,8 +214,6 @@ class Exploration:
         self.conflicts: list[SeenConflict] = []
         self.checks = 0
         self.seconds = 0.0
-        self.cache: dict[str, Any] = {}
-        """Derived facts computed once by the rules that share this exploration."""
 
     @property
     def complete(self) -> bool:

@@ -44,8 +44,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from statekit.analysis.facts import ChartFacts
 from statekit.analysis.report import leaves, path_notes, state_name, transition_label, trigger
-from statekit.analysis.shared import exploration
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 
@@ -54,9 +54,9 @@ DEFAULT_SEVERITY = Severity.ERROR
 STAGE = "chart"
 
 
-def check(chart: CompiledChart) -> Iterator[Diagnostic]:
+def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per pair of orthogonal transitions that conflict somewhere."""
-    explored = exploration(chart)
+    explored = facts.exploration
     seen: set[tuple[int, int]] = set()
     for found in explored.conflicts:
         conflict = found.conflict
