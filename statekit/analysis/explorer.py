@@ -8,7 +8,7 @@ expression is evaluated) and a guard oracle: guards whose three-valued value is 
 (`active()` terms, constants) are answered exactly; a guard on unknown data
 (`ctx.*`, `event.*`) is a *choice*, and the explorer enumerates every
 sequence of choices by replaying the macrostep depth first (True first, then
-False). One macrostep thus gives one `Outcome` per distinct result, each
+False). One macrostep thus gives one `MacrostepBranch` per distinct result, each
 with the `Assumption`s its choices made. Within one macrostep, a guard asked
 again on the same data (the same values of the context fields it reads, where
 an abstract `assign` stores a fresh `AbstractValue`; the same payload; the
@@ -74,9 +74,9 @@ MAX_RUNS = 1024
 """Distinct guard-outcome combinations enumerated per abstract state and event."""
 
 NOWHERE = -1
-"""`Outcome.target` when nothing fired (the state is unchanged)."""
+"""`MacrostepBranch.target` when nothing fired (the state is unchanged)."""
 BEYOND = -2
-"""`Outcome.target` when the target was not explored (over `max_configurations`)."""
+"""`MacrostepBranch.target` when the target was not explored (over `max_configurations`)."""
 
 History = Mapping[int, tuple[int, ...]]
 HistoryKey = tuple[tuple[int, tuple[int, ...]], ...]
@@ -84,45 +84,27 @@ Progress = Callable[[int, int], None]
 """Called now and then with (abstract states expanded, abstract states found)."""
 
 
-class Outcome:
-    """One result of a macrostep under one set of assumptions.
+@dataclass(frozen=True, slots=True, eq=False)
+class MacrostepBranch:
+    """One branch of an explored macrostep: its result under one set of assumptions.
 
-    `event` is None for the initial macrostep. `steps` are the engine's
-    microstep plans in order (transitions fired, states exited and entered).
-    `basis` is `applied`, `livelock`, or the engine's classification basis
-    (`already`, `guard`, `reject`, `terminal`, `undefined`) when nothing fired.
+    `event` is None for the initial macrostep. `target` is the node it leads
+    to (`NOWHERE` when nothing fired, `BEYOND` past the bound). `steps` are
+    the engine's microstep plans in order (transitions fired, states exited
+    and entered). `basis` is `applied`, `livelock`, or the engine's
+    classification basis (`already`, `guard`, `reject`, `terminal`,
+    `undefined`) when nothing fired; `failed` the guard that failed first.
+    Branches compare by identity.
     """
 
-    __slots__ = (
-        "assumptions",
-        "basis",
-        "event",
-        "failed",
-        "reason",
-        "status",
-        "steps",
-        "target",
-    )
-
-    def __init__(
-        self,
-        event: str | None,
-        assumptions: tuple[Assumption, ...],
-        target: int,
-        steps: tuple[MicrostepPlan, ...],
-        status: Status,
-        reason: str | None,
-        basis: str,
-        failed: FailedGuard | None = None,
-    ) -> None:
-        self.event = event
-        self.assumptions = assumptions
-        self.target = target
-        self.steps = steps
-        self.status = status
-        self.reason = reason
-        self.basis = basis
-        self.failed = failed
+    event: str | None
+    assumptions: tuple[Assumption, ...]
+    target: int
+    steps: tuple[MicrostepPlan, ...]
+    status: Status
+    reason: str | None
+    basis: str
+    failed: FailedGuard | None = None
 
     @property
     def fired(self) -> bool:
@@ -137,7 +119,9 @@ class Outcome:
         return tuple(t for plan in self.steps for t in plan.transitions)
 
     def __repr__(self) -> str:
-        return f"Outcome({self.event!r}, {self.basis}, {self.reason!r}, target={self.target})"
+        return (
+            f"MacrostepBranch({self.event!r}, {self.basis}, {self.reason!r}, target={self.target})"
+        )
 
 
 class Node:
@@ -153,7 +137,7 @@ class Node:
         history: History,
         history_key: HistoryKey,
         parent: int,
-        via: Outcome,
+        via: MacrostepBranch,
         depth: int,
     ) -> None:
         self.id = node_id
@@ -163,7 +147,7 @@ class Node:
         self.parent = parent
         self.via = via
         self.depth = depth
-        self.outcomes: list[Outcome] | None = None
+        self.outcomes: list[MacrostepBranch] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +193,7 @@ class Exploration:
         self.events = events
         self.max_configurations = max_configurations
         self.nodes: list[Node] = []
-        self.initial: list[Outcome] = []
+        self.initial: list[MacrostepBranch] = []
         self.limits: list[Limit] = []
         self.conflicts: list[SeenConflict] = []
         self.checks = 0
@@ -220,10 +204,10 @@ class Exploration:
         """Whether every reachable abstract state and every guard outcome was explored."""
         return not self.limits
 
-    def path(self, node_id: int) -> list[tuple[int, Outcome]]:
+    def path(self, node_id: int) -> list[tuple[int, MacrostepBranch]]:
         """The outcomes leading from the start to `node_id`, each with the node it left
         (-1 for the initial macrostep), first to last."""
-        out: list[tuple[int, Outcome]] = []
+        out: list[tuple[int, MacrostepBranch]] = []
         current = node_id
         while current >= 0:
             node = self.nodes[current]
@@ -304,25 +288,45 @@ Leaf = tuple[tuple[Assumption, ...], Run]
 """One run of a macrostep: the assumptions its choices made, and what happened."""
 
 
+def _livelock(
+    event: str | None, assumptions: tuple[Assumption, ...], steps: tuple[MicrostepPlan, ...]
+) -> MacrostepBranch:
+    """The LIVELOCK branch of a macrostep (its microsteps are those before the bound)."""
+    return MacrostepBranch(
+        event=event,
+        assumptions=assumptions,
+        target=NOWHERE,
+        steps=steps,
+        status=Status.REJECTED,
+        reason=LIVELOCK,
+        basis="livelock",
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class _Prepared:
     """A run reduced to what every abstract state with the same configuration (and the
     same values of the history states it read) shares: its steps, where it ends, its
-    history records, and, when nothing fired, its outcome itself."""
+    history records, and, when nothing fired, its branch itself."""
 
-    __slots__ = ("assumptions", "outcome", "steps", "target", "updates")
+    assumptions: tuple[Assumption, ...]
+    steps: tuple[MicrostepPlan, ...]
+    target: Configuration | None
+    outcome: MacrostepBranch | None
+    updates: tuple[tuple[int, tuple[int, ...]], ...]
+    """The history records of its microsteps, in order."""
 
-    def __init__(
-        self,
-        assumptions: tuple[Assumption, ...],
-        steps: tuple[MicrostepPlan, ...],
-        target: Configuration | None,
-        outcome: Outcome | None,
-    ) -> None:
-        self.assumptions = assumptions
-        self.steps = steps
-        self.target = target
-        self.outcome = outcome
-        self.updates = tuple(u for plan in steps for u in plan.history_updates)
+
+def _prepared(
+    assumptions: tuple[Assumption, ...],
+    steps: tuple[MicrostepPlan, ...],
+    target: Configuration | None,
+    outcome: MacrostepBranch | None,
+) -> _Prepared:
+    updates = tuple(u for plan in steps for u in plan.history_updates)
+    return _Prepared(
+        assumptions=assumptions, steps=steps, target=target, outcome=outcome, updates=updates
+    )
 
 
 class Explorer:
@@ -341,7 +345,7 @@ class Explorer:
         self.progress = progress
         self.result = Exploration(chart, tables, tuple(chart.events), max_configurations)
         self.index: dict[tuple[Configuration, HistoryKey], int] = {}
-        self.unfired: dict[tuple[Configuration, str], Outcome] = {}
+        self.unfired: dict[tuple[Configuration, str], MacrostepBranch] = {}
         self.stable: dict[Configuration, dict[object, bool]] = {}
         self.shared: dict[tuple[Configuration, str], list[_Prepared]] = {}
         self.variants: dict[
@@ -352,21 +356,22 @@ class Explorer:
 
     # -- abstract states ----------------------------------------------------------
 
-    def intern(
+    def applied(
         self,
+        event: str | None,
+        assumptions: tuple[Assumption, ...],
+        steps: tuple[MicrostepPlan, ...],
         config: Configuration,
         history: History,
         key: HistoryKey,
         parent: int,
-        via: Outcome,
         depth: int,
-    ) -> int:
-        """The node of (config, history), created (reached by `via`) when new."""
+    ) -> MacrostepBranch:
+        """The APPLIED branch that ends in (config, history); its node is created (reached
+        by this branch) when new."""
         found = self.index.get((config, key))
-        if found is not None:
-            return found
         nodes = self.result.nodes
-        if len(nodes) >= self.result.max_configurations:
+        if found is None and len(nodes) >= self.result.max_configurations:
             if not any(limit.kind == "configurations" for limit in self.result.limits):
                 self.result.limits.append(
                     Limit(
@@ -375,11 +380,20 @@ class Explorer:
                         "(--max-configurations)",
                     )
                 )
-            return BEYOND
-        node = Node(len(nodes), config, history, key, parent, via, depth)
-        nodes.append(node)
-        self.index[(config, key)] = node.id
-        return node.id
+            found = BEYOND
+        branch = MacrostepBranch(
+            event=event,
+            assumptions=assumptions,
+            target=len(nodes) if found is None else found,
+            steps=steps,
+            status=Status.APPLIED,
+            reason=None,
+            basis="applied",
+        )
+        if found is None:
+            nodes.append(Node(len(nodes), config, history, key, parent, branch, depth))
+            self.index[(config, key)] = branch.target
+        return branch
 
     @staticmethod
     def history_key(history: History) -> HistoryKey:
@@ -475,14 +489,23 @@ class Explorer:
         event: str,
         failed: FailedGuard | None,
         assumptions: tuple[Assumption, ...],
-    ) -> Outcome:
+    ) -> MacrostepBranch:
         """The outcome of an event that selected nothing (shared when nothing was assumed)."""
         if failed is None and not assumptions:
             found = self.unfired.get((config, event))
             if found is not None:
                 return found
         status, reason, basis = classify_unselected(self.tables, config, event, failed)
-        outcome = Outcome(event, assumptions, NOWHERE, (), status, reason, basis, failed)
+        outcome = MacrostepBranch(
+            event=event,
+            assumptions=assumptions,
+            target=NOWHERE,
+            steps=(),
+            status=status,
+            reason=reason,
+            basis=basis,
+            failed=failed,
+        )
         if failed is None and not assumptions:
             self.unfired[(config, event)] = outcome
         return outcome
@@ -564,41 +587,38 @@ class Explorer:
             steps = run.plans
             if run.livelock:
                 key: object = ("livelock",)
-                outcome = Outcome(
-                    event, assumptions, NOWHERE, steps, Status.REJECTED, LIVELOCK, "livelock"
-                )
-                prepared = _Prepared(assumptions, steps, None, outcome)
+                outcome = _livelock(event, assumptions, steps)
+                prepared = _prepared(assumptions, steps, None, outcome)
             elif not run.fired:
                 assert config is not None and event is not None
                 failed = run.failed_guard
                 outcome = self.classified(config, event, failed, assumptions)
                 key = (outcome.reason, outcome.basis, failed and (id(failed[0]), failed[1].id))
-                prepared = _Prepared(assumptions, (), None, outcome)
+                prepared = _prepared(assumptions, (), None, outcome)
             else:
-                prepared = _Prepared(assumptions, steps, run.target, None)
+                prepared = _prepared(assumptions, steps, run.target, None)
                 key = (run.target, tuple(p.transitions for p in steps), prepared.updates)
             if key not in seen:
                 seen.add(key)
                 out.append(prepared)
         return out
 
-    def outcomes_of(self, node: Node, event: str, runs: list[_Prepared]) -> list[Outcome]:
+    def outcomes_of(self, node: Node, event: str, runs: list[_Prepared]) -> list[MacrostepBranch]:
         """The outcomes of prepared runs from `node` (perhaps made from another node with
         the same configuration: their history records are replayed onto this node's)."""
-        out: list[Outcome] = []
+        out: list[MacrostepBranch] = []
         parent, depth = node.id, node.depth + 1
         for run in runs:
             outcome = run.outcome
             if outcome is None:
                 assert run.target is not None
-                outcome = Outcome(
-                    event, run.assumptions, NOWHERE, run.steps, Status.APPLIED, None, "applied"
-                )
                 if run.updates:
                     history, hkey = self.recorded(node, run.updates)
                 else:
                     history, hkey = node.history, node.history_key
-                outcome.target = self.intern(run.target, history, hkey, parent, outcome, depth)
+                outcome = self.applied(
+                    event, run.assumptions, run.steps, run.target, history, hkey, parent, depth
+                )
             out.append(outcome)
         return out
 
@@ -614,7 +634,7 @@ class Explorer:
     def expand(self, node: Node) -> None:
         """Every outcome of every declared event in this abstract state."""
         tables, config, history = self.tables, node.config, node.history
-        outcomes: list[Outcome] = []
+        outcomes: list[MacrostepBranch] = []
         for event in self.result.events:
             if config.final:  # the engine's step selects nothing once the chart is final
                 outcomes.append(self.classified(config, event, None, ()))
@@ -622,10 +642,15 @@ class Explorer:
             static = data_free_macrostep(tables, config, event)
             self.attribute(static.conflicts, node.id, event, ())
             if isinstance(static, StaticMacrostep):  # a livelock takes the general path below
-                target, plans = static.target, static.plans
-                outcome = Outcome(event, (), NOWHERE, plans, Status.APPLIED, None, "applied")
-                outcome.target = self.intern(
-                    target, history, node.history_key, node.id, outcome, node.depth + 1
+                outcome = self.applied(
+                    event,
+                    (),
+                    static.plans,
+                    static.target,
+                    history,
+                    node.history_key,
+                    node.id,
+                    node.depth + 1,
                 )
                 outcomes.append(outcome)
                 continue
@@ -647,17 +672,11 @@ class Explorer:
         for assumptions, run in self.enumerate(start, -1, None, {}):
             steps = run.plans
             if run.livelock:
-                outcome = Outcome(
-                    None, assumptions, NOWHERE, steps, Status.REJECTED, LIVELOCK, "livelock"
-                )
+                outcome = _livelock(None, assumptions, steps)
             else:
-                outcome = Outcome(
-                    None, assumptions, NOWHERE, steps, Status.APPLIED, None, "applied"
-                )
                 history = run.history
-                outcome.target = self.intern(
-                    run.target, history, self.history_key(history), -1, outcome, 0
-                )
+                key = self.history_key(history)
+                outcome = self.applied(None, assumptions, steps, run.target, history, key, -1, 0)
             self.result.initial.append(outcome)
         nodes = self.result.nodes
         i = 0

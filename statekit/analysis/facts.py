@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from statekit.analysis.explorer import Exploration, Outcome
+from statekit.analysis.explorer import Exploration, MacrostepBranch
 from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.tables import is_in_final_state
 
-Witness = tuple[int, Outcome | None]
+Witness = tuple[int, MacrostepBranch | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +64,7 @@ def facts_of(exploration: Exploration) -> ChartFacts:
     )
 
 
-def outcomes(exploration: Exploration) -> Iterator[tuple[int, Outcome]]:
+def outcomes(exploration: Exploration) -> Iterator[tuple[int, MacrostepBranch]]:
     """Every (source node, outcome), the initial macrostep (source -1) first.
 
     The microsteps of a LIVELOCK outcome are rolled back by the engine: facts
