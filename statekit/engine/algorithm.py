@@ -45,7 +45,6 @@ from statekit.compiler.ir import GuardCheck, Transition
 from statekit.engine.effect_interpreter import run_effects
 from statekit.engine.errors import LivelockError
 from statekit.engine.evaluation import guard_passes
-from statekit.engine.evidence import ContextChange
 from statekit.engine.macrostep_run import FailedGuard, MacrostepRun
 from statekit.engine.plans import build_plan
 from statekit.engine.tables import (
@@ -56,7 +55,7 @@ from statekit.engine.tables import (
     MicrostepPlan,
     Tables,
 )
-from statekit.engine.trace import AppliedMicrostep, InternalEvent
+from statekit.engine.trace import AppliedMicrostep, AssignedValue, InternalEvent
 from statekit.engine.value_domain import CONCRETE, ValueDomain
 
 History = Mapping[int, tuple[int, ...]]
@@ -167,7 +166,7 @@ def select_transitions(
     """SCXML selectTransitions: the conflict-free enabled transitions for `event`,
     and the first guard that failed on the way (for the classification)."""
     name, payload = event
-    entry = event_entry(tables, config, name)
+    entry = config.events.get(name) or event_entry(tables, config, name)
     return _select(tables, config, entry, context, payload, history, oracle, found)
 
 
@@ -180,7 +179,9 @@ def select_eventless_transitions(
     found: ConflictSink = None,
 ) -> tuple[int, ...]:
     """SCXML selectEventlessTransitions (`always`), with no event payload in scope."""
-    entry = eventless_entry(tables, config)
+    entry = config.eventless or eventless_entry(tables, config)
+    if entry.fixed is not None and found is None:  # the common case, without a call
+        return entry.fixed
     return _select(tables, config, entry, context, {}, history, oracle, found)[0]
 
 
@@ -329,7 +330,10 @@ def microstep(
 ) -> Configuration:
     """SCXML microstep: exit states (recording history), run transition effects, enter
     states; returns the new configuration and records the microstep in `run.trace`."""
-    return apply_plan(tables, plan_of(tables, config, transitions, run.history), event, run)
+    plan = config.plans.get(transitions)  # plans that read history are never cached
+    if plan is None:
+        plan = plan_of(tables, config, transitions, run.history)
+    return apply_plan(tables, plan, event, run)
 
 
 def apply_plan(
@@ -345,21 +349,12 @@ def apply_plan(
         assert isinstance(history, dict)
         history.update(plan.history_updates)
     start = len(run.emitted)
-    changes: tuple[ContextChange, ...] = ()
+    changes: tuple[AssignedValue, ...] = ()
     raised: tuple[str, ...] = ()
     if plan.segments:
         payload = event[1] if event is not None else {}
         changes, raised = run_effects(plan.segments, payload, run, tables.payload_defaults)
-    run.trace.append(
-        AppliedMicrostep(
-            event=event,
-            plan=plan,
-            changes=changes,
-            emitted_start=start,
-            emitted_end=len(run.emitted),
-            raised=raised,
-        )
-    )
+    run.trace.append(AppliedMicrostep(event, plan, changes, start, len(run.emitted), raised))
     return plan.target
 
 

@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from statekit.compiler.ir import Assign, Emit, Raise
-from statekit.engine.evidence import ContextChange
 from statekit.engine.macrostep_run import MacrostepRun
 from statekit.engine.tables import EMPTY, EffectSegment
+from statekit.engine.trace import AssignedValue
 
 _NO_DEFAULTS: Mapping[str, Any] = EMPTY
 
@@ -28,19 +28,24 @@ def run_effects(
     payload: Mapping[str, Any],
     run: MacrostepRun,
     defaults: Mapping[str, Mapping[str, Any]],
-) -> tuple[tuple[ContextChange, ...], tuple[str, ...]]:
+) -> tuple[tuple[AssignedValue, ...], tuple[str, ...]]:
     """Run a microstep's effects; return its context changes and raised event names."""
     values = run.values
-    changes: list[ContextChange] = []
+    assigned = values.assigned
+    changes: list[AssignedValue] = []
     raised: list[str] = []
     for segment in segments:
         active = segment.active
         for effect in segment.effects:
             if isinstance(effect, Assign):
-                ctx = run.writable_context()
+                ctx = run.context
+                if not run.context_owned:  # copy on the first write
+                    ctx = run.context = dict(ctx)
+                    run.context_owned = True
+                assert isinstance(ctx, dict)
                 for field, expr in effect.assignments:
-                    value = values.assigned(field, expr, ctx, payload, active)
-                    changes.append(ContextChange(field=field, old=ctx[field], new=value))
+                    value = assigned(field, expr, ctx, payload, active)
+                    changes.append(AssignedValue(field, ctx[field], value))
                     ctx[field] = value
             elif isinstance(effect, Emit):
                 body = values.emitted(effect, run.context, payload, active)

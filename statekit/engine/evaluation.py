@@ -67,6 +67,27 @@ def computed_value(
     return value
 
 
+def assigned_value(
+    field: str,
+    expression: Expression,
+    context: Mapping[str, Any],
+    payload: Mapping[str, Any],
+    active: frozenset[int],
+) -> Any:
+    """`computed_value` for an `assign` to `field` (its role named only on failure, since
+    assignments are the most frequent effect)."""
+    try:
+        value = expression.evaluate(context, payload, active)
+    except Exception as exc:
+        raise EvaluationError.from_exception(f"assign to ctx.{field}", expression, exc) from exc
+    cls = value.__class__
+    if (cls is int and not INT_MIN <= value <= INT_MAX) or (
+        cls is float and not math.isfinite(value)
+    ):
+        raise EvaluationError(f"assign to ctx.{field}", expression, out_of_range(value) or "")
+    return value
+
+
 def invariant_holds(
     invariant: ExpressionInvariant, context: Mapping[str, Any], active: frozenset[int]
 ) -> bool:

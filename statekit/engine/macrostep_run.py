@@ -69,12 +69,3 @@ class MacrostepRun:
         self.failed_guard: FailedGuard | None = None
         self.values = values
         self.conflicts = conflicts
-
-    def writable_context(self) -> dict[str, Any]:
-        """The run's own copy of the context (made on the first write)."""
-        ctx = self.context
-        if not self.context_owned:
-            ctx = self.context = dict(ctx)
-            self.context_owned = True
-        assert isinstance(ctx, dict)
-        return ctx

@@ -1,12 +1,12 @@
 """What a step returns: the classification, the new state, the outbox and the evidence.
 
-Every external event ends in exactly one `Result` (DESIGN, Semantics):
+Every external event ends in exactly one `Result` (see `statekit.engine.step`):
 `APPLIED` (at least one transition fired), `ALREADY_APPLIED` (nothing fired
 and an active state lists the event in `already`) or `REJECTED` with a
 reason. Reasons are plain strings: the chart's own codes (a guard's `else`,
 a `reject` entry) or one of the engine's codes below.
 
-Evidence is data (STYLE 8): one frozen `Microstep` per microstep of the
+Evidence is data (`statekit.engine.evidence`): one frozen `Microstep` per microstep of the
 macrostep, listing the transitions fired, the states exited and entered, the
 context changes, the messages emitted and the internal events raised. Payload
 fields declared `secret: true` (and context fields declared secret, and

@@ -1,6 +1,6 @@
 """The immutable state of one chart instance, and its canonical JSON form.
 
-A `State` holds the minimum (STYLE 9): the active configuration (an interned
+A `State` holds the minimum: the active configuration (an interned
 `Configuration` shared by every state in it), the context and the recorded
 history values; the chart digest comes with the configuration. Publicly the
 configuration is a frozenset of dotted paths with ancestors (the root

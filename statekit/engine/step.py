@@ -1,6 +1,6 @@
 """The classified step: one external event in, exactly one `Result` out.
 
-Order of the checks (DESIGN, Semantics):
+Order of the checks (the classification table; each rule is marked in `step`):
 
 1. the state must come from this chart (same digest), else `ChartMismatchError`
    is raised: that is a programming error, not an event to classify;
@@ -61,6 +61,7 @@ from statekit.engine.state import State
 from statekit.engine.tables import (
     EMPTY,
     Configuration,
+    DependsOnData,
     MicrostepPlan,
     NoCandidates,
     StaticLivelock,
@@ -134,7 +135,9 @@ def step(
     event = (event_type, clean)
     if memoised:  # 5. selection and the macrostep, from the memo when data cannot matter
         known = memoised_macrostep(tables, config, event_type)
-        if isinstance(known, StaticMacrostep):
+        if known.__class__ is DependsOnData:
+            pass
+        elif isinstance(known, StaticMacrostep):
             return _static_applied(tables, state, event, event_id, known)
         if isinstance(known, StaticLivelock):
             return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=known.message)
@@ -188,14 +191,7 @@ def _static_applied(
 def _static_trace(event: InternalEvent, plans: tuple[MicrostepPlan, ...]) -> list[AppliedMicrostep]:
     """The trace of a static macrostep: the event's microstep, then eventless ones."""
     return [
-        AppliedMicrostep(
-            event=event if i == 0 else None,
-            plan=plan,
-            changes=(),
-            emitted_start=0,
-            emitted_end=0,
-            raised=(),
-        )
+        AppliedMicrostep(event if i == 0 else None, plan, (), 0, 0, ())
         for i, plan in enumerate(plans)
     ]
 
@@ -237,17 +233,34 @@ def _applied(
                 broken,
                 message,
             )
+    after = State(target, context, history)
+    return applied_result(tables, state, event_type, payload, event_id, after, raw_emitted, raw)
+
+
+def applied_result(
+    tables: Tables,
+    before: State | None,
+    event_type: str,
+    payload: Mapping[str, Any],
+    event_id: str | None,
+    after: State,
+    raw_emitted: list[tuple[str, dict[str, Any]]],
+    trace: Sequence[AppliedMicrostep],
+) -> Result:
+    """The APPLIED result of a macrostep that ends in `after` (its invariants checked by
+    the caller): the outbox messages numbered (see `messages`; `before` is None for the
+    initial macrostep), the evidence built on first access."""
     emitted = (
-        messages(tables, state, event_type, payload, event_id, raw_emitted) if raw_emitted else ()
+        messages(tables, before, event_type, payload, event_id, raw_emitted) if raw_emitted else ()
     )
     return Result(
         APPLIED,
         None,
-        State(target, context, history),
+        after,
         event_type,
         event_id,
         emitted,
-        evidence(emitted),
+        lambda: build_evidence(tables, trace, emitted),
     )
 
 
@@ -363,10 +376,10 @@ def build_evidence(
                 exited=plan.exited,
                 entered=plan.entered,
                 changes=tuple(
-                    ContextChange(field=c.field, old=REDACTED, new=REDACTED)
-                    if c.field in secret_ctx
-                    else c
-                    for c in applied.changes
+                    ContextChange(field=f, old=REDACTED, new=REDACTED)
+                    if f in secret_ctx
+                    else ContextChange(field=f, old=old, new=new)
+                    for f, old, new in applied.changes
                 ),
                 emitted=tuple(
                     m.message_id for m in emitted[applied.emitted_start : applied.emitted_end]

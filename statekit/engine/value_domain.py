@@ -16,7 +16,7 @@ from typing import Any
 
 from statekit.compiler.expressions import Expression
 from statekit.compiler.ir import Emit, Raise
-from statekit.engine.evaluation import computed_value
+from statekit.engine.evaluation import assigned_value, computed_value
 
 
 class AbstractValue:
@@ -35,16 +35,8 @@ class ValueDomain:
 
     __slots__ = ()
 
-    def assigned(
-        self,
-        field: str,
-        expression: Expression,
-        context: Mapping[str, Any],
-        payload: Mapping[str, Any],
-        active: frozenset[int],
-    ) -> Any:
-        """The value `assign` stores in `field`."""
-        return computed_value(f"assign to ctx.{field}", expression, context, payload, active)
+    assigned = staticmethod(assigned_value)
+    """The value `assign` stores in a field: (field, expression, context, payload, active)."""
 
     def emitted(
         self,
@@ -82,8 +74,8 @@ class AbstractDomain(ValueDomain):
 
     __slots__ = ()
 
+    @staticmethod
     def assigned(
-        self,
         field: str,
         expression: Expression,
         context: Mapping[str, Any],
