@@ -476,7 +476,7 @@ def test_the_static_livelock_verdict_agrees_with_the_general_loop_at_the_bound(
     chart = Chart(chart_of(text), max_microsteps=bound)
     s0 = chart.start()
     try:
-        run = macrostep(chart.tables, s0._config, {}, s0.context, ("GO", {}))
+        run = macrostep(chart.tables, s0.active_ids, {}, s0.context, ("GO", {}))
         expected: tuple[Status, str | None, frozenset[str] | None] = (
             Status.APPLIED,
             None,
