@@ -451,8 +451,6 @@ def test_an_eventless_loop_is_rejected_as_livelock_and_changes_nothing() -> None
 
 
 def test_a_raise_loop_is_a_livelock_too_and_the_bound_is_configurable() -> None:
-    from statekit.engine.chart import Chart
-
     chart = Chart(chart_of(SPIN), max_microsteps=10)
     result = chart.send(chart.start(), "RAISE")
     assert result.reason == LIVELOCK
