@@ -65,6 +65,7 @@ GuardOracle = Callable[
 """Decides one guard: (check, transition, context, payload, active ids) -> passes?"""
 ConflictSink = list[Conflict] | None
 """Where selections report the conflict resolutions that removed a transition (None: nowhere)."""
+_new = tuple.__new__
 NO_HISTORY: History = {}
 """The empty history (a data-free selection never reads history)."""
 
@@ -354,7 +355,8 @@ def apply_plan(
     if plan.segments:
         payload = event[1] if event is not None else {}
         changes, raised = run_effects(plan.segments, payload, run, tables.payload_defaults)
-    run.trace.append(AppliedMicrostep(event, plan, changes, start, len(run.emitted), raised))
+    applied = (event, plan, changes, start, len(run.emitted), raised)
+    run.trace.append(_new(AppliedMicrostep, applied))  # without the Python-level __new__
     return plan.target
 
 

@@ -21,6 +21,8 @@ from statekit.engine.tables import EMPTY, EffectSegment
 from statekit.engine.trace import AssignedValue
 
 _NO_DEFAULTS: Mapping[str, Any] = EMPTY
+_new = tuple.__new__
+"""Builds a named tuple without its Python-level `__new__` (once per assignment)."""
 
 
 def run_effects(
@@ -45,7 +47,7 @@ def run_effects(
                 assert isinstance(ctx, dict)
                 for field, expr in effect.assignments:
                     value = assigned(field, expr, ctx, payload, active)
-                    changes.append(AssignedValue(field, ctx[field], value))
+                    changes.append(_new(AssignedValue, (field, ctx[field], value)))
                     ctx[field] = value
             elif isinstance(effect, Emit):
                 body = values.emitted(effect, run.context, payload, active)
@@ -61,4 +63,4 @@ def run_effects(
             raised.append(name)
     if raised:
         run.raised.extend(raised)
-    return tuple(changes), tuple(raised)
+    return (tuple(changes) if changes else (), tuple(raised) if raised else ())

@@ -98,3 +98,16 @@ def invariant_holds(
     except Exception as exc:
         role = f"invariant '{invariant.name}'"
         raise EvaluationError.from_exception(role, invariant.expression, exc) from exc
+
+
+def first_broken_assertion(
+    invariants: tuple[ExpressionInvariant, ...],
+    context: Mapping[str, Any],
+    active: frozenset[int],
+) -> str | None:
+    """The name of the first `assert:` invariant that does not hold, in order, or None
+    (`invariant_holds` over all of them, in one call: this runs after every event)."""
+    for invariant in invariants:
+        if not invariant_holds(invariant, context, active):
+            return invariant.name
+    return None

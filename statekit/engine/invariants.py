@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from statekit.compiler.ir import ExpressionInvariant
-from statekit.engine.evaluation import invariant_holds
+from statekit.engine.evaluation import first_broken_assertion, invariant_holds
 from statekit.engine.tables import Configuration, Tables
 
 
@@ -25,10 +25,7 @@ def broken_invariant(
     broken = tables.broken_state_invariants(config)
     active = config.ids
     if not broken:
-        for inv in tables.expression_invariants:
-            if not invariant_holds(inv, context, active):
-                return inv.name
-        return None
+        return first_broken_assertion(tables.expression_invariants, context, active)
     for any_inv in tables.chart.invariants:
         if isinstance(any_inv, ExpressionInvariant):
             if not invariant_holds(any_inv, context, active):

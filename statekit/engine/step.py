@@ -61,7 +61,6 @@ from statekit.engine.state import State
 from statekit.engine.tables import (
     EMPTY,
     Configuration,
-    DependsOnData,
     MicrostepPlan,
     NoCandidates,
     StaticLivelock,
@@ -134,11 +133,23 @@ def step(
         return _unselected(tables, state, event_type, event_id, None)
     event = (event_type, clean)
     if memoised:  # 5. selection and the macrostep, from the memo when data cannot matter
-        known = memoised_macrostep(tables, config, event_type)
-        if known.__class__ is DependsOnData:
-            pass
-        elif isinstance(known, StaticMacrostep):
-            return _static_applied(tables, state, event, event_id, known)
+        # (the memo's per-configuration cache read inline: this is the hot path)
+        known = config.static.get(event_type) or memoised_macrostep(tables, config, event_type)
+        if isinstance(known, StaticMacrostep):
+            context, history, plans = state._context, state._history, known.plans
+            if not tables.chart.invariants:  # nothing to check, nothing to run
+                return Result(
+                    APPLIED,
+                    None,
+                    State(known.target, context, history),
+                    event_type,
+                    event_id,
+                    (),
+                    lambda: build_evidence(tables, _static_trace(event, plans), ()),
+                )
+            return _applied(
+                tables, state, event, event_id, known.target, context, history, [], plans
+            )
         if isinstance(known, StaticLivelock):
             return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=known.message)
         if isinstance(known, NoCandidates):
@@ -161,30 +172,6 @@ def step(
         run.history,
         run.emitted,
         run.trace,
-    )
-
-
-def _static_applied(
-    tables: Tables,
-    state: State,
-    event: InternalEvent,
-    event_id: str | None,
-    known: StaticMacrostep,
-) -> Result:
-    """Rule 7 for a data-free macrostep: the context and history stay, nothing is emitted."""
-    target, plans = known.target, known.plans
-    if not tables.chart.invariants:  # the hot path: nothing to check, nothing to run
-        return Result(
-            APPLIED,
-            None,
-            State(target, state._context, state._history),
-            event[0],
-            event_id,
-            (),
-            lambda: build_evidence(tables, _static_trace(event, plans), ()),
-        )
-    return _applied(
-        tables, state, event, event_id, target, state._context, state._history, [], plans
     )
 
 
