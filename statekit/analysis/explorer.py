@@ -59,11 +59,11 @@ from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.result import LIVELOCK, Status
 from statekit.engine.tables import (
     Configuration,
-    Conflict,
     MicrostepPlan,
     NoCandidates,
     StaticMacrostep,
     Tables,
+    TransitionConflict,
 )
 
 DEFAULT_MAX_CONFIGURATIONS = 100_000
@@ -166,7 +166,7 @@ class SeenConflict:
     seen in the macrostep of `event` from `node` (-1: the initial macrostep) under
     `assumptions`."""
 
-    conflict: Conflict
+    conflict: TransitionConflict
     node: int
     event: str | None
     assumptions: tuple[Assumption, ...]
@@ -339,7 +339,7 @@ class Explorer:
             raise ValueError("max_configurations must be at least 1")
         self.chart = chart
         self.tables = tables = Tables(chart)
-        self.seen_conflicts: set[Conflict] = set()
+        self.seen_conflicts: set[TransitionConflict] = set()
         self.three = ThreeValued()
         self.context = {name: f.default for name, f in chart.context.items()}
         self.progress = progress
@@ -465,7 +465,7 @@ class Explorer:
 
     def attribute(
         self,
-        conflicts: tuple[Conflict, ...],
+        conflicts: tuple[TransitionConflict, ...],
         node: int,
         event: str | None,
         assumptions: tuple[Assumption, ...],

@@ -14,7 +14,7 @@ unknown. Through this module (its only door into the engine) it
   (`classify_unselected`, as the step classifies it).
 
 Every record lists the conflict resolutions that removed a transition on the
-way (`tables.Conflict`, with the states both transitions would exit and
+way (`tables.TransitionConflict`, with the states both transitions would exit and
 whether only document order decided).
 """
 
@@ -31,10 +31,10 @@ from statekit.engine.memo import memoised_macrostep
 from statekit.engine.step import Basis, classify_unselected
 from statekit.engine.tables import (
     Configuration,
-    Conflict,
     MemoisedMacrostep,
     MicrostepPlan,
     Tables,
+    TransitionConflict,
 )
 from statekit.engine.trace import AppliedMicrostep
 from statekit.engine.value_domain import ABSTRACT, AbstractValue
@@ -72,7 +72,7 @@ class AbstractMacrostep:
     selected_for: tuple[str | None, ...]
     target: Configuration
     history: History
-    conflicts: tuple[Conflict, ...]
+    conflicts: tuple[TransitionConflict, ...]
 
 
 def abstract_macrostep(
@@ -85,7 +85,7 @@ def abstract_macrostep(
 ) -> AbstractMacrostep:
     """The macrostep of `event` (with an empty payload) from `config` and `history`,
     every guard decided by `guards` and no effect expression evaluated."""
-    found: list[Conflict] = []
+    found: list[TransitionConflict] = []
     try:
         run = macrostep(
             tables,
@@ -107,7 +107,7 @@ def abstract_initial_macrostep(
 ) -> AbstractMacrostep:
     """The initial macrostep (entering the initial configuration, then to completion),
     every guard decided by `guards` and no effect expression evaluated."""
-    found: list[Conflict] = []
+    found: list[TransitionConflict] = []
     try:
         run = initial_macrostep(tables, context, oracle=guards, values=ABSTRACT, conflicts=found)
     except LivelockError as exc:
@@ -127,7 +127,7 @@ def _selected_for(
     return tuple(m.event[0] if m.event is not None else None for m in trace)
 
 
-def _record(run: MacrostepRun, found: list[Conflict]) -> AbstractMacrostep:
+def _record(run: MacrostepRun, found: list[TransitionConflict]) -> AbstractMacrostep:
     return AbstractMacrostep(
         fired=run.fired,
         failed_guard=run.failed_guard,
@@ -141,7 +141,7 @@ def _record(run: MacrostepRun, found: list[Conflict]) -> AbstractMacrostep:
 
 
 def _livelock(
-    config: Configuration, history: History, exc: LivelockError, found: list[Conflict]
+    config: Configuration, history: History, exc: LivelockError, found: list[TransitionConflict]
 ) -> AbstractMacrostep:
     return AbstractMacrostep(
         fired=True,

@@ -49,11 +49,11 @@ from statekit.engine.macrostep_run import FailedGuard, MacrostepRun
 from statekit.engine.plans import build_plan
 from statekit.engine.tables import (
     Configuration,
-    Conflict,
     ConflictLoss,
     EventEntry,
     MicrostepPlan,
     Tables,
+    TransitionConflict,
 )
 from statekit.engine.trace import AppliedMicrostep, AssignedValue, InternalEvent
 from statekit.engine.value_domain import CONCRETE, ValueDomain
@@ -63,7 +63,7 @@ GuardOracle = Callable[
     [GuardCheck, Transition, Mapping[str, Any], Mapping[str, Any], frozenset[int]], bool
 ]
 """Decides one guard: (check, transition, context, payload, active ids) -> passes?"""
-ConflictSink = list[Conflict] | None
+ConflictSink = list[TransitionConflict] | None
 """Where selections report the conflict resolutions that removed a transition (None: nowhere)."""
 _new = tuple.__new__
 NO_HISTORY: History = {}
@@ -75,7 +75,7 @@ def _entry(
 ) -> EventEntry:
     """Selection inputs; the fixed selection when no candidate has a guard."""
     fixed: tuple[int, ...] | None = None
-    found: list[Conflict] = []
+    found: list[TransitionConflict] = []
     if not any(t.guards for chain in chains for t in chain):
         firsts = tuple(dict.fromkeys(chain[0].id for chain in chains))
         if len(firsts) <= 1 or tables.history_targeting.isdisjoint(firsts):
@@ -234,7 +234,7 @@ def remove_conflicting_transitions(
     """SCXML removeConflictingTransitions: of two transitions with intersecting exit
     sets, the one whose source is a descendant of the other's wins, else the earlier.
 
-    When it removes a transition and `found` is a list, the `Conflict` is appended.
+    When it removes a transition and `found` is a list, the `TransitionConflict` is appended.
     """
     if len(enabled) <= 1:
         return enabled
@@ -281,8 +281,8 @@ def _conflict(
     enabled: tuple[int, ...],
     kept: tuple[int, ...],
     exit_sets: Mapping[int, frozenset[int]],
-) -> Conflict:
-    """The record of a resolution that removed transitions (see `Conflict`)."""
+) -> TransitionConflict:
+    """The record of a resolution that removed transitions (see `TransitionConflict`)."""
     states, transitions = tables.states, tables.transitions
     losses = []
     for dropped in enabled:
@@ -299,7 +299,9 @@ def _conflict(
                     kept=winner, dropped=dropped, common_exits=common, by_document_order=not nested
                 )
             )
-    return Conflict(configuration=config, enabled=enabled, kept=kept, losses=tuple(losses))
+    return TransitionConflict(
+        configuration=config, enabled=enabled, kept=kept, losses=tuple(losses)
+    )
 
 
 def plan_of(

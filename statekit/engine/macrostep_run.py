@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from statekit.compiler.ir import GuardCheck, Transition
-from statekit.engine.tables import Configuration, Conflict
+from statekit.engine.tables import Configuration, TransitionConflict
 from statekit.engine.trace import AppliedMicrostep, InternalEvent
 from statekit.engine.value_domain import CONCRETE, ValueDomain
 
@@ -54,7 +54,7 @@ class MacrostepRun:
         context: Mapping[str, Any],
         history: Mapping[int, tuple[int, ...]],
         values: ValueDomain = CONCRETE,
-        conflicts: list[Conflict] | None = None,
+        conflicts: list[TransitionConflict] | None = None,
     ) -> None:
         self.configuration = configuration
         self.context: Mapping[str, Any] = context

@@ -25,7 +25,6 @@ from statekit.engine.algorithm import NO_HISTORY, event_entry, eventless_entry, 
 from statekit.engine.errors import LivelockError
 from statekit.engine.tables import (
     Configuration,
-    Conflict,
     DependsOnData,
     EventEntry,
     MemoisedMacrostep,
@@ -34,6 +33,7 @@ from statekit.engine.tables import (
     StaticLivelock,
     StaticMacrostep,
     Tables,
+    TransitionConflict,
 )
 
 _NO_CANDIDATES = NoCandidates()
@@ -52,7 +52,7 @@ def _walk(tables: Tables, config: Configuration, event: str) -> MemoisedMacroste
     entry = event_entry(tables, config, event)
     if entry.fixed == ():
         return _NO_CANDIDATES
-    conflicts: list[Conflict] = []
+    conflicts: list[TransitionConflict] = []
     plans: list[MicrostepPlan] = []
     current = config
     limit = tables.max_microsteps
@@ -80,6 +80,6 @@ def _walk(tables: Tables, config: Configuration, event: str) -> MemoisedMacroste
     return DependsOnData(conflicts=tuple(conflicts))
 
 
-def _note(entry: EventEntry, conflicts: list[Conflict]) -> None:
+def _note(entry: EventEntry, conflicts: list[TransitionConflict]) -> None:
     if entry.conflict is not None:
         conflicts.append(entry.conflict)

@@ -43,7 +43,6 @@ from statekit.engine.validation import EMPTY, PayloadValidator
 __all__ = [
     "EMPTY",
     "Configuration",
-    "Conflict",
     "ConflictLoss",
     "DependsOnData",
     "EffectSegment",
@@ -55,6 +54,7 @@ __all__ = [
     "StaticMacrostep",
     "Tables",
     "TablesOwner",
+    "TransitionConflict",
 ]
 
 DEFAULT_MAX_MICROSTEPS = 1000
@@ -74,7 +74,7 @@ class EventEntry:
 
     chains: tuple[tuple[Transition, ...], ...]
     fixed: tuple[int, ...] | None
-    conflict: Conflict | None
+    conflict: TransitionConflict | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +90,7 @@ class ConflictLoss:
 
 
 @dataclass(frozen=True, slots=True)
-class Conflict:
+class TransitionConflict:
     """A conflict resolution (SCXML removeConflictingTransitions) that removed transitions:
     in `configuration`, of the `enabled` transition ids it `kept` some, and `losses`
     pairs each dropped transition with every kept one whose exit set meets its own."""
@@ -138,7 +138,7 @@ class StaticMacrostep:
 
     target: Configuration
     plans: tuple[MicrostepPlan, ...]
-    conflicts: tuple[Conflict, ...]
+    conflicts: tuple[TransitionConflict, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +152,7 @@ class StaticLivelock:
 
     plans: tuple[MicrostepPlan, ...]
     message: str
-    conflicts: tuple[Conflict, ...]
+    conflicts: tuple[TransitionConflict, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +160,7 @@ class NoCandidates:
     """No active state (nor an ancestor) has a transition for the event: nothing fires,
     whatever the data."""
 
-    conflicts: tuple[Conflict, ...] = ()
+    conflicts: tuple[TransitionConflict, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,9 +168,11 @@ class DependsOnData:
     """The macrostep reads a guard, runs an effect or records history: only the general
     macrostep can tell. `conflicts` are those of its data-free selections up to there."""
 
-    conflicts: tuple[Conflict, ...]
+    conflicts: tuple[TransitionConflict, ...]
 
 
+Resolution = tuple[tuple[int, ...], TransitionConflict | None]
+"""A cached conflict resolution: the ids kept, and the conflict when it removed some."""
 MemoisedMacrostep = StaticMacrostep | StaticLivelock | NoCandidates | DependsOnData
 """What the memo of data-free macrosteps (`statekit.engine.memo`) knows of (configuration,
 event)."""
@@ -212,7 +214,9 @@ class Configuration:
         self.events: dict[str, EventEntry] = {}
         self.eventless: EventEntry | None = None
         self.plans: dict[tuple[int, ...], MicrostepPlan] = {}
-        self.conflicts: dict[tuple[int, ...], tuple[tuple[int, ...], Conflict | None]] = {}
+        self.conflicts: dict[
+            tuple[int, ...], tuple[tuple[int, ...], TransitionConflict | None]
+        ] = {}
         self.verdicts: dict[str, tuple[bool, str | None, int]] = {}
         self.static: dict[str, MemoisedMacrostep] = {}
         self.broken_state_invariants: frozenset[str] | None = None  # None: not computed yet
