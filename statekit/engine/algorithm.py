@@ -22,7 +22,7 @@ event): it never mutates its arguments and keeps no state between calls
 except the caches in `tables`, which only remember results. `history` maps
 history-state ids to recorded state ids. `event=None` runs only the
 eventless transitions and internal events (to completion). Guards are
-evaluated by `evaluation.guard_passes`; a raising guard is an
+evaluated by `evaluation.first_failing_guard`; a raising guard is an
 `EvaluationError`. Guards of candidate transitions that are not needed are
 never evaluated (selection stops at the first enabled candidate of each
 atomic state), and a transition whose guards failed once is not evaluated
@@ -44,7 +44,7 @@ from statekit.compiler import structure
 from statekit.compiler.ir import GuardCheck, Transition
 from statekit.engine.effect_interpreter import run_effects
 from statekit.engine.errors import LivelockError
-from statekit.engine.evaluation import guard_passes
+from statekit.engine.evaluation import first_failing_guard
 from statekit.engine.macrostep_run import FailedGuard, MacrostepRun
 from statekit.engine.plans import build_plan
 from statekit.engine.tables import (
@@ -138,16 +138,20 @@ def _select(
                 break
             if tid in failed:
                 continue
-            for check in t.guards:
-                if oracle is None:
-                    passed = guard_passes(check, context, payload, active)
-                else:
-                    passed = oracle(check, t, context, payload, active)
-                if not passed:
-                    failed.add(tid)
-                    if first_failure is None:
-                        first_failure = (check, t)
-                    break
+            failing: GuardCheck | None = None
+            if not t.guards:
+                pass
+            elif oracle is None:
+                failing = first_failing_guard(t.guards, context, payload, active)
+            else:
+                for check in t.guards:
+                    if not oracle(check, t, context, payload, active):
+                        failing = check
+                        break
+            if failing is not None:
+                failed.add(tid)
+                if first_failure is None:
+                    first_failure = (failing, t)
             else:
                 enabled.append(tid)
                 break

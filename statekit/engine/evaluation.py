@@ -22,18 +22,32 @@ from statekit.engine.errors import EvaluationError
 from statekit.engine.validation import EMPTY, INT_MAX, INT_MIN
 
 
+def first_failing_guard(
+    guards: tuple[GuardCheck, ...],
+    context: Mapping[str, Any],
+    payload: Mapping[str, Any],
+    active: frozenset[int],
+) -> GuardCheck | None:
+    """The first of a transition's guards that does not hold, in order, or None when all
+    hold; `EvaluationError` when one raises (the rest are not evaluated)."""
+    for check in guards:
+        try:
+            if not check.expression.evaluate(context, payload, active):
+                return check
+        except Exception as exc:
+            role = f"guard '{check.name}'" if check.name else "'if'"
+            raise EvaluationError.from_exception(role, check.expression, exc) from exc
+    return None
+
+
 def guard_passes(
     check: GuardCheck,
     context: Mapping[str, Any],
     payload: Mapping[str, Any],
     active: frozenset[int],
 ) -> bool:
-    """Whether the guard holds; `EvaluationError` when its expression raises."""
-    try:
-        return bool(check.expression.evaluate(context, payload, active))
-    except Exception as exc:
-        role = f"guard '{check.name}'" if check.name else "'if'"
-        raise EvaluationError.from_exception(role, check.expression, exc) from exc
+    """Whether one guard holds; `EvaluationError` when its expression raises."""
+    return first_failing_guard((check,), context, payload, active) is None
 
 
 def out_of_range(value: Any) -> str | None:
@@ -93,11 +107,7 @@ def invariant_holds(
 ) -> bool:
     """Whether an `assert:` invariant holds (no event in scope); `EvaluationError` when
     its expression raises."""
-    try:
-        return bool(invariant.expression.evaluate(context, EMPTY, active))
-    except Exception as exc:
-        role = f"invariant '{invariant.name}'"
-        raise EvaluationError.from_exception(role, invariant.expression, exc) from exc
+    return first_broken_assertion((invariant,), context, active) is None
 
 
 def first_broken_assertion(
@@ -106,8 +116,13 @@ def first_broken_assertion(
     active: frozenset[int],
 ) -> str | None:
     """The name of the first `assert:` invariant that does not hold, in order, or None
-    (`invariant_holds` over all of them, in one call: this runs after every event)."""
+    (no event in scope); `EvaluationError` when one raises. One call checks them all:
+    this runs after every applied event."""
     for invariant in invariants:
-        if not invariant_holds(invariant, context, active):
-            return invariant.name
+        try:
+            if not invariant.expression.evaluate(context, EMPTY, active):
+                return invariant.name
+        except Exception as exc:
+            role = f"invariant '{invariant.name}'"
+            raise EvaluationError.from_exception(role, invariant.expression, exc) from exc
     return None
