@@ -2,14 +2,15 @@
 
 The abstract state is a configuration plus the recorded history values; the
 context is abstracted away entirely. From the initial macrostep on, every
-abstract state is expanded with every declared event, breadth first, by
-calling the engine's `macrostep` with `values=ABSTRACT` (no effect
-expression is evaluated) and a guard oracle: guards whose three-valued value is known
-(`active()` terms, constants) are answered exactly; a guard on unknown data
-(`ctx.*`, `event.*`) is a *choice*, and the explorer enumerates every
-sequence of choices by replaying the macrostep depth first (True first, then
-False). One macrostep thus gives one `MacrostepBranch` per distinct result, each
-with the `Assumption`s its choices made. Within one macrostep, a guard asked
+abstract state is expanded with every declared event, breadth first,
+through the engine's abstract execution (`statekit.engine.abstract`: no
+effect expression is evaluated) with a guard oracle: guards whose
+three-valued value is known (`active()` terms, constants) are answered
+exactly; a guard on unknown data (`ctx.*`, `event.*`) is a *choice*, and
+the explorer enumerates every sequence of choices by replaying the
+macrostep depth first (True first, then False). One macrostep thus gives
+one `MacrostepBranch` per distinct result, each with the `Assumption`s its
+choices made. Within one macrostep, a guard asked
 again on the same data (the same values of the context fields it reads, where
 an abstract `assign` stores a fresh `AbstractValue`; the same payload; the
 same relevant active states) gets the same answer, so alternatives guarded by
@@ -23,12 +24,13 @@ same values of the history states the runs may read (history values matter
 only through transitions that target history states); their history records
 are replayed onto each state's own.
 
-An event that selects nothing is classified by the engine's own `classify_unselected`
-(ALREADY_APPLIED, the failing guard's reason, a `reject` reason, TERMINAL_STATE
-or UNDEFINED_TRANSITION); a final chart selects nothing, as in the engine's
-step. Macrosteps that depend on no data use the engine's `static_outcome`
-memo. The engine's conflict log tells which transitions conflict resolution
-removed, and during which macrostep.
+An event that selects nothing is classified by the engine's own
+`classify_unselected` (ALREADY_APPLIED, the failing guard's reason, a
+`reject` reason, TERMINAL_STATE or UNDEFINED_TRANSITION); a final chart
+selects nothing, as in the engine's step. Macrosteps that depend on no data
+use the engine's memo (`data_free_macrostep`). Every abstract macrostep
+returns the conflict resolutions that removed a transition; the first
+sighting of each is kept as a `SeenConflict` with its macrostep.
 
 Bounds: at most `max_configurations` abstract states, at most `MAX_CHOICES`
 data-guard decisions in one macrostep (past them every further data guard is
