@@ -19,14 +19,14 @@ exactly (no prefix matching; `done.state.<path>` uses dotted paths).
 
 `macrostep` is a pure function of (tables, configuration, history, context,
 event): it never mutates its arguments and keeps no state between calls
-except the caches in `tables`, which only remember results. `history` maps
-history-state ids to recorded state ids. `event=None` runs only the
-eventless transitions and internal events (to completion). Guards are
-evaluated by `evaluation.first_failing_guard`; a raising guard is an
-`EvaluationError`. Guards of candidate transitions that are not needed are
-never evaluated (selection stops at the first enabled candidate of each
-atomic state), and a transition whose guards failed once is not evaluated
-again in the same selection.
+except the caches in `tables` and each `ConfigurationCache`, which only
+remember results. `history` maps history-state ids to recorded state ids.
+`event=None` runs only the eventless transitions and internal events (to
+completion). Guards are evaluated by `evaluation.first_failing_guard`; a
+raising guard is an `EvaluationError`. Guards of candidate transitions that
+are not needed are never evaluated (selection stops at the first enabled
+candidate of each atomic state), and a transition whose guards failed once
+is not evaluated again in the same selection.
 
 Callers: the classified step (`statekit.engine.step`), the memo of
 data-free macrosteps (`statekit.engine.memo`) and abstract execution
@@ -85,7 +85,7 @@ def _entry(
 
 def event_entry(tables: Tables, config: Configuration, event: str) -> EventEntry:
     """The selection inputs of `event` in `config` (cached in the configuration)."""
-    entry = config.events.get(event)
+    entry = config.cache.events.get(event)
     if entry is None:
         candidates = tables.chart.candidates
         transitions = tables.transitions
@@ -94,20 +94,20 @@ def event_entry(tables: Tables, config: Configuration, event: str) -> EventEntry
             ids = candidates[state].get(event)
             if ids:
                 chains.append(tuple(transitions[t] for t in ids))
-        entry = config.events[event] = _entry(tables, config, chains)
+        entry = config.cache.events[event] = _entry(tables, config, chains)
     return entry
 
 
 def eventless_entry(tables: Tables, config: Configuration) -> EventEntry:
     """The selection inputs of the eventless transitions in `config` (cached)."""
-    entry = config.eventless
+    entry = config.cache.eventless
     if entry is None:
         eventless = tables.chart.eventless
         transitions = tables.transitions
         chains = [
             tuple(transitions[t] for t in eventless[s]) for s in config.atomic if eventless[s]
         ]
-        entry = config.eventless = _entry(tables, config, chains)
+        entry = config.cache.eventless = _entry(tables, config, chains)
     return entry
 
 
@@ -171,7 +171,7 @@ def select_transitions(
     """SCXML selectTransitions: the conflict-free enabled transitions for `event`,
     and the first guard that failed on the way (for the classification)."""
     name, payload = event
-    entry = config.events.get(name) or event_entry(tables, config, name)
+    entry = config.cache.events.get(name) or event_entry(tables, config, name)
     return _select(tables, config, entry, context, payload, history, oracle, found)
 
 
@@ -184,7 +184,7 @@ def select_eventless_transitions(
     found: ConflictSink = None,
 ) -> tuple[int, ...]:
     """SCXML selectEventlessTransitions (`always`), with no event payload in scope."""
-    entry = config.eventless or eventless_entry(tables, config)
+    entry = config.cache.eventless or eventless_entry(tables, config)
     if entry.fixed is not None and found is None:  # the common case, without a call
         return entry.fixed
     return _select(tables, config, entry, context, {}, history, oracle, found)[0]
@@ -244,7 +244,7 @@ def remove_conflicting_transitions(
         return enabled
     cacheable = tables.history_targeting.isdisjoint(enabled)
     if cacheable:
-        cached = config.conflicts.get(enabled)
+        cached = config.cache.conflicts.get(enabled)
         if cached is not None:
             if found is not None and cached[1] is not None:
                 found.append(cached[1])
@@ -275,7 +275,7 @@ def remove_conflicting_transitions(
         if found is not None:
             found.append(conflict)
     if cacheable:
-        config.conflicts[enabled] = (result, conflict)
+        config.cache.conflicts[enabled] = (result, conflict)
     return result
 
 
@@ -314,7 +314,7 @@ def plan_of(
     """The plan of the microstep that fires `transitions` in `config` (cached unless a
     transition targets a history state)."""
     cacheable = tables.history_targeting.isdisjoint(transitions)
-    plan = config.plans.get(transitions) if cacheable else None
+    plan = config.cache.plans.get(transitions) if cacheable else None
     if plan is None:
         plan = build_plan(
             tables,
@@ -324,7 +324,7 @@ def plan_of(
             compute_entry_set(tables, transitions, history),
         )
         if cacheable:
-            config.plans[transitions] = plan
+            config.cache.plans[transitions] = plan
     return plan
 
 
@@ -337,7 +337,7 @@ def microstep(
 ) -> Configuration:
     """SCXML microstep: exit states (recording history), run transition effects, enter
     states; returns the new configuration and records the microstep in `run.trace`."""
-    plan = config.plans.get(transitions)  # plans that read history are never cached
+    plan = config.cache.plans.get(transitions)  # plans that read history are never cached
     if plan is None:
         plan = plan_of(tables, config, transitions, run.history)
     return apply_plan(tables, plan, event, run)

@@ -42,9 +42,9 @@ _NO_CANDIDATES = NoCandidates()
 def memoised_macrostep(tables: Tables, config: Configuration, event: str) -> MemoisedMacrostep:
     """What the macrostep of `event` in `config` does when it cannot depend on data, or
     `DependsOnData` (see the module docstring); cached per configuration."""
-    found = config.static.get(event)
+    found = config.cache.memo.get(event)
     if found is None:
-        found = config.static[event] = _walk(tables, config, event)
+        found = config.cache.memo[event] = _walk(tables, config, event)
     return found
 
 

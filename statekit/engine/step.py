@@ -134,7 +134,7 @@ def step(
     event = (event_type, clean)
     if memoised:  # 5. selection and the macrostep, from the memo when data cannot matter
         # (the memo's per-configuration cache read inline: this is the hot path)
-        known = config.static.get(event_type) or memoised_macrostep(tables, config, event_type)
+        known = config.cache.memo.get(event_type) or memoised_macrostep(tables, config, event_type)
         if isinstance(known, StaticMacrostep):
             context, history, plans = state._context, state._history, known.plans
             if not tables.chart.invariants:  # nothing to check, nothing to run
@@ -254,13 +254,13 @@ def applied_result(
 def verdict(tables: Tables, config: Configuration, event: str) -> tuple[bool, str | None, int]:
     """The static part of classifying an event that selected nothing: whether an
     `already` entry applies, and the most specific `reject` reason with its state."""
-    cached = config.verdicts.get(event)
+    cached = config.cache.verdicts.get(event)
     if cached is not None:
         return cached
     candidates = config.final_states if config.final else (0, *config.ordered)
     already, reason, source = structure.static_classification(tables.states, candidates, event)
     result = (already is not None, reason, -1 if source is None else source)
-    config.verdicts[event] = result
+    config.cache.verdicts[event] = result
     return result
 
 

@@ -8,10 +8,11 @@ is computed here once per configuration and then reused by every instance:
 - `Tables.configuration(ids)` interns configurations, so that every `State`
   in a given configuration shares one `Configuration` object (ids, paths,
   atomic states, whether the chart is final);
-- each `Configuration` caches, per event, the candidate chains of its atomic
-  states (`EventEntry`), the fixed selection when no candidate has a guard,
-  the conflict-free subsets and the microstep plans (`MicrostepPlan`: exit
-  and entry sets, new configuration, history records, effect segments);
+- each `Configuration` caches (`ConfigurationCache`), per event, the candidate
+  chains of its atomic states (`EventEntry`), the fixed selection when no
+  candidate has a guard, the conflict-free subsets and the microstep plans
+  (`MicrostepPlan`: exit and entry sets, new configuration, history records,
+  effect segments);
 - a plan depends only on (configuration, transitions), except when a
   transition targets a history state; such plans are not cached.
 
@@ -43,6 +44,7 @@ from statekit.engine.validation import EMPTY, PayloadValidator
 __all__ = [
     "EMPTY",
     "Configuration",
+    "ConfigurationCache",
     "ConflictLoss",
     "DependsOnData",
     "EffectSegment",
@@ -178,29 +180,47 @@ MemoisedMacrostep = StaticMacrostep | StaticLivelock | NoCandidates | DependsOnD
 event)."""
 
 
+class ConfigurationCache:
+    """What the engine remembers about one configuration (results only, never state).
+
+    `events` and `eventless` hold the selection inputs (`EventEntry`) per
+    event; `plans` the microstep plans per transition set; `conflicts` the
+    conflict resolutions per enabled set; `memo` the verdicts of the memo of
+    data-free macrosteps (`statekit.engine.memo`); `verdicts` the static part
+    of classifying an event nothing fired for; `broken_state_invariants` the
+    state-form invariants broken here (None until computed). Read and written
+    only by the engine's own modules.
+    """
+
+    __slots__ = (
+        "broken_state_invariants",
+        "conflicts",
+        "eventless",
+        "events",
+        "memo",
+        "plans",
+        "verdicts",
+    )
+
+    def __init__(self) -> None:
+        self.events: dict[str, EventEntry] = {}
+        self.eventless: EventEntry | None = None
+        self.plans: dict[tuple[int, ...], MicrostepPlan] = {}
+        self.conflicts: dict[tuple[int, ...], Resolution] = {}
+        self.verdicts: dict[str, tuple[bool, str | None, int]] = {}
+        self.memo: dict[str, MemoisedMacrostep] = {}
+        self.broken_state_invariants: frozenset[str] | None = None
+
+
 class Configuration:
     """An interned set of active states (ancestors included, the root excluded).
 
     `final` tells whether the chart is final here: the root's active child is
     a final state, or (parallel root) every region is in a final state.
+    `cache` is what the engine remembers about it (`ConfigurationCache`).
     """
 
-    __slots__ = (
-        "atomic",
-        "broken_state_invariants",
-        "conflicts",
-        "eventless",
-        "events",
-        "final",
-        "final_states",
-        "ids",
-        "ordered",
-        "paths",
-        "plans",
-        "static",
-        "tables",
-        "verdicts",
-    )
+    __slots__ = ("atomic", "cache", "final", "final_states", "ids", "ordered", "paths", "tables")
 
     def __init__(self, tables: Tables, ids: frozenset[int]) -> None:
         states = tables.states
@@ -211,15 +231,7 @@ class Configuration:
         self.paths = frozenset(states[s].path for s in ids)
         self.final_states = tuple(s for s in self.atomic if states[s].kind is StateKind.FINAL)
         self.final = is_in_final_state(states, 0, ids)
-        self.events: dict[str, EventEntry] = {}
-        self.eventless: EventEntry | None = None
-        self.plans: dict[tuple[int, ...], MicrostepPlan] = {}
-        self.conflicts: dict[
-            tuple[int, ...], tuple[tuple[int, ...], TransitionConflict | None]
-        ] = {}
-        self.verdicts: dict[str, tuple[bool, str | None, int]] = {}
-        self.static: dict[str, MemoisedMacrostep] = {}
-        self.broken_state_invariants: frozenset[str] | None = None  # None: not computed yet
+        self.cache = ConfigurationCache()
 
     def __repr__(self) -> str:
         return f"Configuration({sorted(self.paths)!r})"
@@ -284,10 +296,10 @@ class Tables:
 
     def broken_state_invariants(self, config: Configuration) -> frozenset[str]:
         """The names of the state-form invariants this configuration breaks (cached)."""
-        cached = config.broken_state_invariants
+        cached = config.cache.broken_state_invariants
         if cached is None:
             active = config.ids
-            cached = config.broken_state_invariants = frozenset(
+            cached = config.cache.broken_state_invariants = frozenset(
                 inv.name
                 for inv in self.state_invariants
                 if all(w in active for w in inv.when)
