@@ -21,8 +21,9 @@ import time
 from collections.abc import Callable
 
 from bench.lint_machines import median_process_ms
-from statekit.analysis import shared
 from statekit.analysis.explorer import explore
+from statekit.analysis.facts import chart_facts
+from statekit.analysis.options import ExplorationOptions
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_source
 from statekit.lint.registry import RULES
@@ -89,14 +90,13 @@ def main() -> None:
     compiled = chart(40)
 
     def lint_rules() -> None:
-        shared.clear()
+        facts = chart_facts(compiled, ExplorationOptions())
         for rule in RULES.values():
             if rule.check is not None:
-                list(rule.check(compiled))
+                list(rule.check(compiled, facts))
 
     seconds = median_seconds(lint_rules, 3)
     print(f"every chart rule on 3x40, sharing one exploration: {seconds * 1000:.0f} ms")
-    shared.clear()
     lint = median_process_ms([sys.executable, "-m", "statekit.cli", "lint", "machines/"], runs=9)
     print(f"statekit lint machines/ (whole process): {lint:.0f} ms")
 

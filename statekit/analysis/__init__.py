@@ -1,8 +1,8 @@
 """statekit.analysis: the reachable configurations of a chart, and what they tell.
 
-DESIGN, "Analysis semantics": the chart is run as written, with the engine's
+The chart is run as written, with the engine's
 own selection, exit/entry sets and macrosteps (`statekit.engine.algorithm`,
-called with `abstract=True` and a guard oracle), without the engine's
+called with the abstract value domain and a guard oracle), without the engine's
 runtime invariant check. The abstract state is a configuration plus the
 recorded history values; the context is abstracted away; guards are
 evaluated three-valued (`active()` exact, `ctx.*`/`event.*` unknown) and
@@ -14,10 +14,11 @@ Modules:
 - `explorer`: `explore(chart, max_configurations=..., progress=...)` → `Exploration`
   (nodes in breadth-first order, their outcomes per event, conflicts, limits);
 - `guards`: three-valued evaluation and `Assumption`;
-- `facts`: reached states, selected transitions, exits, traps (computed once);
+- `options`: `ExplorationOptions` (the bound, the progress display) and `explore_with`;
+- `facts`: `ChartFacts`, the exploration and what the chart rules read of it
+  (reached states, selected transitions, exits, traps), computed once per chart;
 - `static`: facts from the chart alone (mentioned events, shadowed alternatives);
 - `report`: how findings describe configurations, transitions and paths;
-- `shared`: one cached exploration per chart for all lint rules, and its options;
 - `explain`, `paths`: the data behind `statekit explain` and `statekit paths`.
 
 The lint rules that use it live in `statekit.lint.rules` (unreachable-state,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from statekit.analysis.explorer import Exploration, Outcome
+from statekit.analysis.explorer import Exploration, MacrostepBranch
 from statekit.analysis.facts import selected_transitions
 from statekit.analysis.guards import ThreeValued
 from statekit.compiler.ir import ExpressionInvariant, StateInvariant
@@ -115,7 +115,7 @@ def _names(exploration: Exploration, config: Configuration) -> tuple[str, ...]:
     return tuple(states[s].path for s in config.atomic)
 
 
-def _verdict(exploration: Exploration, outcome: Outcome) -> Verdict:
+def _verdict(exploration: Exploration, outcome: MacrostepBranch) -> Verdict:
     chart = exploration.chart
     target = None
     if outcome.fired:

@@ -2,14 +2,15 @@
 
 The abstract state is a configuration plus the recorded history values; the
 context is abstracted away entirely. From the initial macrostep on, every
-abstract state is expanded with every declared event, breadth first, by
-calling the engine's `macrostep` with `abstract=True` (no effect expression
-is evaluated) and a guard oracle: guards whose three-valued value is known
-(`active()` terms, constants) are answered exactly; a guard on unknown data
-(`ctx.*`, `event.*`) is a *choice*, and the explorer enumerates every
-sequence of choices by replaying the macrostep depth first (True first, then
-False). One macrostep thus gives one `Outcome` per distinct result, each
-with the `Assumption`s its choices made. Within one macrostep, a guard asked
+abstract state is expanded with every declared event, breadth first,
+through the engine's abstract execution (`statekit.engine.abstract`: no
+effect expression is evaluated) with a guard oracle: guards whose
+three-valued value is known (`active()` terms, constants) are answered
+exactly; a guard on unknown data (`ctx.*`, `event.*`) is a *choice*, and
+the explorer enumerates every sequence of choices by replaying the
+macrostep depth first (True first, then False). One macrostep thus gives
+one `MacrostepBranch` per distinct result, each with the `Assumption`s its
+choices made. Within one macrostep, a guard asked
 again on the same data (the same values of the context fields it reads, where
 an abstract `assign` stores a fresh `AbstractValue`; the same payload; the
 same relevant active states) gets the same answer, so alternatives guarded by
@@ -23,12 +24,13 @@ same values of the history states the runs may read (history values matter
 only through transitions that target history states); their history records
 are replayed onto each state's own.
 
-An event that selects nothing is classified by the engine's own `classify`
-(ALREADY_APPLIED, the failing guard's reason, a `reject` reason, TERMINAL_STATE
-or UNDEFINED_TRANSITION); a final chart selects nothing, as in the engine's
-step. Macrosteps that depend on no data use the engine's `static_outcome`
-memo. The engine's conflict log tells which transitions conflict resolution
-removed, and during which macrostep.
+An event that selects nothing is classified by the engine's own
+`classify_unselected` (ALREADY_APPLIED, the failing guard's reason, a
+`reject` reason, TERMINAL_STATE or UNDEFINED_TRANSITION); a final chart
+selects nothing, as in the engine's step. Macrosteps that depend on no data
+use the engine's memo (`data_free_macrostep`). Every abstract macrostep
+returns the conflict resolutions that removed a transition; the first
+sighting of each is kept as a `SeenConflict` with its macrostep.
 
 Bounds: at most `max_configurations` abstract states, at most `MAX_CHOICES`
 data-guard decisions in one macrostep (past them every further data guard is
@@ -43,21 +45,28 @@ import gc
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
 from statekit.compiler.ir import CompiledChart, GuardCheck, StateKind, Transition
-from statekit.engine.algorithm import (
-    FailedGuard,
-    GuardOracle,
-    initial_macrostep,
-    macrostep,
-    static_outcome,
+from statekit.engine.abstract import (
+    AbstractMacrostep,
+    abstract_initial_macrostep,
+    abstract_macrostep,
+    classify_unselected,
+    data_free_macrostep,
 )
-from statekit.engine.effects import LivelockError, MacrostepRun
+from statekit.engine.algorithm import GuardOracle
+from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.result import LIVELOCK, Status
-from statekit.engine.step import classify
-from statekit.engine.tables import Configuration, MicrostepPlan, Tables
+from statekit.engine.tables import (
+    Configuration,
+    MicrostepPlan,
+    NoCandidates,
+    StaticMacrostep,
+    Tables,
+    TransitionConflict,
+)
 
 DEFAULT_MAX_CONFIGURATIONS = 100_000
 """Default bound on abstract states (configuration + history values)."""
@@ -67,55 +76,40 @@ MAX_RUNS = 1024
 """Distinct guard-outcome combinations enumerated per abstract state and event."""
 
 NOWHERE = -1
-"""`Outcome.target` when nothing fired (the state is unchanged)."""
+"""`MacrostepBranch.target` when nothing fired (the state is unchanged)."""
 BEYOND = -2
-"""`Outcome.target` when the target was not explored (over `max_configurations`)."""
+"""`MacrostepBranch.target` when the target was not explored (over `max_configurations`)."""
 
 History = Mapping[int, tuple[int, ...]]
 HistoryKey = tuple[tuple[int, tuple[int, ...]], ...]
+_new = tuple.__new__
 Progress = Callable[[int, int], None]
 """Called now and then with (abstract states expanded, abstract states found)."""
 
 
-class Outcome:
-    """One result of a macrostep under one set of assumptions.
+class MacrostepBranch(NamedTuple):
+    """One branch of an explored macrostep: its result under one set of assumptions.
 
-    `event` is None for the initial macrostep. `steps` are the engine's
-    microstep plans in order (transitions fired, states exited and entered).
-    `basis` is `applied`, `livelock`, or the engine's classification basis
-    (`already`, `guard`, `reject`, `terminal`, `undefined`) when nothing fired.
+    `event` is None for the initial macrostep. `target` is the node it leads
+    to (`NOWHERE` when nothing fired, `BEYOND` past the bound). `steps` are
+    the engine's microstep plans in order (transitions fired, states exited
+    and entered). `basis` is `applied`, `livelock`, or the engine's
+    classification basis (`already`, `guard`, `reject`, `terminal`,
+    `undefined`) when nothing fired; `failed` the guard that failed first.
+
+    A named tuple, not a frozen dataclass: the exploration builds one per
+    abstract state, event and run, and in Python 3.11 a frozen dataclass
+    costs ten times as much to construct (a third of the exploration time).
     """
 
-    __slots__ = (
-        "assumptions",
-        "basis",
-        "event",
-        "failed",
-        "reason",
-        "status",
-        "steps",
-        "target",
-    )
-
-    def __init__(
-        self,
-        event: str | None,
-        assumptions: tuple[Assumption, ...],
-        target: int,
-        steps: tuple[MicrostepPlan, ...],
-        status: Status,
-        reason: str | None,
-        basis: str,
-        failed: FailedGuard | None = None,
-    ) -> None:
-        self.event = event
-        self.assumptions = assumptions
-        self.target = target
-        self.steps = steps
-        self.status = status
-        self.reason = reason
-        self.basis = basis
-        self.failed = failed
+    event: str | None
+    assumptions: tuple[Assumption, ...]
+    target: int
+    steps: tuple[MicrostepPlan, ...]
+    status: Status
+    reason: str | None
+    basis: str
+    failed: FailedGuard | None = None
 
     @property
     def fired(self) -> bool:
@@ -130,7 +124,9 @@ class Outcome:
         return tuple(t for plan in self.steps for t in plan.transitions)
 
     def __repr__(self) -> str:
-        return f"Outcome({self.event!r}, {self.basis}, {self.reason!r}, target={self.target})"
+        return (
+            f"MacrostepBranch({self.event!r}, {self.basis}, {self.reason!r}, target={self.target})"
+        )
 
 
 class Node:
@@ -146,7 +142,7 @@ class Node:
         history: History,
         history_key: HistoryKey,
         parent: int,
-        via: Outcome,
+        via: MacrostepBranch,
         depth: int,
     ) -> None:
         self.id = node_id
@@ -156,7 +152,7 @@ class Node:
         self.parent = parent
         self.via = via
         self.depth = depth
-        self.outcomes: list[Outcome] | None = None
+        self.outcomes: list[MacrostepBranch] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,12 +167,11 @@ class Limit:
 
 @dataclass(frozen=True, slots=True)
 class SeenConflict:
-    """A conflict resolution that removed transitions, in the macrostep of `event`
-    from `node` (-1: the initial macrostep) under `assumptions`."""
+    """A conflict resolution the engine made that removed transitions (`conflict`), first
+    seen in the macrostep of `event` from `node` (-1: the initial macrostep) under
+    `assumptions`."""
 
-    config: Configuration
-    enabled: tuple[int, ...]
-    kept: tuple[int, ...]
+    conflict: TransitionConflict
     node: int
     event: str | None
     assumptions: tuple[Assumption, ...]
@@ -203,23 +198,21 @@ class Exploration:
         self.events = events
         self.max_configurations = max_configurations
         self.nodes: list[Node] = []
-        self.initial: list[Outcome] = []
+        self.initial: list[MacrostepBranch] = []
         self.limits: list[Limit] = []
         self.conflicts: list[SeenConflict] = []
         self.checks = 0
         self.seconds = 0.0
-        self.cache: dict[str, Any] = {}
-        """Derived facts computed once by the rules that share this exploration."""
 
     @property
     def complete(self) -> bool:
         """Whether every reachable abstract state and every guard outcome was explored."""
         return not self.limits
 
-    def path(self, node_id: int) -> list[tuple[int, Outcome]]:
+    def path(self, node_id: int) -> list[tuple[int, MacrostepBranch]]:
         """The outcomes leading from the start to `node_id`, each with the node it left
         (-1 for the initial macrostep), first to last."""
-        out: list[tuple[int, Outcome]] = []
+        out: list[tuple[int, MacrostepBranch]] = []
         current = node_id
         while current >= 0:
             node = self.nodes[current]
@@ -295,30 +288,50 @@ class _Oracle:
         return answer
 
 
-Run = MacrostepRun | LivelockError
+Run = AbstractMacrostep
 Leaf = tuple[tuple[Assumption, ...], Run]
 """One run of a macrostep: the assumptions its choices made, and what happened."""
 
 
+def _livelock(
+    event: str | None, assumptions: tuple[Assumption, ...], steps: tuple[MicrostepPlan, ...]
+) -> MacrostepBranch:
+    """The LIVELOCK branch of a macrostep (its microsteps are those before the bound)."""
+    return MacrostepBranch(
+        event=event,
+        assumptions=assumptions,
+        target=NOWHERE,
+        steps=steps,
+        status=Status.REJECTED,
+        reason=LIVELOCK,
+        basis="livelock",
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class _Prepared:
     """A run reduced to what every abstract state with the same configuration (and the
     same values of the history states it read) shares: its steps, where it ends, its
-    history records, and, when nothing fired, its outcome itself."""
+    history records, and, when nothing fired, its branch itself."""
 
-    __slots__ = ("assumptions", "outcome", "steps", "target", "updates")
+    assumptions: tuple[Assumption, ...]
+    steps: tuple[MicrostepPlan, ...]
+    target: Configuration | None
+    outcome: MacrostepBranch | None
+    updates: tuple[tuple[int, tuple[int, ...]], ...]
+    """The history records of its microsteps, in order."""
 
-    def __init__(
-        self,
-        assumptions: tuple[Assumption, ...],
-        steps: tuple[MicrostepPlan, ...],
-        target: Configuration | None,
-        outcome: Outcome | None,
-    ) -> None:
-        self.assumptions = assumptions
-        self.steps = steps
-        self.target = target
-        self.outcome = outcome
-        self.updates = tuple(u for plan in steps for u in plan.history_updates)
+
+def _prepared(
+    assumptions: tuple[Assumption, ...],
+    steps: tuple[MicrostepPlan, ...],
+    target: Configuration | None,
+    outcome: MacrostepBranch | None,
+) -> _Prepared:
+    updates = tuple(u for plan in steps for u in plan.history_updates)
+    return _Prepared(
+        assumptions=assumptions, steps=steps, target=target, outcome=outcome, updates=updates
+    )
 
 
 class Explorer:
@@ -331,13 +344,13 @@ class Explorer:
             raise ValueError("max_configurations must be at least 1")
         self.chart = chart
         self.tables = tables = Tables(chart)
-        tables.conflict_log = []
+        self.seen_conflicts: set[TransitionConflict] = set()
         self.three = ThreeValued()
         self.context = {name: f.default for name, f in chart.context.items()}
         self.progress = progress
         self.result = Exploration(chart, tables, tuple(chart.events), max_configurations)
         self.index: dict[tuple[Configuration, HistoryKey], int] = {}
-        self.unfired: dict[tuple[Configuration, str], Outcome] = {}
+        self.unfired: dict[tuple[Configuration, str], MacrostepBranch] = {}
         self.stable: dict[Configuration, dict[object, bool]] = {}
         self.shared: dict[tuple[Configuration, str], list[_Prepared]] = {}
         self.variants: dict[
@@ -348,21 +361,22 @@ class Explorer:
 
     # -- abstract states ----------------------------------------------------------
 
-    def intern(
+    def applied(
         self,
+        event: str | None,
+        assumptions: tuple[Assumption, ...],
+        steps: tuple[MicrostepPlan, ...],
         config: Configuration,
         history: History,
         key: HistoryKey,
         parent: int,
-        via: Outcome,
         depth: int,
-    ) -> int:
-        """The node of (config, history), created (reached by `via`) when new."""
+    ) -> MacrostepBranch:
+        """The APPLIED branch that ends in (config, history); its node is created (reached
+        by this branch) when new."""
         found = self.index.get((config, key))
-        if found is not None:
-            return found
         nodes = self.result.nodes
-        if len(nodes) >= self.result.max_configurations:
+        if found is None and len(nodes) >= self.result.max_configurations:
             if not any(limit.kind == "configurations" for limit in self.result.limits):
                 self.result.limits.append(
                     Limit(
@@ -371,11 +385,14 @@ class Explorer:
                         "(--max-configurations)",
                     )
                 )
-            return BEYOND
-        node = Node(len(nodes), config, history, key, parent, via, depth)
-        nodes.append(node)
-        self.index[(config, key)] = node.id
-        return node.id
+            found = BEYOND
+        target = len(nodes) if found is None else found
+        fields = (event, assumptions, target, steps, Status.APPLIED, None, "applied", None)
+        branch = _new(MacrostepBranch, fields)  # without the Python-level __new__
+        if found is None:
+            nodes.append(Node(len(nodes), config, history, key, parent, branch, depth))
+            self.index[(config, key)] = branch.target
+        return branch
 
     @staticmethod
     def history_key(history: History) -> HistoryKey:
@@ -415,7 +432,7 @@ class Explorer:
 
     def enumerate(
         self,
-        start: Callable[[GuardOracle], MacrostepRun],
+        start: Callable[[GuardOracle], AbstractMacrostep],
         node: int,
         event: str | None,
         known: dict[object, bool],
@@ -424,23 +441,16 @@ class Explorer:
         script: list[bool] = []
         runs: list[Leaf] = []
         cut = False
-        log = self.tables.conflict_log
-        assert log is not None
         while True:
             oracle = _Oracle(script, self.three, known)
-            logged = len(log)
-            run: Run
-            try:
-                run = start(oracle)
-            except LivelockError as exc:
-                run = exc
+            run = start(oracle)
             if oracle.cut and not cut:
                 cut = True
                 why = f"more than {MAX_CHOICES} data-guard decisions in one macrostep"
                 self.branching_limit(node, event, why)
             assumptions = tuple(oracle.assumptions)
             runs.append((assumptions, run))
-            self.attribute(logged, node, event, assumptions)
+            self.attribute(run.conflicts, node, event, assumptions)
             del script[oracle.pos :]
             while script and not script[-1]:
                 script.pop()
@@ -453,16 +463,19 @@ class Explorer:
             script[-1] = False
 
     def attribute(
-        self, logged: int, node: int, event: str | None, assumptions: tuple[Assumption, ...]
+        self,
+        conflicts: tuple[TransitionConflict, ...],
+        node: int,
+        event: str | None,
+        assumptions: tuple[Assumption, ...],
     ) -> None:
-        """Record the conflict resolutions the engine logged since `logged` as seen in
-        the macrostep of `event` from `node`."""
-        log = self.tables.conflict_log
-        assert log is not None
-        for config, enabled, kept in log[logged:]:
-            self.result.conflicts.append(
-                SeenConflict(config, enabled, kept, node, event, assumptions)
-            )
+        """Record the conflict resolutions not seen before as seen in the macrostep of
+        `event` from `node`."""
+        seen = self.seen_conflicts
+        for conflict in conflicts:
+            if conflict not in seen:
+                seen.add(conflict)
+                self.result.conflicts.append(SeenConflict(conflict, node, event, assumptions))
 
     def branching_limit(self, node: int, event: str | None, why: str) -> None:
         self.result.limits.append(Limit("branching", why, node, event))
@@ -475,14 +488,23 @@ class Explorer:
         event: str,
         failed: FailedGuard | None,
         assumptions: tuple[Assumption, ...],
-    ) -> Outcome:
+    ) -> MacrostepBranch:
         """The outcome of an event that selected nothing (shared when nothing was assumed)."""
         if failed is None and not assumptions:
             found = self.unfired.get((config, event))
             if found is not None:
                 return found
-        status, reason, basis = classify(self.tables, config, event, failed)
-        outcome = Outcome(event, assumptions, NOWHERE, (), status, reason, basis, failed)
+        status, reason, basis = classify_unselected(self.tables, config, event, failed)
+        outcome = MacrostepBranch(
+            event=event,
+            assumptions=assumptions,
+            target=NOWHERE,
+            steps=(),
+            status=status,
+            reason=reason,
+            basis=basis,
+            failed=failed,
+        )
         if failed is None and not assumptions:
             self.unfired[(config, event)] = outcome
         return outcome
@@ -519,8 +541,8 @@ class Explorer:
             return frozenset()
         out: frozenset[int] = frozenset()
         source = config
-        for event, plan, *_rest in run.trace:
-            out |= self.history_reads(source, event[0] if event is not None else None)
+        for event, plan in zip(run.selected_for, run.plans, strict=True):
+            out |= self.history_reads(source, event)
             source = plan.target
         return out
 
@@ -539,10 +561,8 @@ class Explorer:
                 return runs
         tables, context = self.tables, self.context
 
-        def start(oracle: GuardOracle) -> MacrostepRun:
-            return macrostep(
-                tables, config, history, context, (event, {}), oracle=oracle, abstract=True
-            )
+        def start(oracle: GuardOracle) -> AbstractMacrostep:
+            return abstract_macrostep(tables, config, history, context, event, oracle)
 
         leaves = self.enumerate(start, node.id, event, self.stable_facts(config))
         reads: frozenset[int] = frozenset().union(*(self.run_reads(config, r) for _, r in leaves))
@@ -563,44 +583,41 @@ class Explorer:
         out: list[_Prepared] = []
         seen: set[object] = set()
         for assumptions, run in leaves:
-            steps = tuple(m[1] for m in run.trace)
-            if isinstance(run, LivelockError):
+            steps = run.plans
+            if run.livelock:
                 key: object = ("livelock",)
-                outcome = Outcome(
-                    event, assumptions, NOWHERE, steps, Status.REJECTED, LIVELOCK, "livelock"
-                )
-                prepared = _Prepared(assumptions, steps, None, outcome)
+                outcome = _livelock(event, assumptions, steps)
+                prepared = _prepared(assumptions, steps, None, outcome)
             elif not run.fired:
                 assert config is not None and event is not None
                 failed = run.failed_guard
                 outcome = self.classified(config, event, failed, assumptions)
                 key = (outcome.reason, outcome.basis, failed and (id(failed[0]), failed[1].id))
-                prepared = _Prepared(assumptions, (), None, outcome)
+                prepared = _prepared(assumptions, (), None, outcome)
             else:
-                prepared = _Prepared(assumptions, steps, run.configuration, None)
-                key = (run.configuration, tuple(p.transitions for p in steps), prepared.updates)
+                prepared = _prepared(assumptions, steps, run.target, None)
+                key = (run.target, tuple(p.transitions for p in steps), prepared.updates)
             if key not in seen:
                 seen.add(key)
                 out.append(prepared)
         return out
 
-    def outcomes_of(self, node: Node, event: str, runs: list[_Prepared]) -> list[Outcome]:
+    def outcomes_of(self, node: Node, event: str, runs: list[_Prepared]) -> list[MacrostepBranch]:
         """The outcomes of prepared runs from `node` (perhaps made from another node with
         the same configuration: their history records are replayed onto this node's)."""
-        out: list[Outcome] = []
+        out: list[MacrostepBranch] = []
         parent, depth = node.id, node.depth + 1
         for run in runs:
             outcome = run.outcome
             if outcome is None:
                 assert run.target is not None
-                outcome = Outcome(
-                    event, run.assumptions, NOWHERE, run.steps, Status.APPLIED, None, "applied"
-                )
                 if run.updates:
                     history, hkey = self.recorded(node, run.updates)
                 else:
                     history, hkey = node.history, node.history_key
-                outcome.target = self.intern(run.target, history, hkey, parent, outcome, depth)
+                outcome = self.applied(
+                    event, run.assumptions, run.steps, run.target, history, hkey, parent, depth
+                )
             out.append(outcome)
         return out
 
@@ -616,27 +633,27 @@ class Explorer:
     def expand(self, node: Node) -> None:
         """Every outcome of every declared event in this abstract state."""
         tables, config, history = self.tables, node.config, node.history
-        outcomes: list[Outcome] = []
+        outcomes: list[MacrostepBranch] = []
         for event in self.result.events:
             if config.final:  # the engine's step selects nothing once the chart is final
                 outcomes.append(self.classified(config, event, None, ()))
                 continue
-            log = tables.conflict_log
-            assert log is not None
-            logged = len(log)
-            static = static_outcome(tables, config, event)
-            if len(log) > logged:
-                self.attribute(logged, node.id, event, ())
-            if isinstance(static, tuple):  # a StaticLivelock takes the general path below
-                target, plans = static
-                outcome = Outcome(event, (), NOWHERE, plans, Status.APPLIED, None, "applied")
-                outcome.target = self.intern(
-                    target, history, node.history_key, node.id, outcome, node.depth + 1
+            static = data_free_macrostep(tables, config, event)
+            self.attribute(static.conflicts, node.id, event, ())
+            if isinstance(static, StaticMacrostep):  # a livelock takes the general path below
+                outcome = self.applied(
+                    event,
+                    (),
+                    static.plans,
+                    static.target,
+                    history,
+                    node.history_key,
+                    node.id,
+                    node.depth + 1,
                 )
                 outcomes.append(outcome)
                 continue
-            entry = config.events.get(event)  # filled in by static_outcome
-            if entry is not None and entry.fixed == ():  # no candidate: nothing can fire
+            if isinstance(static, NoCandidates):  # nothing can fire
                 outcomes.append(self.classified(config, event, None, ()))
                 continue
             outcomes.extend(self.outcomes_of(node, event, self.runs_of(node, event)))
@@ -648,23 +665,17 @@ class Explorer:
         began = time.perf_counter()
         tables, context = self.tables, self.context
 
-        def start(oracle: GuardOracle) -> MacrostepRun:
-            return initial_macrostep(tables, context, oracle=oracle, abstract=True)
+        def start(oracle: GuardOracle) -> AbstractMacrostep:
+            return abstract_initial_macrostep(tables, context, oracle)
 
         for assumptions, run in self.enumerate(start, -1, None, {}):
-            steps = tuple(m[1] for m in run.trace)
-            if isinstance(run, LivelockError):
-                outcome = Outcome(
-                    None, assumptions, NOWHERE, steps, Status.REJECTED, LIVELOCK, "livelock"
-                )
+            steps = run.plans
+            if run.livelock:
+                outcome = _livelock(None, assumptions, steps)
             else:
-                outcome = Outcome(
-                    None, assumptions, NOWHERE, steps, Status.APPLIED, None, "applied"
-                )
                 history = run.history
-                outcome.target = self.intern(
-                    run.configuration, history, self.history_key(history), -1, outcome, 0
-                )
+                key = self.history_key(history)
+                outcome = self.applied(None, assumptions, steps, run.target, history, key, -1, 0)
             self.result.initial.append(outcome)
         nodes = self.result.nodes
         i = 0

@@ -1,34 +1,70 @@
-"""Facts derived from an exploration, computed once and shared by the rules.
+"""Facts derived from an exploration, computed once per chart and shared by the rules.
 
-Each fact is computed on first use and kept in `Exploration.cache`. A
-*witness* says where something was first seen, as `(node, outcome)`: the
-state is active in `node` when `outcome` is None, else the outcome (a
-macrostep from `node`, -1 for the initial macrostep) entered or fired it.
-Nodes are visited in breadth-first order, so witnesses are as close to the
-start as the exploration knows.
+`chart_facts(chart, options)` explores the chart and derives every fact the
+chart rules read into one frozen `ChartFacts`; the lint runner passes it to
+each rule (`check(chart, facts)`). The derivations are also plain functions
+of an `Exploration` (for `explain` and `paths`). A *witness* says where
+something was first seen, as `(node, outcome)`: the state is active in
+`node` when `outcome` is None, else the outcome (a macrostep from `node`, -1
+for the initial macrostep) entered or fired it. Nodes are visited in
+breadth-first order, so witnesses are as close to the start as the
+exploration knows.
 
-Semantics (DESIGN, Analysis semantics): a state counts as reached, and a
-transition as selected, when any macrostep from a reachable configuration
-enters or fires it, even if the same macrostep leaves it again.
+Semantics: a state counts as reached, and a transition as selected, when any
+macrostep from a reachable configuration enters or fires it, even if the same
+macrostep leaves it again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
-from statekit.analysis.explorer import Exploration, Outcome
+from statekit.analysis.explorer import Exploration, MacrostepBranch
+from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.tables import is_in_final_state
 
-Witness = tuple[int, Outcome | None]
+Witness = tuple[int, MacrostepBranch | None]
 
 
-def _cached(exploration: Exploration, name: str) -> Any:
-    return exploration.cache.get(name)
+@dataclass(frozen=True, slots=True)
+class ChartFacts:
+    """One chart's exploration and the facts derived from it, as the chart rules read them.
+
+    `reached_states` and `selected_transitions` map ids to their witnesses;
+    `left_states` are states some macrostep exits; `successors[node]` are the
+    nodes its outcomes lead to; `ending` the nodes from which a final
+    configuration is reachable.
+    """
+
+    exploration: Exploration
+    reached_states: Mapping[int, Witness]
+    selected_transitions: Mapping[int, Witness]
+    left_states: frozenset[int]
+    successors: tuple[tuple[int, ...], ...]
+    ending: frozenset[int]
 
 
-def outcomes(exploration: Exploration) -> Iterator[tuple[int, Outcome]]:
+def chart_facts(chart: CompiledChart, options: ExplorationOptions) -> ChartFacts:
+    """Explore `chart` under `options` and derive every fact (see `ChartFacts`)."""
+    return facts_of(explore_with(chart, options))
+
+
+def facts_of(exploration: Exploration) -> ChartFacts:
+    """Every fact of an exploration (see `ChartFacts`)."""
+    succ = successors(exploration)
+    return ChartFacts(
+        exploration=exploration,
+        reached_states=reached_states(exploration),
+        selected_transitions=selected_transitions(exploration),
+        left_states=frozenset(left_states(exploration)),
+        successors=succ,
+        ending=frozenset(ending(exploration, succ)),
+    )
+
+
+def outcomes(exploration: Exploration) -> Iterator[tuple[int, MacrostepBranch]]:
     """Every (source node, outcome), the initial macrostep (source -1) first.
 
     The microsteps of a LIVELOCK outcome are rolled back by the engine: facts
@@ -43,53 +79,43 @@ def outcomes(exploration: Exploration) -> Iterator[tuple[int, Outcome]]:
 
 def reached_states(exploration: Exploration) -> dict[int, Witness]:
     """State id → where it was first active or entered."""
-    found = _cached(exploration, "reached_states")
-    if found is None:
-        found = {}
-        nodes = exploration.nodes
-        for outcome in exploration.initial:
+    found: dict[int, Witness] = {}
+    for outcome in exploration.initial:
+        for plan in outcome.steps if outcome.fired else ():
+            for s in plan.entry_order:
+                found.setdefault(s, (-1, outcome))
+    for node in exploration.nodes:
+        for s in node.config.ids:
+            if s not in found:
+                found[s] = (node.id, None)
+        for outcome in node.outcomes or ():
             for plan in outcome.steps if outcome.fired else ():
                 for s in plan.entry_order:
-                    found.setdefault(s, (-1, outcome))
-        for node in nodes:
-            for s in node.config.ids:
-                if s not in found:
-                    found[s] = (node.id, None)
-            for outcome in node.outcomes or ():
-                for plan in outcome.steps if outcome.fired else ():
-                    for s in plan.entry_order:
-                        if s not in found:
-                            found[s] = (node.id, outcome)
-        exploration.cache["reached_states"] = found
-    return found  # type: ignore[no-any-return]
+                    if s not in found:
+                        found[s] = (node.id, outcome)
+    return found
 
 
 def selected_transitions(exploration: Exploration) -> dict[int, Witness]:
     """Transition id → the first macrostep that fired it."""
-    found = _cached(exploration, "selected_transitions")
-    if found is None:
-        found = {}
-        for source, outcome in outcomes(exploration):
-            for plan in outcome.steps if outcome.fired else ():
-                for t in plan.transitions:
-                    if t not in found:
-                        found[t] = (source, outcome)
-        exploration.cache["selected_transitions"] = found
-    return found  # type: ignore[no-any-return]
+    found: dict[int, Witness] = {}
+    for source, outcome in outcomes(exploration):
+        for plan in outcome.steps if outcome.fired else ():
+            for t in plan.transitions:
+                if t not in found:
+                    found[t] = (source, outcome)
+    return found
 
 
 def left_states(exploration: Exploration) -> set[int]:
     """States that some macrostep exits from an abstract state in which they are active."""
-    found = _cached(exploration, "left_states")
-    if found is None:
-        found = set()
-        for node in exploration.nodes:
-            ids = node.config.ids
-            for outcome in node.outcomes or ():
-                for plan in outcome.steps if outcome.fired else ():
-                    found.update(s for s in plan.exit_order if s in ids)
-        exploration.cache["left_states"] = found
-    return found  # type: ignore[no-any-return]
+    found: set[int] = set()
+    for node in exploration.nodes:
+        ids = node.config.ids
+        for outcome in node.outcomes or ():
+            for plan in outcome.steps if outcome.fired else ():
+                found.update(s for s in plan.exit_order if s in ids)
+    return found
 
 
 def can_end(chart: CompiledChart) -> bool:
@@ -99,42 +125,38 @@ def can_end(chart: CompiledChart) -> bool:
     return is_in_final_state(states, 0, frozenset(s.id for s in states))
 
 
-def successors(exploration: Exploration) -> list[list[int]]:
+def successors(exploration: Exploration) -> tuple[tuple[int, ...], ...]:
     """Node → the nodes its outcomes lead to (beyond the limit excluded)."""
-    found = _cached(exploration, "successors")
-    if found is None:
-        found = [
-            sorted({o.target for o in node.outcomes or () if o.target >= 0})
-            for node in exploration.nodes
-        ]
-        exploration.cache["successors"] = found
-    return found  # type: ignore[no-any-return]
+    return tuple(
+        tuple(sorted({o.target for o in node.outcomes or () if o.target >= 0}))
+        for node in exploration.nodes
+    )
 
 
-def ending(exploration: Exploration) -> set[int]:
-    """Nodes from which a final configuration is reachable (final ones included)."""
-    found = _cached(exploration, "ending")
-    if found is None:
-        nodes = exploration.nodes
-        predecessors: list[list[int]] = [[] for _ in nodes]
-        for node_id, targets in enumerate(successors(exploration)):
-            for target in targets:
-                predecessors[target].append(node_id)
-        found = {n.id for n in nodes if n.config.final}
-        stack = list(found)
-        while stack:
-            for p in predecessors[stack.pop()]:
-                if p not in found:
-                    found.add(p)
-                    stack.append(p)
-        exploration.cache["ending"] = found
-    return found  # type: ignore[no-any-return]
+def ending(exploration: Exploration, succ: tuple[tuple[int, ...], ...]) -> set[int]:
+    """Nodes from which a final configuration is reachable (final ones included), given
+    the `successors` of the exploration."""
+    nodes = exploration.nodes
+    predecessors: list[list[int]] = [[] for _ in nodes]
+    for node_id, targets in enumerate(succ):
+        for target in targets:
+            predecessors[target].append(node_id)
+    found = {n.id for n in nodes if n.config.final}
+    stack = list(found)
+    while stack:
+        for p in predecessors[stack.pop()]:
+            if p not in found:
+                found.add(p)
+                stack.append(p)
+    return found
 
 
-def bottom_components(exploration: Exploration, among: set[int]) -> list[list[int]]:
+def bottom_components(
+    succ: tuple[tuple[int, ...], ...], among: set[int] | frozenset[int]
+) -> list[list[int]]:
     """The strongly connected components of the nodes in `among` that no edge leaves
-    (Tarjan's algorithm, iterative); `among` must be closed under successors."""
-    succ = successors(exploration)
+    (Tarjan's algorithm, iterative), given each node's successors; `among` must be
+    closed under successors."""
     index: dict[int, int] = {}
     low: dict[int, int] = {}
     on_stack: set[int] = set()

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from statekit.analysis.explorer import Exploration, Outcome
+from statekit.analysis.explorer import Exploration, MacrostepBranch
 from statekit.analysis.facts import outcomes, selected_transitions
 from statekit.analysis.report import leaves, state_name, transition_label
 from statekit.engine.step import verdict
@@ -102,7 +102,9 @@ def _class_json(c: RejectionClass) -> dict[str, Any]:
     return {"event": c[0], "status": c[1], "reason": c[2], "decided_by": c[3]}
 
 
-def rejection_class(exploration: Exploration, node: int, outcome: Outcome) -> RejectionClass:
+def rejection_class(
+    exploration: Exploration, node: int, outcome: MacrostepBranch
+) -> RejectionClass:
     """What a non-APPLIED outcome covers."""
     chart, tables = exploration.chart, exploration.tables
     config = exploration.nodes[node].config
@@ -124,7 +126,7 @@ def rejection_class(exploration: Exploration, node: int, outcome: Outcome) -> Re
     return (event, outcome.status.value, outcome.reason, by)
 
 
-def _step(exploration: Exploration, outcome: Outcome) -> PathStep:
+def _step(exploration: Exploration, outcome: MacrostepBranch) -> PathStep:
     chart = exploration.chart
     if outcome.fired and outcome.target >= 0:
         where = leaves(chart, exploration.nodes[outcome.target].config)
@@ -145,7 +147,7 @@ def covering_paths(exploration: Exploration) -> PathSuite:
     class found (see the module docstring)."""
     selected = selected_transitions(exploration)
     nodes = exploration.nodes
-    available: dict[int, list[tuple[RejectionClass, Outcome]]] = {}
+    available: dict[int, list[tuple[RejectionClass, MacrostepBranch]]] = {}
     classes: dict[RejectionClass, int] = {}
     for node, outcome in outcomes(exploration):
         if node >= 0 and not outcome.fired:
@@ -153,14 +155,14 @@ def covering_paths(exploration: Exploration) -> PathSuite:
             available.setdefault(node, []).append((found, outcome))
             classes.setdefault(found, node)
 
-    def pairs_to(node: int) -> list[tuple[int, Outcome]]:
+    def pairs_to(node: int) -> list[tuple[int, MacrostepBranch]]:
         return exploration.path(node) if node >= 0 else []
 
-    def length(witness: tuple[int, Outcome | None]) -> int:
+    def length(witness: tuple[int, MacrostepBranch | None]) -> int:
         node = witness[0]
         return nodes[node].depth + 1 if node >= 0 else 0
 
-    chosen: list[list[tuple[int, Outcome]]] = []
+    chosen: list[list[tuple[int, MacrostepBranch]]] = []
     covered_t: set[int] = set()
     for _t, (node, last) in sorted(selected.items(), key=lambda kv: (-length(kv[1]), kv[0])):
         assert last is not None
@@ -173,7 +175,7 @@ def covering_paths(exploration: Exploration) -> PathSuite:
 
     covered_r: set[RejectionClass] = set()
 
-    def weave(pairs: list[tuple[int, Outcome]]) -> EventPath:
+    def weave(pairs: list[tuple[int, MacrostepBranch]]) -> EventPath:
         """The path's steps, with every not yet covered rejection class inserted where
         the path passes through a state that has it (a rejection changes nothing)."""
         steps: list[PathStep] = []

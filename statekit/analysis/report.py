@@ -11,7 +11,7 @@ event, with the data-guard outcomes it assumed on the lines below it:
 
 from __future__ import annotations
 
-from statekit.analysis.explorer import Exploration, Outcome
+from statekit.analysis.explorer import Exploration, MacrostepBranch
 from statekit.compiler.ir import CompiledChart, TransitionKind
 from statekit.engine.tables import Configuration
 
@@ -42,7 +42,7 @@ def transition_label(chart: CompiledChart, transition: int) -> str:
     return f"{source} --{trigger(chart, transition)}--> {targets} (line {t.span.line})"
 
 
-def outcome_text(exploration: Exploration, outcome: Outcome) -> str:
+def outcome_text(exploration: Exploration, outcome: MacrostepBranch) -> str:
     """`→ {configuration}` for an applied event, else its classification."""
     if outcome.fired:
         if outcome.target < 0:
@@ -53,7 +53,7 @@ def outcome_text(exploration: Exploration, outcome: Outcome) -> str:
     return f"REJECTED {outcome.reason}"
 
 
-def step_lines(exploration: Exploration, number: int, outcome: Outcome) -> list[str]:
+def step_lines(exploration: Exploration, number: int, outcome: MacrostepBranch) -> list[str]:
     """One event of a path, and the assumptions it made."""
     chart = exploration.chart
     head = "start" if outcome.event is None else f"{number}. {outcome.event}"
@@ -62,7 +62,9 @@ def step_lines(exploration: Exploration, number: int, outcome: Outcome) -> list[
     return lines
 
 
-def path_notes(exploration: Exploration, node: int, then: Outcome | None = None) -> tuple[str, ...]:
+def path_notes(
+    exploration: Exploration, node: int, then: MacrostepBranch | None = None
+) -> tuple[str, ...]:
     """The shortest known path to `node` (then one more macrostep, `then`), as notes."""
     path = [outcome for _parent, outcome in exploration.path(node)] if node >= 0 else []
     if then is not None:
@@ -76,7 +78,7 @@ def path_notes(exploration: Exploration, node: int, then: Outcome | None = None)
     return tuple(lines)
 
 
-def assumed(exploration: Exploration, node: int, then: Outcome | None = None) -> bool:
+def assumed(exploration: Exploration, node: int, then: MacrostepBranch | None = None) -> bool:
     """Whether the path to `node` (and `then`) assumed any data-guard outcome."""
     path = [o for _p, o in exploration.path(node)] if node >= 0 else []
     if then is not None:

@@ -18,9 +18,9 @@ from rich.text import Text
 
 from statekit.analysis.explain import Explanation, explain
 from statekit.analysis.explorer import Exploration
+from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.analysis.paths import PathSuite, covering_paths
 from statekit.analysis.report import transition_label
-from statekit.analysis.shared import exploration, exploration_options
 from statekit.cli.group import EXIT_FINDINGS
 from statekit.cli.progress import (
     max_configurations_option,
@@ -41,8 +41,10 @@ def _explore(file: str, max_configurations: int) -> Exploration:
     if result.chart is None:
         click.echo(format_diagnostics("text", result.diagnostics, rule_infos()), nl=False, err=True)
         sys.exit(EXIT_FINDINGS)
-    with exploration_options(max_configurations=max_configurations, progress=terminal_progress):
-        explored = exploration(result.chart)
+    explored = explore_with(
+        result.chart,
+        ExplorationOptions(max_configurations=max_configurations, progress=terminal_progress),
+    )
     for limit in explored.limits[:1]:
         click.echo(f"statekit: {limit.message}; the analysis is incomplete", err=True)
     return explored

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS
-from statekit.analysis.shared import exploration_options
+from statekit.analysis.options import ExplorationOptions
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
 from statekit.cli.progress import skip_final_collection, terminal_progress
 from statekit.compiler.diagnostics import Severity
@@ -51,8 +51,10 @@ def lint(
     """Lint chart files and folders (*.yaml, *.yml)."""
     try:
         config = load_project_config(config_path or find_pyproject(Path.cwd()))
-        with exploration_options(max_configurations=max_configurations, progress=terminal_progress):
-            report = lint_paths(paths, config)
+        options = ExplorationOptions(
+            max_configurations=max_configurations, progress=terminal_progress
+        )
+        report = lint_paths(paths, config, options)
         skip_final_collection()
     except (ConfigError, UsageError) as exc:
         raise click.UsageError(str(exc)) from exc

@@ -6,8 +6,7 @@ The procedures keep the spec's names: `select_transitions`,
 `select_eventless_transitions`, `remove_conflicting_transitions`,
 `compute_exit_set`, `compute_entry_set` (through
 `statekit.compiler.scxml_procedures`, shared with the compiler), `microstep` and
-`macrostep` (the spec's mainEventLoop body for one external event).
-`static_outcome` memoizes a macrostep that cannot depend on data. Our root
+`macrostep` (the spec's mainEventLoop body for one external event). Our root
 plays `<scxml>`: it is never exited or entered, and once it is in a final
 state (a top-level final state; for a parallel root, every region final) the
 macrostep stops, like the spec's `running = false`.
@@ -18,39 +17,22 @@ is rejected, nothing changes); a macrostep longer than
 `Tables.max_microsteps` aborts with `LivelockError`; event names match
 exactly (no prefix matching; `done.state.<path>` uses dotted paths).
 
-API for callers other than the engine's step (the static analysis explorer)::
-
-    tables = Tables(compiled_chart)
-    config = tables.configuration(frozenset(active_ids))   # root excluded
-    run = macrostep(tables, config, history, context, ("EVENT", payload),
-                    oracle=my_oracle)
-    run.fired, run.failed_guard           # did the event select anything?
-    run.configuration, run.history, run.context
-    run.trace, run.emitted, run.raised    # microsteps, outbox, internal events
-
 `macrostep` is a pure function of (tables, configuration, history, context,
 event): it never mutates its arguments and keeps no state between calls
-except the caches in `tables`, which only remember results. `history` maps
-history-state ids to recorded state ids. `event=None` runs only the
-eventless transitions and internal events (to completion). `oracle`, a
-`GuardOracle`, decides every guard in place of evaluating it: the explorer
-passes one that answers from a chosen set of outcomes and records which
-guards it was asked, then explores both answers for guards on unknown data.
-With the default (None) guards are evaluated as `evaluate_guard` does; a
-raising guard is an `EvaluationError` (an oracle's own exceptions propagate).
-Guards of candidate transitions that are not needed are never asked
-(selection stops at the first enabled candidate of each atomic state), and a
-transition whose guards failed once is not asked again in the same selection.
+except the caches in `tables` and each `ConfigurationCache`, which only
+remember results. `history` maps history-state ids to recorded state ids.
+`event=None` runs only the eventless transitions and internal events (to
+completion). Guards are evaluated by `evaluation.first_failing_guard`; a
+raising guard is an `EvaluationError`. Guards of candidate transitions that
+are not needed are never evaluated (selection stops at the first enabled
+candidate of each atomic state), and a transition whose guards failed once
+is not evaluated again in the same selection.
 
-`abstract=True` (on `macrostep` and `initial_macrostep`) evaluates no effect:
-`emit` is skipped, raised events carry only their payload defaults, and each
-assigned context field gets a new `effects.AbstractValue` (see
-`effects.queue_raised`): the analysis, whose context is unknown, runs the
-same selection, exits, entries and internal events without computing data,
-and can tell by identity which fields an `assign` changed.
-`Tables.conflict_log`, when set to a list, receives `(configuration, enabled,
-kept)` each time `remove_conflicting_transitions` computes a conflict that
-removes a transition.
+Callers: the classified step (`statekit.engine.step`), the memo of
+data-free macrosteps (`statekit.engine.memo`) and abstract execution
+(`statekit.engine.abstract`, the static analysis's only door in), which
+passes a `GuardOracle` to decide guards, the `ABSTRACT` value domain and a
+list that collects the conflict resolutions met.
 """
 
 from __future__ import annotations
@@ -58,48 +40,34 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from statekit.compiler import scxml_procedures as structure
+from statekit.compiler import scxml_procedures
 from statekit.compiler.ir import GuardCheck, Transition
-from statekit.engine.effects import (
-    EvaluationError,
-    InternalEvent,
-    LivelockError,
-    MacrostepRun,
-    queue_raised,
-    run_segments,
-)
+from statekit.engine.effect_interpreter import run_effects
+from statekit.engine.errors import LivelockError
+from statekit.engine.evaluation import first_failing_guard
+from statekit.engine.macrostep_run import FailedGuard, MacrostepRun
 from statekit.engine.plans import build_plan
 from statekit.engine.tables import (
     Configuration,
+    ConflictLoss,
     EventEntry,
     MicrostepPlan,
-    StaticLivelock,
-    StaticOutcome,
     Tables,
+    TransitionConflict,
 )
+from statekit.engine.trace import AppliedMicrostep, AssignedValue, InternalEvent
+from statekit.engine.value_domain import CONCRETE, ValueDomain
 
 History = Mapping[int, tuple[int, ...]]
 GuardOracle = Callable[
     [GuardCheck, Transition, Mapping[str, Any], Mapping[str, Any], frozenset[int]], bool
 ]
 """Decides one guard: (check, transition, context, payload, active ids) -> passes?"""
-FailedGuard = tuple[GuardCheck, Transition]
-_EMPTY_HISTORY: History = {}
-
-
-def evaluate_guard(
-    check: GuardCheck,
-    transition: Transition,
-    context: Mapping[str, Any],
-    payload: Mapping[str, Any],
-    active: frozenset[int],
-) -> bool:
-    """The default `GuardOracle`: evaluate the guard (what `oracle=None` does inline)."""
-    try:
-        return bool(check.expression.evaluate(context, payload, active))
-    except Exception as exc:
-        role = f"guard '{check.name}'" if check.name else "'if'"
-        raise EvaluationError.from_exception(role, check.expression, exc) from exc
+ConflictSink = list[TransitionConflict] | None
+"""Where selections report the conflict resolutions that removed a transition (None: nowhere)."""
+_new = tuple.__new__
+NO_HISTORY: History = {}
+"""The empty history (a data-free selection never reads history)."""
 
 
 def _entry(
@@ -107,30 +75,39 @@ def _entry(
 ) -> EventEntry:
     """Selection inputs; the fixed selection when no candidate has a guard."""
     fixed: tuple[int, ...] | None = None
+    found: list[TransitionConflict] = []
     if not any(t.guards for chain in chains for t in chain):
         firsts = tuple(dict.fromkeys(chain[0].id for chain in chains))
         if len(firsts) <= 1 or tables.history_targeting.isdisjoint(firsts):
-            fixed = remove_conflicting_transitions(tables, config, firsts, _EMPTY_HISTORY)
-    return EventEntry(tuple(chains), fixed)
+            fixed = remove_conflicting_transitions(tables, config, firsts, NO_HISTORY, found)
+    return EventEntry(chains=tuple(chains), fixed=fixed, conflict=found[0] if found else None)
 
 
-def _event_entry(tables: Tables, config: Configuration, event: str) -> EventEntry:
-    candidates = tables.chart.candidates
-    transitions = tables.transitions
-    chains = []
-    for state in config.atomic:
-        ids = candidates[state].get(event)
-        if ids:
-            chains.append(tuple(transitions[t] for t in ids))
-    entry = config.events[event] = _entry(tables, config, chains)
+def event_entry(tables: Tables, config: Configuration, event: str) -> EventEntry:
+    """The selection inputs of `event` in `config` (cached in the configuration)."""
+    entry = config.cache.events.get(event)
+    if entry is None:
+        candidates = tables.chart.candidates
+        transitions = tables.transitions
+        chains = []
+        for state in config.atomic:
+            ids = candidates[state].get(event)
+            if ids:
+                chains.append(tuple(transitions[t] for t in ids))
+        entry = config.cache.events[event] = _entry(tables, config, chains)
     return entry
 
 
-def _eventless_entry(tables: Tables, config: Configuration) -> EventEntry:
-    eventless = tables.chart.eventless
-    transitions = tables.transitions
-    chains = [tuple(transitions[t] for t in eventless[s]) for s in config.atomic if eventless[s]]
-    entry = config.eventless = _entry(tables, config, chains)
+def eventless_entry(tables: Tables, config: Configuration) -> EventEntry:
+    """The selection inputs of the eventless transitions in `config` (cached)."""
+    entry = config.cache.eventless
+    if entry is None:
+        eventless = tables.chart.eventless
+        transitions = tables.transitions
+        chains = [
+            tuple(transitions[t] for t in eventless[s]) for s in config.atomic if eventless[s]
+        ]
+        entry = config.cache.eventless = _entry(tables, config, chains)
     return entry
 
 
@@ -142,10 +119,13 @@ def _select(
     payload: Mapping[str, Any],
     history: History,
     oracle: GuardOracle | None,
+    found: ConflictSink,
 ) -> tuple[tuple[int, ...], FailedGuard | None]:
     """The selection loop of selectTransitions: per atomic state in document order,
     the first enabled candidate of it and its ancestors."""
     if entry.fixed is not None:
+        if found is not None and entry.conflict is not None:
+            found.append(entry.conflict)
         return entry.fixed, None
     enabled: list[int] = []
     failed: set[int] = set()
@@ -158,24 +138,25 @@ def _select(
                 break
             if tid in failed:
                 continue
-            for check in t.guards:
-                if oracle is None:
-                    try:
-                        passed = check.expression.evaluate(context, payload, active)
-                    except Exception as exc:
-                        role = f"guard '{check.name}'" if check.name else "'if'"
-                        raise EvaluationError.from_exception(role, check.expression, exc) from exc
-                else:
-                    passed = oracle(check, t, context, payload, active)
-                if not passed:
-                    failed.add(tid)
-                    if first_failure is None:
-                        first_failure = (check, t)
-                    break
+            failing: GuardCheck | None = None
+            if not t.guards:
+                pass
+            elif oracle is None:
+                failing = first_failing_guard(t.guards, context, payload, active)
+            else:
+                for check in t.guards:
+                    if not oracle(check, t, context, payload, active):
+                        failing = check
+                        break
+            if failing is not None:
+                failed.add(tid)
+                if first_failure is None:
+                    first_failure = (failing, t)
             else:
                 enabled.append(tid)
                 break
-    return remove_conflicting_transitions(tables, config, tuple(enabled), history), first_failure
+    kept = remove_conflicting_transitions(tables, config, tuple(enabled), history, found)
+    return kept, first_failure
 
 
 def select_transitions(
@@ -185,14 +166,13 @@ def select_transitions(
     context: Mapping[str, Any],
     history: History,
     oracle: GuardOracle | None = None,
+    found: ConflictSink = None,
 ) -> tuple[tuple[int, ...], FailedGuard | None]:
     """SCXML selectTransitions: the conflict-free enabled transitions for `event`,
     and the first guard that failed on the way (for the classification)."""
     name, payload = event
-    entry = config.events.get(name)
-    if entry is None:
-        entry = _event_entry(tables, config, name)
-    return _select(tables, config, entry, context, payload, history, oracle)
+    entry = config.cache.events.get(name) or event_entry(tables, config, name)
+    return _select(tables, config, entry, context, payload, history, oracle, found)
 
 
 def select_eventless_transitions(
@@ -201,20 +181,19 @@ def select_eventless_transitions(
     context: Mapping[str, Any],
     history: History,
     oracle: GuardOracle | None = None,
+    found: ConflictSink = None,
 ) -> tuple[int, ...]:
     """SCXML selectEventlessTransitions (`always`), with no event payload in scope."""
-    entry = config.eventless
-    if entry is None:
-        entry = _eventless_entry(tables, config)
-    if entry.fixed is not None:
+    entry = config.cache.eventless or eventless_entry(tables, config)
+    if entry.fixed is not None and found is None:  # the common case, without a call
         return entry.fixed
-    return _select(tables, config, entry, context, {}, history, oracle)[0]
+    return _select(tables, config, entry, context, {}, history, oracle, found)[0]
 
 
 def _domain(tables: Tables, t: Transition, history: History) -> int | None:
     if not t.targets_history:
         return t.domain
-    return structure.transition_domain(tables.states, t.source, t.targets, history.get)
+    return scxml_procedures.transition_domain(tables.states, t.source, t.targets, history.get)
 
 
 def compute_exit_set(
@@ -241,7 +220,7 @@ def compute_entry_set(
         static = tables.transitions[transitions[0]].entry_set
         if static is not None:
             return static
-    builder = structure.EntrySetBuilder(tables.states, history.get)
+    builder = scxml_procedures.EntrySetBuilder(tables.states, history.get)
     for tid in transitions:
         t = tables.transitions[tid]
         if t.targets:
@@ -250,28 +229,37 @@ def compute_entry_set(
 
 
 def remove_conflicting_transitions(
-    tables: Tables, config: Configuration, enabled: tuple[int, ...], history: History
+    tables: Tables,
+    config: Configuration,
+    enabled: tuple[int, ...],
+    history: History,
+    found: ConflictSink = None,
 ) -> tuple[int, ...]:
     """SCXML removeConflictingTransitions: of two transitions with intersecting exit
-    sets, the one whose source is a descendant of the other's wins, else the earlier."""
+    sets, the one whose source is a descendant of the other's wins, else the earlier.
+
+    When it removes a transition and `found` is a list, the `TransitionConflict` is appended.
+    """
     if len(enabled) <= 1:
         return enabled
     cacheable = tables.history_targeting.isdisjoint(enabled)
     if cacheable:
-        cached = config.conflicts.get(enabled)
+        cached = config.cache.conflicts.get(enabled)
         if cached is not None:
-            return cached
+            if found is not None and cached[1] is not None:
+                found.append(cached[1])
+            return cached[0]
     states = tables.states
     filtered: list[int] = []
     exit_sets: dict[int, frozenset[int]] = {}
     for t1 in enabled:
-        exits1 = frozenset(compute_exit_set(tables, config, (t1,), history))
+        exits1 = exit_sets[t1] = frozenset(compute_exit_set(tables, config, (t1,), history))
         source1 = tables.transitions[t1].source
         preempted = False
         to_remove: list[int] = []
         for t2 in filtered:
             if exits1 & exit_sets[t2]:
-                if structure.is_descendant(states, source1, tables.transitions[t2].source):
+                if scxml_procedures.is_descendant(states, source1, tables.transitions[t2].source):
                     to_remove.append(t2)
                 else:
                     preempted = True
@@ -280,14 +268,65 @@ def remove_conflicting_transitions(
             for t3 in to_remove:
                 filtered.remove(t3)
             filtered.append(t1)
-            exit_sets[t1] = exits1
     result = tuple(filtered)
+    conflict = None
+    if len(result) < len(enabled):
+        conflict = _conflict(tables, config, enabled, result, exit_sets)
+        if found is not None:
+            found.append(conflict)
     if cacheable:
-        config.conflicts[enabled] = result
-    log = tables.conflict_log
-    if log is not None and len(result) < len(enabled):
-        log.append((config, enabled, result))
+        config.cache.conflicts[enabled] = (result, conflict)
     return result
+
+
+def _conflict(
+    tables: Tables,
+    config: Configuration,
+    enabled: tuple[int, ...],
+    kept: tuple[int, ...],
+    exit_sets: Mapping[int, frozenset[int]],
+) -> TransitionConflict:
+    """The record of a resolution that removed transitions (see `TransitionConflict`)."""
+    states, transitions = tables.states, tables.transitions
+    losses = []
+    for dropped in enabled:
+        if dropped in kept:
+            continue
+        for winner in kept:
+            common = exit_sets[winner] & exit_sets[dropped]
+            if not common:
+                continue
+            a, b = transitions[winner].source, transitions[dropped].source
+            is_descendant = scxml_procedures.is_descendant
+            nested = is_descendant(states, a, b) or is_descendant(states, b, a)
+            losses.append(
+                ConflictLoss(
+                    kept=winner, dropped=dropped, common_exits=common, by_document_order=not nested
+                )
+            )
+    return TransitionConflict(
+        configuration=config, enabled=enabled, kept=kept, losses=tuple(losses)
+    )
+
+
+def plan_of(
+    tables: Tables, config: Configuration, transitions: tuple[int, ...], history: History
+) -> MicrostepPlan:
+    """The plan of the microstep that fires `transitions` in `config` (cached unless a
+    transition targets a history state)."""
+    cacheable = tables.history_targeting.isdisjoint(transitions)
+    plan = config.cache.plans.get(transitions) if cacheable else None
+    if plan is None:
+        plan = build_plan(
+            tables,
+            config,
+            transitions,
+            compute_exit_set(tables, config, transitions, history),
+            compute_entry_set(tables, transitions, history),
+        )
+        if cacheable:
+            config.cache.plans[transitions] = plan
+    return plan
 
 
 def microstep(
@@ -299,25 +338,17 @@ def microstep(
 ) -> Configuration:
     """SCXML microstep: exit states (recording history), run transition effects, enter
     states; returns the new configuration and records the microstep in `run.trace`."""
-    cacheable = tables.history_targeting.isdisjoint(transitions)
-    plan = config.plans.get(transitions) if cacheable else None
+    plan = config.cache.plans.get(transitions)  # plans that read history are never cached
     if plan is None:
-        history = run.history
-        plan = build_plan(
-            tables,
-            config,
-            transitions,
-            compute_exit_set(tables, config, transitions, history),
-            compute_entry_set(tables, transitions, history),
-        )
-        if cacheable:
-            config.plans[transitions] = plan
-    return _apply(tables, plan, event, run)
+        plan = plan_of(tables, config, transitions, run.history)
+    return apply_plan(tables, plan, event, run)
 
 
-def _apply(
+def apply_plan(
     tables: Tables, plan: MicrostepPlan, event: InternalEvent | None, run: MacrostepRun
 ) -> Configuration:
+    """Apply a microstep's plan to the run: record history, run the effects in the run's
+    value domain, append the `AppliedMicrostep`; returns the new configuration."""
     if plan.history_updates:
         if not run.history_owned:
             run.history = dict(run.history)
@@ -326,30 +357,34 @@ def _apply(
         assert isinstance(history, dict)
         history.update(plan.history_updates)
     start = len(run.emitted)
-    changes: tuple[tuple[str, Any, Any], ...] = ()
+    changes: tuple[AssignedValue, ...] = ()
     raised: tuple[str, ...] = ()
-    if plan.segments and run.abstract:
-        raised = queue_raised(plan.segments, run, tables.payload_defaults)
-    elif plan.segments:
+    if plan.segments:
         payload = event[1] if event is not None else {}
-        changes, raised = run_segments(plan.segments, payload, run, tables.payload_defaults)
-    run.trace.append((event, plan, changes, (start, len(run.emitted)), raised))
+        changes, raised = run_effects(plan.segments, payload, run, tables.payload_defaults)
+    applied = (event, plan, changes, start, len(run.emitted), raised)
+    run.trace.append(_new(AppliedMicrostep, applied))  # without the Python-level __new__
     return plan.target
 
 
-def _run_to_completion(tables: Tables, run: MacrostepRun, oracle: GuardOracle | None) -> None:
+def run_to_completion(tables: Tables, run: MacrostepRun, oracle: GuardOracle | None) -> None:
     """The inner loop of mainEventLoop: eventless transitions first, then internal events."""
     config = run.configuration
     queue = run.queue
     limit = tables.max_microsteps
+    found = run.conflicts
     while not config.final:
         event: InternalEvent | None = None
-        enabled = select_eventless_transitions(tables, config, run.context, run.history, oracle)
+        enabled = select_eventless_transitions(
+            tables, config, run.context, run.history, oracle, found
+        )
         if not enabled:
             if not queue:
                 break
             event = queue.pop(0)
-            enabled = select_transitions(tables, config, event, run.context, run.history, oracle)[0]
+            enabled = select_transitions(
+                tables, config, event, run.context, run.history, oracle, found
+            )[0]
             if not enabled:
                 continue
         if len(run.trace) >= limit:
@@ -365,7 +400,8 @@ def macrostep(
     event: InternalEvent | None,
     *,
     oracle: GuardOracle | None = None,
-    abstract: bool = False,
+    values: ValueDomain = CONCRETE,
+    conflicts: ConflictSink = None,
 ) -> MacrostepRun:
     """One external event processed to completion (see the module docstring).
 
@@ -373,67 +409,17 @@ def macrostep(
     """
     if not isinstance(config, Configuration):
         config = tables.configuration(frozenset(config))
-    run = MacrostepRun(config, context, history)
-    run.abstract = abstract
+    run = MacrostepRun(config, context, history, values, conflicts)
     if event is not None:
         enabled, run.failed_guard = select_transitions(
-            tables, config, event, context, history, oracle
+            tables, config, event, context, history, oracle, conflicts
         )
         if not enabled:
             return run
         run.fired = True
         run.configuration = microstep(tables, config, enabled, event, run)
-    _run_to_completion(tables, run, oracle)
+    run_to_completion(tables, run, oracle)
     return run
-
-
-def static_outcome(
-    tables: Tables, config: Configuration, event: str
-) -> StaticOutcome | StaticLivelock | None:
-    """The outcome of `macrostep` for `event` in `config` when it cannot depend on the
-    context, the history or the payload, else None (cached per configuration).
-
-    That is the case when every selection on the way is guard-free (`EventEntry.fixed`)
-    and no plan runs an effect or records history: the macrostep is then the chain of
-    those plans up to a configuration with no enabled eventless transition (or a final
-    one). When that chain still has an enabled transition after
-    `Tables.max_microsteps` plans, `macrostep` would raise `LivelockError` whatever the
-    data: the verdict is a `StaticLivelock`, cached like any other outcome. The engine
-    uses it to skip the general loop; the result is the same.
-    """
-    cache = config.static
-    if event in cache:
-        return cache[event]
-    entry = config.events.get(event) or _event_entry(tables, config, event)
-    enabled = entry.fixed
-    plans: list[MicrostepPlan] = []
-    current = config
-    outcome: StaticOutcome | StaticLivelock | None = None
-    limit = tables.max_microsteps
-    while enabled and len(plans) < limit:
-        if not tables.history_targeting.isdisjoint(enabled):
-            break
-        plan = current.plans.get(enabled)
-        if plan is None:
-            exits = compute_exit_set(tables, current, enabled, _EMPTY_HISTORY)
-            entries = compute_entry_set(tables, enabled, _EMPTY_HISTORY)
-            plan = current.plans[enabled] = build_plan(tables, current, enabled, exits, entries)
-        if plan.segments or plan.history_updates:
-            break
-        plans.append(plan)
-        current = plan.target
-        if current.final:
-            outcome = (current, tuple(plans))
-            break
-        eventless = current.eventless or _eventless_entry(tables, current)
-        enabled = eventless.fixed
-        if enabled == ():
-            outcome = (current, tuple(plans))
-    else:
-        if enabled:  # `limit` plans taken and a fixed selection still enabled
-            outcome = StaticLivelock(tuple(plans), str(LivelockError(limit, [])))
-    cache[event] = outcome
-    return outcome
 
 
 def initial_macrostep(
@@ -441,16 +427,16 @@ def initial_macrostep(
     context: Mapping[str, Any],
     *,
     oracle: GuardOracle | None = None,
-    abstract: bool = False,
+    values: ValueDomain = CONCRETE,
+    conflicts: ConflictSink = None,
 ) -> MacrostepRun:
     """Enter the root's initial configuration (SCXML's initial transition), then run
     eventless transitions and internal events to completion."""
     empty = tables.configuration(frozenset())
-    run = MacrostepRun(empty, context, {})
-    run.abstract = abstract
+    run = MacrostepRun(empty, context, {}, values, conflicts)
     entry = tuple(s for s in tables.states[0].default_entry if s != 0)
     plan = build_plan(tables, empty, (), (), entry)
     run.fired = True
-    run.configuration = _apply(tables, plan, None, run)
-    _run_to_completion(tables, run, oracle)
+    run.configuration = apply_plan(tables, plan, None, run)
+    run_to_completion(tables, run, oracle)
     return run

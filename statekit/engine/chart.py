@@ -19,12 +19,12 @@ from typing import Any
 
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.algorithm import initial_macrostep
-from statekit.engine.effects import EvaluationError, LivelockError
+from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
 from statekit.engine.replay import EventLike, ReplayResult, fold
-from statekit.engine.result import Result, Status
+from statekit.engine.result import Result
 from statekit.engine.state import State
-from statekit.engine.step import build_evidence, messages, step
+from statekit.engine.step import applied_result, step
 from statekit.engine.tables import DEFAULT_MAX_MICROSTEPS, Tables
 from statekit.engine.validation import PayloadError, check_context
 
@@ -95,16 +95,8 @@ class Chart:
             raise StartError(f"invariant '{broken}' does not hold in the initial state")
         state = State(run.configuration, run.context, run.history)
         shown = {k: v for k, v in ctx.items() if k not in tables.secret_context}
-        emitted = messages(tables, None, START_EVENT, shown, event_id, run.emitted)
-        trace = run.trace
-        return Result(
-            Status.APPLIED,
-            None,
-            state,
-            START_EVENT,
-            event_id,
-            emitted,
-            lambda: build_evidence(tables, trace, emitted),
+        return applied_result(
+            tables, None, START_EVENT, shown, event_id, state, run.emitted, run.trace
         )
 
     def start(self, context: Mapping[str, Any] | None = None) -> State:

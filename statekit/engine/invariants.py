@@ -11,16 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from statekit.compiler.ir import ExpressionInvariant
-from statekit.engine.effects import EvaluationError
-from statekit.engine.tables import EMPTY, Configuration, Tables
-
-
-def _holds(inv: ExpressionInvariant, context: Mapping[str, Any], active: frozenset[int]) -> bool:
-    try:
-        return bool(inv.expression.evaluate(context, EMPTY, active))
-    except Exception as exc:
-        role = f"invariant '{inv.name}'"
-        raise EvaluationError.from_exception(role, inv.expression, exc) from exc
+from statekit.engine.evaluation import first_broken_assertion, invariant_holds
+from statekit.engine.tables import Configuration, Tables
 
 
 def broken_invariant(
@@ -33,17 +25,10 @@ def broken_invariant(
     broken = tables.broken_state_invariants(config)
     active = config.ids
     if not broken:
-        for inv in tables.expression_invariants:
-            try:  # inlined `_holds`: this runs after every applied event
-                if not inv.expression.evaluate(context, EMPTY, active):
-                    return inv.name
-            except Exception as exc:
-                role = f"invariant '{inv.name}'"
-                raise EvaluationError.from_exception(role, inv.expression, exc) from exc
-        return None
+        return first_broken_assertion(tables.expression_invariants, context, active)
     for any_inv in tables.chart.invariants:
         if isinstance(any_inv, ExpressionInvariant):
-            if not _holds(any_inv, context, active):
+            if not invariant_holds(any_inv, context, active):
                 return any_inv.name
         elif any_inv.name in broken:
             return any_inv.name

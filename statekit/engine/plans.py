@@ -15,7 +15,13 @@ which ends the chart instead.
 from __future__ import annotations
 
 from statekit.compiler.ir import HistoryKind, StateKind
-from statekit.engine.tables import Configuration, MicrostepPlan, Segment, Tables, is_in_final_state
+from statekit.engine.tables import (
+    Configuration,
+    EffectSegment,
+    MicrostepPlan,
+    Tables,
+    is_in_final_state,
+)
 
 
 def _done_events(tables: Tables, state: int, active: frozenset[int] | set[int]) -> tuple[str, ...]:
@@ -54,29 +60,33 @@ def build_plan(
             else:
                 value = tuple(c for c in config.ordered if states[c].parent == s)
             history_updates.append((h, value))
-    segments: list[Segment] = []
+    segments: list[EffectSegment] = []
     active = set(config.ids)
     for s in exit_order:
         if states[s].exit:
-            segments.append((states[s].exit, frozenset(active), ()))
+            segments.append(
+                EffectSegment(effects=states[s].exit, active=frozenset(active), done=())
+            )
         active.discard(s)
     after_exit = frozenset(active)
     for tid in transitions:
         effects = tables.transitions[tid].effects
         if effects:
-            segments.append((effects, after_exit, ()))
+            segments.append(EffectSegment(effects=effects, active=after_exit, done=()))
     for s in entry_order:
         active.add(s)
         done = _done_events(tables, s, active) if states[s].kind is StateKind.FINAL else ()
         if states[s].entry or done:
-            segments.append((states[s].entry, frozenset(active), done))
+            segments.append(
+                EffectSegment(effects=states[s].entry, active=frozenset(active), done=done)
+            )
     return MicrostepPlan(
-        transitions,
-        exit_order,
-        entry_order,
-        tables.configuration(frozenset(active)),
-        tuple(history_updates),
-        tuple(segments),
-        tuple(states[s].path for s in exit_order),
-        tuple(states[s].path for s in entry_order),
+        transitions=transitions,
+        exit_order=exit_order,
+        entry_order=entry_order,
+        target=tables.configuration(frozenset(active)),
+        history_updates=tuple(history_updates),
+        segments=tuple(segments),
+        exited=tuple(states[s].path for s in exit_order),
+        entered=tuple(states[s].path for s in entry_order),
     )

@@ -11,13 +11,29 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from statekit.engine.result import Result, Status
 from statekit.engine.state import State
 
-if TYPE_CHECKING:
-    from statekit.engine.chart import Chart
+
+class EventSender(Protocol):
+    """What a history is folded with: a `Chart` (its `start` and `send`)."""
+
+    def start(self, context: Mapping[str, Any] | None = None) -> State:
+        """The initial state."""
+        ...
+
+    def send(
+        self,
+        state: State,
+        event_type: str,
+        payload: Mapping[str, Any] | None = None,
+        *,
+        event_id: str | None = None,
+    ) -> Result:
+        """Classify and apply one event."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +105,7 @@ def as_event(item: EventLike) -> Event:
     raise TypeError(f"a history item is an Event or a (type, payload, id) tuple, not {item!r}")
 
 
-def fold(chart: Chart, events: Iterable[EventLike], state: State) -> ReplayResult:
+def fold(chart: EventSender, events: Iterable[EventLike], state: State) -> ReplayResult:
     """Send each event in turn (see the module docstring)."""
     applied = 0
     for index, item in enumerate(events):
@@ -102,9 +118,9 @@ def fold(chart: Chart, events: Iterable[EventLike], state: State) -> ReplayResul
     return ReplayResult(state, applied)
 
 
-def replay(chart: Chart, events: Iterable[EventLike], *, state: State | None = None) -> State:
+def replay(chart: EventSender, events: Iterable[EventLike], *, state: State | None = None) -> State:
     """The state after folding `events` from `state` (default: `chart.start()`).
 
     Raises `ReplayError` at the first event that does not apply.
     """
-    return chart.replay(events, state=state).unwrap()
+    return fold(chart, events, chart.start() if state is None else state).unwrap()

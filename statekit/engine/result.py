@@ -1,12 +1,12 @@
 """What a step returns: the classification, the new state, the outbox and the evidence.
 
-Every external event ends in exactly one `Result` (DESIGN, Semantics):
+Every external event ends in exactly one `Result` (see `statekit.engine.step`):
 `APPLIED` (at least one transition fired), `ALREADY_APPLIED` (nothing fired
 and an active state lists the event in `already`) or `REJECTED` with a
 reason. Reasons are plain strings: the chart's own codes (a guard's `else`,
 a `reject` entry) or one of the engine's codes below.
 
-Evidence is data (STYLE 8): one frozen `Microstep` per microstep of the
+Evidence is data (`statekit.engine.evidence`): one frozen `Microstep` per microstep of the
 macrostep, listing the transitions fired, the states exited and entered, the
 context changes, the messages emitted and the internal events raised. Payload
 fields declared `secret: true` (and context fields declared secret, and
@@ -16,15 +16,34 @@ values assigned from a secret payload field) appear as `REDACTED`.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
-if TYPE_CHECKING:
-    from statekit.engine.state import State
+from statekit.engine.evidence import (
+    REDACTED,
+    ContextChange,
+    EmittedMessage,
+    FiredTransition,
+    Microstep,
+)
+from statekit.engine.state import State
 
-REDACTED = "<redacted>"
-"""What evidence and `repr` show instead of a secret value."""
+__all__ = [
+    "ENGINE_REASONS",
+    "EVALUATION_ERROR",
+    "INVALID_PAYLOAD",
+    "INVARIANT_VIOLATION",
+    "LIVELOCK",
+    "REDACTED",
+    "TERMINAL_STATE",
+    "UNDEFINED_TRANSITION",
+    "UNKNOWN_EVENT",
+    "ContextChange",
+    "EmittedMessage",
+    "FiredTransition",
+    "Microstep",
+    "Result",
+    "Status",
+]
 
 UNKNOWN_EVENT = "UNKNOWN_EVENT"
 """The event type is not declared in the chart."""
@@ -61,62 +80,6 @@ class Status(enum.Enum):
     APPLIED = "APPLIED"
     ALREADY_APPLIED = "ALREADY_APPLIED"
     REJECTED = "REJECTED"
-
-
-@dataclass(frozen=True, slots=True)
-class FiredTransition:
-    """A transition as evidence: its id in `chart.ir.transitions`, where it goes and why.
-
-    `kind` is `event`, `always` or `done`; `targets` is empty for a targetless transition.
-    """
-
-    id: int
-    source: str
-    targets: tuple[str, ...]
-    event: str | None
-    kind: str
-
-
-@dataclass(frozen=True, slots=True)
-class ContextChange:
-    """One `assign` of a context field, in the order the effects ran."""
-
-    field: str
-    old: Any
-    new: Any
-
-
-@dataclass(frozen=True, slots=True)
-class EmittedMessage:
-    """An outbox message: never sent by the engine, only returned.
-
-    `message_id` is `<event id>/<position>` (position 0-based in `Result.emitted`),
-    so redelivering the same event produces the same ids.
-    """
-
-    message_id: str
-    type: str
-    payload: Mapping[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Microstep:
-    """One SCXML microstep: the triggering event, what fired and what it changed.
-
-    `event` is the external or internal event (`done.state.<path>` for a done
-    event), None for eventless (`always`) transitions. `exited` is in exit
-    order, `entered` in entry order, both as dotted paths. `emitted` holds the
-    ids of the messages this microstep emitted (see `Result.emitted`).
-    """
-
-    event: str | None
-    payload: Mapping[str, Any]
-    transitions: tuple[FiredTransition, ...]
-    exited: tuple[str, ...]
-    entered: tuple[str, ...]
-    changes: tuple[ContextChange, ...]
-    emitted: tuple[str, ...]
-    raised: tuple[str, ...]
 
 
 class Result:

@@ -1,6 +1,6 @@
 """The immutable state of one chart instance, and its canonical JSON form.
 
-A `State` holds the minimum (STYLE 9): the active configuration (an interned
+A `State` holds the minimum: the active configuration (an interned
 `Configuration` shared by every state in it), the context and the recorded
 history values; the chart digest comes with the configuration. Publicly the
 configuration is a frozenset of dotted paths with ancestors (the root
@@ -19,18 +19,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from statekit.compiler.ir import HistoryKind, StateKind
 from statekit.compiler.serialize import canonical_json
-from statekit.engine.effects import EvaluationError
+from statekit.engine.errors import EvaluationError
+from statekit.engine.evidence import REDACTED
 from statekit.engine.invariants import broken_invariant
-from statekit.engine.result import REDACTED
-from statekit.engine.tables import Configuration, Tables
+from statekit.engine.tables import Configuration, Tables, TablesOwner
 from statekit.engine.validation import PayloadError, check_context
-
-if TYPE_CHECKING:
-    from statekit.engine.chart import Chart
 
 STATE_FORMAT = 1
 """Version of the JSON form written by `State.to_json`."""
@@ -126,7 +123,7 @@ class State:
         return canonical_json(self.to_data())
 
     @classmethod
-    def from_json(cls, chart: Chart | Tables, data: str | bytes | Mapping[str, Any]) -> State:
+    def from_json(cls, chart: TablesOwner | Tables, data: str | bytes | Mapping[str, Any]) -> State:
         """Load a state written by `to_json` (or its `to_data` form) for `chart`."""
         tables = chart if isinstance(chart, Tables) else chart.tables
         if isinstance(data, str | bytes):

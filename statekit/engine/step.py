@@ -1,6 +1,6 @@
 """The classified step: one external event in, exactly one `Result` out.
 
-Order of the checks (DESIGN, Semantics):
+Order of the checks (the classification table; each rule is marked in `step`):
 
 1. the state must come from this chart (same digest), else `ChartMismatchError`
    is raised: that is a programming error, not an event to classify;
@@ -31,15 +31,17 @@ from __future__ import annotations
 
 import hashlib
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from statekit.compiler import scxml_procedures as structure
+from statekit.compiler import scxml_procedures
 from statekit.compiler.serialize import canonical_json
-from statekit.engine.algorithm import FailedGuard, GuardOracle, macrostep, static_outcome
-from statekit.engine.effects import EvaluationError, InternalEvent, LivelockError, RawMicrostep
+from statekit.engine.algorithm import macrostep
+from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
+from statekit.engine.macrostep_run import FailedGuard
+from statekit.engine.memo import memoised_macrostep
 from statekit.engine.result import (
     EVALUATION_ERROR,
     INVALID_PAYLOAD,
@@ -56,7 +58,16 @@ from statekit.engine.result import (
     Status,
 )
 from statekit.engine.state import State
-from statekit.engine.tables import EMPTY, Configuration, MicrostepPlan, StaticLivelock, Tables
+from statekit.engine.tables import (
+    EMPTY,
+    Configuration,
+    MicrostepPlan,
+    NoCandidates,
+    StaticLivelock,
+    StaticMacrostep,
+    Tables,
+)
+from statekit.engine.trace import AppliedMicrostep, InternalEvent
 from statekit.engine.validation import PayloadError
 
 APPLIED = Status.APPLIED
@@ -90,63 +101,68 @@ def step(
     payload: Mapping[str, Any] | None = None,
     event_id: str | None = None,
     *,
-    oracle: GuardOracle | None = None,
+    memoised: bool = True,
 ) -> Result:
-    """Classify and apply one external event (see the module docstring)."""
-    try:
+    """Classify and apply one external event, rule by rule (see the module docstring).
+
+    `memoised=False` always takes the general macrostep (never the memo of data-free
+    macrosteps); the result is the same.
+    """
+    try:  # 1. the state must come from this chart
         config = state._config
     except AttributeError:
         raise TypeError(f"expected a statekit State, got {type(state).__name__}") from None
     if config.tables is not tables:
         state = adopt(tables, state)
         config = state._config
-    try:
+    try:  # 2. the event must be declared
         validator = tables.validators.get(event_type)
     except TypeError:  # an unhashable event type
         validator = None
     if validator is None:
         message = f"event {event_type!r} is not declared in chart {tables.chart.name!r}"
         return Result(REJECTED, UNKNOWN_EVENT, state, str(event_type), event_id, message=message)
-    if payload is None and validator.bare:
+    if payload is None and validator.bare:  # 3. the payload must match its declaration
         clean: Mapping[str, Any] = EMPTY
     else:
         try:
             clean = validator(payload)
         except PayloadError as exc:
             return Result(REJECTED, INVALID_PAYLOAD, state, event_type, event_id, message=str(exc))
-    if config.final:
-        return _classify(tables, state, event_type, event_id, None)
+    if config.final:  # 4. a final chart selects nothing
+        return _unselected(tables, state, event_type, event_id, None)
     event = (event_type, clean)
-    if oracle is None:
-        static = config.static.get(event_type, _UNKNOWN)
-        if static is _UNKNOWN:
-            static = static_outcome(tables, config, event_type)
-        if isinstance(static, StaticLivelock):
-            return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=static.message)
-        if static is not None:
-            target, plans = static
-            if not tables.chart.invariants:  # the hot path: nothing to check, nothing to run
+    if memoised:  # 5. selection and the macrostep, from the memo when data cannot matter
+        # (the memo's per-configuration cache read inline: this is the hot path)
+        known = config.cache.memo.get(event_type) or memoised_macrostep(tables, config, event_type)
+        if isinstance(known, StaticMacrostep):
+            context, history, plans = state._context, state._history, known.plans
+            if not tables.chart.invariants:  # nothing to check, nothing to run
                 return Result(
                     APPLIED,
                     None,
-                    State(target, state._context, state._history),
+                    State(known.target, context, history),
                     event_type,
                     event_id,
                     (),
                     lambda: build_evidence(tables, _static_trace(event, plans), ()),
                 )
             return _applied(
-                tables, state, event, event_id, target, state._context, state._history, [], plans
+                tables, state, event, event_id, known.target, context, history, [], plans
             )
+        if isinstance(known, StaticLivelock):
+            return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=known.message)
+        if isinstance(known, NoCandidates):
+            return _unselected(tables, state, event_type, event_id, None)
     try:
-        run = macrostep(tables, config, state._history, state._context, event, oracle=oracle)
+        run = macrostep(tables, config, state._history, state._context, event)
     except EvaluationError as exc:
         return Result(REJECTED, EVALUATION_ERROR, state, event_type, event_id, message=str(exc))
     except LivelockError as exc:
         return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=str(exc))
-    if not run.fired:
-        return _classify(tables, state, event_type, event_id, run.failed_guard)
-    return _applied(
+    if not run.fired:  # 6. nothing selected
+        return _unselected(tables, state, event_type, event_id, run.failed_guard)
+    return _applied(  # 7. something fired: the invariants must hold
         tables,
         state,
         event,
@@ -159,12 +175,12 @@ def step(
     )
 
 
-_UNKNOWN: Any = object()
-
-
-def _static_trace(event: InternalEvent, plans: tuple[MicrostepPlan, ...]) -> list[RawMicrostep]:
-    """The raw trace of a static macrostep: the event's microstep, then eventless ones."""
-    return [(event if i == 0 else None, plan, (), (0, 0), ()) for i, plan in enumerate(plans)]
+def _static_trace(event: InternalEvent, plans: tuple[MicrostepPlan, ...]) -> list[AppliedMicrostep]:
+    """The trace of a static macrostep: the event's microstep, then eventless ones."""
+    return [
+        AppliedMicrostep(event if i == 0 else None, plan, (), 0, 0, ())
+        for i, plan in enumerate(plans)
+    ]
 
 
 def _applied(
@@ -176,7 +192,7 @@ def _applied(
     context: Mapping[str, Any],
     history: Mapping[int, tuple[int, ...]],
     raw_emitted: list[tuple[str, dict[str, Any]]],
-    trace: list[RawMicrostep] | tuple[MicrostepPlan, ...],
+    trace: list[AppliedMicrostep] | tuple[MicrostepPlan, ...],
 ) -> Result:
     """The result of a macrostep that fired: APPLIED unless an invariant breaks."""
     event_type, payload = event
@@ -204,30 +220,49 @@ def _applied(
                 broken,
                 message,
             )
+    after = State(target, context, history)
+    return applied_result(tables, state, event_type, payload, event_id, after, raw_emitted, raw)
+
+
+def applied_result(
+    tables: Tables,
+    before: State | None,
+    event_type: str,
+    payload: Mapping[str, Any],
+    event_id: str | None,
+    after: State,
+    raw_emitted: list[tuple[str, dict[str, Any]]],
+    trace: Sequence[AppliedMicrostep],
+) -> Result:
+    """The APPLIED result of a macrostep that ends in `after` (its invariants checked by
+    the caller): the outbox messages numbered (see `messages`; `before` is None for the
+    initial macrostep), the evidence built on first access."""
     emitted = (
-        messages(tables, state, event_type, payload, event_id, raw_emitted) if raw_emitted else ()
+        messages(tables, before, event_type, payload, event_id, raw_emitted) if raw_emitted else ()
     )
     return Result(
         APPLIED,
         None,
-        State(target, context, history),
+        after,
         event_type,
         event_id,
         emitted,
-        evidence(emitted),
+        lambda: build_evidence(tables, trace, emitted),
     )
 
 
 def verdict(tables: Tables, config: Configuration, event: str) -> tuple[bool, str | None, int]:
     """The static part of classifying an event that selected nothing: whether an
     `already` entry applies, and the most specific `reject` reason with its state."""
-    cached = config.verdicts.get(event)
+    cached = config.cache.verdicts.get(event)
     if cached is not None:
         return cached
     candidates = config.final_states if config.final else (0, *config.ordered)
-    already, reason, source = structure.static_classification(tables.states, candidates, event)
+    already, reason, source = scxml_procedures.static_classification(
+        tables.states, candidates, event
+    )
     result = (already is not None, reason, -1 if source is None else source)
-    config.verdicts[event] = result
+    config.cache.verdicts[event] = result
     return result
 
 
@@ -236,7 +271,7 @@ Basis = typing.Literal["already", "guard", "reject", "terminal", "undefined"]
 a `reject` entry, the final chart, or none (UNDEFINED_TRANSITION)."""
 
 
-def classify(
+def classify_unselected(
     tables: Tables, config: Configuration, event: str, failed: FailedGuard | None
 ) -> tuple[Status, str | None, Basis]:
     """How an event that selected nothing in `config` is classified (rule 6 of the
@@ -258,7 +293,7 @@ def classify(
     return REJECTED, UNDEFINED_TRANSITION, "undefined"
 
 
-def _classify(
+def _unselected(
     tables: Tables,
     state: State,
     event: str,
@@ -266,7 +301,7 @@ def _classify(
     failed: FailedGuard | None,
 ) -> Result:
     config = state._config
-    status, reason, basis = classify(tables, config, event, failed)
+    status, reason, basis = classify_unselected(tables, config, event, failed)
     if basis == "already":
         return Result(status, None, state, event, event_id)
     if basis == "guard":
@@ -314,12 +349,13 @@ def messages(
 
 
 def build_evidence(
-    tables: Tables, trace: list[RawMicrostep], emitted: tuple[EmittedMessage, ...]
+    tables: Tables, trace: Sequence[AppliedMicrostep], emitted: tuple[EmittedMessage, ...]
 ) -> tuple[Microstep, ...]:
     """The microsteps as frozen records, with secrets redacted."""
     secret_ctx = tables.secret_context
     out = []
-    for event, plan, changes, (start, end), raised in trace:
+    for applied in trace:
+        event, plan = applied.event, applied.plan
         name, payload = event if event is not None else (None, EMPTY)
         out.append(
             Microstep(
@@ -329,13 +365,15 @@ def build_evidence(
                 exited=plan.exited,
                 entered=plan.entered,
                 changes=tuple(
-                    ContextChange(f, REDACTED, REDACTED)
+                    ContextChange(field=f, old=REDACTED, new=REDACTED)
                     if f in secret_ctx
-                    else ContextChange(f, old, new)
-                    for f, old, new in changes
+                    else ContextChange(field=f, old=old, new=new)
+                    for f, old, new in applied.changes
                 ),
-                emitted=tuple(m.message_id for m in emitted[start:end]),
-                raised=raised,
+                emitted=tuple(
+                    m.message_id for m in emitted[applied.emitted_start : applied.emitted_end]
+                ),
+                raised=applied.raised,
             )
         )
     return tuple(out)

@@ -8,10 +8,11 @@ is computed here once per configuration and then reused by every instance:
 - `Tables.configuration(ids)` interns configurations, so that every `State`
   in a given configuration shares one `Configuration` object (ids, paths,
   atomic states, whether the chart is final);
-- each `Configuration` caches, per event, the candidate chains of its atomic
-  states (`EventEntry`), the fixed selection when no candidate has a guard,
-  the conflict-free subsets and the microstep plans (`MicrostepPlan`: exit
-  and entry sets, new configuration, history records, effect segments);
+- each `Configuration` caches (`ConfigurationCache`), per event, the candidate
+  chains of its atomic states (`EventEntry`), the fixed selection when no
+  candidate has a guard, the conflict-free subsets and the microstep plans
+  (`MicrostepPlan`: exit and entry sets, new configuration, history records,
+  effect segments);
 - a plan depends only on (configuration, transitions), except when a
   transition targets a history state; such plans are not cached.
 
@@ -22,7 +23,8 @@ These are caches of the results of the SCXML procedures in
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from statekit.compiler.ir import (
     CompiledChart,
@@ -33,53 +35,81 @@ from statekit.compiler.ir import (
     StateNode,
     Transition,
 )
-from statekit.engine.result import FiredTransition
+from statekit.engine.evidence import FiredTransition
 from statekit.engine.validation import EMPTY, PayloadValidator
 
-__all__ = ["EMPTY", "Configuration", "EventEntry", "MicrostepPlan", "StaticLivelock", "Tables"]
+__all__ = [
+    "EMPTY",
+    "Configuration",
+    "ConfigurationCache",
+    "ConflictLoss",
+    "DependsOnData",
+    "EffectSegment",
+    "EventEntry",
+    "MemoisedMacrostep",
+    "MicrostepPlan",
+    "NoCandidates",
+    "StaticLivelock",
+    "StaticMacrostep",
+    "Tables",
+    "TablesOwner",
+    "TransitionConflict",
+]
 
 DEFAULT_MAX_MICROSTEPS = 1000
 """Microsteps one macrostep may take before it is rejected as LIVELOCK."""
 
 
+@dataclass(frozen=True, slots=True)
 class EventEntry:
     """Selection inputs for one event in one configuration.
 
     `chains[i]` lists, in selection order, the candidate transitions of the
     i-th atomic state (document order) that has any. `fixed` is the selected,
     conflict-free transition ids when no candidate has a guard (so the
-    selection never changes); None when guards must be evaluated.
+    selection never changes); None when guards must be evaluated. `conflict`
+    is the conflict resolution that made `fixed`, when it removed a transition.
     """
 
-    __slots__ = ("chains", "fixed")
-
-    def __init__(
-        self, chains: tuple[tuple[Transition, ...], ...], fixed: tuple[int, ...] | None
-    ) -> None:
-        self.chains = chains
-        self.fixed = fixed
+    chains: tuple[tuple[Transition, ...], ...]
+    fixed: tuple[int, ...] | None
+    conflict: TransitionConflict | None
 
 
-Segment = tuple[tuple[Effect, ...], frozenset[int], tuple[str, ...]]
-"""Effects to run, the active state ids they see, and done events raised after them."""
-StaticOutcome = tuple["Configuration", tuple["MicrostepPlan", ...]]
-"""A macrostep that depends on nothing but (configuration, event): where it ends, and its plans."""
+@dataclass(frozen=True, slots=True)
+class ConflictLoss:
+    """One transition conflict resolution dropped because of one it kept: the states both
+    would exit (never empty), and whether only document order decided (neither source
+    is a descendant of the other)."""
+
+    kept: int
+    dropped: int
+    common_exits: frozenset[int]
+    by_document_order: bool
 
 
-class StaticLivelock:
-    """A macrostep that depends on nothing but (configuration, event) and does not settle.
+@dataclass(frozen=True, slots=True)
+class TransitionConflict:
+    """A conflict resolution (SCXML removeConflictingTransitions) that removed transitions:
+    in `configuration`, of the `enabled` transition ids it `kept` some, and `losses`
+    pairs each dropped transition with every kept one whose exit set meets its own."""
 
-    `plans` are the `Tables.max_microsteps` microsteps it takes before the one
-    over the bound; `message` is the `LivelockError` message `macrostep` gives.
-    """
-
-    __slots__ = ("message", "plans")
-
-    def __init__(self, plans: tuple[MicrostepPlan, ...], message: str) -> None:
-        self.plans = plans
-        self.message = message
+    configuration: Configuration
+    enabled: tuple[int, ...]
+    kept: tuple[int, ...]
+    losses: tuple[ConflictLoss, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class EffectSegment:
+    """Effects to run, the active state ids they see, and the done events raised after them."""
+
+    effects: tuple[Effect, ...]
+    active: frozenset[int]
+    done: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class MicrostepPlan:
     """Everything one microstep does that depends only on (configuration, transitions).
 
@@ -89,40 +119,94 @@ class MicrostepPlan:
     events raised when a final state is entered.
     """
 
+    transitions: tuple[int, ...]
+    exit_order: tuple[int, ...]
+    entry_order: tuple[int, ...]
+    target: Configuration
+    history_updates: tuple[tuple[int, tuple[int, ...]], ...]
+    segments: tuple[EffectSegment, ...]
+    exited: tuple[str, ...]
+    entered: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StaticMacrostep:
+    """A macrostep that depends on nothing but (configuration, event): where it ends, its
+    plans (the event's microstep first, then eventless ones) and the conflict
+    resolutions of its selections that removed a transition."""
+
+    target: Configuration
+    plans: tuple[MicrostepPlan, ...]
+    conflicts: tuple[TransitionConflict, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StaticLivelock:
+    """A macrostep that depends on nothing but (configuration, event) and does not settle.
+
+    `plans` are the `Tables.max_microsteps` microsteps it takes before the one
+    over the bound; `message` is the `LivelockError` message `macrostep` gives;
+    `conflicts` as in `StaticMacrostep`.
+    """
+
+    plans: tuple[MicrostepPlan, ...]
+    message: str
+    conflicts: tuple[TransitionConflict, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NoCandidates:
+    """No active state (nor an ancestor) has a transition for the event: nothing fires,
+    whatever the data."""
+
+    conflicts: tuple[TransitionConflict, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DependsOnData:
+    """The macrostep reads a guard, runs an effect or records history: only the general
+    macrostep can tell. `conflicts` are those of its data-free selections up to there."""
+
+    conflicts: tuple[TransitionConflict, ...]
+
+
+Resolution = tuple[tuple[int, ...], TransitionConflict | None]
+"""A cached conflict resolution: the ids kept, and the conflict when it removed some."""
+MemoisedMacrostep = StaticMacrostep | StaticLivelock | NoCandidates | DependsOnData
+"""What the memo of data-free macrosteps (`statekit.engine.memo`) knows of (configuration,
+event)."""
+
+
+class ConfigurationCache:
+    """What the engine remembers about one configuration (results only, never state).
+
+    `events` and `eventless` hold the selection inputs (`EventEntry`) per
+    event; `plans` the microstep plans per transition set; `conflicts` the
+    conflict resolutions per enabled set; `memo` the verdicts of the memo of
+    data-free macrosteps (`statekit.engine.memo`); `verdicts` the static part
+    of classifying an event nothing fired for; `broken_state_invariants` the
+    state-form invariants broken here (None until computed). Read and written
+    only by the engine's own modules.
+    """
+
     __slots__ = (
-        "entered",
-        "entry_order",
-        "exit_order",
-        "exited",
-        "history_updates",
-        "segments",
-        "target",
-        "transitions",
+        "broken_state_invariants",
+        "conflicts",
+        "eventless",
+        "events",
+        "memo",
+        "plans",
+        "verdicts",
     )
 
-    def __init__(
-        self,
-        transitions: tuple[int, ...],
-        exit_order: tuple[int, ...],
-        entry_order: tuple[int, ...],
-        target: Configuration,
-        history_updates: tuple[tuple[int, tuple[int, ...]], ...],
-        segments: tuple[Segment, ...],
-        exited: tuple[str, ...],
-        entered: tuple[str, ...],
-    ) -> None:
-        self.transitions = transitions
-        self.exit_order = exit_order
-        self.entry_order = entry_order
-        self.target = target
-        self.history_updates = history_updates
-        self.segments = segments
-        self.exited = exited
-        self.entered = entered
-
-
-ConflictRecord = tuple["Configuration", tuple[int, ...], tuple[int, ...]]
-"""(configuration, enabled transition ids, the ids kept by conflict resolution)."""
+    def __init__(self) -> None:
+        self.events: dict[str, EventEntry] = {}
+        self.eventless: EventEntry | None = None
+        self.plans: dict[tuple[int, ...], MicrostepPlan] = {}
+        self.conflicts: dict[tuple[int, ...], Resolution] = {}
+        self.verdicts: dict[str, tuple[bool, str | None, int]] = {}
+        self.memo: dict[str, MemoisedMacrostep] = {}
+        self.broken_state_invariants: frozenset[str] | None = None
 
 
 class Configuration:
@@ -130,24 +214,10 @@ class Configuration:
 
     `final` tells whether the chart is final here: the root's active child is
     a final state, or (parallel root) every region is in a final state.
+    `cache` is what the engine remembers about it (`ConfigurationCache`).
     """
 
-    __slots__ = (
-        "atomic",
-        "broken_state_invariants",
-        "conflicts",
-        "eventless",
-        "events",
-        "final",
-        "final_states",
-        "ids",
-        "ordered",
-        "paths",
-        "plans",
-        "static",
-        "tables",
-        "verdicts",
-    )
+    __slots__ = ("atomic", "cache", "final", "final_states", "ids", "ordered", "paths", "tables")
 
     def __init__(self, tables: Tables, ids: frozenset[int]) -> None:
         states = tables.states
@@ -158,13 +228,7 @@ class Configuration:
         self.paths = frozenset(states[s].path for s in ids)
         self.final_states = tuple(s for s in self.atomic if states[s].kind is StateKind.FINAL)
         self.final = is_in_final_state(states, 0, ids)
-        self.events: dict[str, EventEntry] = {}
-        self.eventless: EventEntry | None = None
-        self.plans: dict[tuple[int, ...], MicrostepPlan] = {}
-        self.conflicts: dict[tuple[int, ...], tuple[int, ...]] = {}
-        self.verdicts: dict[str, tuple[bool, str | None, int]] = {}
-        self.static: dict[str, StaticOutcome | StaticLivelock | None] = {}
-        self.broken_state_invariants: frozenset[str] | None = None  # None: not computed yet
+        self.cache = ConfigurationCache()
 
     def __repr__(self) -> str:
         return f"Configuration({sorted(self.paths)!r})"
@@ -203,9 +267,6 @@ class Tables:
             for name, e in chart.events.items()
         }
         self.history_targeting = frozenset(t.id for t in chart.transitions if t.targets_history)
-        self.conflict_log: list[ConflictRecord] | None = None
-        """None, or a list that records every conflict resolution that removed a transition:
-        (configuration, enabled ids, kept ids), for the static analysis."""
         self._configurations: dict[frozenset[int], Configuration] = {}
         self._fired: dict[int, FiredTransition] = {}
 
@@ -232,10 +293,10 @@ class Tables:
 
     def broken_state_invariants(self, config: Configuration) -> frozenset[str]:
         """The names of the state-form invariants this configuration breaks (cached)."""
-        cached = config.broken_state_invariants
+        cached = config.cache.broken_state_invariants
         if cached is None:
             active = config.ids
-            cached = config.broken_state_invariants = frozenset(
+            cached = config.cache.broken_state_invariants = frozenset(
                 inv.name
                 for inv in self.state_invariants
                 if all(w in active for w in inv.when)
@@ -245,6 +306,15 @@ class Tables:
                 )
             )
         return cached
+
+
+class TablesOwner(Protocol):
+    """Anything that carries the runtime tables of a chart (a `Chart`)."""
+
+    @property
+    def tables(self) -> Tables:
+        """The runtime tables."""
+        ...
 
 
 def secret_fields(chart: CompiledChart) -> tuple[frozenset[str], Mapping[str, frozenset[str]]]:

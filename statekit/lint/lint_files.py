@@ -7,12 +7,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from statekit.analysis.facts import chart_facts
+from statekit.analysis.options import ExplorationOptions
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.pipeline import compile_file
 from statekit.lint.config import LintConfig, with_chart_settings
 from statekit.lint.registry import RULES
 
 CHART_SUFFIXES = (".yaml", ".yml")
+DEFAULT_OPTIONS = ExplorationOptions()
+"""Explorations with the default bound and no progress display."""
 
 
 class UsageError(Exception):
@@ -56,28 +60,35 @@ def collect_files(paths: Iterable[str | Path]) -> list[Path]:
     return list(dict.fromkeys(files))
 
 
-def lint_file(path: Path, config: LintConfig) -> list[Diagnostic]:
-    """All findings of one chart file, at their configured severities."""
+def lint_file(
+    path: Path, config: LintConfig, options: ExplorationOptions = DEFAULT_OPTIONS
+) -> list[Diagnostic]:
+    """All findings of one chart file, at their configured severities; the chart rules
+    share one exploration, run with `options`."""
     result = compile_file(path)
     findings = list(result.diagnostics)
     if result.chart is not None:
         config, problems = with_chart_settings(config, result.chart.lint, str(path))
         findings.extend(problems)
+        facts = chart_facts(result.chart, options)
         for rule in RULES.values():
             if rule.check is not None:
-                findings.extend(rule.check(result.chart))
+                findings.extend(rule.check(result.chart, facts))
     kept = (config.effective(d) for d in findings)
     return [d for d in kept if d is not None]
 
 
-def lint_paths(paths: Sequence[str | Path], config: LintConfig) -> LintReport:
-    """Lint every chart under `paths`; one bad file never stops the others."""
+def lint_paths(
+    paths: Sequence[str | Path], config: LintConfig, options: ExplorationOptions = DEFAULT_OPTIONS
+) -> LintReport:
+    """Lint every chart under `paths` (explorations run with `options`); one bad file
+    never stops the others."""
     files = collect_files(paths)
     diagnostics: list[Diagnostic] = []
     crashes = 0
     for path in files:
         try:
-            diagnostics.extend(lint_file(path, config))
+            diagnostics.extend(lint_file(path, config, options))
         except Exception as exc:  # a bug in statekit must not hide the other files' results
             crashes += 1
             where = traceback.extract_tb(exc.__traceback__)[-1]

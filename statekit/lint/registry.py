@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType, ModuleType
 
+from statekit.analysis.facts import ChartFacts
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.rules import (
@@ -73,7 +74,8 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     analysis_limit,
 )
 
-Check = Callable[[CompiledChart], Iterator[Diagnostic]]
+Check = Callable[[CompiledChart, ChartFacts], Iterator[Diagnostic]]
+"""A chart rule: the findings of one compiled chart, given its shared exploration facts."""
 
 
 @dataclass(frozen=True, slots=True)

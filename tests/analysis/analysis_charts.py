@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 
 from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS, Exploration, explore
+from statekit.analysis.options import ExplorationOptions
 from statekit.compiler.diagnostics import Diagnostic
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_source
@@ -41,9 +42,15 @@ def explored(text: str, max_configurations: int = DEFAULT_MAX_CONFIGURATIONS) ->
     return explore(chart_of(text), max_configurations=max_configurations)
 
 
-def findings(tmp_path: Path, text: str, slug: str | None = None) -> list[Diagnostic]:
+def findings(
+    tmp_path: Path,
+    text: str,
+    slug: str | None = None,
+    max_configurations: int = DEFAULT_MAX_CONFIGURATIONS,
+) -> list[Diagnostic]:
     """Lint an inline chart written to a file; only analysis findings (or one slug)."""
     path = tmp_path / "chart.yaml"
     path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
     wanted = {slug} if slug is not None else ANALYSIS_SLUGS
-    return [d for d in lint_file(path, LintConfig()) if d.slug in wanted]
+    options = ExplorationOptions(max_configurations=max_configurations)
+    return [d for d in lint_file(path, LintConfig(), options) if d.slug in wanted]

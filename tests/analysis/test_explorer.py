@@ -284,8 +284,9 @@ def test_conflicts_are_attributed_to_the_macrostep_that_resolved_them() -> None:
           p: {initial: p1, states: {p1: {on: {GO: {to: [p.p2, q.q2]}}}, p2: {}}}
           q: {initial: q1, states: {q1: {on: {GO: {to: [p.p1, q.q2]}}}, q2: {}}}
         """)
-    (conflict,) = result.conflicts
-    assert conflict.node == 0 and conflict.event == "GO"
+    (seen,) = result.conflicts
+    assert seen.node == 0 and seen.event == "GO"
+    conflict = seen.conflict
     assert len(conflict.enabled) == 2 and conflict.kept == conflict.enabled[:1]
 
 

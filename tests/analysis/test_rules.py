@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from analysis_charts import MACHINES, findings
 
-from statekit.analysis.shared import exploration_options
 from statekit.lint.config import LintConfig
 from statekit.lint.lint_files import lint_file
 
@@ -257,8 +256,7 @@ def test_the_configuration_bound_reports_analysis_limit_and_silences_absence_rul
           y: {initial: y0, states: {y0: {on: {B: y1}}, y1: {on: {B: y0}}}}
         """
     assert [d.slug for d in findings(tmp_path, text)] == ["unreachable-state"]
-    with exploration_options(max_configurations=2):
-        found = findings(tmp_path, text)
+    found = findings(tmp_path, text, max_configurations=2)
     assert [d.slug for d in found] == ["analysis-limit"]
     assert "stopped at 2 abstract states" in found[0].message
 

@@ -68,7 +68,7 @@ from statekit.compiler.ir import (
     Transition,
     TransitionKind,
 )
-from statekit.engine.effects import out_of_range
+from statekit.engine.evaluation import out_of_range
 
 ROOT = "ROOT"
 """The id of the wrapper state that stands for our root when one is needed."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -91,11 +89,3 @@ def test_a_livelock_at_start_is_a_start_error() -> None:
         chart.start()
     with pytest.raises(ValueError):
         Chart(chart.ir, max_microsteps=0)
-
-
-def test_importing_statekit_imports_neither_compiler_nor_engine() -> None:
-    code = (
-        "import sys, statekit; print(sorted(m for m in sys.modules if m.startswith('statekit.')))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"

@@ -73,7 +73,7 @@ def test_states_in_one_configuration_share_it() -> None:
     chart = machine(HISTORY)
     a = walk(chart, ("NOTE", {"text": "a"}))
     b = walk(chart, ("NOTE", {"text": "b"}))
-    assert a._config is b._config
+    assert a.configuration is b.configuration  # one interned configuration object
     assert a != b and hash(walk(chart, ("NOTE", {"text": "a"}))) == hash(a)
 
 
@@ -187,4 +187,4 @@ def test_a_live_task_state_takes_less_than_a_kibibyte() -> None:
     finally:
         tracemalloc.stop()
     assert per_state < 1024, per_state
-    assert len({id(s._config) for s in states if s is not None}) == 1
+    assert len({id(s.configuration) for s in states if s is not None}) == 1

@@ -32,8 +32,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.explorer import Limit
+from statekit.analysis.facts import ChartFacts
 from statekit.analysis.report import leaves
-from statekit.analysis.shared import exploration
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 
@@ -47,9 +47,9 @@ NOT_PROVEN = (
 )
 
 
-def check(chart: CompiledChart) -> Iterator[Diagnostic]:
+def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """At most one finding: which bounds the exploration of this chart hit."""
-    explored = exploration(chart)
+    explored = facts.exploration
     if explored.complete:
         return
     notes: list[str] = []

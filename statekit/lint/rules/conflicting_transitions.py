@@ -44,60 +44,47 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from statekit.analysis.facts import ChartFacts
 from statekit.analysis.report import leaves, path_notes, state_name, transition_label, trigger
-from statekit.analysis.shared import exploration
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
-from statekit.compiler.scxml_procedures import is_descendant
-from statekit.engine.algorithm import compute_exit_set
 
 SLUG = "conflicting-transitions"
 DEFAULT_SEVERITY = Severity.ERROR
 STAGE = "chart"
 
 
-def check(chart: CompiledChart) -> Iterator[Diagnostic]:
+def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per pair of orthogonal transitions that conflict somewhere."""
-    explored = exploration(chart)
-    tables, states = explored.tables, chart.states
+    explored = facts.exploration
     seen: set[tuple[int, int]] = set()
-    for conflict in explored.conflicts:
-        history = explored.nodes[conflict.node].history if conflict.node >= 0 else {}
-        exits = {
-            t: frozenset(compute_exit_set(tables, conflict.config, (t,), history))
-            for t in conflict.enabled
-        }
-        for lost in conflict.enabled:
-            if lost in conflict.kept:
+    for found in explored.conflicts:
+        conflict = found.conflict
+        for loss in conflict.losses:
+            kept, lost = loss.kept, loss.dropped
+            if (kept, lost) in seen or not loss.by_document_order:
                 continue
-            for kept in conflict.kept:
-                if (kept, lost) in seen:
-                    continue
-                a, b = chart.transitions[kept].source, chart.transitions[lost].source
-                common = exits[kept] & exits[lost]
-                if not common or is_descendant(states, a, b) or is_descendant(states, b, a):
-                    continue
-                seen.add((kept, lost))
-                config = leaves(chart, conflict.config)
-                if conflict.node < 0:
-                    step = [f"in the initial macrostep, with both enabled in {config}"]
-                else:
-                    step = [*path_notes(explored, conflict.node)]
-                    step.append(f"  then {conflict.event}, with both enabled in {config}")
-                step.extend(f"     assuming {x.describe(chart)}" for x in conflict.assumptions)
-                notes = (
-                    f"kept: {transition_label(chart, kept)}",
-                    f"dropped: {transition_label(chart, lost)}",
-                    *step,
-                    "give one of them a guard on active(...), target only its own region, "
-                    "or handle the event once on the common ancestor",
-                )
-                yield Diagnostic(
-                    SLUG,
-                    DEFAULT_SEVERITY,
-                    f"{trigger(chart, lost)} enables transitions in orthogonal regions that both "
-                    f"exit '{state_name(chart, min(common))}': only document order decides, "
-                    "and this one never fires there",
-                    chart.transitions[lost].span,
-                    notes,
-                )
+            seen.add((kept, lost))
+            config = leaves(chart, conflict.configuration)
+            if found.node < 0:
+                step = [f"in the initial macrostep, with both enabled in {config}"]
+            else:
+                step = [*path_notes(explored, found.node)]
+                step.append(f"  then {found.event}, with both enabled in {config}")
+            step.extend(f"     assuming {x.describe(chart)}" for x in found.assumptions)
+            notes = (
+                f"kept: {transition_label(chart, kept)}",
+                f"dropped: {transition_label(chart, lost)}",
+                *step,
+                "give one of them a guard on active(...), target only its own region, "
+                "or handle the event once on the common ancestor",
+            )
+            yield Diagnostic(
+                SLUG,
+                DEFAULT_SEVERITY,
+                f"{trigger(chart, lost)} enables transitions in orthogonal regions that both "
+                f"exit '{state_name(chart, min(loss.common_exits))}': only document order "
+                "decides, and this one never fires there",
+                chart.transitions[lost].span,
+                notes,
+            )

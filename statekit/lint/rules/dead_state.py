@@ -31,9 +31,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from statekit.analysis.facts import left_states
+from statekit.analysis.facts import ChartFacts
 from statekit.analysis.report import path_notes
-from statekit.analysis.shared import exploration
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart, StateKind
 
@@ -42,12 +41,12 @@ DEFAULT_SEVERITY = Severity.ERROR
 STAGE = "chart"
 
 
-def check(chart: CompiledChart) -> Iterator[Diagnostic]:
+def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per reachable, non-final atomic state that is never exited."""
-    explored = exploration(chart)
+    explored = facts.exploration
     if not explored.complete:
         return
-    left = left_states(explored)
+    left = facts.left_states
     first: dict[int, int] = {}
     for node in explored.nodes:
         for s in node.config.atomic:

@@ -36,9 +36,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.explorer import Exploration
+from statekit.analysis.facts import ChartFacts
 from statekit.analysis.guards import ThreeValued
 from statekit.analysis.report import leaves, path_notes
-from statekit.analysis.shared import exploration
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart, ExpressionInvariant, StateInvariant
 
@@ -47,9 +47,9 @@ DEFAULT_SEVERITY = Severity.ERROR
 STAGE = "chart"
 
 
-def check(chart: CompiledChart) -> Iterator[Diagnostic]:
+def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per invariant that a reachable configuration breaks (the first found)."""
-    explored = exploration(chart)
+    explored = facts.exploration
     for invariant in chart.invariants:
         found = first_violation(explored, invariant)
         if found is None:

@@ -34,9 +34,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from statekit.analysis.facts import bottom_components, can_end, ending
+from statekit.analysis.facts import ChartFacts, bottom_components, can_end
 from statekit.analysis.report import leaves, path_notes
-from statekit.analysis.shared import exploration
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart, StateKind
 
@@ -47,18 +46,18 @@ SHOWN = 5
 """Configurations of the trap listed in the notes."""
 
 
-def check(chart: CompiledChart) -> Iterator[Diagnostic]:
+def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """At most one finding: the smallest trap of the chart, if it has any."""
     if not can_end(chart):
         return
-    explored = exploration(chart)
+    explored = facts.exploration
     if not explored.complete or not explored.nodes:
         return
     nodes = explored.nodes
-    trapped = {n.id for n in nodes} - ending(explored)
+    trapped = {n.id for n in nodes} - facts.ending
     if not trapped:
         return
-    traps = bottom_components(explored, trapped)
+    traps = bottom_components(facts.successors, trapped)
     trap = min(traps, key=lambda c: (len(c), min(nodes[n].depth for n in c), c[0]))
     entry = min(trap, key=lambda n: (nodes[n].depth, n))
     config = nodes[entry].config

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from statekit.analysis.facts import ChartFacts
 from statekit.analysis.report import state_name, trigger
 from statekit.analysis.static import shadowed_alternatives
 from statekit.compiler.diagnostics import Diagnostic, Severity
@@ -41,7 +42,7 @@ _WHY = {
 }
 
 
-def check(chart: CompiledChart) -> Iterator[Diagnostic]:
+def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per alternative that an earlier alternative always pre-empts."""
     for found in shadowed_alternatives(chart):
         t, by = chart.transitions[found.transition], chart.transitions[found.by]

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from statekit.analysis.facts import ChartFacts
 from statekit.analysis.report import leaves, path_notes
-from statekit.analysis.shared import exploration
 from statekit.analysis.static import mentioned_events
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
@@ -42,9 +42,9 @@ DEFAULT_SEVERITY = Severity.ERROR
 STAGE = "chart"
 
 
-def check(chart: CompiledChart) -> Iterator[Diagnostic]:
+def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per (atomic state, event) group of undefined pairs."""
-    explored = exploration(chart)
+    explored = facts.exploration
     wildcard = any(c.event == "*" for s in chart.states for c in s.reject + s.already)
     used = frozenset(chart.events) if wildcard else mentioned_events(chart)
     undefined: dict[str, dict[Configuration, int]] = {}

@@ -33,9 +33,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from statekit.analysis.facts import reached_states
+from statekit.analysis.facts import ChartFacts
 from statekit.analysis.report import path_notes
-from statekit.analysis.shared import exploration
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart, StateKind
 
@@ -44,9 +43,9 @@ DEFAULT_SEVERITY = Severity.ERROR
 STAGE = "chart"
 
 
-def check(chart: CompiledChart) -> Iterator[Diagnostic]:
+def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per outermost state that no reachable configuration contains."""
-    explored = exploration(chart)
+    explored = facts.exploration
     if not explored.complete:
         return
     if not explored.nodes:  # every run of the initial macrostep is a LIVELOCK
@@ -60,7 +59,7 @@ def check(chart: CompiledChart) -> Iterator[Diagnostic]:
             (*runs, "give the eventless transitions or raises of the start a guard that fails"),
         )
         return
-    reached = reached_states(explored)
+    reached = facts.reached_states
     states = chart.states
     for state in states[1:]:
         if state.kind is StateKind.HISTORY or state.id in reached:

@@ -31,10 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from statekit.analysis.facts import reached_states, selected_transitions
+from statekit.analysis.facts import ChartFacts
 from statekit.analysis.guards import ThreeValued
 from statekit.analysis.report import state_name, trigger
-from statekit.analysis.shared import exploration
 from statekit.analysis.static import shadowed_alternatives
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart, StateKind
@@ -44,13 +43,13 @@ DEFAULT_SEVERITY = Severity.WARNING
 STAGE = "chart"
 
 
-def check(chart: CompiledChart) -> Iterator[Diagnostic]:
+def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per never-selected transition of a reachable, non-final state."""
-    explored = exploration(chart)
+    explored = facts.exploration
     if not explored.complete or not explored.nodes:
         return
-    reached = reached_states(explored)
-    selected = selected_transitions(explored)
+    reached = facts.reached_states
+    selected = facts.selected_transitions
     shadowed = {s.transition for s in shadowed_alternatives(chart)}
     three = ThreeValued()
     never = [

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from statekit.analysis.facts import ChartFacts
 from statekit.analysis.static import mentioned_events
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
@@ -30,7 +31,7 @@ DEFAULT_SEVERITY = Severity.WARNING
 STAGE = "chart"
 
 
-def check(chart: CompiledChart) -> Iterator[Diagnostic]:
+def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per declared event that is never mentioned."""
     used = mentioned_events(chart)
     for name, event in chart.events.items():

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from statekit.analysis.facts import ChartFacts
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 
@@ -25,7 +26,7 @@ DEFAULT_SEVERITY = Severity.WARNING
 STAGE = "chart"
 
 
-def check(chart: CompiledChart) -> Iterator[Diagnostic]:
+def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per declared guard that no transition names."""
     used = {g.name for t in chart.transitions for g in t.guards if g.name is not None}
     for name, guard in chart.guards.items():

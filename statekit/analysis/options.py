@@ -1,0 +1,34 @@
+"""How an exploration is run: its bound and its progress display, as one frozen record.
+
+The caller (the lint runner, `statekit explain`, `statekit paths`) decides
+the options and passes them explicitly:
+
+    facts = chart_facts(chart, ExplorationOptions(max_configurations=10_000))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+
+from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS, Exploration, Progress, explore
+from statekit.compiler.ir import CompiledChart
+
+ProgressFactory = Callable[[CompiledChart], AbstractContextManager[Progress | None]]
+"""Makes the progress callback of one exploration (e.g. a progress bar on a terminal)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExplorationOptions:
+    """The bound on abstract states, and what makes the progress display (None: none)."""
+
+    max_configurations: int = DEFAULT_MAX_CONFIGURATIONS
+    progress: ProgressFactory | None = None
+
+
+def explore_with(chart: CompiledChart, options: ExplorationOptions) -> Exploration:
+    """Explore `chart` with these options (the progress display around the exploration)."""
+    factory = options.progress
+    with factory(chart) if factory is not None else nullcontext() as progress:
+        return explore(chart, max_configurations=options.max_configurations, progress=progress)

@@ -1,0 +1,66 @@
+"""Running a microstep's effects (`assign`, `emit`, `raise`) in the run's value domain.
+
+Nothing external runs: `assign` updates the macrostep's context (copied on
+the first write, so the input state's context is never touched), `emit`
+appends an outbox message, `raise` queues an internal event, and entering a
+final state queues its `done.state.*` events. Every effect sees the context
+as updated by the effects before it, including the earlier fields of the
+same `assign`. What an expression yields is the run's `ValueDomain`'s
+business (`statekit.engine.value_domain`): one algorithm, concrete or
+abstract values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from statekit.compiler.ir import Assign, Emit, Raise
+from statekit.engine.macrostep_run import MacrostepRun
+from statekit.engine.tables import EMPTY, EffectSegment
+from statekit.engine.trace import AssignedValue
+
+_NO_DEFAULTS: Mapping[str, Any] = EMPTY
+_new = tuple.__new__
+"""Builds a named tuple without its Python-level `__new__` (once per assignment)."""
+
+
+def run_effects(
+    segments: tuple[EffectSegment, ...],
+    payload: Mapping[str, Any],
+    run: MacrostepRun,
+    defaults: Mapping[str, Mapping[str, Any]],
+) -> tuple[tuple[AssignedValue, ...], tuple[str, ...]]:
+    """Run a microstep's effects; return its context changes and raised event names."""
+    values = run.values
+    assigned = values.assigned
+    changes: list[AssignedValue] = []
+    raised: list[str] = []
+    for segment in segments:
+        active = segment.active
+        for effect in segment.effects:
+            if isinstance(effect, Assign):
+                ctx = run.context
+                if not run.context_owned:  # copy on the first write
+                    ctx = run.context = dict(ctx)
+                    run.context_owned = True
+                assert isinstance(ctx, dict)
+                for field, expr in effect.assignments:
+                    value = assigned(field, expr, ctx, payload, active)
+                    changes.append(_new(AssignedValue, (field, ctx[field], value)))
+                    ctx[field] = value
+            elif isinstance(effect, Emit):
+                body = values.emitted(effect, run.context, payload, active)
+                if body is not None:
+                    run.emitted.append((effect.type, body))
+            elif isinstance(effect, Raise):
+                event_defaults = defaults.get(effect.event, _NO_DEFAULTS)
+                body = values.raised(effect, event_defaults, run.context, payload, active)
+                run.queue.append((effect.event, body))
+                raised.append(effect.event)
+        for name in segment.done:
+            run.queue.append((name, EMPTY))
+            raised.append(name)
+    if raised:
+        run.raised.extend(raised)
+    return (tuple(changes) if changes else (), tuple(raised) if raised else ())

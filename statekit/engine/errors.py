@@ -1,0 +1,43 @@
+"""The two ways a macrostep fails: an expression that raises, and a macrostep that never settles.
+
+Both abort the macrostep; the step classifies them (`EVALUATION_ERROR`,
+`LIVELOCK`) and nothing changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from statekit.compiler.expressions.expression import Expression
+from statekit.engine.trace import AppliedMicrostep
+
+
+class EvaluationError(Exception):
+    """An expression failed at runtime (division by zero, overflow, a non-finite result).
+
+    The message names the expression's role, its source and its position; it
+    never contains a runtime value.
+    """
+
+    def __init__(self, role: str, expression: Expression, problem: str) -> None:
+        self.role = role
+        self.expression = expression
+        self.problem = problem
+        super().__init__(f"{role} `{expression.source}` at {expression.span}: {problem}")
+
+    @classmethod
+    def from_exception(cls, role: str, expression: Expression, exc: Exception) -> EvaluationError:
+        """Wrap an exception raised by an evaluator."""
+        return cls(role, expression, f"{type(exc).__name__}: {exc}")
+
+
+class LivelockError(Exception):
+    """The macrostep took more microsteps than the chart allows; `trace` holds those it took."""
+
+    def __init__(self, limit: int, trace: Sequence[AppliedMicrostep]) -> None:
+        self.limit = limit
+        self.trace = tuple(trace)
+        super().__init__(
+            f"the macrostep did not settle within {limit} microsteps "
+            "(eventless transitions or raised events keep firing)"
+        )

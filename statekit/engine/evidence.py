@@ -1,0 +1,74 @@
+"""Evidence records: what a step shows of the microsteps it took, as frozen data.
+
+One `Microstep` per SCXML microstep lists the transitions fired
+(`FiredTransition`), the states exited and entered, the context changes
+(`ContextChange`), the ids of the messages emitted (`EmittedMessage`) and
+the internal events raised. Secret values appear as `REDACTED`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["REDACTED", "ContextChange", "EmittedMessage", "FiredTransition", "Microstep"]
+
+REDACTED = "<redacted>"
+"""What evidence and `repr` show instead of a secret value."""
+
+
+@dataclass(frozen=True, slots=True)
+class FiredTransition:
+    """A transition as evidence: its id in `chart.ir.transitions`, where it goes and why.
+
+    `kind` is `event`, `always` or `done`; `targets` is empty for a targetless transition.
+    """
+
+    id: int
+    source: str
+    targets: tuple[str, ...]
+    event: str | None
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class ContextChange:
+    """One `assign` of a context field, in the order the effects ran."""
+
+    field: str
+    old: Any
+    new: Any
+
+
+@dataclass(frozen=True, slots=True)
+class EmittedMessage:
+    """An outbox message: never sent by the engine, only returned.
+
+    `message_id` is `<event id>/<position>` (position 0-based in `Result.emitted`),
+    so redelivering the same event produces the same ids.
+    """
+
+    message_id: str
+    type: str
+    payload: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Microstep:
+    """One SCXML microstep: the triggering event, what fired and what it changed.
+
+    `event` is the external or internal event (`done.state.<path>` for a done
+    event), None for eventless (`always`) transitions. `exited` is in exit
+    order, `entered` in entry order, both as dotted paths. `emitted` holds the
+    ids of the messages this microstep emitted (see `Result.emitted`).
+    """
+
+    event: str | None
+    payload: Mapping[str, Any]
+    transitions: tuple[FiredTransition, ...]
+    exited: tuple[str, ...]
+    entered: tuple[str, ...]
+    changes: tuple[ContextChange, ...]
+    emitted: tuple[str, ...]
+    raised: tuple[str, ...]

@@ -1,0 +1,113 @@
+"""The two value domains of the effect interpreter: concrete values and abstract ones.
+
+`statekit.engine.effect_interpreter` runs effects by one algorithm; what an
+effect's expression yields comes from the run's domain. `CONCRETE` evaluates
+(through the one value evaluator, `evaluation.computed_value`); `ABSTRACT`
+evaluates nothing, for the static analysis, whose context is unknown: an
+assigned field gets a new `AbstractValue` (so identity tells which fields an
+`assign` changed), `emit` sends nothing, and a raised event carries only its
+declared payload defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from statekit.compiler.expressions.expression import Expression
+from statekit.compiler.ir import Emit, Raise
+from statekit.engine.evaluation import assigned_value, computed_value
+
+
+class AbstractValue:
+    """What an abstract macrostep assigns to a context field: an unknown value, a new
+    object at each assignment (so identity tells which fields changed)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<abstract>"
+
+
+class ValueDomain:
+    """What effects compute: the value an `assign` stores, the body an `emit` sends (None:
+    nothing is sent) and the payload a `raise` queues. The base class is the concrete one."""
+
+    __slots__ = ()
+
+    assigned = staticmethod(assigned_value)
+    """The value `assign` stores in a field: (field, expression, context, payload, active)."""
+
+    def emitted(
+        self,
+        effect: Emit,
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> dict[str, Any] | None:
+        """The body of the outbox message `emit` sends, or None when nothing is sent."""
+        return {
+            key: computed_value(f"emit {effect.type} field '{key}'", expr, context, payload, active)
+            for key, expr in effect.payload
+        }
+
+    def raised(
+        self,
+        effect: Raise,
+        defaults: Mapping[str, Any],
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> dict[str, Any]:
+        """The payload of the internal event `raise` queues (declared defaults first)."""
+        body = dict(defaults)
+        for key, expr in effect.payload:
+            body[key] = computed_value(
+                f"raise {effect.event} field '{key}'", expr, context, payload, active
+            )
+        return body
+
+
+class AbstractDomain(ValueDomain):
+    """Evaluates nothing: a new `AbstractValue` per assignment, no outbox message, raised
+    payloads with only their declared defaults."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def assigned(
+        field: str,
+        expression: Expression,
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> Any:
+        """A new `AbstractValue`."""
+        return AbstractValue()
+
+    def emitted(
+        self,
+        effect: Emit,
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> dict[str, Any] | None:
+        """None: an abstract macrostep sends nothing."""
+        return None
+
+    def raised(
+        self,
+        effect: Raise,
+        defaults: Mapping[str, Any],
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> dict[str, Any]:
+        """Only the declared payload defaults."""
+        return dict(defaults)
+
+
+CONCRETE = ValueDomain()
+"""The engine's domain: effects compute real values."""
+ABSTRACT = AbstractDomain()
+"""The analysis's domain: effects compute nothing (see the module docstring)."""
