@@ -24,6 +24,7 @@ from bench.lint_machines import median_process_ms
 from statekit.analysis.explorer import explore
 from statekit.analysis.facts import chart_facts
 from statekit.analysis.options import ExplorationOptions
+from statekit.compiler.gc_pause import collector_paused
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_source
 from statekit.lint.registry import RULES
@@ -60,13 +61,10 @@ def median_seconds(run: Callable[[], object], repeats: int) -> float:
     times = []
     for _ in range(repeats):
         gc.collect()
-        gc.disable()
-        try:
+        with collector_paused():
             start = time.perf_counter()
             run()
             times.append(time.perf_counter() - start)
-        finally:
-            gc.enable()
     return statistics.median(times)
 
 

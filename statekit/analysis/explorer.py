@@ -41,13 +41,13 @@ never hangs.
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
+from statekit.compiler.gc_pause import collector_paused
 from statekit.compiler.ir import CompiledChart, GuardCheck, StateKind, Transition
 from statekit.engine.abstract import (
     AbstractMacrostep,
@@ -700,13 +700,7 @@ def explore(
 
     The cyclic garbage collector is paused meanwhile: the exploration allocates
     millions of long-lived objects and frees none, so every collection would scan
-    them all again and the cost would grow faster than the state space (the
-    compiler does the same, see `statekit.compiler.pipeline`).
+    them all again and the cost would grow faster than the state space.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return Explorer(chart, max_configurations, progress).run()
-    finally:
-        if was_enabled:
-            gc.enable()

@@ -1,5 +1,5 @@
 """The classified step: every event ends in exactly one classified result, in the
-order DESIGN.md gives (UNKNOWN_EVENT → INVALID_PAYLOAD → selection → classification
+order docs/semantics.md gives (UNKNOWN_EVENT → INVALID_PAYLOAD → selection → classification
 → invariants)."""
 
 from __future__ import annotations
