@@ -27,8 +27,8 @@ from statekit.runner.charts import ChartSet
 from statekit.runner.errors import RunnerError, UnknownInstanceError
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner, make_command
-from statekit.runner.sql import Store
 from statekit.runner.store import open_store
+from statekit.runner.store.base import Store
 from statekit.runner.transaction import Command
 from statekit.runner.verify import verify
 
@@ -192,11 +192,12 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
     chart_sets = _chart_sets(store, given)
     instances = store.instance_charts()
     failed = 0
-    for instance_id, chart_name in instances:
-        chart_set = chart_sets.get(chart_name)
+    for instance in instances:
+        instance_id = instance.instance_id
+        chart_set = chart_sets.get(instance.chart_name)
         if chart_set is None:
             failed += 1
-            problem = f"chart {chart_name!r} is not available: pass it with --chart"
+            problem = f"chart {instance.chart_name!r} is not available: pass it with --chart"
             _report(output_format, {"instance": instance_id, "ok": False, "error": problem})
             continue
         try:

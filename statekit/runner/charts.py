@@ -10,7 +10,7 @@ from pathlib import Path
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
 from statekit.runner.errors import ChartVersionError
-from statekit.runner.sql import Store
+from statekit.runner.store.base import Store
 
 
 def chart_source(chart: Chart) -> str | None:

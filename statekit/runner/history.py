@@ -12,7 +12,7 @@ from statekit.engine.state import State
 from statekit.runner.charts import ChartSet
 from statekit.runner.errors import ChartVersionError, CorruptRowError
 from statekit.runner.records import carry_over, loads
-from statekit.runner.rows import EventRow
+from statekit.runner.store.rows import EventRow
 
 
 @dataclass

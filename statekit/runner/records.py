@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from statekit import __version__
@@ -19,6 +18,7 @@ from statekit.engine.result import Microstep, Result
 from statekit.engine.state import STATE_FORMAT, State, StateFormatError
 from statekit.runner.errors import ChartVersionError, CorruptRowError
 from statekit.runner.outcome import Conflict
+from statekit.runner.store.rows import InstanceRow, StateColumns
 
 ENGINE_VERSION = f"statekit-{__version__}/state-{STATE_FORMAT}"
 """Recorded with every snapshot: a snapshot made by another engine is not trusted."""
@@ -45,49 +45,23 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class StateColumns:
-    """A state as the instance row stores it: three canonical JSON texts."""
-
-    configuration: str
-    context: str
-    history: str
-
-    @classmethod
-    def of(cls, state: State) -> StateColumns:
-        """The columns of `state` (a configuration's text is computed once)."""
-        key = (state.chart_digest, state.active_ids)
-        configuration = _CONFIGURATIONS.get(key)
-        if configuration is None:
-            if len(_CONFIGURATIONS) > 4096:
-                _CONFIGURATIONS.clear()
-            configuration = _CONFIGURATIONS[key] = dumps(state.to_data()["configuration"])
-        history = state.history
-        return cls(
-            configuration,
-            dumps(dict(state.context)),
-            dumps({k: list(v) for k, v in history.items()}) if history else "{}",
-        )
+def state_columns(state: State) -> StateColumns:
+    """The columns of `state` (a configuration's text is computed once)."""
+    key = (state.chart_digest, state.active_ids)
+    configuration = _CONFIGURATIONS.get(key)
+    if configuration is None:
+        if len(_CONFIGURATIONS) > 4096:
+            _CONFIGURATIONS.clear()
+        configuration = _CONFIGURATIONS[key] = dumps(state.to_data()["configuration"])
+    history = state.history
+    return StateColumns(
+        configuration=configuration,
+        context=dumps(dict(state.context)),
+        history=dumps({k: list(v) for k, v in history.items()}) if history else "{}",
+    )
 
 
 _CONFIGURATIONS: dict[tuple[str, frozenset[int]], str] = {}
-
-
-@dataclass(frozen=True, slots=True)
-class InstanceRow:
-    """An instance row as read from the store (`event_*` describe a recorded event
-    with the ID being applied, when one was looked up and found)."""
-
-    instance_id: str
-    chart_name: str
-    chart_version: int
-    chart_digest: str
-    version: int
-    columns: StateColumns
-    initial_context: str
-    event_sequence: int | None = None
-    event_sha256: str | None = None
-    event_status: str | None = None
 
 
 def state_of(chart: Chart, row: InstanceRow) -> State:

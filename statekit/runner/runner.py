@@ -6,7 +6,7 @@
     o.status, o.reason, o.version, o.state
 
 `apply` opens one write transaction (the store's locking: see
-`sqlite_store` and `postgres_store`), reads the instance and the record of
+`store.sqlite` and `store.postgres`), reads the instance and the record of
 the event ID, classifies (`transaction.InstanceTransaction`), and for an
 accepted event inserts the event row
 (sequence = version + 1, payload sha256, evidence), moves the instance to
@@ -29,15 +29,15 @@ from typing import Any
 
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import START_EVENT, Chart
-from statekit.engine.result import Result
 from statekit.engine.state import State
 from statekit.runner.charts import ChartSet, chart_source
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
 from statekit.runner.outcome import Conflict, Instance, Outcome, RecordedEvent
-from statekit.runner.records import InstanceRow, StateColumns, loads, state_of
+from statekit.runner.records import loads, state_columns, state_of
 from statekit.runner.snapshots import Rebuilt, rebuild
-from statekit.runner.sql import Store
-from statekit.runner.transaction import Command, InstanceTransaction, snapshot_row
+from statekit.runner.store.base import Store
+from statekit.runner.store.rows import ChartKey, InstanceRow, StateColumns
+from statekit.runner.transaction import Command, InstanceTransaction, outbox_rows, snapshot_row
 from statekit.runner.verify import VerifyReport, verify
 
 RESERVED_PREFIX = "statekit."
@@ -68,7 +68,7 @@ class Runner:
         self.store = store
         self.snapshot_every = snapshot_every
         self.charts = ChartSet(chart, previous, store)
-        self._chart_key = (chart.name, chart.version, chart.digest)
+        self._chart_key = ChartKey(name=chart.name, version=chart.version, digest=chart.digest)
         self._states: dict[str, tuple[StateColumns, str, State]] = {}
         known = {row.digest: row for row in store.charts()}
         row = known.get(chart.digest)
@@ -88,20 +88,27 @@ class Runner:
         `InstanceExistsError` unless `exist_ok`, `StartError` for a bad context."""
         _check_id(instance_id, "instance ID")
         result = self.chart.initialize(context, event_id=START_EVENT)
-        columns = StateColumns.of(result.state)
+        columns = state_columns(result.state)
         now = time.time()
         with self.store.write():
             created = self.store.insert_instance(
                 instance_id, self._chart_key, columns, canonical_json(dict(context or {})), now
             )
             if created and result.emitted:
-                self.store.insert_outbox(_outbox_rows(instance_id, 0, result, now))
+                self.store.insert_outbox(outbox_rows(instance_id, 0, result.emitted, now))
         if not created:
             if exist_ok:
                 return self.load(instance_id)
             raise InstanceExistsError(f"instance {instance_id!r} already exists")
         self._remember(instance_id, columns, result.state)
-        return Instance(instance_id, 0, result.state, *self._chart_key)
+        return Instance(
+            instance_id=instance_id,
+            version=0,
+            state=result.state,
+            chart_name=self.chart.name,
+            chart_version=self.chart.version,
+            chart_digest=self.chart.digest,
+        )
 
     def load(self, instance_id: str) -> Instance:
         """The stored instance (UnknownInstanceError, ChartVersionError, CorruptRowError)."""
@@ -110,12 +117,12 @@ class Runner:
             raise UnknownInstanceError(f"unknown instance {instance_id!r}")
         state = self._state(row)
         return Instance(
-            instance_id,
-            row.version,
-            state,
-            row.chart_name,
-            row.chart_version,
-            row.chart_digest,
+            instance_id=instance_id,
+            version=row.version,
+            state=state,
+            chart_name=row.chart_name,
+            chart_version=row.chart_version,
+            chart_digest=row.chart_digest,
         )
 
     def history(self, instance_id: str) -> list[RecordedEvent]:
@@ -127,15 +134,15 @@ class Runner:
         where = f"instance {instance_id!r} event"
         return [
             RecordedEvent(
-                r.sequence,
-                r.event_id,
-                r.type,
-                loads(r.payload, f"{where} #{r.sequence} payload"),
-                r.payload_sha256,
-                r.status,
-                r.chart_version,
-                loads(r.evidence, f"{where} #{r.sequence} evidence"),
-                r.recorded_at,
+                sequence=r.sequence,
+                event_id=r.event_id,
+                type=r.type,
+                payload=loads(r.payload, f"{where} #{r.sequence} payload"),
+                payload_sha256=r.payload_sha256,
+                status=r.status,
+                chart_version=r.chart_version,
+                evidence=loads(r.evidence, f"{where} #{r.sequence} evidence"),
+                recorded_at=r.recorded_at,
             )
             for r in rows
         ]
@@ -168,12 +175,7 @@ class Runner:
             tx = InstanceTransaction(
                 self.store, self.chart, row, self._state(row), self.snapshot_every
             )
-            recorded = (
-                None
-                if row.event_sequence is None
-                else (row.event_sequence, row.event_sha256 or "", row.event_status or "")
-            )
-            outcome = tx.decide(command, recorded)
+            outcome = tx.decide(command, row.recorded)
             tx.flush(self._chart_key)
         if tx.events:
             self._remember(instance_id, tx.columns, tx.state)
@@ -284,12 +286,3 @@ def make_command(
         raise ValueError(f"sequence must be at least 1, not {sequence}")
     body = dict(payload) if payload is not None else {}
     return Command(event_id, type, body, expected_version, sequence, after_conflict)
-
-
-def _outbox_rows(
-    instance_id: str, sequence: int, result: Result, now: float
-) -> list[tuple[str, str, int, str, str, float]]:
-    return [
-        (instance_id, m.message_id, sequence, m.type, canonical_json(dict(m.payload)), now)
-        for m in result.emitted
-    ]

@@ -20,8 +20,8 @@ from statekit.runner.charts import ChartSet
 from statekit.runner.errors import UnknownInstanceError
 from statekit.runner.history import Replayed, fold, initial_state
 from statekit.runner.records import ENGINE_VERSION, text_sha256
-from statekit.runner.rows import SnapshotRow
-from statekit.runner.sql import Store
+from statekit.runner.store.base import Store
+from statekit.runner.store.rows import SnapshotRow
 
 
 @dataclass(frozen=True, slots=True)

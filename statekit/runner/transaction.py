@@ -12,11 +12,12 @@ one instance update).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from statekit.engine.chart import Chart
-from statekit.engine.result import Result, Status
+from statekit.engine.result import EmittedMessage, Result, Status
 from statekit.engine.state import State
 from statekit.runner.outcome import (
     DUPLICATE_OR_OLD_SEQUENCE,
@@ -29,20 +30,25 @@ from statekit.runner.outcome import (
 )
 from statekit.runner.records import (
     ENGINE_VERSION,
-    InstanceRow,
-    StateColumns,
     dumps,
     evidence_json,
     payload_record,
+    state_columns,
     text_sha256,
 )
-from statekit.runner.rows import EventRow, RejectionRow, SnapshotRow
-from statekit.runner.sql import Store
+from statekit.runner.store.base import Store
+from statekit.runner.store.rows import (
+    ChartKey,
+    EventRow,
+    InstanceRow,
+    NewOutboxRow,
+    RecordedId,
+    RejectionRow,
+    SnapshotRow,
+)
 
 APPLIED, ALREADY = OutcomeStatus.APPLIED, OutcomeStatus.ALREADY_APPLIED
 REJECTED, CONFLICT = OutcomeStatus.REJECTED, OutcomeStatus.CONFLICT
-Recorded = tuple[int, str, str]
-"""A recorded event ID's (sequence, payload sha256, status)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +80,12 @@ class InstanceTransaction:
         self.snapshot_every = snapshot_every
         self.now = time.time()
         self.events: list[EventRow] = []
-        self.outbox: list[tuple[str, str, int, str, str, float]] = []
+        self.outbox: list[NewOutboxRow] = []
         self.rejections: list[RejectionRow] = []
         self.snapshots: list[SnapshotRow] = []
-        self._ids: dict[str, Recorded] = {}
+        self._ids: dict[str, RecordedId] = {}
 
-    def recorded(self, event_id: str) -> Recorded | None:
+    def recorded(self, event_id: str) -> RecordedId | None:
         """Where this event ID is recorded: earlier in this transaction, or in the store."""
         found = self._ids.get(event_id)
         if found is None:
@@ -92,14 +98,14 @@ class InstanceTransaction:
             return self.events[sequence - base - 1].event_id
         return self.store.event_id_at(self.instance_id, sequence)
 
-    def decide(self, command: Command, recorded: Recorded | None) -> Outcome:
+    def decide(self, command: Command, recorded: RecordedId | None) -> Outcome:
         """Classify one command against the current state; queue its rows."""
         c, version, state = command, self.version, self.state
         race = c.after_conflict
         text, digest = payload_record(c.type, c.payload)
         if recorded is not None:  # this event ID is already in the history
-            sequence, recorded_sha, status = recorded
-            if recorded_sha == digest:
+            sequence, status = recorded.sequence, recorded.status
+            if recorded.payload_sha256 == digest:
                 return Outcome(
                     ALREADY, None, version, state, c.event_id, sequence=sequence,
                     duplicate=True, race=race,
@@ -146,11 +152,19 @@ class InstanceTransaction:
             detail = {} if race is None else {"race": race.to_data()}
             self.rejections.append(
                 RejectionRow(
-                    0, self.instance_id, c.event_id, c.type, text, digest,
-                    REJECTED.value, result.reason or "", result.message, version,
-                    dumps(detail), self.now,
+                    instance_id=self.instance_id,
+                    event_id=c.event_id,
+                    type=c.type,
+                    payload=text,
+                    payload_sha256=digest,
+                    status=REJECTED.value,
+                    reason=result.reason or "",
+                    message=result.message,
+                    version=version,
+                    detail=dumps(detail),
+                    recorded_at=self.now,
                 )
-            )  # fmt: skip
+            )
             return Outcome(
                 REJECTED, result.reason, version, state, c.event_id, result,
                 message=result.message, race=race,
@@ -161,21 +175,26 @@ class InstanceTransaction:
         version = self.version + 1
         new = result.state
         if new is not self.state:
-            self.columns = StateColumns.of(new)
+            self.columns = state_columns(new)
         self.state, self.version = new, version
         self.events.append(
             EventRow(
-                self.instance_id, version, c.event_id, c.type, text, digest,
-                result.status.value, self.chart.version, evidence_json(result, c.after_conflict),
-                self.now,
+                instance_id=self.instance_id,
+                sequence=version,
+                event_id=c.event_id,
+                type=c.type,
+                payload=text,
+                payload_sha256=digest,
+                status=result.status.value,
+                chart_version=self.chart.version,
+                evidence=evidence_json(result, c.after_conflict),
+                recorded_at=self.now,
             )
-        )  # fmt: skip
-        self._ids[c.event_id] = (version, digest, result.status.value)
-        for m in result.emitted:
-            self.outbox.append(
-                (self.instance_id, m.message_id, version, m.type, dumps(dict(m.payload)),
-                 self.now)
-            )  # fmt: skip
+        )
+        self._ids[c.event_id] = RecordedId(
+            sequence=version, payload_sha256=digest, status=result.status.value
+        )
+        self.outbox.extend(outbox_rows(self.instance_id, version, result.emitted, self.now))
         if self.snapshot_every and version % self.snapshot_every == 0:
             self.snapshots.append(snapshot_row(self.instance_id, version, new, self.now))
         status = APPLIED if result.status is Status.APPLIED else ALREADY
@@ -190,17 +209,25 @@ class InstanceTransaction:
         """Record a history conflict for investigation; return its CONFLICT outcome."""
         self.rejections.append(
             RejectionRow(
-                0, self.instance_id, c.event_id, c.type, text, digest,
-                CONFLICT.value, conflict.reason, message, self.version,
-                dumps(conflict.to_data()), self.now,
+                instance_id=self.instance_id,
+                event_id=c.event_id,
+                type=c.type,
+                payload=text,
+                payload_sha256=digest,
+                status=CONFLICT.value,
+                reason=conflict.reason,
+                message=message,
+                version=self.version,
+                detail=dumps(conflict.to_data()),
+                recorded_at=self.now,
             )
-        )  # fmt: skip
+        )
         return Outcome(
             CONFLICT, conflict.reason, self.version, self.state, c.event_id,
             message=message, conflict=conflict, race=c.after_conflict,
         )  # fmt: skip
 
-    def flush(self, chart_key: tuple[str, int, str]) -> None:
+    def flush(self, chart_key: ChartKey) -> None:
         """Write everything decided, inside the caller's write transaction."""
         store = self.store
         if self.events:
@@ -226,12 +253,29 @@ def snapshot_row(instance_id: str, sequence: int, state: State, now: float) -> S
     text = state.to_json()
     data = state.to_data()
     return SnapshotRow(
-        instance_id,
-        sequence,
-        text,
-        text_sha256(text),
-        state.chart_digest,
-        data["version"],
-        ENGINE_VERSION,
-        now,
+        instance_id=instance_id,
+        through_sequence=sequence,
+        state=text,
+        state_sha256=text_sha256(text),
+        chart_digest=state.chart_digest,
+        chart_version=data["version"],
+        engine_version=ENGINE_VERSION,
+        created_at=now,
     )
+
+
+def outbox_rows(
+    instance_id: str, sequence: int, emitted: Sequence[EmittedMessage], now: float
+) -> list[NewOutboxRow]:
+    """The outbox rows of the messages emitted by the event at `sequence` (0: creation)."""
+    return [
+        NewOutboxRow(
+            instance_id=instance_id,
+            message_id=m.message_id,
+            sequence=sequence,
+            type=m.type,
+            payload=dumps(dict(m.payload)),
+            created_at=now,
+        )
+        for m in emitted
+    ]

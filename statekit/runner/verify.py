@@ -16,7 +16,7 @@ from statekit.runner.charts import ChartSet
 from statekit.runner.errors import UnknownInstanceError
 from statekit.runner.history import fold, initial_state
 from statekit.runner.snapshots import snapshot_state
-from statekit.runner.sql import Store
+from statekit.runner.store.base import Store
 
 
 @dataclass(frozen=True, slots=True)

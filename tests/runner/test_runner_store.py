@@ -11,11 +11,10 @@ import pytest
 from runner_charts import COUNTER, MACHINES, chart_from
 
 import statekit
-from statekit.runner import sql
 from statekit.runner.errors import SchemaVersionError, StoreURLError
-from statekit.runner.migrations import LATEST, MIGRATIONS, Migration
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
+from statekit.runner.store.migrations import LATEST, MIGRATIONS, Migration
 
 
 def test_a_new_store_is_at_the_latest_schema(store_url: str) -> None:
@@ -26,9 +25,7 @@ def test_a_new_store_is_at_the_latest_schema(store_url: str) -> None:
     assert [r[0] for r in rows] == [m.version for m in MIGRATIONS]
 
 
-def test_a_later_migration_upgrades_an_existing_database_in_place(
-    store_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_later_migration_upgrades_an_existing_database_in_place(store_url: str) -> None:
     runner = Runner(chart_from(COUNTER), open_store(store_url))
     runner.create("c")
     runner.apply("c", "e1", "Incr", {"by": 2})
@@ -39,10 +36,10 @@ def test_a_later_migration_upgrades_an_existing_database_in_place(
         ("CREATE INDEX statekit_events_type ON statekit_events (type)",),
         ("CREATE INDEX statekit_events_type ON statekit_events (type)",),
     )
-    monkeypatch.setattr(sql, "MIGRATIONS", (*MIGRATIONS, step))
-    monkeypatch.setattr(sql, "LATEST", LATEST + 1)
     upgraded = open_store(store_url)
+    assert upgraded.migrate((*MIGRATIONS, step)) == LATEST + 1
     assert upgraded.schema_version() == LATEST + 1
+    assert upgraded.migrate((*MIGRATIONS, step)) == LATEST + 1  # applied once
     again = Runner(chart_from(COUNTER), upgraded)
     assert again.load("c").state.context["total"] == 2
     assert again.apply("c", "e2", "Incr", {"by": 1}).version == 2

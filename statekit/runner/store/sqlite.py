@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from statekit.runner.errors import StoreURLError
-from statekit.runner.sql import Store
+from statekit.runner.store.base import Store
 
 SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
 
