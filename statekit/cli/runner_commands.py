@@ -23,7 +23,7 @@ from statekit.compiler.pipeline import compile_file, compile_source
 from statekit.engine.chart import Chart, StartError
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
-from statekit.runner.charts import ChartSet
+from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import RunnerError, UnknownInstanceError
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner, make_command

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from statekit.engine.chart import START_EVENT, StartError
 from statekit.engine.result import EmittedMessage, Status
 from statekit.engine.state import State
-from statekit.runner.charts import ChartSet
+from statekit.runner.chart_versions import ChartSet, carry_over
 from statekit.runner.errors import ChartVersionError, CorruptRowError
-from statekit.runner.records import carry_over, loads
 from statekit.runner.store.rows import EventRow
+from statekit.runner.stored_state import loads
 
 
 @dataclass

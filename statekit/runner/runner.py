@@ -30,14 +30,14 @@ from typing import Any
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import START_EVENT, Chart
 from statekit.engine.state import State
-from statekit.runner.charts import ChartSet, chart_source
+from statekit.runner.chart_versions import ChartSet, chart_source
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
 from statekit.runner.outcome import Conflict, Instance, Outcome, RecordedEvent
-from statekit.runner.records import loads, state_columns, state_of
-from statekit.runner.snapshots import Rebuilt, rebuild
+from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import ChartKey, InstanceRow, StateColumns
-from statekit.runner.transaction import Command, InstanceTransaction, outbox_rows, snapshot_row
+from statekit.runner.stored_state import loads, state_columns, state_of
+from statekit.runner.transaction import Command, InstanceTransaction, outbox_rows
 from statekit.runner.verify import VerifyReport, verify
 
 RESERVED_PREFIX = "statekit."

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from statekit.engine.state import State, StateFormatError
-from statekit.runner.charts import ChartSet
+from statekit._version import __version__
+from statekit.engine.state import STATE_FORMAT, State, StateFormatError
+from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import UnknownInstanceError
+from statekit.runner.hashes import text_sha256
 from statekit.runner.history import Replayed, fold, initial_state
-from statekit.runner.records import ENGINE_VERSION, text_sha256
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import SnapshotRow
+
+ENGINE_VERSION = f"statekit-{__version__}/state-{STATE_FORMAT}"
+"""Recorded with every snapshot: a snapshot made by another engine is not trusted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +42,21 @@ class Rebuilt:
     refused: tuple[str, ...]
     replayed: int
     problems: tuple[str, ...]
+
+
+def snapshot_row(instance_id: str, sequence: int, state: State, now: float) -> SnapshotRow:
+    """The snapshot of `state` after `sequence` events."""
+    text = state.to_json()
+    return SnapshotRow(
+        instance_id=instance_id,
+        through_sequence=sequence,
+        state=text,
+        state_sha256=text_sha256(text),
+        chart_digest=state.chart_digest,
+        chart_version=state.to_data()["version"],
+        engine_version=ENGINE_VERSION,
+        created_at=now,
+    )
 
 
 def snapshot_state(charts: ChartSet, row: SnapshotRow) -> tuple[State | None, str | None]:

@@ -16,9 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
 from statekit.engine.result import EmittedMessage, Result, Status
 from statekit.engine.state import State
+from statekit.runner.evidence import evidence_json
+from statekit.runner.hashes import encode_payload
 from statekit.runner.outcome import (
     DUPLICATE_OR_OLD_SEQUENCE,
     EVENT_ID_PAYLOAD_CONFLICT,
@@ -28,14 +31,7 @@ from statekit.runner.outcome import (
     Outcome,
     OutcomeStatus,
 )
-from statekit.runner.records import (
-    ENGINE_VERSION,
-    dumps,
-    evidence_json,
-    payload_record,
-    state_columns,
-    text_sha256,
-)
+from statekit.runner.snapshots import snapshot_row
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import (
     ChartKey,
@@ -46,6 +42,7 @@ from statekit.runner.store.rows import (
     RejectionRow,
     SnapshotRow,
 )
+from statekit.runner.stored_state import state_columns
 
 APPLIED, ALREADY = OutcomeStatus.APPLIED, OutcomeStatus.ALREADY_APPLIED
 REJECTED, CONFLICT = OutcomeStatus.REJECTED, OutcomeStatus.CONFLICT
@@ -102,7 +99,8 @@ class InstanceTransaction:
         """Classify one command against the current state; queue its rows."""
         c, version, state = command, self.version, self.state
         race = c.after_conflict
-        text, digest = payload_record(c.type, c.payload)
+        encoded = encode_payload(c.type, c.payload)
+        text, digest = encoded.text, encoded.sha256
         if recorded is not None:  # this event ID is already in the history
             sequence, status = recorded.sequence, recorded.status
             if recorded.payload_sha256 == digest:
@@ -161,7 +159,7 @@ class InstanceTransaction:
                     reason=result.reason or "",
                     message=result.message,
                     version=version,
-                    detail=dumps(detail),
+                    detail=canonical_json(detail),
                     recorded_at=self.now,
                 )
             )
@@ -218,7 +216,7 @@ class InstanceTransaction:
                 reason=conflict.reason,
                 message=message,
                 version=self.version,
-                detail=dumps(conflict.to_data()),
+                detail=canonical_json(conflict.to_data()),
                 recorded_at=self.now,
             )
         )
@@ -248,22 +246,6 @@ class InstanceTransaction:
             store.insert_snapshot(snapshot)
 
 
-def snapshot_row(instance_id: str, sequence: int, state: State, now: float) -> SnapshotRow:
-    """The snapshot of `state` after `sequence` events."""
-    text = state.to_json()
-    data = state.to_data()
-    return SnapshotRow(
-        instance_id=instance_id,
-        through_sequence=sequence,
-        state=text,
-        state_sha256=text_sha256(text),
-        chart_digest=state.chart_digest,
-        chart_version=data["version"],
-        engine_version=ENGINE_VERSION,
-        created_at=now,
-    )
-
-
 def outbox_rows(
     instance_id: str, sequence: int, emitted: Sequence[EmittedMessage], now: float
 ) -> list[NewOutboxRow]:
@@ -274,7 +256,7 @@ def outbox_rows(
             message_id=m.message_id,
             sequence=sequence,
             type=m.type,
-            payload=dumps(dict(m.payload)),
+            payload=canonical_json(dict(m.payload)),
             created_at=now,
         )
         for m in emitted

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekit.compiler.serialize import canonical_json
-from statekit.runner.charts import ChartSet
+from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import UnknownInstanceError
 from statekit.runner.history import fold, initial_state
 from statekit.runner.snapshots import snapshot_state

@@ -8,6 +8,7 @@ import pytest
 from runner_charts import COUNTER, MACHINES, chart_from
 
 import statekit
+from statekit.runner.chart_versions import carry_over
 from statekit.runner.errors import (
     ChartVersionError,
     CorruptRowError,
@@ -15,7 +16,6 @@ from statekit.runner.errors import (
     UnknownInstanceError,
 )
 from statekit.runner.outcome import OutcomeStatus
-from statekit.runner.records import carry_over
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.transaction import Command
