@@ -76,7 +76,11 @@ def _command(number: int, text: str) -> tuple[str, Command]:
             raise ValueError(f"{key!r} must be an integer")
         numbers[key] = value
     command = make_command(
-        data["event_id"], data["type"], payload, numbers["expected_version"], numbers["sequence"]
+        data["event_id"],
+        data["type"],
+        payload,
+        expected_version=numbers["expected_version"],
+        sequence=numbers["sequence"],
     )  # the runner's own checks (a reserved event ID, a sequence below 1): a bad line
     return data["instance"], command
 
@@ -164,8 +168,15 @@ def _apply(runner: Runner, instance: str, group: list[Command], *, create: bool)
     try:
         if len(group) == 1:
             c = group[0]
-            return [runner.apply(instance, c.event_id, c.type, c.payload, c.expected_version,
-                                 c.sequence)]  # fmt: skip
+            outcome = runner.apply(
+                instance,
+                c.event_id,
+                c.type,
+                c.payload,
+                expected_version=c.expected_version,
+                sequence=c.sequence,
+            )
+            return [outcome]
         return runner.apply_batch(instance, group)
     except UnknownInstanceError:
         if not create:

@@ -37,7 +37,13 @@ from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import ChartKey, InstanceRow, StateColumns
 from statekit.runner.stored_state import loads, state_columns, state_of
-from statekit.runner.transaction import Command, InstanceTransaction, outbox_rows
+from statekit.runner.transaction import (
+    Command,
+    HistoryFacts,
+    InstanceTransaction,
+    outbox_rows,
+    read_facts,
+)
 from statekit.runner.verify import VerifyReport, verify
 
 RESERVED_PREFIX = "statekit."
@@ -172,11 +178,9 @@ class Runner:
             row = self.store.instance(instance_id, event_id, lock=True)
             if row is None:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
-            tx = InstanceTransaction(
-                self.store, self.chart, row, self._state(row), self.snapshot_every
-            )
-            outcome = tx.decide(command, row.recorded)
-            tx.flush(self._chart_key)
+            tx = self._transaction(row)
+            outcome = tx.decide(command, read_facts(self.store, tx, command, row.recorded))
+            tx.flush(self.store, self._chart_key)
         if tx.events:
             self._remember(instance_id, tx.columns, tx.state)
         return outcome
@@ -186,19 +190,23 @@ class Runner:
         classified as `apply` would, in order, against the state the previous ones
         left; all rows are written together, with a single instance update."""
         checked = [
-            make_command(c.event_id, c.type, c.payload, c.expected_version, c.sequence,
-                         c.after_conflict)
+            make_command(
+                c.event_id,
+                c.type,
+                c.payload,
+                expected_version=c.expected_version,
+                sequence=c.sequence,
+                after_conflict=c.after_conflict,
+            )
             for c in commands
-        ]  # fmt: skip
+        ]
         with self.store.write():
             row = self.store.instance(instance_id, lock=True)
             if row is None:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
-            tx = InstanceTransaction(
-                self.store, self.chart, row, self._state(row), self.snapshot_every
-            )
-            outcomes = [tx.decide(c, tx.recorded(c.event_id)) for c in checked]
-            tx.flush(self._chart_key)
+            tx = self._transaction(row)
+            outcomes = [tx.decide(c, self._facts(tx, c)) for c in checked]
+            tx.flush(self.store, self._chart_key)
         if tx.events:
             self._remember(instance_id, tx.columns, tx.state)
         return outcomes
@@ -241,6 +249,23 @@ class Runner:
         return verify(self.store, self.charts, instance_id)
 
     # ---- internals ---------------------------------------------------------------------
+    def _transaction(self, row: InstanceRow) -> InstanceTransaction:
+        """The decisions about the locked instance `row`, starting from its stored state."""
+        return InstanceTransaction(
+            self.chart,
+            row,
+            self._state(row),
+            snapshot_every=self.snapshot_every,
+            now=time.time(),
+        )
+
+    def _facts(self, tx: InstanceTransaction, command: Command) -> HistoryFacts:
+        """What deciding `command` needs from the history (its event ID looked up)."""
+        recorded = tx.recorded_here(command.event_id)
+        if recorded is None:
+            recorded = self.store.recorded_event(tx.instance_id, command.event_id)
+        return read_facts(self.store, tx, command, recorded)
+
     def _state(self, row: InstanceRow) -> State:
         """The row's state; parsed once per distinct stored text (rows are immutable per
         version, and equal text gives an equal state)."""
@@ -285,4 +310,11 @@ def make_command(
     if sequence is not None and sequence < 1:
         raise ValueError(f"sequence must be at least 1, not {sequence}")
     body = dict(payload) if payload is not None else {}
-    return Command(event_id, type, body, expected_version, sequence, after_conflict)
+    return Command(
+        event_id=event_id,
+        type=type,
+        payload=body,
+        expected_version=expected_version,
+        sequence=sequence,
+        after_conflict=after_conflict,
+    )
