@@ -19,11 +19,11 @@ from typing import IO, Any
 import click
 
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
-from statekit.compiler.pipeline import compile_file, compile_source
+from statekit.compiler.pipeline import CompileResult, compile_file
 from statekit.engine.chart import Chart, StartError
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
-from statekit.runner.chart_versions import ChartSet
+from statekit.runner.chart_versions import chart_sets
 from statekit.runner.errors import RunnerError, UnknownInstanceError
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner, make_command
@@ -35,11 +35,17 @@ from statekit.runner.verify import verify
 FIELDS = {"instance", "event_id", "type", "payload", "expected_version", "sequence"}
 
 
-def _chart(path: str) -> Chart:
+def _compiled(path: str) -> CompileResult:
+    """The chart file compiled; its diagnostics and exit 1 when it has errors."""
     result = compile_file(path)
     if result.chart is None:
         click.echo(format_diagnostics("text", result.diagnostics, rule_infos()), nl=False, err=True)
         sys.exit(EXIT_FINDINGS)
+    return result
+
+
+def _chart(result: CompileResult) -> Chart:
+    assert result.chart is not None  # `_compiled` exits otherwise
     return Chart(result.chart)
 
 
@@ -133,7 +139,8 @@ def _groups(lines: IO[str], batch: int) -> Iterator[tuple[int, str | None, list[
 @click.option("--no-create", is_flag=True, help="Unknown instances are errors (default: create).")
 def run_command(file: str, url: str, source: IO[str], batch: int, no_create: bool) -> None:
     """Apply events read as JSON lines to instances of the chart FILE; one outcome per line."""
-    runner = Runner(_chart(file), _store(url))
+    compiled = _compiled(file)
+    runner = Runner(_chart(compiled), _store(url), source=compiled.source)
     errors = 0
     out = sys.stdout
     for number, instance, group in _groups(source, batch):
@@ -199,13 +206,12 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
     """Replay every instance's history and compare it with the stored state (exit 1 if
     any differs or cannot be replayed)."""
     store = _store(url)
-    given = [_chart(path) for path in charts]
-    chart_sets = _chart_sets(store, given)
+    sets = chart_sets(store, [_chart(_compiled(path)) for path in charts])
     instances = store.instance_charts()
     failed = 0
     for instance in instances:
         instance_id = instance.instance_id
-        chart_set = chart_sets.get(instance.chart_name)
+        chart_set = sets.get(instance.chart_name)
         if chart_set is None:
             failed += 1
             problem = f"chart {instance.chart_name!r} is not available: pass it with --chart"
@@ -219,24 +225,6 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
         _report(output_format, data)
     click.echo(f"{len(instances)} instance(s), {failed} with differences", err=True)
     sys.exit(EXIT_FINDINGS if failed else EXIT_CLEAN)
-
-
-def _chart_sets(store: Store, given: list[Chart]) -> dict[str, ChartSet]:
-    """For each chart name: its newest version as current, the others as previous."""
-    by_name: dict[str, list[Chart]] = {}
-    for chart in given:
-        by_name.setdefault(chart.name, []).append(chart)
-    for row in store.charts():
-        if row.source is None or any(c.digest == row.digest for c in by_name.get(row.name, [])):
-            continue
-        result = compile_source(row.source, f"<stored chart {row.name} v{row.version}>")
-        if result.chart is not None:
-            by_name.setdefault(row.name, []).append(Chart(result.chart))
-    out = {}
-    for name, versions in by_name.items():
-        versions.sort(key=lambda c: c.version)
-        out[name] = ChartSet(versions[-1], versions[:-1], store)
-    return out
 
 
 def _report(output_format: str, data: dict[str, Any]) -> None:

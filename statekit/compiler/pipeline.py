@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from statekit.compiler import schema
@@ -22,6 +22,7 @@ class CompileResult:
 
     chart: CompiledChart | None
     diagnostics: tuple[Diagnostic, ...]
+    source: str | None = None  # the text compiled (None: the file could not be read)
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -55,7 +56,9 @@ def _collector_paused() -> Iterator[None]:
 def compile_source(source: bytes | str, file: str) -> CompileResult:
     """Compile chart text; never raises for bad input."""
     with _collector_paused():
-        return _compile(source, file)
+        result = _compile(source, file)
+    text = source if isinstance(source, str) else source.decode("utf-8", errors="replace")
+    return replace(result, source=text)
 
 
 def _compile(source: bytes | str, file: str) -> CompileResult:

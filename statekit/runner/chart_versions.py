@@ -2,14 +2,15 @@
 
 `ChartSet` holds the current chart, older ones given to it, and older ones
 whose YAML source the store kept (so that a history written under chart
-version 1 can still be replayed after version 2 is deployed). `carry_over`
-is the one way a state moves to a newer version of its chart.
+version 1 can still be replayed after version 2 is deployed); `chart_sets`
+builds one per chart name from a store. A stored source is used only when it
+compiles to the digest recorded with it. `carry_over` is the one way a
+state moves to a newer version of its chart.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 from statekit.compiler.pipeline import compile_source
@@ -17,18 +18,19 @@ from statekit.engine.chart import Chart
 from statekit.engine.state import STATE_FORMAT, State, StateFormatError
 from statekit.runner.errors import ChartVersionError
 from statekit.runner.store.base import Store
+from statekit.runner.store.rows import ChartRow
 
 
-def chart_source(chart: Chart) -> str | None:
-    """The YAML text of `chart` when its file still holds exactly that chart."""
-    try:
-        text = Path(chart.ir.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, ValueError):
+def stored_chart(row: ChartRow) -> Chart | None:
+    """The chart compiled from the source the store kept for `row`; None when there is
+    none, or when it does not compile to the digest recorded with it."""
+    if row.source is None:
         return None
-    result = compile_source(text, chart.ir.file)
-    if result.chart is None or Chart(result.chart).digest != chart.digest:
+    result = compile_source(row.source, f"<stored chart {row.name} v{row.version}>")
+    if result.chart is None:
         return None
-    return text
+    chart = Chart(result.chart)
+    return chart if chart.digest == row.digest else None
 
 
 class ChartSet:
@@ -52,17 +54,33 @@ class ChartSet:
         if chart is None and not self._looked_in_store:
             self._looked_in_store = True
             for row in self._store.charts():
-                if row.name != self.current.name or row.source is None:
+                if row.name != self.current.name or row.version in self._by_version:
                     continue
-                if row.version in self._by_version:
-                    continue
-                result = compile_source(row.source, f"<stored chart {row.name} v{row.version}>")
-                if result.chart is not None:
-                    loaded = Chart(result.chart)
-                    if loaded.digest == row.digest:
-                        self._by_version[row.version] = loaded
+                loaded = stored_chart(row)
+                if loaded is not None:
+                    self._by_version[row.version] = loaded
             chart = self._by_version.get(version)
         return chart
+
+
+def chart_sets(store: Store, given: Iterable[Chart] = ()) -> dict[str, ChartSet]:
+    """A `ChartSet` for each chart name among `given` and the store's charts (those whose
+    stored source compiles to their recorded digest): its newest version as current,
+    the others as previous."""
+    by_name: dict[str, list[Chart]] = {}
+    for chart in given:
+        by_name.setdefault(chart.name, []).append(chart)
+    for row in store.charts():
+        if any(c.digest == row.digest for c in by_name.get(row.name, [])):
+            continue
+        loaded = stored_chart(row)
+        if loaded is not None:
+            by_name.setdefault(row.name, []).append(loaded)
+    sets = {}
+    for name, versions in by_name.items():
+        versions.sort(key=lambda c: c.version)
+        sets[name] = ChartSet(versions[-1], versions[:-1], store)
+    return sets
 
 
 def carry_over(state: State, chart: Chart, where: str = "the instance") -> State:

@@ -107,6 +107,17 @@ def test_sqlite_users_do_not_import_psycopg(tmp_path: Path) -> None:
 
 def test_the_chart_source_is_kept_for_replay(store_url: str) -> None:
     store = open_store(store_url)
-    Runner(statekit.load(MACHINES / "payment.yaml"), store)
+    Runner(statekit.load(MACHINES / "payment.yaml"), store)  # no source given: none kept
     [row] = store.charts()
-    assert row.name == "payment" and row.source is not None and "statechart: payment" in row.source
+    assert (row.name, row.source) == ("payment", None)
+    Runner.from_file(MACHINES / "payment.yaml", store)  # the text it compiled is kept
+    [row] = store.charts()
+    assert row.source == (MACHINES / "payment.yaml").read_text(encoding="utf-8")
+    Runner(statekit.load(MACHINES / "payment.yaml"), store, source="ignored: one is kept")
+    assert store.charts() == [row]
+
+
+def test_a_chart_file_with_errors_is_a_compile_error(store_url: str, tmp_path: Path) -> None:
+    (tmp_path / "broken.yaml").write_text("statechart: [unclosed\n", encoding="utf-8")
+    with pytest.raises(statekit.CompileError):
+        Runner.from_file(tmp_path / "broken.yaml", open_store(store_url))
