@@ -1,7 +1,7 @@
 """What `Runner.apply` returns: the engine's classification plus the runner's own.
 
 `APPLIED`, `ALREADY_APPLIED` and `REJECTED` mean what they mean for the engine
-(DESIGN, Semantics); the runner adds `CONFLICT` with one of four reasons:
+(docs/semantics.md); the runner adds `CONFLICT` with one of four reasons:
 
 - `EVENT_ID_PAYLOAD_CONFLICT`: the event ID is recorded with another payload
   (or type); nothing applied, the attempt is audited for investigation;

@@ -59,23 +59,34 @@ def snapshot_row(instance_id: str, sequence: int, state: State, now: float) -> S
     )
 
 
-def snapshot_state(charts: ChartSet, row: SnapshotRow) -> tuple[State | None, str | None]:
-    """The snapshot's state, or None and why it is refused."""
+@dataclass(frozen=True, slots=True)
+class CheckedSnapshot:
+    """A stored snapshot after its checks: its state, or None and why it is refused."""
+
+    state: State | None
+    refused: str | None = None
+
+
+def snapshot_state(charts: ChartSet, row: SnapshotRow) -> CheckedSnapshot:
+    """The snapshot's state when every check passes (see the module docstring)."""
     where = f"snapshot at {row.through_sequence}"
     if text_sha256(row.state) != row.state_sha256:
-        return None, f"{where}: state sha256 does not match its text (tampered or damaged)"
+        why = f"{where}: state sha256 does not match its text (tampered or damaged)"
+        return CheckedSnapshot(state=None, refused=why)
     if row.engine_version != ENGINE_VERSION:
-        return None, f"{where}: made by engine {row.engine_version}, this is {ENGINE_VERSION}"
+        why = f"{where}: made by engine {row.engine_version}, this is {ENGINE_VERSION}"
+        return CheckedSnapshot(state=None, refused=why)
     chart = charts.get(row.chart_version)
     if chart is None or chart.digest != row.chart_digest:
-        return None, (
+        why = (
             f"{where}: chart digest {row.chart_digest} (version {row.chart_version}) is not "
             "a chart this runner has"
         )
+        return CheckedSnapshot(state=None, refused=why)
     try:
-        return State.from_json(chart, row.state), None
+        return CheckedSnapshot(state=State.from_json(chart, row.state))
     except StateFormatError as exc:
-        return None, f"{where}: state does not load: {exc}"
+        return CheckedSnapshot(state=None, refused=f"{where}: state does not load: {exc}")
 
 
 def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
@@ -92,11 +103,11 @@ def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
                     f"snapshot at {snap.through_sequence}: beyond the history ({row.version})"
                 )
                 continue
-            state, problem = snapshot_state(charts, snap)
-            if state is not None:
-                start = Replayed(state, snap.through_sequence)
+            checked = snapshot_state(charts, snap)
+            if checked.state is not None:
+                start = Replayed(state=checked.state, version=snap.through_sequence)
                 break
-            refused.append(problem or "")
+            refused.append(checked.refused or "")
         through = start.version if start is not None else 0
         events = store.events(instance_id, after=through)
     snapshot = start.version if start is not None else None
@@ -105,11 +116,11 @@ def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
         start = initial_state(charts, first, row.initial_context)
     done = fold(charts, start, events)
     return Rebuilt(
-        instance_id,
-        done.state,
-        done.version,
-        snapshot,
-        tuple(refused),
-        done.version - through,
-        tuple(done.problems),
+        instance_id=instance_id,
+        state=done.state,
+        version=done.version,
+        snapshot=snapshot,
+        refused=tuple(refused),
+        replayed=done.version - through,
+        problems=done.problems,
     )
