@@ -14,6 +14,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
 import click
@@ -56,7 +57,32 @@ def _store(url: str) -> Store:
         raise click.UsageError(str(exc)) from exc
 
 
-def _command(number: int, text: str) -> tuple[str, Command]:
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """One parsed input line: the instance it is for and its command."""
+
+    instance: str
+    command: Command
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """Consecutive parsed lines of one instance, the first of them at line `first`."""
+
+    first: int
+    instance: str
+    commands: tuple[Command, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _BadLine:
+    """An input line that is not a command, and why."""
+
+    number: int
+    error: str
+
+
+def _command(text: str) -> _Line:
     """Parse one input line (ValueError with what is wrong)."""
     try:
         data = json.loads(text)
@@ -88,34 +114,33 @@ def _command(number: int, text: str) -> tuple[str, Command]:
         expected_version=numbers["expected_version"],
         sequence=numbers["sequence"],
     )  # the runner's own checks (a reserved event ID, a sequence below 1): a bad line
-    return data["instance"], command
+    return _Line(instance=data["instance"], command=command)
 
 
-def _groups(lines: IO[str], batch: int) -> Iterator[tuple[int, str | None, list[Any]]]:
-    """Consecutive parsed lines of one instance (at most `batch`), or one bad line
-    (instance None, the error message)."""
-    group: list[Any] = []
-    current: str | None = None
+def _groups(lines: IO[str], batch: int) -> Iterator[_Group | _BadLine]:
+    """Consecutive parsed lines of one instance (at most `batch`), or one bad line."""
+    group: list[Command] = []
+    current = ""
     first = 0
     for number, text in enumerate(lines, 1):
         if not text.strip():
             continue
         try:
-            instance, command = _command(number, text)
+            line = _command(text)
         except ValueError as exc:
             if group:
-                yield first, current, group
+                yield _Group(first=first, instance=current, commands=tuple(group))
                 group = []
-            yield number, None, [str(exc)]
+            yield _BadLine(number=number, error=str(exc))
             continue
-        if group and (instance != current or len(group) >= batch):
-            yield first, current, group
+        if group and (line.instance != current or len(group) >= batch):
+            yield _Group(first=first, instance=current, commands=tuple(group))
             group = []
         if not group:
-            first, current = number, instance
-        group.append(command)
+            first, current = number, line.instance
+        group.append(line.command)
     if group:
-        yield first, current, group
+        yield _Group(first=first, instance=current, commands=tuple(group))
 
 
 @click.command("run")
@@ -143,22 +168,24 @@ def run_command(file: str, url: str, source: IO[str], batch: int, no_create: boo
     runner = Runner(_chart(compiled), _store(url), source=compiled.source)
     errors = 0
     out = sys.stdout
-    for number, instance, group in _groups(source, batch):
-        if instance is None:
+    for group in _groups(source, batch):
+        if isinstance(group, _BadLine):
             errors += 1
-            out.write(json.dumps({"line": number, "status": "ERROR", "error": group[0]}) + "\n")
+            bad = {"line": group.number, "status": "ERROR", "error": group.error}
+            out.write(json.dumps(bad) + "\n")
             out.flush()
             continue
+        instance = group.instance
         outcomes: list[Outcome] | str
         try:
-            outcomes = _apply(runner, instance, group, create=not no_create)
+            outcomes = _apply(runner, instance, group.commands, create=not no_create)
         except (RunnerError, StartError) as exc:
             outcomes = str(exc)
-        for offset, command in enumerate(group):
+        for offset, command in enumerate(group.commands):
             if isinstance(outcomes, str):
                 errors += 1
                 line = {
-                    "line": number + offset,
+                    "line": group.first + offset,
                     "instance": instance,
                     "event_id": command.event_id,
                     "status": "ERROR",
@@ -171,7 +198,9 @@ def run_command(file: str, url: str, source: IO[str], batch: int, no_create: boo
     sys.exit(EXIT_FINDINGS if errors else EXIT_CLEAN)
 
 
-def _apply(runner: Runner, instance: str, group: list[Command], *, create: bool) -> list[Outcome]:
+def _apply(
+    runner: Runner, instance: str, group: tuple[Command, ...], *, create: bool
+) -> list[Outcome]:
     try:
         if len(group) == 1:
             c = group[0]
