@@ -35,7 +35,8 @@ from statekit.engine.chart import START_EVENT, Chart
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
-from statekit.runner.outcome import Conflict, Instance, Outcome, RecordedEvent
+from statekit.runner.instance import Instance, RecordedEvent
+from statekit.runner.outcome import Conflict, Outcome
 from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import ChartKey, InstanceRow, StateColumns
