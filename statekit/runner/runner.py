@@ -128,7 +128,11 @@ class Runner:
         now = time.time()
         with self.store.write():
             created = self.store.insert_instance(
-                instance_id, self._chart_key, columns, canonical_json(dict(context or {})), now
+                instance_id,
+                chart=self._chart_key,
+                columns=columns,
+                initial_context=canonical_json(dict(context or {})),
+                now=now,
             )
             if created and result.emitted:
                 self.store.insert_outbox(outbox_rows(instance_id, 0, result.emitted, now))

@@ -303,7 +303,12 @@ class InstanceTransaction:
         if self.events:
             store.insert_events(self.events)
             moved = store.update_instance(
-                self.instance_id, self.row.version, self.version, chart_key, self.columns, self.now
+                self.instance_id,
+                read_version=self.row.version,
+                new_version=self.version,
+                chart=chart_key,
+                columns=self.columns,
+                now=self.now,
             )
             if not moved:  # the row is locked (or the writer alone): roll everything back
                 raise RuntimeError(

@@ -249,6 +249,7 @@ class Store:
     def insert_instance(
         self,
         instance_id: str,
+        *,
         chart: ChartKey,
         columns: StateColumns,
         initial_context: str,
@@ -301,6 +302,7 @@ class Store:
     def update_instance(
         self,
         instance_id: str,
+        *,
         read_version: int,
         new_version: int,
         chart: ChartKey,
