@@ -57,12 +57,19 @@ _snapshot_values = attrgetter(*_SNAPSHOT)
 _new_outbox_values = attrgetter(*_NEW_OUTBOX)
 
 
-def _list(names: tuple[str, ...]) -> str:
-    return ", ".join(names)
+def _insert(table: str, names: tuple[str, ...]) -> str:
+    """`INSERT INTO table (names…) VALUES (?, …)`."""
+    return f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})"
 
 
-def _marks(names: tuple[str, ...]) -> str:
-    return ", ".join("?" for _ in names)
+_INSERT_EVENT = _insert("statekit_events", _EVENT)
+_INSERT_REJECTION = _insert("statekit_rejections", _REJECTION_INSERT)
+_INSERT_SNAPSHOT = _insert("statekit_snapshots", _SNAPSHOT)
+_INSERT_OUTBOX = _insert("statekit_outbox", _NEW_OUTBOX)
+_EVENT_COLUMNS = ", ".join(_EVENT)
+_REJECTION_COLUMNS = ", ".join(_REJECTION)
+_SNAPSHOT_COLUMNS = ", ".join(_SNAPSHOT)
+_OUTBOX_COLUMNS = ", ".join(_OUTBOX)
 
 
 def _rejection(row: Sequence[Any]) -> RejectionRow:
@@ -160,7 +167,7 @@ class Store:
         """
         with self.write():
             rows = self.execute(
-                f"SELECT {_list(_OUTBOX)} FROM statekit_outbox o WHERE {ELIGIBLE} "
+                f"SELECT {_OUTBOX_COLUMNS} FROM statekit_outbox o WHERE {ELIGIBLE} "
                 f"ORDER BY o.id LIMIT ?{self.claim_lock_clause}",
                 (now, now, limit),
             ).fetchall()
@@ -335,7 +342,7 @@ class Store:
         """Record accepted events (the primary key and the unique event ID are the
         database's last word against a duplicate)."""
         self.executemany(
-            f"INSERT INTO statekit_events ({_list(_EVENT)}) VALUES ({_marks(_EVENT)})",
+            _INSERT_EVENT,
             [_event_values(r) for r in rows],
         )
 
@@ -361,7 +368,7 @@ class Store:
     def events(self, instance_id: str, after: int = 0) -> list[EventRow]:
         """The history after sequence `after`, in order."""
         rows = self.execute(
-            f"SELECT {_list(_EVENT)} FROM statekit_events WHERE instance_id = ? "
+            f"SELECT {_EVENT_COLUMNS} FROM statekit_events WHERE instance_id = ? "
             "AND sequence > ? ORDER BY sequence",
             (instance_id, after),
         ).fetchall()
@@ -372,14 +379,13 @@ class Store:
         """Audit a rejection or a history conflict (`row.id` is ignored: the database
         numbers the rows)."""
         self.execute(
-            f"INSERT INTO statekit_rejections ({_list(_REJECTION_INSERT)}) "
-            f"VALUES ({_marks(_REJECTION_INSERT)})",
+            _INSERT_REJECTION,
             _rejection_values(row),
         )
 
     def rejections(self, instance_id: str | None = None) -> list[RejectionRow]:
         """Audited rejections, oldest first (of one instance, or all)."""
-        sql = f"SELECT {_list(_REJECTION)} FROM statekit_rejections"
+        sql = f"SELECT {_REJECTION_COLUMNS} FROM statekit_rejections"
         if instance_id is None:
             rows = self.execute(sql + " ORDER BY id").fetchall()
         else:
@@ -391,8 +397,8 @@ class Store:
     def insert_snapshot(self, row: SnapshotRow) -> None:
         """Store (or replace) the snapshot of an instance at `through_sequence`."""
         self.execute(
-            f"INSERT INTO statekit_snapshots ({_list(_SNAPSHOT)}) VALUES ({_marks(_SNAPSHOT)}) "
-            "ON CONFLICT (instance_id, through_sequence) DO UPDATE SET state = excluded.state, "
+            f"{_INSERT_SNAPSHOT} ON CONFLICT (instance_id, through_sequence) "
+            "DO UPDATE SET state = excluded.state, "
             "state_sha256 = excluded.state_sha256, chart_digest = excluded.chart_digest, "
             "chart_version = excluded.chart_version, engine_version = excluded.engine_version, "
             "created_at = excluded.created_at",
@@ -402,7 +408,7 @@ class Store:
     def snapshots(self, instance_id: str) -> list[SnapshotRow]:
         """The snapshots of an instance, newest first."""
         rows = self.execute(
-            f"SELECT {_list(_SNAPSHOT)} FROM statekit_snapshots WHERE instance_id = ? "
+            f"SELECT {_SNAPSHOT_COLUMNS} FROM statekit_snapshots WHERE instance_id = ? "
             "ORDER BY through_sequence DESC",
             (instance_id,),
         ).fetchall()
@@ -412,14 +418,14 @@ class Store:
     def insert_outbox(self, rows: Sequence[NewOutboxRow]) -> None:
         """Put messages in the outbox, pending."""
         self.executemany(
-            f"INSERT INTO statekit_outbox ({_list(_NEW_OUTBOX)}) VALUES ({_marks(_NEW_OUTBOX)})",
+            _INSERT_OUTBOX,
             [_new_outbox_values(r) for r in rows],
         )
 
     def outbox(self, statuses: Sequence[str], instance_id: str | None = None) -> list[OutboxRow]:
         """Messages in the given states, in outbox order."""
         marks = ", ".join("?" for _ in statuses)
-        sql = f"SELECT {_list(_OUTBOX)} FROM statekit_outbox WHERE status IN ({marks})"
+        sql = f"SELECT {_OUTBOX_COLUMNS} FROM statekit_outbox WHERE status IN ({marks})"
         params: list[Any] = list(statuses)
         if instance_id is not None:
             sql += " AND instance_id = ?"
