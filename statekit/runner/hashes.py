@@ -27,7 +27,7 @@ def encode_payload(event_type: str, payload: Mapping[str, Any]) -> EncodedPayloa
     equal events, equal hashes."""
     text = canonical_json(payload)
     whole = f"[{canonical_json(event_type)},{text}]"  # == canonical_json([event_type, payload])
-    return EncodedPayload(text=text, sha256=text_sha256(whole))
+    return EncodedPayload(text=text, sha256=hashlib.sha256(whole.encode("utf-8")).hexdigest())
 
 
 def text_sha256(text: str) -> str:

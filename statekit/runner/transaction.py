@@ -72,6 +72,10 @@ class HistoryFacts:
     event_id_at_sequence: str | None = None
 
 
+NOTHING_RECORDED = HistoryFacts()
+"""The facts of a command whose event ID is not recorded and that names no sequence."""
+
+
 class InstanceTransaction:
     """See the module docstring; `state`, `columns` and `version` follow each decision,
     `now` is the time every row written by this transaction records."""
@@ -94,11 +98,16 @@ class InstanceTransaction:
         self.outbox: list[NewOutboxRow] = []
         self.rejections: list[RejectionRow] = []
         self.snapshots: list[SnapshotRow] = []
-        self._ids: dict[str, RecordedId] = {}
+        self._ids: dict[str, EventRow] = {}  # the events accepted here, by event ID
 
     def recorded_here(self, event_id: str) -> RecordedId | None:
         """Where this event ID is recorded by an event accepted earlier in this transaction."""
-        return self._ids.get(event_id)
+        event = self._ids.get(event_id)
+        if event is None:
+            return None
+        return RecordedId(
+            sequence=event.sequence, payload_sha256=event.payload_sha256, status=event.status
+        )
 
     def event_id_here(self, sequence: int) -> str | None:
         """The event ID this transaction accepted at `sequence`, if it did."""
@@ -249,9 +258,7 @@ class InstanceTransaction:
                 recorded_at=self.now,
             )
         )
-        self._ids[c.event_id] = RecordedId(
-            sequence=version, payload_sha256=digest, status=result.status.value
-        )
+        self._ids[c.event_id] = self.events[-1]
         self.outbox.extend(outbox_rows(self.instance_id, version, result.emitted, self.now))
         if self.snapshot_every and version % self.snapshot_every == 0:
             self.snapshots.append(snapshot_row(self.instance_id, version, new, self.now))
@@ -350,7 +357,7 @@ def read_facts(
         return HistoryFacts(recorded=recorded)
     sequence = tx.sequence_to_look_up(command)
     if sequence is None:
-        return HistoryFacts()
+        return NOTHING_RECORDED
     event_id = tx.event_id_here(sequence)
     if event_id is None:
         event_id = store.event_id_at(tx.instance_id, sequence)
