@@ -28,10 +28,10 @@ from pathlib import Path
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
 from statekit.runner.runner import Runner
-from statekit.runner.sql import Store
 from statekit.runner.store import open_store
-from statekit.runner.throwaway import ThrowawayPostgres
+from statekit.runner.store.base import Store
 from statekit.runner.transaction import Command
+from statekit.testing.postgres_server import ThrowawayPostgres
 
 RUNS = 3
 COUNTER = """

@@ -14,32 +14,39 @@ import json
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
 import click
 
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
-from statekit.compiler.pipeline import compile_file, compile_source
+from statekit.compiler.pipeline import CompileResult, compile_file
 from statekit.engine.chart import Chart, StartError
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
-from statekit.runner.charts import ChartSet
+from statekit.runner.chart_versions import chart_sets
 from statekit.runner.errors import RunnerError, UnknownInstanceError
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner, make_command
-from statekit.runner.sql import Store
 from statekit.runner.store import open_store
+from statekit.runner.store.base import Store
 from statekit.runner.transaction import Command
 from statekit.runner.verify import verify
 
 FIELDS = {"instance", "event_id", "type", "payload", "expected_version", "sequence"}
 
 
-def _chart(path: str) -> Chart:
+def _compiled(path: str) -> CompileResult:
+    """The chart file compiled; its diagnostics and exit 1 when it has errors."""
     result = compile_file(path)
     if result.chart is None:
         click.echo(format_diagnostics("text", result.diagnostics, rule_infos()), nl=False, err=True)
         sys.exit(EXIT_FINDINGS)
+    return result
+
+
+def _chart(result: CompileResult) -> Chart:
+    assert result.chart is not None  # `_compiled` exits otherwise
     return Chart(result.chart)
 
 
@@ -50,7 +57,32 @@ def _store(url: str) -> Store:
         raise click.UsageError(str(exc)) from exc
 
 
-def _command(number: int, text: str) -> tuple[str, Command]:
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """One parsed input line: the instance it is for and its command."""
+
+    instance: str
+    command: Command
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """Consecutive parsed lines of one instance, the first of them at line `first`."""
+
+    first: int
+    instance: str
+    commands: tuple[Command, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _BadLine:
+    """An input line that is not a command, and why."""
+
+    number: int
+    error: str
+
+
+def _command(text: str) -> _Line:
     """Parse one input line (ValueError with what is wrong)."""
     try:
         data = json.loads(text)
@@ -76,36 +108,39 @@ def _command(number: int, text: str) -> tuple[str, Command]:
             raise ValueError(f"{key!r} must be an integer")
         numbers[key] = value
     command = make_command(
-        data["event_id"], data["type"], payload, numbers["expected_version"], numbers["sequence"]
+        data["event_id"],
+        data["type"],
+        payload,
+        expected_version=numbers["expected_version"],
+        sequence=numbers["sequence"],
     )  # the runner's own checks (a reserved event ID, a sequence below 1): a bad line
-    return data["instance"], command
+    return _Line(instance=data["instance"], command=command)
 
 
-def _groups(lines: IO[str], batch: int) -> Iterator[tuple[int, str | None, list[Any]]]:
-    """Consecutive parsed lines of one instance (at most `batch`), or one bad line
-    (instance None, the error message)."""
-    group: list[Any] = []
-    current: str | None = None
+def _groups(lines: IO[str], batch: int) -> Iterator[_Group | _BadLine]:
+    """Consecutive parsed lines of one instance (at most `batch`), or one bad line."""
+    group: list[Command] = []
+    current = ""
     first = 0
     for number, text in enumerate(lines, 1):
         if not text.strip():
             continue
         try:
-            instance, command = _command(number, text)
+            line = _command(text)
         except ValueError as exc:
             if group:
-                yield first, current, group
+                yield _Group(first=first, instance=current, commands=tuple(group))
                 group = []
-            yield number, None, [str(exc)]
+            yield _BadLine(number=number, error=str(exc))
             continue
-        if group and (instance != current or len(group) >= batch):
-            yield first, current, group
+        if group and (line.instance != current or len(group) >= batch):
+            yield _Group(first=first, instance=current, commands=tuple(group))
             group = []
         if not group:
-            first, current = number, instance
-        group.append(command)
+            first, current = number, line.instance
+        group.append(line.command)
     if group:
-        yield first, current, group
+        yield _Group(first=first, instance=current, commands=tuple(group))
 
 
 @click.command("run")
@@ -129,25 +164,28 @@ def _groups(lines: IO[str], batch: int) -> Iterator[tuple[int, str | None, list[
 @click.option("--no-create", is_flag=True, help="Unknown instances are errors (default: create).")
 def run_command(file: str, url: str, source: IO[str], batch: int, no_create: bool) -> None:
     """Apply events read as JSON lines to instances of the chart FILE; one outcome per line."""
-    runner = Runner(_chart(file), _store(url))
+    compiled = _compiled(file)
+    runner = Runner(_chart(compiled), _store(url), source=compiled.source)
     errors = 0
     out = sys.stdout
-    for number, instance, group in _groups(source, batch):
-        if instance is None:
+    for group in _groups(source, batch):
+        if isinstance(group, _BadLine):
             errors += 1
-            out.write(json.dumps({"line": number, "status": "ERROR", "error": group[0]}) + "\n")
+            bad = {"line": group.number, "status": "ERROR", "error": group.error}
+            out.write(json.dumps(bad) + "\n")
             out.flush()
             continue
+        instance = group.instance
         outcomes: list[Outcome] | str
         try:
-            outcomes = _apply(runner, instance, group, create=not no_create)
+            outcomes = _apply(runner, instance, group.commands, create=not no_create)
         except (RunnerError, StartError) as exc:
             outcomes = str(exc)
-        for offset, command in enumerate(group):
+        for offset, command in enumerate(group.commands):
             if isinstance(outcomes, str):
                 errors += 1
                 line = {
-                    "line": number + offset,
+                    "line": group.first + offset,
                     "instance": instance,
                     "event_id": command.event_id,
                     "status": "ERROR",
@@ -160,12 +198,21 @@ def run_command(file: str, url: str, source: IO[str], batch: int, no_create: boo
     sys.exit(EXIT_FINDINGS if errors else EXIT_CLEAN)
 
 
-def _apply(runner: Runner, instance: str, group: list[Command], *, create: bool) -> list[Outcome]:
+def _apply(
+    runner: Runner, instance: str, group: tuple[Command, ...], *, create: bool
+) -> list[Outcome]:
     try:
         if len(group) == 1:
             c = group[0]
-            return [runner.apply(instance, c.event_id, c.type, c.payload, c.expected_version,
-                                 c.sequence)]  # fmt: skip
+            outcome = runner.apply(
+                instance,
+                c.event_id,
+                c.type,
+                c.payload,
+                expected_version=c.expected_version,
+                sequence=c.sequence,
+            )
+            return [outcome]
         return runner.apply_batch(instance, group)
     except UnknownInstanceError:
         if not create:
@@ -188,15 +235,15 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
     """Replay every instance's history and compare it with the stored state (exit 1 if
     any differs or cannot be replayed)."""
     store = _store(url)
-    given = [_chart(path) for path in charts]
-    chart_sets = _chart_sets(store, given)
+    sets = chart_sets(store, [_chart(_compiled(path)) for path in charts])
     instances = store.instance_charts()
     failed = 0
-    for instance_id, chart_name in instances:
-        chart_set = chart_sets.get(chart_name)
+    for instance in instances:
+        instance_id = instance.instance_id
+        chart_set = sets.get(instance.chart_name)
         if chart_set is None:
             failed += 1
-            problem = f"chart {chart_name!r} is not available: pass it with --chart"
+            problem = f"chart {instance.chart_name!r} is not available: pass it with --chart"
             _report(output_format, {"instance": instance_id, "ok": False, "error": problem})
             continue
         try:
@@ -207,24 +254,6 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
         _report(output_format, data)
     click.echo(f"{len(instances)} instance(s), {failed} with differences", err=True)
     sys.exit(EXIT_FINDINGS if failed else EXIT_CLEAN)
-
-
-def _chart_sets(store: Store, given: list[Chart]) -> dict[str, ChartSet]:
-    """For each chart name: its newest version as current, the others as previous."""
-    by_name: dict[str, list[Chart]] = {}
-    for chart in given:
-        by_name.setdefault(chart.name, []).append(chart)
-    for row in store.charts():
-        if row.source is None or any(c.digest == row.digest for c in by_name.get(row.name, [])):
-            continue
-        result = compile_source(row.source, f"<stored chart {row.name} v{row.version}>")
-        if result.chart is not None:
-            by_name.setdefault(row.name, []).append(Chart(result.chart))
-    out = {}
-    for name, versions in by_name.items():
-        versions.sort(key=lambda c: c.version)
-        out[name] = ChartSet(versions[-1], versions[:-1], store)
-    return out
 
 
 def _report(output_format: str, data: dict[str, Any]) -> None:

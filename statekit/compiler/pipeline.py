@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
@@ -23,6 +23,7 @@ class CompileResult:
 
     chart: CompiledChart | None
     diagnostics: tuple[Diagnostic, ...]
+    source: str | None = None  # the text compiled (None: the file could not be read)
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -38,7 +39,9 @@ def _sorted(diagnostics: list[Diagnostic]) -> tuple[Diagnostic, ...]:
 def compile_source(source: bytes | str, file: str) -> CompileResult:
     """Compile chart text; never raises for bad input."""
     with collector_paused():
-        return _compile(source, file)
+        result = _compile(source, file)
+    text = source if isinstance(source, str) else source.decode("utf-8", errors="replace")
+    return replace(result, source=text)
 
 
 def _compile(source: bytes | str, file: str) -> CompileResult:

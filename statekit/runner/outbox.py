@@ -31,8 +31,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from statekit.runner.rows import OutboxRow
-from statekit.runner.sql import Store
+from statekit.runner.store.base import Store
+from statekit.runner.store.rows import OutboxRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,19 +109,25 @@ class Dispatcher:
             error = self._deliver(row)
             attempts = row.attempts + 1
             now = self.clock()
-            with self.store.write():
-                if error is None:
-                    self.store.settle_outbox(row.id, "delivered", attempts, now, None, now)
-                    delivered += 1
-                    continue
-                if attempts >= self.max_attempts:
-                    self.store.settle_outbox(row.id, "dead", attempts, now, error, now)
-                    dead += 1
-                    continue
-                retry_at = now + self.backoff(attempts)
-                self.store.settle_outbox(row.id, "pending", attempts, retry_at, error, now)
+            if error is None:
+                status, retry_at = "delivered", now
+                delivered += 1
+            elif attempts >= self.max_attempts:
+                status, retry_at = "dead", now
+                dead += 1
+            else:
+                status, retry_at = "pending", now + self.backoff(attempts)
                 failed += 1
-        return DispatchReport(delivered, failed, dead)
+            with self.store.write():
+                self.store.settle_outbox(
+                    row.id,
+                    status=status,
+                    attempts=attempts,
+                    next_attempt_at=retry_at,
+                    error=error,
+                    now=now,
+                )
+        return DispatchReport(delivered=delivered, failed=failed, dead=dead)
 
     def run_until_idle(self, *, max_rounds: int | None = None, wait: bool = True) -> DispatchReport:
         """Dispatch until nothing is deliverable; with `wait`, sleep through backoffs
@@ -133,9 +139,9 @@ class Dispatcher:
             rounds += 1
             report = self.dispatch_once()
             total = DispatchReport(
-                total.delivered + report.delivered,
-                total.failed + report.failed,
-                total.dead + report.dead,
+                delivered=total.delivered + report.delivered,
+                failed=total.failed + report.failed,
+                dead=total.dead + report.dead,
             )
             if report.claimed:
                 continue
@@ -157,7 +163,12 @@ class Dispatcher:
         except ValueError as exc:  # a damaged row: a failure of this message, not of all
             return f"the stored payload is not valid JSON: {exc}"
         message = OutboxMessage(
-            row.instance_id, row.message_id, row.sequence, row.type, payload, row.attempts + 1
+            instance_id=row.instance_id,
+            message_id=row.message_id,
+            sequence=row.sequence,
+            type=row.type,
+            payload=payload,
+            attempt=row.attempts + 1,
         )
         try:
             handler(message)

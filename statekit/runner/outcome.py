@@ -1,7 +1,7 @@
 """What `Runner.apply` returns: the engine's classification plus the runner's own.
 
 `APPLIED`, `ALREADY_APPLIED` and `REJECTED` mean what they mean for the engine
-(DESIGN, Semantics); the runner adds `CONFLICT` with one of four reasons:
+(docs/semantics.md); the runner adds `CONFLICT` with one of four reasons:
 
 - `EVENT_ID_PAYLOAD_CONFLICT`: the event ID is recorded with another payload
   (or type); nothing applied, the attempt is audited for investigation;
@@ -133,30 +133,3 @@ class Outcome:
         if self.emitted:
             data["emitted"] = [m.message_id for m in self.emitted]
         return data
-
-
-@dataclass(frozen=True, slots=True)
-class Instance:
-    """An instance as stored: its version, its state and the chart version it runs on."""
-
-    instance_id: str
-    version: int
-    state: State
-    chart_name: str
-    chart_version: int
-    chart_digest: str
-
-
-@dataclass(frozen=True, slots=True)
-class RecordedEvent:
-    """One accepted event of a history: where it sits, what it was, what it did."""
-
-    sequence: int
-    event_id: str
-    type: str
-    payload: dict[str, Any]
-    payload_sha256: str
-    status: str
-    chart_version: int
-    evidence: dict[str, Any]
-    recorded_at: float

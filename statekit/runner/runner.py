@@ -1,12 +1,12 @@
 """`Runner`: read → `chart.send` (pure) → write, one database transaction per event.
 
-    runner = statekit.Runner(chart, store)
+    runner = statekit.Runner.from_file("machines/task.yaml", store)   # or Runner(chart, store)
     runner.create("task-42")
     o = runner.apply("task-42", "evt-1", "TaskStarted", {...}, expected_version=0)
     o.status, o.reason, o.version, o.state
 
 `apply` opens one write transaction (the store's locking: see
-`sqlite_store` and `postgres_store`), reads the instance and the record of
+`store.sqlite` and `store.postgres`), reads the instance and the record of
 the event ID, classifies (`transaction.InstanceTransaction`), and for an
 accepted event inserts the event row
 (sequence = version + 1, payload sha256, evidence), moves the instance to
@@ -25,19 +25,29 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
+from statekit.compiler.diagnostics import CompileError
+from statekit.compiler.pipeline import compile_file
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import START_EVENT, Chart
-from statekit.engine.result import Result
 from statekit.engine.state import State
-from statekit.runner.charts import ChartSet, chart_source
+from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
-from statekit.runner.outcome import Conflict, Instance, Outcome, RecordedEvent
-from statekit.runner.records import InstanceRow, StateColumns, loads, state_of
-from statekit.runner.snapshots import Rebuilt, rebuild
-from statekit.runner.sql import Store
-from statekit.runner.transaction import Command, InstanceTransaction, snapshot_row
+from statekit.runner.instance import Instance, RecordedEvent
+from statekit.runner.outcome import Conflict, Outcome
+from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
+from statekit.runner.store.base import Store
+from statekit.runner.store.rows import ChartKey, InstanceRow, StateColumns
+from statekit.runner.stored_state import loads, state_columns, state_of
+from statekit.runner.transaction import (
+    Command,
+    HistoryFacts,
+    InstanceTransaction,
+    outbox_rows,
+    read_facts,
+)
 from statekit.runner.verify import VerifyReport, verify
 
 RESERVED_PREFIX = "statekit."
@@ -48,8 +58,11 @@ _CACHE_LIMIT = 10_000
 class Runner:
     """Durable instances of one chart in one store (see the module docstring).
 
-    `previous` lists older versions of the chart, for replaying histories that
-    began under them (versions whose source the store kept are found there too).
+    `source` is the YAML text `chart` was compiled from (`CompileResult.source`;
+    `from_file` passes it): the store keeps it, so that histories written under
+    this version can be replayed after a newer one is deployed. `previous` lists
+    older versions of the chart, for replaying histories that began under them
+    (versions whose source the store kept are found there too).
     `snapshot_every=N` stores a snapshot in the same transaction as every Nth event.
     A runner holds its store's connection: use one per thread or process.
     """
@@ -59,6 +72,7 @@ class Runner:
         chart: Chart,
         store: Store,
         *,
+        source: str | None = None,
         previous: Iterable[Chart] = (),
         snapshot_every: int | None = None,
     ) -> None:
@@ -68,12 +82,34 @@ class Runner:
         self.store = store
         self.snapshot_every = snapshot_every
         self.charts = ChartSet(chart, previous, store)
-        self._chart_key = (chart.name, chart.version, chart.digest)
+        self._chart_key = ChartKey(name=chart.name, version=chart.version, digest=chart.digest)
         self._states: dict[str, tuple[StateColumns, str, State]] = {}
         known = {row.digest: row for row in store.charts()}
         row = known.get(chart.digest)
-        if row is None or row.source is None:
-            store.register_chart(chart.digest, chart.name, chart.version, chart_source(chart))
+        if row is None or (row.source is None and source is not None):
+            store.register_chart(chart.digest, chart.name, chart.version, source)
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | Path,
+        store: Store,
+        *,
+        previous: Iterable[Chart] = (),
+        snapshot_every: int | None = None,
+    ) -> Runner:
+        """A runner of the chart compiled from the file at `path`, its source kept in the
+        store; raises `CompileError` (with `.diagnostics`) when the chart has errors."""
+        result = compile_file(path)
+        if result.chart is None:
+            raise CompileError(result.errors or result.diagnostics)
+        return cls(
+            Chart(result.chart),
+            store,
+            source=result.source,
+            previous=previous,
+            snapshot_every=snapshot_every,
+        )
 
     # ---- instances ---------------------------------------------------------------------
     def create(
@@ -88,20 +124,31 @@ class Runner:
         `InstanceExistsError` unless `exist_ok`, `StartError` for a bad context."""
         _check_id(instance_id, "instance ID")
         result = self.chart.initialize(context, event_id=START_EVENT)
-        columns = StateColumns.of(result.state)
+        columns = state_columns(result.state)
         now = time.time()
         with self.store.write():
             created = self.store.insert_instance(
-                instance_id, self._chart_key, columns, canonical_json(dict(context or {})), now
+                instance_id,
+                chart=self._chart_key,
+                columns=columns,
+                initial_context=canonical_json(dict(context or {})),
+                now=now,
             )
             if created and result.emitted:
-                self.store.insert_outbox(_outbox_rows(instance_id, 0, result, now))
+                self.store.insert_outbox(outbox_rows(instance_id, 0, result.emitted, now))
         if not created:
             if exist_ok:
                 return self.load(instance_id)
             raise InstanceExistsError(f"instance {instance_id!r} already exists")
         self._remember(instance_id, columns, result.state)
-        return Instance(instance_id, 0, result.state, *self._chart_key)
+        return Instance(
+            instance_id=instance_id,
+            version=0,
+            state=result.state,
+            chart_name=self.chart.name,
+            chart_version=self.chart.version,
+            chart_digest=self.chart.digest,
+        )
 
     def load(self, instance_id: str) -> Instance:
         """The stored instance (UnknownInstanceError, ChartVersionError, CorruptRowError)."""
@@ -110,12 +157,12 @@ class Runner:
             raise UnknownInstanceError(f"unknown instance {instance_id!r}")
         state = self._state(row)
         return Instance(
-            instance_id,
-            row.version,
-            state,
-            row.chart_name,
-            row.chart_version,
-            row.chart_digest,
+            instance_id=instance_id,
+            version=row.version,
+            state=state,
+            chart_name=row.chart_name,
+            chart_version=row.chart_version,
+            chart_digest=row.chart_digest,
         )
 
     def history(self, instance_id: str) -> list[RecordedEvent]:
@@ -127,15 +174,15 @@ class Runner:
         where = f"instance {instance_id!r} event"
         return [
             RecordedEvent(
-                r.sequence,
-                r.event_id,
-                r.type,
-                loads(r.payload, f"{where} #{r.sequence} payload"),
-                r.payload_sha256,
-                r.status,
-                r.chart_version,
-                loads(r.evidence, f"{where} #{r.sequence} evidence"),
-                r.recorded_at,
+                sequence=r.sequence,
+                event_id=r.event_id,
+                type=r.type,
+                payload=loads(r.payload, f"{where} #{r.sequence} payload"),
+                payload_sha256=r.payload_sha256,
+                status=r.status,
+                chart_version=r.chart_version,
+                evidence=loads(r.evidence, f"{where} #{r.sequence} evidence"),
+                recorded_at=r.recorded_at,
             )
             for r in rows
         ]
@@ -165,16 +212,9 @@ class Runner:
             row = self.store.instance(instance_id, event_id, lock=True)
             if row is None:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
-            tx = InstanceTransaction(
-                self.store, self.chart, row, self._state(row), self.snapshot_every
-            )
-            recorded = (
-                None
-                if row.event_sequence is None
-                else (row.event_sequence, row.event_sha256 or "", row.event_status or "")
-            )
-            outcome = tx.decide(command, recorded)
-            tx.flush(self._chart_key)
+            tx = self._transaction(row)
+            outcome = tx.decide(command, read_facts(self.store, tx, command, row.recorded))
+            tx.flush(self.store, self._chart_key)
         if tx.events:
             self._remember(instance_id, tx.columns, tx.state)
         return outcome
@@ -184,19 +224,23 @@ class Runner:
         classified as `apply` would, in order, against the state the previous ones
         left; all rows are written together, with a single instance update."""
         checked = [
-            make_command(c.event_id, c.type, c.payload, c.expected_version, c.sequence,
-                         c.after_conflict)
+            make_command(
+                c.event_id,
+                c.type,
+                c.payload,
+                expected_version=c.expected_version,
+                sequence=c.sequence,
+                after_conflict=c.after_conflict,
+            )
             for c in commands
-        ]  # fmt: skip
+        ]
         with self.store.write():
             row = self.store.instance(instance_id, lock=True)
             if row is None:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
-            tx = InstanceTransaction(
-                self.store, self.chart, row, self._state(row), self.snapshot_every
-            )
-            outcomes = [tx.decide(c, tx.recorded(c.event_id)) for c in checked]
-            tx.flush(self._chart_key)
+            tx = self._transaction(row)
+            outcomes = [tx.decide(c, self._facts(tx, c)) for c in checked]
+            tx.flush(self.store, self._chart_key)
         if tx.events:
             self._remember(instance_id, tx.columns, tx.state)
         return outcomes
@@ -239,6 +283,23 @@ class Runner:
         return verify(self.store, self.charts, instance_id)
 
     # ---- internals ---------------------------------------------------------------------
+    def _transaction(self, row: InstanceRow) -> InstanceTransaction:
+        """The decisions about the locked instance `row`, starting from its stored state."""
+        return InstanceTransaction(
+            self.chart,
+            row,
+            self._state(row),
+            snapshot_every=self.snapshot_every,
+            now=time.time(),
+        )
+
+    def _facts(self, tx: InstanceTransaction, command: Command) -> HistoryFacts:
+        """What deciding `command` needs from the history (its event ID looked up)."""
+        recorded = tx.recorded_here(command.event_id)
+        if recorded is None:
+            recorded = self.store.recorded_event(tx.instance_id, command.event_id)
+        return read_facts(self.store, tx, command, recorded)
+
     def _state(self, row: InstanceRow) -> State:
         """The row's state; parsed once per distinct stored text (rows are immutable per
         version, and equal text gives an equal state)."""
@@ -283,13 +344,11 @@ def make_command(
     if sequence is not None and sequence < 1:
         raise ValueError(f"sequence must be at least 1, not {sequence}")
     body = dict(payload) if payload is not None else {}
-    return Command(event_id, type, body, expected_version, sequence, after_conflict)
-
-
-def _outbox_rows(
-    instance_id: str, sequence: int, result: Result, now: float
-) -> list[tuple[str, str, int, str, str, float]]:
-    return [
-        (instance_id, m.message_id, sequence, m.type, canonical_json(dict(m.payload)), now)
-        for m in result.emitted
-    ]
+    return Command(
+        event_id=event_id,
+        type=type,
+        payload=body,
+        expected_version=expected_version,
+        sequence=sequence,
+        after_conflict=after_conflict,
+    )

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from statekit.engine.state import State, StateFormatError
-from statekit.runner.charts import ChartSet
+from statekit._version import __version__
+from statekit.engine.state import STATE_FORMAT, State, StateFormatError
+from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import UnknownInstanceError
+from statekit.runner.hashes import text_sha256
 from statekit.runner.history import Replayed, fold, initial_state
-from statekit.runner.records import ENGINE_VERSION, text_sha256
-from statekit.runner.rows import SnapshotRow
-from statekit.runner.sql import Store
+from statekit.runner.store.base import Store
+from statekit.runner.store.rows import SnapshotRow
+
+ENGINE_VERSION = f"statekit-{__version__}/state-{STATE_FORMAT}"
+"""Recorded with every snapshot: a snapshot made by another engine is not trusted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,23 +44,49 @@ class Rebuilt:
     problems: tuple[str, ...]
 
 
-def snapshot_state(charts: ChartSet, row: SnapshotRow) -> tuple[State | None, str | None]:
-    """The snapshot's state, or None and why it is refused."""
+def snapshot_row(instance_id: str, sequence: int, state: State, now: float) -> SnapshotRow:
+    """The snapshot of `state` after `sequence` events."""
+    text = state.to_json()
+    return SnapshotRow(
+        instance_id=instance_id,
+        through_sequence=sequence,
+        state=text,
+        state_sha256=text_sha256(text),
+        chart_digest=state.chart_digest,
+        chart_version=state.to_data()["version"],
+        engine_version=ENGINE_VERSION,
+        created_at=now,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedSnapshot:
+    """A stored snapshot after its checks: its state, or None and why it is refused."""
+
+    state: State | None
+    refused: str | None = None
+
+
+def snapshot_state(charts: ChartSet, row: SnapshotRow) -> CheckedSnapshot:
+    """The snapshot's state when every check passes (see the module docstring)."""
     where = f"snapshot at {row.through_sequence}"
     if text_sha256(row.state) != row.state_sha256:
-        return None, f"{where}: state sha256 does not match its text (tampered or damaged)"
+        why = f"{where}: state sha256 does not match its text (tampered or damaged)"
+        return CheckedSnapshot(state=None, refused=why)
     if row.engine_version != ENGINE_VERSION:
-        return None, f"{where}: made by engine {row.engine_version}, this is {ENGINE_VERSION}"
+        why = f"{where}: made by engine {row.engine_version}, this is {ENGINE_VERSION}"
+        return CheckedSnapshot(state=None, refused=why)
     chart = charts.get(row.chart_version)
     if chart is None or chart.digest != row.chart_digest:
-        return None, (
+        why = (
             f"{where}: chart digest {row.chart_digest} (version {row.chart_version}) is not "
             "a chart this runner has"
         )
+        return CheckedSnapshot(state=None, refused=why)
     try:
-        return State.from_json(chart, row.state), None
+        return CheckedSnapshot(state=State.from_json(chart, row.state))
     except StateFormatError as exc:
-        return None, f"{where}: state does not load: {exc}"
+        return CheckedSnapshot(state=None, refused=f"{where}: state does not load: {exc}")
 
 
 def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
@@ -73,11 +103,11 @@ def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
                     f"snapshot at {snap.through_sequence}: beyond the history ({row.version})"
                 )
                 continue
-            state, problem = snapshot_state(charts, snap)
-            if state is not None:
-                start = Replayed(state, snap.through_sequence)
+            checked = snapshot_state(charts, snap)
+            if checked.state is not None:
+                start = Replayed(state=checked.state, version=snap.through_sequence)
                 break
-            refused.append(problem or "")
+            refused.append(checked.refused or "")
         through = start.version if start is not None else 0
         events = store.events(instance_id, after=through)
     snapshot = start.version if start is not None else None
@@ -86,11 +116,11 @@ def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
         start = initial_state(charts, first, row.initial_context)
     done = fold(charts, start, events)
     return Rebuilt(
-        instance_id,
-        done.state,
-        done.version,
-        snapshot,
-        tuple(refused),
-        done.version - through,
-        tuple(done.problems),
+        instance_id=instance_id,
+        state=done.state,
+        version=done.version,
+        snapshot=snapshot,
+        refused=tuple(refused),
+        replayed=done.version - through,
+        problems=done.problems,
     )

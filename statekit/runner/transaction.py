@@ -3,21 +3,26 @@
 `InstanceTransaction` holds the instance's state and version while the
 transaction runs, classifies each command in turn (duplicate ID, sequence,
 expected version, then the pure `chart.send`) and collects the rows to write;
-`flush()` writes them: event rows, one version-guarded instance update,
-outbox rows, audit rows, snapshots. `Runner.apply` runs one command through
-it, `Runner.apply_batch` many commands of one stream (one transaction,
-one instance update).
+`flush(store)` writes them: event rows, one version-guarded instance update,
+outbox rows, audit rows, snapshots. Deciding reads nothing: what the stored
+history says about a command (`HistoryFacts`) is read by the caller first,
+`read_facts` being the way to do it. `Runner.apply` runs one command
+through it, `Runner.apply_batch` many commands of one stream (one
+transaction, one instance update).
 """
 
 from __future__ import annotations
 
-import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
-from statekit.engine.result import Result, Status
+from statekit.engine.result import EmittedMessage, Result, Status
 from statekit.engine.state import State
+from statekit.runner.evidence import evidence_json
+from statekit.runner.hashes import encode_payload
 from statekit.runner.outcome import (
     DUPLICATE_OR_OLD_SEQUENCE,
     EVENT_ID_PAYLOAD_CONFLICT,
@@ -27,22 +32,21 @@ from statekit.runner.outcome import (
     Outcome,
     OutcomeStatus,
 )
-from statekit.runner.records import (
-    ENGINE_VERSION,
+from statekit.runner.snapshots import snapshot_row
+from statekit.runner.store.base import Store
+from statekit.runner.store.rows import (
+    ChartKey,
+    EventRow,
     InstanceRow,
-    StateColumns,
-    dumps,
-    evidence_json,
-    payload_record,
-    text_sha256,
+    NewOutboxRow,
+    RecordedId,
+    RejectionRow,
+    SnapshotRow,
 )
-from statekit.runner.rows import EventRow, RejectionRow, SnapshotRow
-from statekit.runner.sql import Store
+from statekit.runner.stored_state import state_columns
 
 APPLIED, ALREADY = OutcomeStatus.APPLIED, OutcomeStatus.ALREADY_APPLIED
 REJECTED, CONFLICT = OutcomeStatus.REJECTED, OutcomeStatus.CONFLICT
-Recorded = tuple[int, str, str]
-"""A recorded event ID's (sequence, payload sha256, status)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,56 +61,99 @@ class Command:
     after_conflict: Conflict | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class HistoryFacts:
+    """What the stored history says about one command, read before it is decided:
+    where its event ID is recorded (None: nowhere), and the event ID recorded at
+    the sequence `InstanceTransaction.sequence_to_look_up` names (None: none there,
+    or no sequence named)."""
+
+    recorded: RecordedId | None = None
+    event_id_at_sequence: str | None = None
+
+
+NOTHING_RECORDED = HistoryFacts()
+"""The facts of a command whose event ID is not recorded and that names no sequence."""
+
+
 class InstanceTransaction:
-    """See the module docstring; `state`, `columns` and `version` follow each decision."""
+    """See the module docstring; `state`, `columns` and `version` follow each decision,
+    `now` is the time every row written by this transaction records."""
 
     def __init__(
         self,
-        store: Store,
         chart: Chart,
         row: InstanceRow,
         state: State,
+        *,
         snapshot_every: int | None,
+        now: float,
     ) -> None:
-        self.store, self.chart, self.row = store, chart, row
+        self.chart, self.row = chart, row
         self.instance_id = row.instance_id
         self.state, self.columns, self.version = state, row.columns, row.version
         self.snapshot_every = snapshot_every
-        self.now = time.time()
+        self.now = now
         self.events: list[EventRow] = []
-        self.outbox: list[tuple[str, str, int, str, str, float]] = []
+        self.outbox: list[NewOutboxRow] = []
         self.rejections: list[RejectionRow] = []
         self.snapshots: list[SnapshotRow] = []
-        self._ids: dict[str, Recorded] = {}
+        self._ids: dict[str, EventRow] = {}  # the events accepted here, by event ID
 
-    def recorded(self, event_id: str) -> Recorded | None:
-        """Where this event ID is recorded: earlier in this transaction, or in the store."""
-        found = self._ids.get(event_id)
-        if found is None:
-            found = self.store.recorded_event(self.instance_id, event_id)
-        return found
+    def recorded_here(self, event_id: str) -> RecordedId | None:
+        """Where this event ID is recorded by an event accepted earlier in this transaction."""
+        event = self._ids.get(event_id)
+        if event is None:
+            return None
+        return RecordedId(
+            sequence=event.sequence, payload_sha256=event.payload_sha256, status=event.status
+        )
 
-    def _event_id_at(self, sequence: int) -> str | None:
+    def event_id_here(self, sequence: int) -> str | None:
+        """The event ID this transaction accepted at `sequence`, if it did."""
         base = self.row.version
         if sequence > base and sequence - base <= len(self.events):
             return self.events[sequence - base - 1].event_id
-        return self.store.event_id_at(self.instance_id, sequence)
+        return None
 
-    def decide(self, command: Command, recorded: Recorded | None) -> Outcome:
-        """Classify one command against the current state; queue its rows."""
+    def sequence_to_look_up(self, command: Command) -> int | None:
+        """The sequence whose event ID `decide` reports for a command whose event ID is
+        not recorded: the holder of a taken sequence, or the event that came first when
+        `expected_version` is stale; None when the decision needs none."""
+        version, sequence, expected = self.version, command.sequence, command.expected_version
+        if sequence is not None and sequence != version + 1:
+            return sequence if sequence <= version else None
+        if expected is not None and 0 <= expected < version:
+            return expected + 1
+        return None
+
+    def decide(self, command: Command, facts: HistoryFacts) -> Outcome:
+        """Classify one command against the current state and `facts` (see
+        `read_facts`); queue its rows."""
         c, version, state = command, self.version, self.state
-        race = c.after_conflict
-        text, digest = payload_record(c.type, c.payload)
+        race, recorded = c.after_conflict, facts.recorded
+        encoded = encode_payload(c.type, c.payload)
+        text, digest = encoded.text, encoded.sha256
         if recorded is not None:  # this event ID is already in the history
-            sequence, recorded_sha, status = recorded
-            if recorded_sha == digest:
+            sequence, status = recorded.sequence, recorded.status
+            if recorded.payload_sha256 == digest:
                 return Outcome(
-                    ALREADY, None, version, state, c.event_id, sequence=sequence,
-                    duplicate=True, race=race,
+                    status=ALREADY,
+                    reason=None,
+                    version=version,
+                    state=state,
+                    event_id=c.event_id,
+                    sequence=sequence,
+                    duplicate=True,
+                    race=race,
                     message=f"event {c.event_id!r} was recorded at sequence {sequence} ({status})",
-                )  # fmt: skip
+                )
             conflict = Conflict(
-                EVENT_ID_PAYLOAD_CONFLICT, c.expected_version, version, c.event_id, sequence
+                reason=EVENT_ID_PAYLOAD_CONFLICT,
+                expected_version=c.expected_version,
+                version=version,
+                event_id=c.event_id,
+                sequence=sequence,
             )
             message = (
                 f"event {c.event_id!r} was recorded at sequence {sequence} with another payload;"
@@ -115,74 +162,118 @@ class InstanceTransaction:
             return self._audit(c, text, digest, conflict, message)
         if c.sequence is not None and c.sequence != version + 1:
             if c.sequence <= version:
-                holder = self._event_id_at(c.sequence)
+                holder = facts.event_id_at_sequence
                 conflict = Conflict(
-                    DUPLICATE_OR_OLD_SEQUENCE, c.sequence - 1, version, holder, c.sequence
+                    reason=DUPLICATE_OR_OLD_SEQUENCE,
+                    expected_version=c.sequence - 1,
+                    version=version,
+                    event_id=holder,
+                    sequence=c.sequence,
                 )
                 message = f"sequence {c.sequence} is taken by event {holder!r}"
                 return self._audit(c, text, digest, conflict, message)
             return Outcome(
-                CONFLICT, SEQUENCE_GAP, version, state, c.event_id,
-                conflict=Conflict(SEQUENCE_GAP, c.sequence - 1, version),
-                missing=(version + 1, c.sequence - 1), race=race,
+                status=CONFLICT,
+                reason=SEQUENCE_GAP,
+                version=version,
+                state=state,
+                event_id=c.event_id,
+                conflict=Conflict(
+                    reason=SEQUENCE_GAP, expected_version=c.sequence - 1, version=version
+                ),
+                missing=(version + 1, c.sequence - 1),
+                race=race,
                 message=f"sequence {c.sequence} arrived at version {version}: "
                 f"{version + 1}..{c.sequence - 1} missing; nothing applied",
-            )  # fmt: skip
+            )
         expected = c.expected_version
         if expected is not None and expected != version:
-            winner = self._event_id_at(expected + 1) if 0 <= expected < version else None
+            winner = facts.event_id_at_sequence if 0 <= expected < version else None
             conflict = Conflict(
-                VERSION_CONFLICT, expected, version, winner,
-                expected + 1 if winner is not None else None,
-            )  # fmt: skip
+                reason=VERSION_CONFLICT,
+                expected_version=expected,
+                version=version,
+                event_id=winner,
+                sequence=expected + 1 if winner is not None else None,
+            )
             came = f" (event {winner!r} came first)" if winner else ""
             return Outcome(
-                CONFLICT, VERSION_CONFLICT, version, state, c.event_id, conflict=conflict,
-                race=race, message=f"expected version {expected}, the instance is at "
+                status=CONFLICT,
+                reason=VERSION_CONFLICT,
+                version=version,
+                state=state,
+                event_id=c.event_id,
+                conflict=conflict,
+                race=race,
+                message=f"expected version {expected}, the instance is at "
                 f"{version}{came}; re-read and decide again",
-            )  # fmt: skip
+            )
         result = self.chart.send(state, c.type, c.payload, event_id=c.event_id)
         if result.status is Status.REJECTED:
             detail = {} if race is None else {"race": race.to_data()}
             self.rejections.append(
                 RejectionRow(
-                    0, self.instance_id, c.event_id, c.type, text, digest,
-                    REJECTED.value, result.reason or "", result.message, version,
-                    dumps(detail), self.now,
+                    instance_id=self.instance_id,
+                    event_id=c.event_id,
+                    type=c.type,
+                    payload=text,
+                    payload_sha256=digest,
+                    status=REJECTED.value,
+                    reason=result.reason or "",
+                    message=result.message,
+                    version=version,
+                    detail=canonical_json(detail),
+                    recorded_at=self.now,
                 )
-            )  # fmt: skip
+            )
             return Outcome(
-                REJECTED, result.reason, version, state, c.event_id, result,
-                message=result.message, race=race,
-            )  # fmt: skip
+                status=REJECTED,
+                reason=result.reason,
+                version=version,
+                state=state,
+                event_id=c.event_id,
+                result=result,
+                message=result.message,
+                race=race,
+            )
         return self._accept(c, text, digest, result)
 
     def _accept(self, c: Command, text: str, digest: str, result: Result) -> Outcome:
         version = self.version + 1
         new = result.state
         if new is not self.state:
-            self.columns = StateColumns.of(new)
+            self.columns = state_columns(new)
         self.state, self.version = new, version
         self.events.append(
             EventRow(
-                self.instance_id, version, c.event_id, c.type, text, digest,
-                result.status.value, self.chart.version, evidence_json(result, c.after_conflict),
-                self.now,
+                instance_id=self.instance_id,
+                sequence=version,
+                event_id=c.event_id,
+                type=c.type,
+                payload=text,
+                payload_sha256=digest,
+                status=result.status.value,
+                chart_version=self.chart.version,
+                evidence=evidence_json(result, c.after_conflict),
+                recorded_at=self.now,
             )
-        )  # fmt: skip
-        self._ids[c.event_id] = (version, digest, result.status.value)
-        for m in result.emitted:
-            self.outbox.append(
-                (self.instance_id, m.message_id, version, m.type, dumps(dict(m.payload)),
-                 self.now)
-            )  # fmt: skip
+        )
+        self._ids[c.event_id] = self.events[-1]
+        self.outbox.extend(outbox_rows(self.instance_id, version, result.emitted, self.now))
         if self.snapshot_every and version % self.snapshot_every == 0:
             self.snapshots.append(snapshot_row(self.instance_id, version, new, self.now))
         status = APPLIED if result.status is Status.APPLIED else ALREADY
         return Outcome(
-            status, None, version, new, c.event_id, result, sequence=version,
-            race=c.after_conflict, emitted=result.emitted,
-        )  # fmt: skip
+            status=status,
+            reason=None,
+            version=version,
+            state=new,
+            event_id=c.event_id,
+            result=result,
+            sequence=version,
+            race=c.after_conflict,
+            emitted=result.emitted,
+        )
 
     def _audit(
         self, c: Command, text: str, digest: str, conflict: Conflict, message: str
@@ -190,23 +281,41 @@ class InstanceTransaction:
         """Record a history conflict for investigation; return its CONFLICT outcome."""
         self.rejections.append(
             RejectionRow(
-                0, self.instance_id, c.event_id, c.type, text, digest,
-                CONFLICT.value, conflict.reason, message, self.version,
-                dumps(conflict.to_data()), self.now,
+                instance_id=self.instance_id,
+                event_id=c.event_id,
+                type=c.type,
+                payload=text,
+                payload_sha256=digest,
+                status=CONFLICT.value,
+                reason=conflict.reason,
+                message=message,
+                version=self.version,
+                detail=canonical_json(conflict.to_data()),
+                recorded_at=self.now,
             )
-        )  # fmt: skip
+        )
         return Outcome(
-            CONFLICT, conflict.reason, self.version, self.state, c.event_id,
-            message=message, conflict=conflict, race=c.after_conflict,
-        )  # fmt: skip
+            status=CONFLICT,
+            reason=conflict.reason,
+            version=self.version,
+            state=self.state,
+            event_id=c.event_id,
+            message=message,
+            conflict=conflict,
+            race=c.after_conflict,
+        )
 
-    def flush(self, chart_key: tuple[str, int, str]) -> None:
-        """Write everything decided, inside the caller's write transaction."""
-        store = self.store
+    def flush(self, store: Store, chart_key: ChartKey) -> None:
+        """Write everything decided to `store`, inside the caller's write transaction."""
         if self.events:
             store.insert_events(self.events)
             moved = store.update_instance(
-                self.instance_id, self.row.version, self.version, chart_key, self.columns, self.now
+                self.instance_id,
+                read_version=self.row.version,
+                new_version=self.version,
+                chart=chart_key,
+                columns=self.columns,
+                now=self.now,
             )
             if not moved:  # the row is locked (or the writer alone): roll everything back
                 raise RuntimeError(
@@ -221,17 +330,35 @@ class InstanceTransaction:
             store.insert_snapshot(snapshot)
 
 
-def snapshot_row(instance_id: str, sequence: int, state: State, now: float) -> SnapshotRow:
-    """The snapshot of `state` after `sequence` events."""
-    text = state.to_json()
-    data = state.to_data()
-    return SnapshotRow(
-        instance_id,
-        sequence,
-        text,
-        text_sha256(text),
-        state.chart_digest,
-        data["version"],
-        ENGINE_VERSION,
-        now,
-    )
+def outbox_rows(
+    instance_id: str, sequence: int, emitted: Sequence[EmittedMessage], now: float
+) -> list[NewOutboxRow]:
+    """The outbox rows of the messages emitted by the event at `sequence` (0: creation)."""
+    return [
+        NewOutboxRow(
+            instance_id=instance_id,
+            message_id=m.message_id,
+            sequence=sequence,
+            type=m.type,
+            payload=canonical_json(dict(m.payload)),
+            created_at=now,
+        )
+        for m in emitted
+    ]
+
+
+def read_facts(
+    store: Store, tx: InstanceTransaction, command: Command, recorded: RecordedId | None
+) -> HistoryFacts:
+    """What deciding `command` in `tx` needs from the history, read from this transaction's
+    own events first and then from `store`; `recorded` is where its event ID is recorded
+    (already looked up by the caller)."""
+    if recorded is not None:
+        return HistoryFacts(recorded=recorded)
+    sequence = tx.sequence_to_look_up(command)
+    if sequence is None:
+        return NOTHING_RECORDED
+    event_id = tx.event_id_here(sequence)
+    if event_id is None:
+        event_id = store.event_id_at(tx.instance_id, sequence)
+    return HistoryFacts(event_id_at_sequence=event_id)

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekit.compiler.serialize import canonical_json
-from statekit.runner.charts import ChartSet
+from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import UnknownInstanceError
 from statekit.runner.history import fold, initial_state
 from statekit.runner.snapshots import snapshot_state
-from statekit.runner.sql import Store
+from statekit.runner.store.base import Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +89,10 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
             differences.append(f"outbox: message {mid} ({kind}) at #{seq} is not in the replay")
     problems: list[str] = []
     for snap in sorted(snapshots, key=lambda s: s.through_sequence):
-        state, problem = snapshot_state(charts, snap)
+        checked = snapshot_state(charts, snap)
+        state = checked.state
         if state is None:
-            problems.append(f"refused {problem}")
+            problems.append(f"refused {checked.refused}")
             continue
         at = snap.through_sequence
         truth = replayed.states.get(at) if at else start.state
@@ -101,12 +102,12 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
             found = "; ".join(_compare(state.to_data(), truth.to_data(), "snapshot", "replayed"))
             problems.append(f"snapshot at {at} differs from the replay: {found}")
     return VerifyReport(
-        instance_id,
-        row.version,
-        replayed.version,
-        len(events),
-        tuple(differences),
-        tuple(problems),
+        instance_id=instance_id,
+        version=row.version,
+        replayed_version=replayed.version,
+        events=len(events),
+        differences=tuple(differences),
+        snapshot_problems=tuple(problems),
     )
 
 

@@ -1,10 +1,12 @@
 """Worker processes for the concurrency and crash tests (run as a script).
 
-python runner_workers.py contend URL WORKER ATTEMPTS INSTANCES SEED
+python runner_workers.py contend URL CHART WORKER ATTEMPTS INSTANCES SEED
     → one JSON line per attempt at the end: [instance, event_id, by, status, reason,
       version, sequence]
-python runner_workers.py crash URL RUN INSTANCES SEED
+python runner_workers.py crash URL CHART RUN INSTANCES SEED
     → "ready", then one JSON line per acknowledged event, until killed (or 20 s)
+
+CHART is the file of the counter chart (`runner_charts.COUNTER`, written by the test).
 """
 
 from __future__ import annotations
@@ -14,18 +16,16 @@ import random
 import sys
 import time
 
-from runner_charts import COUNTER, chart_from
-
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 
 
-def contend(url: str, worker: int, attempts: int, instances: int, seed: int) -> None:
+def contend(url: str, chart: str, worker: int, attempts: int, instances: int, seed: int) -> None:
     """Conflicting applies: read the version, then apply with it as expected_version
     (70%), apply unconditionally (10%), send a rejected event (10%) or redeliver one
     of our earlier event IDs (10%)."""
     rng = random.Random(seed)
-    runner = Runner(chart_from(COUNTER), open_store(url))
+    runner = Runner.from_file(chart, open_store(url))
     sent: list[tuple[str, str, int]] = []
     lines = []
     for n in range(attempts):
@@ -47,10 +47,10 @@ def contend(url: str, worker: int, attempts: int, instances: int, seed: int) -> 
         print(json.dumps(line))
 
 
-def crash(url: str, run: int, instances: int, seed: int) -> None:
+def crash(url: str, chart: str, run: int, instances: int, seed: int) -> None:
     """Apply events until killed, acknowledging each after `apply` returned."""
     rng = random.Random(seed)
-    runner = Runner(chart_from(COUNTER), open_store(url))
+    runner = Runner.from_file(chart, open_store(url))
     out = sys.stdout
     out.write("ready\n")
     out.flush()
@@ -66,9 +66,9 @@ def crash(url: str, run: int, instances: int, seed: int) -> None:
 
 
 if __name__ == "__main__":
-    mode, url, *rest = sys.argv[1:]
+    mode, url, chart, *rest = sys.argv[1:]
     numbers = [int(x) for x in rest]
     if mode == "contend":
-        contend(url, *numbers)
+        contend(url, chart, *numbers)
     else:
-        crash(url, *numbers)
+        crash(url, chart, *numbers)

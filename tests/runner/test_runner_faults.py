@@ -23,8 +23,8 @@ from runner_charts import JOB_CANCEL_WINS, MACHINES, chart_from
 
 import statekit
 from statekit.runner.outcome import Outcome, OutcomeStatus
-from statekit.runner.records import ENGINE_VERSION
 from statekit.runner.runner import Runner
+from statekit.runner.snapshots import ENGINE_VERSION
 from statekit.runner.store import open_store
 
 APPLIED, ALREADY = OutcomeStatus.APPLIED, OutcomeStatus.ALREADY_APPLIED

@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from runner_charts import COUNTER, chart_from
+from runner_charts import COUNTER, chart_from, write_chart
 
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
@@ -38,9 +38,12 @@ def _runner(url: str, instances: int) -> Runner:
     return runner
 
 
-def test_contention_keeps_versions_contiguous_and_loses_no_update(store_url: str) -> None:
+def test_contention_keeps_versions_contiguous_and_loses_no_update(
+    store_url: str, tmp_path: Path
+) -> None:
     runner = _runner(store_url, INSTANCES)
-    command = [sys.executable, str(WORKER), "contend", store_url]
+    chart = str(write_chart(COUNTER, tmp_path, "counter"))
+    command = [sys.executable, str(WORKER), "contend", store_url, chart]
     workers = [
         subprocess.Popen(
             [*command, str(w), str(ATTEMPTS), str(INSTANCES), str(1000 + w)],
@@ -83,16 +86,22 @@ def test_contention_keeps_versions_contiguous_and_loses_no_update(store_url: str
             assert (a[0], a[1]) in applied
 
 
-def test_sigkill_at_random_points_loses_no_acknowledged_event(store_url: str) -> None:
+def test_sigkill_at_random_points_loses_no_acknowledged_event(
+    store_url: str, tmp_path: Path
+) -> None:
     instances = 5
     runner = _runner(store_url, instances)
+    chart = str(write_chart(COUNTER, tmp_path, "counter"))
     rng = random.Random(7)
     acknowledged: list[tuple[str, str, str, int]] = []
     for run in range(KILLS):
+        arguments = [store_url, chart, str(run), str(instances), str(run)]
         child = subprocess.Popen(
-            [sys.executable, str(WORKER), "crash", store_url, str(run), str(instances), str(run)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            [sys.executable, str(WORKER), "crash", *arguments],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert child.stdout is not None
         assert child.stdout.readline() == "ready\n", child.stderr.read() if child.stderr else ""
         time.sleep(rng.uniform(0.0, 0.04))

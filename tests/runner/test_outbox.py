@@ -153,11 +153,15 @@ def test_next_claimable_is_the_later_of_backoff_and_claim(store_url: str) -> Non
     assert [r.next_attempt_at for r in store.outbox(["pending"])] == [store.next_claimable()] * 2
     [i0, i1] = store.claim_outbox("a", 5000.0, 10.0, 10)
     with store.write():
-        store.settle_outbox(i0.id, "pending", 1, 5020.0, "later", 5001.0)  # backoff wins
+        store.settle_outbox(
+            i0.id, status="pending", attempts=1, next_attempt_at=5020.0, error="later", now=5001.0
+        )  # backoff wins
     store.claim_outbox("b", 5001.0, 1.0, 10)  # i1 is still held by "a" until 5010
     assert store.next_claimable() == 5010.0
     with store.write():
-        store.settle_outbox(i1.id, "delivered", 1, 5002.0, None, 5002.0)
+        store.settle_outbox(
+            i1.id, status="delivered", attempts=1, next_attempt_at=5002.0, error=None, now=5002.0
+        )
     assert store.next_claimable() == 5020.0
 
 

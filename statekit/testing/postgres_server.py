@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL server on loopback, for tests and benchmarks.
+"""A throwaway PostgreSQL server on loopback, for tests and benchmarks only.
 
     with ThrowawayPostgres() as server:
         store = open_store(server.url)          # postgresql://postgres@127.0.0.1:<port>/postgres
@@ -78,17 +78,13 @@ class ThrowawayPostgres:
         self.data = Path(tempfile.mkdtemp(prefix="statekit-pg-"))
         if os.geteuid() == 0:
             shutil.chown(self.data, "postgres", "postgres")
-        self._run(
-            str(self.bindir / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres",
-            "--no-locale", "-E", "UTF8",
-        )  # fmt: skip
+        initdb = [str(self.bindir / "initdb"), "-D", str(self.data), "-A", "trust"]
+        self._run(*initdb, "-U", "postgres", "--no-locale", "-E", "UTF8")
         self.port = free_port()
         settings = [f"-c {k}={v}" for k, v in self.settings.items()]
         options = " ".join([f"-p {self.port}", f"-k {self.data}", *settings])
-        self._run(
-            str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.data / "log"),
-            "-w", "-t", "60", "-o", options, "start",
-        )  # fmt: skip
+        pg_ctl = [str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.data / "log")]
+        self._run(*pg_ctl, "-w", "-t", "60", "-o", options, "start")
         self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
         return self
 

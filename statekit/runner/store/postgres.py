@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from statekit.runner.errors import StoreURLError
-from statekit.runner.sql import Store
+from statekit.runner.store.base import Store
 
 SCHEMA_LOCK = 0x5743_4B54  # pg_advisory_xact_lock key serialising migrations
 

@@ -178,3 +178,27 @@ def test_outbox_lists_a_message_whose_payload_is_damaged(tmp_path: Path) -> None
     [message] = [json.loads(line) for line in done.stdout.splitlines()]
     assert message["message_id"] == "e2/0" and message["payload"] is None
     assert "not valid JSON" in message["payload_error"]
+
+
+def test_verify_uses_a_stored_chart_only_when_its_source_has_the_recorded_digest(
+    store_url: str, tmp_path: Path
+) -> None:
+    chart = str(write_chart(COUNTER, tmp_path, "counter"))
+    event = {"instance": "c1", "event_id": "e1", "type": "Incr", "payload": {"by": 1}}
+    assert statekit("run", chart, "--db", store_url, stdin=lines(event)).returncode == 0
+    assert statekit("verify", "--db", store_url).returncode == 0  # the stored source replays
+    # the stored source now compiles to another chart of the same name and version (one
+    # more event declared): the instance never ran on it, so it must not replay it
+    store = open_store(store_url)
+    [row] = store.charts()
+    assert row.source is not None
+    tampered = row.source.replace("  Ping: {}\n", "  Ping: {}\n  Pong: {}\n", 1)
+    assert tampered != row.source
+    with store.write():
+        store.execute("UPDATE statekit_charts SET source = ?", (tampered,))
+    done = statekit("verify", "--db", store_url)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout == (
+        "c1: DIFFERS\n  chart 'counter' is not available: pass it with --chart\n"
+    )
+    assert statekit("verify", "--db", store_url, "--chart", chart).returncode == 0

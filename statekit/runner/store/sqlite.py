@@ -7,7 +7,7 @@ version read is still the version written (the version-guarded UPDATE is a
 second check, never the mechanism). A deferred `BEGIN` would read under a
 shared lock and then try to upgrade it: two processes doing that block each
 other and SQLite answers "database is locked" at once, without waiting for
-the busy timeout (FIELD-NOTES: 2.6 M retries with 4 processes, zero with
+the busy timeout (measured: 2.6 M retries with 4 processes, zero with
 IMMEDIATE). WAL lets readers (load, history, verify) run beside the writer;
 the busy timeout makes writers queue instead of failing; `synchronous=FULL`
 makes each commit durable (an acknowledged event survives a power cut, not
@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from statekit.runner.errors import StoreURLError
-from statekit.runner.sql import Store
+from statekit.runner.store.base import Store
 
 SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
 

@@ -1,11 +1,12 @@
-"""The shared SQL of both stores: the `Store` base class.
+"""`Store`: the runner's tables behind one database connection, in SQL both dialects share.
 
 A `Store` owns one database connection (use one per thread or process) and
 creates and upgrades the schema on open (`migrations`). The SQL is shared and
-written with `?` placeholders; each dialect's subclass says how a write
-transaction starts (and so how writers are serialised), how a row is locked
-and how dispatchers claim outbox messages. The runner calls the methods below
-inside `store.write()` or `store.read()`; nothing here decides anything.
+written with `?` placeholders; each dialect's subclass (`sqlite`, `postgres`)
+says how a write transaction starts (and so how writers are serialised), how
+a row is locked and how dispatchers claim outbox messages. The runner calls
+the methods below inside `store.write()` or `store.read()`; nothing here
+decides anything. Rows come and go as the records of `rows`.
 """
 
 from __future__ import annotations
@@ -13,12 +14,68 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import fields
+from operator import attrgetter
 from typing import Any
 
 from statekit.runner.errors import SchemaVersionError
-from statekit.runner.migrations import LATEST, MIGRATIONS, MIGRATIONS_TABLE, create_migrations_table
-from statekit.runner.records import InstanceRow, StateColumns
-from statekit.runner.rows import ChartRow, EventRow, OutboxRow, RejectionRow, SnapshotRow
+from statekit.runner.store.migrations import (
+    MIGRATIONS,
+    MIGRATIONS_TABLE,
+    Migration,
+    create_migrations_table,
+)
+from statekit.runner.store.rows import (
+    ChartKey,
+    ChartRow,
+    EventRow,
+    InstanceChart,
+    InstanceRow,
+    NewOutboxRow,
+    OutboxRow,
+    RecordedId,
+    RejectionRow,
+    SnapshotRow,
+    StateColumns,
+)
+
+
+def _names(record: type[Any], *, without: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The columns of a table, in the order of its record's fields."""
+    return tuple(f.name for f in fields(record) if f.name not in without)
+
+
+_EVENT = _names(EventRow)
+_REJECTION_INSERT = _names(RejectionRow, without=("id",))
+_REJECTION = ("id", *_REJECTION_INSERT)
+_SNAPSHOT = _names(SnapshotRow)
+_NEW_OUTBOX = _names(NewOutboxRow)
+_OUTBOX = _names(OutboxRow)
+_event_values = attrgetter(*_EVENT)
+_rejection_values = attrgetter(*_REJECTION_INSERT)
+_snapshot_values = attrgetter(*_SNAPSHOT)
+_new_outbox_values = attrgetter(*_NEW_OUTBOX)
+
+
+def _insert(table: str, names: tuple[str, ...]) -> str:
+    """`INSERT INTO table (names…) VALUES (?, …)`."""
+    return f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})"
+
+
+_INSERT_EVENT = _insert("statekit_events", _EVENT)
+_INSERT_REJECTION = _insert("statekit_rejections", _REJECTION_INSERT)
+_INSERT_SNAPSHOT = _insert("statekit_snapshots", _SNAPSHOT)
+_INSERT_OUTBOX = _insert("statekit_outbox", _NEW_OUTBOX)
+_EVENT_COLUMNS = ", ".join(_EVENT)
+_REJECTION_COLUMNS = ", ".join(_REJECTION)
+_SNAPSHOT_COLUMNS = ", ".join(_SNAPSHOT)
+_OUTBOX_COLUMNS = ", ".join(_OUTBOX)
+
+
+def _rejection(row: Sequence[Any]) -> RejectionRow:
+    """A rejection row selected as `_REJECTION` (its key first)."""
+    return RejectionRow(**dict(zip(_REJECTION, row, strict=True)))
+
 
 _INSTANCE = (
     "SELECT i.instance_id, i.chart_name, i.chart_version, i.chart_digest, i.version, "
@@ -26,18 +83,6 @@ _INSTANCE = (
     "e.sequence, e.payload_sha256, e.status FROM statekit_instances i "
     "LEFT JOIN statekit_events e ON e.instance_id = i.instance_id AND e.event_id = ? "
     "WHERE i.instance_id = ?"
-)
-_EVENT_COLUMNS = (
-    "instance_id, sequence, event_id, type, payload, payload_sha256, status, chart_version, "
-    "evidence, recorded_at"
-)
-OUTBOX_COLUMNS = (
-    "id, instance_id, message_id, sequence, type, payload, status, attempts, next_attempt_at, "
-    "last_error, created_at, delivered_at"
-)
-_SNAPSHOT_COLUMNS = (
-    "instance_id, through_sequence, state, state_sha256, chart_digest, chart_version, "
-    "engine_version, created_at"
 )
 # An outbox message is deliverable when it is pending, due, unclaimed (or its claim
 # expired) and no earlier message of its instance is still pending: per-instance order.
@@ -122,7 +167,7 @@ class Store:
         """
         with self.write():
             rows = self.execute(
-                f"SELECT {OUTBOX_COLUMNS} FROM statekit_outbox o WHERE {ELIGIBLE} "
+                f"SELECT {_OUTBOX_COLUMNS} FROM statekit_outbox o WHERE {ELIGIBLE} "
                 f"ORDER BY o.id LIMIT ?{self.claim_lock_clause}",
                 (now, now, limit),
             ).fetchall()
@@ -130,7 +175,7 @@ class Store:
                 "UPDATE statekit_outbox SET claimed_by = ?, claimed_until = ? WHERE id = ?",
                 [(owner, now + lease, r[0]) for r in rows],
             )
-        return [OutboxRow(*r) for r in rows]
+        return [OutboxRow(*r) for r in rows]  # selected in the record's field order
 
     def close(self) -> None:
         """Close the connection."""
@@ -154,19 +199,21 @@ class Store:
     def _lock_schema(self) -> None:
         """Serialise concurrent migrators (inside the migration transaction)."""
 
-    def migrate(self) -> int:
-        """Create or upgrade the schema in place; return the schema version."""
+    def migrate(self, migrations: Sequence[Migration] = MIGRATIONS) -> int:
+        """Create or upgrade the schema in place with `migrations` (opening a store does
+        this with every released one); return the schema version."""
+        latest = migrations[-1].version
         with self.write():
             self._lock_schema()
             self.execute(create_migrations_table(self.dialect))
             row = self.execute(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE}").fetchone()
             current = int(row[0] or 0)
-            if current > LATEST:
+            if current > latest:
                 raise SchemaVersionError(
                     f"the database schema is at version {current}, newer than this statekit "
-                    f"knows ({LATEST}); upgrade statekit"
+                    f"knows ({latest}); upgrade statekit"
                 )
-            for migration in MIGRATIONS:
+            for migration in migrations:
                 if migration.version <= current:
                     continue
                 for statement in migration.statements(self.dialect):
@@ -176,7 +223,7 @@ class Store:
                     "VALUES (?, ?, ?)",
                     (migration.version, migration.description, time.time()),
                 )
-        return max(current, LATEST)
+        return max(current, latest)
 
     def schema_version(self) -> int:
         """The schema version recorded in the database."""
@@ -203,13 +250,14 @@ class Store:
         rows = self.execute(
             "SELECT digest, name, version, source FROM statekit_charts ORDER BY name, version"
         ).fetchall()
-        return [ChartRow(*r) for r in rows]
+        return [ChartRow(digest=r[0], name=r[1], version=r[2], source=r[3]) for r in rows]
 
     # ---- instances ---------------------------------------------------------------------
     def insert_instance(
         self,
         instance_id: str,
-        chart: tuple[str, int, str],
+        *,
+        chart: ChartKey,
         columns: StateColumns,
         initial_context: str,
         now: float,
@@ -220,7 +268,14 @@ class Store:
             "chart_digest, version, configuration, context, history, initial_context, "
             "created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (instance_id) DO NOTHING",
-            (instance_id, *chart, *_cols(columns), initial_context, now, now),
+            (
+                instance_id,
+                *_chart(chart),
+                *_state(columns),
+                initial_context,
+                now,
+                now,
+            ),
         )
         return bool(cursor.rowcount == 1)
 
@@ -234,17 +289,30 @@ class Store:
         row = self.execute(sql, (event_id, instance_id)).fetchone()
         if row is None:
             return None
+        columns = StateColumns(configuration=row[5], context=row[6], history=row[7])
+        recorded = (
+            None
+            if row[9] is None
+            else RecordedId(sequence=row[9], payload_sha256=row[10], status=row[11])
+        )
         return InstanceRow(
-            row[0], row[1], row[2], row[3], row[4], StateColumns(row[5], row[6], row[7]),
-            row[8], row[9], row[10], row[11],
-        )  # fmt: skip
+            instance_id=row[0],
+            chart_name=row[1],
+            chart_version=row[2],
+            chart_digest=row[3],
+            version=row[4],
+            columns=columns,
+            initial_context=row[8],
+            recorded=recorded,
+        )
 
     def update_instance(
         self,
         instance_id: str,
+        *,
         read_version: int,
         new_version: int,
-        chart: tuple[str, int, str],
+        chart: ChartKey,
         columns: StateColumns,
         now: float,
     ) -> bool:
@@ -253,7 +321,7 @@ class Store:
             "UPDATE statekit_instances SET version = ?, chart_name = ?, chart_version = ?, "
             "chart_digest = ?, configuration = ?, context = ?, history = ?, updated_at = ? "
             "WHERE instance_id = ? AND version = ?",
-            (new_version, *chart, *_cols(columns), now, instance_id, read_version),
+            (new_version, *_chart(chart), *_state(columns), now, instance_id, read_version),
         )
         return bool(cursor.rowcount == 1)
 
@@ -262,36 +330,32 @@ class Store:
         rows = self.execute("SELECT instance_id FROM statekit_instances ORDER BY instance_id")
         return [r[0] for r in rows.fetchall()]
 
-    def instance_charts(self) -> list[tuple[str, str]]:
-        """(instance ID, chart name) of every instance, sorted by instance ID."""
+    def instance_charts(self) -> list[InstanceChart]:
+        """Every instance with the name of its chart, sorted by instance ID."""
         rows = self.execute(
             "SELECT instance_id, chart_name FROM statekit_instances ORDER BY instance_id"
         )
-        return [(r[0], r[1]) for r in rows.fetchall()]
+        return [InstanceChart(instance_id=r[0], chart_name=r[1]) for r in rows.fetchall()]
 
     # ---- events ------------------------------------------------------------------------
     def insert_events(self, rows: Sequence[EventRow]) -> None:
         """Record accepted events (the primary key and the unique event ID are the
         database's last word against a duplicate)."""
         self.executemany(
-            f"INSERT INTO statekit_events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    r.instance_id, r.sequence, r.event_id, r.type, r.payload, r.payload_sha256,
-                    r.status, r.chart_version, r.evidence, r.recorded_at,
-                )
-                for r in rows
-            ],
-        )  # fmt: skip
+            _INSERT_EVENT,
+            [_event_values(r) for r in rows],
+        )
 
-    def recorded_event(self, instance_id: str, event_id: str) -> tuple[int, str, str] | None:
-        """(sequence, payload sha256, status) of a recorded event ID, if any."""
+    def recorded_event(self, instance_id: str, event_id: str) -> RecordedId | None:
+        """Where the event ID is recorded in the instance's history, if it is."""
         row = self.execute(
             "SELECT sequence, payload_sha256, status FROM statekit_events "
             "WHERE instance_id = ? AND event_id = ?",
             (instance_id, event_id),
         ).fetchone()
-        return None if row is None else (int(row[0]), str(row[1]), str(row[2]))
+        if row is None:
+            return None
+        return RecordedId(sequence=int(row[0]), payload_sha256=str(row[1]), status=str(row[2]))
 
     def event_id_at(self, instance_id: str, sequence: int) -> str | None:
         """The event ID recorded at `sequence`, if any."""
@@ -308,48 +372,38 @@ class Store:
             "AND sequence > ? ORDER BY sequence",
             (instance_id, after),
         ).fetchall()
-        return [EventRow(*r) for r in rows]
+        return [EventRow(*r) for r in rows]  # selected in the record's field order
 
     # ---- rejections --------------------------------------------------------------------
     def insert_rejection(self, row: RejectionRow) -> None:
-        """Audit a rejection or a history conflict (`row.id` is ignored)."""
+        """Audit a rejection or a history conflict (`row.id` is ignored: the database
+        numbers the rows)."""
         self.execute(
-            "INSERT INTO statekit_rejections (instance_id, event_id, type, payload, "
-            "payload_sha256, status, reason, message, version, detail, recorded_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                row.instance_id, row.event_id, row.type, row.payload, row.payload_sha256,
-                row.status, row.reason, row.message, row.version, row.detail, row.recorded_at,
-            ),
-        )  # fmt: skip
+            _INSERT_REJECTION,
+            _rejection_values(row),
+        )
 
     def rejections(self, instance_id: str | None = None) -> list[RejectionRow]:
         """Audited rejections, oldest first (of one instance, or all)."""
-        sql = (
-            "SELECT id, instance_id, event_id, type, payload, payload_sha256, status, reason, "
-            "message, version, detail, recorded_at FROM statekit_rejections"
-        )
+        sql = f"SELECT {_REJECTION_COLUMNS} FROM statekit_rejections"
         if instance_id is None:
             rows = self.execute(sql + " ORDER BY id").fetchall()
         else:
             rows = self.execute(sql + " WHERE instance_id = ? ORDER BY id", (instance_id,))
             rows = rows.fetchall()
-        return [RejectionRow(*r) for r in rows]
+        return [_rejection(r) for r in rows]
 
     # ---- snapshots ---------------------------------------------------------------------
     def insert_snapshot(self, row: SnapshotRow) -> None:
         """Store (or replace) the snapshot of an instance at `through_sequence`."""
         self.execute(
-            f"INSERT INTO statekit_snapshots ({_SNAPSHOT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (instance_id, through_sequence) DO UPDATE SET state = excluded.state, "
+            f"{_INSERT_SNAPSHOT} ON CONFLICT (instance_id, through_sequence) "
+            "DO UPDATE SET state = excluded.state, "
             "state_sha256 = excluded.state_sha256, chart_digest = excluded.chart_digest, "
             "chart_version = excluded.chart_version, engine_version = excluded.engine_version, "
             "created_at = excluded.created_at",
-            (
-                row.instance_id, row.through_sequence, row.state, row.state_sha256,
-                row.chart_digest, row.chart_version, row.engine_version, row.created_at,
-            ),
-        )  # fmt: skip
+            _snapshot_values(row),
+        )
 
     def snapshots(self, instance_id: str) -> list[SnapshotRow]:
         """The snapshots of an instance, newest first."""
@@ -358,26 +412,26 @@ class Store:
             "ORDER BY through_sequence DESC",
             (instance_id,),
         ).fetchall()
-        return [SnapshotRow(*r) for r in rows]
+        return [SnapshotRow(*r) for r in rows]  # selected in the record's field order
 
     # ---- outbox ------------------------------------------------------------------------
-    def insert_outbox(self, rows: Sequence[tuple[str, str, int, str, str, float]]) -> None:
-        """Insert messages: (instance_id, message_id, sequence, type, payload, created_at)."""
+    def insert_outbox(self, rows: Sequence[NewOutboxRow]) -> None:
+        """Put messages in the outbox, pending."""
         self.executemany(
-            "INSERT INTO statekit_outbox (instance_id, message_id, sequence, type, payload, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            rows,
+            _INSERT_OUTBOX,
+            [_new_outbox_values(r) for r in rows],
         )
 
     def outbox(self, statuses: Sequence[str], instance_id: str | None = None) -> list[OutboxRow]:
         """Messages in the given states, in outbox order."""
         marks = ", ".join("?" for _ in statuses)
-        sql = f"SELECT {OUTBOX_COLUMNS} FROM statekit_outbox WHERE status IN ({marks})"
+        sql = f"SELECT {_OUTBOX_COLUMNS} FROM statekit_outbox WHERE status IN ({marks})"
         params: list[Any] = list(statuses)
         if instance_id is not None:
             sql += " AND instance_id = ?"
             params.append(instance_id)
-        return [OutboxRow(*r) for r in self.execute(sql + " ORDER BY id", params).fetchall()]
+        rows = self.execute(sql + " ORDER BY id", params).fetchall()
+        return [OutboxRow(*r) for r in rows]  # selected in the record's field order
 
     def next_claimable(self) -> float | None:
         """The earliest time any pending message can be claimed (None when none is
@@ -395,6 +449,7 @@ class Store:
     def settle_outbox(
         self,
         message: int,
+        *,
         status: str,
         attempts: int,
         next_attempt_at: float,
@@ -421,5 +476,9 @@ class Store:
         return bool(cursor.rowcount == 1)
 
 
-def _cols(columns: StateColumns) -> tuple[str, str, str]:
+def _chart(chart: ChartKey) -> tuple[str, int, str]:
+    return (chart.name, chart.version, chart.digest)
+
+
+def _state(columns: StateColumns) -> tuple[str, str, str]:
     return (columns.configuration, columns.context, columns.history)

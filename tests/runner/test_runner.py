@@ -1,13 +1,16 @@
-"""Runner.apply's outcomes, on SQLite and on a real PostgreSQL server."""
+"""`Runner`: outcomes of apply, loading, chart versions and sources, on SQLite and on a real
+PostgreSQL server."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from runner_charts import COUNTER, MACHINES, chart_from
 
 import statekit
+from statekit.runner.chart_versions import carry_over
 from statekit.runner.errors import (
     ChartVersionError,
     CorruptRowError,
@@ -15,7 +18,6 @@ from statekit.runner.errors import (
     UnknownInstanceError,
 )
 from statekit.runner.outcome import OutcomeStatus
-from statekit.runner.records import carry_over
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.transaction import Command
@@ -309,3 +311,21 @@ def test_a_history_naming_a_removed_state_is_an_error_naming_it(store_url: str) 
     with pytest.raises(ChartVersionError, match=message):
         carry_over(stored, v2.chart)
     assert v1.load("r").version == 2  # nothing was written
+
+
+def test_the_chart_source_is_kept_for_replay(store_url: str) -> None:
+    store = open_store(store_url)
+    Runner(statekit.load(MACHINES / "payment.yaml"), store)  # no source given: none kept
+    [row] = store.charts()
+    assert (row.name, row.source) == ("payment", None)
+    Runner.from_file(MACHINES / "payment.yaml", store)  # the text it compiled is kept
+    [row] = store.charts()
+    assert row.source == (MACHINES / "payment.yaml").read_text(encoding="utf-8")
+    Runner(statekit.load(MACHINES / "payment.yaml"), store, source="ignored: one is kept")
+    assert store.charts() == [row]
+
+
+def test_a_chart_file_with_errors_is_a_compile_error(store_url: str, tmp_path: Path) -> None:
+    (tmp_path / "broken.yaml").write_text("statechart: [unclosed\n", encoding="utf-8")
+    with pytest.raises(statekit.CompileError):
+        Runner.from_file(tmp_path / "broken.yaml", open_store(store_url))

@@ -3,9 +3,11 @@
     store = statekit.open_store("sqlite:///tasks.db")      # or sqlite:////abs/path.db
     store = statekit.open_store("postgresql://user@127.0.0.1:5432/db")
 
-`Store` (in `statekit.runner.sql`) is the interface the runner, the
-dispatcher and the inbox use; `SQLiteStore` and `PostgresStore` implement it.
-psycopg is imported only when a PostgreSQL store is opened.
+Modules: `base` (`Store`, the interface the runner, the dispatcher and the
+inbox use, with the SQL both dialects share), `sqlite` (`SQLiteStore`) and
+`postgres` (`PostgresStore`): each dialect's locking, `migrations` (the
+versioned schema), `rows` (the stored forms). psycopg is imported only when a
+PostgreSQL store is opened.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from statekit.runner.errors import StoreURLError
-from statekit.runner.postgres_store import PostgresStore
-from statekit.runner.sql import Store
-from statekit.runner.sqlite_store import SQLiteStore
+from statekit.runner.store.base import Store
+from statekit.runner.store.postgres import PostgresStore
+from statekit.runner.store.sqlite import SQLiteStore
 
 __all__ = ["PostgresStore", "SQLiteStore", "Store", "open_store"]
 

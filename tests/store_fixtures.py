@@ -1,7 +1,7 @@
-"""Fixtures for the runner's tests: a store of each kind, PostgreSQL a real server.
+"""Store fixtures for the runner's and the CLI's tests: a store of each kind.
 
-The PostgreSQL server is started once per session on loopback (a throwaway
-`initdb` + `pg_ctl`, see `statekit.runner.throwaway`) and every test gets a
+PostgreSQL is a real server, started once per session on loopback (a throwaway
+`initdb` + `pg_ctl`, see `statekit.testing.postgres_server`) and every test gets a
 fresh database. When PostgreSQL is not installed the tests FAIL, never skip:
 `make test` installs it (scripts/ensure-postgres.sh).
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from statekit.runner.throwaway import PostgresUnavailable, ThrowawayPostgres
+from statekit.testing.postgres_server import PostgresUnavailable, ThrowawayPostgres
 
 _names = itertools.count(1)
 

@@ -1,4 +1,4 @@
-"""Inline charts for the runner's tests (also imported by `runner_workers.py`)."""
+"""Inline charts for the tests of the runner and its CLI."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
 
-MACHINES = Path(__file__).resolve().parents[2] / "machines"
+MACHINES = Path(__file__).resolve().parents[1] / "machines"
 
 COUNTER = """
 statechart: counter

@@ -1,0 +1,35 @@
+"""The evidence stored with each accepted event: its microsteps, and the race it followed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from statekit.compiler.serialize import canonical_json
+from statekit.engine.result import Microstep, Result
+from statekit.runner.outcome import Conflict
+
+
+def microstep_data(step: Microstep) -> dict[str, Any]:
+    """A microstep as JSON-ready data."""
+    return {
+        "event": step.event,
+        "payload": dict(step.payload),
+        "transitions": [
+            {"id": t.id, "source": t.source, "targets": list(t.targets), "kind": t.kind}
+            for t in step.transitions
+        ],
+        "exited": list(step.exited),
+        "entered": list(step.entered),
+        "changes": [[c.field, c.old, c.new] for c in step.changes],
+        "emitted": list(step.emitted),
+        "raised": list(step.raised),
+    }
+
+
+def evidence_json(result: Result, race: Conflict | None) -> str:
+    """The evidence stored with an event, as canonical JSON: its microsteps, and the
+    conflict it was re-decided after (`race`)."""
+    data: dict[str, Any] = {"microsteps": [microstep_data(s) for s in result.evidence]}
+    if race is not None:
+        data["race"] = race.to_data()
+    return canonical_json(data)

@@ -1,0 +1,149 @@
+"""The stored forms of the runner's tables, as frozen records (JSON columns still as text).
+
+A record read back from a table has that table's columns in order (the store
+derives its column lists from these fields), so the SQL and the record
+cannot disagree; records written by the runner are built with keywords.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ChartKey:
+    """The chart version an instance runs on: its name, version and digest."""
+
+    name: str
+    version: int
+    digest: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChartRow:
+    """A chart version known to the store (its YAML source when it was available)."""
+
+    digest: str
+    name: str
+    version: int
+    source: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StateColumns:
+    """A state as the instance row stores it: three canonical JSON texts."""
+
+    configuration: str
+    context: str
+    history: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedId:
+    """Where an event ID is recorded in a history: its sequence, payload sha256 and status."""
+
+    sequence: int
+    payload_sha256: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceRow:
+    """An instance row as read from the store; `recorded` is where the event ID being
+    applied is recorded, when one was looked up and found."""
+
+    instance_id: str
+    chart_name: str
+    chart_version: int
+    chart_digest: str
+    version: int
+    columns: StateColumns
+    initial_context: str
+    recorded: RecordedId | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceChart:
+    """An instance ID with the name of the chart it runs on."""
+
+    instance_id: str
+    chart_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    """One accepted event of an instance's history."""
+
+    instance_id: str
+    sequence: int
+    event_id: str
+    type: str
+    payload: str
+    payload_sha256: str
+    status: str
+    chart_version: int
+    evidence: str
+    recorded_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class RejectionRow:
+    """One audited rejection or history conflict (nothing changed); `id` is the row's
+    key, None before it is inserted."""
+
+    instance_id: str
+    event_id: str
+    type: str
+    payload: str
+    payload_sha256: str
+    status: str
+    reason: str
+    message: str | None
+    version: int
+    detail: str
+    recorded_at: float
+    id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotRow:
+    """A stored snapshot: the state after `through_sequence` events."""
+
+    instance_id: str
+    through_sequence: int
+    state: str
+    state_sha256: str
+    chart_digest: str
+    chart_version: int
+    engine_version: str
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class NewOutboxRow:
+    """A message to put in the outbox (pending, never attempted yet)."""
+
+    instance_id: str
+    message_id: str
+    sequence: int
+    type: str
+    payload: str
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxRow:
+    """An outbox message with its delivery state (`pending`, `delivered`, `dead`)."""
+
+    id: int
+    instance_id: str
+    message_id: str
+    sequence: int
+    type: str
+    payload: str
+    status: str
+    attempts: int
+    next_attempt_at: float
+    last_error: str | None
+    created_at: float
+    delivered_at: float | None

@@ -1,0 +1,90 @@
+"""A state as the instance row stores it, and back.
+
+Rows hold the minimum: an instance row keeps its active configuration
+(dotted paths), context and history as canonical JSON beside the chart's
+name, version and digest; everything else is rebuilt from the chart.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from statekit.compiler.serialize import canonical_json
+from statekit.engine.chart import Chart
+from statekit.engine.state import STATE_FORMAT, State, StateFormatError
+from statekit.runner.chart_versions import carry_over_data
+from statekit.runner.errors import ChartVersionError, CorruptRowError
+from statekit.runner.store.rows import InstanceRow, StateColumns
+
+
+def state_columns(state: State) -> StateColumns:
+    """The columns of `state` (a configuration's text is computed once)."""
+    key = (state.chart_digest, state.active_ids)
+    configuration = _CONFIGURATIONS.get(key)
+    if configuration is None:
+        if len(_CONFIGURATIONS) > 4096:
+            _CONFIGURATIONS.clear()
+        configuration = _CONFIGURATIONS[key] = canonical_json(state.to_data()["configuration"])
+    history = state.history
+    return StateColumns(
+        configuration=configuration,
+        context=canonical_json(dict(state.context)),
+        history=canonical_json({k: list(v) for k, v in history.items()}) if history else "{}",
+    )
+
+
+_CONFIGURATIONS: dict[tuple[str, frozenset[int]], str] = {}
+
+
+def state_of(chart: Chart, row: InstanceRow) -> State:
+    """The state stored in `row`, expressed in `chart`.
+
+    A row of the same digest loads as is. A row of an older version of the same
+    chart is carried over to `chart` (`carry_over_data`: a ChartVersionError names
+    the first stored state, active or remembered in the history, that `chart`
+    no longer has). Another chart, a newer version, or the same version with
+    another digest is a ChartVersionError.
+    """
+    where = f"instance {row.instance_id!r}"
+    if row.chart_name != chart.name:
+        raise ChartVersionError(f"{where} runs on chart {row.chart_name!r}, not on {chart.name!r}")
+    if row.chart_digest != chart.digest:
+        if row.chart_version > chart.version:
+            raise ChartVersionError(
+                f"{where} runs on chart {chart.name!r} version {row.chart_version}, newer than "
+                f"this runner's version {chart.version}: unknown chart version"
+            )
+        if row.chart_version == chart.version:
+            raise ChartVersionError(
+                f"{where} runs on chart {chart.name!r} version {row.chart_version} "
+                f"({row.chart_digest}), but this runner's version {chart.version} has digest "
+                f"{chart.digest}: unknown chart version (a changed chart needs a new version:)"
+            )
+    try:
+        data = {
+            "format": STATE_FORMAT,
+            "statechart": chart.name,
+            "version": chart.version,
+            "digest": chart.digest,
+            "configuration": json.loads(row.columns.configuration),
+            "context": json.loads(row.columns.context),
+            "history": json.loads(row.columns.history),
+        }
+    except ValueError as exc:
+        raise CorruptRowError(f"{where}: stored state is not JSON: {exc}") from exc
+    if row.chart_digest != chart.digest:
+        return carry_over_data(chart, data, row.chart_version, where)
+    try:
+        return State.from_json(chart, data)
+    except StateFormatError as exc:
+        raise CorruptRowError(f"{where}: stored state does not fit its chart: {exc}") from exc
+
+
+def loads(text: str, what: str) -> Any:
+    """`json.loads` of a stored JSON text, with a CorruptRowError naming `what` instead
+    of a ValueError."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise CorruptRowError(f"{what} is not valid JSON: {exc}") from exc
