@@ -30,5 +30,9 @@ def load(path: str | Path, *, max_microsteps: int | None = None) -> Chart:
     Raises `CompileError` (with `.diagnostics`) when the chart has errors.
     `max_microsteps` bounds each macrostep (default 1000; beyond it: LIVELOCK).
     """
-    ir = compile_chart(path)
-    return Chart(ir) if max_microsteps is None else Chart(ir, max_microsteps=max_microsteps)
+    result = compile_file(path)
+    if result.chart is None:
+        raise CompileError(result.errors or result.diagnostics)
+    if max_microsteps is None:
+        return Chart(result.chart, source=result.source)
+    return Chart(result.chart, max_microsteps=max_microsteps, source=result.source)

@@ -47,7 +47,7 @@ def _compiled(path: str) -> CompileResult:
 
 def _chart(result: CompileResult) -> Chart:
     assert result.chart is not None  # `_compiled` exits otherwise
-    return Chart(result.chart)
+    return Chart(result.chart, source=result.source)
 
 
 def _store(url: str) -> Store:
@@ -165,7 +165,7 @@ def _groups(lines: IO[str], batch: int) -> Iterator[_Group | _BadLine]:
 def run_command(file: str, url: str, source: IO[str], batch: int, no_create: bool) -> None:
     """Apply events read as JSON lines to instances of the chart FILE; one outcome per line."""
     compiled = _compiled(file)
-    runner = Runner(_chart(compiled), _store(url), source=compiled.source)
+    runner = Runner(_chart(compiled), _store(url))
     errors = 0
     out = sys.stdout
     for group in _groups(source, batch):

@@ -38,13 +38,30 @@ class StartError(ValueError):
 
 
 class Chart:
-    """A compiled chart with its runtime tables: start instances, send events, replay."""
+    """A compiled chart with its runtime tables: start instances, send events, replay.
 
-    __slots__ = ("_initial", "_tables")
+    `source` is the YAML text the chart was compiled from, when the caller has it
+    (`statekit.load` passes it): the durable runner keeps it in its store, so
+    that histories written under this version replay after a newer one is deployed.
+    """
 
-    def __init__(self, ir: CompiledChart, *, max_microsteps: int = DEFAULT_MAX_MICROSTEPS) -> None:
+    __slots__ = ("_initial", "_source", "_tables")
+
+    def __init__(
+        self,
+        ir: CompiledChart,
+        *,
+        max_microsteps: int = DEFAULT_MAX_MICROSTEPS,
+        source: str | None = None,
+    ) -> None:
         self._tables = Tables(ir, max_microsteps)
         self._initial: State | None = None
+        self._source = source
+
+    @property
+    def source(self) -> str | None:
+        """The YAML text this chart was compiled from, or None when it was not given."""
+        return self._source
 
     @property
     def ir(self) -> CompiledChart:

@@ -29,7 +29,7 @@ def stored_chart(row: ChartRow) -> Chart | None:
     result = compile_source(row.source, f"<stored chart {row.name} v{row.version}>")
     if result.chart is None:
         return None
-    chart = Chart(result.chart)
+    chart = Chart(result.chart, source=row.source)
     return chart if chart.digest == row.digest else None
 
 

@@ -1,6 +1,6 @@
 """`Runner`: read → `chart.send` (pure) → write, one database transaction per event.
 
-    runner = statekit.Runner.from_file("machines/task.yaml", store)   # or Runner(chart, store)
+    runner = statekit.Runner(statekit.load("machines/task.yaml"), store)
     runner.create("task-42")
     o = runner.apply("task-42", "evt-1", "TaskStarted", {...}, expected_version=0)
     o.status, o.reason, o.version, o.state
@@ -25,11 +25,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
-from statekit.compiler.diagnostics import CompileError
-from statekit.compiler.pipeline import compile_file
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import START_EVENT, Chart
 from statekit.engine.state import State
@@ -58,9 +55,9 @@ _CACHE_LIMIT = 10_000
 class Runner:
     """Durable instances of one chart in one store (see the module docstring).
 
-    `source` is the YAML text `chart` was compiled from (`CompileResult.source`;
-    `from_file` passes it): the store keeps it, so that histories written under
-    this version can be replayed after a newer one is deployed. `previous` lists
+    The store keeps the chart's YAML text (`Chart.source`, which `statekit.load`
+    fills in), so that histories written under this version can be replayed
+    after a newer one is deployed. `previous` lists
     older versions of the chart, for replaying histories that began under them
     (versions whose source the store kept are found there too).
     `snapshot_every=N` stores a snapshot in the same transaction as every Nth event.
@@ -72,7 +69,6 @@ class Runner:
         chart: Chart,
         store: Store,
         *,
-        source: str | None = None,
         previous: Iterable[Chart] = (),
         snapshot_every: int | None = None,
     ) -> None:
@@ -86,30 +82,8 @@ class Runner:
         self._states: dict[str, tuple[StateColumns, str, State]] = {}
         known = {row.digest: row for row in store.charts()}
         row = known.get(chart.digest)
-        if row is None or (row.source is None and source is not None):
-            store.register_chart(chart.digest, chart.name, chart.version, source)
-
-    @classmethod
-    def from_file(
-        cls,
-        path: str | Path,
-        store: Store,
-        *,
-        previous: Iterable[Chart] = (),
-        snapshot_every: int | None = None,
-    ) -> Runner:
-        """A runner of the chart compiled from the file at `path`, its source kept in the
-        store; raises `CompileError` (with `.diagnostics`) when the chart has errors."""
-        result = compile_file(path)
-        if result.chart is None:
-            raise CompileError(result.errors or result.diagnostics)
-        return cls(
-            Chart(result.chart),
-            store,
-            source=result.source,
-            previous=previous,
-            snapshot_every=snapshot_every,
-        )
+        if row is None or (row.source is None and chart.source is not None):
+            store.register_chart(chart.digest, chart.name, chart.version, chart.source)
 
     # ---- instances ---------------------------------------------------------------------
     def create(

@@ -16,6 +16,7 @@ import random
 import sys
 import time
 
+import statekit
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 
@@ -25,7 +26,7 @@ def contend(url: str, chart: str, worker: int, attempts: int, instances: int, se
     (70%), apply unconditionally (10%), send a rejected event (10%) or redeliver one
     of our earlier event IDs (10%)."""
     rng = random.Random(seed)
-    runner = Runner.from_file(chart, open_store(url))
+    runner = Runner(statekit.load(chart), open_store(url))
     sent: list[tuple[str, str, int]] = []
     lines = []
     for n in range(attempts):
@@ -50,7 +51,7 @@ def contend(url: str, chart: str, worker: int, attempts: int, instances: int, se
 def crash(url: str, chart: str, run: int, instances: int, seed: int) -> None:
     """Apply events until killed, acknowledging each after `apply` returned."""
     rng = random.Random(seed)
-    runner = Runner.from_file(chart, open_store(url))
+    runner = Runner(statekit.load(chart), open_store(url))
     out = sys.stdout
     out.write("ready\n")
     out.flush()

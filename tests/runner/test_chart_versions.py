@@ -6,6 +6,7 @@ from pathlib import Path
 
 from runner_charts import COUNTER, chart_from, write_chart
 
+import statekit
 from statekit.runner.chart_versions import chart_sets
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
@@ -17,8 +18,8 @@ def test_the_newest_stored_version_is_current_and_older_ones_replay(
     store_url: str, tmp_path: Path
 ) -> None:
     store = open_store(store_url)
-    v1 = Runner.from_file(write_chart(COUNTER, tmp_path, "v1"), store).chart
-    v2 = Runner.from_file(write_chart(COUNTER_V2, tmp_path, "v2"), store).chart
+    v1 = Runner(statekit.load(write_chart(COUNTER, tmp_path, "v1")), store).chart
+    v2 = Runner(statekit.load(write_chart(COUNTER_V2, tmp_path, "v2")), store).chart
     [(name, charts)] = chart_sets(store).items()
     assert name == "counter" and charts.current.digest == v2.digest
     older = charts.get(1)
@@ -28,7 +29,7 @@ def test_the_newest_stored_version_is_current_and_older_ones_replay(
 
 def test_a_stored_source_of_another_digest_is_not_used(store_url: str, tmp_path: Path) -> None:
     store = open_store(store_url)
-    chart = Runner.from_file(write_chart(COUNTER, tmp_path, "counter"), store).chart
+    chart = Runner(statekit.load(write_chart(COUNTER, tmp_path, "counter")), store).chart
     [row] = store.charts()
     assert row.source is not None
     with store.write():

@@ -315,17 +315,16 @@ def test_a_history_naming_a_removed_state_is_an_error_naming_it(store_url: str) 
 
 def test_the_chart_source_is_kept_for_replay(store_url: str) -> None:
     store = open_store(store_url)
-    Runner(statekit.load(MACHINES / "payment.yaml"), store)  # no source given: none kept
+    Runner(statekit.Chart(statekit.compile(MACHINES / "payment.yaml")), store)  # no source
     [row] = store.charts()
     assert (row.name, row.source) == ("payment", None)
-    Runner.from_file(MACHINES / "payment.yaml", store)  # the text it compiled is kept
+    Runner(statekit.load(MACHINES / "payment.yaml"), store)  # the text it compiled is kept
     [row] = store.charts()
     assert row.source == (MACHINES / "payment.yaml").read_text(encoding="utf-8")
-    Runner(statekit.load(MACHINES / "payment.yaml"), store, source="ignored: one is kept")
     assert store.charts() == [row]
 
 
 def test_a_chart_file_with_errors_is_a_compile_error(store_url: str, tmp_path: Path) -> None:
     (tmp_path / "broken.yaml").write_text("statechart: [unclosed\n", encoding="utf-8")
     with pytest.raises(statekit.CompileError):
-        Runner.from_file(tmp_path / "broken.yaml", open_store(store_url))
+        Runner(statekit.load(tmp_path / "broken.yaml"), open_store(store_url))
