@@ -28,3 +28,13 @@ def test_compile_chart_raises_with_the_errors(tmp_path: Path) -> None:
     with pytest.raises(CompileError) as raised:
         compile_chart(path)
     assert [d.slug for d in raised.value.diagnostics] == ["invalid-initial"]
+
+
+def test_load_keeps_the_text_it_compiled_and_a_bare_chart_has_none(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    text = "statechart: c\ninitial: a\nstates:\n  a: {}\n"
+    path.write_text(text, encoding="utf-8")
+    assert load(path).source == text
+    assert statekit.Chart(compile_chart(path)).source is None
+    with pytest.raises(CompileError):
+        load(tmp_path / "missing.yaml")
