@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from statekit.analysis.explorer import Exploration, MacrostepBranch
+from statekit.analysis.exploration import Exploration, MacrostepBranch
 from statekit.analysis.facts import selected_transitions
 from statekit.analysis.guards import ThreeValued
 from statekit.compiler.ir import ExpressionInvariant, StateInvariant

@@ -42,13 +42,24 @@ never hangs.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
 
+from statekit.analysis.exploration import (
+    BEYOND,
+    NOWHERE,
+    Exploration,
+    History,
+    HistoryKey,
+    Limit,
+    MacrostepBranch,
+    Node,
+    SeenConflict,
+)
+from statekit.analysis.guard_choices import MAX_CHOICES, ScriptedGuardOracle
 from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
 from statekit.compiler.gc_pause import collector_paused
-from statekit.compiler.ir import CompiledChart, GuardCheck, StateKind, Transition
+from statekit.compiler.ir import CompiledChart, StateKind
 from statekit.engine.abstract import (
     AbstractMacrostep,
     abstract_initial_macrostep,
@@ -70,222 +81,12 @@ from statekit.engine.tables import (
 
 DEFAULT_MAX_CONFIGURATIONS = 100_000
 """Default bound on abstract states (configuration + history values)."""
-MAX_CHOICES = 20
-"""Data-guard decisions one macrostep may need before its enumeration stops."""
 MAX_RUNS = 1024
 """Distinct guard-outcome combinations enumerated per abstract state and event."""
 
-NOWHERE = -1
-"""`MacrostepBranch.target` when nothing fired (the state is unchanged)."""
-BEYOND = -2
-"""`MacrostepBranch.target` when the target was not explored (over `max_configurations`)."""
-
-History = Mapping[int, tuple[int, ...]]
-HistoryKey = tuple[tuple[int, tuple[int, ...]], ...]
 _new = tuple.__new__
 Progress = Callable[[int, int], None]
 """Called now and then with (abstract states expanded, abstract states found)."""
-
-
-class MacrostepBranch(NamedTuple):
-    """One branch of an explored macrostep: its result under one set of assumptions.
-
-    `event` is None for the initial macrostep. `target` is the node it leads
-    to (`NOWHERE` when nothing fired, `BEYOND` past the bound). `steps` are
-    the engine's microstep plans in order (transitions fired, states exited
-    and entered). `basis` is `applied`, `livelock`, or the engine's
-    classification basis (`already`, `guard`, `reject`, `terminal`,
-    `undefined`) when nothing fired; `failed` the guard that failed first.
-
-    A named tuple, not a frozen dataclass: the exploration builds one per
-    abstract state, event and run, and in Python 3.11 a frozen dataclass
-    costs ten times as much to construct (a third of the exploration time).
-    """
-
-    event: str | None
-    assumptions: tuple[Assumption, ...]
-    target: int
-    steps: tuple[MicrostepPlan, ...]
-    status: Status
-    reason: str | None
-    basis: str
-    failed: FailedGuard | None = None
-
-    @property
-    def fired(self) -> bool:
-        """Whether a transition fired (APPLIED)."""
-        return self.basis == "applied"
-
-    def transitions(self) -> tuple[int, ...]:
-        """Every transition fired, microstep after microstep (none for a LIVELOCK, whose
-        microsteps the engine rolls back)."""
-        if not self.fired:
-            return ()
-        return tuple(t for plan in self.steps for t in plan.transitions)
-
-    def __repr__(self) -> str:
-        return (
-            f"MacrostepBranch({self.event!r}, {self.basis}, {self.reason!r}, target={self.target})"
-        )
-
-
-class Node:
-    """An abstract state: a configuration and history values, first reached by `via`
-    from node `parent` (-1: by the initial macrostep), `depth` events from the start."""
-
-    __slots__ = ("config", "depth", "history", "history_key", "id", "outcomes", "parent", "via")
-
-    def __init__(
-        self,
-        node_id: int,
-        config: Configuration,
-        history: History,
-        history_key: HistoryKey,
-        parent: int,
-        via: MacrostepBranch,
-        depth: int,
-    ) -> None:
-        self.id = node_id
-        self.config = config
-        self.history = history
-        self.history_key = history_key
-        self.parent = parent
-        self.via = via
-        self.depth = depth
-        self.outcomes: list[MacrostepBranch] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Limit:
-    """A bound the exploration hit: `kind` is `configurations` or `branching`."""
-
-    kind: str
-    message: str
-    node: int | None = None
-    event: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class SeenConflict:
-    """A conflict resolution the engine made that removed transitions (`conflict`), first
-    seen in the macrostep of `event` from `node` (-1: the initial macrostep) under
-    `assumptions`."""
-
-    conflict: TransitionConflict
-    node: int
-    event: str | None
-    assumptions: tuple[Assumption, ...]
-
-
-class Exploration:
-    """The reachable abstract states of a chart and every outcome between them.
-
-    `nodes` are in breadth-first order (`depth` never decreases), so the first
-    node with a property is one closest to the start. `complete` is False when
-    a bound was hit (`limits` says which): absence claims (unreachable,
-    dead, trap) are then not proven.
-    """
-
-    def __init__(
-        self,
-        chart: CompiledChart,
-        tables: Tables,
-        events: tuple[str, ...],
-        max_configurations: int,
-    ) -> None:
-        self.chart = chart
-        self.tables = tables
-        self.events = events
-        self.max_configurations = max_configurations
-        self.nodes: list[Node] = []
-        self.initial: list[MacrostepBranch] = []
-        self.limits: list[Limit] = []
-        self.conflicts: list[SeenConflict] = []
-        self.checks = 0
-        self.seconds = 0.0
-
-    @property
-    def complete(self) -> bool:
-        """Whether every reachable abstract state and every guard outcome was explored."""
-        return not self.limits
-
-    def path(self, node_id: int) -> list[tuple[int, MacrostepBranch]]:
-        """The outcomes leading from the start to `node_id`, each with the node it left
-        (-1 for the initial macrostep), first to last."""
-        out: list[tuple[int, MacrostepBranch]] = []
-        current = node_id
-        while current >= 0:
-            node = self.nodes[current]
-            out.append((node.parent, node.via))
-            current = node.parent
-        out.reverse()
-        return out
-
-    def configurations(self) -> list[Configuration]:
-        """The distinct reachable configurations (history values aside), in BFS order."""
-        return list(dict.fromkeys(node.config for node in self.nodes))
-
-
-class _Oracle:
-    """Answers guards for one replay of a macrostep: exactly when the three-valued
-    value is known, else from `script` (extending it with True).
-
-    A guard asked again with the same data gets the same answer without a new
-    choice: the memo key holds the guard's tree, its relevant active states
-    and the current values of the context fields it reads (an abstract
-    `assign` stores a new `AbstractValue`, so a changed field changes the key);
-    guards that read the event are memoised per payload object. `known`
-    seeds the memo with what the start configuration's stability implies.
-    """
-
-    __slots__ = ("assumptions", "cut", "event_memo", "memo", "payload", "pos", "script", "three")
-
-    def __init__(self, script: list[bool], three: ThreeValued, known: dict[object, bool]) -> None:
-        self.script = script
-        self.three = three
-        self.pos = 0
-        self.cut = False
-        self.assumptions: list[Assumption] = []
-        self.payload: object = None
-        self.memo = dict(known)
-        self.event_memo: dict[object, bool] = {}
-
-    def __call__(
-        self,
-        check: GuardCheck,
-        transition: Transition,
-        context: Mapping[str, Any],
-        payload: Mapping[str, Any],
-        active: frozenset[int],
-    ) -> bool:
-        value, key, info = self.three.lookup(check.expression, active)
-        if value is not UNKNOWN:
-            return value
-        data_key = (key, tuple([context[f] for f in info.fields]))
-        if info.reads_event:
-            if payload is not self.payload:
-                self.payload = payload
-                self.event_memo = {}
-            memo = self.event_memo
-        else:
-            memo = self.memo
-        found = memo.get(data_key)
-        if found is not None:
-            return found
-        pos = self.pos
-        if pos < len(self.script):
-            answer = self.script[pos]
-            self.pos = pos + 1
-        elif pos >= MAX_CHOICES:  # past the bound every further decision is "fails"
-            answer = False
-            self.cut = True
-        else:
-            answer = True
-            self.script.append(True)
-            self.pos = pos + 1
-        memo[data_key] = answer
-        self.assumptions.append(Assumption(check, transition.id, answer))
-        return answer
 
 
 Run = AbstractMacrostep
@@ -442,7 +243,7 @@ class Explorer:
         runs: list[Leaf] = []
         cut = False
         while True:
-            oracle = _Oracle(script, self.three, known)
+            oracle = ScriptedGuardOracle(script, self.three, known)
             run = start(oracle)
             if oracle.cut and not cut:
                 cut = True

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from statekit.analysis.explorer import Exploration, MacrostepBranch
+from statekit.analysis.exploration import Exploration, MacrostepBranch
 from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.tables import is_in_final_state

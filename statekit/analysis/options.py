@@ -12,7 +12,8 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
-from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS, Exploration, Progress, explore
+from statekit.analysis.exploration import Exploration
+from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS, Progress, explore
 from statekit.compiler.ir import CompiledChart
 
 ProgressFactory = Callable[[CompiledChart], AbstractContextManager[Progress | None]]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from statekit.analysis.explorer import Exploration, MacrostepBranch
+from statekit.analysis.exploration import Exploration, MacrostepBranch
 from statekit.analysis.facts import outcomes, selected_transitions
 from statekit.analysis.report import leaves, state_name, transition_label
 from statekit.engine.step import verdict

@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from statekit.analysis.explain import Explanation, explain
-from statekit.analysis.explorer import Exploration
+from statekit.analysis.exploration import Exploration
 from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.analysis.paths import PathSuite, covering_paths
 from statekit.analysis.report import transition_label

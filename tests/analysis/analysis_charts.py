@@ -5,7 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS, Exploration, explore
+from statekit.analysis.exploration import Exploration
+from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS, explore
 from statekit.analysis.options import ExplorationOptions
 from statekit.compiler.diagnostics import Diagnostic
 from statekit.compiler.ir import CompiledChart

@@ -10,7 +10,8 @@ import pytest
 from analysis_charts import MACHINES, chart_of, explored
 
 import statekit
-from statekit.analysis.explorer import Exploration, Node, explore
+from statekit.analysis.exploration import Exploration, Node
+from statekit.analysis.explorer import explore
 from statekit.analysis.facts import reached_states, selected_transitions
 from statekit.compiler.ir import CompiledChart, FieldDecl
 from statekit.compiler.value_types import BaseType

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from statekit.analysis.explorer import Limit
+from statekit.analysis.exploration import Limit
 from statekit.analysis.facts import ChartFacts
 from statekit.analysis.report import leaves
 from statekit.compiler.diagnostics import Diagnostic, Severity

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from statekit.analysis.explorer import Exploration
+from statekit.analysis.exploration import Exploration
 from statekit.analysis.facts import ChartFacts
 from statekit.analysis.guards import ThreeValued
 from statekit.analysis.report import leaves, path_notes
