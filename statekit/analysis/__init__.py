@@ -1,8 +1,8 @@
 """statekit.analysis: the reachable configurations of a chart, and what they tell.
 
 The chart is run as written, with the engine's
-own selection, exit/entry sets and macrosteps (`statekit.engine.algorithm`,
-called with the abstract value domain and a guard oracle), without the engine's
+own selection, exit/entry sets and macrosteps (through `statekit.engine.abstract`:
+the abstract value domain and a guard oracle), without the engine's
 runtime invariant check. The abstract state is a configuration plus the
 recorded history values; the context is abstracted away; guards are
 evaluated three-valued (`active()` exact, `ctx.*`/`event.*` unknown) and
@@ -11,8 +11,11 @@ it made so that findings can cite them.
 
 Modules:
 
-- `explorer`: `explore(chart, max_configurations=..., progress=...)` → `Exploration`
-  (nodes in breadth-first order, their outcomes per event, conflicts, limits);
+- `explorer`: `explore(chart, max_configurations=..., progress=...)` → `Exploration`,
+  the breadth-first search;
+- `exploration`: what it found: `Exploration` (nodes in breadth-first order, their
+  `MacrostepBranch`es per event, conflicts, limits);
+- `guard_choices`: the scripted oracle that enumerates data-guard outcomes;
 - `guards`: three-valued evaluation and `Assumption`;
 - `options`: `ExplorationOptions` (the bound, the progress display) and `explore_with`;
 - `facts`: `ChartFacts`, the exploration and what the chart rules read of it
