@@ -14,7 +14,7 @@ from statekit.cli.progress import terminal_progress
 from statekit.compiler.ir import CompiledChart
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "tests" / "compiler" / "fixtures" / "diagnostics"
+FIXTURES = ROOT / "tests" / "lint" / "fixtures" / "rules"
 GRID = """\
 statechart: grid
 events: {A: {}, B: {}}

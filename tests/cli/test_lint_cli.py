@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "tests" / "compiler" / "fixtures" / "diagnostics"
+FIXTURES = ROOT / "tests" / "lint" / "fixtures" / "rules"
 SARIF_SCHEMA = ROOT / "tests" / "lint" / "sarif-schema-2.1.0.json"
 
 

@@ -19,7 +19,7 @@ from statekit.lint.registry import RULE_MODULES, RULES
 
 COMPILER = Path(statekit.compiler.__file__ or "").parent
 RULES_FOLDER = COMPILER / "rules"
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "diagnostics"
+FIXTURES = Path(__file__).parents[2] / "lint" / "fixtures" / "rules"
 COMPILE_SLUGS = {slug for slug, rule in RULES.items() if rule.stage == "compile"}
 
 

@@ -16,7 +16,7 @@ from statekit.lint.config import LintConfig
 from statekit.lint.lint_files import lint_paths
 from statekit.lint.registry import RULES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "diagnostics"
+FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 EXPECT = re.compile(rb"^# expect: ([a-z-]+) (\d+):(\d+)")
 
 
