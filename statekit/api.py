@@ -18,10 +18,17 @@ def compile_chart(path: str | Path) -> CompiledChart:
     Analysis findings (unused events, unreachable states...) are `statekit lint`'s
     business and never stop a compile.
     """
+    chart, _source = _compiled(path)
+    return chart
+
+
+def _compiled(path: str | Path) -> tuple[CompiledChart, str | None]:
+    """The chart compiled from the file at `path` and the text it was compiled from;
+    `CompileError` when the file has errors."""
     result = compile_file(path)
     if result.chart is None:
         raise CompileError(result.errors or result.diagnostics)
-    return result.chart
+    return result.chart, result.source
 
 
 def load(path: str | Path, *, max_microsteps: int | None = None) -> Chart:
@@ -30,9 +37,7 @@ def load(path: str | Path, *, max_microsteps: int | None = None) -> Chart:
     Raises `CompileError` (with `.diagnostics`) when the chart has errors.
     `max_microsteps` bounds each macrostep (default 1000; beyond it: LIVELOCK).
     """
-    result = compile_file(path)
-    if result.chart is None:
-        raise CompileError(result.errors or result.diagnostics)
+    ir, source = _compiled(path)
     if max_microsteps is None:
-        return Chart(result.chart, source=result.source)
-    return Chart(result.chart, max_microsteps=max_microsteps, source=result.source)
+        return Chart(ir, source=source)
+    return Chart(ir, max_microsteps=max_microsteps, source=source)
