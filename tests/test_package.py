@@ -135,7 +135,7 @@ def test_every_import_points_down_the_layers() -> None:
     assert upward == []
 
 
-def test_the_graph_reader_sees_type_only_and_function_local_imports(tmp_path: Path) -> None:
+def test_the_graph_reader_sees_type_only_and_function_local_imports() -> None:
     # the test above is only as good as the reader: it must see every kind of import statement
     source = (
         "from typing import TYPE_CHECKING\n"
