@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from statekit.analysis.guards import ThreeValued
 from statekit.compiler.expressions.tree import ExprNode
-from statekit.compiler.ir import CompiledChart, GuardCheck, Raise
+from statekit.compiler.ir import CompiledChart, GuardCheck, Raise, StateKind, TransitionKind
 
 
 def mentioned_events(chart: CompiledChart) -> frozenset[str]:
@@ -20,6 +20,35 @@ def mentioned_events(chart: CompiledChart) -> frozenset[str]:
         used.update(c.event for c in state.already + state.reject)
         used.update(e.event for e in state.entry + state.exit if isinstance(e, Raise))
     return frozenset(used)
+
+
+def region_of(chart: CompiledChart, state: int) -> int:
+    """The region `state` lies in: its nearest ancestor-or-self whose parent is a
+    parallel state, or the root (0) when it lies in no region."""
+    states = chart.states
+    for s in (state, *states[state].ancestors):
+        parent = states[s].parent
+        if parent is not None and states[parent].kind is StateKind.PARALLEL:
+            return s
+    return 0
+
+
+def event_owners(chart: CompiledChart, event: str) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """The regions that own `event`, in document order, each with the states in it that
+    mention the event: the sources of transitions on it or, when no transition is on it,
+    the states whose `already`/`reject` name it. A state in no region belongs to the
+    root (0)."""
+    sources = sorted(
+        {t.source for t in chart.transitions if t.kind is TransitionKind.EVENT and t.event == event}
+    )
+    if not sources:
+        sources = [
+            s.id for s in chart.states if any(c.event == event for c in s.already + s.reject)
+        ]
+    owners: dict[int, list[int]] = {}
+    for source in sources:
+        owners.setdefault(region_of(chart, source), []).append(source)
+    return tuple((region, tuple(found)) for region, found in sorted(owners.items()))
 
 
 @dataclass(frozen=True, slots=True)

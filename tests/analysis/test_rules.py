@@ -57,7 +57,7 @@ def test_findings_cite_the_data_guards_their_path_assumed(tmp_path: Path) -> Non
     assert "     assuming condition (event.k > ctx.n) of GO from 'a' holds" in finding.notes
 
 
-def test_undefined_pairs_are_grouped_by_atomic_state_under_a_parallel_state(
+def test_undefined_pairs_are_grouped_under_the_smallest_state_of_the_owning_region(
     tmp_path: Path,
 ) -> None:
     found = findings(
@@ -81,9 +81,16 @@ def test_undefined_pairs_are_grouped_by_atomic_state_under_a_parallel_state(
         "undefined-pair",
     )
     assert [(d.message.split(":")[0], d.span.line) for d in found] == [
-        ("event X is not classified in state 'p.p2'", 9)
+        ("event X is not classified under 'p.p2'", 9)
     ]
-    assert "(UNDEFINED_TRANSITION in 2 reachable configuration(s))" in found[0].message
+    assert (
+        found[0]
+        .notes[0]
+        .startswith(
+            "UNDEFINED_TRANSITION in 2 of the 2 reachable configurations with 'p.p2' active"
+        )
+    )
+    assert "X belongs to the region 'p' (mentioned in 'p.p1')" in found[0].notes
 
 
 def test_a_final_chart_is_classified_not_undefined(tmp_path: Path) -> None:
@@ -128,7 +135,7 @@ def test_an_event_classified_only_by_a_wildcard_elsewhere_is_still_an_undefined_
         "undefined-pair",
     )
     assert [(d.message.split(":")[0], d.span.line) for d in found] == [
-        ("event LATE is not classified in state 'a'", 5)
+        ("event LATE is not classified under 'a'", 5)
     ]
 
 

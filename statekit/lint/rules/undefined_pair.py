@@ -1,14 +1,24 @@
-"""undefined-pair: a reachable configuration and declared event that nothing classifies.
+"""undefined-pair: a declared event that nothing classifies in some reachable configurations.
 
 In every reachable configuration each event the chart uses should have a
 deliberate outcome: a transition, an `already` entry (ALREADY_APPLIED) or a
 `reject` entry (REJECTED with a reason). Where none applies the engine
-answers UNDEFINED_TRANSITION, which tells the caller nothing. Findings are
-grouped by active atomic state and event (one example configuration each,
-with a path to it). Events nothing mentions are `unused-event`'s business,
-unless a `reject "*"` somewhere shows that the chart classifies every event.
-Guards and `reject "*"` count as classifying; a final chart answers
-TERMINAL_STATE, which is a classification too.
+answers UNDEFINED_TRANSITION, which tells the caller nothing. Events nothing
+mentions are `unused-event`'s business, unless a `reject "*"` somewhere shows
+that the chart classifies every event. Guards and `reject "*"` count as
+classifying; a final chart answers TERMINAL_STATE, which is a classification
+too.
+
+There is one finding per event and group of configurations, not one per
+configuration or active state: the configurations are grouped by the region
+that owns the event (the region of a parallel state whose transitions are on
+it; the root when it lies in no region), and the finding sits on the smallest
+state active in all of them, where one `reject` entry would classify the whole
+group. It gives the count, a few example configurations, the shortest path to
+the first, and the owning region. In a parallel chart the usual fix is a
+region-level `reject:` map on each region listing the events it owns: a state
+of the region still answers first with a transition, `already` or its own
+`reject`.
 
 Failing::
 
@@ -31,8 +41,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts
-from statekit.analysis.report import leaves, path_notes
-from statekit.analysis.static import mentioned_events
+from statekit.analysis.report import leaves, path_notes, state_name
+from statekit.analysis.static import event_owners, mentioned_events
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.tables import Configuration
@@ -41,75 +51,102 @@ SLUG = "undefined-pair"
 DEFAULT_SEVERITY = Severity.ERROR
 STAGE = "chart"
 
+EXAMPLES = 3
+"""How many example configurations a finding lists."""
+
 
 def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
-    """One finding per (atomic state, event) group of undefined pairs."""
+    """One finding per event and owning region (see the module docstring)."""
     explored = facts.exploration
     wildcard = any(c.event == "*" for s in chart.states for c in s.reject + s.already)
     used = frozenset(chart.events) if wildcard else mentioned_events(chart)
     undefined: dict[str, dict[Configuration, int]] = {}
-    containing: dict[int, set[Configuration]] = {}
     for node in explored.nodes:
-        for s in node.config.atomic:
-            containing.setdefault(s, set()).add(node.config)
         for outcome in node.outcomes or ():
             if outcome.basis == "undefined" and outcome.event in used:
                 assert outcome.event is not None
                 undefined.setdefault(outcome.event, {}).setdefault(node.config, node.id)
-    findings: list[tuple[int, str, Diagnostic]] = []
+    configurations = explored.configurations()
+    findings: list[tuple[int, int, Diagnostic]] = []
+    order = {name: i for i, name in enumerate(chart.events)}
     for event, where in undefined.items():
-        for state, configs in _groups(where, containing):
-            example = configs[0]
-            node_id = where[example]
-            total = len(containing[state])
-            count = (
-                f"{len(configs)} reachable configuration(s)"
-                if len(configs) == total
-                else f"{len(configs)} of the {total} reachable configurations with it active"
-            )
-            path = chart.states[state].path
-            notes = (
-                f"for example in {leaves(chart, example)}",
-                *path_notes(explored, node_id),
-                f"classify it: a transition on {event} from '{path}' or an ancestor, "
-                f"`already: [{event}]` if its goal is already reached there, or "
-                f"`reject: {{{event}: REASON}}`",
-            )
-            message = (
-                f"event {event} is not classified in state '{path}': no transition, `already` "
-                f"or `reject` covers it (UNDEFINED_TRANSITION in {count})"
-            )
-            findings.append(
-                (
-                    state,
-                    event,
-                    Diagnostic(SLUG, DEFAULT_SEVERITY, message, chart.states[state].span, notes),
-                )
-            )
-    for _state, _event, diagnostic in sorted(findings, key=lambda f: (f[0], f[1])):
+        owners = event_owners(chart, event)
+        groups: dict[int, list[Configuration]] = {}
+        for config in where:
+            region = next((r for r, _ in owners if r == 0 or r in config.ids), 0)
+            groups.setdefault(region, []).append(config)
+        for region, members in groups.items():
+            place = _smallest_place(chart, region, members)
+            total = sum(1 for c in configurations if place == 0 or place in c.ids)
+            diagnostic = _finding(chart, facts, event, owners, region, place, members, where, total)
+            findings.append((place, order[event], diagnostic))
+    for _place, _event, diagnostic in sorted(findings, key=lambda f: (f[0], f[1])):
         yield diagnostic
 
 
-def _groups(
-    where: dict[Configuration, int], containing: dict[int, set[Configuration]]
-) -> list[tuple[int, list[Configuration]]]:
-    """Cover the undefined configurations of one event by atomic states: first states
-    whose every reachable configuration is undefined (one entry on such a state
-    classifies them all), most configurations first, then any state; document order
-    breaks ties."""
-    by_state: dict[int, list[Configuration]] = {}
-    for config in where:
-        for s in config.atomic:
-            by_state.setdefault(s, []).append(config)
-    order = sorted(
-        by_state,
-        key=lambda s: (len(by_state[s]) != len(containing[s]), -len(by_state[s]), s),
+def _smallest_place(chart: CompiledChart, region: int, members: list[Configuration]) -> int:
+    """The deepest state at or below `region` that is active in every configuration of
+    `members`, descending while exactly one child of the current state is (at a parallel
+    state with several regions always active it stops)."""
+    common = frozenset.intersection(*(c.ids for c in members))
+    place = region
+    while True:
+        below = [c for c in chart.states[place].children if c in common]
+        if len(below) != 1:
+            return place
+        place = below[0]
+
+
+def _finding(
+    chart: CompiledChart,
+    facts: ChartFacts,
+    event: str,
+    owners: tuple[tuple[int, tuple[int, ...]], ...],
+    region: int,
+    place: int,
+    members: list[Configuration],
+    where: dict[Configuration, int],
+    total: int,
+) -> Diagnostic:
+    explored = facts.exploration
+    name = state_name(chart, place)
+    among = "" if place == 0 else f" with '{name}' active"
+    examples = [f"  {leaves(chart, c)}" for c in members[:EXAMPLES]]
+    if len(members) > EXAMPLES:
+        examples.append(f"  ... and {len(members) - EXAMPLES} more")
+    # The count changes as the chart grows, so it stays out of the message (which the
+    # SARIF fingerprint hashes) and comes first among the notes.
+    notes = (
+        f"UNDEFINED_TRANSITION in {len(members)} of the {total} reachable configurations{among}, "
+        "for example in:",
+        *examples,
+        *path_notes(explored, where[members[0]]),
+        _owner_note(chart, event, owners, region),
+        f"classify it at '{name}': `reject: {{{event}: REASON}}` there answers in all of "
+        f"these configurations whenever no transition or `already` does; or a transition on "
+        f"{event}, or `already: [{event}]` if its goal is already reached",
     )
-    assigned: set[Configuration] = set()
-    groups: list[tuple[int, list[Configuration]]] = []
-    for s in order:
-        members = [c for c in by_state[s] if c not in assigned]
-        if members:
-            assigned.update(members)
-            groups.append((s, members))
-    return groups
+    message = (
+        f"event {event} is not classified under '{name}': no transition, `already` or "
+        f"`reject` answers it there (UNDEFINED_TRANSITION)"
+    )
+    return Diagnostic(SLUG, DEFAULT_SEVERITY, message, chart.states[place].span, notes)
+
+
+def _owner_note(
+    chart: CompiledChart,
+    event: str,
+    owners: tuple[tuple[int, tuple[int, ...]], ...],
+    region: int,
+) -> str:
+    mentions = dict(owners)
+    if region not in mentions:
+        if not owners:
+            return f'no state mentions {event} (a `reject "*"` makes every event count)'
+        regions = ", ".join(f"'{state_name(chart, r)}'" for r in mentions)
+        return f"{event} belongs to {regions}, which is not active here"
+    sources = ", ".join(f"'{state_name(chart, s)}'" for s in mentions[region][:EXAMPLES])
+    if len(mentions[region]) > EXAMPLES:
+        sources += ", ..."
+    kind = "region" if region != 0 else "chart"
+    return f"{event} belongs to the {kind} '{state_name(chart, region)}' (mentioned in {sources})"

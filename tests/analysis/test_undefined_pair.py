@@ -1,0 +1,162 @@
+"""undefined-pair on parallel charts: one finding per event and owning region.
+
+The order chart (tests/charts/order.yaml) has five regions that classify the
+events they own with region-level `reject:` maps, and one deliberately
+unclassified event (SMS_SENT, owned by `notification`). Variants of it remove
+entries from those maps: each missing event must give exactly one finding,
+placed in and naming the region that owns it, the same on every run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from analysis_charts import chart_of, findings
+
+from statekit.compiler.diagnostics import Diagnostic
+
+ROOT = Path(__file__).resolve().parents[2]
+ORDER = ROOT / "tests" / "charts" / "order.yaml"
+
+# (event, the region that owns it, the region-level entry that classifies it)
+OWNED = [
+    ("PAY_FAIL", "payment", "      PAY_FAIL: PAYMENT_NOT_PROCESSING\n"),
+    ("PAY_START", "payment", "      PAY_START: PAYMENT_IN_PROGRESS\n"),
+    ("PAY_SUCCESS", "payment", "      PAY_SUCCESS: PAYMENT_NOT_PROCESSING\n"),
+    ("SHIP", "fulfilment", "      SHIP: ALREADY_SHIPPED\n"),
+    ("DELIVER", "fulfilment", "      DELIVER: NOT_SHIPPED\n"),
+    ("REFUND_DONE", "refund", "      REFUND_DONE: NO_REFUND_REQUESTED\n"),
+    ("REFUND_REQUEST", "refund", "      REFUND_REQUEST: REFUND_IN_PROGRESS\n"),
+    ("INVOICE_ISSUE", "invoice", "      INVOICE_ISSUE: ALREADY_ISSUED\n"),
+    ("INVOICE_VOID", "invoice", "      INVOICE_VOID: NOT_ISSUED\n"),
+    ("EMAIL_SENT", "notification", "    reject:\n      EMAIL_SENT: ALREADY_EMAILED\n"),
+]
+
+
+def _undefined(tmp_path: Path, text: str) -> list[Diagnostic]:
+    return findings(tmp_path, text, "undefined-pair")
+
+
+def _event(finding: Diagnostic) -> str:
+    return finding.message.split()[1]
+
+
+def _owner(finding: Diagnostic) -> str:
+    (note,) = [n for n in finding.notes if " belongs to " in n]
+    return note.split("'")[1]
+
+
+def _region_of_location(finding: Diagnostic, text: str) -> str:
+    """The top-level region whose block holds the finding's line."""
+    region = ""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("  ") and not line.startswith("   ") and line.rstrip().endswith(":"):
+            region = line.strip().rstrip(":")
+        if number == finding.span.line:
+            return region
+    raise AssertionError(finding.span)
+
+
+def test_the_order_chart_has_one_finding_for_its_one_unclassified_event(tmp_path: Path) -> None:
+    text = ORDER.read_text(encoding="utf-8")
+    (finding,) = _undefined(tmp_path, text)
+    assert finding.message == (
+        "event SMS_SENT is not classified under 'notification': no transition, `already` or "
+        "`reject` answers it there (UNDEFINED_TRANSITION)"
+    )
+    assert _owner(finding) == "notification"
+    assert _region_of_location(finding, text) == "notification"
+    count = finding.notes[0]
+    assert count.startswith("UNDEFINED_TRANSITION in ")
+    assert "reachable configurations with 'notification' active, for example in:" in count
+    examples = [n for n in finding.notes if n.startswith("  {")]
+    assert 1 <= len(examples) <= 3
+    assert all("notification.emailed" not in e for e in examples)
+    assert "path from the initial configuration:" in finding.notes
+    assert any(
+        n.startswith("classify it at 'notification': `reject: {SMS_SENT: REASON}`")
+        for n in finding.notes
+    )
+
+
+@pytest.mark.parametrize(("event", "region", "entry"), OWNED, ids=[e for e, _r, _x in OWNED])
+def test_an_event_missing_from_its_region_level_reject_gives_one_finding_there(
+    tmp_path: Path, event: str, region: str, entry: str
+) -> None:
+    text = ORDER.read_text(encoding="utf-8")
+    assert entry in text
+    text = text.replace(entry, "", 1)
+    chart_of(text)
+    found = _undefined(tmp_path, text)
+    by_event = {_event(f): f for f in found}
+    assert len(by_event) == len(found)
+    assert set(by_event) == {event, "SMS_SENT"}
+    assert _owner(by_event[event]) == region
+    assert _region_of_location(by_event[event], text) == region
+
+
+def test_every_region_level_entry_removed_gives_one_finding_per_event(tmp_path: Path) -> None:
+    text = re.sub(
+        r"^    reject:\n(?:      .*\n)+", "", ORDER.read_text(encoding="utf-8"), flags=re.M
+    )
+    chart_of(text)
+    found = _undefined(tmp_path, text)
+    assert sorted((_event(f), _owner(f)) for f in found) == sorted(
+        [(e, r) for e, r, _x in OWNED] + [("SMS_SENT", "notification")]
+    )
+
+
+def test_an_event_whose_region_is_not_active_is_grouped_apart(tmp_path: Path) -> None:
+    found = _undefined(
+        tmp_path,
+        """
+        statechart: nested
+        events: {GO: {}, BACK: {}, T: {}}
+        initial: idle
+        states:
+          idle: {on: {GO: busy}}
+          busy:
+            parallel: true
+            on: {BACK: idle}
+            states:
+              left: {initial: l1, states: {l1: {on: {T: l2}}, l2: {reject: {T: DONE}}}}
+              right: {initial: r1, states: {r1: {}}}
+        """,
+    )
+    assert [(_event(f), f.message.split("'")[1]) for f in found] == [
+        ("BACK", "idle"),
+        ("T", "idle"),
+        ("GO", "busy"),
+    ]
+    (outside,) = [f for f in found if _event(f) == "T"]
+    assert "T belongs to 'busy.left', which is not active here" in outside.notes
+
+
+@pytest.mark.parametrize("seed", ["1", "2", "3"])
+def test_findings_and_fingerprints_are_the_same_on_every_run(tmp_path: Path, seed: str) -> None:
+    text = ORDER.read_text(encoding="utf-8")
+    for _event_name, _region, entry in OWNED[::2]:
+        text = text.replace(entry, "", 1)
+    chart = tmp_path / "order.yaml"
+    chart.write_text(text, encoding="utf-8")
+
+    def run(hash_seed: str) -> object:
+        done = subprocess.run(
+            [sys.executable, "-m", "statekit.cli", "lint", "--format", "sarif", str(chart)],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        )
+        assert done.returncode == 1, done.stderr
+        results = json.loads(done.stdout)["runs"][0]["results"]
+        return [(r["message"]["text"], r["partialFingerprints"]) for r in results]
+
+    assert run(seed) == run("0")
