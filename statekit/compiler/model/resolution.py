@@ -294,7 +294,12 @@ class _Resolver:
             TransitionKind.DONE: "done transitions have no typed event",
             TransitionKind.EVENT: "",
         }[kind]
-        scope = self.effects.scope(event, unavailable)
+        # An undeclared event is reported once (unknown-event); its payload is unknown, so
+        # `event.<field>` reads go unchecked rather than cascading into expression-type.
+        undeclared = kind is TransitionKind.EVENT and event is None
+        scope = (
+            self.effects.deferred_scope() if undeclared else self.effects.scope(event, unavailable)
+        )
         target_refs: list[ScalarNode] = []
         if isinstance(node, ScalarNode):
             if node.value is not None:
@@ -312,6 +317,8 @@ class _Resolver:
                         f"declared guards: {', '.join(self.guards) or 'none'}",
                     )
                     continue
+                if undeclared:
+                    continue  # checked where a declared event uses it, or as unused
                 self.used_guards.add(name)
                 compiled = self._guard_expression(name, event)
                 if compiled is not None:
