@@ -5,7 +5,10 @@ configuration, so the explorer checks them in every reachable configuration
 (as the chart is written, without the engine's runtime check: at runtime the
 step into such a configuration is rejected with INVARIANT_VIOLATION, which
 is still a modelling error). The finding shows the shortest event trace from
-the initial configuration and the data-guard outcomes it assumed.
+the initial configuration and the data-guard outcomes it assumed, and points
+at the transition whose step breaks the invariant (a related location: the
+transition of the last step that entered a `when` or `forbid` state or left a
+`require` state; every transition of that step when none did).
 Expression invariants (`assert`) are reported only when they are false
 whatever the data (e.g. over `active()` alone); the others are enforced at
 runtime (`statekit explain` lists which).
@@ -38,8 +41,8 @@ from collections.abc import Iterator
 from statekit.analysis.exploration import Exploration
 from statekit.analysis.facts import ChartFacts
 from statekit.analysis.guards import ThreeValued
-from statekit.analysis.report import leaves, path_notes
-from statekit.compiler.diagnostics import Diagnostic, Severity
+from statekit.analysis.report import leaves, path_notes, transition_label
+from statekit.compiler.diagnostics import Diagnostic, RelatedLocation, Severity
 from statekit.compiler.ir import CompiledChart, ExpressionInvariant, StateInvariant
 
 SLUG = "invariant-violation"
@@ -56,9 +59,22 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             continue
         node = explored.nodes[found]
         why = _why(chart, invariant, node.config.ids)
+        breaking = breaking_transitions(explored, invariant, found)
+        related = tuple(
+            RelatedLocation(
+                chart.transitions[t].span,
+                f"this transition breaks invariant '{invariant.name}'",
+            )
+            for t in breaking
+        )
+        if breaking:
+            culprit = "broken by " + "; ".join(transition_label(chart, t) for t in breaking)
+        else:
+            culprit = "broken by the initial configuration"
         notes = (
             *path_notes(explored, found),
             why,
+            culprit,
             "at runtime the last step of this path is rejected with INVARIANT_VIOLATION",
         )
         yield Diagnostic(
@@ -68,7 +84,31 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             f"{leaves(chart, node.config)}",
             invariant.span,
             notes,
+            related,
         )
+
+
+def breaking_transitions(
+    explored: Exploration, invariant: StateInvariant | ExpressionInvariant, node_id: int
+) -> tuple[int, ...]:
+    """The transitions of the step into `node_id` that break `invariant`: those of the
+    microsteps that entered a `when` or `forbid` state or exited a `require` state,
+    else every transition of the step (none when the initial configuration breaks it)."""
+    via = explored.nodes[node_id].via
+    fired = via.transitions()
+    if isinstance(invariant, StateInvariant):
+        entering = frozenset(invariant.when + invariant.forbid)
+        leaving = frozenset(invariant.require)
+        culprits = tuple(
+            t
+            for plan in via.steps
+            if via.fired
+            if entering.intersection(plan.entry_order) or leaving.intersection(plan.exit_order)
+            for t in plan.transitions
+        )
+        if culprits:
+            return tuple(dict.fromkeys(culprits))
+    return tuple(dict.fromkeys(fired))
 
 
 def first_violation(
