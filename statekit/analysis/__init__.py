@@ -20,12 +20,13 @@ Modules:
 - `options`: `ExplorationOptions` (the bound, the progress display) and `explore_with`;
 - `facts`: `ChartFacts`, the exploration and what the chart rules read of it
   (reached states, selected transitions, exits, traps), computed once per chart;
-- `static`: facts from the chart alone (mentioned events, shadowed alternatives);
+- `static`: facts from the chart alone (mentioned events, the regions that own an event,
+  shadowed alternatives);
 - `report`: how findings describe configurations, transitions and paths;
 - `explain`, `paths`: the data behind `statekit explain` and `statekit paths`.
 
 The lint rules that use it live in `statekit.lint.rules` (unreachable-state,
-dead-state, no-final-path, undefined-pair, shadowed-transition,
-conflicting-transitions, invariant-violation, unreachable-transition,
-analysis-limit).
+dead-state, no-final-path, undefined-pair, shadowed-reject, region-reset,
+shadowed-transition, conflicting-transitions, invariant-violation,
+unreachable-transition, analysis-limit).
 """

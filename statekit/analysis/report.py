@@ -34,12 +34,14 @@ def trigger(chart: CompiledChart, transition: int) -> str:
     return str(t.kind.value)
 
 
-def transition_label(chart: CompiledChart, transition: int) -> str:
-    """`'a' --GO--> 'b' (line 12)`; a targetless transition shows `(targetless)`."""
+def transition_label(chart: CompiledChart, transition: int, *, line: bool = True) -> str:
+    """`'a' --GO--> 'b' (line 12)`; a targetless transition shows `(targetless)`. Without
+    `line` (for messages, which fingerprints hash: they must not move with the line)."""
     t = chart.transitions[transition]
     source = f"'{state_name(chart, t.source)}'"
     targets = ", ".join(f"'{state_name(chart, x)}'" for x in t.targets) or "(targetless)"
-    return f"{source} --{trigger(chart, transition)}--> {targets} (line {t.span.line})"
+    where = f" (line {t.span.line})" if line else ""
+    return f"{source} --{trigger(chart, transition)}--> {targets}{where}"
 
 
 def outcome_text(exploration: Exploration, outcome: MacrostepBranch) -> str:

@@ -22,6 +22,8 @@ ANALYSIS_SLUGS = frozenset(
         "dead-state",
         "no-final-path",
         "undefined-pair",
+        "shadowed-reject",
+        "region-reset",
         "shadowed-transition",
         "conflicting-transitions",
         "invariant-violation",
