@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from statekit.analysis.explain import Explanation, explain
+from statekit.analysis.explain import Explanation, answer_groups, explain
 from statekit.analysis.exploration import Exploration
 from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.analysis.paths import PathSuite, covering_paths
@@ -67,18 +67,33 @@ def _resolve_state(chart: CompiledChart, ref: str) -> int:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json"]),
+    type=click.Choice(["text", "table", "json"]),
     default="text",
     show_default=True,
+    help="text: every configuration and event; table: a Markdown table per event of the "
+    "groups of configurations that answer it the same way; json: everything, for tools.",
+)
+@click.option(
+    "--table",
+    "as_table",
+    is_flag=True,
+    help="Short for --format table.",
 )
 def explain_command(
     file: str,
     state_ref: str | None,
     event: str | None,
     output_format: str,
+    as_table: bool,
     max_configurations: int,
 ) -> None:
     """What every reachable configuration does with every event, and the invariants."""
+    if as_table:
+        if output_format not in ("text", "table"):
+            raise click.BadParameter(
+                f"--table and --format {output_format} exclude each other", param_hint="--table"
+            )
+        output_format = "table"
     explored = _explore(file, max_configurations)
     chart = explored.chart
     if event is not None and event not in chart.events:
@@ -90,9 +105,53 @@ def explain_command(
     explanation = explain(explored, state=state, event=event)
     if output_format == "json":
         click.echo(json.dumps(explanation.to_json(), indent=2, ensure_ascii=False))
+    elif output_format == "table":
+        click.echo("\n".join(_table_lines(explanation, explored)))
     else:
         _print_explanation(explanation, explored)
     skip_final_collection()
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _table_lines(explanation: Explanation, explored: Exploration) -> list[str]:
+    """Markdown: per event, the groups of configurations with the same answers; then the
+    invariants and the counts."""
+    out = [
+        f"# {explanation.chart}: how each event is answered",
+        "",
+        "`→` the leaves a transition enters; *where*: the states active in every "
+        "configuration of the group (*configurations*: how many, of those with them active).",
+        "",
+        "| event | answer | configurations | where | for example |",
+        "|---|---|---|---|---|",
+    ]
+    for group in answer_groups(explanation):
+        count = (
+            f"{group.count}" if group.count == group.among else f"{group.count} of {group.among}"
+        )
+        where = ", ".join(group.where) if group.where else "(any)"
+        out.append(
+            f"| {group.event} | {_cell('; '.join(group.answers))} | {count} | {_cell(where)} "
+            f"| {_cell(', '.join(group.example))} |"
+        )
+    if explanation.invariants:
+        out += ["", "| invariant | form | status | detail |", "|---|---|---|---|"]
+        for inv in explanation.invariants:
+            shown = "enforced at runtime" if inv.status == "runtime" else inv.status
+            out.append(f"| {inv.name} | {inv.form} | {shown} | {_cell(inv.detail)} |")
+    c = explanation.counts
+    out += [
+        "",
+        f"{c['configurations']:,} reachable configuration(s) "
+        f"({c['abstract_states']:,} abstract states with history values), "
+        f"{c['transitions_selectable']} of {c['transitions']} transition(s) selectable, "
+        f"{c['checks']:,} (configuration, event) checks in {explored.seconds * 1000:.0f} ms"
+        + ("" if explanation.complete else " (incomplete: a bound was hit)"),
+    ]
+    return out
 
 
 def _print_explanation(explanation: Explanation, explored: Exploration) -> None:

@@ -12,7 +12,9 @@ final: only its own entries apply and anything else is `TERMINAL_STATE`.
 
 Each row is one leaf as if it were the only active state of its region: in
 a chart with orthogonal regions, an event's result combines the rows of the
-active leaf of every region.
+active leaf of every region (a transition anywhere, then `already`, then the
+first failing guard's reason, then the most specific reject; see
+docs/semantics.md).
 """
 
 from __future__ import annotations

@@ -166,8 +166,12 @@ def _classification(d: Diagram, classification: Sequence[Cell]) -> list[str]:
     if any(s.kind is StateKind.PARALLEL for s in d.states):
         rows.append(
             "\nWith orthogonal regions, each row is one region's view: an event's result "
-            "combines the rows of the active state of every region (a transition in any "
-            "region fires; else `already`; else the deepest reject)."
+            "combines the rows of the active state of every region, in this order: a "
+            "transition that fires in any region; else `ALREADY_APPLIED` from any row; else "
+            "the reason of the first guard that failed (regions in document order), even "
+            "where another row shows a reject reason; else the most specific reject (the "
+            "deepest state). `statekit explain --table` lists the answer for every "
+            "reachable configuration."
         )
     rows += ["", "| state | " + " | ".join(code(e) for e in events) + " |"]
     rows.append("|---" * (len(events) + 1) + "|")

@@ -110,3 +110,85 @@ def test_no_progress_bar_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CI", "true")
     with terminal_progress(chart_of_machine("task")) as progress:
         assert progress is None
+
+
+ORDER = ROOT / "tests" / "charts" / "order.yaml"
+
+
+def _table_rows(stdout: str) -> list[list[str]]:
+    lines = [line for line in stdout.splitlines() if line.startswith("| ")]
+    assert lines[0] == "| event | answer | configurations | where | for example |"
+    rows = []
+    for line in lines[1:]:
+        if line.startswith("| invariant |"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
+    return rows
+
+
+def _short(states: list[str], verdict: dict[str, object]) -> str:
+    """What the table shows for one verdict (an APPLIED one: the leaves it enters)."""
+    if "target" in verdict:
+        target = verdict["target"]
+        assert isinstance(target, list)
+        entered = [s for s in target if s not in states]
+        text = "→ " + (", ".join(entered) if entered else "(unchanged)")
+    else:
+        text = str(verdict["status"])
+        if verdict["reason"] is not None:
+            text += f" {verdict['reason']}"
+    assuming = verdict["assuming"]
+    assert isinstance(assuming, list)
+    if assuming:
+        text += " assuming " + "; ".join(assuming)
+    return text
+
+
+@pytest.mark.parametrize(
+    "chart",
+    [ORDER, ROOT / "machines" / "task.yaml", ROOT / "machines" / "media_player.yaml",
+     ROOT / "machines" / "payment.yaml"],
+    ids=lambda p: p.stem,
+)  # fmt: skip
+def test_explain_table_groups_exactly_the_answers_of_the_full_table(chart: Path) -> None:
+    table = statekit("explain", str(chart), "--table")
+    assert table.returncode == 0, table.stderr
+    full = json.loads(statekit("explain", str(chart), "--format", "json").stdout)
+    expected: dict[tuple[str, str], int] = {}
+    for row in full["configurations"]:
+        for event, verdicts in row["events"].items():
+            key = (event, "; ".join(_short(row["states"], v) for v in verdicts))
+            expected[key] = expected.get(key, 0) + 1
+    found: dict[tuple[str, str], int] = {}
+    for event, answer, count, where, example in _table_rows(table.stdout):
+        key = (event, answer.replace("\\|", "|"))
+        assert key not in found, key  # one row per event and answer
+        found[key] = int(count.split(" of ")[0])
+        if where != "(any)":
+            assert set(where.split(", ")) <= {
+                s for row in full["configurations"] for s in row["active"]
+            }
+        assert example
+    assert found == expected
+
+
+def test_explain_table_of_the_five_region_chart_is_short() -> None:
+    text = statekit("explain", str(ORDER))
+    table = statekit("explain", str(ORDER), "--format", "table")
+    assert text.returncode == table.returncode == 0
+    text_lines, table_lines = len(text.stdout.splitlines()), len(table.stdout.splitlines())
+    assert text_lines > 2000 and table_lines < 60, (text_lines, table_lines)
+    rows = _table_rows(table.stdout)
+    configurations = json.loads(statekit("explain", str(ORDER), "--format", "json").stdout)[
+        "counts"
+    ]["configurations"]
+    for event in ("PAY_START", "SHIP", "SMS_SENT"):
+        counts = [int(r[2].split(" of ")[0]) for r in rows if r[0] == event]
+        assert sum(counts) == configurations, event
+    assert ["SMS_SENT", "REJECTED UNDEFINED_TRANSITION"] in [r[:2] for r in rows]
+
+
+def test_explain_table_excludes_json() -> None:
+    done = statekit("explain", str(ORDER), "--table", "--format", "json")
+    assert done.returncode == 2
+    assert "--table" in done.stderr
