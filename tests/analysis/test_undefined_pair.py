@@ -135,7 +135,7 @@ def test_an_event_whose_region_is_not_active_is_grouped_apart(tmp_path: Path) ->
         ("GO", "busy"),
     ]
     (outside,) = [f for f in found if _event(f) == "T"]
-    assert "T belongs to 'busy.left', which is not active here" in outside.notes
+    assert "T belongs to 'busy.left', not active here" in outside.notes
 
 
 @pytest.mark.parametrize("seed", ["1", "2", "3"])
@@ -160,3 +160,25 @@ def test_findings_and_fingerprints_are_the_same_on_every_run(tmp_path: Path, see
         return [(r["message"]["text"], r["partialFingerprints"]) for r in results]
 
     assert run(seed) == run("0")
+
+
+def test_an_active_owning_region_wins_over_the_root(tmp_path: Path) -> None:
+    (finding,) = _undefined(
+        tmp_path,
+        """
+        statechart: both
+        events: {GO: {}, BACK: {}, T: {}}
+        initial: idle
+        states:
+          idle: {on: {GO: busy, T: idle}, reject: {BACK: IDLE}}
+          busy:
+            parallel: true
+            on: {BACK: idle}
+            reject: {GO: BUSY}
+            states:
+              left: {initial: l1, states: {l1: {on: {T: l2}}, l2: {}}}
+              right: {initial: r1, states: {r1: {}}}
+        """,
+    )
+    assert finding.message.startswith("event T is not classified under 'busy.left.l2'")
+    assert _owner(finding) == "busy.left"

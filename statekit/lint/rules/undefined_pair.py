@@ -73,7 +73,8 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
         owners = event_owners(chart, event)
         groups: dict[int, list[Configuration]] = {}
         for config in where:
-            region = next((r for r, _ in owners if r == 0 or r in config.ids), 0)
+            # the first owning region active here; the root owns what no active region does
+            region = next((r for r, _ in owners if r != 0 and r in config.ids), 0)
             groups.setdefault(region, []).append(config)
         for region, members in groups.items():
             place = _smallest_place(chart, region, members)
@@ -142,9 +143,9 @@ def _owner_note(
     mentions = dict(owners)
     if region not in mentions:
         if not owners:
-            return f'no state mentions {event} (a `reject "*"` makes every event count)'
+            return f"no transition, `already` or `reject` names {event}"
         regions = ", ".join(f"'{state_name(chart, r)}'" for r in mentions)
-        return f"{event} belongs to {regions}, which is not active here"
+        return f"{event} belongs to {regions}, not active here"
     sources = ", ".join(f"'{state_name(chart, s)}'" for s in mentions[region][:EXAMPLES])
     if len(mentions[region]) > EXAMPLES:
         sources += ", ..."
