@@ -182,3 +182,42 @@ def test_an_active_owning_region_wins_over_the_root(tmp_path: Path) -> None:
     )
     assert finding.message.startswith("event T is not classified under 'busy.left.l2'")
     assert _owner(finding) == "busy.left"
+
+
+def _sms_sent_fingerprint(tmp_path: Path, text: str) -> tuple[str, dict[str, str]]:
+    chart = tmp_path / "order.yaml"
+    chart.write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "statekit.cli", "lint", "--format", "sarif", str(chart)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1, done.stderr
+    (result,) = [
+        r
+        for r in json.loads(done.stdout)["runs"][0]["results"]
+        if r["message"]["text"].startswith("event SMS_SENT ")
+    ]
+    return result["message"]["text"], result["partialFingerprints"]
+
+
+def test_the_fingerprint_survives_growth_elsewhere_in_the_chart(tmp_path: Path) -> None:
+    """Another region gains a state (more configurations, other counts, lines shifted):
+    the unclassified SMS_SENT is the same finding, with the same fingerprint."""
+    text = ORDER.read_text(encoding="utf-8")
+    grown = "# a comment that moves every line\n" + text.replace(
+        "  SMS_SENT: {}\n", "  SMS_SENT: {}\n  INVOICE_HOLD: {}\n"
+    ).replace(
+        "        on: {INVOICE_ISSUE: issued}\n",
+        "        on: {INVOICE_ISSUE: issued, INVOICE_HOLD: held}\n"
+        "      held:\n        on: {INVOICE_ISSUE: issued}\n",
+    ).replace(
+        "      INVOICE_VOID: NOT_ISSUED\n",
+        "      INVOICE_VOID: NOT_ISSUED\n      INVOICE_HOLD: NOT_DRAFT\n",
+    )
+    before_text, before = _sms_sent_fingerprint(tmp_path, text)
+    after_text, after = _sms_sent_fingerprint(tmp_path, grown)
+    assert before_text != after_text  # the count in the notes changed
+    assert before == after
