@@ -41,7 +41,7 @@ states:
 """
 
 SHADOWED = {
-    "a guard's else in another region (the issue's example)": (
+    "a guard's else in another region (PAY_SUCCESS before payment started)": (
         TWO_REGIONS,
         "`reject: {PAY_SUCCESS: PAYMENT_NOT_STARTED}` on 'payment.created'",
         "the `else` of the condition of 'invoice.draft' --PAY_SUCCESS--> 'invoice.draft' "

@@ -192,3 +192,11 @@ def test_explain_table_excludes_json() -> None:
     done = statekit("explain", str(ORDER), "--table", "--format", "json")
     assert done.returncode == 2
     assert "--table" in done.stderr
+
+
+def test_explain_table_with_filters() -> None:
+    done = statekit("explain", str(ORDER), "--table", "--event", "SMS_SENT", "--state", "idle")
+    assert done.returncode == 0, done.stderr
+    rows = _table_rows(done.stdout)
+    assert [(r[0], r[1]) for r in rows] == [("SMS_SENT", "REJECTED UNDEFINED_TRANSITION")]
+    assert rows[0][3] == "(any)"  # notification.idle is active in every row shown
