@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 from analysis_charts import chart_of, findings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from statekit.compiler.diagnostics import Diagnostic
 
@@ -221,3 +223,48 @@ def test_the_fingerprint_survives_growth_elsewhere_in_the_chart(tmp_path: Path) 
     after_text, after = _sms_sent_fingerprint(tmp_path, grown)
     assert before_text != after_text  # the count in the notes changed
     assert before == after
+
+
+@st.composite
+def _region_charts(draw: st.DrawFn) -> tuple[str, dict[str, str]]:
+    """A parallel chart of 2-4 regions, each a chain of 2-3 states advanced by events it
+    owns and classifies with a region-level `reject:` map, minus a random set of those
+    entries; and the events left out, each with its region."""
+    regions = draw(st.integers(min_value=2, max_value=4))
+    lengths = [draw(st.integers(min_value=2, max_value=3)) for _ in range(regions)]
+    owned = {f"E{r}_{i}": f"r{r}" for r in range(regions) for i in range(lengths[r] - 1)}
+    dropped = draw(st.sets(st.sampled_from(sorted(owned))))
+    lines = [
+        "statechart: generated",
+        "events: {" + ", ".join(f"{e}: {{}}" for e in owned) + "}",
+        "parallel: true",
+        "states:",
+    ]
+    for r, length in enumerate(lengths):
+        kept = [f"E{r}_{i}: LATE_{r}_{i}" for i in range(length - 1) if f"E{r}_{i}" not in dropped]
+        lines += [f"  r{r}:", "    initial: s0"]
+        if kept:
+            lines.append("    reject: {" + ", ".join(kept) + "}")
+        lines.append("    states:")
+        for i in range(length):
+            if i == length - 1:
+                lines.append(f"      s{i}: {{final: true}}")
+            else:
+                lines.append(f"      s{i}: {{on: {{E{r}_{i}: r{r}.s{i + 1}}}}}")
+    return "\n".join(lines) + "\n", {e: owned[e] for e in dropped}
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(_region_charts())
+def test_each_unclassified_event_of_a_region_gives_one_finding_naming_it(
+    tmp_path: Path, generated: tuple[str, dict[str, str]]
+) -> None:
+    text, dropped = generated
+    chart_of(text)
+    found = _undefined(tmp_path, text)
+    assert sorted((_event(f), _owner(f)) for f in found) == sorted(dropped.items())
+    for finding in found:
+        place = finding.message.split("'")[1]
+        assert place.split(".")[0] == dropped[_event(finding)]
