@@ -130,6 +130,14 @@ class AnswerGroup:
     among: int
     example: tuple[str, ...]
 
+    def cells(self) -> tuple[str, str, str, str, str]:
+        """The row as the tables show it (`explain --table`, the docs pages): event,
+        answer, configurations (`N`, or `N of M` when other configurations with the
+        same states answer otherwise), where (`(any)` for none) and the example."""
+        count = f"{self.count}" if self.count == self.among else f"{self.count} of {self.among}"
+        where = ", ".join(self.where) if self.where else "(any)"
+        return self.event, "; ".join(self.answers), count, where, ", ".join(self.example)
+
 
 def _short(row: Row, verdict: Verdict) -> str:
     if verdict.target is not None:

@@ -129,14 +129,7 @@ def _table_lines(explanation: Explanation, explored: Exploration) -> list[str]:
         "|---|---|---|---|---|",
     ]
     for group in answer_groups(explanation):
-        count = (
-            f"{group.count}" if group.count == group.among else f"{group.count} of {group.among}"
-        )
-        where = ", ".join(group.where) if group.where else "(any)"
-        out.append(
-            f"| {group.event} | {_cell('; '.join(group.answers))} | {count} | {_cell(where)} "
-            f"| {_cell(', '.join(group.example))} |"
-        )
+        out.append("| " + " | ".join(_cell(text) for text in group.cells()) + " |")
     if explanation.invariants:
         out += ["", "| invariant | form | status | detail |", "|---|---|---|---|"]
         for inv in explanation.invariants:

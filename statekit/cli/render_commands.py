@@ -14,8 +14,10 @@ from pathlib import Path
 
 import click
 
+from statekit.analysis.explain import answer_groups, explain
+from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
-from statekit.compiler.ir import CompiledChart
+from statekit.compiler.ir import CompiledChart, StateKind
 from statekit.compiler.pipeline import compile_file
 from statekit.diagrams.dot import WRAP
 from statekit.diagrams.layout import (
@@ -25,6 +27,7 @@ from statekit.diagrams.layout import (
     dot_executable,
     render,
 )
+from statekit.diagrams.markdown import AnswerTable
 from statekit.diagrams.model import extract
 from statekit.diagrams.outputs import Drawing, drawings
 from statekit.diagrams.site import (
@@ -204,6 +207,18 @@ def _render_images(
 # -- docs ------------------------------------------------------------------
 
 
+def _answers(chart: CompiledChart) -> AnswerTable | None:
+    """For a chart with orthogonal regions, how each event is answered across them (the
+    grouped table of `statekit explain --table`); None for a chart without regions,
+    whose classification table already gives every answer."""
+    if not any(s.kind is StateKind.PARALLEL for s in chart.states):
+        return None
+    explored = explore_with(chart, ExplorationOptions())
+    explanation = explain(explored)
+    rows = tuple(group.cells() for group in answer_groups(explanation))
+    return AnswerTable(rows, explanation.complete)
+
+
 @click.command("docs")
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
@@ -236,7 +251,7 @@ def docs_command(
         chart = _compile(path, status)
         if chart is None:  # its diagnostics are printed
             continue
-        charts.append(SiteChart(path, chart, tuple(lint_file(path, config))))
+        charts.append(SiteChart(path, chart, tuple(lint_file(path, config)), _answers(chart)))
     plan = plan_site(charts, output, split=Split(split))
     command = f"statekit docs {' '.join(paths)} -o {output}"
     if check:

@@ -35,6 +35,16 @@ class LintSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class AnswerTable:
+    """How each event is answered across the reachable configurations, as `statekit explain
+    --table` shows it: rows of (event, answer, configurations, where, example) cells, and
+    whether the exploration behind it was complete. The caller explores the chart."""
+
+    rows: tuple[tuple[str, str, str, str, str], ...]
+    complete: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class Image:
     """A rendered drawing: its title (the state it shows, "" for the whole chart) and file."""
 
@@ -170,7 +180,7 @@ def _classification(d: Diagram, classification: Sequence[Cell]) -> list[str]:
             "transition that fires in any region; else `ALREADY_APPLIED` from any row; else "
             "the reason of the first guard that failed (regions in document order), even "
             "where another row shows a reject reason; else the most specific reject (the "
-            "deepest state). `statekit explain --table` lists the answer for every "
+            "deepest state). *Answers across regions* below gives the result in every "
             "reachable configuration."
         )
     rows += ["", "| state | " + " | ".join(code(e) for e in events) + " |"]
@@ -181,6 +191,25 @@ def _classification(d: Diagram, classification: Sequence[Cell]) -> list[str]:
     for state_id, cells in by_state.items():
         texts = " | ".join(classification_text(d, c) for c in cells)
         rows.append(f"| {code(d.states[state_id].ref)} | {texts} |")
+    return rows
+
+
+def _answers(table: AnswerTable) -> list[str]:
+    rows = [
+        "The answer each event gets in the reachable configurations, all regions together "
+        "(as `statekit explain --table` shows it): per event, the groups of configurations "
+        "that answer it the same way. `→` the leaves a transition enters; *where* the states "
+        "active in every configuration of the group; *configurations* how many (of those "
+        "with these states active).",
+    ]
+    if not table.complete:
+        rows.append("\nThe exploration hit its bound: the table covers what it reached.")
+    rows += [
+        "",
+        "| event | answer | configurations | where | for example |",
+        "|---|---|---|---|---|",
+    ]
+    rows += ["| " + " | ".join(cell(text) for text in row) + " |" for row in table.rows]
     return rows
 
 
@@ -239,13 +268,15 @@ def machine_page(
     mermaid: str,
     classification: Sequence[Cell],
     lint: LintSummary,
+    answers: AnswerTable | None = None,
 ) -> str:
     """The documentation page of one chart.
 
     `source` is the link to the chart file (relative to the page), `images`
     the rendered drawings (the whole chart or overview first), `mermaid` the
     Mermaid text of the first drawing, `classification` the table from
-    `statekit.diagrams.classify`, `lint` what the linter found.
+    `statekit.diagrams.classify`, `lint` what the linter found, `answers` (for
+    a chart with orthogonal regions) how each event is answered across them.
     """
     digest = d.digest.removeprefix("sha256:")[:12]
     out = [
@@ -280,6 +311,8 @@ def machine_page(
         *_classification(d, classification),
         "",
     ]
+    if answers is not None:
+        out += ["### Answers across regions", "", *_answers(answers), ""]
     out += ["## Invariants", "", *_invariants(d), ""]
     out += ["## Declarations", "", *_declarations(d), ""]
     out += ["## Lint", "", *_lint(lint)]

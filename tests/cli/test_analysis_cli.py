@@ -200,3 +200,20 @@ def test_explain_table_with_filters() -> None:
     rows = _table_rows(done.stdout)
     assert [(r[0], r[1]) for r in rows] == [("SMS_SENT", "REJECTED UNDEFINED_TRANSITION")]
     assert rows[0][3] == "(any)"  # notification.idle is active in every row shown
+
+
+def test_docs_pages_of_charts_with_regions_show_the_answers_as_explain_does(
+    tmp_path: Path,
+) -> None:
+    charts = tmp_path / "charts"
+    charts.mkdir()
+    for source in (ORDER, ROOT / "machines" / "payment.yaml"):
+        (charts / source.name).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    out = tmp_path / "docs"
+    done = statekit("docs", str(charts), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    page = (out / "order.md").read_text(encoding="utf-8")
+    section = page.split("### Answers across regions", 1)[1].split("\n## ", 1)[0]
+    table = statekit("explain", str(ORDER), "--table")
+    assert _table_rows(section) == _table_rows(table.stdout)
+    assert "### Answers across regions" not in (out / "payment.md").read_text(encoding="utf-8")
