@@ -2,14 +2,25 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# yaml-language-server, for tests/editor (the schema as an editor shows it), from npm
+NODE_PREFIX := build/node
+YAML_LANGUAGE_SERVER := yaml-language-server@1.25.0
+EDITOR_STAMP := $(NODE_PREFIX)/.installed-$(YAML_LANGUAGE_SERVER)
 
-.PHONY: demo test lint-machines bench clean
+.PHONY: demo test editor-tools lint-machines bench clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
+
+editor-tools: $(EDITOR_STAMP)
+
+$(EDITOR_STAMP):
+	command -v node >/dev/null && command -v npm >/dev/null || (apt-get update && apt-get install -y nodejs npm)
+	npm install --prefix $(NODE_PREFIX) --save-exact --no-audit --no-fund $(YAML_LANGUAGE_SERVER)
+	touch $(EDITOR_STAMP)
 
 # Set up, then the main job on the embedded default (SQLite): lint and compile the
 # reference machines, and run a stream of payment events through the durable runner.
@@ -24,7 +35,7 @@ demo: $(STAMP)
 	$(BIN)/statekit outbox --db sqlite:///build/demo.db
 
 # Set up, then run every check CI runs: ruff, mypy --strict, the whole test suite.
-test: $(STAMP)
+test: $(STAMP) $(EDITOR_STAMP)
 	command -v dot >/dev/null || (apt-get update && apt-get install -y graphviz)
 	bash scripts/ensure-postgres.sh
 	$(BIN)/ruff check .
