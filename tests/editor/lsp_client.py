@@ -17,8 +17,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
-HARNESS_TIMEOUT_S = 120.0
-"""How long to wait for one answer before declaring the server hung (not a speed bound)."""
+from node_tools import HARNESS_TIMEOUT_S
 
 Message = dict[str, Any]
 

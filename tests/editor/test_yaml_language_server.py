@@ -8,7 +8,7 @@ test hovers one occurrence in the chart and expects that place's own
 places is taken from the schema, and the charts must cover all of them, so a
 new property gets a hover check without anyone writing one.
 
-The server comes from npm (`make editor-tools`, part of `make test`).
+The server comes from npm (`make node-tools`, part of `make test`).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft7Validator
 from lsp_client import LanguageServer
+from node_tools import NODE_MODULES, require
 
 from statekit.compiler.schema.document import schema_text
 from statekit.compiler.source.loader import load_yaml
@@ -35,7 +36,7 @@ REPO = Path(__file__).resolve().parents[2]
 SERVER = Path(
     os.environ.get(
         "STATEKIT_YAML_LANGUAGE_SERVER",  # to try another version of the server
-        REPO / "build/node/node_modules/yaml-language-server/bin/yaml-language-server",
+        NODE_MODULES / "yaml-language-server" / "bin" / "yaml-language-server",
     )
 )
 FULL_CHART = REPO / "tests/compiler/fixtures/full_chart.yaml"
@@ -75,12 +76,7 @@ SETTINGS: dict[str, object] = {
 
 
 def _server_command() -> list[str]:
-    if not SERVER.is_file():
-        message = f"yaml-language-server is not installed at {SERVER}: run `make editor-tools`"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return ["node", str(SERVER), "--stdio"]
+    return ["node", str(require(SERVER)), "--stdio"]
 
 
 # --- the places the schema documents, found in the charts --------------------------
