@@ -65,6 +65,18 @@ class LanguageServer:
                     raise ServerFailed(f"{method} failed: {message['error']}")
                 return message.get("result")
 
+    def notification(self, method: str, matches: Callable[[Any], bool]) -> Any:
+        """The params of the first notification `method` whose params match (waits for it)."""
+        while True:
+            for message in self.notifications:
+                if message["method"] == method and matches(message.get("params")):
+                    return message.get("params")
+            message = self._receive(f"a {method} notification")
+            if "method" in message and "id" in message:
+                self._answer(message)
+            elif "method" in message:
+                self.notifications.append(message)
+
     def notify(self, method: str, params: object) -> None:
         """Send a notification (no answer expected)."""
         self._send({"jsonrpc": "2.0", "method": method, "params": params})

@@ -229,6 +229,8 @@ def test_the_charts_cover_every_documented_place() -> None:
 
 @dataclass(frozen=True)
 class Editor:
+    """The running server and the URI of each chart it has open."""
+
     server: LanguageServer
     uris: dict[str, str]
 
@@ -295,8 +297,19 @@ def _unescape(markdown: str) -> str:
 @pytest.mark.parametrize("schema_path", sorted(PLACES))
 def test_hover_shows_the_places_own_description(editor: Editor, schema_path: str) -> None:
     place = PLACES[schema_path]
+    assert place.description, schema_path
     text = _hover(editor, place)
     assert place.description in text, (
         f"hover at {place.chart}:{place.line + 1}:{place.character + 1} ({schema_path}) "
         f"shows {text!r}, not {place.description!r}"
     )
+
+
+@pytest.mark.parametrize("chart", sorted(_charts()))
+def test_the_chart_opens_without_problems(editor: Editor, chart: str) -> None:
+    # the schema accepts in the editor what the compiler accepts (no false warnings)
+    uri = editor.uris[chart]
+    published = editor.server.notification(
+        "textDocument/publishDiagnostics", lambda params: params.get("uri") == uri
+    )
+    assert published["diagnostics"] == []
