@@ -2,14 +2,26 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# npm packages some tests drive (tests/node_tools.py): yaml-language-server (the schema
+# as an editor shows it) and Mermaid with jsdom (Mermaid's own parser reads our diagrams)
+NODE_PREFIX := build/node
+NODE_PACKAGES := yaml-language-server@1.25.0 mermaid@11.17.2 jsdom@26.1.0
+NODE_STAMP := $(NODE_PREFIX)/.installed-$(subst @,-,$(subst $() ,_,$(NODE_PACKAGES)))
 
-.PHONY: demo test lint-machines bench clean
+.PHONY: demo test node-tools lint-machines bench clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
+
+node-tools: $(NODE_STAMP)
+
+$(NODE_STAMP):
+	command -v node >/dev/null && command -v npm >/dev/null || (apt-get update && apt-get install -y nodejs npm)
+	npm install --prefix $(NODE_PREFIX) --save-exact --no-audit --no-fund $(NODE_PACKAGES)
+	touch $(NODE_STAMP)
 
 # Set up, then the main job on the embedded default (SQLite): lint and compile the
 # reference machines, and run a stream of payment events through the durable runner.
@@ -24,7 +36,7 @@ demo: $(STAMP)
 	$(BIN)/statekit outbox --db sqlite:///build/demo.db
 
 # Set up, then run every check CI runs: ruff, mypy --strict, the whole test suite.
-test: $(STAMP)
+test: $(STAMP) $(NODE_STAMP)
 	command -v dot >/dev/null || (apt-get update && apt-get install -y graphviz)
 	bash scripts/ensure-postgres.sh
 	$(BIN)/ruff check .

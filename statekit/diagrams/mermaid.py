@@ -8,6 +8,15 @@ regions of a parallel state cannot be drawn at all and are left out (the
 Graphviz drawing and the transition table show them). Labels are
 `EVENT [guard]` without effects, to keep the block readable on one line.
 
+A final state gets the end marker (`sN --> [*]`) in its block. A targetless
+transition (no exit, no entry) is listed rather than drawn: a self-loop would
+read as leaving and re-entering the state, which is what a targetless
+transition does not do. It is written as UML writes an internal transition,
+`EVENT [guard] / effects`, inside the state's box (a description line) for a
+simple state, and in a note beside the box for a composite state (Mermaid
+refuses a description on one); the chart root's own go in a note on its
+initial marker. The DOT drawing lists them in the same words.
+
 Text from the chart is written with Mermaid's entity codes (`#58;` for `:`)
 wherever Mermaid's grammar would read it as syntax: `:` and `;` end a label,
 `"` ends a state name, `%%` starts a comment, `#` starts an entity, braces
@@ -22,7 +31,7 @@ from collections import defaultdict
 
 from statekit.compiler.ir import HistoryKind, StateKind
 from statekit.diagrams.model import DState
-from statekit.diagrams.views import EdgeKind, View, ViewEdge
+from statekit.diagrams.views import EdgeKind, EdgeLabel, View, ViewEdge
 
 _SPECIAL = re.compile(r'[#:;"%<>&{}]')
 _DIRECTION = re.compile(r"(?i)(directio)(n)(?=\s)")
@@ -61,6 +70,21 @@ class _Writer:
             if placed is not None:
                 block, line = placed
                 self.blocks[block].append(line)
+
+    def targetless(self, state: DState) -> list[str]:
+        """`EVENT [guard] / effects` of the state's targetless transitions the view shows."""
+        return [
+            EdgeLabel(t.trigger, t.guard_text(), t.effects_text()).text()
+            for t in self.view.internal(state)
+            if not t.targets
+        ]
+
+    def note(self, sid: str, lines: list[str], indent: str) -> None:
+        if lines:
+            self.out.append(f"{indent}note right of {sid}")
+            # a line starts with an event name, so it is never the `end note` that closes it
+            self.out.extend(f"{indent}  {escape(line)}" for line in lines)
+            self.out.append(f"{indent}end note")
 
     def name(self, state_id: int) -> str:
         return f"s{state_id}" if self.view.drawn(state_id) else f"x{state_id}"
@@ -124,6 +148,7 @@ class _Writer:
         elif state.kind is StateKind.FINAL:
             self.classes["final"].append(sid)
         self.out.append(f'{indent}state "{escape(label)}" as {sid}')
+        self.out.extend(f"{indent}{sid} : {escape(line)}" for line in self.targetless(state))
 
     def contents(self, state: DState, indent: str, block: int) -> None:
         children = [c for c in state.children if self.view.drawn(c)]
@@ -136,11 +161,16 @@ class _Writer:
             for child in children:
                 self.declare(self.d.states[child], indent)
         self.out.extend(f"{indent}{line}" for line in self.blocks.get(block, ()))
+        for child in children:
+            if child in self.view.nodes and self.d.states[child].kind is StateKind.FINAL:
+                self.out.append(f"{indent}{self.name(child)} --> [*]")
 
     def block(self, state: DState, indent: str) -> None:
-        self.out.append(f'{indent}state "{escape(state.name)}" as {self.name(state.id)} {{')
+        sid = self.name(state.id)
+        self.out.append(f'{indent}state "{escape(state.name)}" as {sid} {{')
         self.contents(state, indent + "  ", state.id)
         self.out.append(f"{indent}}}")
+        self.note(sid, self.targetless(state), indent)
 
     def write(self) -> str:
         view, d = self.view, self.d
@@ -148,12 +178,14 @@ class _Writer:
         focus = d.states[view.focus]
         if view.focus == 0 and focus.kind is StateKind.COMPOUND:
             self.contents(focus, "  ", _TOP)
+            self.note("[*]", self.targetless(focus), "  ")
         else:
             if view.focus == 0:  # a parallel root: one composite holding the regions
                 self.out.append(f'  state "{escape(d.name)}" as s0 {{')
                 self.contents(focus, "    ", _TOP)
                 self.out.append("  }")
                 self.out.append("  [*] --> s0")
+                self.note("s0", self.targetless(focus), "  ")
             else:
                 self.block(focus, "  ")
                 self.out.extend(f"  {line}" for line in self.blocks.get(_TOP, ()))

@@ -1,4 +1,4 @@
-"""Charts for the diagram tests: one with every kind of state, one with awkward names."""
+"""Charts for the diagram tests: every kind of state, awkward names, targetless transitions."""
 
 from __future__ import annotations
 
@@ -108,6 +108,78 @@ ODD_NAMES = """
       "{x}": {}
 """
 
+# Targetless transitions in every place a state can be drawn: a simple state (a line
+# inside its box), a compound and a parallel state (a note beside the box), the chart's
+# compound root (a note on its initial marker); guards, effects and text that means
+# something to Mermaid (`:`, `;`, `%%`, `end note`). Final states at the top, in a
+# compound state and in a region.
+TARGETLESS = """
+    statechart: targetless
+    context:
+      n: {type: integer, default: 0}
+      s: {type: string, default: ""}
+    events:
+      TICK: {}
+      "a:b;c": {}
+      POKE: {}
+      "50%%": {}
+      RESET: {}
+      GO: {}
+    initial: idle
+    on:
+      RESET: {do: [{assign: {n: 0}}]}
+    states:
+      idle:
+        on:
+          TICK: {do: [{assign: {n: ctx.n + 1}}]}
+          "a:b;c": {if: "ctx.s == 'x'", else: NOPE, do: [{assign: {s: "'y'"}}]}
+          GO: busy
+      busy:
+        initial: inner
+        on:
+          POKE: {if: "ctx.s != 'end note'", else: ENDED, do: [{emit: {type: Poked}}]}
+        states:
+          inner:
+            on: {GO: both}
+          both:
+            parallel: true
+            on:
+              "50%%": {if: ctx.n > 1, else: SMALL}
+            states:
+              left:
+                initial: l1
+                states:
+                  l1: {on: {TICK: l2}}
+                  l2: {final: true}
+              right:
+                initial: r1
+                states:
+                  r1: {}
+            done: finished
+          finished: {final: true}
+        done: over
+      over: {final: true}
+"""
+
+# A chart whose root is parallel, with a targetless transition on the root.
+PARALLEL_ROOT = """
+    statechart: parallel_root
+    events: {PING: {}, GO: {}}
+    parallel: true
+    on:
+      PING: {do: [{emit: {type: Pong}}]}
+    states:
+      a:
+        initial: a1
+        states:
+          a1: {on: {GO: a2}}
+          a2: {final: true}
+      b:
+        initial: b1
+        states:
+          b1: {}
+"""
+
 
 def sink() -> Diagram:
     """The diagram model of KITCHEN_SINK."""
@@ -117,3 +189,13 @@ def sink() -> Diagram:
 def odd() -> Diagram:
     """The diagram model of ODD_NAMES."""
     return extract(chart_of(ODD_NAMES))
+
+
+def targetless() -> Diagram:
+    """The diagram model of TARGETLESS."""
+    return extract(chart_of(TARGETLESS))
+
+
+def parallel_root() -> Diagram:
+    """The diagram model of PARALLEL_ROOT."""
+    return extract(chart_of(PARALLEL_ROOT))

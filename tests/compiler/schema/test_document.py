@@ -51,9 +51,32 @@ def test_every_definition_and_property_has_a_description() -> None:
 def test_descriptions_are_one_sentence() -> None:
     for path, node in walk(loaded_schema()):
         text = node.get("description")
-        if isinstance(text, str):
+        if isinstance(text, str) and not _is_union_branch(path):
             assert text.endswith("."), path
             assert "\n" not in text, path
+
+
+def _is_union_branch(path: tuple[str | int, ...]) -> bool:
+    return len(path) >= 2 and path[-2] in ("oneOf", "anyOf")
+
+
+def test_union_branches_leave_the_hover_to_the_property() -> None:
+    # An editor shows the first description among the schemas a value matched, the
+    # matched branch before the property: a branch's empty description lets the
+    # property's own text show (tests/editor drives yaml-language-server to check it).
+    branches = [(path, node) for path, node in walk(loaded_schema()) if _is_union_branch(path)]
+    assert branches
+    for path, node in branches:
+        assert node.get("description") == "", path
+
+
+def test_a_property_documents_itself_beside_its_ref() -> None:
+    # `description` beside `$ref` (not `allOf: [{$ref}]`, whose definition text an editor
+    # shows first); every other keyword beside a `$ref` would be ignored by draft-07.
+    for path, node in walk(loaded_schema()):
+        if "$ref" in node:
+            assert set(node) <= {"$ref", "description"}, path
+        assert "allOf" not in node, path
 
 
 def test_every_closed_mapping_has_a_title_naming_the_construct() -> None:

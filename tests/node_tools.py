@@ -1,0 +1,30 @@
+"""Node.js packages some tests drive (yaml-language-server, Mermaid's parser).
+
+`make node-tools` (part of `make test`) installs Node where missing and the
+pinned npm packages into `build/node`. Without them a test is skipped when run
+by hand and fails in CI (where `make test` has installed them).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+NODE_MODULES = REPO / "build" / "node" / "node_modules"
+
+HARNESS_TIMEOUT_S = 300.0
+"""How long a Node process may go without answering before it counts as hung (not a
+speed bound: it only turns a hang into a failure)."""
+
+
+def require(path: Path) -> Path:
+    """`path` (inside `NODE_MODULES` or given by the user); skip or fail when it is missing."""
+    if not path.exists():
+        message = f"{path} is not installed: run `make node-tools`"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
