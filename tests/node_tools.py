@@ -1,13 +1,12 @@
 """Node.js packages some tests drive (yaml-language-server, Mermaid's parser).
 
 `make node-tools` (part of `make test`) installs Node where missing and the
-pinned npm packages into `build/node`. Without them a test is skipped when run
-by hand and fails in CI (where `make test` has installed them).
+pinned npm packages into `build/node`. A test that needs them fails, naming the
+command that installs them; it is never skipped.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -21,10 +20,7 @@ speed bound: it only turns a hang into a failure)."""
 
 
 def require(path: Path) -> Path:
-    """`path` (inside `NODE_MODULES` or given by the user); skip or fail when it is missing."""
+    """`path` (inside `NODE_MODULES` or given by the user); fail when it is missing."""
     if not path.exists():
-        message = f"{path} is not installed: run `make node-tools`"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        pytest.fail(f"{path} is not installed: run `make node-tools`")
     return path
