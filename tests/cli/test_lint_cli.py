@@ -20,7 +20,7 @@ def statekit(
 ) -> subprocess.CompletedProcess[str]:
     """Run the real command in a fresh process."""
     return subprocess.run(
-        [sys.executable, "-m", "statekit.cli", *args],
+        [sys.executable, "-m", "statekit", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -97,12 +97,30 @@ def test_usage_errors_exit_2_without_traceback(args: tuple[str, ...]) -> None:
     assert "Traceback" not in done.stderr
 
 
-def test_a_folder_without_charts_is_a_usage_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "contents",
+    [
+        {},
+        {"notes.txt": "not a chart\n"},
+        {"ci.yml": "on: push\njobs: {}\n", "values.yaml": "statechart_like: 1\n"},
+        {"nested/deeper/list.yaml": "- statechart: no\n"},
+    ],
+    ids=["empty", "text-only", "yaml-not-charts", "nested-list"],
+)
+def test_a_folder_without_charts_warns_and_exits_0(
+    tmp_path: Path, contents: dict[str, str]
+) -> None:
     (tmp_path / "charts").mkdir()
-    (tmp_path / "charts" / "notes.txt").write_text("not a chart\n")
+    for name, text in contents.items():
+        (tmp_path / "charts" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "charts" / name).write_text(text)
     done = statekit("lint", "charts", cwd=tmp_path)
-    assert done.returncode == 2, done
-    assert "charts: no chart files (*.yaml, *.yml) in this folder" in done.stderr
+    assert done.returncode == 0, done
+    assert done.stdout == ""
+    assert "warning: charts: no charts in this folder" in done.stderr
+    assert "Traceback" not in done.stderr
+    quiet = statekit("lint", "-q", "charts", cwd=tmp_path)
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
 
 
 def test_bad_project_configuration_exits_2(tmp_path: Path) -> None:
@@ -145,3 +163,10 @@ def test_rules_lists_and_documents() -> None:
     assert listing.returncode == 0 and "unused-guard" in listing.stdout
     doc = statekit("rules", "expression-unsafe")
     assert "Failing::" in doc.stdout
+
+
+def test_docs_rules_md_is_the_rules_markdown() -> None:
+    done = statekit("rules", "--markdown")
+    assert done.returncode == 0
+    written = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert done.stdout == written, "run `statekit rules --markdown > docs/rules.md`"
