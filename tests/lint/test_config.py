@@ -125,7 +125,7 @@ def test_command_line_adds_ignores_and_exclude_and_replaces_select(
         select=["unused-event"], ignore=["dead-state"], exclude=["gen/"]
     )
     assert config.ignore == {"unused-guard", "dead-state"}
-    assert config.select == {"unused-event"}
+    assert config.select == frozenset({"unused-event"})
     assert config.exclude == (Exclude(base=tmp_path.absolute(), patterns=("gen/",)),)
     assert project.with_command_line() == project
     assert config.runs("unused-event") and not config.runs("unused-guard")
