@@ -480,3 +480,20 @@ def test_sarif_of_a_1000_state_chart_is_within_githubs_limits(tmp_path: Path) ->
         assert re.match(r"[\d,]+ more [a-z-]+ finding\(s\) left out", note["message"]["text"])
     assert len(gzip.compress(text.encode("utf-8"))) <= 10 * 1024 * 1024
     assert set(sarif_uris(log)) == {"big.yaml"}
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_the_documented_completion_scripts_exist(shell: str) -> None:
+    env = {**os.environ, "_STATEKIT_COMPLETE": f"{shell}_source"}
+    done = subprocess.run(
+        [sys.executable, "-m", "statekit"], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0
+    assert "_STATEKIT_COMPLETE" in done.stdout
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"_STATEKIT_COMPLETE={shell}_source statekit" in readme
+
+
+def test_zsh_completion_describes_each_rule() -> None:
+    lines = complete("statekit lint --ignore unused-g", shell="zsh")
+    assert lines == ["plain", "unused-guard", "a declared guard that no transition uses."]

@@ -251,3 +251,14 @@ def test_the_walk_lints_what_git_does_not_ignore(tmp_path: Path, ignores: dict[s
     expected = sorted(name for name in listed if name.lower().endswith((".yaml", ".yml")))
     walked = sorted(p.relative_to(tmp_path).as_posix() for p in select_files([tmp_path]).files)
     assert walked == expected
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_walk_opens_only_regular_files(tmp_path: Path) -> None:
+    write(tmp_path, {"real.yaml": CHART})
+    os.mkfifo(tmp_path / "pipe.yaml")  # opening it for reading would block
+    (tmp_path / "dangling.yaml").symlink_to(tmp_path / "nowhere.yaml")
+    (tmp_path / "link.yaml").symlink_to(tmp_path / "real.yaml")
+    selection = select_files([tmp_path])
+    assert [p.name for p in selection.files] == ["link.yaml", "real.yaml"]
+    assert selection.skipped == 0
