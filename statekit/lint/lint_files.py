@@ -8,7 +8,8 @@ git), and so does the repository's `.git/info/exclude`. The patterns of
 to the folder of the configuration (or the current folder). In a folder walk
 only YAML files that are charts (the root mapping of the first document has a
 `statechart` key; see `is_chart_file`) are linted; the other YAML files are
-counted as skipped. A file named explicitly is always linted.
+counted as skipped. A file named explicitly is always linted; a folder named
+explicitly is walked even if ignored (the rules apply below it).
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ DEFAULT_EXCLUDE = (".venv/", "venv/", "node_modules/", "__pycache__/", ".tox/", 
 
 _ROOT_KEY = re.compile(r"""^(?:statechart|"statechart"|'statechart')[ \t]*:(?:[ \t]|$)""", re.M)
 _DOCUMENT_END = re.compile(r"^(?:---|\.\.\.)(?:[ \t]|$)", re.M)
+_BELOW_GROUP = "ps_d"
+"""The group pathspec's expressions use for "or a path below" (`(?:(?P<ps_d>/)|$)`)."""
 _SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -184,34 +187,36 @@ def _root_has_statechart_key(text: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class _Layer:
-    """The patterns of one ignore file (or of `exclude`), relative to `base`.
+    """The patterns of one ignore file (or of `exclude`), relative to `base`, last first.
 
-    `spec` answers for files. `folders` answers for a folder itself, last
-    pattern first: (whether it ignores, whether it is a `name/` pattern, its
-    expression anchored at the end of the path), since a pattern's expression
-    alone also matches whatever lies below what it names (`a/**` matches
-    `a/`), which is the walk's business.
+    Each is (whether it ignores, whether it names folders only, its expression).
+    pathspec parses the gitignore syntax. Its expressions also match the paths
+    below what a pattern names (`build/` matches `build/x.yaml`), as a matcher
+    of file lists must; the walk does what git does instead: it asks about each
+    folder before entering it, and a pattern decides only for the paths it names
+    itself, so its expression must match up to the end of the path (except for
+    `a/**`, whose expression matches exactly what lies below `a`).
     """
 
     base: Path
-    spec: pathspec.GitIgnoreSpec
-    folders: tuple[tuple[bool, bool, re.Pattern[str]], ...]
+    patterns: tuple[tuple[bool, bool, re.Pattern[str]], ...]
 
 
 def _layer(base: Path, lines: Iterable[str]) -> _Layer | None:
     spec = pathspec.GitIgnoreSpec.from_lines(list(lines))
-    folders = tuple(
-        (
-            bool(pattern.include),
-            str(pattern.pattern).rstrip().endswith("/"),
-            re.compile(f"(?:{pattern.regex.pattern})\\Z", pattern.regex.flags),
-        )
+    patterns = tuple(
+        (bool(pattern.include), str(pattern.pattern).rstrip().endswith("/"), _whole(pattern.regex))
         for pattern in reversed(spec.patterns)
         if pattern.include is not None and pattern.regex is not None
     )
-    if not folders:
-        return None
-    return _Layer(base, spec, folders)
+    return _Layer(base, patterns) if patterns else None
+
+
+def _whole(expression: re.Pattern[str]) -> re.Pattern[str]:
+    """The expression matching a path it names, not the paths below it."""
+    if _BELOW_GROUP not in expression.groupindex:  # `a/**`, `*`: no "or below" branch
+        return expression
+    return re.compile(f"(?:{expression.pattern})\\Z", expression.flags)
 
 
 def _read_layer(base: Path, file: Path) -> _Layer | None:
@@ -223,29 +228,19 @@ def _read_layer(base: Path, file: Path) -> _Layer | None:
 
 
 def _ignored(layers: Sequence[_Layer], path: Path, is_dir: bool) -> bool:
-    """Git's answer: the last layer (deepest file) with a matching pattern decides."""
+    """Git's answer for a path whose folders are not ignored: the last pattern of the
+    last layer (deepest file) that names it decides; `name/` patterns name folders only."""
     for layer in reversed(layers):
         try:
             relative = path.relative_to(layer.base).as_posix()
         except ValueError:
             continue
-        decided = _folder_decision(layer, relative) if is_dir else _file_decision(layer, relative)
-        if decided is not None:
-            return decided
+        for ignores, folders_only, expression in layer.patterns:
+            if folders_only and not is_dir:
+                continue
+            if expression.search(relative + "/" if folders_only else relative):
+                return ignores
     return False
-
-
-def _file_decision(layer: _Layer, relative: str) -> bool | None:
-    include = layer.spec.check_file(relative).include
-    return None if include is None else bool(include)
-
-
-def _folder_decision(layer: _Layer, relative: str) -> bool | None:
-    """The last pattern that names the folder itself (a `name/` pattern sees `relative/`)."""
-    for ignores, folder_only, expression in layer.folders:
-        if expression.search(relative + "/" if folder_only else relative):
-            return ignores
-    return None
 
 
 def _layers_above(folder: Path, root: Path | None) -> list[_Layer]:

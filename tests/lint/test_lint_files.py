@@ -7,9 +7,13 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from statekit.lint.config import Exclude, LintConfig
 from statekit.lint.lint_files import is_chart_file, lint_paths, select_files
@@ -168,8 +172,17 @@ def test_files_named_explicitly_are_always_linted(repository: Path) -> None:
 def test_a_walk_from_a_subfolder_honours_the_parents_ignore_files(repository: Path) -> None:
     files, _ = linted(repository, ".", cwd=repository / "charts")
     assert files == ["charts/keep.draft.yaml", "charts/order.yaml", "charts/sub/kept.yml"]
-    files, _ = linted(repository, "charts", "local", cwd=repository)
-    assert files == ["charts/keep.draft.yaml", "charts/order.yaml", "charts/sub/kept.yml"]
+    files, _ = linted(repository, "charts/sub", cwd=repository)
+    assert files == ["charts/sub/kept.yml"]
+
+
+def test_a_folder_named_explicitly_is_walked_even_if_ignored(repository: Path) -> None:
+    files, _ = linted(repository, "local", "build", ".venv", cwd=repository)
+    assert files == [".venv/lib/site-packages/pkg/chart.yaml", "build/out.yaml", "local/mine.yaml"]
+    files, _ = linted(repository, ".", cwd=repository / ".venv" / "lib")
+    assert files == [".venv/lib/site-packages/pkg/chart.yaml"]
+    files, _ = linted(repository, "lib", cwd=repository / ".venv")
+    assert files == [".venv/lib/site-packages/pkg/chart.yaml"]
 
 
 def test_the_walk_follows_no_symlinked_folder(repository: Path) -> None:
@@ -262,3 +275,98 @@ def test_a_walk_opens_only_regular_files(tmp_path: Path) -> None:
     selection = select_files([tmp_path])
     assert [p.name for p in selection.files] == ["link.yaml", "real.yaml"]
     assert selection.skipped == 0
+
+
+# -- fuzzers: the sniff agrees with a full parse, the walk agrees with git ------
+
+_keys = st.sampled_from(["statechart", "events", "initial", "states", "on", "x", "Statechart"])
+_scalars = st.one_of(st.text(max_size=8), st.integers(), st.booleans(), st.none())
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_keys, inner, max_size=3),
+    max_leaves=8,
+)
+_documents = st.one_of(st.dictionaries(_keys, _values, max_size=5), _values)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    first=_documents,
+    rest=st.lists(_documents, max_size=2),
+    flow=st.sampled_from([True, False, None]),
+    comment=st.booleans(),
+    explicit_start=st.booleans(),
+)
+def test_the_sniff_agrees_with_a_full_parse(
+    first: object, rest: list[object], flow: bool | None, comment: bool, explicit_start: bool
+) -> None:
+    text = yaml.safe_dump_all(
+        [first, *rest],
+        default_flow_style=flow,
+        explicit_start=explicit_start or bool(rest),
+        allow_unicode=True,
+    )
+    if comment:
+        text = "# yaml-language-server: $schema=x.json\n" + text
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "f.yaml"
+        path.write_text(text, encoding="utf-8")
+        expected = isinstance(first, dict) and "statechart" in first
+        assert is_chart_file(path) is expected, text
+
+
+_PATTERNS = [
+    "*.yaml",
+    "!*.yaml",
+    "!keep.yaml",
+    "/top.yaml",
+    "x.yaml",
+    "sub/",
+    "sub",
+    "/sub",
+    "sub/*",
+    "!sub/x.yaml",
+    "a/**",
+    "!a/b.yaml",
+    "**/deep",
+    "**/deep/",
+    "deep/*.yaml",
+    "!deep/",
+    "*/",
+    "!a/",
+    "*",
+    "!*/",
+    "?.yaml",
+    "[a-c]/*.yaml",
+    "a/deep",
+    "!a/deep/d.yaml",
+    "**/z.yaml",
+    "dir/",
+    "!dir/x.yaml",
+]
+_ignore_files = st.lists(st.sampled_from(_PATTERNS), max_size=5).map(
+    lambda lines: "".join(f"{line}\n" for line in lines)
+)
+
+
+@needs_git
+@settings(max_examples=40, deadline=None)
+@given(
+    root=_ignore_files,
+    sub=_ignore_files,
+    deep=_ignore_files,
+    info=_ignore_files,
+)
+def test_any_ignore_files_give_the_files_git_does_not_ignore(
+    root: str, sub: str, deep: str, info: str
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        repo = Path(folder)
+        git(repo, "init", "-q")
+        write(repo, {name: CHART for name in TREE})
+        write(repo, {".gitignore": root, "sub/.gitignore": sub, "a/deep/.gitignore": deep})
+        (repo / ".git" / "info" / "exclude").write_text(info, encoding="utf-8")
+        listed = git(repo, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
+        expected = sorted(name for name in listed if name.lower().endswith((".yaml", ".yml")))
+        walked = sorted(p.relative_to(repo).as_posix() for p in select_files([repo]).files)
+        assert walked == expected
