@@ -38,10 +38,20 @@ class Severity(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class RelatedLocation:
+    """Another place a finding concerns (SARIF `relatedLocations`): where, and why."""
+
+    span: SourceSpan
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One finding: complete when made, never mutated.
 
-    `notes` carry extra lines such as candidate names or a counterexample trace.
+    `notes` carry extra lines such as candidate names or a counterexample trace;
+    `related` other places the finding concerns (the transition that breaks an
+    invariant, say), each also named in the notes for plain-text readers.
     """
 
     slug: str
@@ -49,6 +59,7 @@ class Diagnostic:
     message: str
     span: SourceSpan
     notes: tuple[str, ...] = field(default=())
+    related: tuple[RelatedLocation, ...] = field(default=())
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         """Order by file, then position, then slug and message (stable output)."""
@@ -62,6 +73,7 @@ class Diagnostic:
             message=self.message,
             span=self.span,
             notes=self.notes,
+            related=self.related,
         )
 
 

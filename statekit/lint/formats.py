@@ -157,7 +157,8 @@ def format_json(
     *,
     base_dir: Path | None = None,
 ) -> str:
-    """A versioned JSON document: the diagnostics with raw positions, and counts by severity."""
+    """A versioned JSON document: the diagnostics with raw positions (and their related
+    locations), and counts by severity."""
     shown = _shown(diagnostics)
     document = {
         "version": 1,
@@ -172,6 +173,17 @@ def format_json(
                 "end_line": d.span.end_line,
                 "end_column": d.span.end_column,
                 "notes": list(d.notes),
+                "related": [
+                    {
+                        "file": r.span.file,
+                        "line": r.span.line,
+                        "column": r.span.column,
+                        "end_line": r.span.end_line,
+                        "end_column": r.span.end_column,
+                        "message": r.message,
+                    }
+                    for r in d.related
+                ],
             }
             for d in shown
         ],
@@ -277,15 +289,7 @@ def _physical_location(location: dict[str, str], span: SourceSpan) -> dict[str, 
 
 
 def _related(diagnostic: Diagnostic) -> list[tuple[SourceSpan, str]]:
-    """The diagnostic's related locations as (span, message): items of its `related`
-    field, each a `SourceSpan` or an object with `.span` and `.message`."""
-    found: list[tuple[SourceSpan, str]] = []
-    for item in getattr(diagnostic, "related", None) or ():
-        if isinstance(item, SourceSpan):
-            found.append((item, ""))
-        elif isinstance(getattr(item, "span", None), SourceSpan):
-            found.append((item.span, str(getattr(item, "message", "") or "")))
-    return found
+    return [(related.span, related.message) for related in diagnostic.related]
 
 
 def _capped(shown: Sequence[Diagnostic]) -> Iterator[Diagnostic]:

@@ -6,7 +6,6 @@ import gzip
 import importlib.metadata
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -16,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.diagnostics import Diagnostic, RelatedLocation, Severity, SourceSpan
 from statekit.lint import formats
 from statekit.lint.formats import (
     FINGERPRINT_KEY,
@@ -199,6 +198,7 @@ def test_json_round_trips_fields_and_counts() -> None:
         "end_line": 14,
         "end_column": 2,
         "notes": ["candidates: 'go', 'stop'", "trace: a -> b"],
+        "related": [],
     }
     assert [d["slug"] for d in document["diagnostics"]] == [d.slug for d in DIAGNOSTICS]
 
@@ -506,6 +506,9 @@ diagnostics = st.lists(
         message=st.text(),
         span=spans,
         notes=st.lists(st.text(), max_size=3).map(tuple),
+        related=st.lists(st.builds(RelatedLocation, span=spans, message=st.text()), max_size=2).map(
+            tuple
+        ),
     ),
     max_size=5,
 ).map(tuple)
@@ -519,8 +522,12 @@ def test_any_diagnostics_give_valid_sarif(found: tuple[Diagnostic, ...]) -> None
     shown = [d for d in found if d.severity is not Severity.OFF]
     results = json.loads(text)["runs"][0]["results"]
     assert len(results) == len(shown)
-    for result in results:
+    for result, diagnostic in zip(results, shown, strict=True):
         assert_uri_reference(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+        related = result.get("relatedLocations", [])
+        assert len(related) == len(diagnostic.related)
+        for location in related:
+            assert_uri_reference(location["physicalLocation"]["artifactLocation"]["uri"])
 
 
 @settings(max_examples=200, deadline=None)
@@ -554,6 +561,15 @@ def test_any_diagnostics_round_trip_through_json(found: tuple[Diagnostic, ...]) 
             d["message"],
             SourceSpan(d["file"], d["line"], d["column"], d["end_line"], d["end_column"]),
             tuple(d["notes"]),
+            tuple(
+                RelatedLocation(
+                    span=SourceSpan(
+                        r["file"], r["line"], r["column"], r["end_line"], r["end_column"]
+                    ),
+                    message=r["message"],
+                )
+                for r in d["related"]
+            ),
         )
         for d in document["diagnostics"]
     ] == shown
@@ -598,31 +614,24 @@ def test_undocumented_rules_get_help_too() -> None:
     assert set(bare["help"]) == {"text", "markdown"}
 
 
-@dataclass(frozen=True, slots=True)
-class Related:
-    """What a related location carries: a span and a message."""
-
-    span: SourceSpan
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class WithRelated(Diagnostic):
-    """A diagnostic with related locations, as invariant-violation's has."""
-
-    related: tuple[SourceSpan | Related, ...] = ()
-
-
 @pytest.mark.parametrize("count", [0, 1, 2, MAX_RELATED_LOCATIONS, MAX_RELATED_LOCATIONS + 5])
 def test_related_locations_are_rendered_and_capped(count: int) -> None:
     related = tuple(
-        Related(SourceSpan("machines/door.yaml", 10 + i, 3, 10 + i, 9), f"transition {i}")
+        RelatedLocation(
+            span=SourceSpan("machines/door.yaml", 10 + i, 3, 10 + i, 9), message=f"transition {i}"
+        )
         if i % 2
-        else SourceSpan(f"{Path.cwd()}/other.yaml", 1 + i, 1, 1 + i, 2)
+        else RelatedLocation(
+            span=SourceSpan(f"{Path.cwd()}/other.yaml", 1 + i, 1, 1 + i, 2), message=""
+        )
         for i in range(count)
     )
-    diagnostic = WithRelated(
-        "invariant-violation", Severity.ERROR, "m", SourceSpan("c.yaml", 1, 1, 1, 2), (), related
+    diagnostic = Diagnostic(
+        slug="invariant-violation",
+        severity=Severity.ERROR,
+        message="m",
+        span=SourceSpan("c.yaml", 1, 1, 1, 2),
+        related=related,
     )
     text = format_sarif((diagnostic,), RULES, base_dir=Path.cwd())
     assert_valid_sarif(text)
