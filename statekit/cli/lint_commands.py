@@ -133,6 +133,8 @@ def lint(
     A file named explicitly is always linted.
     """
     read_stdin = STDIN in paths
+    if stdin_filename is not None and not read_stdin:
+        raise click.UsageError("--stdin-filename names the chart read from `-`: add `-` to PATHS")
     named = [p for p in paths if p != STDIN]
     stdin_name = stdin_filename or DEFAULT_STDIN_FILENAME
     try:

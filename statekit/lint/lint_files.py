@@ -403,16 +403,11 @@ def _crash(file: str, exc: Exception) -> Diagnostic:
 
 
 def lint_paths(
-    paths: Sequence[str | Path],
-    config: LintConfig,
-    options: ExplorationOptions = DEFAULT_OPTIONS,
-    selection: FileSelection | None = None,
+    paths: Sequence[str | Path], config: LintConfig, options: ExplorationOptions = DEFAULT_OPTIONS
 ) -> LintReport:
-    """Lint every chart under `paths` (explorations run with `options`); one bad file
-    never stops the others. A `selection` made by the caller replaces the walk
-    (`select_files` with the configuration's `exclude`)."""
-    if selection is None:
-        selection = select_files(paths, config.exclude)
+    """Lint every chart under `paths` (found by `select_files` with the configuration's
+    `exclude`; explorations run with `options`); one bad file never stops the others."""
+    selection = select_files(paths, config.exclude)
     diagnostics: list[Diagnostic] = []
     crashes = 0
     for path in selection.files:

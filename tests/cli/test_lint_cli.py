@@ -92,6 +92,10 @@ def test_github_annotations() -> None:
         ("lint", "--format", "xml", "machines/"),
         ("compile",),
         ("rules", "no-such-rule"),
+        ("lint", "--stdin-filename", "c.yaml", "machines/"),
+        ("lint", "--select"),
+        ("lint", "--base-dir", "machines/payment.yaml", "machines/"),
+        ("lint", "--output-file", "machines", "machines/"),
         ("frobnicate",),
     ],
 )

@@ -712,3 +712,32 @@ def test_the_real_caps_keep_a_flood_within_githubs_limits() -> None:
     assert len(run["results"]) == MAX_RESULTS
     assert len(run["tool"]["driver"]["rules"]) <= 25_000
     assert len(gzip.compress(text.encode("utf-8"))) <= 10 * 1024 * 1024
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    counts=st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), st.integers(1, 30), max_size=4),
+    cap=st.integers(1, 10),
+    total=st.integers(1, 60),
+)
+def test_any_flood_is_capped_per_rule_and_per_run(
+    counts: dict[str, int], cap: int, total: int
+) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(formats, "MAX_RESULTS_PER_RULE", cap)
+        patch.setattr(formats, "MAX_RESULTS", total)
+        text = format_sarif(_many(counts), RULES)
+    assert_valid_sarif(text)
+    results = json.loads(text)["runs"][0]["results"]
+    kept = sum(n if n <= cap else cap + 1 for n in counts.values())
+    assert len(results) == min(kept, total)
+    for slug in counts:
+        assert sum(r["ruleId"] == slug for r in results) <= cap + 1
+    notes = [r["message"]["text"] for r in results if "left out" in r["message"]["text"]]
+    left_out = 0
+    for note in notes:
+        match = re.match(r"([\d,]+) more", note)
+        assert match, note
+        left_out += int(match[1].replace(",", ""))
+    if kept <= total:  # nothing cut per run: every finding is a result or counted in a note
+        assert len(results) - len(notes) + left_out == sum(counts.values())
