@@ -329,17 +329,26 @@ def select_files(paths: Iterable[str | Path], exclude: Sequence[Exclude] = ()) -
     empty: list[str] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
+        if _named_path_is_folder(raw):
             found, not_charts = _walk_folder(path, patterns)
             skipped += not_charts
             if not found:
                 empty.append(str(raw))
             files.extend(found)
-        elif path.is_file():
-            files.append(path)
         else:
-            raise UsageError(f"{raw}: no such file or folder")
+            files.append(path)
     return FileSelection(tuple(dict.fromkeys(files)), skipped, tuple(empty))
+
+
+def _named_path_is_folder(raw: str | Path) -> bool:
+    """What a path named on the command line is: True for a folder to walk, False for a
+    file to lint; anything else is a `UsageError` saying what the path is."""
+    path = Path(raw)
+    if path.is_dir():
+        return True
+    if path.is_file():
+        return False
+    raise UsageError(f"{raw}: no such file or folder")
 
 
 def collect_files(paths: Iterable[str | Path]) -> list[Path]:
