@@ -45,7 +45,7 @@ NEVER_WALKED = frozenset({".git", ".hg", ".svn"})
 DEFAULT_EXCLUDE = (".venv/", "venv/", "node_modules/", "__pycache__/", ".tox/", ".nox/")
 """Folders skipped even where no `.gitignore` names them; `exclude` adds to these."""
 
-_ROOT_KEY = re.compile(r"""^(?:statechart|"statechart"|'statechart')[ \t]*:(?:[ \t]|$)""", re.M)
+_ROOT_KEY = re.compile(r"""^(?:statechart|"statechart"|'statechart')[ \t]*:(?:[ \t\r]|$)""", re.M)
 _DOCUMENT_END = re.compile(r"^(?:---|\.\.\.)(?:[ \t]|$)", re.M)
 _BELOW_GROUP = "ps_d"
 """The group pathspec's expressions use for "or a path below" (`(?:(?P<ps_d>/)|$)`)."""
@@ -275,21 +275,27 @@ def _is_regular_file(path: Path) -> bool:
 
 
 def _walk(folder: Path, layers: list[_Layer]) -> Iterator[Path]:
-    """Every file below `folder` no layer ignores, sorted; symlinked folders are not entered."""
-    own = _read_layer(folder, folder / ".gitignore")
-    if own is not None:
-        layers = [*layers, own]
-    try:
-        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-    except OSError:
-        return
-    for entry in entries:
-        path = folder / entry.name
-        if entry.is_dir(follow_symlinks=False):
-            if entry.name not in NEVER_WALKED and not _ignored(layers, path, is_dir=True):
-                yield from _walk(path, layers)
-        elif not _ignored(layers, path, is_dir=False):
-            yield path
+    """Every file below `folder` no layer ignores, in sorted depth-first order; symlinked
+    folders are not entered. A stack, not recursion: any depth of folders is fine."""
+    stack: list[tuple[Path, list[_Layer]]] = [(folder, layers)]
+    while stack:
+        current, in_force = stack.pop()
+        own = _read_layer(current, current / ".gitignore")
+        if own is not None:
+            in_force = [*in_force, own]
+        try:
+            entries = sorted(os.scandir(current), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        folders: list[Path] = []
+        for entry in entries:
+            path = current / entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in NEVER_WALKED and not _ignored(in_force, path, is_dir=True):
+                    folders.append(path)
+            elif not _ignored(in_force, path, is_dir=False):
+                yield path
+        stack.extend((sub, in_force) for sub in reversed(folders))
 
 
 def _walk_folder(folder: Path, exclude: Sequence[_Layer]) -> tuple[list[Path], int]:

@@ -59,6 +59,7 @@ def write(root: Path, files: dict[str, str]) -> None:
         ("events:\n  statechart: {}\nstatechart: c\n", True),
         ("statechart: [\n", True),  # broken, but plainly meant as a chart: lint says why
         ("statechart: c\n  bad: indentation: here\n", True),
+        ("statechart:\r\n  - [\r\n", True),
         ("on: push\njobs:\n  test: {runs-on: ubuntu-latest}\n", False),
         ("name: ci\nstatechart_like: 1\n", False),
         ("events:\n  statechart: {}\n", False),  # nested, not at the root
@@ -370,3 +371,14 @@ def test_any_ignore_files_give_the_files_git_does_not_ignore(
         expected = sorted(name for name in listed if name.lower().endswith((".yaml", ".yml")))
         walked = sorted(p.relative_to(repo).as_posix() for p in select_files([repo]).files)
         assert walked == expected
+
+
+def test_a_walk_goes_any_depth_of_folders(tmp_path: Path) -> None:
+    deep = tmp_path
+    for _ in range(1_100):  # deeper than Python's recursion limit (1,000)
+        deep = deep / "d"
+        deep.mkdir()
+    (deep / "c.yaml").write_text(CHART, encoding="utf-8")
+    (tmp_path / "top.yaml").write_text(CHART, encoding="utf-8")
+    files = select_files([tmp_path]).files
+    assert [p.name for p in files] == ["top.yaml", "c.yaml"]
