@@ -395,7 +395,7 @@ def _bare_rule_descriptor(slug: str) -> dict[str, object]:
             "text": f"statekit diagnostic {slug}: see the message of each result.",
             "markdown": f"statekit diagnostic `{slug}`: see the message of each result.",
         },
-        "helpUri": help_uri(slug),
+        "helpUri": RULES_DOC_URI,  # not a rule of its own: the page of all rules
     }
 
 
