@@ -374,11 +374,16 @@ def test_any_ignore_files_give_the_files_git_does_not_ignore(
 
 
 def test_a_walk_goes_any_depth_of_folders(tmp_path: Path) -> None:
-    deep = tmp_path
+    folders = [tmp_path]
     for _ in range(1_100):  # deeper than Python's recursion limit (1,000)
-        deep = deep / "d"
-        deep.mkdir()
-    (deep / "c.yaml").write_text(CHART, encoding="utf-8")
+        folders.append(folders[-1] / "d")
+        folders[-1].mkdir()
+    (folders[-1] / "c.yaml").write_text(CHART, encoding="utf-8")
     (tmp_path / "top.yaml").write_text(CHART, encoding="utf-8")
-    files = select_files([tmp_path]).files
-    assert [p.name for p in files] == ["top.yaml", "c.yaml"]
+    try:
+        files = select_files([tmp_path]).files
+        assert [p.name for p in files] == ["top.yaml", "c.yaml"]
+    finally:  # bottom up: shutil.rmtree (pytest's clean-up) recurses once per level
+        (folders[-1] / "c.yaml").unlink()
+        for folder in reversed(folders[1:]):
+            folder.rmdir()
