@@ -49,6 +49,18 @@ _ROOT_KEY = re.compile(r"""^(?:statechart|"statechart"|'statechart')[ \t]*:(?:[ 
 _DOCUMENT_END = re.compile(r"^(?:---|\.\.\.)(?:[ \t]|$)", re.M)
 _BELOW_GROUP = "ps_d"
 """The group pathspec's expressions use for "or a path below" (`(?:(?P<ps_d>/)|$)`)."""
+_BYTE_ORDER_MARKS = (
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\xfe\xff", "utf-16-be"),
+    (b"\xff\xfe", "utf-16-le"),
+)
+_NUL_PATTERNS = (
+    ((True, True, True, False), "utf-32-be"),
+    ((False, True, True, True), "utf-32-le"),
+    ((True, False, True, False), "utf-16-be"),
+    ((False, True, False, True), "utf-16-le"),
+)
 _SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -134,15 +146,16 @@ def is_chart_file(path: Path) -> bool:
 
     Reads at most `SNIFF_BYTES` and stops at the key; where that prefix is not
     YAML (a syntax error, or a template), a `statechart:` line at the start of
-    a line of the first document counts. Unreadable files count as charts, so
-    that linting them says why.
+    a line of the first document counts. A file in UTF-16 or UTF-32 is read as
+    such (linting it then says that charts are UTF-8). Unreadable files count
+    as charts, so that linting them says why.
     """
     try:
         with path.open("rb") as stream:
             head = stream.read(SNIFF_BYTES)
     except OSError:
         return True
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    text = head.decode(_encoding(head), errors="replace").lstrip("\ufeff")
     try:
         return _root_has_statechart_key(text)
     except yaml.YAMLError:
@@ -150,6 +163,18 @@ def is_chart_file(path: Path) -> bool:
             text.split("\n", 1)[1] if text.startswith("---") else text
         )
         return bool(_ROOT_KEY.search(first_document[0]))
+
+
+def _encoding(head: bytes) -> str:
+    """UTF-8, or the UTF-16/32 its byte order mark or NUL pattern shows (as YAML 1.2 detects)."""
+    for mark, codec in _BYTE_ORDER_MARKS:
+        if head.startswith(mark):
+            return codec
+    first = head[:4].ljust(4, b"-")
+    for pattern, codec in _NUL_PATTERNS:
+        if all((byte == 0) == nul for byte, nul in zip(first, pattern, strict=True)):
+            return codec
+    return "utf-8"
 
 
 def _root_has_statechart_key(text: str) -> bool:

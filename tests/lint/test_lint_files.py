@@ -80,6 +80,19 @@ def test_only_files_whose_first_document_has_a_statechart_key_are_charts(
     assert is_chart_file(path) is chart
 
 
+@pytest.mark.parametrize(
+    "codec", ["utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"]
+)
+@pytest.mark.parametrize(("text", "chart"), [(CHART, True), ("on: push\n", False)])
+def test_charts_in_other_unicode_encodings_are_found(
+    tmp_path: Path, codec: str, text: str, chart: bool
+) -> None:
+    """So that linting them says a chart is UTF-8, instead of a silent skip."""
+    path = tmp_path / "f.yaml"
+    path.write_bytes(text.encode(codec))
+    assert is_chart_file(path) is chart
+
+
 def test_a_file_that_is_not_utf8_is_sniffed_without_error(tmp_path: Path) -> None:
     path = tmp_path / "latin1.yaml"
     path.write_bytes(b"statechart: caf\xe9\n")
