@@ -295,11 +295,13 @@ def test_a_walk_opens_only_regular_files(tmp_path: Path) -> None:
 
 _keys = st.sampled_from(["statechart", "events", "initial", "states", "on", "x", "Statechart"])
 _scalars = st.one_of(st.text(max_size=8), st.integers(), st.booleans(), st.none())
-_values = st.recursive(
-    _scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_keys, inner, max_size=3),
-    max_leaves=8,
-)
+
+
+def _collections(inner: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.one_of(st.lists(inner, max_size=3), st.dictionaries(_keys, inner, max_size=3))
+
+
+_values: st.SearchStrategy[object] = st.recursive(_scalars, _collections, max_leaves=8)
 _documents = st.one_of(st.dictionaries(_keys, _values, max_size=5), _values)
 
 
