@@ -33,6 +33,7 @@ ALLOWED: dict[str, set[str]] = {
     "testing": {"compiler", "engine", "runner"},
     "api": {"compiler", "engine"},
     "cli": {"compiler", "engine", "analysis", "lint", "diagrams", "runner", "api", "testing"},
+    "__main__": {"cli"},  # `python -m statekit`
 }
 # The package root (`statekit/__init__.py`) names every public entry point lazily.
 ROOT_MODULE = "statekit"

@@ -17,7 +17,7 @@ from statekit.cli.group import EXIT_USAGE, cli
 def main() -> None:
     """Console entry point: usage errors and crashes exit 2, never with a bare traceback."""
     try:
-        cli.main(standalone_mode=False)
+        cli.main(standalone_mode=False, prog_name="statekit")
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:

@@ -4,14 +4,18 @@
 [tool.statekit.lint]
 ignore = ["unused-event"]
 severity = { unused-guard = "error" }
+exclude = ["generated/", "*.draft.yaml"]   # gitignore patterns, relative to this file's folder
 ```
+
+The command line adds to this (`--ignore`, `--exclude`) or narrows it
+(`--select`): see `LintConfig.with_command_line`.
 """
 
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -25,21 +29,73 @@ class ConfigError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class Exclude:
+    """Gitignore patterns for folder walks, relative to the folder `base`."""
+
+    base: Path
+    patterns: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class LintConfig:
-    """Which rules are ignored and which severities are overridden."""
+    """Which rules run and at which severity, and which paths folder walks skip.
+
+    `select` (None: every rule) keeps only the chart rules it names; compile
+    rules always report, since a chart with such an error cannot be built.
+    `exclude` holds the gitignore patterns folder walks skip, each group with
+    the folder it is relative to.
+    """
 
     ignore: frozenset[str] = frozenset()
     severity: Mapping[str, Severity] = field(default_factory=lambda: MappingProxyType({}))
     source: str = field(default="defaults", compare=False)
+    select: frozenset[str] | None = None
+    exclude: tuple[Exclude, ...] = ()
 
     def effective(self, diagnostic: Diagnostic) -> Diagnostic | None:
         """The diagnostic at its configured severity, or None when it is ignored or off."""
-        if diagnostic.slug in self.ignore:
+        if not self.runs(diagnostic.slug):
             return None
         severity = self.severity.get(diagnostic.slug)
         if severity is Severity.OFF:
             return None
         return diagnostic if severity is None else diagnostic.with_severity(severity)
+
+    def runs(self, slug: str) -> bool:
+        """Whether findings of rule `slug` are reported (not ignored, selected if `select`)."""
+        if slug in self.ignore:
+            return False
+        rule = RULES.get(slug)
+        if self.select is None or rule is None or not rule.configurable:
+            return True
+        return slug in self.select
+
+    def with_command_line(
+        self,
+        *,
+        select: Sequence[str] = (),
+        ignore: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+    ) -> LintConfig:
+        """This configuration with `--select` (replaces), `--ignore` and `--exclude` (add).
+
+        Raises `ConfigError` naming an unknown rule, or one that cannot be ignored.
+        Command-line patterns are relative to the current folder.
+        """
+        problems = [p for _, p in _problems(ignore, {})]
+        problems += [p for slug, p in _problems(select, {}) if slug not in RULES]
+        if problems:
+            raise ConfigError("; ".join(problems))
+        chosen = frozenset(select) if select else self.select
+        patterns = self.exclude
+        if exclude:
+            patterns += (Exclude(base=Path.cwd().absolute(), patterns=tuple(exclude)),)
+        return replace(
+            self,
+            ignore=self.ignore | frozenset(ignore),
+            select=chosen,
+            exclude=patterns,
+        )
 
 
 def _problems(ignore: Iterable[str], severity: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -85,25 +141,33 @@ def load_project_config(pyproject: Path | None) -> LintConfig:
     table = data.get("tool", {}).get("statekit", {}).get("lint", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{pyproject}: [tool.statekit.lint] must be a table")
-    unknown = set(table) - {"ignore", "severity"}
+    unknown = set(table) - {"ignore", "severity", "exclude"}
     if unknown:
         raise ConfigError(
             f"{pyproject}: unknown key(s) in [tool.statekit.lint]: {', '.join(sorted(unknown))}"
-            " (allowed: ignore, severity)"
+            " (allowed: exclude, ignore, severity)"
         )
     ignore = table.get("ignore", [])
     severity = table.get("severity", {})
+    exclude = table.get("exclude", [])
     if not isinstance(ignore, list) or not all(isinstance(s, str) for s in ignore):
         raise ConfigError(f"{pyproject}: [tool.statekit.lint] ignore must be a list of rule slugs")
+    if not isinstance(exclude, list) or not all(isinstance(s, str) for s in exclude):
+        raise ConfigError(
+            f"{pyproject}: [tool.statekit.lint] exclude must be a list of gitignore patterns"
+        )
     if not isinstance(severity, dict) or not all(isinstance(v, str) for v in severity.values()):
         raise ConfigError(f"{pyproject}: [tool.statekit.lint] severity must map slugs to strings")
     problems = _problems(ignore, severity)
     if problems:
         raise ConfigError(f"{pyproject}: " + "; ".join(p for _, p in problems))
     return LintConfig(
-        frozenset(ignore),
-        MappingProxyType({k: Severity(v) for k, v in severity.items()}),
-        str(pyproject),
+        ignore=frozenset(ignore),
+        severity=MappingProxyType({k: Severity(v) for k, v in severity.items()}),
+        source=str(pyproject),
+        exclude=(Exclude(base=pyproject.parent.absolute(), patterns=tuple(exclude)),)
+        if exclude
+        else (),
     )
 
 
@@ -124,6 +188,11 @@ def with_chart_settings(
     merged = dict(config.severity)
     merged.update({k: Severity(v) for k, v in severity_map.items()})
     return (
-        LintConfig(config.ignore | frozenset(settings.ignore), MappingProxyType(merged), file),
+        replace(
+            config,
+            ignore=config.ignore | frozenset(settings.ignore),
+            severity=MappingProxyType(merged),
+            source=file,
+        ),
         [],
     )

@@ -4,9 +4,16 @@ Every formatter renders the diagnostics in the order given (the caller sorts)
 and returns text ready to write as is: empty, or ending with a newline.
 A diagnostic at `Severity.OFF` is a disabled finding and no format renders it.
 
+SARIF and GitHub name files relative to `base_dir` (the caller passes the
+repository's top level; default the current folder), since code scanning and
+annotations resolve paths from the repository root; text and JSON keep the
+paths as given.
+
 - SARIF 2.1.0: https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
 - GitHub workflow commands:
   https://docs.github.com/en/actions/reference/workflow-commands-for-github-actions
+- GitHub's limits on uploaded SARIF (results, locations, rules, size):
+  https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning
 """
 
 from __future__ import annotations
@@ -16,9 +23,12 @@ import hashlib
 import importlib.metadata
 import inspect
 import json
+import posixpath
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from types import MappingProxyType
+from typing import Protocol
 from urllib.parse import quote
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
@@ -26,6 +36,9 @@ from statekit.lint.ruleinfo import RuleInfo
 
 __all__ = [
     "FORMATS",
+    "MAX_RELATED_LOCATIONS",
+    "MAX_RESULTS",
+    "MAX_RESULTS_PER_RULE",
     "Formatter",
     "UnknownFormatError",
     "format_diagnostics",
@@ -33,16 +46,44 @@ __all__ = [
     "format_json",
     "format_sarif",
     "format_text",
+    "help_markdown",
+    "help_text",
+    "help_uri",
 ]
 
-Formatter = Callable[[Sequence[Diagnostic], Mapping[str, RuleInfo]], str]
+
+class Formatter(Protocol):
+    """`(diagnostics, rules, *, base_dir=None) -> str`: one output format."""
+
+    def __call__(
+        self,
+        diagnostics: Sequence[Diagnostic],
+        rules: Mapping[str, RuleInfo],
+        /,
+        *,
+        base_dir: Path | None = None,
+    ) -> str:
+        """Render `diagnostics`; `base_dir` is the folder paths are made relative to."""
+        ...
+
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/statekit/statekit"
+RULES_DOC_URI = INFORMATION_URI + "/blob/main/docs/rules.md"
+"""docs/rules.md (written by `statekit rules --markdown`): one heading, so one anchor, per rule."""
+SRCROOT = "%SRCROOT%"
+
+MAX_RESULTS_PER_RULE = 1_000
+"""SARIF results kept per rule; one more result says how many were left out."""
+MAX_RESULTS = 20_000
+"""SARIF results kept per run (GitHub rejects a run of more than 25,000, shows 5,000)."""
+MAX_RELATED_LOCATIONS = 100
+"""Related locations kept per result (GitHub accepts 1,000 and shows 100)."""
 FINGERPRINT_KEY = "statekitFindingHash/v1"
 """The `partialFingerprints` key; bump the version if the hashed fields change."""
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LITERAL_MARKER = re.compile(r"^(\S.*?)::$", re.M)
 _WINDOWS_DRIVE = re.compile(r"[A-Za-z]:/")
 # RFC 3986 sub-delims and "@" may stay literal in a path; ":" may not in a
 # relative reference (its first segment would read as a scheme).
@@ -65,7 +106,11 @@ class UnknownFormatError(ValueError):
 
 
 def format_diagnostics(
-    name: str, diagnostics: Sequence[Diagnostic], rules: Mapping[str, RuleInfo]
+    name: str,
+    diagnostics: Sequence[Diagnostic],
+    rules: Mapping[str, RuleInfo],
+    *,
+    base_dir: Path | None = None,
 ) -> str:
     """Render `diagnostics` in the format called `name` (a key of `FORMATS`).
 
@@ -75,13 +120,19 @@ def format_diagnostics(
         formatter = FORMATS[name]
     except KeyError:
         raise UnknownFormatError(name) from None
-    return formatter(diagnostics, rules)
+    return formatter(diagnostics, rules, base_dir=base_dir)
 
 
 # -- text ---------------------------------------------------------------------
 
 
-def format_text(diagnostics: Sequence[Diagnostic], rules: Mapping[str, RuleInfo]) -> str:
+def format_text(
+    diagnostics: Sequence[Diagnostic],
+    rules: Mapping[str, RuleInfo],
+    /,
+    *,
+    base_dir: Path | None = None,
+) -> str:
     """One `path:line:col: severity[slug] message` line per diagnostic.
 
     Each note (and any further line of a multi-line message) follows on its own
@@ -99,8 +150,15 @@ def format_text(diagnostics: Sequence[Diagnostic], rules: Mapping[str, RuleInfo]
 # -- json ---------------------------------------------------------------------
 
 
-def format_json(diagnostics: Sequence[Diagnostic], rules: Mapping[str, RuleInfo]) -> str:
-    """A versioned JSON document: the diagnostics with raw positions, and counts by severity."""
+def format_json(
+    diagnostics: Sequence[Diagnostic],
+    rules: Mapping[str, RuleInfo],
+    /,
+    *,
+    base_dir: Path | None = None,
+) -> str:
+    """A versioned JSON document: the diagnostics with raw positions (and their related
+    locations), and counts by severity."""
     shown = _shown(diagnostics)
     document = {
         "version": 1,
@@ -115,6 +173,17 @@ def format_json(diagnostics: Sequence[Diagnostic], rules: Mapping[str, RuleInfo]
                 "end_line": d.span.end_line,
                 "end_column": d.span.end_column,
                 "notes": list(d.notes),
+                "related": [
+                    {
+                        "file": r.span.file,
+                        "line": r.span.line,
+                        "column": r.span.column,
+                        "end_line": r.span.end_line,
+                        "end_column": r.span.end_column,
+                        "message": r.message,
+                    }
+                    for r in d.related
+                ],
             }
             for d in shown
         ],
@@ -129,12 +198,25 @@ def format_json(diagnostics: Sequence[Diagnostic], rules: Mapping[str, RuleInfo]
 # -- sarif --------------------------------------------------------------------
 
 
-def format_sarif(diagnostics: Sequence[Diagnostic], rules: Mapping[str, RuleInfo]) -> str:
+def format_sarif(
+    diagnostics: Sequence[Diagnostic],
+    rules: Mapping[str, RuleInfo],
+    /,
+    *,
+    base_dir: Path | None = None,
+) -> str:
     """A SARIF 2.1.0 log with one run: every rule in `rules`, and one result per diagnostic.
 
-    A diagnostic whose slug is not in `rules` (a compiler error, say) gets a
-    minimal rule entry of its own, so that every `ruleIndex` resolves.
+    Files below `base_dir` (default: the current folder) are URIs relative to
+    `%SRCROOT%`, which `originalUriBaseIds` declares as `base_dir`; others are
+    absolute `file:` URIs. A diagnostic whose slug is not in `rules` (a
+    compiler error, say) gets a minimal rule entry of its own, so that every
+    `ruleIndex` resolves. Within GitHub's limits: at most `MAX_RESULTS_PER_RULE`
+    results per rule, each capped rule followed by one result saying how many
+    were left out, at most `MAX_RESULTS` in all, at most `MAX_RELATED_LOCATIONS`
+    related locations per result.
     """
+    base = _base(base_dir)
     shown = _shown(diagnostics)
     infos = sorted(rules.values(), key=lambda info: info.slug)
     documented = {info.slug for info in infos}
@@ -145,33 +227,29 @@ def format_sarif(diagnostics: Sequence[Diagnostic], rules: Mapping[str, RuleInfo
 
     results: list[dict[str, object]] = []
     occurrences: dict[str, int] = {}
-    for d in shown:
-        location = _artifact_location(d.span.file)
+    for d in _capped(shown):
+        location = _artifact_location(d.span.file, base)
         digest = _fingerprint(d.slug, location["uri"], d.message)
         occurrences[digest] = occurrences.get(digest, 0) + 1
-        line, column, end_line, end_column = _clamped(d.span)
-        results.append(
+        result: dict[str, object] = {
+            "ruleId": d.slug,
+            "ruleIndex": rule_index[d.slug],
+            "level": _SARIF_LEVEL[d.severity],
+            "message": {"text": _with_notes(d)},
+            "locations": [_physical_location(location, d.span)],
+            "partialFingerprints": {FINGERPRINT_KEY: f"{digest}:{occurrences[digest]}"},
+        }
+        related = [
             {
-                "ruleId": d.slug,
-                "ruleIndex": rule_index[d.slug],
-                "level": _SARIF_LEVEL[d.severity],
-                "message": {"text": _with_notes(d)},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": location,
-                            "region": {
-                                "startLine": line,
-                                "startColumn": column,
-                                "endLine": end_line,
-                                "endColumn": end_column,
-                            },
-                        }
-                    }
-                ],
-                "partialFingerprints": {FINGERPRINT_KEY: f"{digest}:{occurrences[digest]}"},
+                "id": i,
+                **_physical_location(_artifact_location(span.file, base), span),
+                **({"message": {"text": text}} if text else {}),
             }
-        )
+            for i, (span, text) in enumerate(_related(d)[:MAX_RELATED_LOCATIONS])
+        ]
+        if related:
+            result["relatedLocations"] = related
+        results.append(result)
 
     log = {
         "$schema": SARIF_SCHEMA_URI,
@@ -186,6 +264,7 @@ def format_sarif(diagnostics: Sequence[Diagnostic], rules: Mapping[str, RuleInfo
                         "rules": descriptors,
                     }
                 },
+                "originalUriBaseIds": {SRCROOT: {"uri": _directory_uri(base)}},
                 "columnKind": "unicodeCodePoints",
                 "results": results,
             }
@@ -194,8 +273,105 @@ def format_sarif(diagnostics: Sequence[Diagnostic], rules: Mapping[str, RuleInfo
     return _dump(log)
 
 
-def _rule_descriptor(info: RuleInfo) -> dict[str, object]:
+def _physical_location(location: dict[str, str], span: SourceSpan) -> dict[str, object]:
+    line, column, end_line, end_column = _clamped(span)
+    return {
+        "physicalLocation": {
+            "artifactLocation": location,
+            "region": {
+                "startLine": line,
+                "startColumn": column,
+                "endLine": end_line,
+                "endColumn": end_column,
+            },
+        }
+    }
+
+
+def _related(diagnostic: Diagnostic) -> list[tuple[SourceSpan, str]]:
+    return [(related.span, related.message) for related in diagnostic.related]
+
+
+def _capped(shown: Sequence[Diagnostic]) -> Iterator[Diagnostic]:
+    """At most `MAX_RESULTS_PER_RULE` diagnostics per rule, each capped rule's last
+    followed by a note of how many were left out, and at most `MAX_RESULTS` in all
+    (the last of which then says how many more the run left out)."""
+    totals: dict[str, int] = {}
+    for d in shown:
+        totals[d.slug] = totals.get(d.slug, 0) + 1
+    kept: list[Diagnostic] = []
+    seen: dict[str, int] = {}
+    for d in shown:
+        seen[d.slug] = seen.get(d.slug, 0) + 1
+        if seen[d.slug] <= MAX_RESULTS_PER_RULE:
+            kept.append(d)
+        if seen[d.slug] == MAX_RESULTS_PER_RULE + 1:  # the first one left out
+            left_out = totals[d.slug] - MAX_RESULTS_PER_RULE
+            kept.append(
+                Diagnostic(
+                    d.slug,
+                    d.severity,
+                    f"{left_out:,} more {d.slug} finding(s) left out of this SARIF log "
+                    f"(it keeps {MAX_RESULTS_PER_RULE:,} per rule); "
+                    "`statekit lint` in text or JSON format lists them all",
+                    d.span,
+                )
+            )
+    if len(kept) > MAX_RESULTS:
+        last = kept[MAX_RESULTS - 1]
+        left_out = len(kept) - MAX_RESULTS + 1
+        kept[MAX_RESULTS - 1] = Diagnostic(
+            last.slug,
+            last.severity,
+            f"{left_out:,} more finding(s) left out of this SARIF log (it keeps "
+            f"{MAX_RESULTS:,} per run); `statekit lint` in text or JSON format lists them all",
+            last.span,
+        )
+        del kept[MAX_RESULTS:]
+    yield from kept
+
+
+def help_text(info: RuleInfo) -> str:
+    """A rule's documentation as plain text: its docstring, `Failing::` written `Failing:`."""
     doc = inspect.cleandoc(info.doc) or info.summary
+    return _LITERAL_MARKER.sub(r"\1:", doc)
+
+
+def help_markdown(info: RuleInfo) -> str:
+    """A rule's documentation as Markdown: reStructuredText literal blocks (`Failing::`
+    and the indented lines after it) become a `Failing:` line and a fenced YAML block."""
+    doc = inspect.cleandoc(info.doc) or info.summary
+    out: list[str] = []
+    lines = doc.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if not _LITERAL_MARKER.fullmatch(line):
+            out.append(line)
+            continue
+        out.append(_LITERAL_MARKER.sub(r"\1:", line))
+        block: list[str] = []
+        while i < len(lines) and (not lines[i].strip() or lines[i].startswith((" ", "\t"))):
+            block.append(lines[i])
+            i += 1
+        while block and not block[-1].strip():
+            block.pop()
+        trailing_blank = i < len(lines)
+        body = inspect.cleandoc("\n".join(block)) if block else ""
+        out += ["", "```yaml", *body.splitlines(), "```"]
+        if trailing_blank:
+            out.append("")
+    return "\n".join(out)
+
+
+def help_uri(slug: str) -> str:
+    """Where a rule is documented: its heading in docs/rules.md."""
+    return f"{RULES_DOC_URI}#{slug}"
+
+
+def _rule_descriptor(info: RuleInfo) -> dict[str, object]:
+    text = help_text(info)
     configuration: dict[str, object] = {"level": _SARIF_LEVEL[info.default_severity]}
     if info.default_severity is Severity.OFF:
         configuration["enabled"] = False
@@ -203,8 +379,9 @@ def _rule_descriptor(info: RuleInfo) -> dict[str, object]:
         "id": info.slug,
         "name": _pascal_case(info.slug),
         "shortDescription": {"text": info.summary},
-        "fullDescription": {"text": doc},
-        "help": {"text": doc, "markdown": doc},
+        "fullDescription": {"text": text},
+        "help": {"text": text, "markdown": help_markdown(info)},
+        "helpUri": help_uri(info.slug),
         "defaultConfiguration": configuration,
     }
 
@@ -214,6 +391,11 @@ def _bare_rule_descriptor(slug: str) -> dict[str, object]:
         "id": slug,
         "name": _pascal_case(slug),
         "shortDescription": {"text": f"statekit diagnostic {slug}"},
+        "help": {
+            "text": f"statekit diagnostic {slug}: see the message of each result.",
+            "markdown": f"statekit diagnostic `{slug}`: see the message of each result.",
+        },
+        "helpUri": RULES_DOC_URI,  # not a rule of its own: the page of all rules
     }
 
 
@@ -222,18 +404,61 @@ def _pascal_case(slug: str) -> str:
     return "".join(word[:1].upper() + word[1:] for word in re.split(r"[^0-9A-Za-z]+", slug))
 
 
-def _artifact_location(file: str) -> dict[str, str]:
-    """The file as a URI: relative paths stay relative to `%SRCROOT%`, with `/` separators."""
+def _base(base_dir: Path | None) -> str:
+    """The base folder as an absolute, normalised path with `/` separators."""
+    return posixpath.normpath((base_dir or Path.cwd()).absolute().as_posix())
+
+
+def _absolute(file: str, base: str) -> str | None:
+    """`file` (relative ones from the current folder) as a normalised path with `/`,
+    or None for a UNC or drive-letter path (never below a POSIX base)."""
     path = file.replace("\\", "/")
+    if path.startswith("//") or _WINDOWS_DRIVE.match(path):
+        if not _WINDOWS_DRIVE.match(base):
+            return None
+        return posixpath.normpath(path)
+    if not path.startswith("/"):
+        path = posixpath.join(Path.cwd().absolute().as_posix(), path)
+    return posixpath.normpath(path)
+
+
+def _below(path: str, base: str) -> str | None:
+    """`path` relative to `base` when it lies below it, else None."""
+    if path == base:
+        return None
+    prefix = base.rstrip("/") + "/"
+    return path[len(prefix) :] if path.startswith(prefix) else None
+
+
+def _relative_or_given(file: str, base: str) -> str:
+    absolute = _absolute(file, base)
+    relative = _below(absolute, base) if absolute is not None else None
+    return file if relative is None else relative
+
+
+def _directory_uri(base: str) -> str:
+    """The base folder as a `file:` URI ending in `/` (SARIF requires the slash)."""
+    uri = _file_uri(base)
+    return uri if uri.endswith("/") else uri + "/"
+
+
+def _file_uri(path: str) -> str:
     if path.startswith("//"):  # UNC: //server/share/...
-        return {"uri": "file:" + _quote(path, _ABSOLUTE_PATH_SAFE)}
-    if path.startswith("/"):
-        return {"uri": "file://" + _quote(path, _ABSOLUTE_PATH_SAFE)}
+        return "file:" + _quote(path, _ABSOLUTE_PATH_SAFE)
     if _WINDOWS_DRIVE.match(path):
-        return {"uri": "file:///" + _quote(path, _ABSOLUTE_PATH_SAFE)}
-    while path.startswith("./"):
-        path = path[2:]
-    return {"uri": _quote(path, _RELATIVE_PATH_SAFE), "uriBaseId": "%SRCROOT%"}
+        return "file:///" + _quote(path, _ABSOLUTE_PATH_SAFE)
+    return "file://" + _quote(path, _ABSOLUTE_PATH_SAFE)
+
+
+def _artifact_location(file: str, base: str) -> dict[str, str]:
+    """Below `base`: a URI relative to `%SRCROOT%`; elsewhere an absolute `file:` URI."""
+    absolute = _absolute(file, base)
+    if absolute is None:
+        return {"uri": _file_uri(file.replace("\\", "/"))}
+    relative = _below(absolute, base)
+    if relative is None:
+        return {"uri": _file_uri(absolute)}
+    return {"uri": _quote(relative, _RELATIVE_PATH_SAFE), "uriBaseId": SRCROOT}
 
 
 def _quote(path: str, safe: str) -> str:
@@ -258,18 +483,26 @@ def _statekit_version() -> str:
 # -- github -------------------------------------------------------------------
 
 
-def format_github(diagnostics: Sequence[Diagnostic], rules: Mapping[str, RuleInfo]) -> str:
+def format_github(
+    diagnostics: Sequence[Diagnostic],
+    rules: Mapping[str, RuleInfo],
+    /,
+    *,
+    base_dir: Path | None = None,
+) -> str:
     """One GitHub Actions `::error`/`::warning` workflow command per diagnostic.
 
-    Notes follow the message on their own lines; the runner shows them in the
-    annotation. No diagnostics give the empty string.
+    Files below `base_dir` (default: the current folder) are named relative to
+    it, with `/`; others as given. Notes follow the message on their own lines;
+    the runner shows them in the annotation. No diagnostics give the empty string.
     """
+    base = _base(base_dir)
     lines: list[str] = []
     for d in _shown(diagnostics):
         command = "error" if d.severity is Severity.ERROR else "warning"
         line, column, end_line, end_column = _clamped(d.span)
         properties = (
-            ("file", d.span.file),
+            ("file", _relative_or_given(d.span.file, base)),
             ("line", str(line)),
             ("col", str(column)),
             ("endLine", str(end_line)),

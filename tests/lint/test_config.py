@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from statekit.compiler.diagnostics import Severity
-from statekit.lint.config import ConfigError, LintConfig, find_pyproject, load_project_config
+from statekit.lint.config import (
+    ConfigError,
+    Exclude,
+    LintConfig,
+    find_pyproject,
+    load_project_config,
+)
 from statekit.lint.lint_files import lint_paths
 
 CHART = """\
@@ -70,6 +76,9 @@ def test_chart_lint_key_with_an_unknown_rule_is_a_positioned_error(tmp_path: Pat
         ('severity = {unused-event = "fatal"}', "must be error, warning or off"),
         ('colour = "red"', "unknown key(s)"),
         ('ignore = "unused-event"', "must be a list"),
+        ('exclude = "build/"', "exclude must be a list of gitignore patterns"),
+        ("exclude = [1]", "exclude must be a list of gitignore patterns"),
+        ('select = ["unused-event"]', "select (allowed: exclude, ignore, severity)"),
     ],
 )
 def test_bad_project_configuration_is_a_usage_error(
@@ -91,3 +100,50 @@ def test_folders_yield_charts_whatever_the_suffix_case(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("no chart", encoding="utf-8")
     report = lint_paths([tmp_path], LintConfig())
     assert sorted(Path(f).name for f in report.files) == ["lower.yml", "upper.YAML"]
+
+
+def test_exclude_patterns_are_relative_to_the_pyproject_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.statekit.lint]\nexclude = ["/charts/old/"]\n')
+    for name in ("charts/old/a.yaml", "charts/new/old/b.yaml", "charts/c.yaml"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(CHART, encoding="utf-8")
+    config = load_project_config(find_pyproject(tmp_path / "charts"))
+    assert config.exclude == (Exclude(base=tmp_path.absolute(), patterns=("/charts/old/",)),)
+    monkeypatch.chdir(tmp_path / "charts")
+    report = lint_paths(["."], config)
+    assert sorted(Path(f).as_posix() for f in report.files) == ["c.yaml", "new/old/b.yaml"]
+
+
+def test_command_line_adds_ignores_and_exclude_and_replaces_select(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    project = LintConfig(ignore=frozenset({"unused-guard"}))
+    config = project.with_command_line(
+        select=["unused-event"], ignore=["dead-state"], exclude=["gen/"]
+    )
+    assert config.ignore == {"unused-guard", "dead-state"}
+    assert config.select == frozenset({"unused-event"})
+    assert config.exclude == (Exclude(base=tmp_path.absolute(), patterns=("gen/",)),)
+    assert project.with_command_line() == project
+    assert config.runs("unused-event") and not config.runs("unused-guard")
+    assert not config.runs("dead-state") and not config.runs("no-final-path")
+    assert config.runs("unknown-state")  # compile rules always report
+
+
+@pytest.mark.parametrize(
+    ("select", "ignore", "needle"),
+    [
+        (["nope"], [], "unknown rule 'nope'"),
+        ([], ["nope"], "unknown rule 'nope'"),
+        ([], ["yaml-syntax"], "cannot be configured"),
+        (["unused-event", "x"], ["y"], "unknown rule 'y'"),
+    ],
+)
+def test_command_line_rules_are_validated(
+    select: list[str], ignore: list[str], needle: str
+) -> None:
+    with pytest.raises(ConfigError, match=needle):
+        LintConfig().with_command_line(select=select, ignore=ignore)

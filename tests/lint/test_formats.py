@@ -2,29 +2,40 @@
 
 from __future__ import annotations
 
+import gzip
 import importlib.metadata
 import json
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.diagnostics import Diagnostic, RelatedLocation, Severity, SourceSpan
+from statekit.lint import formats
 from statekit.lint.formats import (
     FINGERPRINT_KEY,
     FORMATS,
+    MAX_RELATED_LOCATIONS,
+    MAX_RESULTS,
+    MAX_RESULTS_PER_RULE,
     UnknownFormatError,
     format_diagnostics,
     format_github,
     format_json,
     format_sarif,
     format_text,
+    help_markdown,
+    help_uri,
 )
+from statekit.lint.registry import RULES as REGISTERED
 from statekit.lint.ruleinfo import RuleInfo
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SARIF_SCHEMA = json.loads(
     (Path(__file__).parent / "sarif-schema-2.1.0.json").read_text(encoding="utf-8")
@@ -81,8 +92,14 @@ DISABLED = Diagnostic("guard-style", Severity.OFF, "disabled", SourceSpan("x.yam
 DIAGNOSTICS = (UNREACHABLE, ODD, UNDOCUMENTED)
 
 
+@pytest.fixture(autouse=True)
+def _in_a_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Relative paths resolve from the current folder, the base folder of these tests."""
+    monkeypatch.chdir(tmp_path)
+
+
 def sarif(diagnostics: tuple[Diagnostic, ...] = DIAGNOSTICS) -> dict[str, Any]:
-    log: dict[str, Any] = json.loads(format_sarif(diagnostics, RULES))
+    log: dict[str, Any] = json.loads(format_sarif(diagnostics, RULES, base_dir=Path.cwd()))
     return log
 
 
@@ -181,6 +198,7 @@ def test_json_round_trips_fields_and_counts() -> None:
         "end_line": 14,
         "end_column": 2,
         "notes": ["candidates: 'go', 'stop'", "trace: a -> b"],
+        "related": [],
     }
     assert [d["slug"] for d in document["diagnostics"]] == [d.slug for d in DIAGNOSTICS]
 
@@ -242,6 +260,7 @@ def test_sarif_lists_every_rule_and_indexes_results_into_them() -> None:
             "text": RULES["unreachable-state"].doc.split("\n")[0] + FAILING,
             "markdown": RULES["unreachable-state"].doc.split("\n")[0] + FAILING,
         },
+        "helpUri": "https://github.com/statekit/statekit/blob/main/docs/rules.md#unreachable-state",
         "defaultConfiguration": {"level": "error"},
     }
     assert by_id["unused-event"]["defaultConfiguration"] == {"level": "warning"}
@@ -281,7 +300,11 @@ def test_sarif_results() -> None:
         ("machines/door.yaml", {"uri": "machines/door.yaml", "uriBaseId": "%SRCROOT%"}),
         ("./machines/door.yaml", {"uri": "machines/door.yaml", "uriBaseId": "%SRCROOT%"}),
         ("machines\\door.yaml", {"uri": "machines/door.yaml", "uriBaseId": "%SRCROOT%"}),
-        ("../up.yaml", {"uri": "../up.yaml", "uriBaseId": "%SRCROOT%"}),
+        ("a/../machines/door.yaml", {"uri": "machines/door.yaml", "uriBaseId": "%SRCROOT%"}),
+        ("{base}/machines/door.yaml", {"uri": "machines/door.yaml", "uriBaseId": "%SRCROOT%"}),
+        ("{base}/x/../y.yaml", {"uri": "y.yaml", "uriBaseId": "%SRCROOT%"}),
+        ("../up.yaml", {"uri": "file://{parent}/up.yaml"}),
+        ("{base}-sibling/x.yaml", {"uri": "file://{base}-sibling/x.yaml"}),
         ("a #1?.yaml", {"uri": "a%20%231%3F.yaml", "uriBaseId": "%SRCROOT%"}),
         ("/srv/charts/é.yaml", {"uri": "file:///srv/charts/%C3%A9.yaml"}),
         ("C:\\charts\\bad.yaml", {"uri": "file:///C:/charts/bad.yaml"}),
@@ -289,11 +312,61 @@ def test_sarif_results() -> None:
         ("raw\udcff.yaml", {"uri": "raw%FF.yaml", "uriBaseId": "%SRCROOT%"}),
     ],
 )
-def test_sarif_artifact_locations(file: str, location: dict[str, str]) -> None:
-    diagnostic = Diagnostic("x", Severity.ERROR, "m", SourceSpan(file, 1, 1, 1, 2))
+def test_sarif_artifact_locations_are_relative_to_the_base_folder(
+    file: str, location: dict[str, str]
+) -> None:
+    """Relative paths (from the current folder) and absolute ones below the base are
+    relative to %SRCROOT%; anything else is an absolute `file:` URI."""
+    base = Path.cwd().as_posix()
+    names = {"base": base, "parent": Path(base).parent.as_posix()}
+    location = {key: value.format(**names) for key, value in location.items()}
+    diagnostic = Diagnostic("x", Severity.ERROR, "m", SourceSpan(file.format(**names), 1, 1, 1, 2))
     result = sarif((diagnostic,))["runs"][0]["results"][0]
     assert result["locations"][0]["physicalLocation"]["artifactLocation"] == location
     assert_uri_reference(location["uri"])
+
+
+@pytest.mark.parametrize("where", ["same", "sub", "elsewhere"])
+def test_sarif_declares_its_base_folder(tmp_path: Path, where: str) -> None:
+    base = {"same": Path.cwd(), "sub": Path.cwd() / "repo", "elsewhere": Path("/srv/r é")}[where]
+    log = json.loads(format_sarif(DIAGNOSTICS, RULES, base_dir=base))
+    declared = log["runs"][0]["originalUriBaseIds"]
+    assert declared == {"%SRCROOT%": {"uri": "file://" + quote(base.as_posix()) + "/"}}
+    assert_valid_sarif(json.dumps(log))
+
+
+def test_sarif_and_github_default_to_the_current_folder() -> None:
+    diagnostic = Diagnostic(
+        "x", Severity.ERROR, "m", SourceSpan(f"{Path.cwd()}/c.yaml", 1, 1, 1, 1)
+    )
+    location = json.loads(format_sarif((diagnostic,), RULES))["runs"][0]["results"][0]
+    assert location["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "c.yaml",
+        "uriBaseId": "%SRCROOT%",
+    }
+    assert format_github((diagnostic,), RULES).startswith("::error file=c.yaml,")
+
+
+@pytest.mark.parametrize(
+    ("file", "shown"),
+    [
+        ("{base}/machines/door.yaml", "machines/door.yaml"),
+        ("machines/door.yaml", "machines/door.yaml"),
+        ("sub/../machines/door.yaml", "machines/door.yaml"),
+        ("machines\\door.yaml", "machines/door.yaml"),
+        ("{base}", "{base}"),
+        ("/elsewhere/door.yaml", "/elsewhere/door.yaml"),
+        ("../door.yaml", "../door.yaml"),
+        ("C:\\door.yaml", "C%3A\\door.yaml"),
+    ],
+)
+def test_github_names_files_relative_to_the_base_folder(file: str, shown: str) -> None:
+    base = Path.cwd().as_posix()
+    diagnostic = Diagnostic(
+        "x", Severity.ERROR, "m", SourceSpan(file.format(base=base), 1, 1, 1, 1)
+    )
+    command = format_github((diagnostic,), RULES, base_dir=Path.cwd())
+    assert command.startswith(f"::error file={shown.format(base=base).replace(':', '%3A')},")
 
 
 def assert_uri_reference(uri: str) -> None:
@@ -433,6 +506,9 @@ diagnostics = st.lists(
         message=st.text(),
         span=spans,
         notes=st.lists(st.text(), max_size=3).map(tuple),
+        related=st.lists(st.builds(RelatedLocation, span=spans, message=st.text()), max_size=2).map(
+            tuple
+        ),
     ),
     max_size=5,
 ).map(tuple)
@@ -446,8 +522,12 @@ def test_any_diagnostics_give_valid_sarif(found: tuple[Diagnostic, ...]) -> None
     shown = [d for d in found if d.severity is not Severity.OFF]
     results = json.loads(text)["runs"][0]["results"]
     assert len(results) == len(shown)
-    for result in results:
+    for result, diagnostic in zip(results, shown, strict=True):
         assert_uri_reference(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+        related = result.get("relatedLocations", [])
+        assert len(related) == len(diagnostic.related)
+        for location in related:
+            assert_uri_reference(location["physicalLocation"]["artifactLocation"]["uri"])
 
 
 @settings(max_examples=200, deadline=None)
@@ -456,7 +536,8 @@ def test_any_diagnostics_give_one_reversible_github_command_each(
     found: tuple[Diagnostic, ...],
 ) -> None:
     shown = [d for d in found if d.severity is not Severity.OFF]
-    lines = format_github(found, RULES).split("\n")
+    # a base folder no generated path lies below: every file is named as given
+    lines = format_github(found, RULES, base_dir=Path("/no-such-base")).split("\n")
     assert lines.pop() == ""
     assert len(lines) == len(shown)
     for line, diagnostic in zip(lines, shown, strict=True):
@@ -480,6 +561,15 @@ def test_any_diagnostics_round_trip_through_json(found: tuple[Diagnostic, ...]) 
             d["message"],
             SourceSpan(d["file"], d["line"], d["column"], d["end_line"], d["end_column"]),
             tuple(d["notes"]),
+            tuple(
+                RelatedLocation(
+                    span=SourceSpan(
+                        r["file"], r["line"], r["column"], r["end_line"], r["end_column"]
+                    ),
+                    message=r["message"],
+                )
+                for r in d["related"]
+            ),
         )
         for d in document["diagnostics"]
     ] == shown
@@ -488,3 +578,166 @@ def test_any_diagnostics_round_trip_through_json(found: tuple[Diagnostic, ...]) 
 def test_rule_summary_is_one_line() -> None:
     with pytest.raises(ValueError, match="single line"):
         RuleInfo("x", Severity.ERROR, "two\nlines", "doc")
+
+
+# -- sarif: rule help, related locations, GitHub's limits ---------------------
+
+
+@pytest.mark.parametrize("slug", sorted(REGISTERED))
+def test_every_rule_has_markdown_help_and_a_help_uri_that_exists(slug: str) -> None:
+    info = REGISTERED[slug].info
+    markdown = help_markdown(info)
+    assert not re.search(r"::\s*$", markdown, re.M), "reStructuredText literal marker left"
+    assert markdown.count("```") % 2 == 0
+    if "Failing::" in info.doc:
+        assert "Failing:\n\n```yaml\n" in markdown
+    uri = help_uri(slug)
+    page, _, anchor = uri.partition("#")
+    assert page.endswith("/docs/rules.md") and anchor == slug
+    assert f"\n## {slug}\n" in (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    descriptor = next(
+        rule
+        for rule in json.loads(format_sarif((), {slug: info}))["runs"][0]["tool"]["driver"]["rules"]
+    )
+    assert descriptor["helpUri"] == uri
+    assert descriptor["help"] == {
+        "text": descriptor["fullDescription"]["text"],
+        "markdown": markdown,
+    }
+    assert "Failing::" not in descriptor["help"]["text"]
+
+
+def test_undocumented_rules_get_help_too() -> None:
+    rules = sarif()["runs"][0]["tool"]["driver"]["rules"]
+    bare = next(rule for rule in rules if rule["id"] == "yaml-syntax")
+    assert bare["helpUri"].endswith("/docs/rules.md")  # no heading of its own
+    assert set(bare["help"]) == {"text", "markdown"}
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, MAX_RELATED_LOCATIONS, MAX_RELATED_LOCATIONS + 5])
+def test_related_locations_are_rendered_and_capped(count: int) -> None:
+    related = tuple(
+        RelatedLocation(
+            span=SourceSpan("machines/door.yaml", 10 + i, 3, 10 + i, 9), message=f"transition {i}"
+        )
+        if i % 2
+        else RelatedLocation(
+            span=SourceSpan(f"{Path.cwd()}/other.yaml", 1 + i, 1, 1 + i, 2), message=""
+        )
+        for i in range(count)
+    )
+    diagnostic = Diagnostic(
+        slug="invariant-violation",
+        severity=Severity.ERROR,
+        message="m",
+        span=SourceSpan("c.yaml", 1, 1, 1, 2),
+        related=related,
+    )
+    text = format_sarif((diagnostic,), RULES, base_dir=Path.cwd())
+    assert_valid_sarif(text)
+    (result,) = json.loads(text)["runs"][0]["results"]
+    if count == 0:
+        assert "relatedLocations" not in result
+        return
+    shown = result["relatedLocations"]
+    assert len(shown) == min(count, MAX_RELATED_LOCATIONS)
+    assert [r["id"] for r in shown] == list(range(len(shown)))
+    assert shown[0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "other.yaml",
+        "uriBaseId": "%SRCROOT%",
+    }
+    assert "message" not in shown[0]
+    if count > 1:
+        assert shown[1]["message"] == {"text": "transition 1"}
+        assert shown[1]["physicalLocation"]["region"]["startLine"] == 11
+
+
+def _many(per_rule: dict[str, int]) -> tuple[Diagnostic, ...]:
+    return tuple(
+        Diagnostic(slug, Severity.ERROR, f"finding {i}", SourceSpan("c.yaml", i + 1, 1, i + 1, 2))
+        for slug, n in per_rule.items()
+        for i in range(n)
+    )
+
+
+@pytest.mark.parametrize(
+    ("per_rule", "cap", "total", "expected"),
+    [
+        ({"a": 3}, 3, 100, {"a": 3}),
+        ({"a": 4}, 3, 100, {"a": 4}),  # three kept and one saying one more was left out
+        ({"a": 50, "b": 2}, 3, 100, {"a": 4, "b": 2}),
+        ({"a": 5, "b": 5, "c": 5}, 3, 7, {"a": 4, "b": 3}),
+        ({"a": 2, "b": 9}, 3, 3, {"a": 2, "b": 1}),
+    ],
+)
+def test_results_are_capped_per_rule_and_per_run(
+    monkeypatch: pytest.MonkeyPatch,
+    per_rule: dict[str, int],
+    cap: int,
+    total: int,
+    expected: dict[str, int],
+) -> None:
+    monkeypatch.setattr(formats, "MAX_RESULTS_PER_RULE", cap)
+    monkeypatch.setattr(formats, "MAX_RESULTS", total)
+    text = format_sarif(_many(per_rule), RULES)
+    assert_valid_sarif(text)
+    results = json.loads(text)["runs"][0]["results"]
+    counted: dict[str, int] = {}
+    for result in results:
+        counted[result["ruleId"]] = counted.get(result["ruleId"], 0) + 1
+    assert counted == expected
+    assert len(results) <= total
+    notes = [r["message"]["text"] for r in results if "left out" in r["message"]["text"]]
+    for slug, n in per_rule.items():
+        if n > cap and sum(per_rule.values()) <= total:
+            assert f"{n - cap:,} more {slug} finding(s) left out" in "\n".join(notes)
+    if sum(min(n, cap + 1) for n in per_rule.values()) > total:
+        assert "per run" in results[-1]["message"]["text"]
+    fingerprints = [r["partialFingerprints"][FINGERPRINT_KEY] for r in results]
+    assert len(set(fingerprints)) == len(fingerprints)
+
+
+def test_the_limits_are_under_githubs() -> None:
+    """GitHub rejects more than 25,000 results per run and 1,000 locations per result."""
+    assert MAX_RESULTS < 25_000
+    assert MAX_RESULTS_PER_RULE <= MAX_RESULTS
+    assert MAX_RELATED_LOCATIONS <= 1_000
+
+
+def test_the_real_caps_keep_a_flood_within_githubs_limits() -> None:
+    flood = _many({f"rule-{i:02}": MAX_RESULTS_PER_RULE + 1 for i in range(25)})
+    text = format_sarif(flood, RULES)
+    log = json.loads(text)
+    (run,) = log["runs"]
+    assert len(run["results"]) == MAX_RESULTS
+    assert len(run["tool"]["driver"]["rules"]) <= 25_000
+    assert len(gzip.compress(text.encode("utf-8"))) <= 10 * 1024 * 1024
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    counts=st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), st.integers(1, 30), max_size=4),
+    cap=st.integers(1, 10),
+    total=st.integers(1, 60),
+)
+def test_any_flood_is_capped_per_rule_and_per_run(
+    counts: dict[str, int], cap: int, total: int
+) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(formats, "MAX_RESULTS_PER_RULE", cap)
+        patch.setattr(formats, "MAX_RESULTS", total)
+        text = format_sarif(_many(counts), RULES)
+    assert_valid_sarif(text)
+    results = json.loads(text)["runs"][0]["results"]
+    kept = sum(n if n <= cap else cap + 1 for n in counts.values())
+    assert len(results) == min(kept, total)
+    for slug in counts:
+        assert sum(r["ruleId"] == slug for r in results) <= cap + 1
+    notes = [r["message"]["text"] for r in results if "left out" in r["message"]["text"]]
+    left_out = 0
+    for note in notes:
+        match = re.match(r"([\d,]+) more", note)
+        assert match, note
+        left_out += int(match[1].replace(",", ""))
+    if kept <= total:  # nothing cut per run: every finding is a result or counted in a note
+        assert len(results) - len(notes) + left_out == sum(counts.values())
