@@ -13,6 +13,8 @@ from statekit.compiler.model.resolution import resolve_model
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.rules import yaml_syntax
 from statekit.compiler.schema import validator
+from statekit.compiler.source.files import read_chart_bytes
+from statekit.compiler.source.limits import DEFAULT_LIMITS
 from statekit.compiler.source.loader import load_yaml
 from statekit.compiler.source.nodes import MappingNode
 
@@ -69,10 +71,14 @@ def _compile(source: bytes | str, file: str) -> CompileResult:
 
 
 def compile_file(path: str | Path) -> CompileResult:
-    """Compile a chart file; an unreadable file is a diagnostic, not an exception."""
+    """Compile a chart file; an unreadable file is a diagnostic, not an exception.
+
+    Only a regular file is read (a FIFO, a device, a socket or a folder is a
+    diagnostic saying what it is), and at most one byte past the size limit.
+    """
     file = str(path)
     try:
-        data = Path(path).read_bytes()
+        data = read_chart_bytes(path, DEFAULT_LIMITS.max_bytes + 1)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         return CompileResult(

@@ -11,6 +11,7 @@ from statekit.analysis.facts import chart_facts
 from statekit.analysis.options import ExplorationOptions
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.pipeline import compile_file
+from statekit.compiler.source.files import describe_non_regular
 from statekit.lint.config import LintConfig, with_chart_settings
 from statekit.lint.registry import RULES
 
@@ -56,7 +57,8 @@ def collect_files(paths: Iterable[str | Path]) -> list[Path]:
         elif path.is_file():
             files.append(path)
         else:
-            raise UsageError(f"{raw}: no such file or folder")
+            what = describe_non_regular(path) or "is not a regular file"
+            raise UsageError(f"{raw}: {what}")
     return list(dict.fromkeys(files))
 
 
