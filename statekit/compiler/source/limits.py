@@ -15,6 +15,13 @@ from typing import Final
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.rules import yaml_limits, yaml_syntax
 
+MAX_INTEGER_DIGITS: Final = 4300
+"""An integer the loader builds, in any notation (decimal, hex, octal, binary,
+sexagesimal), has at most this many decimal digits: Python's own bound on
+converting an integer to text, which the digest and the JSON encoder do."""
+INTEGER_BOUND: Final = 10**MAX_INTEGER_DIGITS
+"""Every integer the loader builds is strictly between -INTEGER_BOUND and INTEGER_BOUND."""
+
 _DEEPEST_ALLOWED: Final = 500  # keeps recursive walkers such as `to_plain` clear of RecursionError
 _PRESCAN_MAX_NESTING: Final = 5_000  # far below where libyaml crashes, above any allowed depth
 
