@@ -127,8 +127,14 @@ class _Parser(Protocol):
     def dispose(self) -> None: ...
 
 
-def _diag(slug: str, message: str, span: SourceSpan) -> Diagnostic:
-    return Diagnostic(slug, Severity.ERROR, message, span)
+def _diag(slug: str, message: str, span: SourceSpan, notes: tuple[str, ...] = ()) -> Diagnostic:
+    return Diagnostic(slug, Severity.ERROR, message, span, notes)
+
+
+_RAISE_NODES: Final = (
+    "split the chart, or raise the limit from Python: statekit.load(path, "
+    "limits=Limits(max_expanded_nodes=N)), Limits from statekit.compiler.source.limits"
+)
 
 
 def _span(file: str, event: Event) -> SourceSpan:
@@ -207,8 +213,12 @@ class _Builder:
         self.expanded += size
         if self.expanded > self.limits.max_expanded_nodes:
             limit = self.limits.max_expanded_nodes
-            message = f"the document has more than {limit} nodes once its aliases are expanded"
-            raise Refused(_diag(yaml_limits.SLUG, message, span))
+            if self.aliases:
+                what = f"more than {limit} nodes once its aliases are expanded"
+            else:
+                what = f"more than {limit} nodes (mappings, lists and scalars)"
+            message = f"the document has {what}: over the limit `max_expanded_nodes`"
+            raise Refused(_diag(yaml_limits.SLUG, message, span, (_RAISE_NODES,)))
 
     def _scalar(self, event: ScalarEvent) -> None:
         span = _span(self.file, event)
