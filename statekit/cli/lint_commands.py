@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS
+from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS, DEFAULT_MAX_MEMORY
 from statekit.analysis.options import ExplorationOptions
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
 from statekit.cli.progress import skip_final_collection, terminal_progress
@@ -45,14 +45,28 @@ from statekit.lint.registry import RULES, rule_infos
     show_default=True,
     help="Bound on the abstract states the analysis rules explore per chart.",
 )
+@click.option(
+    "--max-memory",
+    "max_memory_mib",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_MEMORY >> 20,
+    show_default=True,
+    help="Bound on the memory (MiB) an exploration may grow the process by, per chart.",
+)
 def lint(
-    paths: tuple[str, ...], output_format: str, config_path: Path | None, max_configurations: int
+    paths: tuple[str, ...],
+    output_format: str,
+    config_path: Path | None,
+    max_configurations: int,
+    max_memory_mib: int,
 ) -> None:
     """Lint chart files and folders (*.yaml, *.yml)."""
     try:
         config = load_project_config(config_path or find_pyproject(Path.cwd()))
         options = ExplorationOptions(
-            max_configurations=max_configurations, progress=terminal_progress
+            max_configurations=max_configurations,
+            max_memory=max_memory_mib << 20,
+            progress=terminal_progress,
         )
         report = lint_paths(paths, config, options)
         skip_final_collection()
