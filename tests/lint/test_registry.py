@@ -63,7 +63,7 @@ def test_the_issue_slugs_all_exist() -> None:
 
 def test_default_severities() -> None:
     warnings = {slug for slug, r in RULES.items() if r.info.default_severity is Severity.WARNING}
-    assert warnings == {"unused-event", "unused-guard", "unreachable-transition"}
+    assert warnings == {"unused-event", "unused-guard", "unreachable-transition", "confusable-name"}
 
 
 def test_readme_lists_every_rule_with_its_default() -> None:
