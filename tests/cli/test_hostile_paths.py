@@ -58,7 +58,8 @@ def _link_to_fifo(folder: Path) -> Path:
 def _folder(folder: Path) -> Path:
     path = folder / "chart.yaml"
     path.mkdir()
-    (path / "inside.yaml").write_text("not: a chart\n", encoding="utf-8")
+    chart = "statechart: inside\ninitial: nowhere\nstates: {a: {}}\n"  # a chart, with an error
+    (path / "inside.yaml").write_text(chart, encoding="utf-8")
     return path
 
 
