@@ -127,3 +127,45 @@ def test_version_is_a_signed_64_bit_integer_at_least_one(
     assert problem in diagnostic.message
     assert (diagnostic.span.line, diagnostic.span.column) == (2, 10)
     assert len(diagnostic.message) < 200
+
+
+VALUES = [
+    ("int64-min", str(-(2**63)), "integer", None),
+    ("int64-max", str(2**63 - 1), "integer", None),
+    ("int64-min-minus-one", str(-(2**63) - 1), "integer", "outside the integer range"),
+    ("int64-max-plus-one", str(2**63), "integer", "outside the integer range"),
+    ("uint64-max-hex", "0xffffffffffffffff", "integer", "outside the integer range"),
+    ("huge-as-number", "9" * 30, "number", "outside the integer range"),
+    ("largest-float", "1.7976931348623157e+308", "number", None),
+    ("float-overflow", "1.0e+400", "number", "not a finite number"),
+    ("inf", ".inf", "number", "not a finite number"),
+    ("minus-inf", "-.inf", "number", "not a finite number"),
+    ("nan", ".nan", "number", "not a finite number"),
+]
+VALUE_PLACES = {
+    "context-default": ("context:\n  n: {{type: {type}, default: {lit}}}\n", 3),
+    "payload-default": ("events:\n  E: {{n: {{type: {type}, default: {lit}}}}}\n", 3),
+    "enum-value": ("context:\n  n: {{enum: [{lit}, 1], default: 1}}\n", 3),
+}
+
+
+@pytest.mark.parametrize("place", sorted(VALUE_PLACES))
+@pytest.mark.parametrize(("name", "literal", "kind", "problem"), VALUES, ids=[v[0] for v in VALUES])
+def test_declared_values_fit_a_64_bit_integer_or_a_finite_number(
+    tmp_path: Path, place: str, name: str, literal: str, kind: str, problem: str | None
+) -> None:
+    if place == "enum-value" and kind != "integer":
+        pytest.skip("enum values are strings or integers")
+    template, line = VALUE_PLACES[place]
+    path = _write(tmp_path, "statechart: x\n" + template.format(type=kind, lit=literal) + TAIL)
+    if problem is None:
+        chart = statekit.load(path)
+        text = chart.start().to_json()
+        assert "NaN" not in text and "Infinity" not in text  # strict JSON
+        json.loads(text)
+        return
+    with pytest.raises(CompileError) as raised:
+        statekit.load(path)
+    (diagnostic,) = raised.value.diagnostics
+    assert problem in diagnostic.message
+    assert diagnostic.span.line == line
