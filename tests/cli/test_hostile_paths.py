@@ -5,7 +5,7 @@ chart file — a FIFO (whose open would wait for a writer), a character device
 that never ends (`/dev/zero`), a socket, a symbolic link to a FIFO, a folder
 where a file is expected, a huge sparse file, a broken symbolic link — times
 every command that reads a chart (`compile`, `lint`, `render`, `docs`,
-`explain`, `paths`, `run`) and `statekit.load`. Each must answer (never
+`explain`, `paths`, `run`, `verify --chart`) and `statekit.load`. Each must answer (never
 block, never read without bound) with a message that says what the path is,
 and never a traceback or an internal error.
 """
@@ -118,6 +118,13 @@ COMMANDS: dict[str, Callable[[Path, Path], list[str]]] = {
     "explain": lambda chart, tmp: ["explain", str(chart)],
     "paths": lambda chart, tmp: ["paths", str(chart)],
     "run": lambda chart, tmp: ["run", str(chart), "--db", f"sqlite:///{tmp / 'r.db'}"],
+    "verify": lambda chart, tmp: [
+        "verify",
+        "--db",
+        f"sqlite:///{tmp / 'v.db'}",
+        "--chart",
+        str(chart),
+    ],
 }
 
 
