@@ -57,7 +57,7 @@ def collect_files(paths: Iterable[str | Path]) -> list[Path]:
         elif path.is_file():
             files.append(path)
         else:
-            what = describe_non_regular(path) or "is not a regular file"
+            what = describe_non_regular(path) or "not a regular file"
             raise UsageError(f"{raw}: {what}")
     return list(dict.fromkeys(files))
 
