@@ -11,13 +11,14 @@ it made so that findings can cite them.
 
 Modules:
 
-- `explorer`: `explore(chart, max_configurations=..., progress=...)` → `Exploration`,
-  the breadth-first search;
+- `explorer`: `explore(chart, max_configurations=..., max_memory=..., progress=...)` →
+  `Exploration`, the breadth-first search;
 - `exploration`: what it found: `Exploration` (nodes in breadth-first order, their
   `MacrostepBranch`es per event, conflicts, limits);
 - `guard_choices`: the scripted oracle that enumerates data-guard outcomes;
 - `guards`: three-valued evaluation and `Assumption`;
-- `options`: `ExplorationOptions` (the bound, the progress display) and `explore_with`;
+- `options`: `ExplorationOptions` (the bounds, the progress display) and `explore_with`;
+- `memory`: the process's memory, read for the exploration's memory bound;
 - `facts`: `ChartFacts`, the exploration and what the chart rules read of it
   (reached states, selected transitions, exits, traps), computed once per chart;
 - `static`: facts from the chart alone (mentioned events, the regions that own an event,

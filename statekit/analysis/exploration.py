@@ -99,7 +99,7 @@ class Node:
 
 @dataclass(frozen=True, slots=True)
 class Limit:
-    """A bound the exploration hit: `kind` is `configurations` or `branching`."""
+    """A bound the exploration hit: `kind` is `configurations`, `memory` or `branching`."""
 
     kind: str
     message: str

@@ -34,9 +34,16 @@ sighting of each is kept as a `SeenConflict` with its macrostep.
 
 Bounds: at most `max_configurations` abstract states, at most `MAX_CHOICES`
 data-guard decisions in one macrostep (past them every further data guard is
-assumed to fail) and `MAX_RUNS` runs per abstract state and event. Past a
-bound the exploration is incomplete and says so in `Exploration.limits`; it
-never hangs.
+assumed to fail), `MAX_RUNS` runs per abstract state and event, and at most
+`max_memory` bytes of memory grown during the exploration: every
+`MEMORY_CHECK_EVERY` expanded states the process's memory is read
+(`statekit.analysis.memory`), and past the bound the search stops at once (the
+states found but not expanded keep `outcomes` None). A chart whose
+configurations explode (twenty parallel regions of two states: a million
+configurations from 2 KB of YAML) thus ends as an incomplete exploration,
+never as an out-of-memory; where it stops depends on the machine's memory
+accounting, within one check interval. Past a bound the exploration is
+incomplete and says so in `Exploration.limits`; it never hangs.
 """
 
 from __future__ import annotations
@@ -58,6 +65,7 @@ from statekit.analysis.exploration import (
 )
 from statekit.analysis.guard_choices import MAX_CHOICES, ScriptedGuardOracle
 from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
+from statekit.analysis.memory import memory_in_use
 from statekit.compiler.gc_pause import collector_paused
 from statekit.compiler.ir import CompiledChart, StateKind
 from statekit.engine.abstract import (
@@ -81,6 +89,10 @@ from statekit.engine.tables import (
 
 DEFAULT_MAX_CONFIGURATIONS = 100_000
 """Default bound on abstract states (configuration + history values)."""
+DEFAULT_MAX_MEMORY = 512 << 20
+"""Default bound on the memory an exploration may grow the process by (bytes: 512 MiB)."""
+MEMORY_CHECK_EVERY = 256
+"""The process's memory is read after every this many expanded abstract states."""
 MAX_RUNS = 1024
 """Distinct guard-outcome combinations enumerated per abstract state and event."""
 
@@ -139,10 +151,17 @@ class Explorer:
     """Builds an `Exploration` (see the module docstring); use `explore`."""
 
     def __init__(
-        self, chart: CompiledChart, max_configurations: int, progress: Progress | None
+        self,
+        chart: CompiledChart,
+        max_configurations: int,
+        progress: Progress | None,
+        max_memory: int = DEFAULT_MAX_MEMORY,
     ) -> None:
         if max_configurations < 1:
             raise ValueError("max_configurations must be at least 1")
+        if max_memory < 1:
+            raise ValueError("max_memory must be at least 1")
+        self.max_memory = max_memory
         self.chart = chart
         self.tables = tables = Tables(chart)
         self.seen_conflicts: set[TransitionConflict] = set()
@@ -194,6 +213,23 @@ class Explorer:
             nodes.append(Node(len(nodes), config, history, key, parent, branch, depth))
             self.index[(config, key)] = branch.target
         return branch
+
+    def out_of_memory(self, baseline: int, expanded: int) -> bool:
+        """Whether the process grew by more than `max_memory` since the exploration began
+        (then the `memory` limit is recorded)."""
+        now = memory_in_use()
+        if now is None or now - baseline <= self.max_memory:
+            return False
+        nodes = len(self.result.nodes)
+        self.result.limits.append(
+            Limit(
+                "memory",
+                f"the exploration stopped after {expanded:,} of {nodes:,} abstract states "
+                f"found: it used more than {self.max_memory >> 20:,} MiB of memory "
+                "(--max-memory)",
+            )
+        )
+        return True
 
     @staticmethod
     def history_key(history: History) -> HistoryKey:
@@ -479,12 +515,16 @@ class Explorer:
                 outcome = self.applied(None, assumptions, steps, run.target, history, key, -1, 0)
             self.result.initial.append(outcome)
         nodes = self.result.nodes
+        baseline = memory_in_use()
         i = 0
         while i < len(nodes):
             self.expand(nodes[i])
             i += 1
-            if self.progress is not None and i % 512 == 0:
-                self.progress(i, len(nodes))
+            if i % MEMORY_CHECK_EVERY == 0:
+                if self.progress is not None:
+                    self.progress(i, len(nodes))
+                if baseline is not None and self.out_of_memory(baseline, i):
+                    break
         if self.progress is not None:
             self.progress(i, len(nodes))
         self.result.seconds = time.perf_counter() - began
@@ -495,6 +535,7 @@ def explore(
     chart: CompiledChart,
     *,
     max_configurations: int = DEFAULT_MAX_CONFIGURATIONS,
+    max_memory: int = DEFAULT_MAX_MEMORY,
     progress: Progress | None = None,
 ) -> Exploration:
     """Explore the reachable abstract states of `chart` (see the module docstring).
@@ -504,4 +545,4 @@ def explore(
     them all again and the cost would grow faster than the state space.
     """
     with collector_paused():
-        return Explorer(chart, max_configurations, progress).run()
+        return Explorer(chart, max_configurations, progress, max_memory).run()

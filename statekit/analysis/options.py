@@ -13,7 +13,12 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from statekit.analysis.exploration import Exploration
-from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS, Progress, explore
+from statekit.analysis.explorer import (
+    DEFAULT_MAX_CONFIGURATIONS,
+    DEFAULT_MAX_MEMORY,
+    Progress,
+    explore,
+)
 from statekit.compiler.ir import CompiledChart
 
 ProgressFactory = Callable[[CompiledChart], AbstractContextManager[Progress | None]]
@@ -22,14 +27,21 @@ ProgressFactory = Callable[[CompiledChart], AbstractContextManager[Progress | No
 
 @dataclass(frozen=True, slots=True)
 class ExplorationOptions:
-    """The bound on abstract states, and what makes the progress display (None: none)."""
+    """The bounds on abstract states and on the memory the exploration may grow the
+    process by (bytes), and what makes the progress display (None: none)."""
 
     max_configurations: int = DEFAULT_MAX_CONFIGURATIONS
     progress: ProgressFactory | None = None
+    max_memory: int = DEFAULT_MAX_MEMORY
 
 
 def explore_with(chart: CompiledChart, options: ExplorationOptions) -> Exploration:
     """Explore `chart` with these options (the progress display around the exploration)."""
     factory = options.progress
     with factory(chart) if factory is not None else nullcontext() as progress:
-        return explore(chart, max_configurations=options.max_configurations, progress=progress)
+        return explore(
+            chart,
+            max_configurations=options.max_configurations,
+            max_memory=options.max_memory,
+            progress=progress,
+        )

@@ -24,6 +24,7 @@ from statekit.analysis.report import transition_label
 from statekit.cli.group import EXIT_FINDINGS
 from statekit.cli.progress import (
     max_configurations_option,
+    max_memory_option,
     skip_final_collection,
     terminal_progress,
 )
@@ -33,9 +34,10 @@ from statekit.compiler.model.state_index import StateIndex
 from statekit.compiler.pipeline import compile_file
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
+from statekit.lint.rules import analysis_limit
 
 
-def _explore(file: str, max_configurations: int) -> Exploration:
+def _explore(file: str, max_configurations: int, max_memory_mib: int) -> Exploration:
     """Compile FILE (exit 1 with its diagnostics if it cannot be) and explore it."""
     result = compile_file(file)
     if result.chart is None:
@@ -43,11 +45,33 @@ def _explore(file: str, max_configurations: int) -> Exploration:
         sys.exit(EXIT_FINDINGS)
     explored = explore_with(
         result.chart,
-        ExplorationOptions(max_configurations=max_configurations, progress=terminal_progress),
+        ExplorationOptions(
+            max_configurations=max_configurations,
+            max_memory=max_memory_mib << 20,
+            progress=terminal_progress,
+        ),
     )
-    for limit in explored.limits[:1]:
-        click.echo(f"statekit: {limit.message}; the analysis is incomplete", err=True)
     return explored
+
+
+def _out_of_memory(explored: Exploration) -> bool:
+    """Whether the exploration stopped at its memory bound: then nothing more is built
+    from it (a table of every configuration would need more memory still), and the
+    command ends with the `analysis-limit` finding alone."""
+    if not any(limit.kind == "memory" for limit in explored.limits):
+        return False
+    _finish(explored)
+    return True
+
+
+def _finish(explored: Exploration) -> None:
+    """Exit 1 with the `analysis-limit` finding (on standard error) when the exploration
+    hit a bound: what was printed is then incomplete."""
+    skip_final_collection()
+    found = analysis_limit.finding(explored.chart, explored)
+    if found is not None:
+        click.echo(format_diagnostics("text", (found,), rule_infos()), nl=False, err=True)
+        sys.exit(EXIT_FINDINGS)
 
 
 def _resolve_state(chart: CompiledChart, ref: str) -> int:
@@ -86,6 +110,7 @@ def explain_command(
     output_format: str,
     as_table: bool,
     max_configurations: int,
+    max_memory_mib: int,
 ) -> None:
     """What every reachable configuration does with every event, and the invariants."""
     if as_table:
@@ -94,7 +119,9 @@ def explain_command(
                 f"--table and --format {output_format} exclude each other", param_hint="--table"
             )
         output_format = "table"
-    explored = _explore(file, max_configurations)
+    explored = _explore(file, max_configurations, max_memory_mib)
+    if _out_of_memory(explored):
+        return
     chart = explored.chart
     if event is not None and event not in chart.events:
         raise click.BadParameter(
@@ -109,7 +136,7 @@ def explain_command(
         click.echo("\n".join(_table_lines(explanation, explored)))
     else:
         _print_explanation(explanation, explored)
-    skip_final_collection()
+    _finish(explored)
 
 
 def _cell(text: str) -> str:
@@ -205,16 +232,20 @@ def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
     default="text",
     show_default=True,
 )
-def paths_command(file: str, output_format: str, max_configurations: int) -> None:
+def paths_command(
+    file: str, output_format: str, max_configurations: int, max_memory_mib: int
+) -> None:
     """Shortest event sequences that together fire every transition and reach every
     rejection class (model-based test generation)."""
-    explored = _explore(file, max_configurations)
+    explored = _explore(file, max_configurations, max_memory_mib)
+    if _out_of_memory(explored):
+        return
     suite = covering_paths(explored)
     if output_format == "json":
         click.echo(json.dumps(suite.to_json(explored), indent=2, ensure_ascii=False))
     else:
         _print_paths(suite, explored)
-    skip_final_collection()
+    _finish(explored)
 
 
 def _print_paths(suite: PathSuite, explored: Exploration) -> None:
@@ -245,3 +276,4 @@ def _print_paths(suite: PathSuite, explored: Exploration) -> None:
 
 for _command in (explain_command, paths_command):
     _command.params.append(max_configurations_option())
+    _command.params.append(max_memory_option())

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from click.shell_completion import CompletionItem
 
-from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS
+from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS, DEFAULT_MAX_MEMORY
 from statekit.analysis.options import ExplorationOptions
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
 from statekit.cli.progress import skip_final_collection, terminal_progress
@@ -113,6 +113,14 @@ def _rule_list(values: tuple[str, ...]) -> list[str]:
     show_default=True,
     help="Bound on the abstract states the analysis rules explore per chart.",
 )
+@click.option(
+    "--max-memory",
+    "max_memory_mib",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_MEMORY >> 20,
+    show_default=True,
+    help="Bound on the memory (MiB) an exploration may grow the process by, per chart.",
+)
 def lint(
     paths: tuple[str, ...],
     output_format: str,
@@ -125,6 +133,7 @@ def lint(
     base_dir: Path | None,
     config_path: Path | None,
     max_configurations: int,
+    max_memory_mib: int,
 ) -> None:
     """Lint chart files and folders; `-` reads one chart from standard input.
 
@@ -145,7 +154,9 @@ def lint(
             select=_rule_list(select), ignore=_rule_list(ignore), exclude=exclude
         )
         options = ExplorationOptions(
-            max_configurations=max_configurations, progress=terminal_progress
+            max_configurations=max_configurations,
+            max_memory=max_memory_mib << 20,
+            progress=terminal_progress,
         )
         report = lint_paths(named, config, options) if named else LintReport((), ())
         if read_stdin:

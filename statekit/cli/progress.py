@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS
+from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS, DEFAULT_MAX_MEMORY
 from statekit.analysis.explorer import Progress as ProgressCallback
 from statekit.compiler.ir import CompiledChart
 
@@ -89,4 +89,15 @@ def max_configurations_option() -> click.Option:
         default=DEFAULT_MAX_CONFIGURATIONS,
         show_default=True,
         help="Stop exploring after this many abstract states (configuration + history).",
+    )
+
+
+def max_memory_option() -> click.Option:
+    """`--max-memory MiB`, shared by lint, explain and paths (the value is in MiB)."""
+    return click.Option(
+        ["--max-memory", "max_memory_mib"],
+        type=click.IntRange(min=1),
+        default=DEFAULT_MAX_MEMORY >> 20,
+        show_default=True,
+        help="Stop exploring once the exploration has grown memory by this many MiB.",
     )

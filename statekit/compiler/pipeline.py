@@ -13,6 +13,8 @@ from statekit.compiler.model.resolution import resolve_model
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.rules import yaml_syntax
 from statekit.compiler.schema import validator
+from statekit.compiler.source.files import read_chart_bytes
+from statekit.compiler.source.limits import DEFAULT_LIMITS, Limits
 from statekit.compiler.source.loader import load_yaml
 from statekit.compiler.source.nodes import MappingNode
 
@@ -36,16 +38,18 @@ def _sorted(diagnostics: list[Diagnostic]) -> tuple[Diagnostic, ...]:
     return tuple(sorted(unique, key=Diagnostic.sort_key))
 
 
-def compile_source(source: bytes | str, file: str) -> CompileResult:
-    """Compile chart text; never raises for bad input."""
+def compile_source(
+    source: bytes | str, file: str, limits: Limits = DEFAULT_LIMITS
+) -> CompileResult:
+    """Compile chart text, loaded within `limits`; never raises for bad input."""
     with collector_paused():
-        result = _compile(source, file)
+        result = _compile(source, file, limits)
     text = source if isinstance(source, str) else source.decode("utf-8", errors="replace")
     return replace(result, source=text)
 
 
-def _compile(source: bytes | str, file: str) -> CompileResult:
-    root, problems = load_yaml(source, file)
+def _compile(source: bytes | str, file: str, limits: Limits) -> CompileResult:
+    root, problems = load_yaml(source, file, limits)
     if root is None or any(p.severity is Severity.ERROR for p in problems):
         return CompileResult(None, _sorted(list(problems)))
     if not isinstance(root, MappingNode):
@@ -68,11 +72,15 @@ def _compile(source: bytes | str, file: str) -> CompileResult:
     return CompileResult(chart, _sorted([*problems, *resolution.problems]))
 
 
-def compile_file(path: str | Path) -> CompileResult:
-    """Compile a chart file; an unreadable file is a diagnostic, not an exception."""
+def compile_file(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> CompileResult:
+    """Compile a chart file; an unreadable file is a diagnostic, not an exception.
+
+    Only a regular file is read (a FIFO, a device, a socket or a folder is a
+    diagnostic saying what it is), and at most one byte past `limits.max_bytes`.
+    """
     file = str(path)
     try:
-        data = Path(path).read_bytes()
+        data = read_chart_bytes(path, limits.max_bytes + 1)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         return CompileResult(
@@ -86,4 +94,4 @@ def compile_file(path: str | Path) -> CompileResult:
                 ),
             ),
         )
-    return compile_source(data, file)
+    return compile_source(data, file, limits)

@@ -3,9 +3,26 @@
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass
+from typing import Final
 
 from statekit.compiler.source.nodes import Scalar
+
+INT_MIN: Final = -(2**63)
+INT_MAX: Final = 2**63 - 1
+"""The range of an integer value (a signed 64-bit integer), in a chart and at run time."""
+
+
+def out_of_range(value: object) -> str | None:
+    """Why a value a chart declares (a default, an enum value) cannot be stored and
+    exchanged as JSON: an integer outside INT_MIN..INT_MAX, or a number that is not
+    finite (JSON has no NaN or Infinity); None when it can."""
+    if isinstance(value, int) and not isinstance(value, bool) and not INT_MIN <= value <= INT_MAX:
+        return "is outside the integer range -2^63 .. 2^63-1 (signed 64-bit)"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "is not a finite number (JSON has no NaN or Infinity)"
+    return None
 
 
 class BaseType(enum.Enum):

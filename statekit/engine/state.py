@@ -17,6 +17,7 @@ value of the wrong type, another chart's digest...).
 from __future__ import annotations
 
 import json
+import reprlib
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -124,16 +125,26 @@ class State:
 
     @classmethod
     def from_json(cls, chart: TablesOwner | Tables, data: str | bytes | Mapping[str, Any]) -> State:
-        """Load a state written by `to_json` (or its `to_data` form) for `chart`."""
+        """Load a state written by `to_json` (or its `to_data` form) for `chart`.
+
+        Anything that is not such a state raises `StateFormatError`, whatever its
+        shape: JSON nested too deeply to decode (or a nested value where a
+        state has none) included.
+        """
         tables = chart if isinstance(chart, Tables) else chart.tables
-        if isinstance(data, str | bytes):
-            try:
-                data = json.loads(data)
-            except ValueError as exc:
-                raise StateFormatError(f"not JSON: {exc}") from exc
-        if not isinstance(data, Mapping):
-            raise StateFormatError("a state is a JSON object")
-        return _load(tables, data)
+        try:
+            if isinstance(data, str | bytes):
+                try:
+                    data = json.loads(data)
+                except ValueError as exc:
+                    raise StateFormatError(f"not JSON: {_shown(str(exc))}") from None
+            if not isinstance(data, Mapping):
+                raise StateFormatError(f"a state is a JSON object, not {_shown(data)}")
+            return _load(tables, data)
+        except RecursionError:
+            # The decoder (or a check) met nesting deeper than the interpreter's stack;
+            # a state has at most two levels (`history` lists), so it is not a state.
+            raise StateFormatError("not a state: the JSON is nested too deeply") from None
 
     # ---- values --------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
@@ -162,6 +173,15 @@ class State:
         return f"State({list(self.leaves)!r}, context={context!r})"
 
 
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother, _SHOWN.maxlist, _SHOWN.maxdict = 2, 60, 60, 4, 4
+
+
+def _shown(value: object) -> str:
+    """A short repr of a value read from outside, for messages (bounded for any value)."""
+    return _SHOWN.repr(value)
+
+
 _KEYS = {"format", "statechart", "version", "digest", "configuration", "context", "history"}
 
 
@@ -169,15 +189,20 @@ def _load(tables: Tables, data: Mapping[str, Any]) -> State:
     keys = set(data)
     if keys != _KEYS:
         missing, extra = sorted(_KEYS - keys), sorted(map(str, keys - _KEYS))
-        raise StateFormatError(f"state keys: missing {missing}, unknown {extra}")
-    if data["format"] != STATE_FORMAT:
-        raise StateFormatError(f"unknown state format {data['format']!r} (expected {STATE_FORMAT})")
+        raise StateFormatError(f"state keys: missing {missing}, unknown {_shown(extra)}")
+    if data["format"] != STATE_FORMAT or type(data["format"]) is not int:
+        shown = _shown(data["format"])
+        raise StateFormatError(f"unknown state format {shown} (expected {STATE_FORMAT})")
     chart = tables.chart
-    if data["digest"] != tables.digest:
+    if (data["digest"], data["statechart"], data["version"]) != (
+        tables.digest,
+        chart.name,
+        chart.version,
+    ) or type(data["version"]) is not int:
         raise StateFormatError(
-            f"the state was made with chart {data['statechart']!r} version {data['version']!r} "
-            f"({data['digest']}), not with this chart {chart.name!r} version {chart.version} "
-            f"({tables.digest})"
+            f"the state was made with chart {_shown(data['statechart'])} version "
+            f"{_shown(data['version'])} ({_shown(data['digest'])}), not with this chart "
+            f"{chart.name!r} version {chart.version} ({tables.digest})"
         )
     ids = frozenset(_path_ids(tables, data["configuration"], "configuration"))
     problem = _configuration_problem(tables, ids)
@@ -205,7 +230,8 @@ def _path_ids(tables: Tables, paths: object, where: str) -> list[int]:
     for path in paths:
         sid = tables.chart.path_index.get(path)
         if sid is None or sid == 0:
-            raise StateFormatError(f"{where}: chart {tables.chart.name!r} has no state {path!r}")
+            shown = _shown(path)
+            raise StateFormatError(f"{where}: chart {tables.chart.name!r} has no state {shown}")
         out.append(sid)
     return out
 
@@ -241,10 +267,10 @@ def _history(tables: Tables, data: object) -> dict[int, tuple[int, ...]]:
     for path, value in data.items():
         hid = tables.chart.path_index.get(path) if isinstance(path, str) else None
         if hid is None or states[hid].kind is not StateKind.HISTORY:
-            raise StateFormatError(f"history: chart has no history state {path!r}")
+            raise StateFormatError(f"history: chart has no history state {_shown(path)}")
         node = states[hid]
         parent = states[node.parent or 0]
-        recorded = sorted(set(_path_ids(tables, value, f"history of {path!r}")))
+        recorded = sorted(set(_path_ids(tables, value, f"history of {_shown(path)}")))
         for sid in recorded:
             ok = (
                 parent.contains(sid) and states[sid].is_atomic

@@ -18,6 +18,8 @@ from types import MappingProxyType
 from typing import Any
 
 from statekit.compiler.ir import EventDecl, FieldDecl
+from statekit.compiler.value_types import INT_MAX as INT_MAX  # re-exported for the engine
+from statekit.compiler.value_types import INT_MIN as INT_MIN
 from statekit.compiler.value_types import BaseType, ValueType
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -35,9 +37,6 @@ def kind_of(value: object) -> str:
 
 class PayloadError(ValueError):
     """A payload or context that does not match its declaration."""
-
-
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 
 
 def _int64(value: Any) -> bool:

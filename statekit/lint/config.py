@@ -21,6 +21,7 @@ from types import MappingProxyType
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.ir import LintSettings
+from statekit.compiler.source.files import describe_non_regular, read_chart_bytes
 from statekit.lint.registry import RULES
 
 
@@ -121,6 +122,10 @@ def _problems(ignore: Iterable[str], severity: Mapping[str, str]) -> list[tuple[
     return problems
 
 
+MAX_CONFIG_BYTES = 1 << 20
+"""The largest pyproject.toml read for `[tool.statekit.lint]` (1 MiB)."""
+
+
 def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml in `start` or its parents."""
     for folder in [start, *start.parents]:
@@ -134,9 +139,18 @@ def load_project_config(pyproject: Path | None) -> LintConfig:
     """Read `[tool.statekit.lint]`; no file or no table means defaults."""
     if pyproject is None:
         return LintConfig()
-    try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    try:  # the bounded reader of charts: a FIFO or device named by --config never blocks
+        raw = read_chart_bytes(pyproject, MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ConfigError(
+                f"{pyproject}: the file has {MAX_CONFIG_BYTES + 1} bytes or more, "
+                f"over the limit of {MAX_CONFIG_BYTES}"
+            )
+        data = tomllib.loads(raw.decode("utf-8"))
+    except OSError as exc:
+        what = describe_non_regular(pyproject) or exc.strerror
+        raise ConfigError(f"{pyproject}: cannot read configuration: {what}") from exc
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{pyproject}: cannot read configuration: {exc}") from exc
     table = data.get("tool", {}).get("statekit", {}).get("lint", {})
     if not isinstance(table, dict):

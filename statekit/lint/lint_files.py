@@ -29,6 +29,7 @@ from statekit.analysis.facts import chart_facts
 from statekit.analysis.options import ExplorationOptions
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.pipeline import CompileResult, compile_file, compile_source
+from statekit.compiler.source.files import describe_non_regular
 from statekit.lint.config import Exclude, LintConfig, with_chart_settings
 from statekit.lint.registry import RULES
 
@@ -379,7 +380,8 @@ def _named_path_is_folder(raw: str | Path) -> bool:
         return True
     if path.is_file():
         return False
-    raise UsageError(f"{raw}: no such file or folder")
+    what = describe_non_regular(path) or "not a regular file"
+    raise UsageError(f"{raw}: {what}")
 
 
 def collect_files(paths: Iterable[str | Path]) -> list[Path]:

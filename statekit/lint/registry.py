@@ -34,6 +34,7 @@ from statekit.lint.ruleinfo import RuleInfo
 from statekit.lint.rules import (
     analysis_limit,
     conflicting_transitions,
+    confusable_name,
     dead_state,
     final_has_transitions,
     invariant_violation,
@@ -65,6 +66,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     final_has_transitions,
     unused_event,
     unused_guard,
+    confusable_name,
     shadowed_transition,
     unreachable_state,
     dead_state,

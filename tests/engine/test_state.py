@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 from chart_helpers import machine
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import statekit
 from statekit.engine.state import State, StateFormatError
@@ -188,3 +190,65 @@ def test_a_live_task_state_takes_less_than_a_kibibyte() -> None:
         tracemalloc.stop()
     assert per_state < 1024, per_state
     assert len({id(s.configuration) for s in states if s is not None}) == 1
+
+
+# -- hostile shapes: whatever the nesting, `StateFormatError` and nothing else --------------
+
+_KINDS = st.sampled_from(["list", "object"])
+_PLACES = st.sampled_from(
+    [None, "format", "statechart", "version", "digest", "configuration", "context", "history"]
+)
+
+
+def _nested_text(kinds: list[str], depth: int, leaf: str) -> str:
+    """JSON text nested `depth` levels, cycling through `kinds` (built without recursion)."""
+    opening = {"list": "[", "object": '{"k":'}
+    closing = {"list": "]", "object": "}"}
+    shape = [kinds[i % len(kinds)] for i in range(depth)]
+    return "".join(opening[k] for k in shape) + leaf + "".join(closing[k] for k in reversed(shape))
+
+
+def _nested_value(kinds: list[str], depth: int, leaf: object) -> object:
+    value = leaf
+    for i in reversed(range(depth)):
+        value = [value] if kinds[i % len(kinds)] == "list" else {"k": value}
+    return value
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kinds=st.lists(_KINDS, min_size=1, max_size=4),
+    depth=st.one_of(st.integers(1, 50), st.integers(900, 1100), st.integers(50_000, 200_000)),
+    place=_PLACES,
+    as_text=st.booleans(),
+    leaf=st.sampled_from(["1", '"x"', "null", "[]", "{}"]),
+)
+def test_from_json_refuses_any_nesting_with_state_format_error(
+    kinds: list[str], depth: int, place: str | None, as_text: bool, leaf: str
+) -> None:
+    chart = machine(HISTORY)
+    good = chart.start().to_data()
+    if as_text:
+        inner = _nested_text(kinds, depth, leaf)
+        if place is None:
+            text = inner
+        else:
+            fields = {k: json.dumps(v) for k, v in good.items()}
+            if place == "context":
+                fields[place] = '{"note": ' + inner + ', "ratio": 0.5}'
+            else:
+                fields[place] = inner
+            text = "{" + ",".join(f"{json.dumps(k)}:{v}" for k, v in fields.items()) + "}"
+        data: str | dict[str, Any] = text
+    else:
+        nested = _nested_value(kinds, depth, json.loads(leaf))
+        if place is None:
+            data = {"format": 1, "nested": nested}
+        else:
+            data = dict(good)
+            data[place] = {"note": nested, "ratio": 0.5} if place == "context" else nested
+    with pytest.raises(StateFormatError) as raised:
+        State.from_json(chart, data)
+    assert len(str(raised.value)) < 2000
+    with pytest.raises(StateFormatError):
+        chart.state_from_json(data)

@@ -69,6 +69,7 @@ def test_default_severities() -> None:
         "unreachable-transition",
         "shadowed-reject",
         "region-reset",
+        "confusable-name",
     }
 
 

@@ -14,7 +14,7 @@ from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import EventDecl, FieldDecl, GuardDecl, LintSettings
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, Scalar, ScalarNode, SequenceNode
-from statekit.compiler.value_types import BaseType, ValueType
+from statekit.compiler.value_types import BaseType, ValueType, out_of_range
 
 DEFAULT_GUARD_REASON = "GUARD_FAILED"
 _ZERO: dict[BaseType, Scalar] = {
@@ -78,6 +78,9 @@ def _parse_field(
             if len({type(v) for v in values}) > 1:
                 return None, [_error(f"{what}: enum values must all have one type", enum_node)]
             enum = tuple(v for v in values if isinstance(v, str | int))
+            for item in enum_node.items:
+                if isinstance(item, ScalarNode) and (why := out_of_range(item.value)):
+                    return None, [_error(f"{what}: enum value {_short(item)} {why}", item)]
     if enum is not None:
         base = BaseType.STRING if isinstance(enum[0], str) else BaseType.INTEGER
         if type_name is not None and type_name != base.value:
@@ -97,6 +100,9 @@ def _parse_field(
             return None, [
                 _error(f"{what}: default {default!r} is not {vtype.describe()}", default_node)
             ]
+        why = out_of_range(default)
+        if why is not None:
+            return None, [_error(f"{what}: default {_short(default_node)} {why}", default_node)]
     elif in_context:  # no default (the schema admits only a single value as one)
         if nullable:
             has_default = True
@@ -115,6 +121,12 @@ def _parse_field(
         description=description,
         span=key.span,
     ), []
+
+
+def _short(node: ScalarNode) -> str:
+    """A scalar's value for a message, at most about 40 characters."""
+    shown = repr(node.value)
+    return shown if len(shown) <= 40 else f"{shown[:37]}... ({len(shown)} characters)"
 
 
 def _flag(node: Node | None) -> bool:

@@ -204,10 +204,11 @@ def _explain(error: ValidationError, root: Node) -> Iterator[_Problem]:
             f"{where.subject()} can only be {constant}, got {json.dumps(error.instance)}",
             f"omit {where.subject()} unless it is {constant}",
         )
-    elif keyword == "minimum":
-        yield problem(
-            f"{where.subject()} must be at least {error.validator_value}, got {error.instance}"
-        )
+    elif keyword in ("minimum", "maximum"):
+        bound = "at least" if keyword == "minimum" else "at most"
+        got = str(error.instance)
+        got = got if len(got) <= 40 else f"{got[:37]}... ({len(got)} characters)"
+        yield problem(f"{where.subject()} must be {bound} {error.validator_value}, got {got}")
     elif keyword in ("minLength", "minItems"):
         yield problem(f"{where.subject()} must not be empty")
     elif keyword in ("minProperties", "maxProperties"):

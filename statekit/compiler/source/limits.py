@@ -15,6 +15,13 @@ from typing import Final
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.rules import yaml_limits, yaml_syntax
 
+MAX_INTEGER_DIGITS: Final = 4300
+"""An integer the loader builds, in any notation (decimal, hex, octal, binary,
+sexagesimal), has at most this many decimal digits: Python's own bound on
+converting an integer to text, which the digest and the JSON encoder do."""
+INTEGER_BOUND: Final = 10**MAX_INTEGER_DIGITS
+"""Every integer the loader builds is strictly between -INTEGER_BOUND and INTEGER_BOUND."""
+
 _DEEPEST_ALLOWED: Final = 500  # keeps recursive walkers such as `to_plain` clear of RecursionError
 _PRESCAN_MAX_NESTING: Final = 5_000  # far below where libyaml crashes, above any allowed depth
 
@@ -86,14 +93,45 @@ def decode(source: bytes | str, file: str, limits: Limits) -> tuple[str, bytes]:
         check_size(len(data), file, limits)
         return text, data
     data = source.removeprefix(codecs.BOM_UTF8)
+    other = _other_encoding(data)
+    if other is not None:
+        message = f"the file is {other}, not UTF-8: save it as UTF-8"
+        raise Refused(_diag(yaml_syntax.SLUG, message, SourceSpan.start_of(file)))
     try:
         return data.decode("utf-8"), data
     except UnicodeDecodeError as error:
-        utf16 = data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-        hint = " (it looks like UTF-16: save it as UTF-8)" if utf16 else ""
-        message = f"the file is not valid UTF-8: byte 0x{data[error.start]:02x}{hint}"
+        message = f"the file is not valid UTF-8: byte 0x{data[error.start]:02x}"
         where = point(file, *byte_position(data, error.start))
         raise Refused(_diag(yaml_syntax.SLUG, message, where)) from None
+
+
+# Byte-order marks, UTF-32 first (its little-endian mark starts with UTF-16's).
+_BOMS: Final = (
+    (codecs.BOM_UTF32_LE, "UTF-32 (little-endian, with a byte-order mark)"),
+    (codecs.BOM_UTF32_BE, "UTF-32 (big-endian, with a byte-order mark)"),
+    (codecs.BOM_UTF16_LE, "UTF-16 (little-endian, with a byte-order mark)"),
+    (codecs.BOM_UTF16_BE, "UTF-16 (big-endian, with a byte-order mark)"),
+)
+
+
+def _other_encoding(data: bytes) -> str | None:
+    """The encoding the bytes are evidently in when it is not UTF-8: a byte-order mark
+    of UTF-16 or UTF-32, or the zero bytes that those put around an ASCII first
+    character (a YAML file never starts with U+0000)."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return name
+    head = data[:4]
+    if len(head) < 4 or b"\0" not in head:
+        return None
+    ascii_first = (head[0] != 0 and head[1:] == b"\0\0\0", head[:3] == b"\0\0\0" and head[3] != 0)
+    if any(ascii_first):
+        return f"UTF-32 ({'little' if ascii_first[0] else 'big'}-endian)"
+    if head[0] != 0 and head[1] == 0 and head[2] != 0 and head[3] == 0:
+        return "UTF-16 (little-endian)"
+    if head[0] == 0 and head[1] != 0 and head[2] == 0 and head[3] != 0:
+        return "UTF-16 (big-endian)"
+    return None
 
 
 def check_size(size: int, file: str, limits: Limits) -> None:

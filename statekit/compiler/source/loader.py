@@ -53,6 +53,8 @@ from statekit.compiler.rules import duplicate_key, yaml_limits, yaml_syntax
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.limits import (
     DEFAULT_LIMITS,
+    INTEGER_BOUND,
+    MAX_INTEGER_DIGITS,
     Limits,
     Refused,
     byte_position,
@@ -125,8 +127,14 @@ class _Parser(Protocol):
     def dispose(self) -> None: ...
 
 
-def _diag(slug: str, message: str, span: SourceSpan) -> Diagnostic:
-    return Diagnostic(slug, Severity.ERROR, message, span)
+def _diag(slug: str, message: str, span: SourceSpan, notes: tuple[str, ...] = ()) -> Diagnostic:
+    return Diagnostic(slug, Severity.ERROR, message, span, notes)
+
+
+_RAISE_NODES: Final = (
+    "split the chart, or raise the limit from Python: statekit.load(path, "
+    "limits=Limits(max_expanded_nodes=N)), Limits from statekit.compiler.source.limits"
+)
 
 
 def _span(file: str, event: Event) -> SourceSpan:
@@ -205,8 +213,12 @@ class _Builder:
         self.expanded += size
         if self.expanded > self.limits.max_expanded_nodes:
             limit = self.limits.max_expanded_nodes
-            message = f"the document has more than {limit} nodes once its aliases are expanded"
-            raise Refused(_diag(yaml_limits.SLUG, message, span))
+            if self.aliases:
+                what = f"more than {limit} nodes once its aliases are expanded"
+            else:
+                what = f"more than {limit} nodes (mappings, lists and scalars)"
+            message = f"the document has {what}: over the limit `max_expanded_nodes`"
+            raise Refused(_diag(yaml_limits.SLUG, message, span, (_RAISE_NODES,)))
 
     def _scalar(self, event: ScalarEvent) -> None:
         span = _span(self.file, event)
@@ -265,9 +277,7 @@ class _Builder:
                     return value.lower() == "true"
                 raise ValueError("only true and false (any case) are booleans")
             if tag == _INT:
-                if not value.lstrip("+-").strip("_"):
-                    raise ValueError("no digits")
-                return _CONSTRUCTOR.construct_yaml_int(yaml.ScalarNode(tag, value))
+                return _integer(value)
             if tag == _FLOAT:
                 return _CONSTRUCTOR.construct_yaml_float(yaml.ScalarNode(tag, value))
         except (ValueError, OverflowError, IndexError) as error:  # IndexError: belt and braces
@@ -359,6 +369,24 @@ class _Builder:
             if isinstance(key, ScalarNode):
                 top.pairs.append((key, node))
             top.key = _EXPECT_KEY
+
+
+_TOO_MANY_DIGITS: Final = f"more than {MAX_INTEGER_DIGITS} digits (the limit for chart integers)"
+
+
+def _integer(value: str) -> int:
+    """The integer of a `!!int` scalar in any YAML 1.1 notation, within `INTEGER_BOUND`;
+    ValueError otherwise. The literal's own digits are counted before anything is
+    built (a long sexagesimal literal would cost quadratic time), the value after."""
+    body = value.lstrip("+-").replace("_", "")
+    if not body:
+        raise ValueError("no digits")
+    if len(body) - 2 * (body[:2].lower() in ("0x", "0o", "0b")) > MAX_INTEGER_DIGITS:
+        raise ValueError(_TOO_MANY_DIGITS)
+    number = _CONSTRUCTOR.construct_yaml_int(yaml.ScalarNode(_INT, value))
+    if not isinstance(number, int) or not -INTEGER_BOUND < number < INTEGER_BOUND:
+        raise ValueError(_TOO_MANY_DIGITS)
+    return number
 
 
 def _check_root(root: Node | None, file: str) -> Node:

@@ -1,7 +1,10 @@
 """analysis-limit: the exploration hit a bound, so some properties are not proven.
 
 The explorer stops at `--max-configurations` abstract states (configuration
-plus history values; default 100,000) and enumerates at most 20 data-guard
+plus history values; default 100,000), when it has grown the process's memory
+by `--max-memory` MiB (default 512; a chart whose configurations explode,
+such as twenty parallel regions, stops there instead of running out of
+memory), and enumerates at most 20 data-guard
 decisions and 1,024 guard-outcome combinations per macrostep (an eventless
 loop over a counter, for example). Past a bound, findings that claim
 something exists (an invariant violation, an undefined pair, a conflict) are
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from statekit.analysis.exploration import Limit
+from statekit.analysis.exploration import Exploration, Limit
 from statekit.analysis.facts import ChartFacts
 from statekit.analysis.report import leaves
 from statekit.compiler.diagnostics import Diagnostic, Severity
@@ -49,15 +52,22 @@ NOT_PROVEN = (
 
 def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """At most one finding: which bounds the exploration of this chart hit."""
-    explored = facts.exploration
+    found = finding(chart, facts.exploration)
+    if found is not None:
+        yield found
+
+
+def finding(chart: CompiledChart, explored: Exploration) -> Diagnostic | None:
+    """The finding for an exploration that hit a bound (None when it is complete);
+    `statekit explain` and `paths` report it too."""
     if explored.complete:
-        return
+        return None
     notes: list[str] = []
     span = None
     headline = ""
     branching: dict[str | None, list[Limit]] = {}
     for limit in explored.limits:
-        if limit.kind == "configurations":
+        if limit.kind in ("configurations", "memory"):
             headline = limit.message
             span = chart.span
         else:
@@ -82,9 +92,12 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             "statically; past the bound further data guards were assumed to fail"
         )
     notes.append(NOT_PROVEN)
-    if any(limit.kind == "configurations" for limit in explored.limits):
-        notes.append("raise the bound: statekit lint --max-configurations N")
-    yield Diagnostic(
+    kinds = {limit.kind for limit in explored.limits}
+    if "configurations" in kinds:
+        notes.append("raise the bound: --max-configurations N")
+    if "memory" in kinds:
+        notes.append("raise the bound: --max-memory MiB (where memory allows)")
+    return Diagnostic(
         SLUG,
         DEFAULT_SEVERITY,
         f"the analysis of '{chart.name}' is incomplete: {headline}",
