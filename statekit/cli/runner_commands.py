@@ -10,10 +10,12 @@ and the run goes on; the exit code is then 1.
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import select
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -25,9 +27,10 @@ from statekit.engine.chart import Chart, StartError
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
 from statekit.runner.chart_versions import chart_sets
-from statekit.runner.errors import RunnerError, UnknownInstanceError
+from statekit.runner.errors import RunnerError, StoreFailure, UnknownInstanceError
+from statekit.runner.json_text import parse_json
 from statekit.runner.outcome import Outcome
-from statekit.runner.runner import Runner, make_command
+from statekit.runner.runner import Runner, check_instance_id, make_command
 from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
 from statekit.runner.transaction import Command
@@ -59,35 +62,90 @@ def _store(url: str) -> Store:
 
 @dataclass(frozen=True, slots=True)
 class _Line:
-    """One parsed input line: the instance it is for and its command."""
+    """One parsed input line: its number, the instance it is for and its command."""
 
+    number: int
     instance: str
     command: Command
 
 
-@dataclass(frozen=True, slots=True)
-class _Group:
-    """Consecutive parsed lines of one instance, the first of them at line `first`."""
-
-    first: int
-    instance: str
-    commands: tuple[Command, ...]
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""The longest input line `statekit run` reads (a longer one is an ERROR line, skipped
+without being held in memory)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _BadLine:
-    """An input line that is not a command, and why."""
+class _LineReader:
+    """Input lines read straight from a file descriptor, never one more than asked for.
 
-    number: int
-    error: str
+    `next()` blocks for one line; `ready()` says, without blocking, whether a next line
+    (or the end of the input) is already there, so a batch can end when no more input
+    is ready instead of waiting for it.
+    """
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        try:
+            self._fd: int | None = stream.fileno()
+        except (AttributeError, OSError, io.UnsupportedOperation):
+            self._fd = None  # an in-memory stream: everything is ready
+        self._buffer = bytearray()
+        self._eof = False
+
+    def _read(self) -> None:
+        chunk = os.read(self._fd, 65536) if self._fd is not None else self._stream.read(65536)
+        if chunk:
+            self._buffer += chunk
+        else:
+            self._eof = True
+
+    def ready(self) -> bool:
+        """Whether `next()` would not wait for more input to arrive."""
+        if self._eof or b"\n" in self._buffer or self._fd is None:
+            return True
+        readable, _, _ = select.select([self._fd], [], [], 0)
+        return bool(readable)
+
+    def next(self) -> bytes | None:
+        """The next line (without its end of line), None at the end of the input; a line
+        longer than `MAX_LINE_BYTES` is skipped and comes back as `_TOO_LONG`."""
+        skipping = False
+        scanned = 0  # the buffer holds no end of line before this offset
+        while True:
+            end = self._buffer.find(b"\n", scanned)
+            if end >= 0:
+                line = bytes(self._buffer[:end]) if end <= MAX_LINE_BYTES else b""
+                del self._buffer[: end + 1]
+                return _TOO_LONG if skipping or end > MAX_LINE_BYTES else line
+            if len(self._buffer) > MAX_LINE_BYTES:
+                skipping = True
+                self._buffer.clear()
+            scanned = len(self._buffer)
+            if self._eof:
+                if skipping:
+                    return _TOO_LONG
+                if not self._buffer:
+                    return None
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                return line
+            self._read()
 
 
-def _command(text: str) -> _Line:
+_TOO_LONG = b"\x00too long"  # not a JSON text, so never a real line
+
+
+def _command(number: int, raw: bytes) -> _Line:
     """Parse one input line (ValueError with what is wrong)."""
+    if raw is _TOO_LONG:
+        raise ValueError(f"the line is longer than {MAX_LINE_BYTES} bytes")
     try:
-        data = json.loads(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8: byte {exc.start + 1} is not valid UTF-8") from None
+    try:
+        data = parse_json(text)
     except ValueError as exc:
-        raise ValueError(f"not JSON: {exc}") from exc
+        raise ValueError(f"not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ValueError("a line is a JSON object")
     unknown = sorted(set(data) - FIELDS)
@@ -96,6 +154,7 @@ def _command(text: str) -> _Line:
     for key in ("instance", "event_id", "type"):
         if not isinstance(data.get(key), str) or not data[key]:
             raise ValueError(f"{key!r} must be a non-empty string")
+    check_instance_id(data["instance"])
     payload = data.get("payload")
     if payload is None:
         payload = {}
@@ -114,33 +173,58 @@ def _command(text: str) -> _Line:
         expected_version=numbers["expected_version"],
         sequence=numbers["sequence"],
     )  # the runner's own checks (a reserved event ID, a sequence below 1): a bad line
-    return _Line(instance=data["instance"], command=command)
+    return _Line(number=number, instance=data["instance"], command=command)
 
 
-def _groups(lines: IO[str], batch: int) -> Iterator[_Group | _BadLine]:
-    """Consecutive parsed lines of one instance (at most `batch`), or one bad line."""
-    group: list[Command] = []
-    current = ""
-    first = 0
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
+class _Run:
+    """One `statekit run`: answers each line, a batch at a time, flushed as written."""
+
+    def __init__(self, runner: Runner, out: IO[str], *, create: bool) -> None:
+        self.runner = runner
+        self.out = out
+        self.create = create
+        self.errors = 0
+        self.applied = 0  # lines whose outcome was committed and written
+
+    def write(self, data: dict[str, Any]) -> None:
+        self.out.write(json.dumps(data, ensure_ascii=False) + "\n")
+
+    def bad_line(self, number: int, error: str) -> None:
+        self.errors += 1
+        self.write({"line": number, "status": "ERROR", "error": error})
+        self.out.flush()
+
+    def batch(self, lines: list[_Line]) -> None:
+        """Apply `lines` (consecutive, of one instance) in one transaction; answer each."""
+        instance = lines[0].instance
+        commands = tuple(line.command for line in lines)
+        outcomes: list[Outcome] | str
         try:
-            line = _command(text)
-        except ValueError as exc:
-            if group:
-                yield _Group(first=first, instance=current, commands=tuple(group))
-                group = []
-            yield _BadLine(number=number, error=str(exc))
-            continue
-        if group and (line.instance != current or len(group) >= batch):
-            yield _Group(first=first, instance=current, commands=tuple(group))
-            group = []
-        if not group:
-            first, current = number, line.instance
-        group.append(line.command)
-    if group:
-        yield _Group(first=first, instance=current, commands=tuple(group))
+            outcomes = _apply(self.runner, instance, commands, create=self.create)
+        except StoreFailure as exc:
+            self.out.flush()
+            first = lines[0].number
+            raise click.UsageError(
+                f"{exc}; stopped at line {first} (nothing of it applied), "
+                f"{self.applied} line(s) applied before it"
+            ) from exc
+        except (RunnerError, StartError, ValueError) as exc:
+            outcomes = str(exc)
+        for offset, line in enumerate(lines):
+            if isinstance(outcomes, str):
+                self.errors += 1
+                data = {
+                    "line": line.number,
+                    "instance": instance,
+                    "event_id": line.command.event_id,
+                    "status": "ERROR",
+                    "error": outcomes,
+                }
+            else:
+                self.applied += 1
+                data = outcomes[offset].to_data(instance)
+            self.write(data)
+        self.out.flush()
 
 
 @click.command("run")
@@ -149,7 +233,7 @@ def _groups(lines: IO[str], batch: int) -> Iterator[_Group | _BadLine]:
 @click.option(
     "--input",
     "source",
-    type=click.File("r", encoding="utf-8"),
+    type=click.File("rb"),
     default="-",
     show_default=True,
     help="JSON lines to read (- for standard input).",
@@ -159,43 +243,47 @@ def _groups(lines: IO[str], batch: int) -> Iterator[_Group | _BadLine]:
     type=click.IntRange(1),
     default=1,
     show_default=True,
-    help="Apply up to N consecutive lines of one instance in one transaction (imports).",
+    help="Apply up to N consecutive lines of one instance in one transaction (imports); "
+    "a batch also ends when no more input is ready.",
 )
 @click.option("--no-create", is_flag=True, help="Unknown instances are errors (default: create).")
-def run_command(file: str, url: str, source: IO[str], batch: int, no_create: bool) -> None:
-    """Apply events read as JSON lines to instances of the chart FILE; one outcome per line."""
+def run_command(file: str, url: str, source: IO[bytes], batch: int, no_create: bool) -> None:
+    """Apply events read as JSON lines to instances of the chart FILE; one outcome per line.
+
+    Every line is answered (its outcome written and flushed) before `run` waits for
+    more input; with --batch N a batch ends at N lines, at a change of instance, at a
+    bad line or when no more input is ready.
+    """
     compiled = _compiled(file)
-    runner = Runner(_chart(compiled), _store(url))
-    errors = 0
-    out = sys.stdout
-    for group in _groups(source, batch):
-        if isinstance(group, _BadLine):
-            errors += 1
-            bad = {"line": group.number, "status": "ERROR", "error": group.error}
-            out.write(json.dumps(bad) + "\n")
-            out.flush()
+    run = _Run(Runner(_chart(compiled), _store(url)), sys.stdout, create=not no_create)
+    reader = _LineReader(source)
+    pending: list[_Line] = []
+    number = 0
+    while True:
+        if pending and (len(pending) >= batch or not reader.ready()):
+            run.batch(pending)
+            pending = []
+        raw = reader.next()
+        if raw is None:
+            break
+        number += 1
+        if not raw.strip():
             continue
-        instance = group.instance
-        outcomes: list[Outcome] | str
         try:
-            outcomes = _apply(runner, instance, group.commands, create=not no_create)
-        except (RunnerError, StartError) as exc:
-            outcomes = str(exc)
-        for offset, command in enumerate(group.commands):
-            if isinstance(outcomes, str):
-                errors += 1
-                line = {
-                    "line": group.first + offset,
-                    "instance": instance,
-                    "event_id": command.event_id,
-                    "status": "ERROR",
-                    "error": outcomes,
-                }
-            else:
-                line = outcomes[offset].to_data(instance)
-            out.write(json.dumps(line, ensure_ascii=False) + "\n")
-        out.flush()
-    sys.exit(EXIT_FINDINGS if errors else EXIT_CLEAN)
+            line = _command(number, raw)
+        except ValueError as exc:
+            if pending:  # the lines before a bad one are answered first
+                run.batch(pending)
+                pending = []
+            run.bad_line(number, str(exc))
+            continue
+        if pending and line.instance != pending[0].instance:
+            run.batch(pending)
+            pending = []
+        pending.append(line)
+    if pending:
+        run.batch(pending)
+    sys.exit(EXIT_FINDINGS if run.errors else EXIT_CLEAN)
 
 
 def _apply(

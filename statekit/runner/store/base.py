@@ -18,7 +18,7 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
-from statekit.runner.errors import SchemaVersionError
+from statekit.runner.errors import ChartVersionError, SchemaVersionError
 from statekit.runner.store.migrations import (
     MIGRATIONS,
     MIGRATIONS_TABLE,
@@ -37,6 +37,7 @@ from statekit.runner.store.rows import (
     RejectionRow,
     SnapshotRow,
     StateColumns,
+    stored_int_problem,
 )
 
 
@@ -144,7 +145,12 @@ class Store:
                 self._control("ROLLBACK")
             raise
         self._depth = 0
-        self._control("COMMIT")
+        try:
+            self._control("COMMIT")
+        except BaseException:  # a failed commit (disk full) leaves nothing half-open
+            if self._open_transaction():
+                self._control("ROLLBACK")
+            raise
 
     @contextmanager
     def write(self) -> Iterator[None]:
@@ -180,6 +186,11 @@ class Store:
     def close(self) -> None:
         """Close the connection."""
         raise NotImplementedError
+
+    def integrity_problems(self) -> list[str]:
+        """What the database's own integrity check finds wrong (empty: sound, or a
+        database that checks itself, as PostgreSQL does)."""
+        return []
 
     @property
     def connection(self) -> Any:
@@ -232,7 +243,11 @@ class Store:
 
     # ---- charts ------------------------------------------------------------------------
     def register_chart(self, digest: str, name: str, version: int, source: str | None) -> None:
-        """Record a chart version (and its source when given and not yet stored)."""
+        """Record a chart version (and its source when given and not yet stored);
+        ChartVersionError when the version is outside the stored integers' range."""
+        problem = stored_int_problem(version, f"chart {name!r} version")
+        if problem is not None:
+            raise ChartVersionError(problem)
         with self.write():
             self.execute(
                 "INSERT INTO statekit_charts (digest, name, version, source, registered_at) "
