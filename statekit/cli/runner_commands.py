@@ -34,7 +34,7 @@ from statekit.runner.runner import Runner, check_instance_id, make_command
 from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
 from statekit.runner.transaction import Command
-from statekit.runner.verify import verify
+from statekit.runner.verify import verify, verify_store
 
 FIELDS = {"instance", "event_id", "type", "payload", "expected_version", "sequence"}
 
@@ -53,9 +53,9 @@ def _chart(result: CompileResult) -> Chart:
     return Chart(result.chart, source=result.source)
 
 
-def _store(url: str) -> Store:
+def _store(url: str, *, check_integrity: bool = True) -> Store:
     try:
-        return open_store(url)
+        return open_store(url, check_integrity=check_integrity)
     except RunnerError as exc:
         raise click.UsageError(str(exc)) from exc
 
@@ -255,7 +255,11 @@ def run_command(file: str, url: str, source: IO[bytes], batch: int, no_create: b
     bad line or when no more input is ready.
     """
     compiled = _compiled(file)
-    run = _Run(Runner(_chart(compiled), _store(url)), sys.stdout, create=not no_create)
+    try:
+        runner = Runner(_chart(compiled), _store(url))
+    except RunnerError as exc:
+        raise click.UsageError(str(exc)) from exc
+    run = _Run(runner, sys.stdout, create=not no_create)
     reader = _LineReader(source)
     pending: list[_Line] = []
     number = 0
@@ -320,12 +324,23 @@ def _apply(
 )
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
 def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> None:
-    """Replay every instance's history and compare it with the stored state (exit 1 if
-    any differs or cannot be replayed)."""
-    store = _store(url)
-    sets = chart_sets(store, [_chart(_compiled(path)) for path in charts])
-    instances = store.instance_charts()
+    """Replay every instance's history and compare it with everything stored (exit 1 if
+    any differs or cannot be read or replayed); a damaged database is read as far as
+    it can be."""
+    store = _store(url, check_integrity=False)
+    given = [_chart(_compiled(path)) for path in charts]
     failed = 0
+    try:
+        sets = chart_sets(store, given)
+        problems = verify_store(store, given)
+        instances = store.instance_charts()
+    except RunnerError as exc:
+        _report(output_format, {"store": url, "ok": False, "error": f"cannot be read: {exc}"})
+        click.echo("the store cannot be read", err=True)
+        sys.exit(EXIT_FINDINGS)
+    if problems:
+        failed += 1
+        _report(output_format, {"store": url, "ok": False, "differences": problems})
     for instance in instances:
         instance_id = instance.instance_id
         chart_set = sets.get(instance.chart_name)
@@ -337,10 +352,13 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
         try:
             data = verify(store, chart_set, instance_id).to_data()
         except RunnerError as exc:
-            data = {"instance": instance_id, "ok": False, "error": str(exc)}
+            data = {"instance": instance_id, "ok": False, "error": f"cannot be read: {exc}"}
         failed += not data["ok"]
         _report(output_format, data)
-    click.echo(f"{len(instances)} instance(s), {failed} with differences", err=True)
+    what = "the store and " if problems else ""
+    click.echo(
+        f"{len(instances)} instance(s), {what}{failed - bool(problems)} with differences", err=True
+    )
     sys.exit(EXIT_FINDINGS if failed else EXIT_CLEAN)
 
 
@@ -351,7 +369,7 @@ def _report(output_format: str, data: dict[str, Any]) -> None:
     if data["ok"]:
         click.echo(f"{data['instance']}: ok (version {data['version']}, {data['events']} events)")
         return
-    click.echo(f"{data['instance']}: DIFFERS")
+    click.echo(f"{data['instance']}: DIFFERS" if "instance" in data else "store: DIFFERS")
     problems = [data.get("error"), *data.get("differences", [])]
     for line in [*problems, *data.get("snapshot_problems", [])]:
         if line:
@@ -386,7 +404,7 @@ def outbox_command(url: str, statuses: tuple[str, ...], output_format: str) -> N
             "payload": None,
         }
         try:
-            data["payload"] = json.loads(r.payload)
+            data["payload"] = parse_json(r.payload)
         except ValueError as exc:  # a damaged row is listed, not the end of the listing
             data["payload_error"] = f"the stored payload is not valid JSON: {exc}"
         if output_format == "json":

@@ -17,9 +17,11 @@ MAX_DEPTH = 64
 line or a stored column); a valid line nests 2 deep (a payload holds scalars)."""
 
 
-def parse_json(text: str) -> Any:
+def parse_json(text: object) -> Any:
     """The value of the JSON `text`; ValueError when it is not JSON, nests deeper than
-    `MAX_DEPTH` or holds a lone surrogate."""
+    `MAX_DEPTH` or holds a lone surrogate (or is not a text at all: a damaged column)."""
+    if not isinstance(text, str):
+        raise ValueError(f"not a text but {type(text).__name__}")
     try:
         value = json.loads(text)
     except RecursionError:
