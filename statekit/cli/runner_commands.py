@@ -327,8 +327,15 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
     """Replay every instance's history and compare it with everything stored (exit 1 if
     any differs or cannot be read or replayed); a damaged database is read as far as
     it can be."""
-    store = _store(url, check_integrity=False)
     given = [_chart(_compiled(path)) for path in charts]
+    try:
+        store = open_store(url, check_integrity=False)
+    except StoreFailure as exc:  # too damaged to open at all: a finding, not a usage error
+        _report(output_format, {"store": url, "ok": False, "error": f"cannot be read: {exc}"})
+        click.echo("the store cannot be read", err=True)
+        sys.exit(EXIT_FINDINGS)
+    except RunnerError as exc:
+        raise click.UsageError(str(exc)) from exc
     failed = 0
     try:
         sets = chart_sets(store, given)

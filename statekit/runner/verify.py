@@ -34,7 +34,7 @@ from statekit.engine.chart import Chart
 from statekit.engine.result import Status
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet, carry_over
-from statekit.runner.errors import ChartVersionError, UnknownInstanceError
+from statekit.runner.errors import ChartVersionError, RunnerError, UnknownInstanceError
 from statekit.runner.hashes import encode_payload
 from statekit.runner.history import fold, initial_state
 from statekit.runner.json_text import parse_json
@@ -164,12 +164,33 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
 def verify_store(store: Store, given: Sequence[Chart] = ()) -> list[str]:
     """What is wrong with the store as a whole (see the module docstring); `given`: the
     chart files passed to verify (a stored chart without source is checked against
-    them)."""
+    them). A check that cannot read what it needs says so and the others go on."""
     problems = [f"integrity check failed: {p}" for p in store.integrity_problems()]
+    checks = (
+        ("the recorded migrations", _migration_problems),
+        ("the stored charts", lambda s: _chart_problems(s, given)),
+        ("the charts instances, events and snapshots name", lambda s: s.unregistered_charts()),
+        ("rows of instances that are not stored", _orphan_problems),
+        ("the inbox", _inbox_problems),
+    )
+    for what, check in checks:
+        try:
+            problems.extend(check(store))
+        except RunnerError as exc:
+            problems.append(f"cannot check {what}: {exc}")
+    return problems
+
+
+def _migration_problems(store: Store) -> list[str]:
     recorded = store.migration_rows()
     known = [(m.version, m.description) for m in MIGRATIONS[: len(recorded)]]
     if recorded != known:
-        problems.append(f"schema migrations: recorded {recorded}, this statekit has {known}")
+        return [f"schema migrations: recorded {recorded}, this statekit has {known}"]
+    return []
+
+
+def _chart_problems(store: Store, given: Sequence[Chart]) -> list[str]:
+    problems = []
     by_digest = {chart.digest: chart for chart in given}
     for row in store.charts():
         where = f"stored chart {row.name!r} version {row.version} ({row.digest})"
@@ -187,15 +208,22 @@ def verify_store(store: Store, given: Sequence[Chart] = ()) -> list[str]:
             problems.append(
                 f"{where}: the chart of that digest is {chart.name!r} version {chart.version}"
             )
-    problems.extend(store.unregistered_charts())
-    for table, instance_id, count in store.orphans():
-        problems.append(f"{table}: {count} row(s) of instance {instance_id!r}, which is not stored")
-    for consumer, instance_id, message_id in store.unknown_inbox_messages():
-        problems.append(
-            f"statekit_inbox: consumer {consumer!r} processed message {message_id!r} of "
-            f"instance {instance_id!r}, which the outbox does not have"
-        )
     return problems
+
+
+def _orphan_problems(store: Store) -> list[str]:
+    return [
+        f"{table}: {count} row(s) of instance {instance_id!r}, which is not stored"
+        for table, instance_id, count in store.orphans()
+    ]
+
+
+def _inbox_problems(store: Store) -> list[str]:
+    return [
+        f"statekit_inbox: consumer {consumer!r} processed message {message_id!r} of "
+        f"instance {instance_id!r}, which the outbox does not have"
+        for consumer, instance_id, message_id in store.unknown_inbox_messages()
+    ]
 
 
 def _event_differences(event: EventRow, replayed_evidence: str | None) -> Iterator[str]:

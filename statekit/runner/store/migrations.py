@@ -178,6 +178,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                 ("statekit_events", "chart_version"),
                 ("statekit_outbox", "attempts"),
                 ("statekit_snapshots", "chart_version"),
+                (MIGRATIONS_TABLE, "version"),
             )
         ),
     ),

@@ -132,8 +132,9 @@ class SQLiteStore(Store):
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             error = self.translate(exc)
-            if isinstance(error, (StoreBusyError, StoreFullError)):
-                raise error from exc  # else: not a database at all
+            not_a_database = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF == _NOTADB
+            if isinstance(error, RunnerError) and not not_a_database:
+                raise error from exc
             raise StoreURLError(f"{url!r}: cannot open the database: {exc}") from exc
         try:
             if check and path != ":memory:":
