@@ -20,6 +20,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from statekit.runner.errors import (
@@ -118,6 +119,14 @@ class SQLiteStore(Store):
             raise StoreURLError(f"{url!r}: unknown SQLite options {sorted(options)}")
         self.path = path
         self.busy_timeout = busy
+        folder = Path(path).parent
+        for part in [folder, *folder.parents] if path != ":memory:" else []:
+            if part.is_file():
+                raise StoreURLError(
+                    f"{url!r}: cannot open the database: {part} is a file, not a folder"
+                )
+            if part.is_dir():
+                break
         try:
             self._conn = sqlite3.connect(
                 path, isolation_level=None, timeout=busy, check_same_thread=False
