@@ -396,7 +396,10 @@ def _report(output_format: str, data: dict[str, Any]) -> None:
 def outbox_command(url: str, statuses: tuple[str, ...], output_format: str) -> None:
     """List outbox messages not yet delivered (pending) and given up on (dead)."""
     store = _store(url)
-    rows = store.outbox(list(statuses) or ["pending", "dead"])
+    try:
+        rows = store.outbox(list(statuses) or ["pending", "dead"])
+    except RunnerError as exc:
+        raise click.UsageError(f"the outbox cannot be read: {exc}") from exc
     now = time.time()
     for r in rows:
         data = {

@@ -37,8 +37,8 @@ class ChartVersionError(RunnerError):
 
 
 class CorruptRowError(RunnerError):
-    """A stored row cannot be read back (bad JSON, a state that does not fit its chart,
-    a broken history)."""
+    """A stored row cannot be read back (bad JSON, text that is not UTF-8, a state that
+    does not fit its chart, a broken history)."""
 
 
 class StoreBusyError(RunnerError):
@@ -55,5 +55,5 @@ class StoreFullError(StoreFailure):
 
 
 class DamagedStoreError(StoreFailure):
-    """The database file is damaged (its integrity check fails, a page cannot be read,
-    a text is not UTF-8)."""
+    """The database file is damaged (its integrity check fails, a page cannot be read);
+    one unreadable row (a text that is not UTF-8) is a `CorruptRowError` instead."""

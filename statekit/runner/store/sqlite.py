@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from statekit.runner.errors import (
+    CorruptRowError,
     DamagedStoreError,
     RunnerError,
     StoreBusyError,
@@ -38,8 +39,9 @@ _BUSY, _LOCKED, _IOERR, _CORRUPT, _FULL, _NOTADB = 5, 6, 10, 11, 13, 26  # SQLit
 
 
 def _translated(exc: sqlite3.Error, where: str, busy: float) -> RunnerError | None:
-    """The runner's error for a failure of the database itself (busy, full, damaged);
-    None for anything else (a constraint, a bug), which is raised as it is."""
+    """The runner's error for a failure of the database itself (busy, full, damaged) or
+    of a row (text that is not UTF-8); None for anything else (a constraint, a bug),
+    which is raised as it is."""
     code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
     if code in (_BUSY, _LOCKED):
         return StoreBusyError(
@@ -60,7 +62,8 @@ def _translated(exc: sqlite3.Error, where: str, busy: float) -> RunnerError | No
     if code == _IOERR:
         return StoreFailure(f"{where}: the disk failed to read or write the database ({exc})")
     if isinstance(exc, sqlite3.OperationalError) and str(exc).startswith("Could not decode"):
-        return DamagedStoreError(f"{where} is damaged: a stored text is not UTF-8 ({exc})")
+        # one row is damaged, not the file: whoever reads it stops, the others go on
+        return CorruptRowError(f"{where}: a stored text is not UTF-8 ({exc})")
     return None
 
 

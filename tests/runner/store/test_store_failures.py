@@ -122,6 +122,11 @@ DAMAGE: dict[str, tuple[Callable[[Path], None], bool, set[str], str]] = {
         False, {"b"}, "APPLIED",
     ),
     # the row of b is damaged: run refuses b as verify reports it
+    "a context that is not UTF-8": (
+        _sql("UPDATE statekit_instances SET context = CAST(x'7bff7d' AS TEXT) "
+             "WHERE instance_id = 'b'"),
+        False, {"b"}, "ERROR",
+    ),
     "a context nested 20,000 deep": (
         _sql(f"UPDATE statekit_instances SET context = '{DEEP}' WHERE instance_id = 'b'"),
         False, {"b"}, "ERROR",
@@ -169,6 +174,8 @@ def test_verify_reads_what_it_can_and_run_never_appends_to_damage(
     if name == "a version that is not an integer":
         message = "instance 'b': the stored version 'three' is not an integer"
         assert message in out[1]["error"] and message in done.stdout
+    listed = statekit("outbox", "--db", url)
+    assert listed.returncode in (0, 2) and "internal error" not in listed.stderr
 
 
 def test_disk_full_during_run_stops_cleanly_with_the_count(tmp_path: Path) -> None:
