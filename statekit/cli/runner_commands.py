@@ -2,10 +2,13 @@
 
 `run` is how shell scripts and other languages use the durable runner: one
 JSON object per input line, `{instance, event_id, type, payload,
-expected_version?, sequence?}`, one JSON outcome per output line (flushed as
-it is written). A line that cannot be applied (not JSON, a missing field, a
-chart that does not fit the stored instance) gets an `"status": "ERROR"` line
-and the run goes on; the exit code is then 1.
+expected_version?, sequence?}`, one JSON outcome per output line, written and
+flushed before the next line is read (a batch ends when no more input is
+ready, so a client may wait for each answer). A line that cannot be applied
+(not UTF-8, not JSON or beyond its bounds, a missing field, a chart that does
+not fit the stored instance) gets an `"status": "ERROR"` line and the run goes
+on; the exit code is then 1. A full or damaged store stops the run as a usage
+error that says how many lines were applied.
 """
 
 from __future__ import annotations
@@ -362,9 +365,10 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
             data = {"instance": instance_id, "ok": False, "error": f"cannot be read: {exc}"}
         failed += not data["ok"]
         _report(output_format, data)
-    what = "the store and " if problems else ""
+    store_differs = "; the store as a whole differs" if problems else ""
+    differing = failed - bool(problems)
     click.echo(
-        f"{len(instances)} instance(s), {what}{failed - bool(problems)} with differences", err=True
+        f"{len(instances)} instance(s), {differing} with differences{store_differs}", err=True
     )
     sys.exit(EXIT_FINDINGS if failed else EXIT_CLEAN)
 
