@@ -7,7 +7,10 @@ or internal error. Each command lives in a module of this package; the group
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
+from pathlib import Path
 
 import click
 
@@ -30,9 +33,28 @@ def main() -> None:
         raise
     except BrokenPipeError:
         sys.exit(EXIT_USAGE)
+    except OSError as exc:  # a path given cannot be written or read: the user's to fix
+        click.echo(f"Error: {os_error_message(exc)}", err=True)
+        sys.exit(EXIT_USAGE)
     except Exception as exc:
         click.echo(f"statekit: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(EXIT_USAGE)
+
+
+def os_error_message(exc: OSError) -> str:
+    """An OSError in words that say what is wrong with the path (for every command that
+    reads or writes a path it was given, such as `-o/--output`)."""
+    name = exc.filename
+    if name is None:
+        return f"{exc.strerror or exc}"
+    path = Path(os.fsdecode(name))
+    if isinstance(exc, NotADirectoryError):
+        for part in [path, *path.parents]:
+            if part.is_file():
+                return f"{path}: {part} is a file, not a folder"
+    if exc.errno == errno.ENOSPC:
+        return f"{path}: disk full"
+    return f"{path}: {exc.strerror or exc}"
 
 
 if __name__ == "__main__":

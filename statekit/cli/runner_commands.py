@@ -2,18 +2,23 @@
 
 `run` is how shell scripts and other languages use the durable runner: one
 JSON object per input line, `{instance, event_id, type, payload,
-expected_version?, sequence?}`, one JSON outcome per output line (flushed as
-it is written). A line that cannot be applied (not JSON, a missing field, a
-chart that does not fit the stored instance) gets an `"status": "ERROR"` line
-and the run goes on; the exit code is then 1.
+expected_version?, sequence?}`, one JSON outcome per output line, written and
+flushed before the next line is read (a batch ends when no more input is
+ready, so a client may wait for each answer). A line that cannot be applied
+(not UTF-8, not JSON or beyond its bounds, a missing field, a chart that does
+not fit the stored instance) gets an `"status": "ERROR"` line and the run goes
+on; the exit code is then 1. A full or damaged store stops the run as a usage
+error that says how many lines were applied.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import select
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -25,13 +30,14 @@ from statekit.engine.chart import Chart, StartError
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
 from statekit.runner.chart_versions import chart_sets
-from statekit.runner.errors import RunnerError, UnknownInstanceError
+from statekit.runner.errors import RunnerError, StoreFailure, UnknownInstanceError
+from statekit.runner.json_text import parse_json
 from statekit.runner.outcome import Outcome
-from statekit.runner.runner import Runner, make_command
+from statekit.runner.runner import Runner, check_instance_id, make_command
 from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
 from statekit.runner.transaction import Command
-from statekit.runner.verify import verify
+from statekit.runner.verify import verify, verify_store
 
 FIELDS = {"instance", "event_id", "type", "payload", "expected_version", "sequence"}
 
@@ -50,44 +56,99 @@ def _chart(result: CompileResult) -> Chart:
     return Chart(result.chart, source=result.source)
 
 
-def _store(url: str) -> Store:
+def _store(url: str, *, check_integrity: bool = True) -> Store:
     try:
-        return open_store(url)
+        return open_store(url, check_integrity=check_integrity)
     except RunnerError as exc:
         raise click.UsageError(str(exc)) from exc
 
 
 @dataclass(frozen=True, slots=True)
 class _Line:
-    """One parsed input line: the instance it is for and its command."""
+    """One parsed input line: its number, the instance it is for and its command."""
 
+    number: int
     instance: str
     command: Command
 
 
-@dataclass(frozen=True, slots=True)
-class _Group:
-    """Consecutive parsed lines of one instance, the first of them at line `first`."""
-
-    first: int
-    instance: str
-    commands: tuple[Command, ...]
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""The longest input line `statekit run` reads (a longer one is an ERROR line, skipped
+without being held in memory)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _BadLine:
-    """An input line that is not a command, and why."""
+class _LineReader:
+    """Input lines read straight from a file descriptor, never one more than asked for.
 
-    number: int
-    error: str
+    `next()` blocks for one line; `ready()` says, without blocking, whether a next line
+    (or the end of the input) is already there, so a batch can end when no more input
+    is ready instead of waiting for it.
+    """
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        try:
+            self._fd: int | None = stream.fileno()
+        except (AttributeError, OSError, io.UnsupportedOperation):
+            self._fd = None  # an in-memory stream: everything is ready
+        self._buffer = bytearray()
+        self._eof = False
+
+    def _read(self) -> None:
+        chunk = os.read(self._fd, 65536) if self._fd is not None else self._stream.read(65536)
+        if chunk:
+            self._buffer += chunk
+        else:
+            self._eof = True
+
+    def ready(self) -> bool:
+        """Whether `next()` would not wait for more input to arrive."""
+        if self._eof or b"\n" in self._buffer or self._fd is None:
+            return True
+        readable, _, _ = select.select([self._fd], [], [], 0)
+        return bool(readable)
+
+    def next(self) -> bytes | None:
+        """The next line (without its end of line), None at the end of the input; a line
+        longer than `MAX_LINE_BYTES` is skipped and comes back as `_TOO_LONG`."""
+        skipping = False
+        scanned = 0  # the buffer holds no end of line before this offset
+        while True:
+            end = self._buffer.find(b"\n", scanned)
+            if end >= 0:
+                line = bytes(self._buffer[:end]) if end <= MAX_LINE_BYTES else b""
+                del self._buffer[: end + 1]
+                return _TOO_LONG if skipping or end > MAX_LINE_BYTES else line
+            if len(self._buffer) > MAX_LINE_BYTES:
+                skipping = True
+                self._buffer.clear()
+            scanned = len(self._buffer)
+            if self._eof:
+                if skipping:
+                    return _TOO_LONG
+                if not self._buffer:
+                    return None
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                return line
+            self._read()
 
 
-def _command(text: str) -> _Line:
+_TOO_LONG = b"\x00too long"  # not a JSON text, so never a real line
+
+
+def _command(number: int, raw: bytes) -> _Line:
     """Parse one input line (ValueError with what is wrong)."""
+    if raw is _TOO_LONG:
+        raise ValueError(f"the line is longer than {MAX_LINE_BYTES} bytes")
     try:
-        data = json.loads(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8: byte {exc.start + 1} is not valid UTF-8") from None
+    try:
+        data = parse_json(text)
     except ValueError as exc:
-        raise ValueError(f"not JSON: {exc}") from exc
+        raise ValueError(f"not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ValueError("a line is a JSON object")
     unknown = sorted(set(data) - FIELDS)
@@ -96,6 +157,7 @@ def _command(text: str) -> _Line:
     for key in ("instance", "event_id", "type"):
         if not isinstance(data.get(key), str) or not data[key]:
             raise ValueError(f"{key!r} must be a non-empty string")
+    check_instance_id(data["instance"])
     payload = data.get("payload")
     if payload is None:
         payload = {}
@@ -114,33 +176,58 @@ def _command(text: str) -> _Line:
         expected_version=numbers["expected_version"],
         sequence=numbers["sequence"],
     )  # the runner's own checks (a reserved event ID, a sequence below 1): a bad line
-    return _Line(instance=data["instance"], command=command)
+    return _Line(number=number, instance=data["instance"], command=command)
 
 
-def _groups(lines: IO[str], batch: int) -> Iterator[_Group | _BadLine]:
-    """Consecutive parsed lines of one instance (at most `batch`), or one bad line."""
-    group: list[Command] = []
-    current = ""
-    first = 0
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
+class _Run:
+    """One `statekit run`: answers each line, a batch at a time, flushed as written."""
+
+    def __init__(self, runner: Runner, out: IO[str], *, create: bool) -> None:
+        self.runner = runner
+        self.out = out
+        self.create = create
+        self.errors = 0
+        self.applied = 0  # lines whose outcome was committed and written
+
+    def write(self, data: dict[str, Any]) -> None:
+        self.out.write(json.dumps(data, ensure_ascii=False) + "\n")
+
+    def bad_line(self, number: int, error: str) -> None:
+        self.errors += 1
+        self.write({"line": number, "status": "ERROR", "error": error})
+        self.out.flush()
+
+    def batch(self, lines: list[_Line]) -> None:
+        """Apply `lines` (consecutive, of one instance) in one transaction; answer each."""
+        instance = lines[0].instance
+        commands = tuple(line.command for line in lines)
+        outcomes: list[Outcome] | str
         try:
-            line = _command(text)
-        except ValueError as exc:
-            if group:
-                yield _Group(first=first, instance=current, commands=tuple(group))
-                group = []
-            yield _BadLine(number=number, error=str(exc))
-            continue
-        if group and (line.instance != current or len(group) >= batch):
-            yield _Group(first=first, instance=current, commands=tuple(group))
-            group = []
-        if not group:
-            first, current = number, line.instance
-        group.append(line.command)
-    if group:
-        yield _Group(first=first, instance=current, commands=tuple(group))
+            outcomes = _apply(self.runner, instance, commands, create=self.create)
+        except StoreFailure as exc:
+            self.out.flush()
+            first = lines[0].number
+            raise click.UsageError(
+                f"{exc}; stopped at line {first} (nothing of it applied), "
+                f"{self.applied} line(s) applied before it"
+            ) from exc
+        except (RunnerError, StartError, ValueError) as exc:
+            outcomes = str(exc)
+        for offset, line in enumerate(lines):
+            if isinstance(outcomes, str):
+                self.errors += 1
+                data = {
+                    "line": line.number,
+                    "instance": instance,
+                    "event_id": line.command.event_id,
+                    "status": "ERROR",
+                    "error": outcomes,
+                }
+            else:
+                self.applied += 1
+                data = outcomes[offset].to_data(instance)
+            self.write(data)
+        self.out.flush()
 
 
 @click.command("run")
@@ -149,7 +236,7 @@ def _groups(lines: IO[str], batch: int) -> Iterator[_Group | _BadLine]:
 @click.option(
     "--input",
     "source",
-    type=click.File("r", encoding="utf-8"),
+    type=click.File("rb"),
     default="-",
     show_default=True,
     help="JSON lines to read (- for standard input).",
@@ -159,43 +246,51 @@ def _groups(lines: IO[str], batch: int) -> Iterator[_Group | _BadLine]:
     type=click.IntRange(1),
     default=1,
     show_default=True,
-    help="Apply up to N consecutive lines of one instance in one transaction (imports).",
+    help="Apply up to N consecutive lines of one instance in one transaction (imports); "
+    "a batch also ends when no more input is ready.",
 )
 @click.option("--no-create", is_flag=True, help="Unknown instances are errors (default: create).")
-def run_command(file: str, url: str, source: IO[str], batch: int, no_create: bool) -> None:
-    """Apply events read as JSON lines to instances of the chart FILE; one outcome per line."""
+def run_command(file: str, url: str, source: IO[bytes], batch: int, no_create: bool) -> None:
+    """Apply events read as JSON lines to instances of the chart FILE; one outcome per line.
+
+    Every line is answered (its outcome written and flushed) before `run` waits for
+    more input; with --batch N a batch ends at N lines, at a change of instance, at a
+    bad line or when no more input is ready.
+    """
     compiled = _compiled(file)
-    runner = Runner(_chart(compiled), _store(url))
-    errors = 0
-    out = sys.stdout
-    for group in _groups(source, batch):
-        if isinstance(group, _BadLine):
-            errors += 1
-            bad = {"line": group.number, "status": "ERROR", "error": group.error}
-            out.write(json.dumps(bad) + "\n")
-            out.flush()
+    try:
+        runner = Runner(_chart(compiled), _store(url))
+    except RunnerError as exc:
+        raise click.UsageError(str(exc)) from exc
+    run = _Run(runner, sys.stdout, create=not no_create)
+    reader = _LineReader(source)
+    pending: list[_Line] = []
+    number = 0
+    while True:
+        if pending and (len(pending) >= batch or not reader.ready()):
+            run.batch(pending)
+            pending = []
+        raw = reader.next()
+        if raw is None:
+            break
+        number += 1
+        if not raw.strip():
             continue
-        instance = group.instance
-        outcomes: list[Outcome] | str
         try:
-            outcomes = _apply(runner, instance, group.commands, create=not no_create)
-        except (RunnerError, StartError) as exc:
-            outcomes = str(exc)
-        for offset, command in enumerate(group.commands):
-            if isinstance(outcomes, str):
-                errors += 1
-                line = {
-                    "line": group.first + offset,
-                    "instance": instance,
-                    "event_id": command.event_id,
-                    "status": "ERROR",
-                    "error": outcomes,
-                }
-            else:
-                line = outcomes[offset].to_data(instance)
-            out.write(json.dumps(line, ensure_ascii=False) + "\n")
-        out.flush()
-    sys.exit(EXIT_FINDINGS if errors else EXIT_CLEAN)
+            line = _command(number, raw)
+        except ValueError as exc:
+            if pending:  # the lines before a bad one are answered first
+                run.batch(pending)
+                pending = []
+            run.bad_line(number, str(exc))
+            continue
+        if pending and line.instance != pending[0].instance:
+            run.batch(pending)
+            pending = []
+        pending.append(line)
+    if pending:
+        run.batch(pending)
+    sys.exit(EXIT_FINDINGS if run.errors else EXIT_CLEAN)
 
 
 def _apply(
@@ -232,12 +327,30 @@ def _apply(
 )
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
 def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> None:
-    """Replay every instance's history and compare it with the stored state (exit 1 if
-    any differs or cannot be replayed)."""
-    store = _store(url)
-    sets = chart_sets(store, [_chart(_compiled(path)) for path in charts])
-    instances = store.instance_charts()
+    """Replay every instance's history and compare it with everything stored (exit 1 if
+    any differs or cannot be read or replayed); a damaged database is read as far as
+    it can be."""
+    given = [_chart(_compiled(path)) for path in charts]
+    try:
+        store = open_store(url, check_integrity=False)
+    except StoreFailure as exc:  # too damaged to open at all: a finding, not a usage error
+        _report(output_format, {"store": url, "ok": False, "error": f"cannot be read: {exc}"})
+        click.echo("the store cannot be read", err=True)
+        sys.exit(EXIT_FINDINGS)
+    except RunnerError as exc:
+        raise click.UsageError(str(exc)) from exc
     failed = 0
+    try:
+        sets = chart_sets(store, given)
+        problems = verify_store(store, given)
+        instances = store.instance_charts()
+    except RunnerError as exc:
+        _report(output_format, {"store": url, "ok": False, "error": f"cannot be read: {exc}"})
+        click.echo("the store cannot be read", err=True)
+        sys.exit(EXIT_FINDINGS)
+    if problems:
+        failed += 1
+        _report(output_format, {"store": url, "ok": False, "differences": problems})
     for instance in instances:
         instance_id = instance.instance_id
         chart_set = sets.get(instance.chart_name)
@@ -249,10 +362,14 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
         try:
             data = verify(store, chart_set, instance_id).to_data()
         except RunnerError as exc:
-            data = {"instance": instance_id, "ok": False, "error": str(exc)}
+            data = {"instance": instance_id, "ok": False, "error": f"cannot be read: {exc}"}
         failed += not data["ok"]
         _report(output_format, data)
-    click.echo(f"{len(instances)} instance(s), {failed} with differences", err=True)
+    store_differs = "; the store as a whole differs" if problems else ""
+    differing = failed - bool(problems)
+    click.echo(
+        f"{len(instances)} instance(s), {differing} with differences{store_differs}", err=True
+    )
     sys.exit(EXIT_FINDINGS if failed else EXIT_CLEAN)
 
 
@@ -263,7 +380,7 @@ def _report(output_format: str, data: dict[str, Any]) -> None:
     if data["ok"]:
         click.echo(f"{data['instance']}: ok (version {data['version']}, {data['events']} events)")
         return
-    click.echo(f"{data['instance']}: DIFFERS")
+    click.echo(f"{data['instance']}: DIFFERS" if "instance" in data else "store: DIFFERS")
     problems = [data.get("error"), *data.get("differences", [])]
     for line in [*problems, *data.get("snapshot_problems", [])]:
         if line:
@@ -283,7 +400,10 @@ def _report(output_format: str, data: dict[str, Any]) -> None:
 def outbox_command(url: str, statuses: tuple[str, ...], output_format: str) -> None:
     """List outbox messages not yet delivered (pending) and given up on (dead)."""
     store = _store(url)
-    rows = store.outbox(list(statuses) or ["pending", "dead"])
+    try:
+        rows = store.outbox(list(statuses) or ["pending", "dead"])
+    except RunnerError as exc:
+        raise click.UsageError(f"the outbox cannot be read: {exc}") from exc
     now = time.time()
     for r in rows:
         data = {
@@ -298,7 +418,7 @@ def outbox_command(url: str, statuses: tuple[str, ...], output_format: str) -> N
             "payload": None,
         }
         try:
-            data["payload"] = json.loads(r.payload)
+            data["payload"] = parse_json(r.payload)
         except ValueError as exc:  # a damaged row is listed, not the end of the listing
             data["payload_error"] = f"the stored payload is not valid JSON: {exc}"
         if output_format == "json":

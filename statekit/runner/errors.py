@@ -37,5 +37,23 @@ class ChartVersionError(RunnerError):
 
 
 class CorruptRowError(RunnerError):
-    """A stored row cannot be read back (bad JSON, a state that does not fit its chart,
-    a broken history)."""
+    """A stored row cannot be read back (bad JSON, text that is not UTF-8, a state that
+    does not fit its chart, a broken history)."""
+
+
+class StoreBusyError(RunnerError):
+    """The database stayed locked by another writer for longer than the busy timeout."""
+
+
+class StoreFailure(RunnerError):
+    """The database itself cannot go on (full, damaged): whoever writes must stop."""
+
+
+class StoreFullError(StoreFailure):
+    """The disk (or the database's size limit) is full; nothing of the failed write
+    was kept."""
+
+
+class DamagedStoreError(StoreFailure):
+    """The database file is damaged (its integrity check fails, a page cannot be read);
+    one unreadable row (a text that is not UTF-8) is a `CorruptRowError` instead."""

@@ -3,7 +3,6 @@ was applied under (the pure engine does the work; this module only reads rows)."
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -12,6 +11,7 @@ from statekit.engine.result import EmittedMessage, Status
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet, carry_over
 from statekit.runner.errors import ChartVersionError, CorruptRowError
+from statekit.runner.evidence import evidence_json
 from statekit.runner.store.rows import EventRow
 from statekit.runner.stored_state import loads
 
@@ -20,13 +20,16 @@ from statekit.runner.stored_state import loads
 class Replayed:
     """The state after folding events; `problems` say where the fold disagreed with the
     stored history (it stops at the first); `emitted` maps sequence → messages;
-    `states` the state after each requested sequence (for snapshot checks)."""
+    `states` the state after each requested sequence (for snapshot checks);
+    `evidence` each replayed event's evidence as canonical JSON, without the race it
+    followed (when asked for)."""
 
     state: State | None
     version: int
     problems: tuple[str, ...] = ()
     emitted: Mapping[int, tuple[EmittedMessage, ...]] = field(default_factory=dict)
     states: Mapping[int, State] = field(default_factory=dict)
+    evidence: Mapping[int, str] = field(default_factory=dict)
 
 
 def initial_state(charts: ChartSet, version: int, initial_context: str) -> Replayed:
@@ -49,14 +52,18 @@ def fold(
     start: Replayed,
     events: list[EventRow],
     keep: frozenset[int] = frozenset(),
+    *,
+    with_evidence: bool = False,
 ) -> Replayed:
-    """Apply `events` (contiguous after `start.version`) to `start.state`."""
+    """Apply `events` (contiguous after `start.version`) to `start.state`; keep the
+    states after the sequences in `keep`, and each event's evidence if asked."""
     state, version = start.state, start.version
     if state is None:
         return start
     problems = list(start.problems)
     emitted = dict(start.emitted)
     states: dict[int, State] = {}
+    evidence: dict[int, str] = {}
     for row in events:
         where = f"event #{row.sequence} ({row.event_id}, {row.type})"
         if row.sequence != version + 1:
@@ -68,8 +75,8 @@ def fold(
             break
         try:
             state = carry_over(state, chart)
-            payload = json.loads(row.payload)
-        except (ChartVersionError, ValueError) as exc:
+            payload = loads(row.payload, "its stored payload")
+        except (ChartVersionError, CorruptRowError) as exc:
             problems.append(f"{where}: {exc}")
             break
         result = chart.send(state, row.type, payload, event_id=row.event_id)
@@ -80,10 +87,17 @@ def fold(
             )
             break
         state, version = result.state, row.sequence
+        if with_evidence:
+            evidence[version] = evidence_json(result, None)
         if result.emitted:
             emitted[version] = result.emitted
         if version in keep:
             states[version] = state
     return Replayed(
-        state=state, version=version, problems=tuple(problems), emitted=emitted, states=states
+        state=state,
+        version=version,
+        problems=tuple(problems),
+        emitted=emitted,
+        states=states,
+        evidence=evidence,
     )

@@ -22,7 +22,6 @@ transaction, so a redelivered message takes effect exactly once.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import time
@@ -31,6 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from statekit.runner.json_text import parse_json
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import OutboxRow
 
@@ -159,7 +159,7 @@ class Dispatcher:
         if handler is None:
             return f"no handler for message type {row.type!r}"
         try:
-            payload = json.loads(row.payload)
+            payload = parse_json(row.payload)
         except ValueError as exc:  # a damaged row: a failure of this message, not of all
             return f"the stored payload is not valid JSON: {exc}"
         message = OutboxMessage(

@@ -36,7 +36,7 @@ from statekit.runner.instance import Instance, RecordedEvent
 from statekit.runner.outcome import Conflict, Outcome
 from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
 from statekit.runner.store.base import Store
-from statekit.runner.store.rows import ChartKey, InstanceRow, StateColumns
+from statekit.runner.store.rows import ChartKey, InstanceRow, StateColumns, stored_int_problem
 from statekit.runner.stored_state import loads, state_columns, state_of
 from statekit.runner.transaction import (
     Command,
@@ -96,7 +96,7 @@ class Runner:
         """Create an instance at version 0 in the chart's initial state (`context` overrides
         declared defaults); messages emitted on entry go to the outbox. Raises
         `InstanceExistsError` unless `exist_ok`, `StartError` for a bad context."""
-        _check_id(instance_id, "instance ID")
+        check_instance_id(instance_id)
         result = self.chart.initialize(context, event_id=START_EVENT)
         columns = state_columns(result.state)
         now = time.time()
@@ -181,6 +181,7 @@ class Runner:
         `after_conflict`: the conflict this attempt re-decides after; it is
         recorded in the stored evidence or audit row and in the outcome.
         """
+        check_instance_id(instance_id)
         command = make_command(event_id, type, payload, expected_version, sequence, after_conflict)
         with self.store.write():
             row = self.store.instance(instance_id, event_id, lock=True)
@@ -197,6 +198,7 @@ class Runner:
         """Apply many events of one instance in ONE transaction (an import): each is
         classified as `apply` would, in order, against the state the previous ones
         left; all rows are written together, with a single instance update."""
+        check_instance_id(instance_id)
         checked = [
             make_command(
                 c.event_id,
@@ -292,6 +294,18 @@ class Runner:
         self._states[instance_id] = (columns, digest or self.chart.digest, state)
 
 
+def check_instance_id(value: object) -> None:
+    """ValueError unless `value` can be an instance ID (a non-empty string without NUL)."""
+    _check_id(value, "instance ID")
+
+
+def check_stored_int(value: int, what: str) -> None:
+    """ValueError unless `value` fits the stores' signed 64-bit integers."""
+    problem = stored_int_problem(value, what)
+    if problem is not None:
+        raise ValueError(problem)
+
+
 def _check_id(value: object, what: str) -> None:
     if not isinstance(value, str) or not value:
         raise ValueError(f"an {what} is a non-empty string, not {value!r}")
@@ -317,6 +331,10 @@ def make_command(
         raise ValueError(f"an event type is a string without NUL characters, not {type!r}")
     if sequence is not None and sequence < 1:
         raise ValueError(f"sequence must be at least 1, not {sequence}")
+    if sequence is not None:
+        check_stored_int(sequence, "sequence")
+    if expected_version is not None:
+        check_stored_int(expected_version, "expected_version")
     body = dict(payload) if payload is not None else {}
     return Command(
         event_id=event_id,

@@ -21,6 +21,7 @@ from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import UnknownInstanceError
 from statekit.runner.hashes import text_sha256
 from statekit.runner.history import Replayed, fold, initial_state
+from statekit.runner.json_text import parse_json
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import SnapshotRow
 
@@ -84,8 +85,8 @@ def snapshot_state(charts: ChartSet, row: SnapshotRow) -> CheckedSnapshot:
         )
         return CheckedSnapshot(state=None, refused=why)
     try:
-        return CheckedSnapshot(state=State.from_json(chart, row.state))
-    except StateFormatError as exc:
+        return CheckedSnapshot(state=State.from_json(chart, parse_json(row.state)))
+    except (StateFormatError, ValueError) as exc:
         return CheckedSnapshot(state=None, refused=f"{where}: state does not load: {exc}")
 
 

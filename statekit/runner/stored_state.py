@@ -7,7 +7,6 @@ name, version and digest; everything else is rebuilt from the chart.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from statekit.compiler.serialize import canonical_json
@@ -15,6 +14,7 @@ from statekit.engine.chart import Chart
 from statekit.engine.state import STATE_FORMAT, State, StateFormatError
 from statekit.runner.chart_versions import carry_over_data
 from statekit.runner.errors import ChartVersionError, CorruptRowError
+from statekit.runner.json_text import parse_json
 from statekit.runner.store.rows import InstanceRow, StateColumns
 
 
@@ -61,18 +61,15 @@ def state_of(chart: Chart, row: InstanceRow) -> State:
                 f"({row.chart_digest}), but this runner's version {chart.version} has digest "
                 f"{chart.digest}: unknown chart version (a changed chart needs a new version:)"
             )
-    try:
-        data = {
-            "format": STATE_FORMAT,
-            "statechart": chart.name,
-            "version": chart.version,
-            "digest": chart.digest,
-            "configuration": json.loads(row.columns.configuration),
-            "context": json.loads(row.columns.context),
-            "history": json.loads(row.columns.history),
-        }
-    except ValueError as exc:
-        raise CorruptRowError(f"{where}: stored state is not JSON: {exc}") from exc
+    data = {
+        "format": STATE_FORMAT,
+        "statechart": chart.name,
+        "version": chart.version,
+        "digest": chart.digest,
+        "configuration": loads(row.columns.configuration, f"{where}: the stored configuration"),
+        "context": loads(row.columns.context, f"{where}: the stored context"),
+        "history": loads(row.columns.history, f"{where}: the stored history"),
+    }
     if row.chart_digest != chart.digest:
         return carry_over_data(chart, data, row.chart_version, where)
     try:
@@ -84,7 +81,9 @@ def state_of(chart: Chart, row: InstanceRow) -> State:
 def loads(text: str, what: str) -> Any:
     """`json.loads` of a stored JSON text, with a CorruptRowError naming `what` instead
     of a ValueError."""
+    if not isinstance(text, str):
+        raise CorruptRowError(f"{what} is not a text but {type(text).__name__}")
     try:
-        return json.loads(text)
-    except (TypeError, ValueError) as exc:
+        return parse_json(text)
+    except ValueError as exc:
         raise CorruptRowError(f"{what} is not valid JSON: {exc}") from exc

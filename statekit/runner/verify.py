@@ -1,22 +1,50 @@
 """`verify`: rebuild an instance from its events alone and compare with what is stored.
 
-It reports every difference (state, version, outbox rows, snapshots) and
-never chooses a side: neither the stored row nor the replay is "corrected".
+It compares everything the store keeps that the history determines, and
+reports every difference, never choosing a side: neither the stored row nor
+the replay is "corrected". Per instance (`verify`): the instance row (chart
+version and digest, version, configuration, context, history), each event
+(its payload against its sha256 and canonical form, its status and evidence
+against the replay), the outbox (each message, its order, and whether its
+delivery state is self-consistent), the snapshots, and the audited
+rejections (a rejection must replay as the same rejection at its version; a
+history conflict must name what the history holds). For the whole store
+(`verify_store`): the database's own integrity check, the recorded
+migrations, each stored chart source against its digest, name and version,
+and rows naming instances or messages that do not exist.
+
+What cannot be compared, and why: wall-clock times (`created_at`,
+`recorded_at`, ...; nothing derives them), a dispatcher's lease
+(`claimed_by`, `claimed_until`: it only delays or repeats a delivery, which
+is at least once anyway), the conflict an event was re-decided after (the
+`race` in its evidence: known only to its writer; its form is checked), an
+event ID that emitted nothing (nothing else records it), and row keys beyond
+their order.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from statekit.compiler.pipeline import compile_source
 from statekit.compiler.serialize import canonical_json
-from statekit.runner.chart_versions import ChartSet
-from statekit.runner.errors import UnknownInstanceError
+from statekit.engine.chart import Chart
+from statekit.engine.result import Status
+from statekit.engine.state import State
+from statekit.runner.chart_versions import ChartSet, carry_over
+from statekit.runner.errors import ChartVersionError, RunnerError, UnknownInstanceError
+from statekit.runner.hashes import encode_payload
 from statekit.runner.history import fold, initial_state
+from statekit.runner.json_text import parse_json
 from statekit.runner.snapshots import snapshot_state
 from statekit.runner.store.base import Store
+from statekit.runner.store.migrations import MIGRATIONS
+from statekit.runner.store.rows import EventRow, OutboxRow, RejectionRow, SnapshotRow
+
+_STATUSES = ("pending", "delivered", "dead")
+_RACE_KEYS = {"reason", "expected_version", "version", "event_id", "sequence"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +60,7 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
-        """Whether the stored state, outbox and snapshots all equal the replay."""
+        """Whether everything stored about the instance equals the replay."""
         return not self.differences and not self.snapshot_problems
 
     def to_data(self) -> dict[str, Any]:
@@ -55,17 +83,38 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
         if row is None:
             raise UnknownInstanceError(f"unknown instance {instance_id!r}")
         events = store.events(instance_id)
-        outbox = store.outbox(["pending", "delivered", "dead"], instance_id)
+        outbox = store.outbox(list(_STATUSES), instance_id)
         snapshots = store.snapshots(instance_id)
+        rejections = store.rejections(instance_id)
+    differences: list[str] = []
+    name = charts.current.name
+    chart = charts.get(row.chart_version)
+    if chart is None:
+        differences.append(
+            f"chart_version: stored {row.chart_version}, not a version of chart {name!r} "
+            "available to replay"
+        )
+    elif chart.digest != row.chart_digest:
+        differences.append(
+            f"chart_digest: stored {row.chart_digest}, chart {name!r} version "
+            f"{row.chart_version} has {chart.digest}"
+        )
+    if events and events[-1].chart_version != row.chart_version:
+        differences.append(
+            f"chart_version: stored {row.chart_version}, the last event was applied under "
+            f"version {events[-1].chart_version}"
+        )
     first = events[0].chart_version if events else row.chart_version
     start = initial_state(charts, first, row.initial_context)
-    keep = frozenset(s.through_sequence for s in snapshots)
-    replayed = fold(charts, start, events, keep)
-    differences = list(replayed.problems)
+    keep = frozenset(s.through_sequence for s in snapshots if isinstance(s.through_sequence, int))
+    rejected_at = frozenset(r.version for r in rejections if isinstance(r.version, int))
+    replayed = fold(charts, start, events, keep | rejected_at, with_evidence=True)
+    differences.extend(replayed.problems)
     if replayed.version != row.version:
         differences.append(f"version: stored {row.version}, replayed {replayed.version}")
+    for event in events:
+        differences.extend(_event_differences(event, replayed.evidence.get(event.sequence)))
     if replayed.state is not None and not replayed.problems:
-        data = replayed.state.to_data()
         stored = {}
         for key, text in (
             ("configuration", row.columns.configuration),
@@ -73,22 +122,23 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
             ("history", row.columns.history),
         ):
             try:
-                stored[key] = json.loads(text)
+                stored[key] = parse_json(text)
             except ValueError:
-                stored[key] = f"<not JSON: {text[:60]!r}>"
-        differences.extend(_compare(stored, data))
-        expected = {
+                stored[key] = f"<not JSON: {str(text)[:60]!r}>"
+        differences.extend(_compare(stored, replayed.state.to_data()))
+        expected = [
             (seq, m.message_id, m.type, canonical_json(dict(m.payload)))
-            for seq, messages in replayed.emitted.items()
+            for seq, messages in sorted(replayed.emitted.items())
             for m in messages
-        }
-        actual = {(r.sequence, r.message_id, r.type, r.payload) for r in outbox}
-        for seq, mid, kind, _ in sorted(expected - actual):
-            differences.append(f"outbox: message {mid} ({kind}) of event #{seq} is missing")
-        for seq, mid, kind, _ in sorted(actual - expected):
-            differences.append(f"outbox: message {mid} ({kind}) at #{seq} is not in the replay")
+        ]
+        differences.extend(_outbox_differences(expected, outbox))
+        states = {**replayed.states, 0: start.state} if start.state is not None else {}
+        for rejection in rejections:
+            differences.extend(_rejection_differences(rejection, charts, states, events))
+    for message in outbox:
+        differences.extend(_delivery_differences(message))
     problems: list[str] = []
-    for snap in sorted(snapshots, key=lambda s: s.through_sequence):
+    for snap in sorted(snapshots, key=_order):
         checked = snapshot_state(charts, snap)
         state = checked.state
         if state is None:
@@ -111,12 +161,217 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
     )
 
 
+def verify_store(store: Store, given: Sequence[Chart] = ()) -> list[str]:
+    """What is wrong with the store as a whole (see the module docstring); `given`: the
+    chart files passed to verify (a stored chart without source is checked against
+    them). A check that cannot read what it needs says so and the others go on."""
+    problems = [f"integrity check failed: {p}" for p in store.integrity_problems()]
+    checks = (
+        ("the recorded migrations", _migration_problems),
+        ("the stored charts", lambda s: _chart_problems(s, given)),
+        ("the charts instances, events and snapshots name", lambda s: s.unregistered_charts()),
+        ("rows of instances that are not stored", _orphan_problems),
+        ("the inbox", _inbox_problems),
+    )
+    for what, check in checks:
+        try:
+            problems.extend(check(store))
+        except RunnerError as exc:
+            problems.append(f"cannot check {what}: {exc}")
+    return problems
+
+
+def _migration_problems(store: Store) -> list[str]:
+    recorded = store.migration_rows()
+    known = [(m.version, m.description) for m in MIGRATIONS[: len(recorded)]]
+    if recorded != known:
+        return [f"schema migrations: recorded {recorded}, this statekit has {known}"]
+    return []
+
+
+def _chart_problems(store: Store, given: Sequence[Chart]) -> list[str]:
+    problems = []
+    by_digest = {chart.digest: chart for chart in given}
+    for row in store.charts():
+        where = f"stored chart {row.name!r} version {row.version} ({row.digest})"
+        chart = by_digest.get(row.digest)
+        if row.source is not None:
+            result = compile_source(row.source, f"<stored chart {row.name} v{row.version}>")
+            if result.chart is None:
+                problems.append(f"{where}: its stored source does not compile")
+                continue
+            chart = Chart(result.chart, source=row.source)
+            if chart.digest != row.digest:
+                problems.append(f"{where}: its stored source has digest {chart.digest}")
+                continue
+        if chart is not None and (chart.name, chart.version) != (row.name, row.version):
+            problems.append(
+                f"{where}: the chart of that digest is {chart.name!r} version {chart.version}"
+            )
+    return problems
+
+
+def _orphan_problems(store: Store) -> list[str]:
+    return [
+        f"{table}: {count} row(s) of instance {instance_id!r}, which is not stored"
+        for table, instance_id, count in store.orphans()
+    ]
+
+
+def _inbox_problems(store: Store) -> list[str]:
+    return [
+        f"statekit_inbox: consumer {consumer!r} processed message {message_id!r} of "
+        f"instance {instance_id!r}, which the outbox does not have"
+        for consumer, instance_id, message_id in store.unknown_inbox_messages()
+    ]
+
+
+def _event_differences(event: EventRow, replayed_evidence: str | None) -> Iterator[str]:
+    """An event row against itself (payload, hash) and the replay (evidence)."""
+    where = f"event #{event.sequence} ({event.event_id})"
+    try:
+        payload = parse_json(event.payload)
+    except ValueError:
+        payload = None  # the replay reports it
+    if isinstance(payload, dict) and isinstance(event.type, str):
+        encoded = encode_payload(event.type, payload)
+        if encoded.sha256 != event.payload_sha256:
+            yield (
+                f"{where}: payload_sha256: stored {event.payload_sha256}, its type and "
+                f"payload hash to {encoded.sha256}"
+            )
+        if encoded.text != event.payload:
+            yield f"{where}: payload is not in the canonical form the runner writes"
+    if replayed_evidence is None:
+        return
+    try:
+        stored = parse_json(event.evidence)
+    except ValueError as exc:
+        yield f"{where}: evidence is not valid JSON: {exc}"
+        return
+    if not isinstance(stored, dict):
+        yield f"{where}: evidence is not a JSON object"
+        return
+    race = stored.pop("race", None)
+    if race is not None and not (isinstance(race, dict) and set(race) == _RACE_KEYS):
+        yield f"{where}: evidence: the race it records is malformed: {race!r}"
+    if canonical_json(stored) != replayed_evidence:
+        yield f"{where}: evidence differs from the replay's"
+
+
+def _outbox_differences(
+    expected: list[tuple[int, str, str, str]], outbox: list[OutboxRow]
+) -> Iterator[str]:
+    """The stored messages against the replay's, as a set and in outbox order."""
+    actual = [(r.sequence, r.message_id, r.type, r.payload) for r in outbox]
+    wanted, have = set(expected), set(actual)
+    for seq, mid, kind, _ in sorted(wanted - have, key=str):
+        yield f"outbox: message {mid} ({kind}) of event #{seq} is missing or differs"
+    for seq, mid, kind, _ in sorted(have - wanted, key=str):
+        yield f"outbox: message {mid} ({kind}) at #{seq} is not in the replay"
+    if wanted == have and actual != expected:
+        yield "outbox: the messages are stored out of the order they were emitted in"
+
+
+def _delivery_differences(row: OutboxRow) -> Iterator[str]:
+    """A message's delivery state against itself (nothing replays a delivery)."""
+    where = f"outbox: message {row.message_id}"
+    if row.status not in _STATUSES:
+        yield f"{where}: status {row.status!r} is not one of {', '.join(_STATUSES)}"
+        return
+    if type(row.attempts) is not int or row.attempts < 0:
+        yield f"{where}: attempts {row.attempts!r} is not a count"
+        return
+    if (row.status == "delivered") != (row.delivered_at is not None):
+        yield f"{where}: status {row.status} with delivered_at {row.delivered_at!r}"
+    if row.status != "pending" and row.attempts < 1:
+        yield f"{where}: status {row.status} after {row.attempts} attempts"
+    if row.status == "dead" and row.last_error is None:
+        yield f"{where}: dead without a last error"
+    if row.last_error is not None and (row.attempts < 1 or row.status == "delivered"):
+        yield f"{where}: a last error with status {row.status} after {row.attempts} attempts"
+    if row.last_error is None and row.attempts >= 1 and row.status == "pending":
+        yield f"{where}: pending after {row.attempts} failed attempts without a last error"
+
+
+def _rejection_differences(
+    row: RejectionRow, charts: ChartSet, states: Mapping[int, State], events: list[EventRow]
+) -> Iterator[str]:
+    """An audited rejection or conflict against the replayed history."""
+    where = f"rejection of {row.event_id!r} at version {row.version}"
+    try:
+        payload = parse_json(row.payload)
+        detail = parse_json(row.detail)
+    except ValueError as exc:
+        yield f"{where}: {exc}"
+        return
+    if not isinstance(payload, dict) or not isinstance(row.type, str):
+        yield f"{where}: payload is not a JSON object"
+        return
+    encoded = encode_payload(row.type, payload)
+    if encoded.sha256 != row.payload_sha256 or encoded.text != row.payload:
+        yield f"{where}: payload_sha256 {row.payload_sha256} is not its payload's"
+    state = states.get(row.version)
+    if state is None:
+        yield f"{where}: the replay has no state at that version"
+        return
+    if row.status == "REJECTED":
+        candidates = [charts.get(state.to_data()["version"]), charts.current]
+        for chart in dict.fromkeys(c for c in candidates if c is not None):
+            try:
+                moved = state if chart.digest == state.chart_digest else _moved(state, chart)
+            except ValueError:
+                continue
+            result = chart.send(moved, row.type, payload, event_id=row.event_id)
+            got = (result.status, result.reason, result.message)
+            if got == (Status.REJECTED, row.reason, row.message) and (
+                not isinstance(detail, dict) or set(detail) <= {"race"}
+            ):
+                return
+        yield f"{where}: the replay does not reject it as {row.reason!r} with that message"
+        return
+    if row.status != "CONFLICT" or not isinstance(detail, dict):
+        yield f"{where}: status {row.status!r} with detail {detail!r}"
+        return
+    if detail.get("version") != row.version or detail.get("reason") != row.reason:
+        yield f"{where}: detail {detail!r} is not about this conflict"
+        return
+    by_id = {e.event_id: e for e in events}
+    by_sequence = {e.sequence: e for e in events}
+    holder = by_id.get(row.event_id)
+    if row.reason == "EVENT_ID_PAYLOAD_CONFLICT":
+        if holder is None or holder.payload_sha256 == row.payload_sha256:
+            yield f"{where}: the history does not hold that event ID with another payload"
+        elif detail.get("sequence") != holder.sequence or detail.get("event_id") != row.event_id:
+            yield f"{where}: detail {detail!r} does not name event #{holder.sequence}"
+    elif row.reason == "DUPLICATE_OR_OLD_SEQUENCE":
+        taken = by_sequence.get(detail.get("sequence", -1))
+        if taken is None or taken.event_id != detail.get("event_id"):
+            yield f"{where}: detail {detail!r} does not match the history"
+    else:
+        yield f"{where}: reason {row.reason!r} is not a history conflict"
+
+
+def _order(row: SnapshotRow) -> tuple[bool, int, str]:
+    """Snapshots by through-sequence (a damaged, non-integer one last)."""
+    at = row.through_sequence
+    return (True, 0, repr(at)) if type(at) is not int else (False, at, "")
+
+
+def _moved(state: State, chart: Chart) -> State:
+    try:
+        return carry_over(state, chart)
+    except ChartVersionError as exc:
+        raise ValueError(str(exc)) from exc
+
+
 def _compare(
     left: Mapping[str, Any], right: Mapping[str, Any], a: str = "stored", b: str = "replayed"
 ) -> Iterator[str]:
     """Differences in configuration, context (per field) and history, in words."""
-    if sorted(left.get("configuration", [])) != sorted(right.get("configuration", [])):
-        yield f"configuration: {a} {left.get('configuration')}, {b} {right.get('configuration')}"
+    lconf, rconf = left.get("configuration", []), right.get("configuration", [])
+    if not isinstance(lconf, list) or sorted(map(str, lconf)) != sorted(map(str, rconf)):
+        yield f"configuration: {a} {lconf}, {b} {rconf}"
     lc, rc = left.get("context", {}), right.get("context", {})
     if isinstance(lc, dict) and isinstance(rc, dict):
         for key in sorted(set(lc) | set(rc)):

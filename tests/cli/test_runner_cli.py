@@ -198,7 +198,12 @@ def test_verify_uses_a_stored_chart_only_when_its_source_has_the_recorded_digest
         store.execute("UPDATE statekit_charts SET source = ?", (tampered,))
     done = statekit("verify", "--db", store_url)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stdout == (
-        "c1: DIFFERS\n  chart 'counter' is not available: pass it with --chart\n"
+    assert done.stdout.splitlines()[0::2] == ["store: DIFFERS", "c1: DIFFERS"]
+    assert f"stored chart 'counter' version 1 ({row.digest}): its stored source has digest" in (
+        done.stdout
     )
-    assert statekit("verify", "--db", store_url, "--chart", chart).returncode == 0
+    assert "  chart 'counter' is not available: pass it with --chart\n" in done.stdout
+    # with the chart given the instance replays; the tampered stored source is still reported
+    given = statekit("verify", "--db", store_url, "--chart", chart)
+    assert given.returncode == 1 and "c1: ok" in given.stdout
+    assert given.stdout.startswith("store: DIFFERS\n  stored chart 'counter' version 1")

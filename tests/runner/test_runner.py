@@ -151,7 +151,9 @@ def test_corrupt_rows_are_clear_errors(payment_runner: Runner) -> None:
             "UPDATE statekit_instances SET context = ? WHERE instance_id = ?",
             ("{not json", "pay-1"),
         )
-    with pytest.raises(CorruptRowError, match="instance 'pay-1': stored state is not JSON"):
+    with pytest.raises(
+        CorruptRowError, match="instance 'pay-1': the stored context is not valid JSON"
+    ):
         r.load("pay-1")
     with r.store.write():
         r.store.execute(

@@ -30,6 +30,11 @@ def open_store(url: str, **options: Any) -> Store:
     (query options `synchronous=FULL|NORMAL`, `busy_timeout=<seconds>`), or
     `postgresql://…` / `postgres://…` (a libpq URL; needs psycopg 3, the
     `statekit[postgres]` extra). Raises `StoreURLError` for anything else.
+
+    A SQLite file is checked on open (`PRAGMA quick_check`): a damaged one raises
+    `DamagedStoreError` so that nothing is appended to it, unless
+    `check_integrity=False` (what `statekit verify` does, to report what it can read).
+    A database locked for longer than the busy timeout raises `StoreBusyError`.
     """
     parts = urlsplit(url)
     scheme = parts.scheme.lower()

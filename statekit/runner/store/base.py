@@ -18,7 +18,7 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
-from statekit.runner.errors import SchemaVersionError
+from statekit.runner.errors import ChartVersionError, CorruptRowError, SchemaVersionError
 from statekit.runner.store.migrations import (
     MIGRATIONS,
     MIGRATIONS_TABLE,
@@ -37,6 +37,7 @@ from statekit.runner.store.rows import (
     RejectionRow,
     SnapshotRow,
     StateColumns,
+    stored_int_problem,
 )
 
 
@@ -144,7 +145,12 @@ class Store:
                 self._control("ROLLBACK")
             raise
         self._depth = 0
-        self._control("COMMIT")
+        try:
+            self._control("COMMIT")
+        except BaseException:  # a failed commit (disk full) leaves nothing half-open
+            if self._open_transaction():
+                self._control("ROLLBACK")
+            raise
 
     @contextmanager
     def write(self) -> Iterator[None]:
@@ -180,6 +186,11 @@ class Store:
     def close(self) -> None:
         """Close the connection."""
         raise NotImplementedError
+
+    def integrity_problems(self) -> list[str]:
+        """What the database's own integrity check finds wrong (empty: sound, or a
+        database that checks itself, as PostgreSQL does)."""
+        return []
 
     @property
     def connection(self) -> Any:
@@ -225,6 +236,74 @@ class Store:
                 )
         return max(current, latest)
 
+    def migration_rows(self) -> list[tuple[int, str]]:
+        """The migrations the database records (version, description), in order."""
+        rows = self.execute(
+            f"SELECT version, description FROM {MIGRATIONS_TABLE} ORDER BY version"
+        ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def orphans(self) -> list[tuple[str, str, int]]:
+        """Rows naming an instance the store does not have: (table, instance ID, rows)."""
+        found: list[tuple[str, str, int]] = []
+        for table in ("statekit_events", "statekit_outbox", "statekit_snapshots",
+                      "statekit_rejections", "statekit_inbox"):  # fmt: skip
+            rows = self.execute(
+                f"SELECT instance_id, COUNT(*) FROM {table} t WHERE NOT EXISTS (SELECT 1 FROM "
+                "statekit_instances i WHERE i.instance_id = t.instance_id) "
+                "GROUP BY instance_id ORDER BY instance_id"
+            ).fetchall()
+            found.extend((table, r[0], int(r[1])) for r in rows)
+        return found
+
+    def unregistered_charts(self) -> list[str]:
+        """Instances, events and snapshots naming a chart version the charts table does not
+        record (by name, version and digest), in words."""
+        found: list[str] = []
+        rows = self.execute(
+            "SELECT instance_id, chart_name, chart_version, chart_digest FROM "
+            "statekit_instances i WHERE NOT EXISTS (SELECT 1 FROM statekit_charts c WHERE "
+            "c.digest = i.chart_digest AND c.name = i.chart_name AND c.version = i.chart_version) "
+            "ORDER BY instance_id"
+        ).fetchall()
+        found.extend(
+            f"instance {r[0]!r} runs on chart {r[1]!r} version {r[2]} ({r[3]}), which the "
+            "charts table does not record"
+            for r in rows
+        )
+        rows = self.execute(
+            "SELECT e.instance_id, e.sequence, e.chart_version FROM statekit_events e JOIN "
+            "statekit_instances i ON i.instance_id = e.instance_id WHERE NOT EXISTS (SELECT 1 "
+            "FROM statekit_charts c WHERE c.name = i.chart_name AND c.version = e.chart_version) "
+            "ORDER BY e.instance_id, e.sequence"
+        ).fetchall()
+        found.extend(
+            f"event #{r[1]} of instance {r[0]!r} was applied under chart version {r[2]}, which "
+            "the charts table does not record"
+            for r in rows
+        )
+        rows = self.execute(
+            "SELECT s.instance_id, s.through_sequence, s.chart_digest FROM statekit_snapshots s "
+            "WHERE NOT EXISTS (SELECT 1 FROM statekit_charts c WHERE c.digest = s.chart_digest "
+            "AND c.version = s.chart_version) ORDER BY s.instance_id, s.through_sequence"
+        ).fetchall()
+        found.extend(
+            f"the snapshot of instance {r[0]!r} at {r[1]} names chart {r[2]}, which the charts "
+            "table does not record"
+            for r in rows
+        )
+        return found
+
+    def unknown_inbox_messages(self) -> list[tuple[str, str, str]]:
+        """Inbox rows naming a message the outbox does not have: (consumer, instance ID,
+        message ID)."""
+        rows = self.execute(
+            "SELECT consumer, instance_id, message_id FROM statekit_inbox n WHERE NOT EXISTS "
+            "(SELECT 1 FROM statekit_outbox o WHERE o.instance_id = n.instance_id "
+            "AND o.message_id = n.message_id) ORDER BY consumer, instance_id, message_id"
+        ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
     def schema_version(self) -> int:
         """The schema version recorded in the database."""
         row = self.execute(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE}").fetchone()
@@ -232,7 +311,11 @@ class Store:
 
     # ---- charts ------------------------------------------------------------------------
     def register_chart(self, digest: str, name: str, version: int, source: str | None) -> None:
-        """Record a chart version (and its source when given and not yet stored)."""
+        """Record a chart version (and its source when given and not yet stored);
+        ChartVersionError when the version is outside the stored integers' range."""
+        problem = stored_int_problem(version, f"chart {name!r} version")
+        if problem is not None:
+            raise ChartVersionError(problem)
         with self.write():
             self.execute(
                 "INSERT INTO statekit_charts (digest, name, version, source, registered_at) "
@@ -289,6 +372,11 @@ class Store:
         row = self.execute(sql, (event_id, instance_id)).fetchone()
         if row is None:
             return None
+        for name, value in (("version", row[4]), ("chart version", row[2])):
+            if type(value) is not int:
+                raise CorruptRowError(
+                    f"instance {row[0]!r}: the stored {name} {value!r} is not an integer"
+                )
         columns = StateColumns(configuration=row[5], context=row[6], history=row[7])
         recorded = (
             None

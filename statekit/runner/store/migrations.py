@@ -23,6 +23,10 @@ Tables (version 1):
 - `statekit_snapshots`: state at a sequence with its sha256, chart digest
   and engine version;
 - `statekit_inbox`: (consumer, instance, message ID) processed by consumers.
+
+Version 2 makes every integer column signed 64-bit on PostgreSQL (version 1
+had `INTEGER`, 32-bit, for chart versions and outbox attempts); SQLite
+integers already are. The range is `rows.STORED_INT_MIN`..`STORED_INT_MAX`.
 """
 
 from __future__ import annotations
@@ -162,8 +166,25 @@ MIGRATIONS: tuple[Migration, ...] = (
             payload="TEXT",
         ),
     ),
+    Migration(
+        2,
+        "every stored integer is 64-bit (chart versions, outbox attempts)",
+        (),  # a SQLite INTEGER is already signed 64-bit
+        tuple(
+            f"ALTER TABLE {table} ALTER COLUMN {column} TYPE BIGINT"
+            for table, column in (
+                ("statekit_charts", "version"),
+                ("statekit_instances", "chart_version"),
+                ("statekit_events", "chart_version"),
+                ("statekit_outbox", "attempts"),
+                ("statekit_snapshots", "chart_version"),
+                (MIGRATIONS_TABLE, "version"),
+            )
+        ),
+    ),
 )
 """Every migration, in order; append new ones, never edit a released one."""
+
 
 LATEST = MIGRATIONS[-1].version
 """The schema version this statekit writes."""

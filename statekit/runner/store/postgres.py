@@ -37,7 +37,10 @@ class PostgresStore(Store):
     # Dispatchers claim with SKIP LOCKED: concurrent ones pass over each other's rows.
     claim_lock_clause = " FOR UPDATE OF o SKIP LOCKED"
 
-    def __init__(self, url: str, *, connect_timeout: int = 10) -> None:
+    def __init__(
+        self, url: str, *, connect_timeout: int = 10, check_integrity: bool = True
+    ) -> None:
+        # `check_integrity` is SQLite's check on open; PostgreSQL checks its pages itself.
         super().__init__(url)
         try:
             import psycopg  # the optional dependency: only PostgreSQL users need it

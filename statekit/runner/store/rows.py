@@ -9,6 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+STORED_INT_MIN, STORED_INT_MAX = -(2**63), 2**63 - 1
+"""The range of every integer a store holds (versions, sequences, chart versions,
+attempts): signed 64-bit, the columns' type in both dialects."""
+
+
+def stored_int_problem(value: int, what: str) -> str | None:
+    """Why `value` cannot be stored (outside `STORED_INT_MIN`..`STORED_INT_MAX`), or None."""
+    if STORED_INT_MIN <= value <= STORED_INT_MAX:
+        return None
+    return f"{what} {value} is outside the range a store holds (-2**63 to 2**63-1)"
+
 
 @dataclass(frozen=True, slots=True)
 class ChartKey:

@@ -20,12 +20,83 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-from statekit.runner.errors import StoreURLError
+from statekit.runner.errors import (
+    CorruptRowError,
+    DamagedStoreError,
+    RunnerError,
+    StoreBusyError,
+    StoreFailure,
+    StoreFullError,
+    StoreURLError,
+)
 from statekit.runner.store.base import Store
 
 SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
+_BUSY, _LOCKED, _IOERR, _CORRUPT, _FULL, _NOTADB = 5, 6, 10, 11, 13, 26  # SQLite result codes
+
+
+def _translated(exc: sqlite3.Error, where: str, busy: float) -> RunnerError | None:
+    """The runner's error for a failure of the database itself (busy, full, damaged) or
+    of a row (text that is not UTF-8); None for anything else (a constraint, a bug),
+    which is raised as it is."""
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    if code in (_BUSY, _LOCKED):
+        return StoreBusyError(
+            f"{where}: the database was busy (locked by another connection) for longer than "
+            f"the busy timeout ({busy:g} s); nothing was written: retry, or allow a longer "
+            "wait with ?busy_timeout=SECONDS in the store URL"
+        )
+    if code == _FULL:
+        return StoreFullError(
+            f"disk full: {where} cannot grow ({exc}); nothing of the failed transaction was "
+            "kept: free space (or raise the size limit) and run again"
+        )
+    if code in (_CORRUPT, _NOTADB):
+        return DamagedStoreError(
+            f"{where} is damaged ({exc}): run `statekit verify` to see what can be read, "
+            "and restore it from a backup"
+        )
+    if code == _IOERR:
+        return StoreFailure(f"{where}: the disk failed to read or write the database ({exc})")
+    if isinstance(exc, sqlite3.OperationalError) and str(exc).startswith("Could not decode"):
+        # one row is damaged, not the file: whoever reads it stops, the others go on
+        return CorruptRowError(f"{where}: a stored text is not UTF-8 ({exc})")
+    return None
+
+
+class _Cursor:
+    """A `sqlite3.Cursor` whose fetches raise the runner's errors for a damaged database."""
+
+    __slots__ = ("_cursor", "_store")
+
+    def __init__(self, cursor: sqlite3.Cursor, store: SQLiteStore) -> None:
+        self._cursor = cursor
+        self._store = store
+
+    @property
+    def rowcount(self) -> int:
+        """Rows changed by the statement."""
+        return self._cursor.rowcount
+
+    def fetchone(self) -> Any:
+        """The next row, or None."""
+        try:
+            return self._cursor.fetchone()
+        except sqlite3.Error as exc:
+            raise self._store.translate(exc) from exc
+
+    def fetchall(self) -> list[Any]:
+        """The remaining rows."""
+        try:
+            return self._cursor.fetchall()
+        except sqlite3.Error as exc:
+            raise self._store.translate(exc) from exc
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
 
 
 class SQLiteStore(Store):
@@ -46,9 +117,19 @@ class SQLiteStore(Store):
             busy = float(options.pop("busy_timeout", 60.0))
         except ValueError as exc:
             raise StoreURLError(f"{url!r}: busy_timeout must be a number of seconds") from exc
+        check = str(options.pop("check_integrity", True)).lower() not in ("0", "false", "off")
         if options:
             raise StoreURLError(f"{url!r}: unknown SQLite options {sorted(options)}")
         self.path = path
+        self.busy_timeout = busy
+        folder = Path(path).parent
+        for part in [folder, *folder.parents] if path != ":memory:" else []:
+            if part.is_file():
+                raise StoreURLError(
+                    f"{url!r}: cannot open the database: {part} is a file, not a folder"
+                )
+            if part.is_dir():
+                break
         try:
             self._conn = sqlite3.connect(
                 path, isolation_level=None, timeout=busy, check_same_thread=False
@@ -60,29 +141,72 @@ class SQLiteStore(Store):
                 self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(f"PRAGMA synchronous={synchronous}")
             self._conn.execute(f"PRAGMA busy_timeout={int(busy * 1000)}")
-            self.migrate()
         except sqlite3.DatabaseError as exc:
             self._conn.close()
+            error = self.translate(exc)
+            not_a_database = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF == _NOTADB
+            if isinstance(error, RunnerError) and not not_a_database:
+                raise error from exc
             raise StoreURLError(f"{url!r}: cannot open the database: {exc}") from exc
+        try:
+            if check and path != ":memory:":
+                problems = self.integrity_problems()
+                if problems:
+                    raise DamagedStoreError(
+                        f"{self._where}: the integrity check failed ({'; '.join(problems[:3])}):"
+                        " nothing is written to a damaged database; run `statekit verify` to "
+                        "see what can be read, and restore it from a backup"
+                    )
+            self.migrate()
+        except RunnerError:
+            self._conn.close()
+            raise
+
+    @property
+    def _where(self) -> str:
+        return f"the SQLite database {self.path}"
+
+    def translate(self, exc: sqlite3.Error) -> Exception:
+        """The runner's error for `exc` when it is a failure of the database itself (busy,
+        full, damaged, unreadable text), else `exc` itself."""
+        return _translated(exc, self._where, self.busy_timeout) or exc
+
+    def integrity_problems(self) -> list[str]:
+        """What SQLite's `PRAGMA quick_check` finds wrong (empty when the file is sound)."""
+        try:
+            rows = self._conn.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError as exc:
+            return [str(exc)]
+        return [str(r[0]) for r in rows if r[0] != "ok"]
 
     @property
     def connection(self) -> sqlite3.Connection:
         """The `sqlite3.Connection` (autocommit mode; transactions are explicit)."""
         return self._conn
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
-        """Run one statement; return the cursor."""
-        return self._conn.execute(sql, params)
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> _Cursor:
+        """Run one statement; return the cursor (its fetches raise `DamagedStoreError` for
+        a damaged page or undecodable text)."""
+        try:
+            return _Cursor(self._conn.execute(sql, params), self)
+        except sqlite3.Error as exc:
+            raise self.translate(exc) from exc
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement for each parameter row."""
-        if len(rows) == 1:
-            self._conn.execute(sql, rows[0])
-        else:
-            self._conn.executemany(sql, rows)
+        try:
+            if len(rows) == 1:
+                self._conn.execute(sql, rows[0])
+            else:
+                self._conn.executemany(sql, rows)
+        except sqlite3.Error as exc:
+            raise self.translate(exc) from exc
 
     def _control(self, statement: str) -> None:
-        self._conn.execute(statement)
+        try:
+            self._conn.execute(statement)
+        except sqlite3.Error as exc:
+            raise self.translate(exc) from exc
 
     def _open_transaction(self) -> bool:
         return bool(self._conn.in_transaction)
