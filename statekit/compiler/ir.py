@@ -254,7 +254,8 @@ class RaceDecision:
     `events` are the two event names as written; `state` the state the
     decision is limited to (`in:`), resolved to an id, or None when there is no
     `in:` or it names no state (`state_ref` keeps what was written; the
-    stale-race-decision rule reports unknown names).
+    stale-race-decision rule reports unknown names). `span` is the entry's
+    key, `event_spans` the two event names, `state_span` the `in:` value.
     """
 
     name: str
@@ -263,6 +264,8 @@ class RaceDecision:
     state_ref: str | None
     state: int | None
     span: SourceSpan
+    event_spans: tuple[SourceSpan, SourceSpan]
+    state_span: SourceSpan | None = None
 
 
 @dataclass(frozen=True, slots=True)
