@@ -66,6 +66,13 @@ class OrderOutcome:
     second: Classification
     configuration: tuple[str, ...]
     assumptions: tuple[Assumption, ...] = ()
+    transitions: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    """The transitions each event fired (ids), first and second."""
+
+    def text(self) -> str:
+        """`A APPLIED, then B REJECTED TERMINAL_STATE → {completed}`."""
+        end = "{" + ", ".join(self.configuration) + "}"
+        return f"{self.first.text()}, then {self.second.text()} → {end}"
 
     def classification(self, event: str) -> Classification:
         """How `event` was answered in this order."""
@@ -144,9 +151,27 @@ def find_races(chart: CompiledChart, options: ExplorationOptions | None = None) 
     return races_of(explore_with(chart, options or ExplorationOptions()))
 
 
+_last: list[RaceReport] = []
+"""The report `races_in` made last (lint's two race rules read the same exploration)."""
+
+
+def races_in(exploration: Exploration) -> RaceReport:
+    """`races_of(exploration)`, made once for the exploration asked about last."""
+    if _last and _last[0].exploration is exploration:
+        return _last[0]
+    report = races_of(exploration)
+    _last[:] = [report]
+    return report
+
+
 def producer_of(chart: CompiledChart) -> dict[str, str]:
-    """Event name → the producer that sends it (events of no producer are absent)."""
-    return {event: p.name for p in chart.producers for event in p.events}
+    """Event name → the one producer that sends it (events of no producer, or listed under
+    several, are absent: they can race with any event)."""
+    found: dict[str, str | None] = {}
+    for p in chart.producers:
+        for event in p.events:
+            found[event] = p.name if event not in found else None
+    return {event: name for event, name in found.items() if name is not None}
 
 
 def may_race(producers: Mapping[str, str], a: str, b: str) -> bool:
@@ -250,6 +275,7 @@ class _Search:
                     second=_classification(b),
                     configuration=self.configuration(nodes[end].config),
                     assumptions=a.assumptions + b.assumptions,
+                    transitions=(a.transitions(), b.transitions()),
                 )
 
     def race(
