@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 from statekit.analysis.exploration import Exploration, Limit, MacrostepBranch, Node
 from statekit.analysis.guards import Assumption
@@ -86,8 +87,9 @@ class Race:
     `events` are (A, B) in declaration order; `orders` are one outcome of "A then
     B" and one of "B then A" that the other order cannot give (the first such
     branch of each; `alternatives` holds every branch of each order).
-    `configuration` is the configuration's active atomic states as dotted paths,
-    `active` all its active state ids, `node` the exploration node first found in
+    `configuration` is the configuration's active atomic states as dotted paths
+    (as `State.leaves` gives them), `active` all its active state ids (as
+    `State.active_ids`), `node` the exploration node first found in
     it and `path` the events of the shortest known path to it. `producers` are
     the events' producers (None: none declared). `decision` is the `races:` entry
     that decides it, if any. `assumptions` are the data-guard assumptions of the
@@ -144,6 +146,33 @@ class RaceReport:
     def undecided(self) -> tuple[Race, ...]:
         """The races no `races:` entry decides."""
         return tuple(r for r in self.races if not r.decided)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """One object per race (the form of `statekit races --format json`): `events`,
+        `producers`, `configuration`, `path`, `decided`, `decision` (`{name, text}` or
+        null), `orders` (A then B first: `events`, `answers` (`{event, status, reason}`
+        each), `configuration`, `assumptions`) and `assumptions`, plus `chart` and
+        `file`."""
+        chart = self.chart
+        return [
+            {
+                "chart": chart.name,
+                "file": chart.file,
+                "events": list(race.events),
+                "producers": list(race.producers),
+                "configuration": list(race.configuration),
+                "path": list(race.path),
+                "decided": race.decided,
+                "decision": (
+                    {"name": race.decision.name, "text": race.decision.decision}
+                    if race.decision is not None
+                    else None
+                ),
+                "orders": [_order_json(chart, order) for order in race.orders],
+                "assumptions": [a.describe(chart) for a in race.assumptions],
+            }
+            for race in self.races
+        ]
 
 
 def find_races(chart: CompiledChart, options: ExplorationOptions | None = None) -> RaceReport:
@@ -312,6 +341,18 @@ class _Search:
             alternatives=(ab, ba),
             producers=(producers.get(a), producers.get(b)),
         )
+
+
+def _order_json(chart: CompiledChart, order: OrderOutcome) -> dict[str, Any]:
+    return {
+        "events": list(order.order),
+        "answers": [
+            {"event": c.event, "status": c.status, "reason": c.reason}
+            for c in (order.first, order.second)
+        ],
+        "configuration": list(order.configuration),
+        "assumptions": [a.describe(chart) for a in order.assumptions],
+    }
 
 
 def _after(node: Node, outcome: MacrostepBranch) -> int:
