@@ -18,6 +18,7 @@ from statekit.lint.config import LintConfig
 from statekit.lint.lint_files import lint_paths
 
 FIXTURES = Path(__file__).parent / "fixtures" / "races"
+MACHINES = Path(__file__).resolve().parents[2] / "machines"
 POLICIES = {"completion_wins": ("completed",), "cancellation_wins": ("cancelled",)}
 ORDERS = (("TaskCompleted", "TaskCancelled"), ("TaskCancelled", "TaskCompleted"))
 
@@ -87,3 +88,23 @@ def test_the_analysis_finds_the_race_decided_with_one_end(policy: str) -> None:
 def test_both_policy_charts_lint_clean() -> None:
     report = lint_paths(sorted(FIXTURES.glob("*.yaml")), LintConfig())
     assert report.diagnostics == ()
+
+
+def test_the_task_machine_decides_every_race_the_lessons_among_them() -> None:
+    report = find_races(statekit.load(MACHINES / "task.yaml").ir)
+    assert report.complete and report.races
+    assert report.undecided == () and report.unmatched == ()
+    assert all(None not in race.producers for race in report.races)
+    (race,) = [
+        r
+        for r in report.races
+        if r.events == ("TaskCompleted", "TaskCancelled")
+        and r.configuration == ("lifecycle.running", "cancellation.none", "artifact.verified")
+    ]
+    assert race.decision is not None and race.decision.name == "complete_vs_cancel"
+    assert [o.text() for o in race.orders] == [
+        "TaskCompleted APPLIED, then TaskCancelled REJECTED TASK_COMPLETED → "
+        "{lifecycle.completed, cancellation.not_needed, artifact.verified}",
+        "TaskCancelled APPLIED, then TaskCompleted REJECTED CANCELLATION_IN_PROGRESS → "
+        "{lifecycle.cancelling, cancellation.requested, artifact.verified}",
+    ]
