@@ -28,7 +28,7 @@ stable: the coverage report and `statekit races --format json` read it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -218,11 +218,15 @@ def races_of(exploration: Exploration) -> RaceReport:
     found: list[Race] = []
     seen: set[tuple[str, str, Configuration]] = set()
     for node in exploration.nodes:
-        by_event = search.by_event(node)
+        fired = search.fired(node)
+        if not fired:
+            continue  # neither order of any pair changes anything here
         for a, b in pairs:
+            if a not in fired and b not in fired:
+                continue
             if (a, b, node.config) in seen:
                 continue
-            race = search.race(node, by_event, a, b, producers)
+            race = search.race(node, a, b, producers)
             if race is not None:
                 seen.add((a, b, node.config))
                 found.append(race)
@@ -256,28 +260,54 @@ def _decide(chart: CompiledChart, race: Race, used: set[int]) -> Race:
     return race
 
 
-OutcomeKey = tuple[Classification, Classification, tuple[str, ...]]
-"""An order's outcome without its assumptions: A's answer, B's answer, the end."""
+Answer = tuple[str, str | None]
+"""An event's answer as (status, reason), the form the search compares."""
+Branch = tuple[MacrostepBranch, Answer, int]
+"""One branch of an event from a node: the outcome, its answer, the node it leads to
+(negative: not explored)."""
+Combination = tuple[Answer, Answer, Configuration, MacrostepBranch, MacrostepBranch]
+"""One branch of an order: the first and second event's answers, where it ends, and the
+two outcomes."""
 
 
 class _Search:
-    """Both orders of a pair from one node, over the exploration's own branches."""
+    """Both orders of a pair from one node, over the exploration's own branches.
+
+    The comparison works on plain tuples (answers and interned configurations);
+    `OrderOutcome` records are made only for the races found.
+    """
 
     def __init__(self, exploration: Exploration) -> None:
         self.exploration = exploration
         self.chart = exploration.chart
-        self.grouped: dict[int, dict[str, list[MacrostepBranch]]] = {}
+        self.grouped: list[dict[str, list[Branch]] | None] = [None] * len(exploration.nodes)
         self.leaves: dict[Configuration, tuple[str, ...]] = {}
+        self.classifications: dict[tuple[str, Answer], Classification] = {}
+        self.paths: dict[int, tuple[str, ...]] = {}
 
-    def by_event(self, node: Node) -> dict[str, list[MacrostepBranch]]:
-        found = self.grouped.get(node.id)
+    def by_event(self, node: Node) -> dict[str, list[Branch]]:
+        """Event → its branches from `node` (cached per node)."""
+        found = self.grouped[node.id]
         if found is None:
             found = {}
             for outcome in node.outcomes or ():
                 if outcome.event is not None:
-                    found.setdefault(outcome.event, []).append(outcome)
+                    branch: Branch
+                    if outcome.fired:
+                        branch = (outcome, (APPLIED, None), outcome.target)
+                    else:
+                        branch = (outcome, (outcome.status.value, outcome.reason), node.id)
+                    found.setdefault(outcome.event, []).append(branch)
             self.grouped[node.id] = found
         return found
+
+    def fired(self, node: Node) -> frozenset[str]:
+        """The events with a branch that fires from `node`."""
+        return frozenset(
+            event
+            for event, branches in self.by_event(node).items()
+            if any(answer[0] == APPLIED for _o, answer, _t in branches)
+        )
 
     def configuration(self, config: Configuration) -> tuple[str, ...]:
         found = self.leaves.get(config)
@@ -286,61 +316,75 @@ class _Search:
             found = self.leaves[config] = tuple(states[s].path for s in config.atomic)
         return found
 
-    def orders(self, node: Node, first: str, second: str) -> Iterator[OrderOutcome]:
+    def combinations(self, node: Node, first: str, second: str) -> list[Combination]:
         """Every branch of `first` then `second` from `node` (branches that leave the
         explored part are skipped)."""
         nodes = self.exploration.nodes
-        for a in self.by_event(node).get(first, ()):
-            middle = _after(node, a)
+        out: list[Combination] = []
+        for a, answer_a, middle in self.by_event(node).get(first, ()):
             if middle < 0:
                 continue
-            for b in self.by_event(nodes[middle]).get(second, ()):
-                end = _after(nodes[middle], b)
-                if end < 0:
-                    continue
-                yield OrderOutcome(
-                    order=(first, second),
-                    first=_classification(a),
-                    second=_classification(b),
-                    configuration=self.configuration(nodes[end].config),
-                    assumptions=a.assumptions + b.assumptions,
-                    transitions=(a.transitions(), b.transitions()),
-                )
+            for b, answer_b, end in self.by_event(nodes[middle]).get(second, ()):
+                if end >= 0:
+                    out.append((answer_a, answer_b, nodes[end].config, a, b))
+        return out
 
-    def race(
-        self,
-        node: Node,
-        by_event: dict[str, list[MacrostepBranch]],
-        a: str,
-        b: str,
-        producers: Mapping[str, str],
-    ) -> Race | None:
+    def race(self, node: Node, a: str, b: str, producers: Mapping[str, str]) -> Race | None:
         """The race of (a, b) at `node`, or None when the two orders agree."""
-        if not any(o.fired for o in by_event.get(a, ())) and not any(
-            o.fired for o in by_event.get(b, ())
-        ):
+        ab = self.combinations(node, a, b)
+        ba = self.combinations(node, b, a)
+        keys_ab = {(x, y, end) for x, y, end, _a, _b in ab}
+        keys_ba = {(y, x, end) for x, y, end, _a, _b in ba}  # A's answer first
+        if keys_ab == keys_ba or not ab or not ba:
             return None
-        ab = tuple(self.orders(node, a, b))
-        ba = tuple(self.orders(node, b, a))
-        keys_ab = {_key(o, a) for o in ab}
-        keys_ba = {_key(o, a) for o in ba}
-        if keys_ab == keys_ba:
-            return None
-        shown_ab = next((o for o in ab if _key(o, a) not in keys_ba), ab[0] if ab else None)
-        shown_ba = next((o for o in ba if _key(o, a) not in keys_ab), ba[0] if ba else None)
-        if shown_ab is None or shown_ba is None:
-            return None
-        path = tuple(o.event for _p, o in self.exploration.path(node.id) if o.event is not None)
+        shown_ab = next((c for c in ab if (c[0], c[1], c[2]) not in keys_ba), ab[0])
+        shown_ba = next((c for c in ba if (c[1], c[0], c[2]) not in keys_ab), ba[0])
+        orders_ab = tuple(self.outcome((a, b), c) for c in ab)
+        orders_ba = tuple(self.outcome((b, a), c) for c in ba)
         return Race(
             events=(a, b),
             configuration=self.configuration(node.config),
             active=node.config.ids,
             node=node.id,
-            path=path,
-            orders=(shown_ab, shown_ba),
-            alternatives=(ab, ba),
+            path=self.path(node.id),
+            orders=(orders_ab[ab.index(shown_ab)], orders_ba[ba.index(shown_ba)]),
+            alternatives=(orders_ab, orders_ba),
             producers=(producers.get(a), producers.get(b)),
         )
+
+    def path(self, node_id: int) -> tuple[str, ...]:
+        """The events of the shortest known path to `node_id` (cached: every race in one
+        configuration shares it)."""
+        nodes, paths = self.exploration.nodes, self.paths
+        chain: list[int] = []
+        current = node_id
+        while current >= 0 and current not in paths:
+            chain.append(current)
+            current = nodes[current].parent
+        path = paths[current] if current >= 0 else ()
+        for step in reversed(chain):
+            event = nodes[step].via.event
+            path = path if event is None else (*path, event)
+            paths[step] = path
+        return paths[node_id]
+
+    def outcome(self, order: tuple[str, str], combination: Combination) -> OrderOutcome:
+        answer_a, answer_b, end, first, second = combination
+        return OrderOutcome(
+            order=order,
+            first=self.classification(order[0], answer_a),
+            second=self.classification(order[1], answer_b),
+            configuration=self.configuration(end),
+            assumptions=first.assumptions + second.assumptions,
+            transitions=(first.transitions(), second.transitions()),
+        )
+
+    def classification(self, event: str, answer: Answer) -> Classification:
+        key = (event, answer)
+        found = self.classifications.get(key)
+        if found is None:
+            found = self.classifications[key] = Classification(event, answer[0], answer[1])
+        return found
 
 
 def _order_json(chart: CompiledChart, order: OrderOutcome) -> dict[str, Any]:
@@ -353,27 +397,3 @@ def _order_json(chart: CompiledChart, order: OrderOutcome) -> dict[str, Any]:
         "configuration": list(order.configuration),
         "assumptions": [a.describe(chart) for a in order.assumptions],
     }
-
-
-def _after(node: Node, outcome: MacrostepBranch) -> int:
-    """The node an outcome from `node` leads to (itself when nothing fired; negative:
-    not explored)."""
-    if outcome.fired:
-        return outcome.target
-    return node.id
-
-
-def _classification(outcome: MacrostepBranch) -> Classification:
-    assert outcome.event is not None
-    return Classification(
-        event=outcome.event,
-        status=outcome.status.value,
-        reason=None if outcome.fired else outcome.reason,
-    )
-
-
-def _key(outcome: OrderOutcome, a: str) -> OutcomeKey:
-    """The outcome as A's answer, B's answer and the end, whatever the order."""
-    if outcome.first.event == a:
-        return (outcome.first, outcome.second, outcome.configuration)
-    return (outcome.second, outcome.first, outcome.configuration)

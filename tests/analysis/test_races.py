@@ -159,6 +159,8 @@ def test_a_decision_with_in_decides_only_where_that_state_is_active() -> None:
     report = find_races(chart_of(text))
     decided = {r.configuration: r.decided for r in report.races if r.events == ("A", "B")}
     assert decided == {("first.f0",): True, ("second.g0",): False}
+    paths = {r.configuration: r.path for r in report.races if r.events == ("A", "B")}
+    assert paths == {("first.f0",): (), ("second.g0",): ("NEXT",)}
     assert [r.decision.name for r in report.races if r.decision] == ["early"]
     assert report.unmatched == ()
 
