@@ -20,7 +20,9 @@ of the two fires are examined.
 `races_of(exploration)` does the same for an exploration at hand (the lint
 rules reuse the one in `ChartFacts`). A race is *decided* when an entry of
 the chart's `races:` names the same two events and, if it has `in:`, that
-state is active in the race's configuration.
+state is active in the race's configuration; when several entries cover one
+race, the one with the deepest `in:` state is its decision (an entry without
+`in:` is the least specific), and none of them is stale.
 
 The shape of `RaceReport`, `Race`, `OrderOutcome` and `Classification` is
 stable: the coverage report and `statekit races --format json` read it.
@@ -29,7 +31,7 @@ stable: the coverage report and `statekit races --format json` read it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
@@ -237,27 +239,27 @@ def races_of(exploration: Exploration) -> RaceReport:
 
 
 def _decide(chart: CompiledChart, race: Race, used: set[int]) -> Race:
+    """The race with its decision: of the entries that cover it (every one is marked
+    used), the one whose `in:` state is deepest (no `in:`: the least specific), the
+    first declared among equals."""
     pair = frozenset(race.events)
+    best: RaceDecision | None = None
+    best_depth = -1
     for i, decision in enumerate(chart.races):
         if frozenset(decision.events) != pair:
             continue
-        if decision.state_ref is not None and (
-            decision.state is None or decision.state not in race.active
-        ):
+        if decision.state_ref is None:
+            depth = 0
+        elif decision.state is not None and decision.state in race.active:
+            depth = 1 + chart.states[decision.state].depth
+        else:
             continue
         used.add(i)
-        return Race(
-            events=race.events,
-            configuration=race.configuration,
-            active=race.active,
-            node=race.node,
-            path=race.path,
-            orders=race.orders,
-            alternatives=race.alternatives,
-            producers=race.producers,
-            decision=decision,
-        )
-    return race
+        if depth > best_depth:
+            best, best_depth = decision, depth
+    if best is None:
+        return race
+    return replace(race, decision=best)
 
 
 Answer = tuple[str, str | None]

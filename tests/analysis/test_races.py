@@ -165,6 +165,19 @@ def test_a_decision_with_in_decides_only_where_that_state_is_active() -> None:
     assert report.unmatched == ()
 
 
+def test_the_most_specific_of_several_entries_decides_and_none_is_stale(tmp_path: Path) -> None:
+    text = lesson(
+        "races:\n"
+        "  anywhere: {events: [TaskCompleted, CancellationRequested], decision: x}\n"
+        "  here: {events: [CancellationRequested, TaskCompleted], in: running, decision: y}\n"
+        "  again: {events: [TaskCompleted, CancellationRequested], decision: z}\n"
+    )
+    report = find_races(chart_of(text))
+    assert [r.decision.name for r in report.races if r.decision] == ["here"]
+    assert report.unmatched == ()
+    assert findings(tmp_path, text, "stale-race-decision") == []
+
+
 def test_the_search_stops_with_the_exploration_and_says_so() -> None:
     report = find_races(chart_of(lesson()), ExplorationOptions(max_configurations=1))
     assert not report.complete
