@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from chart_helpers import chart_of, compile_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from statekit.compiler.serialize import chart_to_json
 
@@ -163,3 +167,30 @@ def test_bad_declarations_are_one_positioned_error(case: str) -> None:
         (slug, line, column)
     ], [(d.span, d.message) for d in result.diagnostics]
     assert message in result.diagnostics[0].message
+
+
+_names = st.sampled_from(["TaskCompleted", "TaskCancelled", "Nope", "running", "a.b", "", "*"])
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), _names)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.sampled_from(["events", "in", "decision", "x", "worker"]), inner),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(producers=_values, races=_values)
+def test_any_value_under_producers_and_races_is_a_chart_or_positioned_errors(
+    producers: object, races: object
+) -> None:
+    """Whatever a user writes there: a chart, or errors that each have a position."""
+    text = BASE + f"producers: {json.dumps(producers)}\nraces: {json.dumps(races)}\n"
+    result = compile_text(text)
+    if result.chart is None:
+        assert result.diagnostics
+    for d in result.diagnostics:
+        assert d.span.line >= 1 and d.span.column >= 1, d
+        assert "internal" not in d.message.lower() and "Traceback" not in d.message
