@@ -70,6 +70,8 @@ def test_default_severities() -> None:
         "shadowed-reject",
         "region-reset",
         "confusable-name",
+        "undecided-race",
+        "stale-race-decision",
     }
 
 

@@ -209,6 +209,9 @@ def _explain(error: ValidationError, root: Node) -> Iterator[_Problem]:
         got = str(error.instance)
         got = got if len(got) <= 40 else f"{got[:37]}... ({len(got)} characters)"
         yield problem(f"{where.subject()} must be {bound} {error.validator_value}, got {got}")
+    elif keyword in ("minItems", "maxItems") and here.get("minItems") == here.get("maxItems"):
+        count = len(error.instance) if isinstance(error.instance, list) else 0
+        yield problem(f"{where.subject()} lists exactly {here['minItems']} items, got {count}")
     elif keyword in ("minLength", "minItems"):
         yield problem(f"{where.subject()} must not be empty")
     elif keyword in ("minProperties", "maxProperties"):
