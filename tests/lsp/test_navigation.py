@@ -809,3 +809,47 @@ def test_code_actions_only_for_findings_in_the_range() -> None:
     assert code_actions(doc, far, result.diagnostics) == ()
     near = at(broken, "to: lifecycle.runing", offset=6)
     assert code_actions(doc, Range(near, near), result.diagnostics)
+
+
+# ---- hostile documents --------------------------------------------------------------------
+YAML_NOISE = st.text(
+    alphabet=st.sampled_from(list("[]{},:'\"#-\n *&!|>.?%@`\\\tab_Z09(")), max_size=12
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(MACHINES),
+    st.integers(min_value=0, max_value=10**5),
+    st.integers(min_value=0, max_value=40),
+    YAML_NOISE,
+    st.integers(min_value=-40, max_value=40),
+)
+def test_every_entry_point_answers_any_edit_of_a_machine(
+    path: Path, start: int, length: int, noise: str, shift: int
+) -> None:
+    """A machine with a slice replaced by YAML punctuation, asked anything near the edit
+    and past the end of the text: an answer (maybe empty), never an exception."""
+    text = path.read_text(encoding="utf-8")
+    start %= len(text)
+    edited = text[:start] + noise + text[start + length :]
+    result = compile_source(edited, "edited.yaml")
+    doc = chart_document(edited, result)
+    near = min(max(start + shift, 0), len(edited))
+    line = edited.count("\n", 0, near)
+    positions = [
+        Position(line, near - (edited.rfind("\n", 0, near) + 1)),
+        Position(line + 10**4, 3),
+        Position(line, 10**4),
+    ]
+    document_symbols(doc)
+    code_actions(doc, EVERYWHERE, result.diagnostics)
+    for p in positions:
+        completions(doc, p)
+        hover(doc, p)
+        definition(doc, p)
+        references(doc, p)
+        prepare_rename(doc, p)
+        outcome = rename(doc, p, "renamed_x")
+        assert outcome.refusal is None or outcome.edits == ()
+        code_actions(doc, Range(p, p), result.diagnostics)
