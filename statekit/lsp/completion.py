@@ -92,6 +92,8 @@ def _place(lines: list[str], line_no: int, before: str) -> Place | None:
     if own is None:
         return None
     line_keys, key_position = own
+    if not line_keys and re.match(r"^\s*-(\s|$)", before):
+        key_position = False  # a block sequence item: a value of the key above
     current = _indent(before) if before.strip() else len(before)
     ancestors: list[str] = []
     for above in reversed(lines[:line_no]):

@@ -228,6 +228,47 @@ def test_completion_while_the_line_being_typed_breaks_the_yaml() -> None:
     assert labels(chart_document(typing), at(typing, "        on:\n          Ta")) == TASK_EVENTS
 
 
+RAISING = """\
+statechart: raising
+events: {GO: {}, STOP: {}}
+initial: a
+states:
+  a:
+    on:
+      GO:
+        to: b
+        do:
+          - raise: S
+          - raise: {event: S}
+    already:
+      - G
+  b:
+    states:
+      x: {}
+      h: {history: deep, default: x}
+    initial: x
+"""
+
+
+@pytest.mark.parametrize(
+    ("marker", "expected"),
+    [
+        ("- raise: S", ["GO", "STOP"]),
+        ("- raise: {event: S", ["GO", "STOP"]),
+        ("      - G", ["GO", "STOP"]),
+        ("default: x", ["a", "b", "x"]),
+        ("        to: b", ["a", "b", "b.x", "b.h"]),  # the typed prefix kept
+        ("    initial: x", ["x"]),
+    ],
+)
+def test_completion_in_block_items_raise_and_history_defaults(
+    marker: str, expected: list[str]
+) -> None:
+    doc = chart_document(RAISING)  # names half typed: it does not compile, and completes
+    assert doc.result.chart is None and doc.index.root is not None
+    assert labels(doc, at(RAISING, marker)) == expected
+
+
 def test_no_completion_in_text_or_comments(task: ChartDocument) -> None:
     assert completions(task, at(TASK, "# How this chart")) == ()
     assert completions(task, at(TASK, "description: A worker claims")) == ()
