@@ -792,10 +792,15 @@ MISSPELT = [
     ("if: event.attempt == ctx.attempt + 1", "if: event.attempt == ctx.atempt + 1", "attempt"),
     ("if: event.retryable", "if: event.retriable", "retryable"),
     ("    description: Where the task", "    descripton: Where the task", "description"),
+    ("    initial: queued", "    initial: queud", "queued"),
+    ("guard: effects_reconciled", "guard: effects_reconcile", "effects_reconciled"),
+    ("when: lifecycle.cancelled", "when: lifecycle.canceled", "lifecycle.cancelled"),
 ]
 
 
-@pytest.mark.parametrize(("good", "bad", "new_text"), MISSPELT, ids=[m[1] for m in MISSPELT])
+@pytest.mark.parametrize(
+    ("good", "bad", "new_text"), MISSPELT, ids=[m[1].split("\n")[-1].strip() for m in MISSPELT]
+)
 def test_code_action_respells_a_misspelt_name(good: str, bad: str, new_text: str) -> None:
     broken = TASK.replace(good, bad, 1)
     result = compile_source(broken, "task.yaml")
