@@ -899,3 +899,23 @@ def test_every_entry_point_answers_any_edit_of_a_machine(
         outcome = rename(doc, p, "renamed_x")
         assert outcome.refusal is None or outcome.edits == ()
         code_actions(doc, Range(p, p), result.diagnostics)
+
+
+def test_positions_count_code_points_on_lines_with_non_ascii_names() -> None:
+    text = (
+        "statechart: u\nevents: {GÖ: {}}\ninitial: früh\nstates:\n"
+        "  früh: {on: {GÖ: {to: spät, if: \"not active('spät')\"}}}\n  spät: {final: true}\n"
+    )
+    doc = chart_document(text)
+    assert doc.result.chart is not None, doc.result.diagnostics
+    line = text.split("\n")[4]
+    used = references(doc, at(text, "  spät:", offset=3))
+    assert [(r.start.line, r.start.character) for r in used] == [
+        (4, line.index("spät")),
+        (4, line.index("spät')")),
+        (5, 2),
+    ]
+    outcome = rename(doc, Position(5, 3), "later")
+    assert outcome.refusal is None
+    assert apply(text, outcome.edits) == text.replace("spät", "later")
+    assert labels(doc, at(text, "to: sp")) == ["früh", "spät"]
