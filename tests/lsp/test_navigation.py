@@ -424,7 +424,7 @@ guards:
     if: event.x > 0 and active('${s_a}.${s_b}')
     else: NOT_OK
   ${g_yes}: "ctx.n >= 0"
-initial: ${s_a}
+initial: ${s_a}.${s_b}
 states:
   ${s_a}:
     initial: ${s_b}
@@ -447,6 +447,8 @@ states:
       ${s_h}: {history: shallow, default: ${s_b}}
   ${s_y}:
     initial: ${s_w}
+    done: ${s_z}
+    always: {to: "${s_z}", if: "active('${s_y}.${s_w}') and ctx.n > 9"}
     states:
       ${s_w}:
         on: {${e_GO}: ${s_w}}
@@ -456,7 +458,7 @@ states:
       - raise: {event: ${e_STOP}}
     reject: {"*": DONE, ${e_GO}: OVER}
 invariants:
-  i1: {when: ${s_a}.${s_c}, forbid: ${s_z}}
+  i1: {when: ${s_a}.${s_c}, require: [${s_a}], forbid: ${s_z}}
   i2: {assert: "not active('${s_b}') or ctx.n >= 0"}
 """
 )
@@ -547,6 +549,7 @@ def test_rename_lengthens_references_the_new_name_makes_ambiguous() -> None:
         .replace("active('b') or", "active('a.b') or")
         .replace("to: [b]", "to: [a.b]")
         .replace("initial: w", "initial: b")
+        .replace("active('y.w')", "active('y.b')")
         .replace("      w:\n        on: {GO: w}", "      b:\n        on: {GO: y.b}")
     )
     result = compile_source(renamed, "renamed.yaml")
