@@ -189,13 +189,12 @@ def _items(
             return _payload(doc, index, _events_in_scope(index, keys), rng)
         return []
     if place.key_position:
-        if last == "on":
-            return _events(doc, index, rng)
-        if last == "reject":
-            return [
-                *_events(doc, index, rng),
-                _item("*", CompletionKind.CONSTANT, "every event", rng),
-            ]
+        if last in ("on", "reject"):
+            present = _present_keys(index, keys, _word(doc, rng))
+            items = _events(doc, index, rng)
+            if last == "reject":
+                items.append(_item("*", CompletionKind.CONSTANT, "every event", rng))
+            return [i for i in items if i.label not in present]
         if last == "assign":
             return _context(doc, index, rng)
         return []
@@ -217,6 +216,20 @@ def _items(
             for reason, uses in index.reasons.items()
         ]
     return []
+
+
+def _word(doc: ChartDocument, rng: Range) -> str:
+    """The whole word the completion replaces (before and after the cursor)."""
+    return doc.lines.slice(rng, doc.text)
+
+
+def _present_keys(index: Index, keys: tuple[str, ...], typed: str) -> set[str]:
+    """The keys the state's `on`/`reject` map already has (but the one being typed)."""
+    state = index.states.get(_state_scope(keys[:-1]))
+    node = None if state is None else state.node.get(keys[-1])
+    if not isinstance(node, MappingNode):
+        return set()
+    return {str(k.value) for k, _ in node.items} - {typed}
 
 
 def _expression_place(keys: tuple[str, ...]) -> bool:
