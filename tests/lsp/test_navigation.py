@@ -935,3 +935,21 @@ def test_positions_count_code_points_on_lines_with_non_ascii_names() -> None:
     assert outcome.refusal is None
     assert apply(text, outcome.edits) == text.replace("spät", "later")
     assert labels(doc, at(text, "to: sp")) == ["früh", "spät"]
+
+
+def test_hover_on_a_state_lists_what_its_ancestors_answer_too() -> None:
+    text = (
+        "statechart: h\nevents: {GO: {}, STOP: {}, PING: {}}\ninitial: outer\nstates:\n"
+        "  outer:\n    initial: inner\n    on: {STOP: done}\n    reject: {GO: NOT_YET}\n"
+        "    already: [PING]\n    states:\n      inner: {on: {PING: other}}\n      other: {}\n"
+        "  done: {final: true}\n"
+    )
+    doc = chart_document(text)
+    assert doc.chart is not None, doc.result.diagnostics
+    shown = hover(doc, at(text, "      inner:", offset=7))
+    assert shown is not None and shown.markdown == (
+        "**state** `outer.inner` (atomic)\nreference: `inner`\n"
+        "transitions on: PING\n"
+        "transitions of ancestors on: STOP (outer)\n"
+        "already/reject of ancestors: PING → ALREADY_APPLIED (outer), GO → NOT_YET (outer)"
+    )
