@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from statekit.compiler.diagnostics import Diagnostic, SourceSpan
+from statekit.compiler.model.declarations import text
 from statekit.compiler.rules import invalid_initial, unknown_event, unknown_guard, unknown_state
-from statekit.compiler.source.nodes import MappingNode, Node
+from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode
 from statekit.lint.rules import undefined_pair
 from statekit.lsp.document import ChartDocument
 from statekit.lsp.index import Kind, Reference, Role
@@ -80,10 +82,7 @@ def _classify(doc: ChartDocument, diagnostic: Diagnostic) -> CodeAction | None:
         path = doc.index.resolve_state(name)
     if path is None or path not in states:
         return None
-    label = states[path].name if path else ""
-    reason = DEFAULT_REASON_PREFIX + re.sub(r"[^A-Z0-9]+", "_", label.upper()).strip("_")
-    if not path:
-        reason = "NOT_ALLOWED"
+    reason = _reason_for(doc, event, path)
     edit = _add_entry(doc, states[path].node, "reject", f"{event}: {reason}")
     where = f"'{path}'" if path else "the root"
     return CodeAction(
@@ -92,6 +91,28 @@ def _classify(doc: ChartDocument, diagnostic: Diagnostic) -> CodeAction | None:
         fixes=diagnostic.slug,
         preferred=True,
     )
+
+
+def _reason_for(doc: ChartDocument, event: str, path: str) -> str:
+    """The reason the chart gives most often when rejecting `event` elsewhere, else
+    `NOT_IN_<STATE>` (`NOT_ALLOWED` at the root): a start the user edits."""
+    used = Counter(
+        reason
+        for info in doc.index.states.values()
+        for key, value in _items(info.node.get("reject"))
+        if key.value == event and (reason := text(value)) is not None
+    )
+    if used:
+        return used.most_common(1)[0][0]
+    if not path:
+        return "NOT_ALLOWED"
+    name = doc.index.states[path].name
+    code = re.sub(r"[^A-Z0-9]+", "_", name.upper()).strip("_")
+    return DEFAULT_REASON_PREFIX + code if code else "NOT_ALLOWED"
+
+
+def _items(node: Node | None) -> tuple[tuple[ScalarNode, Node], ...]:
+    return node.items if isinstance(node, MappingNode) else ()
 
 
 def _is_flow(doc: ChartDocument, node: Node) -> bool:

@@ -767,6 +767,19 @@ def test_code_action_classifies_the_unclassified_event_where_the_finding_says(
     assert not [d for d in _lint(fixed, tmp_path) if d.slug == "undefined-pair"]
 
 
+def test_code_action_reuses_the_reason_the_chart_gives_the_event_elsewhere(
+    tmp_path: Path,
+) -> None:
+    variant = UNCLASSIFIED.replace(
+        "  shipped: {final: true, ", "  shipped: {final: true, on: {CANCEL: shipped}, "
+    ).replace("{SHIP: NOT_PAID}", "{SHIP: NOT_PAID}}\n  held: {reject: {CANCEL: TOO_LATE}")
+    findings = [d for d in _lint(variant, tmp_path) if d.slug == "undefined-pair"]
+    assert len(findings) == 1
+    actions = code_actions(chart_document(variant), EVERYWHERE, findings)
+    assert [a.title for a in actions] == ["Reject CANCEL in 'paid' (TOO_LATE)"]
+    assert "      CANCEL: TOO_LATE\n" in apply(variant, actions[0].edits)
+
+
 def test_code_action_classifies_in_the_owning_region_of_a_parallel_chart(tmp_path: Path) -> None:
     text = (ROOT / "tests" / "charts" / "order.yaml").read_text(encoding="utf-8")
     # drop one region-level entry: the finding names that region, the fix restores one
