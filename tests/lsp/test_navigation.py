@@ -217,6 +217,19 @@ def test_completion_of_fields_inside_expressions(task: ChartDocument) -> None:
     ]
     inline = completions(task, at(TASK, "if: event.retry"))
     assert [i.label for i in inline] == ["attempt", "error", "retryable"]
+    # the edit replaces the field name only, after the dot
+    assert inline[2].edit == TextEdit(
+        Range(at(TASK, "if: event.retry", offset=10), at(TASK, "if: event.retryable")), "retryable"
+    )
+    assert ctx[0].edit.range.start == at(TASK, "if: event.attempt == ctx.")
+    # a bare word in an expression: every field with its prefix
+    bare = TASK.replace("if: event.retryable", "if: re", 1)
+    got = completions(chart_document(bare), at(bare, "if: re"))
+    assert [i.label for i in got][-3:] == ["event.attempt", "event.error", "event.retryable"]
+    assert [i.label for i in got][:2] == ["ctx.attempt", "ctx.max_attempts"]
+    assert got[-1].edit == TextEdit(
+        Range(at(bare, "if: re", offset=4), at(bare, "if: re")), "event.retryable"
+    )
     assign = completions(task, at(TASK, "worker_id: event.w"))
     assert [i.label for i in assign] == ["attempt", "worker_id", "lease_until_ms"]
 
