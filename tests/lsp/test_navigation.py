@@ -979,3 +979,19 @@ def test_hover_on_a_state_lists_what_its_ancestors_answer_too() -> None:
         "transitions of ancestors on: STOP (outer)\n"
         "already/reject of ancestors: PING → ALREADY_APPLIED (outer), GO → NOT_YET (outer)"
     )
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(ALL_DECLARATIONS), st.text(max_size=12))
+def test_rename_to_any_text_is_refused_or_compiles(target: tuple[str, int], new_name: str) -> None:
+    """Any string as the new name: a refusal, or edits after which the chart still compiles."""
+    file, number = target
+    path = next(p for p in MACHINES if p.name == file)
+    text = path.read_text(encoding="utf-8")
+    doc = chart_document(text)
+    outcome = rename(doc, doc.index.declarations[number].range.start, new_name)
+    if outcome.refusal is None:
+        result = compile_source(apply(text, outcome.edits), file)
+        assert result.chart is not None, (new_name, result.errors)
+    else:
+        assert outcome.edits == ()
