@@ -99,7 +99,7 @@ def test_each_number_of_a_chart_with_untested_items(suite: pytest.Pytester) -> N
     r = door["rejection"]
     assert (r["covered"], r["total"]) == (2, 5)
     assert {m["reason"]: m["path"] for m in r["missing"]} == {
-        "INVALID_PAYLOAD": None,
+        "INVALID_PAYLOAD": [],
         "LOCKED": ["LOCK", "OPEN"],
         "UNDEFINED_TRANSITION": ["CLOSE"],
     }

@@ -53,7 +53,8 @@ class Metric:
 
 @dataclass(frozen=True, slots=True)
 class ChartCoverage:
-    """The coverage of one chart; `untested` are the ids of transitions never fired."""
+    """The coverage of one chart; `untested` are the ids of transitions never fired,
+    `unexercised` the atomic states of configurations with a pair never classified."""
 
     name: str
     file: str
@@ -64,6 +65,7 @@ class ChartCoverage:
     rejection: Metric
     race: Metric
     untested: frozenset[int]
+    unexercised: frozenset[int]
     ir: CompiledChart = field(compare=False, repr=False)
 
     def metric(self, name: str) -> Metric:
@@ -134,13 +136,19 @@ def measure(
         for (ids, event), node in first_node.items()
         if (ids, event) not in pairs
     ]
+    unexercised = {
+        s
+        for (ids, event), node in first_node.items()
+        if (ids, event) not in pairs
+        for s in exploration.nodes[node].config.atomic
+    }
     classification = Metric(len(first_node) - len(missing_c), len(first_node), tuple(missing_c))
 
     possible: dict[str, list[str]] = {UNKNOWN_EVENT: [], INVALID_PAYLOAD: []}
     for reason, (node, outcome) in reason_at.items():
         possible.setdefault(reason, _events(exploration, node, outcome))
     missing_r = [
-        {"reason": reason, "path": path or None}
+        {"reason": reason, "path": path}
         for reason, path in sorted(possible.items())
         if reason not in reasons
     ]
@@ -162,6 +170,7 @@ def measure(
         rejection=rejection,
         race=race,
         untested=frozenset(untested),
+        unexercised=frozenset(unexercised),
         ir=chart,
     )
 

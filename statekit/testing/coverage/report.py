@@ -10,6 +10,7 @@ what is missing with the path that would cover each).
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -141,6 +142,9 @@ td, th { border: 1px solid #bbb; padding: 0.25em 0.6em; text-align: left; vertic
 .swatch-untested { color: #c62828; font-weight: bold; border-bottom: 3px dashed #c62828; }
 .swatch-tested { border-bottom: 2px solid #000; }
 .diagram svg { max-width: 100%; height: auto; }
+g.node.unexercised path, g.node.unexercised polygon, g.node.unexercised ellipse {
+  stroke: #e65100; stroke-width: 3; stroke-dasharray: 2 3; }
+.swatch-unexercised { border: 3px dotted #e65100; padding: 0 0.3em; }
 .missing li { margin: 0.2em 0; }
 code { background: #f4f4f4; padding: 0 0.2em; }
 """
@@ -148,8 +152,23 @@ code { background: #f4f4f4; padding: 0 0.2em; }
 LEGEND = (
     '<p class="legend"><span class="swatch-tested">── tested transition (solid black)</span>'
     '<span class="swatch-untested">- - untested transition (red, dashed, bold, label '
-    "ends in “✗ untested”)</span></p>"
+    "ends in “✗ untested”)</span>"
+    '<span class="swatch-unexercised">state in a configuration with an event never sent there '
+    "(orange, dotted outline; the pairs are listed below)</span></p>"
 )
+
+_NODE = re.compile(r'<g id="(node\d+)" class="node">\s*<title>s(\d+)</title>')
+
+
+def _mark_states(svg: str, states: frozenset[int]) -> str:
+    """Add the class `unexercised` to the SVG groups of `states` (titled `s<id>`)."""
+
+    def mark(match: re.Match[str]) -> str:
+        if int(match.group(2)) not in states:
+            return match.group(0)
+        return match.group(0).replace('class="node"', 'class="node unexercised"', 1)
+
+    return _NODE.sub(mark, svg)
 
 
 def _diagram(coverage: ChartCoverage) -> str:
@@ -164,12 +183,12 @@ def _diagram(coverage: ChartCoverage) -> str:
         svg = render(dot, "svg", what=coverage.name).decode()
     except LayoutError as exc:
         return f"<p>(no diagram: {html.escape(str(exc))})</p>"
-    return svg[svg.find("<svg") :]
+    return _mark_states(svg[svg.find("<svg") :], coverage.unexercised)
 
 
 def _path(path: list[str] | None) -> str:
     if path is None:
-        return "no path: no reachable configuration selects it"
+        return "no path: no reachable configuration selects it (see `statekit lint`)"
     if not path:
         return "from the initial state"
     return "path: " + " → ".join(f"<code>{html.escape(e)}</code>" for e in path)
@@ -194,6 +213,31 @@ def _missing_item(metric: str, item: dict[str, Any]) -> str:
             f"{{{html.escape(where)}}}, never tried: {html.escape(untried)}"
         )
     return f'<li class="missing-{metric}">✗ {what} — {_path(item.get("path"))}</li>'
+
+
+# Once the page has laid out, it records what it drew in `<body data-rendered>` (one
+# object per chart: the diagram's size, the marked edges and states and their stroke):
+# a headless browser's DOM dump then shows that the diagrams render and are marked.
+CHECK_SCRIPT = """
+addEventListener("load", () => {
+  const charts = [...document.querySelectorAll("section.chart")].map((section) => {
+    const svg = section.querySelector(".diagram svg");
+    const box = svg ? svg.getBBox() : { width: 0, height: 0 };
+    const edge = section.querySelector("g.edge.untested path");
+    const node = section.querySelector("g.node.unexercised path, g.node.unexercised polygon");
+    return {
+      chart: section.id,
+      width: Math.round(box.width),
+      height: Math.round(box.height),
+      untested: section.querySelectorAll("g.edge.untested").length,
+      unexercised: section.querySelectorAll("g.node.unexercised").length,
+      untested_stroke: edge ? getComputedStyle(edge).stroke : null,
+      unexercised_dash: node ? getComputedStyle(node).strokeDasharray : null,
+    };
+  });
+  document.body.dataset.rendered = JSON.stringify(charts);
+});
+"""
 
 
 def html_page(charts: dict[str, ChartCoverage]) -> str:
@@ -230,6 +274,7 @@ def html_page(charts: dict[str, ChartCoverage]) -> str:
             else:
                 parts.append("<p>✓ nothing missing</p>")
         parts.append("</section>")
+    parts.append(f"<script>{CHECK_SCRIPT}</script>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
