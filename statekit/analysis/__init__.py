@@ -23,10 +23,12 @@ Modules:
 - `static`: facts from the chart alone (mentioned events, the regions that own an event,
   shadowed alternatives);
 - `report`: how findings describe configurations, transitions and paths;
-- `explain`, `paths`: the data behind `statekit explain` and `statekit paths`.
+- `explain`, `paths`: the data behind `statekit explain` and `statekit paths`;
+- `races`: pairs of events whose order of arrival changes the answer (`find_races`),
+  behind `statekit races` and the race rules.
 
 The lint rules that use it live in `statekit.lint.rules` (unreachable-state,
 dead-state, no-final-path, undefined-pair, shadowed-reject, region-reset,
 shadowed-transition, conflicting-transitions, invariant-violation,
-unreachable-transition, analysis-limit).
+unreachable-transition, undecided-race, stale-race-decision, analysis-limit).
 """

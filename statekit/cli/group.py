@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("statekit.cli.lint_commands", "rules"),
     "explain": ("statekit.cli.analysis_commands", "explain_command"),
     "paths": ("statekit.cli.analysis_commands", "paths_command"),
+    "races": ("statekit.cli.race_commands", "races_command"),
     "render": ("statekit.cli.render_commands", "render_command"),
     "docs": ("statekit.cli.render_commands", "docs_command"),
     "run": ("statekit.cli.runner_commands", "run_command"),

@@ -238,6 +238,37 @@ class LintSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class Producer:
+    """One entry of `producers:`: a sender and the events it sends, in the order it sends
+    them (events of one producer never race with each other)."""
+
+    name: str
+    events: tuple[str, ...]
+    span: SourceSpan
+
+
+@dataclass(frozen=True, slots=True)
+class RaceDecision:
+    """One entry of `races:`: the author's statement of who wins a race and why.
+
+    `events` are the two event names as written; `state` the state the
+    decision is limited to (`in:`), resolved to an id, or None when there is no
+    `in:` or it names no state (`state_ref` keeps what was written; the
+    stale-race-decision rule reports unknown names). `span` is the entry's
+    key, `event_spans` the two event names, `state_span` the `in:` value.
+    """
+
+    name: str
+    events: tuple[str, str]
+    decision: str
+    state_ref: str | None
+    state: int | None
+    span: SourceSpan
+    event_spans: tuple[SourceSpan, SourceSpan]
+    state_span: SourceSpan | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RedactedFields:
     """The fields whose values evidence, logs and `repr(state)` show as `REDACTED`.
 
@@ -279,6 +310,8 @@ class CompiledChart:
     span: SourceSpan
     redacted: RedactedFields = field(default_factory=RedactedFields)
     digest: str = field(default="")
+    producers: tuple[Producer, ...] = ()
+    races: tuple[RaceDecision, ...] = ()
 
     @property
     def root(self) -> StateNode:

@@ -1,8 +1,9 @@
 """The IR as canonical JSON (`statekit compile`) and the chart digest.
 
-The digest hashes the canonical form without source positions, file name and
-descriptions: editing comments, layout or documentation does not make a new
-chart version, while any change to behaviour does.
+The digest hashes the canonical form without source positions, file name,
+descriptions, producers and race decisions: editing comments, layout or
+documentation does not make a new chart version, while any change to
+behaviour does.
 """
 
 from __future__ import annotations
@@ -152,6 +153,21 @@ def chart_to_json(chart: CompiledChart, *, positions: bool = True) -> dict[str, 
         out["file"] = chart.file
         out["description"] = chart.description
         out["digest"] = chart.digest
+        out.update(_concurrency(chart))
+    return out
+
+
+def _concurrency(chart: CompiledChart) -> dict[str, Any]:
+    """`producers` and `races` (when declared): they change no answer, so they are not
+    part of the digest's form."""
+    out: dict[str, Any] = {}
+    if chart.producers:
+        out["producers"] = {p.name: list(p.events) for p in chart.producers}
+    if chart.races:
+        out["races"] = {
+            r.name: {"events": list(r.events), "in": r.state, "decision": r.decision}
+            for r in chart.races
+        }
     return out
 
 

@@ -41,6 +41,8 @@ from statekit.lint.rules import (
     region_reset,
     shadowed_reject,
     shadowed_transition,
+    stale_race_decision,
+    undecided_race,
     undefined_pair,
     unreachable_state,
     unreachable_transition,
@@ -75,6 +77,8 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     conflicting_transitions,
     invariant_violation,
     unreachable_transition,
+    undecided_race,
+    stale_race_decision,
     analysis_limit,
 )
 

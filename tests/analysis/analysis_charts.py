@@ -28,6 +28,8 @@ ANALYSIS_SLUGS = frozenset(
         "conflicting-transitions",
         "invariant-violation",
         "unreachable-transition",
+        "undecided-race",
+        "stale-race-decision",
         "analysis-limit",
     }
 )

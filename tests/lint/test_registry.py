@@ -69,6 +69,8 @@ def test_default_severities() -> None:
         "unreachable-transition",
         "shadowed-reject",
         "region-reset",
+        "undecided-race",
+        "stale-race-decision",
     }
 
 

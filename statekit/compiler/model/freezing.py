@@ -24,6 +24,8 @@ from statekit.compiler.ir import (
     HistoryKind,
     Invariant,
     LintSettings,
+    Producer,
+    RaceDecision,
     StateKind,
     StateNode,
     Transition,
@@ -78,6 +80,8 @@ class ResolvedModel:
     guards: Mapping[str, GuardDecl]
     invariants: tuple[Invariant, ...]
     lint: LintSettings
+    producers: tuple[Producer, ...] = ()
+    races: tuple[RaceDecision, ...] = ()
 
 
 def freeze(model: ResolvedModel) -> CompiledChart:
@@ -104,6 +108,8 @@ def freeze(model: ResolvedModel) -> CompiledChart:
         lint=model.lint,
         span=model.root.span,
         redacted=redacted_fields(model.context, model.events, states, transitions),
+        producers=model.producers,
+        races=model.races,
     )
     return replace(chart, digest=chart_digest(chart))
 

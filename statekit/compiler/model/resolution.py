@@ -24,6 +24,7 @@ from statekit.compiler.ir import (
     StateKind,
     TransitionKind,
 )
+from statekit.compiler.model.concurrency import compile_producers, compile_races
 from statekit.compiler.model.declarations import (
     DEFAULT_GUARD_REASON,
     mapping_items,
@@ -114,6 +115,10 @@ class _Resolver:
             self.root_node.get("invariants"), scope, self.resolve_activatable
         )
         self.problems.extend(invariants.problems)
+        producers = compile_producers(
+            self.root_node.get("producers"), self.events, self._unknown_event
+        )
+        races = compile_races(self.root_node.get("races"), self.resolve_activatable)
         for guard_name in self.guards:
             if guard_name not in self.used_guards:
                 self._check_unused_guard(guard_name)
@@ -132,6 +137,8 @@ class _Resolver:
             guards=self.guards,
             invariants=invariants.invariants,
             lint=lint,
+            producers=producers,
+            races=races,
         )
 
     def _error(self, slug: str, message: str, span: SourceSpan, *notes: str) -> None:

@@ -208,6 +208,9 @@ def _explain(error: ValidationError, root: Node) -> Iterator[_Problem]:
         yield problem(
             f"{where.subject()} must be at least {error.validator_value}, got {error.instance}"
         )
+    elif keyword in ("minItems", "maxItems") and here.get("minItems") == here.get("maxItems"):
+        count = len(error.instance) if isinstance(error.instance, list) else 0
+        yield problem(f"{where.subject()} lists exactly {here['minItems']} items, got {count}")
     elif keyword in ("minLength", "minItems"):
         yield problem(f"{where.subject()} must not be empty")
     elif keyword in ("minProperties", "maxProperties"):

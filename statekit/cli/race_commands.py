@@ -1,0 +1,95 @@
+"""`statekit races FILE...`: every pair of events whose order of arrival changes the answer.
+
+For each chart: the configurations where two events of different producers
+(or of no declared one) are order-sensitive, both orders' outcomes, the
+data-guard outcomes assumed, and whether a `races:` entry decides the race
+(`statekit.analysis.races`). Exit codes as `statekit lint`: 0 when every race
+is decided, 1 when one is not (or a chart does not compile, or an
+exploration hit its bound, so a race may be missing), 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from statekit.analysis.options import ExplorationOptions
+from statekit.analysis.races import RaceReport, find_races
+from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
+from statekit.cli.progress import (
+    max_configurations_option,
+    skip_final_collection,
+    terminal_progress,
+)
+from statekit.compiler.pipeline import compile_file
+from statekit.lint.formats import format_diagnostics
+from statekit.lint.registry import rule_infos
+
+
+@click.command("races")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: each race with both orders' outcomes; json: a list with one object per "
+    "pair of events and configuration.",
+)
+def races_command(files: tuple[str, ...], output_format: str, max_configurations: int) -> None:
+    """Every race: pairs of events whose order of arrival changes the answer, where, both
+    orders' outcomes, and whether `races:` decides it."""
+    options = ExplorationOptions(max_configurations=max_configurations, progress=terminal_progress)
+    reports: list[RaceReport] = []
+    failed = False
+    for file in files:
+        result = compile_file(file)
+        if result.chart is None:
+            click.echo(
+                format_diagnostics("text", result.diagnostics, rule_infos()), nl=False, err=True
+            )
+            failed = True
+            continue
+        report = find_races(result.chart, options)
+        for limit in report.limits[:1]:
+            click.echo(f"statekit: {file}: {limit.message}; races past it are not listed", err=True)
+            failed = True
+        reports.append(report)
+    if output_format == "json":
+        data = [item for report in reports for item in report.to_json()]
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        click.echo("\n".join(line for report in reports for line in _text(report)))
+    undecided = any(report.undecided for report in reports)
+    skip_final_collection()
+    sys.exit(EXIT_FINDINGS if failed or undecided else EXIT_CLEAN)
+
+
+def _text(report: RaceReport) -> list[str]:
+    chart = report.chart
+    out = [f"{chart.file}: {chart.name}"]
+    for race in report.races:
+        a, b = race.events
+        pa, pb = (p or "no producer" for p in race.producers)
+        verdict = f"decided by '{race.decision.name}'" if race.decision is not None else "UNDECIDED"
+        out.append(
+            f"  {a} ({pa}) and {b} ({pb}) race in {{{', '.join(race.configuration)}}}: {verdict}"
+        )
+        first, second = race.orders
+        out.append(f"    {a} then {b}: {first.text()}")
+        out.append(f"    {b} then {a}: {second.text()}")
+        out.extend(f"      assuming {x.describe(chart)}" for x in race.assumptions)
+        out.append("    path: " + (", ".join(race.path) if race.path else "(the start)"))
+    pairs = len({race.events for race in report.races})
+    out.append(
+        f"  {len(report.races)} race(s) of {pairs} pair(s) of events, "
+        f"{len(report.undecided)} undecided"
+        + ("" if report.complete else " (incomplete: the exploration hit a bound)")
+    )
+    return out
+
+
+races_command.params.append(max_configurations_option())

@@ -1,0 +1,142 @@
+"""`statekit races` as a user runs it: text, the JSON shape, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+POLICIES = ROOT / "tests" / "analysis" / "fixtures" / "races"
+LESSON = """\
+statechart: lesson
+events: {TaskCompleted: {}, TaskCancelled: {}}
+producers: {worker: [TaskCompleted], user: [TaskCancelled]}
+initial: running
+states:
+  running: {on: {TaskCompleted: completed, TaskCancelled: cancelled}}
+  completed: {final: true}
+  cancelled: {final: true}
+"""
+DECIDED = LESSON + (
+    "races: {complete_vs_cancel: {events: [TaskCancelled, TaskCompleted], "
+    "decision: First to commit wins.}}\n"
+)
+
+
+def statekit(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """Run the real command in a fresh process."""
+    return subprocess.run(
+        [sys.executable, "-m", "statekit.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def write(tmp_path: Path, text: str, name: str = "chart.yaml") -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_an_undecided_race_exits_1_and_shows_both_orders(tmp_path: Path) -> None:
+    done = statekit("races", write(tmp_path, LESSON))
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1:5] == [
+        "  TaskCompleted (worker) and TaskCancelled (user) race in {running}: UNDECIDED",
+        "    TaskCompleted then TaskCancelled: TaskCompleted APPLIED, then TaskCancelled "
+        "REJECTED TERMINAL_STATE → {completed}",
+        "    TaskCancelled then TaskCompleted: TaskCancelled APPLIED, then TaskCompleted "
+        "REJECTED TERMINAL_STATE → {cancelled}",
+        "    path: (the start)",
+    ]
+    assert lines[-1] == "  1 race(s) of 1 pair(s) of events, 1 undecided"
+
+
+def test_the_json_shape(tmp_path: Path) -> None:
+    done = statekit("races", write(tmp_path, DECIDED), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    (race,) = json.loads(done.stdout)
+    assert race == {
+        "chart": "lesson",
+        "file": str(tmp_path / "chart.yaml"),
+        "events": ["TaskCompleted", "TaskCancelled"],
+        "producers": ["worker", "user"],
+        "configuration": ["running"],
+        "path": [],
+        "decided": True,
+        "decision": {"name": "complete_vs_cancel", "text": "First to commit wins."},
+        "orders": [
+            {
+                "events": ["TaskCompleted", "TaskCancelled"],
+                "answers": [
+                    {"event": "TaskCompleted", "status": "APPLIED", "reason": None},
+                    {"event": "TaskCancelled", "status": "REJECTED", "reason": "TERMINAL_STATE"},
+                ],
+                "configuration": ["completed"],
+                "assumptions": [],
+            },
+            {
+                "events": ["TaskCancelled", "TaskCompleted"],
+                "answers": [
+                    {"event": "TaskCancelled", "status": "APPLIED", "reason": None},
+                    {"event": "TaskCompleted", "status": "REJECTED", "reason": "TERMINAL_STATE"},
+                ],
+                "configuration": ["cancelled"],
+                "assumptions": [],
+            },
+        ],
+        "assumptions": [],
+    }
+
+
+def test_several_files_in_one_list_and_assumptions_named() -> None:
+    files = [str(POLICIES / "completion_wins.yaml"), "machines/payment.yaml"]
+    done = statekit("races", *files, "--format", "json")
+    assert done.returncode == 1  # payment.yaml decides none of its races
+    data = json.loads(done.stdout)
+    assert {item["chart"] for item in data} == {"completion_wins", "payment"}
+    assert all(len(item["orders"]) == 2 for item in data)
+    assert all(item["orders"][0]["events"] == item["events"] for item in data)
+    assert any("guard positive_amount" in a for item in data for a in item["assumptions"])
+
+
+def test_every_race_decided_exits_0() -> None:
+    done = statekit("races", *sorted(str(p) for p in POLICIES.glob("*.yaml")))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "UNDECIDED" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("races",),
+        ("races", "missing.yaml"),
+        ("races", "machines/task.yaml", "--format", "xml"),
+        ("races", "machines/task.yaml", "--max-configurations", "0"),
+    ],
+    ids=["no file", "missing file", "unknown format", "bad bound"],
+)
+def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
+    done = statekit(*args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_chart_that_does_not_compile_exits_1_with_its_diagnostics(tmp_path: Path) -> None:
+    done = statekit("races", write(tmp_path, LESSON.replace("worker: [", "worker: [Nope, ")))
+    assert done.returncode == 1
+    assert "unknown-event" in done.stderr and "'Nope'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_exploration_past_its_bound_exits_1_saying_so(tmp_path: Path) -> None:
+    done = statekit("races", write(tmp_path, DECIDED), "--max-configurations", "1")
+    assert done.returncode == 1
+    assert "races past it are not listed" in done.stderr
