@@ -133,5 +133,11 @@ def test_marks_are_readable_without_colour(report: Path) -> None:
         "rejection",
         "<code>LOCKED</code> — path: <code>LOCK</code> → <code>OPEN</code>",
     ) in missing
-    assert {kind for kind, _ in missing} == {"transition", "classification", "rejection"}
-    assert "✓ nothing missing" in door  # race coverage of a chart without races
+    assert {kind for kind, _ in missing} == {"transition", "classification", "rejection", "race"}
+    assert (
+        "race",
+        "<code>OPEN</code> / <code>LOCK</code> in {closed}, never tried: OPEN then LOCK;"
+        " LOCK then OPEN — from the initial state",
+    ) in missing
+    full = page[page.index('<section class="chart" id="full">') :]
+    assert full.count("✓ nothing missing") == 4

@@ -1,14 +1,16 @@
-"""The races race coverage counts: order-sensitive event pairs of the analysis.
+"""The races race coverage counts: the order-sensitive event pairs of the analysis.
 
 `races_of` reads them from `statekit.analysis.races` (the data behind
-`statekit races`); each is a pair of events and the configuration from which
-both orders can be delivered.
+`statekit races`): each is a pair of events and the configuration from which
+both orders can be delivered; it is covered when the run delivered both orders
+from that configuration, one event right after the other.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from statekit.analysis import races
 from statekit.analysis.exploration import Exploration
 
 
@@ -24,5 +26,8 @@ class RaceTarget:
 
 
 def races_of(exploration: Exploration) -> tuple[RaceTarget, ...]:
-    """The races of the explored chart (none until the analysis finds races)."""
-    return ()
+    """The races of the explored chart, in the order `statekit races` lists them."""
+    return tuple(
+        RaceTarget(race.events, race.active, race.decided, race.path)
+        for race in races.races_of(exploration).races
+    )
