@@ -242,3 +242,31 @@ def test_results_of_the_durable_runner_count(pytester: pytest.Pytester) -> None:
         "UNDEFINED_TRANSITION",
         "UNKNOWN_EVENT",
     ]
+
+
+INLINE_SUITE = '''
+from statekit.compiler.pipeline import compile_source
+from statekit.engine.chart import Chart
+
+DOOR = """{door}"""
+OTHER = DOOR.replace("statechart: door", "statechart: other").replace("LOCKED", "SHUT")
+
+def test_inline():
+    door = Chart(compile_source(DOOR, "elsewhere.yaml").chart)
+    door.send(door.start(), "LOCK")
+    other = Chart(compile_source(OTHER, "other.yaml").chart)
+    other.send(other.start(), "OPEN")
+'''
+
+
+def test_the_same_chart_compiled_from_text_counts_and_others_are_not_kept(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makefile(".yaml", **{"charts/door": textwrap.dedent(DOOR)})
+    pytester.makepyfile(test_inline=INLINE_SUITE.replace("{door}", textwrap.dedent(DOOR)))
+    result, report = _report(pytester, "--statekit-cov=charts")
+    assert result.ret == 0, result.stdout.str()
+    assert list(report["charts"]) == ["door"]
+    assert report["charts"]["door"]["transition"]["missing"][0]["label"].startswith(
+        "'closed' --OPEN--> 'open'"
+    )

@@ -63,7 +63,7 @@ class CoveragePlugin:
 
     def __init__(self, config: pytest.Config) -> None:
         from statekit.testing.coverage.recorder import Recorder
-        from statekit.testing.coverage.report import ThresholdError, parse_thresholds
+        from statekit.testing.coverage.report import ThresholdError, digests, parse_thresholds
 
         values: list[str | bool] = config.getoption("statekit_cov")
         paths = [str(v) for v in values if v is not True]
@@ -84,7 +84,8 @@ class CoveragePlugin:
         for path in self.paths or ():
             if not Path(path).exists():
                 raise pytest.UsageError(f"--statekit-cov: {path!r} does not exist")
-        self.recorder: Recorder = Recorder()
+        # with paths, only their charts are recorded (the suite may load thousands)
+        self.recorder: Recorder = Recorder(None if self.paths is None else digests(self.paths))
         self.charts: dict[str, ChartCoverage] = {}
         self.notes: list[str] = []
         self.failed: list[str] = []

@@ -38,9 +38,11 @@ class ChartRecord:
 
 
 class Recorder:
-    """An observer (`statekit.engine.observers.Observer`) that fills `ChartRecord`s."""
+    """An observer (`statekit.engine.observers.Observer`) that fills `ChartRecord`s;
+    with `only`, of the charts of those digests only (the others are not kept)."""
 
-    def __init__(self) -> None:
+    def __init__(self, only: frozenset[str] | None = None) -> None:
+        self.only = only
         self.charts: dict[str, ChartRecord] = {}
         self._after: dict[int, tuple[State, frozenset[int], str]] = {}
         self._instances: dict[tuple[str, str], tuple[frozenset[int], str]] = {}
@@ -51,6 +53,8 @@ class Recorder:
         tables = owner.tables
         record = self.charts.get(tables.digest)
         if record is None:
+            if self.only is not None and tables.digest not in self.only:
+                return
             record = self.charts[tables.digest] = ChartRecord(tables.chart)
         record.events += 1
         if result.status is Status.APPLIED:

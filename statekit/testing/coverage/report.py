@@ -39,6 +39,16 @@ def chart_files(paths: Iterable[str | Path]) -> list[Path]:
     return sorted(found)
 
 
+def digests(paths: Sequence[str | Path]) -> frozenset[str]:
+    """The digests of the charts under `paths` that compile (what `collect` will measure)."""
+    found = set()
+    for file in chart_files(paths):
+        compiled = compile_file(file)
+        if compiled.chart is not None:
+            found.add(Chart(compiled.chart).digest)
+    return frozenset(found)
+
+
 def collect(
     recorder: Recorder, paths: Sequence[str | Path] | None = None
 ) -> tuple[dict[str, ChartCoverage], list[str]]:
