@@ -123,3 +123,27 @@ def test_fail_under_race(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--statekit-cov=charts", "--statekit-cov-fail-under=race:100")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["  lesson: race coverage 0.0% is below 100%"])
+
+
+REUSED_INSTANCE_ID = """
+import statekit
+from statekit.runner.runner import Runner
+from statekit.runner.store import open_store
+
+def test_first_store(tmp_path):
+    runner = Runner(statekit.load("charts/lesson.yaml"), open_store(f"sqlite:///{tmp_path}/a.db"))
+    runner.create("t1")
+    runner.apply("t1", "e1", "CancellationRequested")
+
+def test_second_store(tmp_path):
+    runner = Runner(statekit.load("charts/lesson.yaml"), open_store(f"sqlite:///{tmp_path}/b.db"))
+    runner.create("t1")
+    runner.apply("t1", "e1", "TaskCompleted")
+"""
+
+
+def test_an_instance_id_reused_in_another_store_is_another_history(
+    pytester: pytest.Pytester,
+) -> None:
+    race = _race(pytester, test_one=ONE_ORDER, test_reused=REUSED_INSTANCE_ID)
+    assert race["covered"] == 0

@@ -6,7 +6,8 @@ the (configuration, event) pairs classified, the rejection reasons seen, and the
 two-event sequences delivered one right after the other from one configuration
 (for race coverage: "A then B from C"). A sequence is followed through the
 state objects (`chart.send(r.state, ...)` after `r = chart.send(s, ...)`) and,
-for the durable runner, through the instance ID.
+for the durable runner, through the instance ID (when the instance's state is the
+one its previous event left).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class Recorder:
         self.only = only
         self.charts: dict[str, ChartRecord] = {}
         self._after: dict[int, tuple[State, frozenset[int], str]] = {}
-        self._instances: dict[tuple[str, str], tuple[frozenset[int], str]] = {}
+        self._instances: dict[tuple[str, str], tuple[State, frozenset[int], str]] = {}
 
     def __call__(
         self, owner: TablesOwner, before: State | None, result: Result, instance: str | None
@@ -70,9 +71,11 @@ class Recorder:
         if instance is not None:
             key = (tables.digest, instance)
             previous = self._instances.get(key)
-            if previous is not None:
-                record.sequences.add((previous[0], previous[1], event))
-            self._instances[key] = (ids, event)
+            # the instance's state must be the one its previous event left (another
+            # test may reuse the instance ID in another store)
+            if previous is not None and previous[0] == before:
+                record.sequences.add((previous[1], previous[2], event))
+            self._instances[key] = (result.state, ids, event)
             return
         earlier = self._after.get(id(before))
         if earlier is not None and earlier[0] is before:
