@@ -270,3 +270,20 @@ def test_the_same_chart_compiled_from_text_counts_and_others_are_not_kept(
     assert report["charts"]["door"]["transition"]["missing"][0]["label"].startswith(
         "'closed' --OPEN--> 'open'"
     )
+
+
+@pytest.mark.parametrize(
+    ("paths", "charts"),
+    [
+        (["charts/door.yaml"], ["door"]),
+        (["charts/unused.yaml"], ["unused"]),
+        (["charts/door.yaml", "charts/unused.yaml"], ["door", "unused"]),
+        (["charts", "charts/door.yaml"], ["door", "unused"]),  # a file named twice counts once
+    ],
+)
+def test_paths_may_be_files_and_repeat(
+    suite: pytest.Pytester, paths: list[str], charts: list[str]
+) -> None:
+    result, report = _report(suite, *(f"--statekit-cov={p}" for p in paths))
+    assert result.ret == 0
+    assert sorted(report["charts"]) == charts
