@@ -30,7 +30,7 @@ ALLOWED: dict[str, set[str]] = {
     "lint": {"compiler", "engine", "analysis"},
     "diagrams": {"compiler"},
     "runner": {"compiler", "engine"},
-    "testing": {"compiler", "engine", "runner"},
+    "testing": {"compiler", "engine", "runner", "analysis", "diagrams"},
     "api": {"compiler", "engine"},
     "lsp": {"compiler", "engine", "analysis", "lint"},
     "cli": {

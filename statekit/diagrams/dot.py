@@ -23,6 +23,10 @@ from statekit.diagrams.views import EdgeKind, View, ViewEdge
 
 FONT = "Helvetica"
 WRAP = 36
+UNTESTED_MARK = "✗ untested"
+"""The last label line of a marked (untested) transition: readable without colour."""
+MARKED_EDGE = 'class="untested", color="#c62828", fontcolor="#c62828", style="dashed,bold"'
+"""The attributes of a marked edge."""
 NOTE_WRAP = 64
 CELL = '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0">'
 TABLE = '<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">'
@@ -82,8 +86,16 @@ def _transition_line(t: DTransition, recurring: bool) -> str:
 
 
 class _Writer:
-    def __init__(self, view: View, wrap: int, classifications: bool, invariants: bool) -> None:
+    def __init__(
+        self,
+        view: View,
+        wrap: int,
+        classifications: bool,
+        invariants: bool,
+        marked: frozenset[int] = frozenset(),
+    ) -> None:
         self.view, self.d, self.wrap = view, view.diagram, wrap
+        self.marked = marked
         self.classifications, self.invariants = classifications, invariants
         self.out: list[str] = []
         # Labelled edges go through a small text node, so that dot places labels like
@@ -137,7 +149,14 @@ class _Writer:
         first = html(lines[0])
         if lines[0] == trigger or lines[0].startswith(trigger + " "):
             first = f"<B>{html(trigger)}</B>{html(lines[0][len(trigger) :])}"
-        return "<" + "<BR/>".join([first, *(html(x) for x in lines[1:])]) + ">"
+        rest = [html(x) for x in lines[1:]]
+        if self.is_marked(edge):
+            rest.append(f"<I>{UNTESTED_MARK}</I>")
+        return "<" + "<BR/>".join([first, *rest]) + ">"
+
+    def is_marked(self, edge: ViewEdge) -> bool:
+        """Whether the edge draws a transition in `marked` (an untested one)."""
+        return edge.kind is not EdgeKind.INITIAL and any(t in self.marked for t in edge.transitions)
 
     # -- graph -----------------------------------------------------------
     def node(self, state: DState, indent: str) -> None:
@@ -225,9 +244,10 @@ class _Writer:
 
     def label_nodes(self, container: int | None, indent: str) -> None:
         for name, edge in self.labels_in.get(container, ()):
+            colour = ', class="untested", fontcolor="#c62828"' if self.is_marked(edge) else ""
             self.out.append(
                 f'{indent}{name} [shape=plaintext, margin="0.08,0.05", height=0, width=0, '
-                f"label={self.edge_label(edge)}];"
+                f"label={self.edge_label(edge)}{colour}];"
             )
 
     def container(self, edge: ViewEdge) -> int | None:
@@ -270,6 +290,8 @@ class _Writer:
             common.append("constraint=false")
         if edge.stub_source or edge.stub_target:
             common.append('color="#777777"')
+        if self.is_marked(edge):
+            common.append(MARKED_EDGE)
         if index in self.label_node:
             inner = self.container(edge)
             name = self.label_node[index]
@@ -375,7 +397,14 @@ class _Writer:
 
 
 def to_dot(
-    view: View, *, wrap: int = WRAP, classifications: bool = True, invariants: bool = True
+    view: View,
+    *,
+    wrap: int = WRAP,
+    classifications: bool = True,
+    invariants: bool = True,
+    marked: frozenset[int] = frozenset(),
 ) -> str:
-    """The DOT text of one view: same view, same bytes."""
-    return _Writer(view, wrap, classifications, invariants).write()
+    """The DOT text of one view: same view, same bytes. Edges drawing a transition of
+    `marked` (the coverage report's untested ones) are drawn red, dashed and thick, in
+    the SVG class `untested`, their label ending in `UNTESTED_MARK`."""
+    return _Writer(view, wrap, classifications, invariants, marked).write()

@@ -18,9 +18,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from statekit.compiler.ir import CompiledChart
+from statekit.engine import observers
 from statekit.engine.algorithm import initial_macrostep
 from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
+from statekit.engine.observers import installed as _observers
 from statekit.engine.replay import EventLike, ReplayResult, fold
 from statekit.engine.result import Result
 from statekit.engine.state import State
@@ -112,9 +114,12 @@ class Chart:
             raise StartError(f"invariant '{broken}' does not hold in the initial state")
         state = State(run.configuration, run.context, run.history)
         shown = {k: v for k, v in ctx.items() if k not in tables.secret_context}
-        return applied_result(
+        result = applied_result(
             tables, None, START_EVENT, shown, event_id, state, run.emitted, run.trace
         )
+        if _observers:
+            observers.notify(self, None, result)
+        return result
 
     def start(self, context: Mapping[str, Any] | None = None) -> State:
         """The initial state; `context` overrides declared defaults (type-checked).
@@ -136,8 +141,12 @@ class Chart:
         *,
         event_id: str | None = None,
     ) -> Result:
-        """Classify and apply one event (see `statekit.engine.step`)."""
-        return step(self._tables, state, event_type, payload, event_id)
+        """Classify and apply one event (see `statekit.engine.step`); installed observers
+        (`statekit.engine.observers`) see the result."""
+        result = step(self._tables, state, event_type, payload, event_id)
+        if _observers:
+            observers.notify(self, state, result)
+        return result
 
     def replay(self, events: Iterable[EventLike], *, state: State | None = None) -> ReplayResult:
         """Fold a history from `state` (default: `start()`); stops at the first rejection."""

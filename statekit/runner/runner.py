@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from statekit.compiler.serialize import canonical_json
+from statekit.engine import observers
 from statekit.engine.chart import START_EVENT, Chart
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
@@ -183,7 +184,7 @@ class Runner:
         """
         check_instance_id(instance_id)
         command = make_command(event_id, type, payload, expected_version, sequence, after_conflict)
-        with self.store.write():
+        with self.store.write(), observers.instance_scope(instance_id):
             row = self.store.instance(instance_id, event_id, lock=True)
             if row is None:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
@@ -210,7 +211,7 @@ class Runner:
             )
             for c in commands
         ]
-        with self.store.write():
+        with self.store.write(), observers.instance_scope(instance_id):
             row = self.store.instance(instance_id, lock=True)
             if row is None:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")

@@ -1,5 +1,29 @@
 """statekit.testing: helpers for tests and benchmarks, never needed to run charts.
 
-`postgres_server` starts a throwaway PostgreSQL server on loopback
-(`ThrowawayPostgres`), for the runner's tests and benchmarks.
+- `paths(chart)` (`model_paths`): the covering paths of a chart as data, for
+  model-based tests that parametrize over them (`CoveringPath`);
+- `coverage`: the pytest plugin `--statekit-cov` (transition, classification,
+  rejection and race coverage of a test run; see docs/testing.md);
+- `postgres_server` starts a throwaway PostgreSQL server on loopback
+  (`ThrowawayPostgres`), for the runner's tests and benchmarks.
+
+Names are imported on first use: the pytest plugin loads this package in every
+pytest run, whether coverage is on or not.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from statekit.testing.model_paths import CoveringPath, PathsError, paths
+
+__all__ = ["CoveringPath", "PathsError", "paths"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from statekit.testing import model_paths
+
+        return getattr(model_paths, name)
+    raise AttributeError(f"module 'statekit.testing' has no attribute {name!r}")

@@ -1,0 +1,80 @@
+"""Observers of classified results: code that wants to see every event a chart classifies.
+
+    from statekit.engine.observers import observing
+
+    seen = []
+    with observing(lambda chart, before, result, instance: seen.append(result)):
+        chart.send(chart.start(), "START")
+
+An observer is called after every `Chart.send` (so after every event the durable
+runner, `Chart.replay` or a test simulator classifies) and after
+`Chart.initialize` (`before` is None then), with the chart, the state the event
+was sent to, the `Result`, and the instance ID when the durable runner applies
+the event (None otherwise). It must not raise and must not change anything it is
+given. With no observer installed the step pays one check of an empty list.
+
+The test-coverage plugin (`statekit.testing.coverage`) is the observer statekit
+ships; nothing in the engine depends on what an observer does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from statekit.engine.result import Result
+    from statekit.engine.state import State
+    from statekit.engine.tables import TablesOwner
+
+Observer = Callable[["TablesOwner", "State | None", "Result", "str | None"], None]
+"""`observer(chart, before, result, instance)`; see the module docstring (`chart` is
+the `Chart`, typed by what it offers: `chart.tables.chart` is its IR)."""
+
+installed: list[Observer] = []
+"""The observers called after each step, in installation order. Changed in place only
+(`install`, `uninstall`): `Chart` reads this very list on its hot path."""
+
+_instance: str | None = None
+
+
+def install(observer: Observer) -> None:
+    """Call `observer` after every step from now on (until `uninstall`)."""
+    installed.append(observer)
+
+
+def uninstall(observer: Observer) -> None:
+    """Stop calling `observer` (its last installation); nothing when it is not installed."""
+    for i in range(len(installed) - 1, -1, -1):
+        if installed[i] is observer:
+            del installed[i]
+            return
+
+
+@contextmanager
+def observing(observer: Observer) -> Iterator[Observer]:
+    """`install(observer)` for the duration of a `with` block."""
+    install(observer)
+    try:
+        yield observer
+    finally:
+        uninstall(observer)
+
+
+@contextmanager
+def instance_scope(instance_id: str) -> Iterator[None]:
+    """Steps inside the block belong to the durable instance `instance_id` (the runner
+    wraps each `apply` in it, so that observers can follow one instance's history)."""
+    global _instance
+    outer, _instance = _instance, instance_id
+    try:
+        yield
+    finally:
+        _instance = outer
+
+
+def notify(chart: TablesOwner, before: State | None, result: Result) -> None:
+    """Call every installed observer with one classified result."""
+    for observer in tuple(installed):
+        observer(chart, before, result, _instance)

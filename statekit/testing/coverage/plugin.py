@@ -1,0 +1,156 @@
+"""The pytest plugin (entry point `pytest11`): statekit coverage of a test run.
+
+    pytest --statekit-cov                      # every chart loaded during the run
+    pytest --statekit-cov=machines/            # the charts under a path, loaded or not
+    pytest --statekit-cov=machines --statekit-cov-report=json:cov.json \\
+           --statekit-cov-report=html:build/cov --statekit-cov-fail-under=transition:100
+
+Off unless `--statekit-cov` is given; then an engine observer records every
+classified result (`Chart.send`, `Chart.initialize`, the durable runner's
+`apply`, anything else that sends through a `Chart`) until the run ends. This
+module imports the rest of statekit only when the plugin is on.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from statekit.testing.coverage.metrics import ChartCoverage
+    from statekit.testing.coverage.recorder import Recorder
+
+REPORT_KINDS = ("term", "json", "html")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """The plugin's options."""
+    group = parser.getgroup("statekit-cov", "statekit chart coverage")
+    group.addoption(
+        "--statekit-cov",
+        action="append",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="PATH",
+        dest="statekit_cov",
+        help="measure chart coverage: of every chart loaded (no PATH), or of the charts "
+        "under PATH (repeatable; charts never loaded are reported at 0%%)",
+    )
+    group.addoption(
+        "--statekit-cov-report",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        dest="statekit_cov_report",
+        help="report type: term (default), json:PATH, html:DIR (repeatable)",
+    )
+    group.addoption(
+        "--statekit-cov-fail-under",
+        default=None,
+        metavar="METRIC:PCT,...",
+        dest="statekit_cov_fail_under",
+        help="fail the run when a chart's coverage is below the bound, e.g. "
+        "transition:100,rejection:90,race:100",
+    )
+
+
+class CoveragePlugin:
+    """The active plugin: installs the recorder, reports and checks at the end."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        from statekit.testing.coverage.recorder import Recorder
+        from statekit.testing.coverage.report import ThresholdError, digests, parse_thresholds
+
+        values: list[str | bool] = config.getoption("statekit_cov")
+        paths = [str(v) for v in values if v is not True]
+        self.paths: list[str] | None = paths or None
+        self.reports: list[tuple[str, str | None]] = []
+        for text in config.getoption("statekit_cov_report") or ["term"]:
+            kind, _, where = text.partition(":")
+            if kind not in REPORT_KINDS or (kind != "term" and not where):
+                raise pytest.UsageError(
+                    f"--statekit-cov-report: {text!r} is not term, json:PATH or html:DIR"
+                )
+            self.reports.append((kind, where or None))
+        bounds = config.getoption("statekit_cov_fail_under")
+        try:
+            self.thresholds = parse_thresholds(bounds) if bounds else {}
+        except ThresholdError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        for path in self.paths or ():
+            if not Path(path).exists():
+                raise pytest.UsageError(f"--statekit-cov: {path!r} does not exist")
+        # with paths, only their charts are recorded (the suite may load thousands)
+        self.recorder: Recorder = Recorder(None if self.paths is None else digests(self.paths))
+        self.charts: dict[str, ChartCoverage] = {}
+        self.notes: list[str] = []
+        self.failed: list[str] = []
+        self.written: list[str] = []
+
+    def start(self) -> None:
+        """Install the recorder as an engine observer."""
+        from statekit.engine import observers
+
+        observers.install(self.recorder)
+
+    def stop(self) -> None:
+        """Uninstall it."""
+        from statekit.engine import observers
+
+        observers.uninstall(self.recorder)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Measure, write the reports, check the bounds (a failing bound fails the run)."""
+        from statekit.testing.coverage.report import collect, failures, to_json, write_html
+
+        self.stop()
+        self.charts, self.notes = collect(self.recorder, self.paths)
+        for kind, where in self.reports:
+            if kind == "json" and where is not None:
+                Path(where).parent.mkdir(parents=True, exist_ok=True)
+                Path(where).write_text(json.dumps(to_json(self.charts), indent=2) + "\n")
+                self.written.append(f"JSON report written to {where}")
+            elif kind == "html" and where is not None:
+                self.written.append(f"HTML report written to {write_html(self.charts, where)}")
+        self.failed = failures(self.charts, self.thresholds)
+        if self.failed and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        """The table, the notes, and why the run failed."""
+        from statekit.testing.coverage.report import terminal_lines
+
+        terminalreporter.write_sep("-", "statekit coverage")
+        if any(kind == "term" for kind, _ in self.reports):
+            for line in terminal_lines(self.charts):
+                terminalreporter.write_line(line)
+        for line in [*self.notes, *self.written]:
+            terminalreporter.write_line(line)
+        if self.failed:
+            terminalreporter.write_line("FAIL: statekit coverage below --statekit-cov-fail-under:")
+            for line in self.failed:
+                terminalreporter.write_line(f"  {line}", red=True)
+        elif self.thresholds:
+            bounds = ", ".join(f"{k} {v:g}%" for k, v in self.thresholds.items())
+            terminalreporter.write_line(f"statekit coverage reached every bound ({bounds})")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Turn the plugin on when `--statekit-cov` was given."""
+    if not config.getoption("statekit_cov", None):
+        return
+    plugin = CoveragePlugin(config)
+    config.pluginmanager.register(plugin, "statekit-coverage")
+    plugin.start()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Make sure the observer is gone (also when the run ended early)."""
+    plugin = config.pluginmanager.get_plugin("statekit-coverage")
+    if isinstance(plugin, CoveragePlugin):
+        plugin.stop()
