@@ -52,10 +52,13 @@ class Role(enum.Enum):
     CTX = "ctx"
     EVENT_FIELD = "event"
     ASSIGN = "assign"
+    PRODUCER = "producers"
+    RACE_EVENTS = "races.events"
+    RACE_IN = "races.in"
 
 
 SUFFIX_ROLES = frozenset(
-    {Role.TARGET, Role.DEFAULT, Role.WHEN, Role.REQUIRE, Role.FORBID, Role.ACTIVE}
+    {Role.TARGET, Role.DEFAULT, Role.WHEN, Role.REQUIRE, Role.FORBID, Role.ACTIVE, Role.RACE_IN}
 )
 """State references resolved as dotted suffixes of a path (all but `initial`)."""
 
@@ -282,8 +285,21 @@ class _Builder:
                 assertion = body.get("assert")
                 if isinstance(assertion, ScalarNode):
                     self._expression(assertion, ())
+        self._concurrency(root)
         self._resolve()
         return self.index
+
+    def _concurrency(self, root: MappingNode) -> None:
+        """The events `producers:` lists and the events and state `races:` entries name."""
+        for _producer, events in mapping_items(root.get("producers")):
+            for ref in scalar_list(events):
+                self.refer(Kind.EVENT, Role.PRODUCER, ref)
+        for _race, body in mapping_items(root.get("races")):
+            if isinstance(body, MappingNode):
+                for ref in scalar_list(body.get("events")):
+                    self.refer(Kind.EVENT, Role.RACE_EVENTS, ref)
+                for ref in scalar_list(body.get("in")):
+                    self.refer(Kind.STATE, Role.RACE_IN, ref)
 
     def _state(
         self, node: MappingNode, path: str, parent: str | None, key: ScalarNode | None

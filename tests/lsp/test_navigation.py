@@ -377,7 +377,9 @@ def test_definition_and_references_of_each_kind(task: ChartDocument) -> None:
     guard = references(task, at(TASK, "  current_attempt:", offset=4), include_declaration=False)
     assert len(guard) == 9 and all(text_of(TASK, r) == "current_attempt" for r in guard)
     event = references(task, at(TASK, "  EffectsReconciled:", offset=4))
-    assert [r.start.line for r in event] == sorted(r.start.line for r in event) and len(event) == 4
+    assert [r.start.line for r in event] == sorted(r.start.line for r in event)
+    # its declaration, three uses in the states, its producer and seven races: entries
+    assert len(event) == 12
     field = references(task, at(TASK, "  artifact_sha256:", offset=4))
     assert [text_of(TASK, r) for r in field] == ["artifact_sha256"] * 6
     # a payload field read in a guard is defined by each event whose transitions use the guard
@@ -486,6 +488,11 @@ states:
 invariants:
   i1: {when: ${s_a}.${s_c}, require: [${s_a}], forbid: ${s_z}}
   i2: {assert: "not active('${s_b}') or ctx.n >= 0"}
+producers:
+  p1: [${e_GO}]
+  p2: [${e_STOP}]
+races:
+  r1: {events: [${e_GO}, ${e_STOP}], in: ${s_a}.${s_c}, decision: who wins}
 """
 )
 NAMES = {
