@@ -8,7 +8,7 @@ candidate transitions per state and event, and the chart's digest.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from statekit.compiler import scxml_procedures
@@ -78,6 +78,7 @@ class ResolvedModel:
     guards: Mapping[str, GuardDecl]
     invariants: tuple[Invariant, ...]
     lint: LintSettings
+    idempotency: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
 
 
 def freeze(model: ResolvedModel) -> CompiledChart:
@@ -104,6 +105,7 @@ def freeze(model: ResolvedModel) -> CompiledChart:
         lint=model.lint,
         span=model.root.span,
         redacted=redacted_fields(model.context, model.events, states, transitions),
+        idempotency=MappingProxyType(dict(model.idempotency)),
     )
     return replace(chart, digest=chart_digest(chart))
 

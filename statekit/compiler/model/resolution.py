@@ -36,6 +36,7 @@ from statekit.compiler.model.declarations import (
 )
 from statekit.compiler.model.effect_compiler import EffectCompiler
 from statekit.compiler.model.freezing import ResolvedModel, StateBody, TransitionDraft
+from statekit.compiler.model.idempotency import compile_idempotency
 from statekit.compiler.model.invariants import compile_invariants
 from statekit.compiler.model.numbering import StateDraft, number_states
 from statekit.compiler.model.state_index import StateIndex
@@ -114,6 +115,8 @@ class _Resolver:
             self.root_node.get("invariants"), scope, self.resolve_activatable
         )
         self.problems.extend(invariants.problems)
+        idempotency = compile_idempotency(self.root_node.get("idempotency"), self.events)
+        self.problems.extend(idempotency.problems)
         for guard_name in self.guards:
             if guard_name not in self.used_guards:
                 self._check_unused_guard(guard_name)
@@ -132,6 +135,7 @@ class _Resolver:
             guards=self.guards,
             invariants=invariants.invariants,
             lint=lint,
+            idempotency=idempotency.keys,
         )
 
     def _error(self, slug: str, message: str, span: SourceSpan, *notes: str) -> None:

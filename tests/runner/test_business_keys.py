@@ -1,0 +1,234 @@
+"""Business idempotency keys in the runner: one accepted event per fact, on SQLite and
+PostgreSQL (the chart `runner_charts.FACTS` keys TaskStarted by attempt, PAY_SUCCESS by
+channel_ref, Heartbeat by attempt)."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import psycopg
+import pytest
+from runner_charts import FACTS, chart_from
+
+from statekit.runner.outcome import OutcomeStatus
+from statekit.runner.runner import Runner, make_command
+from statekit.runner.store import open_store
+from statekit.runner.store.rows import EventRow
+
+APPLIED, ALREADY = OutcomeStatus.APPLIED, OutcomeStatus.ALREADY_APPLIED
+REJECTED, CONFLICT = OutcomeStatus.REJECTED, OutcomeStatus.CONFLICT
+START = {"attempt": 1, "worker": "w-1"}
+
+
+@pytest.fixture
+def runner(store_url: str) -> Runner:
+    r = Runner(chart_from(FACTS), open_store(store_url))
+    r.create("t")
+    return r
+
+
+def stored(r: Runner) -> tuple[Any, ...]:
+    """Everything an apply may write but the audit: history, instance, outbox."""
+    loaded = r.load("t")
+    return (
+        [(e.sequence, e.event_id, e.payload) for e in r.history("t")],
+        (loaded.version, loaded.state),
+        [(m.message_id, m.payload) for m in r.store.outbox(["pending"])],
+    )
+
+
+def test_the_same_fact_under_a_new_event_id_is_an_audited_duplicate(runner: Runner) -> None:
+    r = runner
+    assert r.apply("t", "e1", "TaskStarted", START).applied
+    before = stored(r)
+    o = r.apply("t", "e2", "TaskStarted", {"worker": "w-1", "attempt": 1})
+    assert (o.status, o.reason, o.duplicate, o.sequence, o.version) == (ALREADY, None, True, 1, 1)
+    assert o.first_event_id == "e1" and o.event_id == "e2" and o.result is None
+    data = o.to_data("t")
+    assert (data["duplicate"], data["first_event_id"], data["sequence"]) == (True, "e1", 1)
+    assert stored(r) == before  # nothing written but the audit
+    [audit] = r.rejections("t")
+    assert (audit["event_id"], audit["status"], audit["reason"]) == (
+        "e2",
+        "ALREADY_APPLIED",
+        "DUPLICATE_FACT",
+    )
+    assert (audit["detail"]["event_id"], audit["detail"]["sequence"]) == ("e1", 1)
+    assert r.verify("t").ok
+
+
+def test_the_same_key_with_another_payload_is_an_audited_conflict(runner: Runner) -> None:
+    r = runner
+    assert r.apply("t", "e1", "TaskStarted", START).applied
+    before = stored(r)
+    o = r.apply("t", "e2", "TaskStarted", {"attempt": 1, "worker": "w-2"})
+    assert (o.status, o.reason, o.version, o.first_event_id) == (
+        CONFLICT,
+        "BUSINESS_KEY_CONFLICT",
+        1,
+        "e1",
+    )
+    assert o.conflict is not None
+    assert (o.conflict.event_id, o.conflict.sequence) == ("e1", 1)
+    assert "another payload" in (o.message or "")
+    assert stored(r) == before
+    [audit] = r.rejections("t")
+    assert (audit["status"], audit["reason"], audit["payload"]["worker"]) == (
+        "CONFLICT",
+        "BUSINESS_KEY_CONFLICT",
+        "w-2",
+    )
+    assert r.verify("t").ok
+
+
+def test_a_payment_re_sent_under_a_fresh_message_id_is_counted_once(runner: Runner) -> None:
+    r = runner
+    assert r.apply("t", "e1", "TaskStarted", START).applied
+    pay = {"channel_ref": "ch-9", "amount": 40}
+    assert r.apply("t", "m-1", "PAY_SUCCESS", pay).applied
+    for n in range(2, 5):
+        o = r.apply("t", f"m-{n}", "PAY_SUCCESS", pay)
+        assert (o.status, o.duplicate, o.sequence, o.first_event_id) == (ALREADY, True, 2, "m-1")
+    assert r.apply("t", "m-5", "PAY_SUCCESS", {"channel_ref": "ch-10", "amount": 40}).applied
+    assert r.load("t").state.context["paid"] == 80
+    assert r.verify("t").ok
+
+
+def test_the_event_id_duplicate_comes_first(runner: Runner) -> None:
+    r = runner
+    assert r.apply("t", "e1", "TaskStarted", START).applied
+    o = r.apply("t", "e1", "TaskStarted", START)
+    assert (o.status, o.duplicate, o.first_event_id) == (ALREADY, True, None)
+    o = r.apply("t", "e1", "TaskStarted", {"attempt": 1, "worker": "w-2"})
+    assert o.reason == "EVENT_ID_PAYLOAD_CONFLICT"
+    assert [a["reason"] for a in r.rejections("t")] == ["EVENT_ID_PAYLOAD_CONFLICT"]
+
+
+def test_a_fact_is_recognised_before_a_stale_version_or_a_taken_sequence(
+    runner: Runner,
+) -> None:
+    r = runner
+    assert r.apply("t", "e1", "TaskStarted", START, expected_version=0, sequence=1).applied
+    o = r.apply("t", "e2", "TaskStarted", START, expected_version=0)
+    assert (o.status, o.duplicate, o.first_event_id) == (ALREADY, True, "e1")
+    o = r.apply("t", "e3", "TaskStarted", START, sequence=1)
+    assert (o.status, o.duplicate, o.first_event_id) == (ALREADY, True, "e1")
+    assert r.verify("t").ok
+
+
+def test_only_accepted_events_claim_a_key(runner: Runner) -> None:
+    r = runner
+    pay = {"channel_ref": "ch-1", "amount": 5}
+    rejected = r.apply("t", "m-1", "PAY_SUCCESS", pay)  # not running yet: undefined here
+    assert rejected.status is REJECTED
+    assert r.apply("t", "e1", "TaskStarted", START).applied
+    o = r.apply("t", "m-2", "PAY_SUCCESS", pay)
+    assert o.applied and o.first_event_id is None
+    # a rejection by the chart (another attempt while running) claims nothing either
+    assert r.apply("t", "e2", "TaskStarted", {"attempt": 2, "worker": "w"}).reason == (
+        "ALREADY_RUNNING"
+    )
+    # an `already` classification is accepted, so it claims its key
+    assert r.apply("t", "h1", "Heartbeat", {"attempt": 1}).status is ALREADY
+    o = r.apply("t", "h2", "Heartbeat", {"attempt": 1})
+    assert (o.status, o.duplicate, o.sequence, o.first_event_id) == (ALREADY, True, 3, "h1")
+    assert [e.event_id for e in r.history("t")] == ["e1", "m-2", "h1"]
+    assert r.verify("t").ok
+
+
+def test_a_batch_recognises_a_fact_it_recorded_itself(runner: Runner) -> None:
+    r = runner
+    outcomes = r.apply_batch(
+        "t",
+        [
+            make_command("e1", "TaskStarted", START),
+            make_command("e2", "TaskStarted", START),
+            make_command("e3", "TaskStarted", {"attempt": 1, "worker": "other"}),
+        ],
+    )
+    assert [(o.status, o.first_event_id) for o in outcomes] == [
+        (APPLIED, None),
+        (ALREADY, "e1"),
+        (CONFLICT, "e1"),
+    ]
+    assert outcomes[2].reason == "BUSINESS_KEY_CONFLICT"
+    assert [e.event_id for e in r.history("t")] == ["e1"]
+    assert r.verify("t").ok
+
+
+# Payloads whose key cannot be read: the engine rejects them, and they claim nothing.
+UNREADABLE = [
+    {},
+    {"worker": "w-1"},
+    {"attempt": None, "worker": "w-1"},
+    {"attempt": "1", "worker": "w-1"},
+    {"attempt": 1.0, "worker": "w-1"},
+    {"attempt": True, "worker": "w-1"},
+    {"attempt": [1], "worker": "w-1"},
+    {"attempt": {"n": 1}, "worker": "w-1"},
+    {"attempt": 2**70, "worker": "w-1"},
+]
+
+
+@pytest.mark.parametrize("payload", UNREADABLE, ids=repr)
+def test_a_payload_without_a_readable_key_is_rejected_and_claims_nothing(
+    runner: Runner, payload: dict[str, Any]
+) -> None:
+    r = runner
+    o = r.apply("t", "bad", "TaskStarted", payload)
+    assert (o.status, o.reason) == (REJECTED, "INVALID_PAYLOAD")
+    assert r.history("t") == []
+    assert r.apply("t", "good", "TaskStarted", START).applied
+    assert r.verify("t").ok
+
+
+# Key values that must stay distinct facts: they differ only in ways an encoding could lose.
+DISTINCT = ["a", "A", "a ", " a", "a\u0301", "\u00e1", '"a"', '["a"]', "a,b", "", "\u2028", "0"]
+
+
+def test_distinct_key_values_are_distinct_facts(runner: Runner) -> None:
+    r = runner
+    assert r.apply("t", "e1", "TaskStarted", START).applied
+    for n, ref in enumerate(DISTINCT):
+        o = r.apply("t", f"m-{n}", "PAY_SUCCESS", {"channel_ref": ref, "amount": 1})
+        assert o.applied, ref
+    for n, ref in enumerate(DISTINCT):
+        o = r.apply("t", f"again-{n}", "PAY_SUCCESS", {"amount": 1, "channel_ref": ref})
+        assert (o.status, o.first_event_id) == (ALREADY, f"m-{n}"), ref
+    assert r.load("t").state.context["paid"] == len(DISTINCT)
+    assert r.verify("t").ok
+
+
+def test_the_database_refuses_a_second_event_of_one_fact(runner: Runner) -> None:
+    r = runner
+    assert r.apply("t", "e1", "TaskStarted", START).applied
+    [first] = r.store.events("t")
+    copy = EventRow(
+        instance_id="t",
+        sequence=2,
+        event_id="e2",
+        type=first.type,
+        payload=first.payload,
+        payload_sha256=first.payload_sha256,
+        status=first.status,
+        chart_version=first.chart_version,
+        evidence=first.evidence,
+        recorded_at=first.recorded_at,
+        idempotency_key=first.idempotency_key,
+    )
+    assert first.idempotency_key == "[1]"
+    refused = (sqlite3.IntegrityError, psycopg.errors.UniqueViolation)
+    with pytest.raises(refused), r.store.write():
+        r.store.insert_events([copy])
+    assert [e.event_id for e in r.history("t")] == ["e1"]
+
+
+def test_an_event_without_a_declared_key_stores_none(store_url: str) -> None:
+    text = FACTS.replace("  Heartbeat: [attempt]\n", "")
+    r = Runner(chart_from(text), open_store(store_url))
+    r.create("t")
+    assert r.apply("t", "e1", "TaskStarted", START).applied
+    assert r.apply("t", "h1", "Heartbeat", {"attempt": 1}).status is ALREADY
+    assert r.apply("t", "h2", "Heartbeat", {"attempt": 1}).first_event_id is None
+    assert [e.idempotency_key for e in r.store.events("t")] == ["[1]", None, None]
