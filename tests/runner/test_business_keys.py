@@ -232,3 +232,85 @@ def test_an_event_without_a_declared_key_stores_none(store_url: str) -> None:
     assert r.apply("t", "h1", "Heartbeat", {"attempt": 1}).status is ALREADY
     assert r.apply("t", "h2", "Heartbeat", {"attempt": 1}).first_event_id is None
     assert [e.idempotency_key for e in r.store.events("t")] == ["[1]", None, None]
+
+
+class _Undo(Exception):
+    pass
+
+
+def keyed_history(r: Runner) -> None:
+    """e1 starts attempt 1; e2 re-sends it (audited duplicate), e3 with another worker
+    (audited conflict); m-1 pays ch-1; heartbeats h1, h2 of attempts 1 and 2."""
+    assert r.apply("t", "e1", "TaskStarted", START).applied
+    assert r.apply("t", "e2", "TaskStarted", START).duplicate
+    assert r.apply("t", "e3", "TaskStarted", {"attempt": 1, "worker": "x"}).reason == (
+        "BUSINESS_KEY_CONFLICT"
+    )
+    assert r.apply("t", "m-1", "PAY_SUCCESS", {"channel_ref": "ch-1", "amount": 3}).applied
+    assert r.apply("t", "h1", "Heartbeat", {"attempt": 1}).sequence == 3
+    assert r.apply("t", "h2", "Heartbeat", {"attempt": 2}).sequence == 4
+
+
+DUPLICATE_ROW, CONFLICT_ROW = "reason = 'DUPLICATE_FACT'", "reason = 'BUSINESS_KEY_CONFLICT'"
+# (statements run in a transaction rolled back after): every one must make verify report.
+KEY_TAMPERS = {
+    "a key removed": ["UPDATE statekit_events SET idempotency_key = NULL WHERE event_id = 'e1'"],
+    "a key changed": ["UPDATE statekit_events SET idempotency_key = '[2]' WHERE event_id = 'e1'"],
+    "a string key changed": [
+        "UPDATE statekit_events SET idempotency_key = '[\"ch-2\"]' WHERE event_id = 'm-1'"
+    ],
+    "a fact recorded twice": [
+        "DROP INDEX statekit_events_idempotency",
+        "UPDATE statekit_events SET idempotency_key = '[1]' WHERE event_id = 'h2'",
+    ],
+    "a duplicate naming another sequence": [
+        "UPDATE statekit_rejections SET detail = REPLACE(detail, '\"sequence\":1', "
+        f"'\"sequence\":2') WHERE {DUPLICATE_ROW}"
+    ],
+    "a duplicate naming another event": [
+        "UPDATE statekit_rejections SET detail = REPLACE(detail, '\"e1\"', '\"m-1\"') "
+        f"WHERE {DUPLICATE_ROW}"
+    ],
+    "a duplicate naming itself": [
+        f"UPDATE statekit_rejections SET event_id = 'e1' WHERE {DUPLICATE_ROW}"
+    ],
+    "a duplicate of another fact": [
+        "UPDATE statekit_rejections SET type = 'Heartbeat', payload = '{\"attempt\":1}' "
+        f"WHERE {DUPLICATE_ROW}"
+    ],
+    "a duplicate as a conflict": [
+        f"UPDATE statekit_rejections SET status = 'CONFLICT' WHERE {DUPLICATE_ROW}"
+    ],
+    "a conflict as a duplicate": [
+        f"UPDATE statekit_rejections SET status = 'ALREADY_APPLIED' WHERE {CONFLICT_ROW}"
+    ],
+    "a conflict's reason changed": [
+        f"UPDATE statekit_rejections SET reason = 'DUPLICATE_FACT' WHERE {CONFLICT_ROW}"
+    ],
+    "a conflict at an earlier version than its holder": [
+        f"UPDATE statekit_rejections SET version = 0, detail = REPLACE(detail, "
+        f"'\"version\":1', '\"version\":0') WHERE {CONFLICT_ROW}"
+    ],
+    "a conflict naming another event": [
+        "UPDATE statekit_rejections SET detail = REPLACE(detail, '\"e1\"', '\"zz\"') "
+        f"WHERE {CONFLICT_ROW}"
+    ],
+}
+
+
+@pytest.mark.parametrize("statements", KEY_TAMPERS.values(), ids=list(KEY_TAMPERS))
+def test_verify_reports_every_tampered_key(runner: Runner, statements: list[str]) -> None:
+    r = runner
+    keyed_history(r)
+    assert r.verify("t").ok
+    found: tuple[str, ...] = ()
+    try:
+        with r.store.write():
+            for statement in statements:
+                assert r.store.execute(statement).rowcount != 0, statement
+            found = r.verify("t").differences
+            raise _Undo
+    except _Undo:
+        pass
+    assert found, statements
+    assert r.verify("t").ok
