@@ -4,12 +4,16 @@ channel_ref, Heartbeat by attempt)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from runner_charts import FACTS, chart_from
+from runner_charts import FACTS, chart_from, write_chart
 
 from statekit.runner.outcome import OutcomeStatus
 from statekit.runner.runner import Runner, make_command
@@ -314,3 +318,38 @@ def test_verify_reports_every_tampered_key(runner: Runner, statements: list[str]
         pass
     assert found, statements
     assert r.verify("t").ok
+
+
+def test_statekit_run_reports_a_re_sent_fact_and_verify_accepts_it(
+    store_url: str, tmp_path: Path
+) -> None:
+    chart = str(write_chart(FACTS, tmp_path, "facts"))
+    sent = [
+        {"instance": "t", "event_id": "e1", "type": "TaskStarted", "payload": START},
+        {"instance": "t", "event_id": "e2", "type": "TaskStarted", "payload": START},
+        {"instance": "t", "event_id": "e3", "type": "TaskStarted",
+         "payload": {"attempt": 1, "worker": "w-9"}},
+    ]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "statekit.cli", "run", chart, "--db", store_url],
+        input="".join(json.dumps(line) + "\n" for line in sent),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    out = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(o["status"], o["reason"], o.get("first_event_id")) for o in out] == [
+        ("APPLIED", None, None),
+        ("ALREADY_APPLIED", None, "e1"),
+        ("CONFLICT", "BUSINESS_KEY_CONFLICT", "e1"),
+    ]
+    assert (out[1]["duplicate"], out[1]["sequence"]) == (True, 1)
+    assert out[2]["conflict"]["event_id"] == "e1"
+    verified = subprocess.run(
+        [sys.executable, "-m", "statekit.cli", "verify", "--db", store_url, "--chart", chart],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert verified.returncode == 0, verified.stdout + verified.stderr
