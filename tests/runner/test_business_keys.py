@@ -13,11 +13,12 @@ from typing import Any
 
 import psycopg
 import pytest
-from runner_charts import FACTS, chart_from, write_chart
+from runner_charts import COUNTER, FACTS, chart_from, write_chart
 
 from statekit.runner.outcome import OutcomeStatus
 from statekit.runner.runner import Runner, make_command
 from statekit.runner.store import open_store
+from statekit.runner.store.migrations import LATEST
 from statekit.runner.store.rows import EventRow
 
 APPLIED, ALREADY = OutcomeStatus.APPLIED, OutcomeStatus.ALREADY_APPLIED
@@ -353,3 +354,25 @@ def test_statekit_run_reports_a_re_sent_fact_and_verify_accepts_it(
         check=False,
     )
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_a_schema_2_database_gains_the_key_column_in_place(store_url: str) -> None:
+    counter = chart_from(COUNTER)
+    r = Runner(counter, open_store(store_url))
+    r.create("c")
+    assert r.apply("c", "e1", "Incr", {"by": 2}).applied
+    assert LATEST == 3  # a later migration must be undone here too, before this one
+    with r.store.write():  # back to the schema before migration 3, by hand
+        r.store.execute("DROP INDEX statekit_events_idempotency")
+        r.store.execute("ALTER TABLE statekit_events DROP COLUMN idempotency_key")
+        r.store.execute("DELETE FROM statekit_schema_migrations WHERE version = 3")
+    r.store.close()
+    upgraded = Runner(counter, open_store(store_url))  # migrated on open
+    assert upgraded.store.schema_version() == LATEST
+    assert [e.idempotency_key for e in upgraded.history("c")] == [None]
+    assert upgraded.verify("c").ok
+    assert upgraded.apply("c", "e2", "Incr", {"by": 1}).version == 2
+    facts = Runner(chart_from(FACTS), upgraded.store)
+    facts.create("t")
+    assert facts.apply("t", "e1", "TaskStarted", START).applied
+    assert facts.apply("t", "e2", "TaskStarted", START).first_event_id == "e1"
