@@ -76,6 +76,42 @@ states:
 """
 
 
+FACTS = """
+statechart: facts
+version: 1
+description: A task whose start and payments are facts with business keys (idempotency).
+context:
+  attempt: {type: integer, default: 0}
+  worker: {type: string, nullable: true, default: null}
+  paid: {type: integer, default: 0}
+events:
+  TaskStarted: {attempt: integer, worker: string}
+  PAY_SUCCESS: {channel_ref: string, amount: integer}
+  Heartbeat: {attempt: integer}
+idempotency:
+  TaskStarted: [attempt]
+  PAY_SUCCESS: [channel_ref]
+  Heartbeat: [attempt]
+initial: queued
+states:
+  queued:
+    on:
+      TaskStarted:
+        to: running
+        do:
+          - assign: {attempt: event.attempt, worker: event.worker}
+          - emit: {type: Started, payload: {attempt: event.attempt}}
+  running:
+    already: [Heartbeat]
+    reject: {TaskStarted: ALREADY_RUNNING}
+    on:
+      PAY_SUCCESS:
+        do:
+          - assign: {paid: ctx.paid + event.amount}
+          - emit: {type: Paid, payload: {amount: event.amount}}
+"""
+
+
 def chart_from(text: str, file: str = "inline.yaml") -> Chart:
     """Compile inline YAML that must have no errors."""
     result = compile_source(textwrap.dedent(text).lstrip("\n"), file)

@@ -291,6 +291,8 @@ class CompiledChart:
     `always`/`done` transitions. `digest` is the sha256 of the canonical
     form without positions and descriptions: it identifies the chart version.
     `redacted` names the fields whose values evidence must not show.
+    `idempotency` maps an event to the payload fields that identify its fact
+    (the chart's `idempotency:`; the runner keeps (event, key values) unique).
     """
 
     name: str
@@ -309,6 +311,7 @@ class CompiledChart:
     lint: LintSettings
     span: SourceSpan
     redacted: RedactedFields = field(default_factory=RedactedFields)
+    idempotency: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     digest: str = field(default="")
     producers: tuple[Producer, ...] = ()
     races: tuple[RaceDecision, ...] = ()

@@ -149,6 +149,8 @@ def chart_to_json(chart: CompiledChart, *, positions: bool = True) -> dict[str, 
         ],
         "eventless": [list(ids) for ids in chart.eventless],
     }
+    if chart.idempotency:  # absent when undeclared: older charts keep their digests
+        out["idempotency"] = {event: list(keys) for event, keys in chart.idempotency.items()}
     if positions:
         out["file"] = chart.file
         out["description"] = chart.description

@@ -23,7 +23,8 @@ class Instance:
 
 @dataclass(frozen=True, slots=True)
 class RecordedEvent:
-    """One accepted event of a history: where it sits, what it was, what it did."""
+    """One accepted event of a history: where it sits, what it was, what it did;
+    `idempotency_key` is the business key of its fact (None: its event declares none)."""
 
     sequence: int
     event_id: str
@@ -34,3 +35,4 @@ class RecordedEvent:
     chart_version: int
     evidence: dict[str, Any]
     recorded_at: float
+    idempotency_key: str | None = None

@@ -1,7 +1,7 @@
 """What `Runner.apply` returns: the engine's classification plus the runner's own.
 
 `APPLIED`, `ALREADY_APPLIED` and `REJECTED` mean what they mean for the engine
-(docs/semantics.md); the runner adds `CONFLICT` with one of four reasons:
+(docs/semantics.md); the runner adds `CONFLICT` with one of five reasons:
 
 - `EVENT_ID_PAYLOAD_CONFLICT`: the event ID is recorded with another payload
   (or type); nothing applied, the attempt is audited for investigation;
@@ -10,7 +10,14 @@
 - `SEQUENCE_GAP`: a producer sequence beyond version + 1; `missing` names the
   range that must arrive first; nothing applied;
 - `DUPLICATE_OR_OLD_SEQUENCE`: the sequence is taken by another event ID, a
-  history conflict (audited).
+  history conflict (audited);
+- `BUSINESS_KEY_CONFLICT`: another event ID already recorded the same fact (the
+  chart's `idempotency:` key) with another payload; nothing applied, audited.
+
+A new event ID whose idempotency key is taken with the same payload is
+`ALREADY_APPLIED` with `duplicate` true, like a redelivered event ID;
+`sequence` and `first_event_id` name the event that recorded the fact; it is
+audited (reason `DUPLICATE_FACT`), a sender re-sending facts being worth a look.
 
 Every outcome reports the instance's current version.
 """
@@ -32,9 +39,20 @@ SEQUENCE_GAP = "SEQUENCE_GAP"
 """The producer sequence is beyond version + 1: earlier events are missing."""
 DUPLICATE_OR_OLD_SEQUENCE = "DUPLICATE_OR_OLD_SEQUENCE"
 """The producer sequence is already taken by another event ID."""
+BUSINESS_KEY_CONFLICT = "BUSINESS_KEY_CONFLICT"
+"""The event's idempotency key is recorded by another event ID with another payload."""
+DUPLICATE_FACT = "DUPLICATE_FACT"
+"""The reason of the audit row of an `ALREADY_APPLIED` duplicate by idempotency key (the
+outcome itself has no reason, as every duplicate)."""
 
 RUNNER_REASONS = frozenset(
-    {EVENT_ID_PAYLOAD_CONFLICT, VERSION_CONFLICT, SEQUENCE_GAP, DUPLICATE_OR_OLD_SEQUENCE}
+    {
+        EVENT_ID_PAYLOAD_CONFLICT,
+        VERSION_CONFLICT,
+        SEQUENCE_GAP,
+        DUPLICATE_OR_OLD_SEQUENCE,
+        BUSINESS_KEY_CONFLICT,
+    }
 )
 """The reason codes the runner adds to the engine's."""
 
@@ -100,6 +118,7 @@ class Outcome:
     race: Conflict | None = None
     missing: tuple[int, int] | None = None
     emitted: tuple[EmittedMessage, ...] = field(default=())
+    first_event_id: str | None = None
 
     @property
     def applied(self) -> bool:
@@ -121,6 +140,8 @@ class Outcome:
             data["sequence"] = self.sequence
         if self.duplicate:
             data["duplicate"] = True
+        if self.first_event_id is not None:
+            data["first_event_id"] = self.first_event_id
         if self.message:
             data["message"] = self.message
         if self.missing is not None:

@@ -158,6 +158,7 @@ class Runner:
                 chart_version=r.chart_version,
                 evidence=loads(r.evidence, f"{where} #{r.sequence} evidence"),
                 recorded_at=r.recorded_at,
+                idempotency_key=r.idempotency_key,
             )
             for r in rows
         ]
@@ -223,7 +224,8 @@ class Runner:
         return outcomes
 
     def rejections(self, instance_id: str) -> list[dict[str, Any]]:
-        """The audited rejections and history conflicts of an instance, oldest first."""
+        """The audited rejections, history conflicts and duplicates of a fact (by
+        idempotency key) of an instance, oldest first."""
         return [
             {
                 "event_id": r.event_id,

@@ -1,8 +1,9 @@
 """The decisions of one write transaction on one locked instance.
 
 `InstanceTransaction` holds the instance's state and version while the
-transaction runs, classifies each command in turn (duplicate ID, sequence,
-expected version, then the pure `chart.send`) and collects the rows to write;
+transaction runs, classifies each command in turn (duplicate ID, duplicate fact by
+idempotency key, sequence, expected version, then the pure `chart.send`) and
+collects the rows to write;
 `flush(store)` writes them: event rows, one version-guarded instance update,
 outbox rows, audit rows, snapshots. Deciding reads nothing: what the stored
 history says about a command (`HistoryFacts`) is read by the caller first,
@@ -14,7 +15,7 @@ transaction, one instance update).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from statekit.compiler.serialize import canonical_json
@@ -23,7 +24,10 @@ from statekit.engine.result import EmittedMessage, Result, Status
 from statekit.engine.state import State
 from statekit.runner.evidence import evidence_json
 from statekit.runner.hashes import encode_payload
+from statekit.runner.keys import idempotency_key
 from statekit.runner.outcome import (
+    BUSINESS_KEY_CONFLICT,
+    DUPLICATE_FACT,
     DUPLICATE_OR_OLD_SEQUENCE,
     EVENT_ID_PAYLOAD_CONFLICT,
     SEQUENCE_GAP,
@@ -40,6 +44,7 @@ from statekit.runner.store.rows import (
     InstanceRow,
     NewOutboxRow,
     RecordedId,
+    RecordedKey,
     RejectionRow,
     SnapshotRow,
 )
@@ -66,10 +71,12 @@ class HistoryFacts:
     """What the stored history says about one command, read before it is decided:
     where its event ID is recorded (None: nowhere), and the event ID recorded at
     the sequence `InstanceTransaction.sequence_to_look_up` names (None: none there,
-    or no sequence named)."""
+    or no sequence named), and the accepted event holding the command's idempotency
+    key (None: none, or the event declares no key)."""
 
     recorded: RecordedId | None = None
     event_id_at_sequence: str | None = None
+    key_holder: RecordedKey | None = None
 
 
 NOTHING_RECORDED = HistoryFacts()
@@ -99,6 +106,20 @@ class InstanceTransaction:
         self.rejections: list[RejectionRow] = []
         self.snapshots: list[SnapshotRow] = []
         self._ids: dict[str, EventRow] = {}  # the events accepted here, by event ID
+        self._keys: dict[tuple[str, str], EventRow] = {}  # … by (type, idempotency key)
+
+    def key_of(self, command: Command) -> str | None:
+        """The command's idempotency key under this transaction's chart (None: none)."""
+        return idempotency_key(self.chart.ir, command.type, command.payload)
+
+    def key_here(self, event_type: str, key: str) -> RecordedKey | None:
+        """The event accepted earlier in this transaction that holds this key, if any."""
+        event = self._keys.get((event_type, key))
+        if event is None:
+            return None
+        return RecordedKey(
+            sequence=event.sequence, event_id=event.event_id, payload_sha256=event.payload_sha256
+        )
 
     def recorded_here(self, event_id: str) -> RecordedId | None:
         """Where this event ID is recorded by an event accepted earlier in this transaction."""
@@ -160,6 +181,8 @@ class InstanceTransaction:
                 " nothing applied"
             )
             return self._audit(c, text, digest, conflict, message)
+        if facts.key_holder is not None:  # another event ID recorded this fact
+            return self._same_fact(c, text, digest, facts.key_holder)
         if c.sequence is not None and c.sequence != version + 1:
             if c.sequence <= version:
                 holder = facts.event_id_at_sequence
@@ -238,8 +261,40 @@ class InstanceTransaction:
             )
         return self._accept(c, text, digest, result)
 
+    def _same_fact(self, c: Command, text: str, digest: str, holder: RecordedKey) -> Outcome:
+        """The outcome of a new event ID whose idempotency key `holder` recorded: an
+        audited duplicate when the payloads agree, else an audited BUSINESS_KEY_CONFLICT."""
+        sequence, first = holder.sequence, holder.event_id
+        same = holder.payload_sha256 == digest
+        conflict = Conflict(
+            reason=DUPLICATE_FACT if same else BUSINESS_KEY_CONFLICT,
+            expected_version=c.expected_version,
+            version=self.version,
+            event_id=first,
+            sequence=sequence,
+        )
+        said = f"this {c.type} (key {self.key_of(c)}) was recorded by event {first!r} at sequence "
+        if not same:
+            message = f"{said}{sequence} with another payload; nothing applied"
+            return replace(self._audit(c, text, digest, conflict, message), first_event_id=first)
+        message = f"{said}{sequence}"
+        self._audit_row(c, text, digest, ALREADY, conflict, message)
+        return Outcome(
+            status=ALREADY,
+            reason=None,
+            version=self.version,
+            state=self.state,
+            event_id=c.event_id,
+            sequence=sequence,
+            duplicate=True,
+            race=c.after_conflict,
+            first_event_id=first,
+            message=message,
+        )
+
     def _accept(self, c: Command, text: str, digest: str, result: Result) -> Outcome:
         version = self.version + 1
+        key = self.key_of(c)
         new = result.state
         if new is not self.state:
             self.columns = state_columns(new)
@@ -256,9 +311,12 @@ class InstanceTransaction:
                 chart_version=self.chart.version,
                 evidence=evidence_json(result, c.after_conflict),
                 recorded_at=self.now,
+                idempotency_key=key,
             )
         )
         self._ids[c.event_id] = self.events[-1]
+        if key is not None:
+            self._keys[(c.type, key)] = self.events[-1]
         self.outbox.extend(outbox_rows(self.instance_id, version, result.emitted, self.now))
         if self.snapshot_every and version % self.snapshot_every == 0:
             self.snapshots.append(snapshot_row(self.instance_id, version, new, self.now))
@@ -279,21 +337,7 @@ class InstanceTransaction:
         self, c: Command, text: str, digest: str, conflict: Conflict, message: str
     ) -> Outcome:
         """Record a history conflict for investigation; return its CONFLICT outcome."""
-        self.rejections.append(
-            RejectionRow(
-                instance_id=self.instance_id,
-                event_id=c.event_id,
-                type=c.type,
-                payload=text,
-                payload_sha256=digest,
-                status=CONFLICT.value,
-                reason=conflict.reason,
-                message=message,
-                version=self.version,
-                detail=canonical_json(conflict.to_data()),
-                recorded_at=self.now,
-            )
-        )
+        self._audit_row(c, text, digest, CONFLICT, conflict, message)
         return Outcome(
             status=CONFLICT,
             reason=conflict.reason,
@@ -303,6 +347,31 @@ class InstanceTransaction:
             message=message,
             conflict=conflict,
             race=c.after_conflict,
+        )
+
+    def _audit_row(
+        self,
+        c: Command,
+        text: str,
+        digest: str,
+        status: OutcomeStatus,
+        conflict: Conflict,
+        message: str,
+    ) -> None:
+        self.rejections.append(
+            RejectionRow(
+                instance_id=self.instance_id,
+                event_id=c.event_id,
+                type=c.type,
+                payload=text,
+                payload_sha256=digest,
+                status=status.value,
+                reason=conflict.reason,
+                message=message,
+                version=self.version,
+                detail=canonical_json(conflict.to_data()),
+                recorded_at=self.now,
+            )
         )
 
     def flush(self, store: Store, chart_key: ChartKey) -> None:
@@ -355,6 +424,14 @@ def read_facts(
     (already looked up by the caller)."""
     if recorded is not None:
         return HistoryFacts(recorded=recorded)
+    holder: RecordedKey | None = None
+    key = tx.key_of(command)
+    if key is not None:
+        holder = tx.key_here(command.type, key)
+        if holder is None:
+            holder = store.recorded_key(tx.instance_id, command.type, key)
+        if holder is not None:
+            return HistoryFacts(key_holder=holder)
     sequence = tx.sequence_to_look_up(command)
     if sequence is None:
         return NOTHING_RECORDED

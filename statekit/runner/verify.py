@@ -5,10 +5,12 @@ reports every difference, never choosing a side: neither the stored row nor
 the replay is "corrected". Per instance (`verify`): the instance row (chart
 version and digest, version, configuration, context, history), each event
 (its payload against its sha256 and canonical form, its status and evidence
-against the replay), the outbox (each message, its order, and whether its
+against the replay, its idempotency key against the key its chart version
+gives its payload, and no fact recorded twice), the outbox (each message, its order, and whether its
 delivery state is self-consistent), the snapshots, and the audited
 rejections (a rejection must replay as the same rejection at its version; a
-history conflict must name what the history holds). For the whole store
+history conflict, or a duplicate of a fact by idempotency key, must name what
+the history holds). For the whole store
 (`verify_store`): the database's own integrity check, the recorded
 migrations, each stored chart source against its digest, name and version,
 and rows naming instances or messages that do not exist.
@@ -38,6 +40,8 @@ from statekit.runner.errors import ChartVersionError, RunnerError, UnknownInstan
 from statekit.runner.hashes import encode_payload
 from statekit.runner.history import fold, initial_state
 from statekit.runner.json_text import parse_json
+from statekit.runner.keys import idempotency_key
+from statekit.runner.outcome import BUSINESS_KEY_CONFLICT, DUPLICATE_FACT
 from statekit.runner.snapshots import snapshot_state
 from statekit.runner.store.base import Store
 from statekit.runner.store.migrations import MIGRATIONS
@@ -45,6 +49,10 @@ from statekit.runner.store.rows import EventRow, OutboxRow, RejectionRow, Snapsh
 
 _STATUSES = ("pending", "delivered", "dead")
 _RACE_KEYS = {"reason", "expected_version", "version", "event_id", "sequence"}
+_FACT_AUDITS = {
+    ("ALREADY_APPLIED", DUPLICATE_FACT),
+    ("CONFLICT", BUSINESS_KEY_CONFLICT),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +122,7 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
         differences.append(f"version: stored {row.version}, replayed {replayed.version}")
     for event in events:
         differences.extend(_event_differences(event, replayed.evidence.get(event.sequence)))
+    differences.extend(_key_differences(charts, events))
     if replayed.state is not None and not replayed.problems:
         stored = {}
         for key, text in (
@@ -259,6 +268,66 @@ def _event_differences(event: EventRow, replayed_evidence: str | None) -> Iterat
         yield f"{where}: evidence differs from the replay's"
 
 
+def _key_of(charts: ChartSet, event_type: str, payload_text: str, version: int) -> str | None:
+    """The idempotency key chart version `version` gives a stored payload (None: none, or
+    the version or payload cannot be read: the replay reports those)."""
+    chart = charts.get(version) if type(version) is int else None
+    try:
+        payload = parse_json(payload_text)
+    except ValueError:
+        return None
+    if chart is None or not isinstance(payload, dict) or not isinstance(event_type, str):
+        return None
+    return idempotency_key(chart.ir, event_type, payload)
+
+
+def _key_differences(charts: ChartSet, events: list[EventRow]) -> Iterator[str]:
+    """Each event's stored idempotency key against its chart version's, and each fact once."""
+    first: dict[tuple[str, str], EventRow] = {}
+    for event in events:
+        where = f"event #{event.sequence} ({event.event_id})"
+        key = _key_of(charts, event.type, event.payload, event.chart_version)
+        if event.idempotency_key != key:
+            yield (
+                f"{where}: idempotency_key: stored {event.idempotency_key!r}, its chart version "
+                f"gives {key!r}"
+            )
+        if event.idempotency_key is None:
+            continue
+        taken = first.setdefault((event.type, event.idempotency_key), event)
+        if taken is not event:
+            yield (
+                f"{where}: records the {event.type} of key {event.idempotency_key} that event "
+                f"#{taken.sequence} ({taken.event_id}) recorded"
+            )
+
+
+def _fact_differences(
+    row: RejectionRow, detail: dict[str, Any], charts: ChartSet, events: list[EventRow]
+) -> Iterator[str]:
+    """An audited duplicate or conflict of a fact: the history must hold the fact under
+    the event the detail names, recorded before, with the same (duplicate) or another
+    (conflict) payload."""
+    where = f"rejection of {row.event_id!r} at version {row.version}"
+    holder = {e.sequence: e for e in events}.get(detail.get("sequence", -1))
+    same = row.status == "ALREADY_APPLIED"
+    if (
+        holder is None
+        or holder.event_id != detail.get("event_id")
+        or holder.event_id == row.event_id
+        or holder.type != row.type
+        or holder.sequence > row.version
+        or holder.idempotency_key is None
+        or _key_of(charts, row.type, row.payload, holder.chart_version) != holder.idempotency_key
+        or (holder.payload_sha256 == row.payload_sha256) != same
+    ):
+        payload = "the same" if same else "another"
+        yield (
+            f"{where}: the history does not hold that {row.type}'s key under event "
+            f"{detail.get('event_id')!r} at #{detail.get('sequence')} with {payload} payload"
+        )
+
+
 def _outbox_differences(
     expected: list[tuple[int, str, str, str]], outbox: list[OutboxRow]
 ) -> Iterator[str]:
@@ -329,6 +398,12 @@ def _rejection_differences(
             ):
                 return
         yield f"{where}: the replay does not reject it as {row.reason!r} with that message"
+        return
+    if isinstance(detail, dict) and (row.status, row.reason) in _FACT_AUDITS:
+        if detail.get("version") != row.version or detail.get("reason") != row.reason:
+            yield f"{where}: detail {detail!r} is not about this {row.reason}"
+            return
+        yield from _fact_differences(row, detail, charts, events)
         return
     if row.status != "CONFLICT" or not isinstance(detail, dict):
         yield f"{where}: status {row.status!r} with detail {detail!r}"

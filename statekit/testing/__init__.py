@@ -4,6 +4,8 @@
   model-based tests that parametrize over them (`CoveringPath`);
 - `coverage`: the pytest plugin `--statekit-cov` (transition, classification,
   rejection and race coverage of a test run; see docs/testing.md);
+- `Simulator` (`simulator`): decides events in memory as the runner does, for
+  the tests of code that sends events;
 - `postgres_server` starts a throwaway PostgreSQL server on loopback
   (`ThrowawayPostgres`), for the runner's tests and benchmarks.
 
@@ -17,11 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from statekit.testing.model_paths import CoveringPath, PathsError, paths
+    from statekit.testing.simulator import Simulator
 
-__all__ = ["CoveringPath", "PathsError", "paths"]
+__all__ = ["CoveringPath", "PathsError", "Simulator", "paths"]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "Simulator":
+        from statekit.testing import simulator
+
+        return simulator.Simulator
     if name in __all__:
         from statekit.testing import model_paths
 

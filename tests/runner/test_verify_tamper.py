@@ -72,6 +72,7 @@ TAMPER: dict[tuple[str, str], tuple[str, str] | str] = {
     ("statekit_events", "chart_version"): ("2", "sequence = 1"),
     ("statekit_events", "evidence"): ("'{\"microsteps\":[]}'", "sequence = 1"),
     ("statekit_events", "recorded_at"): TIME,
+    ("statekit_events", "idempotency_key"): ("'[2]'", "sequence = 1"),  # Incr declares no key
     ("statekit_rejections", "id"): "the audit's own key: audited attempts are independent",
     ("statekit_rejections", "instance_id"): ("'zz'", REJECTED_ROW),
     ("statekit_rejections", "event_id"): ("'e1x'", "reason = 'EVENT_ID_PAYLOAD_CONFLICT'"),

@@ -8,7 +8,7 @@ candidate transitions per state and event, and the chart's digest.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from statekit.compiler import scxml_procedures
@@ -82,6 +82,7 @@ class ResolvedModel:
     lint: LintSettings
     producers: tuple[Producer, ...] = ()
     races: tuple[RaceDecision, ...] = ()
+    idempotency: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
 
 
 def freeze(model: ResolvedModel) -> CompiledChart:
@@ -110,6 +111,7 @@ def freeze(model: ResolvedModel) -> CompiledChart:
         redacted=redacted_fields(model.context, model.events, states, transitions),
         producers=model.producers,
         races=model.races,
+        idempotency=MappingProxyType(dict(model.idempotency)),
     )
     return replace(chart, digest=chart_digest(chart))
 

@@ -37,6 +37,7 @@ from statekit.compiler.model.declarations import (
 )
 from statekit.compiler.model.effect_compiler import EffectCompiler
 from statekit.compiler.model.freezing import ResolvedModel, StateBody, TransitionDraft
+from statekit.compiler.model.idempotency import compile_idempotency
 from statekit.compiler.model.invariants import compile_invariants
 from statekit.compiler.model.numbering import StateDraft, number_states
 from statekit.compiler.model.state_index import StateIndex
@@ -119,6 +120,8 @@ class _Resolver:
             self.root_node.get("producers"), self.events, self._unknown_event
         )
         races = compile_races(self.root_node.get("races"), self.resolve_activatable)
+        idempotency = compile_idempotency(self.root_node.get("idempotency"), self.events)
+        self.problems.extend(idempotency.problems)
         for guard_name in self.guards:
             if guard_name not in self.used_guards:
                 self._check_unused_guard(guard_name)
@@ -139,6 +142,7 @@ class _Resolver:
             lint=lint,
             producers=producers,
             races=races,
+            idempotency=idempotency.keys,
         )
 
     def _error(self, slug: str, message: str, span: SourceSpan, *notes: str) -> None:

@@ -34,6 +34,7 @@ from statekit.runner.store.rows import (
     NewOutboxRow,
     OutboxRow,
     RecordedId,
+    RecordedKey,
     RejectionRow,
     SnapshotRow,
     StateColumns,
@@ -427,8 +428,8 @@ class Store:
 
     # ---- events ------------------------------------------------------------------------
     def insert_events(self, rows: Sequence[EventRow]) -> None:
-        """Record accepted events (the primary key and the unique event ID are the
-        database's last word against a duplicate)."""
+        """Record accepted events (the primary key, the unique event ID and the unique
+        idempotency key are the database's last word against a duplicate)."""
         self.executemany(
             _INSERT_EVENT,
             [_event_values(r) for r in rows],
@@ -444,6 +445,17 @@ class Store:
         if row is None:
             return None
         return RecordedId(sequence=int(row[0]), payload_sha256=str(row[1]), status=str(row[2]))
+
+    def recorded_key(self, instance_id: str, event_type: str, key: str) -> RecordedKey | None:
+        """The accepted event of `event_type` holding idempotency key `key`, if any."""
+        row = self.execute(
+            "SELECT sequence, event_id, payload_sha256 FROM statekit_events "
+            "WHERE instance_id = ? AND type = ? AND idempotency_key = ?",
+            (instance_id, event_type, key),
+        ).fetchone()
+        if row is None:
+            return None
+        return RecordedKey(sequence=int(row[0]), event_id=str(row[1]), payload_sha256=str(row[2]))
 
     def event_id_at(self, instance_id: str, sequence: int) -> str | None:
         """The event ID recorded at `sequence`, if any."""

@@ -27,6 +27,12 @@ Tables (version 1):
 Version 2 makes every integer column signed 64-bit on PostgreSQL (version 1
 had `INTEGER`, 32-bit, for chart versions and outbox attempts); SQLite
 integers already are. The range is `rows.STORED_INT_MIN`..`STORED_INT_MAX`.
+
+Version 3 adds `statekit_events.idempotency_key` (the business key of the
+event's fact, `statekit.runner.keys`; NULL when its event declares none) and
+a unique index on `(instance_id, type, idempotency_key)` where it is set: the
+database refuses a second accepted event of one fact in the transaction that
+inserts it.
 """
 
 from __future__ import annotations
@@ -149,6 +155,12 @@ def _format(statements: tuple[str, ...], **names: str) -> tuple[str, ...]:
     return tuple(s.format(**names) for s in statements)
 
 
+_IDEMPOTENCY = (
+    "ALTER TABLE statekit_events ADD COLUMN idempotency_key TEXT",
+    "CREATE UNIQUE INDEX statekit_events_idempotency ON statekit_events "
+    "(instance_id, type, idempotency_key) WHERE idempotency_key IS NOT NULL",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -181,6 +193,12 @@ MIGRATIONS: tuple[Migration, ...] = (
                 (MIGRATIONS_TABLE, "version"),
             )
         ),
+    ),
+    Migration(
+        3,
+        "business idempotency keys: (instance, event type, key) unique among accepted events",
+        _IDEMPOTENCY,
+        _IDEMPOTENCY,
     ),
 )
 """Every migration, in order; append new ones, never edit a released one."""

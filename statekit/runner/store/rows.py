@@ -59,6 +59,16 @@ class RecordedId:
 
 
 @dataclass(frozen=True, slots=True)
+class RecordedKey:
+    """The accepted event holding an idempotency key: its sequence, event ID and payload
+    sha256."""
+
+    sequence: int
+    event_id: str
+    payload_sha256: str
+
+
+@dataclass(frozen=True, slots=True)
 class InstanceRow:
     """An instance row as read from the store; `recorded` is where the event ID being
     applied is recorded, when one was looked up and found."""
@@ -83,7 +93,8 @@ class InstanceChart:
 
 @dataclass(frozen=True, slots=True)
 class EventRow:
-    """One accepted event of an instance's history."""
+    """One accepted event of an instance's history; `idempotency_key` is its business key
+    (`statekit.runner.keys`), None when its event declares none."""
 
     instance_id: str
     sequence: int
@@ -95,6 +106,7 @@ class EventRow:
     chart_version: int
     evidence: str
     recorded_at: float
+    idempotency_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
