@@ -32,7 +32,18 @@ ALLOWED: dict[str, set[str]] = {
     "runner": {"compiler", "engine"},
     "testing": {"compiler", "engine", "runner"},
     "api": {"compiler", "engine"},
-    "cli": {"compiler", "engine", "analysis", "lint", "diagrams", "runner", "api", "testing"},
+    "lsp": {"compiler", "engine", "analysis", "lint"},
+    "cli": {
+        "compiler",
+        "engine",
+        "analysis",
+        "lint",
+        "diagrams",
+        "runner",
+        "api",
+        "testing",
+        "lsp",
+    },
     "__main__": {"cli"},  # `python -m statekit`
 }
 # The package root (`statekit/__init__.py`) names every public entry point lazily.
