@@ -13,7 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from statekit.compiler.diagnostics import Diagnostic
-from statekit.compiler.pipeline import CompileResult
+from statekit.lsp.actions import actions_for
+from statekit.lsp.completion import complete
+from statekit.lsp.document import ChartDocument, chart_document
+from statekit.lsp.hover import describe, field_type
+from statekit.lsp.index import Kind
 from statekit.lsp.records import (
     CodeAction,
     CompletionItem,
@@ -22,63 +26,154 @@ from statekit.lsp.records import (
     Position,
     Range,
     RenameOutcome,
+    SymbolKind,
 )
+from statekit.lsp.rename import rename_at
 
-
-class ChartDocument:
-    """One version of a chart document: its text, compile result and name index."""
-
-    def __init__(self, text: str, result: CompileResult) -> None:
-        self.text = text
-        self.result = result
-
-
-def chart_document(text: str, result: CompileResult | None = None) -> ChartDocument:
-    """Index `text` (compiled as `result`, or compiled here when None)."""
-    from statekit.compiler.pipeline import compile_source
-
-    return ChartDocument(text, result if result is not None else compile_source(text, "<doc>"))
+__all__ = [
+    "ChartDocument",
+    "chart_document",
+    "code_actions",
+    "completions",
+    "definition",
+    "document_symbols",
+    "hover",
+    "prepare_rename",
+    "references",
+    "rename",
+]
 
 
 def completions(doc: ChartDocument, position: Position) -> tuple[CompletionItem, ...]:
     """What may be typed at `position`: state references, events, guards, fields, reasons."""
-    return ()
+    return complete(doc, position)
 
 
 def hover(doc: ChartDocument, position: Position) -> Hover | None:
     """What the name at `position` is: a state, event, guard, context or payload field."""
-    return None
+    found = doc.at(position)
+    if found is None:
+        return None
+    kind, key, rng = found
+    if key is None:
+        return None
+    markdown = describe(doc, kind, key)
+    return None if markdown is None else Hover(markdown=markdown, range=rng)
 
 
 def definition(doc: ChartDocument, position: Position) -> tuple[Range, ...]:
     """Where the name at `position` is declared (the key of its declaration)."""
-    return ()
+    found = doc.at(position)
+    if found is None or found[1] is None:
+        return ()
+    kind, key, _ = found
+    assert key is not None
+    if kind is Kind.PAYLOAD:
+        ref = next((r for r in doc.index.references if r.range == found[2]), None)
+        if ref is not None:
+            keys = [f"{e}.{ref.text}" for e in ref.events]
+            return tuple(
+                d.range for d in doc.index.declarations if d.kind is kind and d.key in keys
+            )
+    decl = doc.declaration(kind, key)
+    return () if decl is None else (decl.range,)
 
 
 def references(
     doc: ChartDocument, position: Position, *, include_declaration: bool = True
 ) -> tuple[Range, ...]:
     """Every place the name at `position` is used, in document order."""
-    return ()
+    found = doc.at(position)
+    if found is None or found[1] is None:
+        return ()
+    kind, key, _ = found
+    assert key is not None
+    ranges = [r.range for r in doc.uses(kind, key)]
+    if kind is Kind.PAYLOAD:
+        event, name = key.split(".", 1)
+        ranges = [
+            r.range
+            for r in doc.index.references
+            if r.kind is kind and r.text == name and event in r.events
+        ]
+    decl = doc.declaration(kind, key)
+    if include_declaration and decl is not None:
+        ranges.append(decl.range)
+    return tuple(sorted(set(ranges)))
+
+
+_SYMBOL_KINDS = {
+    Kind.EVENT: SymbolKind.EVENT,
+    Kind.GUARD: SymbolKind.FUNCTION,
+    Kind.CONTEXT: SymbolKind.FIELD,
+    Kind.INVARIANT: SymbolKind.CONSTANT,
+}
 
 
 def document_symbols(doc: ChartDocument) -> tuple[DocumentSymbol, ...]:
     """The outline: the state tree, then events, guards, context fields and invariants."""
-    return ()
+    index = doc.index
+    if index.root is None:
+        return ()
+    decls = {d.key: d for d in index.declarations if d.kind is Kind.STATE}
+
+    def state_symbol(path: str) -> DocumentSymbol:
+        decl = decls[path]
+        info = index.states[path]
+        return DocumentSymbol(
+            name=info.name,
+            kind=SymbolKind.CLASS,
+            detail=path,
+            range=decl.whole,
+            selection_range=decl.range,
+            children=tuple(state_symbol(c) for c in info.children if c in decls),
+        )
+
+    symbols = [state_symbol(c) for c in index.states[""].children if c in decls]
+    for kind in (Kind.EVENT, Kind.GUARD, Kind.CONTEXT, Kind.INVARIANT):
+        for decl in index.declarations:
+            if decl.kind is kind:
+                children: tuple[DocumentSymbol, ...] = ()
+                if kind is Kind.EVENT:
+                    children = tuple(
+                        DocumentSymbol(
+                            name=d.name,
+                            kind=SymbolKind.FIELD,
+                            detail=field_type(d.node),
+                            range=d.whole,
+                            selection_range=d.range,
+                        )
+                        for d in index.declarations
+                        if d.kind is Kind.PAYLOAD and d.key.startswith(decl.key + ".")
+                    )
+                symbols.append(
+                    DocumentSymbol(
+                        name=decl.name,
+                        kind=_SYMBOL_KINDS[kind],
+                        detail=kind.value,
+                        range=decl.whole,
+                        selection_range=decl.range,
+                        children=children,
+                    )
+                )
+    return tuple(symbols)
 
 
 def prepare_rename(doc: ChartDocument, position: Position) -> Range | None:
     """The range of the renameable name (state, event or guard) at `position`, or None."""
-    return None
+    found = doc.at(position)
+    if found is None or found[1] is None or found[0] not in (Kind.STATE, Kind.EVENT, Kind.GUARD):
+        return None
+    return found[2]
 
 
 def rename(doc: ChartDocument, position: Position, new_name: str) -> RenameOutcome:
     """Rename the state, event or guard at `position` everywhere, or say why not."""
-    return RenameOutcome(refusal="nothing to rename here")
+    return rename_at(doc, position, new_name)
 
 
 def code_actions(
     doc: ChartDocument, range: Range, diagnostics: Sequence[Diagnostic]
 ) -> tuple[CodeAction, ...]:
     """Quick fixes for the findings of `diagnostics` (compile and lint) that touch `range`."""
-    return ()
+    return actions_for(doc, range, diagnostics)

@@ -1,0 +1,511 @@
+"""Every declaration and every reference of a chart document, with the range of its name.
+
+The index is read from the positioned YAML tree (`compiler/source`), not from
+the IR, so that a document the compiler refuses (an unknown target, a schema
+error) still has names to navigate; the IR adds what only compiling knows
+(the events a state answers) where there is one. State references resolve as
+the compiler resolves them: a dotted suffix of a path (`StateIndex`), and
+`initial` relative to its state.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from statekit.compiler.diagnostics import SourceSpan
+from statekit.compiler.model.declarations import mapping_items, scalar_list, text
+from statekit.compiler.source.loader import load_yaml
+from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from statekit.lsp.records import Position, Range
+
+
+class Kind(enum.Enum):
+    """What a name names."""
+
+    STATE = "state"
+    EVENT = "event"
+    GUARD = "guard"
+    CONTEXT = "context field"
+    PAYLOAD = "payload field"
+    INVARIANT = "invariant"
+
+
+class Role(enum.Enum):
+    """Where a reference sits (what completes there, how a rename rewrites it)."""
+
+    TARGET = "to"
+    INITIAL = "initial"
+    DEFAULT = "default"
+    WHEN = "when"
+    REQUIRE = "require"
+    FORBID = "forbid"
+    ACTIVE = "active"
+    ON = "on"
+    ALREADY = "already"
+    REJECT = "reject"
+    RAISE = "raise"
+    GUARD = "guard"
+    CTX = "ctx"
+    EVENT_FIELD = "event"
+    ASSIGN = "assign"
+
+
+SUFFIX_ROLES = frozenset(
+    {Role.TARGET, Role.DEFAULT, Role.WHEN, Role.REQUIRE, Role.FORBID, Role.ACTIVE}
+)
+"""State references resolved as dotted suffixes of a path (all but `initial`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """A declared name: what it is, its key (`path` for states, `Event.field` for payload
+    fields), the range of its name and the YAML node of its body."""
+
+    kind: Kind
+    key: str
+    name: str
+    range: Range
+    node: Node
+    whole: Range
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A use of a name as written (`text`), resolved to a declaration's key (or None).
+
+    `precise` is False when the name's own characters could not be located in the
+    file (a multi-line or escaped scalar): `range` is then the whole scalar's.
+    `scope` is the state path an `initial` is relative to; `events` the events an
+    expression sees as `event`.
+    """
+
+    kind: Kind
+    role: Role
+    text: str
+    key: str | None
+    range: Range
+    precise: bool
+    scope: str = ""
+    events: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StateInfo:
+    """A state as the YAML declares it."""
+
+    path: str
+    name: str
+    parent: str | None
+    node: MappingNode
+    key_range: Range | None
+    children: tuple[str, ...]
+    history: bool
+
+
+@dataclass(slots=True)
+class Index:
+    """The declarations and references of one document."""
+
+    text: str
+    root: MappingNode | None
+    states: dict[str, StateInfo] = field(default_factory=dict)
+    declarations: list[Declaration] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    reasons: dict[str, list[Range]] = field(default_factory=dict)
+    guard_events: dict[str, set[str]] = field(default_factory=dict)
+    suffixes: dict[str, list[str]] = field(default_factory=dict)
+
+    def declared(self, kind: Kind) -> dict[str, Declaration]:
+        """The declarations of one kind by key, in document order."""
+        return {d.key: d for d in self.declarations if d.kind is kind}
+
+    def resolve_state(self, ref: str, scope: str = "", *, relative: bool = False) -> str | None:
+        """The path a state reference names (relative to `scope` for `initial`), or None."""
+        if relative:
+            current = scope
+            for part in ref.split("."):
+                child = f"{current}.{part}" if current else part
+                if child not in self.states or self.states[child].parent != current:
+                    return None
+                current = child
+            return current
+        found = self._suffix_matches(ref)
+        return found[0] if len(found) == 1 else None
+
+    def _suffix_matches(self, ref: str) -> list[str]:
+        if not self.suffixes and self.states:
+            self.suffixes = suffix_table(self.states)
+        return self.suffixes.get(ref, [])
+
+    def shortest_reference(self, path: str) -> str:
+        """The shortest unique dotted suffix naming the state at `path`."""
+        parts = path.split(".")
+        for start in range(len(parts) - 1, -1, -1):
+            suffix = ".".join(parts[start:])
+            if len(self._suffix_matches(suffix)) == 1:
+                return suffix
+        return path
+
+
+class LineMap:
+    """Offsets of the document's lines, to turn 1-based spans into 0-based ranges."""
+
+    def __init__(self, source: str) -> None:
+        self.lines = source.split("\n")
+        self.starts: list[int] = []
+        offset = 0
+        for line in self.lines:
+            self.starts.append(offset)
+            offset += len(line) + 1
+
+    def range_of(self, span: SourceSpan) -> Range:
+        """The 0-based range of a span."""
+        return Range(
+            Position(span.line - 1, span.column - 1),
+            Position(span.end_line - 1, span.end_column - 1),
+        )
+
+    def offset(self, position: Position) -> int:
+        """The character offset of a position (clamped to the document)."""
+        if position.line >= len(self.lines):
+            return self.starts[-1] + len(self.lines[-1])
+        return self.starts[position.line] + min(position.character, len(self.lines[position.line]))
+
+    def position(self, offset: int) -> Position:
+        """The position of a character offset."""
+        line = 0
+        lo, hi = 0, len(self.starts) - 1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            if self.starts[mid] <= offset:
+                line, lo = mid, mid + 1
+            else:
+                hi = mid - 1
+        return Position(line, offset - self.starts[line])
+
+    def slice(self, range_: Range, source: str) -> str:
+        """The text of a range."""
+        return source[self.offset(range_.start) : self.offset(range_.end)]
+
+
+_ACTIVE = re.compile(r"""active\s*\(\s*(['"])""")
+_FIELD = r"\b{base}\s*\.\s*({name})\b"
+
+
+class _Builder:
+    def __init__(self, source: str, root: MappingNode) -> None:
+        self.source = source
+        self.lines = LineMap(source)
+        self.index = Index(text=source, root=root)
+        self._pending_guards: list[tuple[str, Node]] = []
+
+    # ---- names ----------------------------------------------------------------------
+    def name_range(self, node: ScalarNode) -> tuple[Range, bool]:
+        whole = self.lines.range_of(node.span)
+        value = "" if node.value is None else str(node.value)
+        if node.span.line != node.span.end_line:
+            return whole, False
+        raw = self.lines.slice(whole, self.source)
+        if raw == value:
+            return whole, True
+        if len(raw) == len(value) + 2 and raw[0] in "'\"" and raw[-1] == raw[0]:
+            start = Position(whole.start.line, whole.start.character + 1)
+            end = Position(whole.end.line, whole.end.character - 1)
+            return Range(start, end), True
+        return whole, False
+
+    def declare(self, kind: Kind, key: str, name_node: ScalarNode, body: Node) -> None:
+        rng, _ = self.name_range(name_node)
+        whole = Range(rng.start, self.lines.range_of(body.span).end)
+        self.index.declarations.append(
+            Declaration(
+                kind=kind, key=key, name=str(name_node.value), range=rng, node=body, whole=whole
+            )
+        )
+
+    def refer(
+        self,
+        kind: Kind,
+        role: Role,
+        node: ScalarNode,
+        *,
+        scope: str = "",
+        events: tuple[str, ...] = (),
+    ) -> None:
+        if node.value is None:
+            return
+        rng, precise = self.name_range(node)
+        self.index.references.append(
+            Reference(
+                kind=kind,
+                role=role,
+                text=str(node.value),
+                key=None,
+                range=rng,
+                precise=precise,
+                scope=scope,
+                events=events,
+            )
+        )
+
+    # ---- the walk --------------------------------------------------------------------
+    def build(self) -> Index:
+        root = self.index.root
+        assert root is not None
+        for key, spec in mapping_items(root.get("context")):
+            self.declare(Kind.CONTEXT, str(key.value), key, spec)
+        for key, fields in mapping_items(root.get("events")):
+            self.declare(Kind.EVENT, str(key.value), key, fields)
+            for fkey, spec in mapping_items(fields):
+                self.declare(Kind.PAYLOAD, f"{key.value}.{fkey.value}", fkey, spec)
+        for key, body in mapping_items(root.get("guards")):
+            self.declare(Kind.GUARD, str(key.value), key, body)
+            self.index.guard_events.setdefault(str(key.value), set())
+        self._state(root, "", None, None)
+        for key, body in mapping_items(root.get("guards")):
+            expr = body.get("if") if isinstance(body, MappingNode) else body
+            events = tuple(sorted(self.index.guard_events.get(str(key.value), set())))
+            if isinstance(expr, ScalarNode):
+                self._expression(expr, events)
+            if isinstance(body, MappingNode):
+                self._reason(body.get("else"))
+        for key, body in mapping_items(root.get("invariants")):
+            self.declare(Kind.INVARIANT, str(key.value), key, body)
+            if isinstance(body, MappingNode):
+                for role in (Role.WHEN, Role.REQUIRE, Role.FORBID):
+                    for ref in scalar_list(body.get(role.value)):
+                        self.refer(Kind.STATE, role, ref)
+                assertion = body.get("assert")
+                if isinstance(assertion, ScalarNode):
+                    self._expression(assertion, ())
+        self._resolve()
+        return self.index
+
+    def _state(
+        self, node: MappingNode, path: str, parent: str | None, key: ScalarNode | None
+    ) -> None:
+        children: list[str] = []
+        for child_key, child in mapping_items(node.get("states")):
+            if isinstance(child, MappingNode):
+                name = str(child_key.value)
+                children.append(f"{path}.{name}" if path else name)
+        self.index.states[path] = StateInfo(
+            path=path,
+            name=path.rsplit(".", 1)[-1],
+            parent=parent,
+            node=node,
+            key_range=None if key is None else self.name_range(key)[0],
+            children=tuple(children),
+            history=node.get("history") is not None,
+        )
+        if key is not None:
+            self.declare(Kind.STATE, path, key, node)
+        for child_key, child in mapping_items(node.get("states")):
+            if isinstance(child, MappingNode):
+                name = str(child_key.value)
+                self._state(child, f"{path}.{name}" if path else name, path, child_key)
+        initial = node.get("initial")
+        if isinstance(initial, ScalarNode) and node.get("states") is not None:
+            self.refer(Kind.STATE, Role.INITIAL, initial, scope=path)
+        for ref in scalar_list(node.get("default")):
+            self.refer(Kind.STATE, Role.DEFAULT, ref)
+        for event_key, value in mapping_items(node.get("on")):
+            self.refer(Kind.EVENT, Role.ON, event_key)
+            for alternative in _alternatives(value):
+                self._transition(alternative, (str(event_key.value),))
+        for keyword in ("always", "done"):
+            for alternative in _alternatives(node.get(keyword)):
+                self._transition(alternative, ())
+        for keyword in ("entry", "exit"):
+            self._effects(node.get(keyword), ())
+        for ref in scalar_list(node.get("already")):
+            self.refer(Kind.EVENT, Role.ALREADY, ref)
+        for event_key, reason in mapping_items(node.get("reject")):
+            if event_key.value != "*":
+                self.refer(Kind.EVENT, Role.REJECT, event_key)
+            self._reason(reason)
+
+    def _transition(self, node: Node, events: tuple[str, ...]) -> None:
+        if isinstance(node, ScalarNode):
+            self.refer(Kind.STATE, Role.TARGET, node)
+            return
+        if not isinstance(node, MappingNode):
+            return
+        for ref in scalar_list(node.get("to")):
+            self.refer(Kind.STATE, Role.TARGET, ref)
+        for ref in scalar_list(node.get("guard")):
+            self.refer(Kind.GUARD, Role.GUARD, ref, events=events)
+            if ref.value is not None:
+                self.index.guard_events.setdefault(str(ref.value), set()).update(events)
+        condition = node.get("if")
+        if isinstance(condition, ScalarNode):
+            self._expression(condition, events)
+        self._reason(node.get("else"))
+        self._effects(node.get("do"), events)
+
+    def _effects(self, node: Node | None, events: tuple[str, ...]) -> None:
+        if not isinstance(node, SequenceNode):
+            return
+        for item in node.items:
+            for kind, value in mapping_items(item):
+                if kind.value == "assign":
+                    for target, expr in mapping_items(value):
+                        self.refer(Kind.CONTEXT, Role.ASSIGN, target)
+                        self._expression(expr, events)
+                elif kind.value == "emit" and isinstance(value, MappingNode):
+                    for _, expr in mapping_items(value.get("payload")):
+                        self._expression(expr, events)
+                elif kind.value == "raise":
+                    name = value.get("event") if isinstance(value, MappingNode) else value
+                    if isinstance(name, ScalarNode):
+                        self.refer(Kind.EVENT, Role.RAISE, name)
+                    if isinstance(value, MappingNode):
+                        for _, expr in mapping_items(value.get("payload")):
+                            self._expression(expr, events)
+
+    def _reason(self, node: Node | None) -> None:
+        reason = text(node)
+        if reason is not None and node is not None:
+            self.index.reasons.setdefault(reason, []).append(self.lines.range_of(node.span))
+
+    def _expression(self, node: Node, events: tuple[str, ...]) -> None:
+        if not isinstance(node, ScalarNode) or not isinstance(node.value, str):
+            return
+        try:
+            tree = ast.parse(node.value.strip(), mode="eval")
+        except (SyntaxError, ValueError):
+            return
+        found: list[tuple[tuple[int, int], Kind, Role, str, str]] = []
+        for sub in ast.walk(tree):
+            where = (getattr(sub, "lineno", 0), getattr(sub, "col_offset", 0))
+            if (
+                isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Name)
+                and sub.func.id == "active"
+                and len(sub.args) == 1
+                and isinstance(sub.args[0], ast.Constant)
+                and isinstance(sub.args[0].value, str)
+            ):
+                found.append((where, Kind.STATE, Role.ACTIVE, sub.args[0].value, "active"))
+            elif (
+                isinstance(sub, ast.Attribute)
+                and isinstance(sub.value, ast.Name)
+                and sub.value.id in ("ctx", "event")
+            ):
+                if sub.value.id == "ctx":
+                    found.append((where, Kind.CONTEXT, Role.CTX, sub.attr, "ctx"))
+                else:
+                    found.append((where, Kind.PAYLOAD, Role.EVENT_FIELD, sub.attr, "event"))
+        whole = self.lines.range_of(node.span)
+        raw_start = self.lines.offset(whole.start)
+        raw = self.source[raw_start : self.lines.offset(whole.end)]
+        cursor = 0
+        for _, kind, role, name, base in sorted(found, key=lambda f: f[0]):
+            start = end = -1
+            if base == "active":
+                match = _ACTIVE.search(raw, cursor)
+                if match is not None and raw.startswith(name + match.group(1), match.end()):
+                    start, end = match.end(), match.end() + len(name)
+            else:
+                match = re.compile(_FIELD.format(base=base, name=re.escape(name))).search(
+                    raw, cursor
+                )
+                if match is not None:
+                    start, end = match.start(1), match.end(1)
+            precise = start >= 0
+            if precise:
+                cursor = end
+                rng = Range(
+                    self.lines.position(raw_start + start), self.lines.position(raw_start + end)
+                )
+            else:
+                rng = whole
+            self.index.references.append(
+                Reference(
+                    kind=kind,
+                    role=role,
+                    text=name,
+                    key=None,
+                    range=rng,
+                    precise=precise,
+                    events=events,
+                )
+            )
+
+    # ---- resolution ------------------------------------------------------------------
+    def _resolve(self) -> None:
+        index = self.index
+        index.suffixes = suffix_table(index.states)
+        events = index.declared(Kind.EVENT)
+        guards = index.declared(Kind.GUARD)
+        context = index.declared(Kind.CONTEXT)
+        payload = index.declared(Kind.PAYLOAD)
+        resolved: list[Reference] = []
+        for ref in index.references:
+            key: str | None = None
+            if ref.kind is Kind.STATE:
+                key = index.resolve_state(ref.text, ref.scope, relative=ref.role is Role.INITIAL)
+            elif ref.kind is Kind.EVENT:
+                key = ref.text if ref.text in events else None
+            elif ref.kind is Kind.GUARD:
+                key = ref.text if ref.text in guards else None
+            elif ref.kind is Kind.CONTEXT:
+                key = ref.text if ref.text in context else None
+            else:
+                key = next(
+                    (f"{e}.{ref.text}" for e in ref.events if f"{e}.{ref.text}" in payload), None
+                )
+            resolved.append(
+                Reference(
+                    kind=ref.kind,
+                    role=ref.role,
+                    text=ref.text,
+                    key=key,
+                    range=ref.range,
+                    precise=ref.precise,
+                    scope=ref.scope,
+                    events=ref.events,
+                )
+            )
+        index.references = sorted(resolved, key=lambda r: r.range)
+
+
+def suffix_table(paths: Iterable[str]) -> dict[str, list[str]]:
+    """Every dotted suffix of every state path → the paths it names (as the compiler's
+    `StateIndex` resolves references)."""
+    table: dict[str, list[str]] = {}
+    for path in paths:
+        if not path:
+            continue
+        parts = path.split(".")
+        for start in range(len(parts)):
+            table.setdefault(".".join(parts[start:]), []).append(path)
+    return table
+
+
+def _alternatives(node: Node | None) -> tuple[Node, ...]:
+    if node is None:
+        return ()
+    if isinstance(node, SequenceNode):
+        return node.items
+    return (node,)
+
+
+def build_index(source: str) -> Index:
+    """The index of a document's text; an empty one when the text is not a YAML mapping."""
+    root, problems = load_yaml(source, "<document>")
+    if not isinstance(root, MappingNode) or any(p.severity.value == "error" for p in problems):
+        return Index(text=source, root=None)
+    return _Builder(source, root).build()
+
+
+def iter_named(index: Index) -> Iterator[tuple[Range, Kind, str | None]]:
+    """Every declaration and reference as (range, kind, key), declarations first."""
+    for d in index.declarations:
+        yield d.range, d.kind, d.key
+    for r in index.references:
+        yield r.range, r.kind, r.key
