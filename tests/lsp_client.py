@@ -51,6 +51,11 @@ class LanguageServer:
         threading.Thread(target=self._read, args=(self._process.stdout,), daemon=True).start()
         threading.Thread(target=self._drain, args=(self._process.stderr,), daemon=True).start()
 
+    @property
+    def pid(self) -> int:
+        """The server's process id (to read its memory, say)."""
+        return self._process.pid
+
     # --- speaking -----------------------------------------------------------------
 
     def request(self, method: str, params: object) -> Any:

@@ -46,7 +46,7 @@ def lsp_command(max_configurations: int, compile_delay: float, analysis_delay: f
     try:
         from statekit.lsp.server import make_server
     except ImportError as exc:
-        if exc.name not in {"pygls", "lsprotocol"} and "pygls" not in str(exc):
+        if (exc.name or "").split(".")[0] not in {"pygls", "lsprotocol"}:
             raise
         click.echo(
             "statekit lsp needs the language server library: pip install 'statekit[lsp]'",

@@ -127,6 +127,7 @@ class ChartLanguageServer(LanguageServer):
 
     def changed(self, uri: str) -> None:
         """The text changed: every older stage is stale; compile after a quiet moment."""
+        self._forget_finished_handlers()
         state = self.documents.get(uri)
         if state is None:
             return
@@ -163,6 +164,21 @@ class ChartLanguageServer(LanguageServer):
         _cancel(state.compile_timer)
         _cancel(state.analysis_timer)
         self._publish(uri, (), None)
+
+    def _forget_finished_handlers(self) -> None:
+        """Drop the finished notification handlers pygls keeps.
+
+        pygls 2.1 files the future of every generator handler (its own
+        didOpen/didChange/didClose are generators) under a fresh id in the table
+        of pending requests and never removes it: one leaked future per change.
+        A finished request is removed when its answer is sent, so whatever is
+        finished and still there is such a leftover.
+        """
+        pending: dict[object, Any] | None = getattr(self.protocol, "_request_futures", None)
+        if pending is None:
+            return
+        for key in [k for k, f in pending.items() if f.done()]:
+            del pending[key]
 
     def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(job)
@@ -300,7 +316,9 @@ class ChartLanguageServer(LanguageServer):
         return tuple(touching)
 
     def stats(self) -> dict[str, int]:
-        """What the server retains: open documents, pending timers and tasks, live objects."""
+        """What the server retains: open documents, pending timers, tasks and handlers, and
+        the live objects."""
+        self._forget_finished_handlers()
         gc.collect()
         return {
             "documents": len(self.documents),
@@ -310,6 +328,7 @@ class ChartLanguageServer(LanguageServer):
                 for d in self.documents.values()
             ),
             "tasks": len(self._tasks),
+            "handlers": len(getattr(self.protocol, "_request_futures", {})),
             "objects": len(gc.get_objects()),
         }
 
