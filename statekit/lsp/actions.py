@@ -5,20 +5,27 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from statekit.compiler.diagnostics import Diagnostic, SourceSpan
-from statekit.compiler.rules import unknown_event, unknown_guard, unknown_state
-from statekit.compiler.source.nodes import MappingNode, Node
+from statekit.compiler.model.declarations import text
+from statekit.compiler.rules import invalid_initial, unknown_event, unknown_guard, unknown_state
+from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode
 from statekit.lint.rules import undefined_pair
 from statekit.lsp.document import ChartDocument
-from statekit.lsp.index import Kind
+from statekit.lsp.index import Kind, Reference, Role
 from statekit.lsp.records import CodeAction, Position, Range, TextEdit
 
 _UNCLASSIFIED = re.compile(r"^event (\S+) is not classified under '([^']*)'")
 _UNDECLARED = re.compile(r"undeclared event '([^']+)'")
 _SUGGESTION = re.compile(r"did you mean (.+)\?$")
 _QUOTED = re.compile(r"'([^']+)'")
+
+RESPELLED = frozenset(
+    {unknown_state.SLUG, unknown_event.SLUG, unknown_guard.SLUG, invalid_initial.SLUG}
+)
+"""The findings about a name that may be misspelt (others qualify by a `did you mean`)."""
 
 DEFAULT_REASON_PREFIX = "NOT_IN_"
 """A new `reject` entry's reason code is this and the state's name (the user edits it)."""
@@ -75,10 +82,7 @@ def _classify(doc: ChartDocument, diagnostic: Diagnostic) -> CodeAction | None:
         path = doc.index.resolve_state(name)
     if path is None or path not in states:
         return None
-    label = states[path].name if path else ""
-    reason = DEFAULT_REASON_PREFIX + re.sub(r"[^A-Z0-9]+", "_", label.upper()).strip("_")
-    if not path:
-        reason = "NOT_ALLOWED"
+    reason = _reason_for(doc, event, path)
     edit = _add_entry(doc, states[path].node, "reject", f"{event}: {reason}")
     where = f"'{path}'" if path else "the root"
     return CodeAction(
@@ -87,6 +91,28 @@ def _classify(doc: ChartDocument, diagnostic: Diagnostic) -> CodeAction | None:
         fixes=diagnostic.slug,
         preferred=True,
     )
+
+
+def _reason_for(doc: ChartDocument, event: str, path: str) -> str:
+    """The reason the chart gives most often when rejecting `event` elsewhere, else
+    `NOT_IN_<STATE>` (`NOT_ALLOWED` at the root): a start the user edits."""
+    used = Counter(
+        reason
+        for info in doc.index.states.values()
+        for key, value in _items(info.node.get("reject"))
+        if key.value == event and (reason := text(value)) is not None
+    )
+    if used:
+        return used.most_common(1)[0][0]
+    if not path:
+        return "NOT_ALLOWED"
+    name = doc.index.states[path].name
+    code = re.sub(r"[^A-Z0-9]+", "_", name.upper()).strip("_")
+    return DEFAULT_REASON_PREFIX + code if code else "NOT_ALLOWED"
+
+
+def _items(node: Node | None) -> tuple[tuple[ScalarNode, Node], ...]:
+    return node.items if isinstance(node, MappingNode) else ()
 
 
 def _is_flow(doc: ChartDocument, node: Node) -> bool:
@@ -127,26 +153,34 @@ def _append(
 
 
 # ---- misspelt names --------------------------------------------------------------------
-def _suggestions(doc: ChartDocument, diagnostic: Diagnostic, old: str) -> list[str]:
+def _suggestions(
+    doc: ChartDocument, diagnostic: Diagnostic, old: str, target: Reference | None
+) -> list[str]:
+    """The finding's own suggestions, else the declared names closest to the misspelling."""
     for note in diagnostic.notes:
         match = _SUGGESTION.search(note)
         if match is not None:
             quoted = _QUOTED.findall(match.group(1))
             return quoted or [match.group(1).strip()]
-    kinds = {unknown_guard.SLUG: Kind.GUARD, unknown_event.SLUG: Kind.EVENT}
-    kind = kinds.get(diagnostic.slug)
-    if kind is None:
+    if target is None or target.key is not None:
         return []
-    names = [d.key for d in doc.index.declarations if d.kind is kind]
+    index = doc.index
+    if target.role is Role.INITIAL:
+        prefix = f"{target.scope}." if target.scope else ""
+        names = [
+            p[len(prefix) :] for p in index.states if p.startswith(prefix) and p != target.scope
+        ]
+    elif target.kind is Kind.STATE:
+        names = [index.shortest_reference(p) for p in index.states if p]
+    else:
+        names = [d.key for d in index.declarations if d.kind is target.kind]
     return difflib.get_close_matches(old, names, n=3)
 
 
 def _respell(doc: ChartDocument, diagnostic: Diagnostic, where: Range) -> Iterator[CodeAction]:
-    if diagnostic.slug not in (
-        unknown_state.SLUG,
-        unknown_event.SLUG,
-        unknown_guard.SLUG,
-    ) and not any(_SUGGESTION.search(n) for n in diagnostic.notes):
+    if diagnostic.slug not in RESPELLED and not any(
+        _SUGGESTION.search(n) for n in diagnostic.notes
+    ):
         return
     target = next(
         (
@@ -168,7 +202,7 @@ def _respell(doc: ChartDocument, diagnostic: Diagnostic, where: Range) -> Iterat
             )
     else:
         return
-    for suggestion in _suggestions(doc, diagnostic, old):
+    for suggestion in _suggestions(doc, diagnostic, old, target):
         new = suggestion
         if target is not None and target.kind in (Kind.CONTEXT, Kind.PAYLOAD):
             new = suggestion.split(".", 1)[-1]

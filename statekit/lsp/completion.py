@@ -183,19 +183,27 @@ def _items(
         if _ACTIVE_OPEN.search(place.before):
             return _states(doc, index, rng, typed, activatable=True)
         field = _FIELD_OPEN.search(place.before)
+        events = _events_in_scope(index, keys)
         if field is not None:
+            # replace only the field name after the dot
+            after_dot = Position(rng.start.line, rng.start.character + typed.rfind(".") + 1)
+            name_range = Range(after_dot, rng.end)
             if field.group(1) == "ctx":
-                return _context(doc, index, rng)
-            return _payload(doc, index, _events_in_scope(index, keys), rng)
+                return _context(doc, index, name_range)
+            return _payload(doc, index, events, name_range)
+        if typed and "." not in typed:
+            # a bare word: the fields with their prefix
+            return [_prefixed(item, "ctx.") for item in _context(doc, index, rng)] + [
+                _prefixed(item, "event.") for item in _payload(doc, index, events, rng)
+            ]
         return []
     if place.key_position:
-        if last == "on":
-            return _events(doc, index, rng)
-        if last == "reject":
-            return [
-                *_events(doc, index, rng),
-                _item("*", CompletionKind.CONSTANT, "every event", rng),
-            ]
+        if last in ("on", "reject"):
+            present = _present_keys(index, keys, _word(doc, rng))
+            items = _events(doc, index, rng)
+            if last == "reject":
+                items.append(_item("*", CompletionKind.CONSTANT, "every event", rng))
+            return [i for i in items if i.label not in present]
         if last == "assign":
             return _context(doc, index, rng)
         return []
@@ -217,6 +225,30 @@ def _items(
             for reason, uses in index.reasons.items()
         ]
     return []
+
+
+def _word(doc: ChartDocument, rng: Range) -> str:
+    """The whole word the completion replaces (before and after the cursor)."""
+    return doc.lines.slice(rng, doc.text)
+
+
+def _present_keys(index: Index, keys: tuple[str, ...], typed: str) -> set[str]:
+    """The keys the state's `on`/`reject` map already has (but the one being typed)."""
+    state = index.states.get(_state_scope(keys[:-1]))
+    node = None if state is None else state.node.get(keys[-1])
+    if not isinstance(node, MappingNode):
+        return set()
+    return {str(k.value) for k, _ in node.items} - {typed}
+
+
+def _prefixed(item: CompletionItem, prefix: str) -> CompletionItem:
+    return CompletionItem(
+        label=prefix + item.label,
+        kind=item.kind,
+        detail=item.detail,
+        edit=TextEdit(range=item.edit.range, new_text=prefix + item.edit.new_text),
+        documentation=item.documentation,
+    )
 
 
 def _expression_place(keys: tuple[str, ...]) -> bool:

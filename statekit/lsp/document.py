@@ -16,6 +16,9 @@ class ChartDocument:
         self.result = result
         self.index: Index = build_index(text)
         self.lines = LineMap(text)
+        self._declarations: dict[tuple[Kind, str], Declaration] = {}
+        for decl in self.index.declarations:
+            self._declarations.setdefault((decl.kind, decl.key), decl)
 
     @property
     def chart(self) -> CompiledChart | None:
@@ -36,7 +39,7 @@ class ChartDocument:
         """The declaration of a key, or None."""
         if key is None:
             return None
-        return next((d for d in self.index.declarations if d.kind is kind and d.key == key), None)
+        return self._declarations.get((kind, key))
 
     def uses(self, kind: Kind, key: str) -> list[Reference]:
         """Every resolved reference to a key, in document order."""

@@ -64,14 +64,33 @@ def _describe_state(doc: ChartDocument, path: str) -> str | None:
 
 
 def _answers(doc: ChartDocument, path: str) -> list[tuple[str, list[str]]]:
-    """The events a state answers itself: by transition, `already` and `reject`."""
+    """The events a state answers: by its own transition, `already` and `reject`, and
+    (from the compiled tables) by those of its ancestors while it is active."""
     chart = doc.chart
     if chart is not None and path in chart.path_index:
-        state = chart.states[chart.path_index[path]]
+        state_id = chart.path_index[path]
+        state = chart.states[state_id]
         events = [chart.transitions[t].event for t in state.transitions]
         on = list(dict.fromkeys(e for e in events if e and not e.startswith("done.state.")))
         already = [c.event for c in state.already]
         reject = [f"{c.event} → {c.reason}" for c in state.reject]
+        inherited_on = [
+            f"{event} ({chart.states[chart.transitions[ids[0]].source].path or 'the root'})"
+            for event, ids in chart.candidates[state_id].items()
+            if event not in on
+        ]
+        inherited = [
+            f"{c.event} → {c.reason or 'ALREADY_APPLIED'} ({chart.states[a].path or 'the root'})"
+            for a in state.ancestors
+            for c in chart.states[a].already + chart.states[a].reject
+        ]
+        return [
+            ("transitions on", on),
+            ("already", already),
+            ("reject", reject),
+            ("transitions of ancestors on", inherited_on),
+            ("already/reject of ancestors", inherited),
+        ]
     else:
         node = doc.index.states[path].node
         on = list(_keys(node.get("on")))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import enum
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from statekit.compiler.diagnostics import SourceSpan
@@ -501,11 +501,3 @@ def build_index(source: str) -> Index:
     if not isinstance(root, MappingNode) or any(p.severity.value == "error" for p in problems):
         return Index(text=source, root=None)
     return _Builder(source, root).build()
-
-
-def iter_named(index: Index) -> Iterator[tuple[Range, Kind, str | None]]:
-    """Every declaration and reference as (range, kind, key), declarations first."""
-    for d in index.declarations:
-        yield d.range, d.kind, d.key
-    for r in index.references:
-        yield r.range, r.kind, r.key

@@ -159,7 +159,16 @@ def test_completion_in_each_kind_of_place(task: ChartDocument) -> None:
         "checksum_matches",
     ]
     assert labels(task, at(TASK, "already: [TaskCan")) == TASK_EVENTS
-    assert labels(task, at(TASK, "        reject:\n          Task")) == [*TASK_EVENTS, "*"]
+    # the first reject map (queued's) has TaskCompleted, TaskFailed, LeaseExpired and
+    # ArtifactUploaded; the one being typed (TaskCompleted) stays offered
+    assert labels(task, at(TASK, "        reject:\n          Task")) == [
+        "TaskStarted",
+        "TaskCompleted",
+        "TaskCancelled",
+        "EffectsReconciled",
+        "ArtifactVerified",
+        "*",
+    ]
     assert labels(task, at(TASK, "    when: lifecycle.comp")) == [
         "lifecycle.completed" if s == "completed" else s for s in TASK_STATES_SHORT
     ]
@@ -208,6 +217,19 @@ def test_completion_of_fields_inside_expressions(task: ChartDocument) -> None:
     ]
     inline = completions(task, at(TASK, "if: event.retry"))
     assert [i.label for i in inline] == ["attempt", "error", "retryable"]
+    # the edit replaces the field name only, after the dot
+    assert inline[2].edit == TextEdit(
+        Range(at(TASK, "if: event.retry", offset=10), at(TASK, "if: event.retryable")), "retryable"
+    )
+    assert ctx[0].edit.range.start == at(TASK, "if: event.attempt == ctx.")
+    # a bare word in an expression: every field with its prefix
+    bare = TASK.replace("if: event.retryable", "if: re", 1)
+    got = completions(chart_document(bare), at(bare, "if: re"))
+    assert [i.label for i in got][-3:] == ["event.attempt", "event.error", "event.retryable"]
+    assert [i.label for i in got][:2] == ["ctx.attempt", "ctx.max_attempts"]
+    assert got[-1].edit == TextEdit(
+        Range(at(bare, "if: re", offset=4), at(bare, "if: re")), "event.retryable"
+    )
     assign = completions(task, at(TASK, "worker_id: event.w"))
     assert [i.label for i in assign] == ["attempt", "worker_id", "lease_until_ms"]
 
@@ -225,7 +247,11 @@ def test_completion_while_the_line_being_typed_breaks_the_yaml() -> None:
         "        on:\n          Ta\n          TaskStarted:",
         1,
     )
-    assert labels(chart_document(typing), at(typing, "        on:\n          Ta")) == TASK_EVENTS
+    assert labels(chart_document(typing), at(typing, "        on:\n          Ta")) == [
+        e
+        for e in TASK_EVENTS
+        if e not in ("TaskStarted", "TaskCancelled")  # queued has them
+    ]
 
 
 RAISING = """\
@@ -424,7 +450,7 @@ guards:
     if: event.x > 0 and active('${s_a}.${s_b}')
     else: NOT_OK
   ${g_yes}: "ctx.n >= 0"
-initial: ${s_a}
+initial: ${s_a}.${s_b}
 states:
   ${s_a}:
     initial: ${s_b}
@@ -447,6 +473,8 @@ states:
       ${s_h}: {history: shallow, default: ${s_b}}
   ${s_y}:
     initial: ${s_w}
+    done: ${s_z}
+    always: {to: "${s_z}", if: "active('${s_y}.${s_w}') and ctx.n > 9"}
     states:
       ${s_w}:
         on: {${e_GO}: ${s_w}}
@@ -456,7 +484,7 @@ states:
       - raise: {event: ${e_STOP}}
     reject: {"*": DONE, ${e_GO}: OVER}
 invariants:
-  i1: {when: ${s_a}.${s_c}, forbid: ${s_z}}
+  i1: {when: ${s_a}.${s_c}, require: [${s_a}], forbid: ${s_z}}
   i2: {assert: "not active('${s_b}') or ctx.n >= 0"}
 """
 )
@@ -547,6 +575,7 @@ def test_rename_lengthens_references_the_new_name_makes_ambiguous() -> None:
         .replace("active('b') or", "active('a.b') or")
         .replace("to: [b]", "to: [a.b]")
         .replace("initial: w", "initial: b")
+        .replace("active('y.w')", "active('y.b')")
         .replace("      w:\n        on: {GO: w}", "      b:\n        on: {GO: y.b}")
     )
     result = compile_source(renamed, "renamed.yaml")
@@ -751,6 +780,19 @@ def test_code_action_classifies_the_unclassified_event_where_the_finding_says(
     assert not [d for d in _lint(fixed, tmp_path) if d.slug == "undefined-pair"]
 
 
+def test_code_action_reuses_the_reason_the_chart_gives_the_event_elsewhere(
+    tmp_path: Path,
+) -> None:
+    variant = UNCLASSIFIED.replace(
+        "  shipped: {final: true, ", "  shipped: {final: true, on: {CANCEL: shipped}, "
+    ).replace("{SHIP: NOT_PAID}", "{SHIP: NOT_PAID}}\n  held: {reject: {CANCEL: TOO_LATE}")
+    findings = [d for d in _lint(variant, tmp_path) if d.slug == "undefined-pair"]
+    assert len(findings) == 1
+    actions = code_actions(chart_document(variant), EVERYWHERE, findings)
+    assert [a.title for a in actions] == ["Reject CANCEL in 'paid' (TOO_LATE)"]
+    assert "      CANCEL: TOO_LATE\n" in apply(variant, actions[0].edits)
+
+
 def test_code_action_classifies_in_the_owning_region_of_a_parallel_chart(tmp_path: Path) -> None:
     text = (ROOT / "tests" / "charts" / "order.yaml").read_text(encoding="utf-8")
     # drop one region-level entry: the finding names that region, the fix restores one
@@ -792,10 +834,15 @@ MISSPELT = [
     ("if: event.attempt == ctx.attempt + 1", "if: event.attempt == ctx.atempt + 1", "attempt"),
     ("if: event.retryable", "if: event.retriable", "retryable"),
     ("    description: Where the task", "    descripton: Where the task", "description"),
+    ("    initial: queued", "    initial: queud", "queued"),
+    ("guard: effects_reconciled", "guard: effects_reconcile", "effects_reconciled"),
+    ("when: lifecycle.cancelled", "when: lifecycle.canceled", "lifecycle.cancelled"),
 ]
 
 
-@pytest.mark.parametrize(("good", "bad", "new_text"), MISSPELT, ids=[m[1] for m in MISSPELT])
+@pytest.mark.parametrize(
+    ("good", "bad", "new_text"), MISSPELT, ids=[m[1].split("\n")[-1].strip() for m in MISSPELT]
+)
 def test_code_action_respells_a_misspelt_name(good: str, bad: str, new_text: str) -> None:
     broken = TASK.replace(good, bad, 1)
     result = compile_source(broken, "task.yaml")
@@ -894,3 +941,57 @@ def test_every_entry_point_answers_any_edit_of_a_machine(
         outcome = rename(doc, p, "renamed_x")
         assert outcome.refusal is None or outcome.edits == ()
         code_actions(doc, Range(p, p), result.diagnostics)
+
+
+def test_positions_count_code_points_on_lines_with_non_ascii_names() -> None:
+    text = (
+        "statechart: u\nevents: {GÖ: {}}\ninitial: früh\nstates:\n"
+        "  früh: {on: {GÖ: {to: spät, if: \"not active('spät')\"}}}\n  spät: {final: true}\n"
+    )
+    doc = chart_document(text)
+    assert doc.result.chart is not None, doc.result.diagnostics
+    line = text.split("\n")[4]
+    used = references(doc, at(text, "  spät:", offset=3))
+    assert [(r.start.line, r.start.character) for r in used] == [
+        (4, line.index("spät")),
+        (4, line.index("spät')")),
+        (5, 2),
+    ]
+    outcome = rename(doc, Position(5, 3), "later")
+    assert outcome.refusal is None
+    assert apply(text, outcome.edits) == text.replace("spät", "later")
+    assert labels(doc, at(text, "to: sp")) == ["früh", "spät"]
+
+
+def test_hover_on_a_state_lists_what_its_ancestors_answer_too() -> None:
+    text = (
+        "statechart: h\nevents: {GO: {}, STOP: {}, PING: {}}\ninitial: outer\nstates:\n"
+        "  outer:\n    initial: inner\n    on: {STOP: done}\n    reject: {GO: NOT_YET}\n"
+        "    already: [PING]\n    states:\n      inner: {on: {PING: other}}\n      other: {}\n"
+        "  done: {final: true}\n"
+    )
+    doc = chart_document(text)
+    assert doc.chart is not None, doc.result.diagnostics
+    shown = hover(doc, at(text, "      inner:", offset=7))
+    assert shown is not None and shown.markdown == (
+        "**state** `outer.inner` (atomic)\nreference: `inner`\n"
+        "transitions on: PING\n"
+        "transitions of ancestors on: STOP (outer)\n"
+        "already/reject of ancestors: PING → ALREADY_APPLIED (outer), GO → NOT_YET (outer)"
+    )
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(ALL_DECLARATIONS), st.text(max_size=12))
+def test_rename_to_any_text_is_refused_or_compiles(target: tuple[str, int], new_name: str) -> None:
+    """Any string as the new name: a refusal, or edits after which the chart still compiles."""
+    file, number = target
+    path = next(p for p in MACHINES if p.name == file)
+    text = path.read_text(encoding="utf-8")
+    doc = chart_document(text)
+    outcome = rename(doc, doc.index.declarations[number].range.start, new_name)
+    if outcome.refusal is None:
+        result = compile_source(apply(text, outcome.edits), file)
+        assert result.chart is not None, (new_name, result.errors)
+    else:
+        assert outcome.edits == ()
