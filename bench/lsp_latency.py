@@ -40,7 +40,8 @@ class Session:
                 "0",
                 "--analysis-delay",
                 str(NEVER_MS),
-            ]
+            ],
+            timeout_s=120,
         )
         self.server.request(
             "initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}}
@@ -65,8 +66,11 @@ class Session:
         return found
 
     def edit(self, n: int) -> float:
-        """Type one character into the first line (a comment); seconds to the compile stage."""
+        """Add (even n) or remove (odd n) a comment line at the end; seconds to the compile
+        stage's diagnostics."""
         self.version += 1
+        last = self.text.count("\n")
+        end = {"line": last + 1, "character": 0} if n % 2 else {"line": last, "character": 0}
         start = time.perf_counter()
         self.server.notify(
             "textDocument/didChange",
@@ -74,11 +78,8 @@ class Session:
                 "textDocument": {"uri": self.uri, "version": self.version},
                 "contentChanges": [
                     {
-                        "range": {
-                            "start": {"line": 0, "character": 0},
-                            "end": {"line": 0, "character": 0},
-                        },
-                        "text": "#" if n % 2 == 0 else "",
+                        "range": {"start": {"line": last, "character": 0}, "end": end},
+                        "text": "" if n % 2 else "# edited\n",
                     }
                 ],
             },
@@ -131,14 +132,14 @@ def main() -> None:
         session = Session(Path(folder), "task.yaml", charts["machines/task.yaml"])
         try:
             before = (session.stats(), session.rss_kib())
-            for n in range(2000):
+            for n in range(1000):
                 session.edit(n)
-                if n % 200 == 199:
+                if n % 250 == 249:
                     session.analyse()
             after = (session.stats(), session.rss_kib())
         finally:
             session.server.close()
-        print("long session (2,000 edits, an analysis every 200):")
+        print("long session (1,000 edits, an analysis every 250):")
         for label, (stats, rss) in (("start", before), ("end", after)):
             print(
                 f"  {label:<5} objects {stats['objects']:>8}  documents {stats['documents']}"
