@@ -631,3 +631,16 @@ def test_without_the_lsp_extra_the_command_says_what_to_install(missing: str) ->
         "statekit lsp needs the language server library: pip install 'statekit[lsp]'\n"
     )
     assert "Traceback" not in done.stderr
+
+
+def test_the_analysis_runs_when_the_text_is_still_without_a_save(tmp_path: Path) -> None:
+    session = Editor(tmp_path, "--analysis-delay", "0")  # the last --analysis-delay counts
+    try:
+        path = tmp_path / "unused.yaml"
+        uri = session.open(path, UNUSED)
+        assert session.published(uri, 1) == compile_findings(path, UNUSED)
+        still = session.published(uri, 1)  # no didSave: the text was still
+    finally:
+        session.close()
+    assert still == lint_findings(path, UNUSED)
+    assert [d["code"] for d in still] == ["unused-event"]
