@@ -20,7 +20,8 @@ Diagnostics come in two stages per document version:
 
 Requests (completion, hover, definition, references, document symbols,
 prepare rename, rename, code actions) are answered by `statekit.lsp.navigation`
-from the current text and, when it is up to date, its compile result; the
+from the current text and its compile result (compiled in the compile worker
+when the last compile is of an older text, off the message loop); the
 positions of its records are code points, converted here to the client's
 position encoding.
 """
@@ -287,8 +288,11 @@ class ChartLanguageServer(LanguageServer):
 
     # --- navigation -----------------------------------------------------------------
 
-    def chart_at(self, uri: str) -> tuple[navigation.ChartDocument, TextDocument] | None:
-        """The navigation index of the document's current text (None: not a chart)."""
+    async def chart_at(self, uri: str) -> tuple[navigation.ChartDocument, TextDocument] | None:
+        """The navigation index of the document's current text (None: not a chart).
+
+        A text newer than the last compile is compiled in the compile worker, so the
+        server keeps reading messages meanwhile."""
         state = self.documents.get(uri)
         if state is None:
             return None
@@ -299,7 +303,12 @@ class ChartLanguageServer(LanguageServer):
                 return None
             result = state.compiled if state.compiled_text == text else None
             if result is None:
-                result = compile_source(text, state.file)
+                loop = asyncio.get_running_loop()
+                result = await loop.run_in_executor(
+                    self._compiler, compile_source, text, state.file
+                )
+                if document.source != text:  # edited meanwhile: answer for the newer text
+                    return await self.chart_at(uri)
             state.navigation = navigation.chart_document(text, result)
         return state.navigation, document
 
@@ -527,10 +536,10 @@ def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=[".", "'", '"', " "]),
     )
-    def completion(
+    async def completion(
         ls: ChartLanguageServer, params: types.CompletionParams
     ) -> types.CompletionList | None:
-        found = ls.chart_at(params.text_document.uri)
+        found = await ls.chart_at(params.text_document.uri)
         if found is None:
             return None
         chart, document = found
@@ -540,8 +549,8 @@ def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
         )
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: ChartLanguageServer, params: types.HoverParams) -> types.Hover | None:
-        found = ls.chart_at(params.text_document.uri)
+    async def hover(ls: ChartLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        found = await ls.chart_at(params.text_document.uri)
         if found is None:
             return None
         chart, document = found
@@ -554,10 +563,10 @@ def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
         )
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    def definition(
+    async def definition(
         ls: ChartLanguageServer, params: types.DefinitionParams
     ) -> list[types.Location] | None:
-        found = ls.chart_at(params.text_document.uri)
+        found = await ls.chart_at(params.text_document.uri)
         if found is None:
             return None
         chart, document = found
@@ -565,10 +574,10 @@ def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
         return [types.Location(uri=document.uri, range=_to_client(document, r)) for r in ranges]
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    def references(
+    async def references(
         ls: ChartLanguageServer, params: types.ReferenceParams
     ) -> list[types.Location] | None:
-        found = ls.chart_at(params.text_document.uri)
+        found = await ls.chart_at(params.text_document.uri)
         if found is None:
             return None
         chart, document = found
@@ -580,20 +589,20 @@ def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
         return [types.Location(uri=document.uri, range=_to_client(document, r)) for r in ranges]
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def document_symbol(
+    async def document_symbol(
         ls: ChartLanguageServer, params: types.DocumentSymbolParams
     ) -> list[types.DocumentSymbol] | None:
-        found = ls.chart_at(params.text_document.uri)
+        found = await ls.chart_at(params.text_document.uri)
         if found is None:
             return None
         chart, document = found
         return [_symbol(document, s) for s in navigation.document_symbols(chart)]
 
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-    def prepare_rename(
+    async def prepare_rename(
         ls: ChartLanguageServer, params: types.PrepareRenameParams
     ) -> types.Range | None:
-        found = ls.chart_at(params.text_document.uri)
+        found = await ls.chart_at(params.text_document.uri)
         if found is None:
             return None
         chart, document = found
@@ -601,8 +610,10 @@ def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
         return None if where is None else _to_client(document, where)
 
     @server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
-    def rename(ls: ChartLanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
-        found = ls.chart_at(params.text_document.uri)
+    async def rename(
+        ls: ChartLanguageServer, params: types.RenameParams
+    ) -> types.WorkspaceEdit | None:
+        found = await ls.chart_at(params.text_document.uri)
         if found is None:
             return None
         chart, document = found
@@ -617,10 +628,10 @@ def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
     )
-    def code_action(
+    async def code_action(
         ls: ChartLanguageServer, params: types.CodeActionParams
     ) -> list[types.CodeAction] | None:
-        found = ls.chart_at(params.text_document.uri)
+        found = await ls.chart_at(params.text_document.uri)
         if found is None:
             return None
         chart, document = found
