@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("statekit.cli.runner_commands", "run_command"),
     "verify": ("statekit.cli.runner_commands", "verify_command"),
     "outbox": ("statekit.cli.runner_commands", "outbox_command"),
+    "lsp": ("statekit.cli.lsp_commands", "lsp_command"),
 }
 
 

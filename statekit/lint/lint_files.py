@@ -156,7 +156,15 @@ def is_chart_file(path: Path) -> bool:
             head = stream.read(SNIFF_BYTES)
     except OSError:
         return True
-    text = head.decode(_encoding(head), errors="replace").lstrip("\ufeff")
+    return is_chart_text(head.decode(_encoding(head), errors="replace"))
+
+
+def is_chart_text(text: str) -> bool:
+    """Whether chart text (an editor's buffer, say) is a chart, as `is_chart_file` decides.
+
+    Only the first `SNIFF_BYTES` characters are read.
+    """
+    text = text[:SNIFF_BYTES].lstrip("\ufeff")
     try:
         return _root_has_statechart_key(text)
     except yaml.YAMLError:
@@ -401,7 +409,7 @@ def lint_file(
 ) -> list[Diagnostic]:
     """All findings of one chart file, at their configured severities; the chart rules
     share one exploration, run with `options`."""
-    return _lint_compiled(compile_file(path), str(path), config, options)
+    return lint_compiled(compile_file(path), str(path), config, options)
 
 
 def lint_source(
@@ -412,15 +420,17 @@ def lint_source(
 ) -> LintReport:
     """Lint chart text that has no file of its own (standard input), reported as `file`."""
     try:
-        found = _lint_compiled(compile_source(source, file), file, config, options)
+        found = lint_compiled(compile_source(source, file), file, config, options)
     except Exception as exc:  # a bug in statekit: a positioned finding, not a traceback
         return LintReport((file,), (_crash(file, exc),), 1)
     return LintReport((file,), tuple(sorted(found, key=Diagnostic.sort_key)))
 
 
-def _lint_compiled(
+def lint_compiled(
     result: CompileResult, file: str, config: LintConfig, options: ExplorationOptions
 ) -> list[Diagnostic]:
+    """All findings of an already compiled chart (the compile findings too), configured:
+    the project's `config` with the chart's own `lint:` key layered over it."""
     findings = list(result.diagnostics)
     if result.chart is not None:
         config, problems = with_chart_settings(config, result.chart.lint, file)

@@ -30,7 +30,10 @@ class LanguageServer:
     """One server process spoken to over its stdin and stdout."""
 
     def __init__(
-        self, command: Sequence[str], configuration: Callable[[str], object] = lambda _: None
+        self,
+        command: Sequence[str],
+        configuration: Callable[[str], object] = lambda _: None,
+        timeout_s: float = HARNESS_TIMEOUT_S,
     ) -> None:
         self._process = subprocess.Popen(
             list(command),
@@ -39,6 +42,7 @@ class LanguageServer:
             stderr=subprocess.PIPE,
         )
         self._configuration = configuration
+        self._timeout_s = timeout_s
         self._messages: queue.Queue[Message | None] = queue.Queue()
         self._stderr: list[bytes] = []
         self._next_id = 0
@@ -46,6 +50,11 @@ class LanguageServer:
         assert self._process.stdout is not None and self._process.stderr is not None
         threading.Thread(target=self._read, args=(self._process.stdout,), daemon=True).start()
         threading.Thread(target=self._drain, args=(self._process.stderr,), daemon=True).start()
+
+    @property
+    def pid(self) -> int:
+        """The server's process id (to read its memory, say)."""
+        return self._process.pid
 
     # --- speaking -----------------------------------------------------------------
 
@@ -77,6 +86,16 @@ class LanguageServer:
             elif "method" in message:
                 self.notifications.append(message)
 
+    def take_notification(self, method: str, matches: Callable[[Any], bool]) -> Any:
+        """Like `notification`, but the notification is consumed: the next call waits for a
+        newer one (a server that publishes twice per version, say)."""
+        params = self.notification(method, matches)
+        for index, message in enumerate(self.notifications):
+            if message["method"] == method and message.get("params") is params:
+                del self.notifications[index]
+                break
+        return params
+
     def notify(self, method: str, params: object) -> None:
         """Send a notification (no answer expected)."""
         self._send({"jsonrpc": "2.0", "method": method, "params": params})
@@ -87,7 +106,7 @@ class LanguageServer:
             if self._process.poll() is None:
                 self.request("shutdown", None)
                 self.notify("exit", None)
-                self._process.wait(timeout=HARNESS_TIMEOUT_S)
+                self._process.wait(timeout=self._timeout_s)
         except (ServerFailed, OSError, subprocess.TimeoutExpired):
             pass
         finally:
@@ -117,10 +136,10 @@ class LanguageServer:
 
     def _receive(self, waiting_for: str) -> Message:
         try:
-            message = self._messages.get(timeout=HARNESS_TIMEOUT_S)
+            message = self._messages.get(timeout=self._timeout_s)
         except queue.Empty:
             raise ServerFailed(
-                f"no message in {HARNESS_TIMEOUT_S:.0f} s waiting for {waiting_for}{self._said()}"
+                f"no message in {self._timeout_s:.0f} s waiting for {waiting_for}{self._said()}"
             ) from None
         if message is None:
             raise ServerFailed(f"the server exited waiting for {waiting_for}{self._said()}")
