@@ -24,6 +24,7 @@ from statekit.compiler.ir import (
     HistoryKind,
     Invariant,
     LintSettings,
+    MigrationDecl,
     StateKind,
     StateNode,
     Transition,
@@ -78,6 +79,7 @@ class ResolvedModel:
     guards: Mapping[str, GuardDecl]
     invariants: tuple[Invariant, ...]
     lint: LintSettings
+    migrations: tuple[MigrationDecl, ...] = ()
 
 
 def freeze(model: ResolvedModel) -> CompiledChart:
@@ -104,6 +106,7 @@ def freeze(model: ResolvedModel) -> CompiledChart:
         lint=model.lint,
         span=model.root.span,
         redacted=redacted_fields(model.context, model.events, states, transitions),
+        migrations=model.migrations,
     )
     return replace(chart, digest=chart_digest(chart))
 

@@ -362,7 +362,7 @@ def key_nodes(
 
 
 OPEN_MAPS = {"states", "on", "context", "events", "guards", "invariants", "reject", "assign"}
-OPEN_MAPS |= {"payload", "severity"}
+OPEN_MAPS |= {"payload", "severity", "rename"}
 
 
 def keyword_keys() -> list[tuple[ScalarNode, str]]:
