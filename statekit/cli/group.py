@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("statekit.cli.runner_commands", "run_command"),
     "verify": ("statekit.cli.runner_commands", "verify_command"),
     "outbox": ("statekit.cli.runner_commands", "outbox_command"),
+    "diff": ("statekit.cli.evolution_commands", "diff_command"),
+    "migrate": ("statekit.cli.evolution_commands", "migrate_command"),
 }
 
 
