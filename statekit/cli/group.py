@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("statekit.cli.runner_commands", "verify_command"),
     "outbox": ("statekit.cli.runner_commands", "outbox_command"),
     "lsp": ("statekit.cli.lsp_commands", "lsp_command"),
+    "diff": ("statekit.cli.evolution_commands", "diff_command"),
+    "migrate": ("statekit.cli.evolution_commands", "migrate_command"),
 }
 
 

@@ -228,6 +228,29 @@ Invariant = StateInvariant | ExpressionInvariant
 
 
 @dataclass(frozen=True, slots=True)
+class MigrationValue:
+    """A context value of a declared migration: an expression over the old context (its
+    source, or a literal), typed against the old chart when an instance is migrated
+    (the compiler does not know the old chart)."""
+
+    field: str
+    source: Scalar
+    span: SourceSpan
+
+
+@dataclass(frozen=True, slots=True)
+class MigrationDecl:
+    """How an instance of version `from_version` maps into this chart (`migrations:`):
+    `rename` old full path → new full path, `context` the computed fields."""
+
+    from_version: int
+    rename: Mapping[str, str]
+    context: tuple[MigrationValue, ...]
+    description: str | None
+    span: SourceSpan
+
+
+@dataclass(frozen=True, slots=True)
 class LintSettings:
     """The chart's own `lint:` key: slugs to ignore and per-slug severities."""
 
@@ -312,9 +335,17 @@ class CompiledChart:
     span: SourceSpan
     redacted: RedactedFields = field(default_factory=RedactedFields)
     idempotency: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    migrations: tuple[MigrationDecl, ...] = ()
     digest: str = field(default="")
     producers: tuple[Producer, ...] = ()
     races: tuple[RaceDecision, ...] = ()
+
+    def migration_from(self, version: int) -> MigrationDecl | None:
+        """The declared migration from `version`, or None (then paths map to themselves)."""
+        for migration in self.migrations:
+            if migration.from_version == version:
+                return migration
+        return None
 
     @property
     def root(self) -> StateNode:

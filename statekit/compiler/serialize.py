@@ -23,6 +23,7 @@ from statekit.compiler.ir import (
     FieldDecl,
     GuardCheck,
     Invariant,
+    MigrationDecl,
     StateNode,
     Transition,
 )
@@ -124,6 +125,14 @@ class _Writer:
             }
         return self.node(body, inv.span, inv.description)
 
+    def migration(self, m: MigrationDecl) -> dict[str, Any]:
+        body = {
+            "from": m.from_version,
+            "rename": dict(sorted(m.rename.items())),
+            "context": {v.field: v.source for v in m.context},
+        }
+        return self.node(body, m.span, m.description)
+
 
 def chart_to_json(chart: CompiledChart, *, positions: bool = True) -> dict[str, Any]:
     """The compiled chart as JSON-ready data; `positions=False` gives the digest's form."""
@@ -151,6 +160,8 @@ def chart_to_json(chart: CompiledChart, *, positions: bool = True) -> dict[str, 
     }
     if chart.idempotency:  # absent when undeclared: older charts keep their digests
         out["idempotency"] = {event: list(keys) for event, keys in chart.idempotency.items()}
+    if chart.migrations:  # absent when none: the digests of earlier charts stay as they were
+        out["migrations"] = [w.migration(m) for m in chart.migrations]
     if positions:
         out["file"] = chart.file
         out["description"] = chart.description

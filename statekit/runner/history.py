@@ -1,17 +1,21 @@
 """Folding a stored history into a state, event by event, with the chart each event
-was applied under (the pure engine does the work; this module only reads rows)."""
+was applied under (the pure engine does the work; this module only reads rows).
+A migration entry (`runner.migration`) maps the state into its newer chart again.
+A history written before instances stayed on their version (an event applied
+under a newer version with no entry before it) is still carried over."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from statekit.engine.chart import START_EVENT, StartError
+from statekit.engine.chart import START_EVENT, Chart, StartError
 from statekit.engine.result import EmittedMessage, Status
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet, carry_over
 from statekit.runner.errors import ChartVersionError, CorruptRowError
 from statekit.runner.evidence import evidence_json
+from statekit.runner.migration import Stranded, entry_evidence, is_migration, map_state
 from statekit.runner.store.rows import EventRow
 from statekit.runner.stored_state import loads
 
@@ -73,6 +77,18 @@ def fold(
         if chart is None:
             problems.append(f"{where}: chart version {row.chart_version} is not available")
             break
+        if is_migration(row.event_id, row.type):
+            try:
+                state, text = _migrated(charts, state, chart, row)
+            except (Stranded, CorruptRowError) as exc:
+                problems.append(f"{where}: {exc}")
+                break
+            version = row.sequence
+            if with_evidence:
+                evidence[version] = text
+            if version in keep:
+                states[version] = state
+            continue
         try:
             state = carry_over(state, chart)
             payload = loads(row.payload, "its stored payload")
@@ -101,3 +117,15 @@ def fold(
         states=states,
         evidence=evidence,
     )
+
+
+def _migrated(charts: ChartSet, state: State, new: Chart, row: EventRow) -> tuple[State, str]:
+    """A migration entry replayed: `state` mapped into `new` (the entry's chart version)
+    as `new` declares, and the evidence that gives; `Stranded` when it does not map."""
+    if row.status != "APPLIED":
+        raise Stranded(f"a migration entry has status {row.status!r}, not 'APPLIED'")
+    old = charts.get(state.to_data()["version"])
+    if old is None or old.digest != state.chart_digest:
+        raise Stranded("the chart version the state was on is not available")
+    mapped = map_state(state, old, new)
+    return mapped.state, entry_evidence(state, mapped.state, old, new, mapped)

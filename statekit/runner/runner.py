@@ -15,6 +15,12 @@ outbox rows; all of it commits together or not at all. A rejection or a
 history conflict writes one audit row and changes nothing else; a duplicate,
 a version conflict or a sequence gap writes nothing.
 
+An instance stays on the chart version it was created under (events are
+decided by that version's chart, which the runner finds among `previous` or
+the store's kept sources); it moves to this runner's version only by
+`migrate`, which records the move as a history entry of its own (see
+`runner.migration`).
+
 Accepted events are those the chart APPLIED or classified ALREADY_APPLIED
 (an `already` entry): both claim their event ID and their sequence, so a
 redelivery is recognised and a producer's stream stays contiguous; the latter
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from statekit.compiler.serialize import canonical_json
@@ -33,11 +40,28 @@ from statekit.engine.chart import START_EVENT, Chart
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
+from statekit.runner.hashes import encode_payload
 from statekit.runner.instance import Instance, RecordedEvent
+from statekit.runner.migration import (
+    MIGRATE_TYPE,
+    MigrationReport,
+    Stranded,
+    entry_evidence,
+    entry_payload,
+    map_state,
+    migration_event_id,
+    state_sha256,
+)
 from statekit.runner.outcome import Conflict, Outcome
 from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
 from statekit.runner.store.base import Store
-from statekit.runner.store.rows import ChartKey, InstanceRow, StateColumns, stored_int_problem
+from statekit.runner.store.rows import (
+    ChartKey,
+    EventRow,
+    InstanceRow,
+    StateColumns,
+    stored_int_problem,
+)
 from statekit.runner.stored_state import loads, state_columns, state_of
 from statekit.runner.transaction import (
     Command,
@@ -79,7 +103,7 @@ class Runner:
         self.store = store
         self.snapshot_every = snapshot_every
         self.charts = ChartSet(chart, previous, store)
-        self._chart_key = ChartKey(name=chart.name, version=chart.version, digest=chart.digest)
+        self._chart_key = _key(chart)
         self._states: dict[str, tuple[StateColumns, str, State]] = {}
         known = {row.digest: row for row in store.charts()}
         row = known.get(chart.digest)
@@ -191,9 +215,9 @@ class Runner:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
             tx = self._transaction(row)
             outcome = tx.decide(command, read_facts(self.store, tx, command, row.recorded))
-            tx.flush(self.store, self._chart_key)
+            tx.flush(self.store, _key(tx.chart))
         if tx.events:
-            self._remember(instance_id, tx.columns, tx.state)
+            self._remember(instance_id, tx.columns, tx.state, tx.chart.digest)
         return outcome
 
     def apply_batch(self, instance_id: str, commands: Iterable[Command]) -> list[Outcome]:
@@ -218,10 +242,85 @@ class Runner:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
             tx = self._transaction(row)
             outcomes = [tx.decide(c, self._facts(tx, c)) for c in checked]
-            tx.flush(self.store, self._chart_key)
+            tx.flush(self.store, _key(tx.chart))
         if tx.events:
-            self._remember(instance_id, tx.columns, tx.state)
+            self._remember(instance_id, tx.columns, tx.state, tx.chart.digest)
         return outcomes
+
+    def migrate(self, instance_id: str, *, dry_run: bool = False) -> MigrationReport:
+        """Move an instance of an earlier version of the chart to this runner's version, in
+        one transaction, writing a migration entry to its history (see
+        `runner.migration`); idempotent (an instance already on this version is
+        `CURRENT`). A state that does not map is `STRANDED` and nothing is written;
+        `dry_run` writes nothing either and says `WOULD_MIGRATE`. An instance on a
+        newer version, or on one this runner cannot find, is a ChartVersionError."""
+        check_instance_id(instance_id)
+        with self.store.read() if dry_run else self.store.write():
+            row = self.store.instance(instance_id, lock=not dry_run)
+            if row is None:
+                raise UnknownInstanceError(f"unknown instance {instance_id!r}")
+            old = self._chart_of(row)
+            before = self._state(row)
+            configuration = tuple(before.to_data()["configuration"])
+            report = MigrationReport(
+                instance_id=instance_id,
+                status="CURRENT",
+                from_version=old.version,
+                to_version=self.chart.version,
+                configuration=configuration,
+            )
+            if old.digest == self.chart.digest:
+                return report
+            try:
+                mapped = map_state(before, old, self.chart)
+            except Stranded as exc:
+                return replace(report, status="STRANDED", reason=str(exc))
+            after = mapped.state
+            report = replace(
+                report,
+                status="WOULD_MIGRATE" if dry_run else "MIGRATED",
+                mapped_configuration=tuple(after.to_data()["configuration"]),
+                mapping=mapped.mapping,
+                state_sha256_before=state_sha256(before),
+                state_sha256_after=state_sha256(after),
+            )
+            if dry_run:
+                return report
+            now = time.time()
+            version = row.version + 1
+            payload = entry_payload(old.version, self.chart.version, mapped.mapping)
+            encoded = encode_payload(MIGRATE_TYPE, payload)
+            self.store.insert_events(
+                [
+                    EventRow(
+                        instance_id=instance_id,
+                        sequence=version,
+                        event_id=migration_event_id(old.version, self.chart.version),
+                        type=MIGRATE_TYPE,
+                        payload=encoded.text,
+                        payload_sha256=encoded.sha256,
+                        status="APPLIED",
+                        chart_version=self.chart.version,
+                        evidence=entry_evidence(before, after, old, self.chart, mapped),
+                        recorded_at=now,
+                    )
+                ]
+            )
+            columns = state_columns(after)
+            moved = self.store.update_instance(
+                instance_id,
+                read_version=row.version,
+                new_version=version,
+                chart=self._chart_key,
+                columns=columns,
+                now=now,
+            )
+            if not moved:
+                raise RuntimeError(f"instance {instance_id!r} moved during its own migration")
+            if self.snapshot_every and version % self.snapshot_every == 0:
+                self.store.insert_snapshot(snapshot_row(instance_id, version, after, now))
+        self._remember(instance_id, columns, after)
+        return replace(report, sequence=version)
 
     def rejections(self, instance_id: str) -> list[dict[str, Any]]:
         """The audited rejections, history conflicts and duplicates of a fact (by
@@ -265,7 +364,7 @@ class Runner:
     def _transaction(self, row: InstanceRow) -> InstanceTransaction:
         """The decisions about the locked instance `row`, starting from its stored state."""
         return InstanceTransaction(
-            self.chart,
+            self._chart_of(row),
             row,
             self._state(row),
             snapshot_every=self.snapshot_every,
@@ -285,9 +384,21 @@ class Runner:
         cached = self._states.get(row.instance_id)
         if cached is not None and cached[0] == row.columns and cached[1] == row.chart_digest:
             return cached[2]
-        state = state_of(self.chart, row)
+        state = state_of(self._chart_of(row), row)
         self._remember(row.instance_id, row.columns, state, row.chart_digest)
         return state
+
+    def _chart_of(self, row: InstanceRow) -> Chart:
+        """The chart of the version the instance runs on: this runner's, an older one it
+        was given or the store kept, else this runner's (then `state_of` says why it
+        does not fit)."""
+        if row.chart_digest == self.chart.digest or row.chart_name != self.chart.name:
+            return self.chart
+        if isinstance(row.chart_version, int) and row.chart_version < self.chart.version:
+            older = self.charts.get(row.chart_version)
+            if older is not None and older.digest == row.chart_digest:
+                return older
+        return self.chart
 
     def _remember(
         self, instance_id: str, columns: StateColumns, state: State, digest: str | None = None
@@ -295,6 +406,10 @@ class Runner:
         if len(self._states) >= _CACHE_LIMIT:
             self._states.clear()
         self._states[instance_id] = (columns, digest or self.chart.digest, state)
+
+
+def _key(chart: Chart) -> ChartKey:
+    return ChartKey(name=chart.name, version=chart.version, digest=chart.digest)
 
 
 def check_instance_id(value: object) -> None:

@@ -12,7 +12,6 @@ from typing import Any
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
 from statekit.engine.state import STATE_FORMAT, State, StateFormatError
-from statekit.runner.chart_versions import carry_over_data
 from statekit.runner.errors import ChartVersionError, CorruptRowError
 from statekit.runner.json_text import parse_json
 from statekit.runner.store.rows import InstanceRow, StateColumns
@@ -38,12 +37,9 @@ _CONFIGURATIONS: dict[tuple[str, frozenset[int]], str] = {}
 
 
 def state_of(chart: Chart, row: InstanceRow) -> State:
-    """The state stored in `row`, expressed in `chart`.
-
-    A row of the same digest loads as is. A row of an older version of the same
-    chart is carried over to `chart` (`carry_over_data`: a ChartVersionError names
-    the first stored state, active or remembered in the history, that `chart`
-    no longer has). Another chart, a newer version, or the same version with
+    """The state stored in `row`, which must run on `chart` (the chart of its own
+    version: instances stay on their version until migrated, see
+    `runner.migration`). Another chart, another version, or the same version with
     another digest is a ChartVersionError.
     """
     where = f"instance {row.instance_id!r}"
@@ -61,6 +57,11 @@ def state_of(chart: Chart, row: InstanceRow) -> State:
                 f"({row.chart_digest}), but this runner's version {chart.version} has digest "
                 f"{chart.digest}: unknown chart version (a changed chart needs a new version:)"
             )
+        raise ChartVersionError(
+            f"{where} runs on chart {chart.name!r} version {row.chart_version} "
+            f"({row.chart_digest}), which this runner does not have (pass it as a previous "
+            "chart, or keep its source in the store)"
+        )
     data = {
         "format": STATE_FORMAT,
         "statechart": chart.name,
@@ -70,8 +71,6 @@ def state_of(chart: Chart, row: InstanceRow) -> State:
         "context": loads(row.columns.context, f"{where}: the stored context"),
         "history": loads(row.columns.history, f"{where}: the stored history"),
     }
-    if row.chart_digest != chart.digest:
-        return carry_over_data(chart, data, row.chart_version, where)
     try:
         return State.from_json(chart, data)
     except StateFormatError as exc:

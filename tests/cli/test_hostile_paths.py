@@ -121,6 +121,14 @@ COMMANDS: dict[str, Callable[[Path, Path], list[str]]] = {
     "explain": lambda chart, tmp: ["explain", str(chart)],
     "paths": lambda chart, tmp: ["paths", str(chart)],
     "run": lambda chart, tmp: ["run", str(chart), "--db", f"sqlite:///{tmp / 'r.db'}"],
+    "diff": lambda chart, tmp: ["diff", str(chart), str(PAYMENT)],
+    "migrate": lambda chart, tmp: [
+        "migrate",
+        "--db",
+        f"sqlite:///{tmp / 'm.db'}",
+        "--chart",
+        str(chart),
+    ],
     "verify": lambda chart, tmp: [
         "verify",
         "--db",

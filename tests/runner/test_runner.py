@@ -185,25 +185,27 @@ def test_a_corrupt_creation_context_is_reported_by_verify_and_rebuild(
 V2_REMOVES_FAILED = (MACHINES / "payment.yaml").read_text().replace("version: 1", "version: 2", 1)
 
 
-def test_a_newer_chart_version_carries_instances_over(store_url: str) -> None:
+def test_a_newer_chart_version_moves_instances_only_by_migration(store_url: str) -> None:
     store = open_store(store_url)
     v1 = Runner(statekit.load(MACHINES / "payment.yaml"), store)
     v1.create("p")
     v1.apply("p", "e1", "START_PAY", {"amount": 10})
     v2 = Runner(chart_from(V2_REMOVES_FAILED), store, previous=[v1.chart])
     assert v2.load("p").state.configuration == {"processing"}
+    assert v2.load("p").chart_version == 1  # stays on its version
+    assert v2.migrate("p").status == "MIGRATED"
     o = v2.apply("p", "e2", "PAY_SUCCESS", {"channel_ref": "x"})
     assert o.status is APPLIED
     loaded = v2.load("p")
     assert (loaded.chart_version, loaded.chart_digest) == (2, v2.chart.digest)
-    assert [e.chart_version for e in v2.history("p")] == [1, 2]
+    assert [e.chart_version for e in v2.history("p")] == [1, 2, 2]
     assert v2.verify("p").ok
     # the old runner now meets an instance of a newer version: a clear error
     with pytest.raises(ChartVersionError, match="newer than this runner's version 1"):
         v1.load("p")
 
 
-def test_a_chart_without_a_stored_state_is_an_error_naming_it(store_url: str) -> None:
+def test_a_chart_without_a_stored_state_strands_the_instance(store_url: str) -> None:
     store = open_store(store_url)
     v1 = Runner(statekit.load(MACHINES / "payment.yaml"), store)
     v1.create("p")
@@ -211,11 +213,18 @@ def test_a_chart_without_a_stored_state_is_an_error_naming_it(store_url: str) ->
     v2_text = COUNTER.replace("statechart: counter", "statechart: payment").replace(
         "version: 1", "version: 2"
     )
-    v2 = Runner(chart_from(v2_text), store)
-    with pytest.raises(ChartVersionError, match="is in state 'processing', which chart"):
-        v2.load("p")
-    with pytest.raises(ChartVersionError, match="'processing'"):
-        v2.apply("p", "e2", "Ping")
+    v2 = Runner(chart_from(v2_text), store, previous=[v1.chart])
+    report = v2.migrate("p")
+    assert report.status == "STRANDED" and report.reason is not None
+    assert "is in state 'processing', which chart" in report.reason
+    # it stays on version 1 (its source is in the store), whatever runner serves it
+    assert (
+        Runner(chart_from(v2_text), store)
+        .apply("p", "e2", "PAY_SUCCESS", {"channel_ref": "x"})
+        .status
+        is APPLIED
+    )
+    assert v2.load("p").chart_version == 1 and v2.verify("p").ok
 
 
 def test_same_version_other_digest_is_an_unknown_chart_version(store_url: str) -> None:
@@ -293,7 +302,7 @@ RECALL_V2_WITHOUT_SECOND = RECALL_V1.replace("version: 1", "version: 2").replace
 )
 
 
-def test_a_history_naming_a_removed_state_is_an_error_naming_it(store_url: str) -> None:
+def test_a_history_naming_a_removed_state_strands_the_instance(store_url: str) -> None:
     store = open_store(store_url)
     v1 = Runner(chart_from(RECALL_V1), store)
     v1.create("r")
@@ -305,14 +314,13 @@ def test_a_history_naming_a_removed_state_is_an_error_naming_it(store_url: str) 
     v2 = Runner(chart_from(RECALL_V2_WITHOUT_SECOND), store, previous=[v1.chart])
     assert "tabs.second" not in v2.chart.ir.path_index
     message = "remembers state 'tabs.second' in its history, which chart 'recall' version 2"
-    with pytest.raises(ChartVersionError, match=message):
-        v2.load("r")
-    with pytest.raises(ChartVersionError, match=message):
-        v2.apply("r", "e3", "Back")
-    # replaying a history moves the state between versions with the same function
+    report = v2.migrate("r")
+    assert report.status == "STRANDED" and report.reason is not None and message in report.reason
+    # a history written before instances stayed on their version is carried over alike
     with pytest.raises(ChartVersionError, match=message):
         carry_over(stored, v2.chart)
     assert v1.load("r").version == 2  # nothing was written
+    assert v2.apply("r", "e3", "Back").status is APPLIED  # still decided by version 1
 
 
 def test_the_chart_source_is_kept_for_replay(store_url: str) -> None:

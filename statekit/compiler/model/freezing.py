@@ -24,6 +24,7 @@ from statekit.compiler.ir import (
     HistoryKind,
     Invariant,
     LintSettings,
+    MigrationDecl,
     Producer,
     RaceDecision,
     StateKind,
@@ -83,6 +84,7 @@ class ResolvedModel:
     producers: tuple[Producer, ...] = ()
     races: tuple[RaceDecision, ...] = ()
     idempotency: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    migrations: tuple[MigrationDecl, ...] = ()
 
 
 def freeze(model: ResolvedModel) -> CompiledChart:
@@ -112,6 +114,7 @@ def freeze(model: ResolvedModel) -> CompiledChart:
         producers=model.producers,
         races=model.races,
         idempotency=MappingProxyType(dict(model.idempotency)),
+        migrations=model.migrations,
     )
     return replace(chart, digest=chart_digest(chart))
 

@@ -21,6 +21,7 @@ from statekit.compiler.ir import (
     FieldDecl,
     GuardCheck,
     GuardDecl,
+    MigrationDecl,
     StateKind,
     TransitionKind,
 )
@@ -39,6 +40,7 @@ from statekit.compiler.model.effect_compiler import EffectCompiler
 from statekit.compiler.model.freezing import ResolvedModel, StateBody, TransitionDraft
 from statekit.compiler.model.idempotency import compile_idempotency
 from statekit.compiler.model.invariants import compile_invariants
+from statekit.compiler.model.migrations import read_migrations
 from statekit.compiler.model.numbering import StateDraft, number_states
 from statekit.compiler.model.state_index import StateIndex
 from statekit.compiler.rules import (
@@ -125,6 +127,7 @@ class _Resolver:
         for guard_name in self.guards:
             if guard_name not in self.used_guards:
                 self._check_unused_guard(guard_name)
+        migrations = self._migrations()
         lint = parse_lint_settings(self.root_node.get("lint"))
         if any(p.severity is Severity.ERROR for p in self.problems):
             return None
@@ -143,7 +146,22 @@ class _Resolver:
             producers=producers,
             races=races,
             idempotency=idempotency.keys,
+            migrations=migrations,
         )
+
+    def _migrations(self) -> tuple[MigrationDecl, ...]:
+        """The `migrations:` list read (`model.migrations`), its problems collected."""
+        version_node = self.root_node.get("version")
+        version = version_node.value if isinstance(version_node, ScalarNode) else 1
+        paths = {d.path: d.kind is not StateKind.HISTORY for d in self.drafts if d.path}
+        read = read_migrations(
+            self.root_node.get("migrations"),
+            version if isinstance(version, int) else 1,
+            paths,
+            self.context,
+        )
+        self.problems.extend(read.problems)
+        return read.migrations
 
     def _error(self, slug: str, message: str, span: SourceSpan, *notes: str) -> None:
         self.problems.append(

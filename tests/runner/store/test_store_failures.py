@@ -276,7 +276,8 @@ def test_a_schema_1_database_upgrades_to_64_bit_integers_in_place(store_url: str
     assert runner.store.schema_version() == MIGRATIONS[-1].version
     runner.create("c")
     big = chart_from(COUNTER.replace("version: 1", f"version: {2**40}"))
-    moved = Runner(big, open_store(store_url))
+    moved = Runner(big, open_store(store_url), previous=[runner.chart])
+    assert moved.migrate("c").status == "MIGRATED"
     assert moved.apply("c", "e1", "Incr", {"by": 1}).applied
     assert moved.load("c").chart_version == 2**40
     if moved.store.dialect == "postgresql":

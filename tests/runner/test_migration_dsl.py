@@ -1,0 +1,116 @@
+"""The DSL's `migrations:`: positioned diagnostics for what the compiler can check, and
+the declared renames and context values applied by `Runner.migrate` (expressions over
+the old context, typed against the old chart)."""
+
+from __future__ import annotations
+
+import pytest
+from runner_charts import chart_from
+from test_migration import TASK_V1
+
+from statekit.compiler.pipeline import compile_source
+from statekit.runner.runner import Runner
+from statekit.runner.store import open_store
+
+V2_HEAD = TASK_V1.replace("version: 1", "version: 2", 1)
+
+
+def _with(migrations: str, chart: str = V2_HEAD) -> str:
+    return chart.replace("initial: queued", f"migrations:\n{migrations}\ninitial: queued", 1)
+
+
+BAD = [
+    # (migrations: block, slug, line, column, words of the message)
+    ("  - {from: 2}", "invalid-migration", 13, 12, "not an earlier version"),
+    ("  - {from: 3}", "invalid-migration", 13, 12, "not an earlier version"),
+    ("  - {from: 1}\n  - {from: 1}", "invalid-migration", 14, 12, "a second migration"),
+    ("  - {from: 1, rename: {running: busy}}", "invalid-migration", 13, 33, "not a state"),
+    ("  - {from: 1, context: {retries: ctx.attempt}}", "invalid-migration", 13, 25, "'retries'"),
+    ("  - {from: 1, colour: red}", "schema", 13, 15, "colour"),
+    ("  - {rename: {a: b}}", "schema", 13, 5, "from"),
+    ("  - {from: one}", "schema", 13, 12, "integer"),
+    ("  - {from: 0}", "schema", 13, 12, "at least 1"),
+    ("  - {from: 1, rename: {running: [a]}}", "schema", 13, 33, "a state reference"),
+    ("  from: 1", "schema", 13, 3, "a list of migrations"),
+]
+
+
+@pytest.mark.parametrize(("block", "slug", "line", "column", "words"), BAD)
+def test_a_bad_migration_is_a_positioned_diagnostic(
+    block: str, slug: str, line: int, column: int, words: str
+) -> None:
+    text = _with(block).lstrip("\n")
+    result = compile_source(text, "task.yaml")
+    assert result.chart is None
+    found = [(d.slug, d.span.line, d.span.column, d.message) for d in result.diagnostics]
+    assert any((s, ln, col) == (slug, line, column) and words in m for s, ln, col, m in found), (
+        found
+    )
+
+
+def test_migrations_are_part_of_the_digest_and_absent_ones_change_nothing() -> None:
+    plain = chart_from(V2_HEAD)
+    declared = chart_from(_with("  - {from: 1}"))
+    renamed = chart_from(_with("  - {from: 1, rename: {running: cancelling}}"))
+    assert len({plain.digest, declared.digest, renamed.digest}) == 3
+    assert plain.ir.migrations == () and declared.ir.migration_from(1) is not None
+
+
+RENAMED_V2 = _with(
+    "  - from: 1\n"
+    "    rename: {cancelling: stopping}\n"
+    "    context: {attempt: ctx.attempt + 10, note: \"'moved'\"}",
+    V2_HEAD.replace("cancelling", "stopping").replace(
+        "  attempt: {type: integer, default: 0}",
+        "  attempt: {type: integer, default: 0}\n  retries: {type: integer, default: 3}",
+    ),
+)
+
+
+def test_declared_renames_and_context_values_are_applied(store_url: str) -> None:
+    store = open_store(store_url)
+    v1 = Runner(chart_from(TASK_V1), store)
+    v2 = Runner(chart_from(RENAMED_V2), store, previous=[v1.chart])
+    v1.create("t")
+    v1.apply("t", "s", "TaskStarted", {"attempt": 1})
+    v1.apply("t", "c", "CancelRequested")
+    report = v2.migrate("t")
+    assert report.status == "MIGRATED", report.reason
+    assert report.mapped_configuration == ("stopping",)
+    assert report.mapping == {
+        "rename": {"cancelling": "stopping"},
+        "context": {"attempt": "ctx.attempt + 10", "note": "'moved'"},
+        "defaulted": ["retries"],
+        "dropped": [],
+    }
+    state = v2.load("t").state
+    assert state.context == {"attempt": 11, "note": "moved", "retries": 3}
+    assert v2.verify("t").ok and v2.rebuild("t").state == state
+
+
+STRANDING_VALUES = [
+    # (context value, words of the reason)
+    ("ctx.missing", "missing"),
+    ("ctx.note", "string"),  # a string into an integer field
+    ("event.attempt", "old context"),
+    ("active('running')", "old context"),
+    ("ctx.attempt // 0", "ctx.attempt // 0"),  # raises while evaluated
+    ("ctx.attempt +", "attempt"),  # a syntax error
+]
+
+
+@pytest.mark.parametrize(("value", "words"), STRANDING_VALUES)
+def test_a_context_value_that_does_not_fit_the_old_chart_strands_with_its_position(
+    store_url: str, value: str, words: str
+) -> None:
+    store = open_store(store_url)
+    v1 = Runner(chart_from(TASK_V1), store)
+    text = _with(f'  - {{from: 1, context: {{attempt: "{value}"}}}}')
+    v2 = Runner(chart_from(text), store, previous=[v1.chart])
+    v1.create("t")
+    report = v2.migrate("t")
+    assert report.status == "STRANDED" and report.reason is not None
+    assert words in report.reason, report.reason
+    if "//" not in value:
+        assert "inline.yaml:13:" in report.reason, report.reason
+    assert v2.load("t").chart_version == 1
