@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -36,7 +37,9 @@ installed: list[Observer] = []
 """The observers called after each step, in installation order. Changed in place only
 (`install`, `uninstall`): `Chart` reads this very list on its hot path."""
 
-_instance: str | None = None
+_instance: ContextVar[str | None] = ContextVar("statekit_observed_instance", default=None)
+"""The durable instance whose event is being stepped, per thread and per task: runners
+in several threads (or asyncio tasks) each see their own."""
 
 
 def install(observer: Observer) -> None:
@@ -66,15 +69,15 @@ def observing(observer: Observer) -> Iterator[Observer]:
 def instance_scope(instance_id: str) -> Iterator[None]:
     """Steps inside the block belong to the durable instance `instance_id` (the runner
     wraps each `apply` in it, so that observers can follow one instance's history)."""
-    global _instance
-    outer, _instance = _instance, instance_id
+    token = _instance.set(instance_id)
     try:
         yield
     finally:
-        _instance = outer
+        _instance.reset(token)
 
 
 def notify(chart: TablesOwner, before: State | None, result: Result) -> None:
     """Call every installed observer with one classified result."""
+    instance = _instance.get()
     for observer in tuple(installed):
-        observer(chart, before, result, _instance)
+        observer(chart, before, result, instance)

@@ -79,7 +79,7 @@ def report(pytester: pytest.Pytester, dot_program: str) -> Path:
     assert dot_program
     pytester.makefile(".yaml", **{"charts/door": textwrap.dedent(DOOR)})
     pytester.makefile(".yaml", **{"charts/full": textwrap.dedent(FULL)})
-    pytester.makepyfile(test_suite=SUITE)
+    pytester.makepyfile(test_plugin_suite=SUITE)
     result = pytester.runpytest("--statekit-cov=charts", "--statekit-cov-report=html:cov")
     assert result.ret == 0, result.stdout.str()
     return pytester.path / "cov" / "index.html"

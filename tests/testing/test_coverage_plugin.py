@@ -64,7 +64,7 @@ def test_unknown():
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makefile(".yaml", **{"charts/door": textwrap.dedent(DOOR)})
     pytester.makefile(".yaml", **{"charts/unused": textwrap.dedent(UNUSED)})
-    pytester.makepyfile(test_door=SUITE)
+    pytester.makepyfile(test_plugin_door=SUITE)
     return pytester
 
 
@@ -231,7 +231,7 @@ def test_through_the_runner(tmp_path):
 
 def test_results_of_the_durable_runner_count(pytester: pytest.Pytester) -> None:
     pytester.makefile(".yaml", **{"charts/door": textwrap.dedent(DOOR)})
-    pytester.makepyfile(test_runner=RUNNER_SUITE)
+    pytester.makepyfile(test_plugin_runner=RUNNER_SUITE)
     result, report = _report(pytester, "--statekit-cov=charts")
     assert result.ret == 0, result.stdout.str()
     door = report["charts"]["door"]
@@ -263,7 +263,7 @@ def test_the_same_chart_compiled_from_text_counts_and_others_are_not_kept(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makefile(".yaml", **{"charts/door": textwrap.dedent(DOOR)})
-    pytester.makepyfile(test_inline=INLINE_SUITE.replace("{door}", textwrap.dedent(DOOR)))
+    pytester.makepyfile(test_plugin_inline=INLINE_SUITE.replace("{door}", textwrap.dedent(DOOR)))
     result, report = _report(pytester, "--statekit-cov=charts")
     assert result.ret == 0, result.stdout.str()
     assert list(report["charts"]) == ["door"]

@@ -96,3 +96,34 @@ def test_results_seen_are_the_results_returned() -> None:
     with observers.observing(lambda _c, _b, result, _i: got.append(result)):
         returned = chart.send(start, "START_PAY", {"amount": 0})
     assert got == [returned] and returned.status is Status.REJECTED
+
+
+def test_instance_scopes_of_threads_do_not_leak_into_each_other(tmp_path: Path) -> None:
+    """Runners in two threads whose scopes open and close crosswise: each step names its
+    own thread's instance, and afterwards a plain send names none."""
+    import threading
+
+    chart = statekit.load(MACHINES / "payment.yaml")
+    seen: Seen = []
+    inside = threading.Barrier(2)
+    a_left = threading.Event()
+
+    def run(instance: str) -> None:
+        with observers.instance_scope(instance):
+            inside.wait()  # both scopes are open now
+            if instance == "b":
+                a_left.wait()  # a closes first, b last: crosswise
+            chart.send(chart.start(), "START_PAY", {"amount": 1})
+        if instance == "a":
+            a_left.set()
+
+    with observers.observing(_collector(seen)):
+        threads = [threading.Thread(target=run, args=(name,)) for name in ("a", "b")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        chart.send(chart.start(), "START_PAY", {"amount": 1})
+    sends = [instance for _, initial, _, _, instance in seen if not initial]
+    assert sorted(sends[:2], key=str) == ["a", "b"]
+    assert sends[2:] == [None]

@@ -119,7 +119,7 @@ def test_both_orders_cover_the_race(pytester: pytest.Pytester, other: str) -> No
 
 def test_fail_under_race(pytester: pytest.Pytester) -> None:
     pytester.makefile(".yaml", **{"charts/lesson": textwrap.dedent(LESSON)})
-    pytester.makepyfile(test_one=ONE_ORDER)
+    pytester.makepyfile(test_plugin_one=ONE_ORDER)
     result = pytester.runpytest("--statekit-cov=charts", "--statekit-cov-fail-under=race:100")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["  lesson: race coverage 0.0% is below 100%"])
