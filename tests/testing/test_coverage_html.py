@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from chart_helpers import dot_program
+from coverage_charts import DOOR
 
 # In-process inner runs share the outer statekit modules (see test_coverage_plugin.py).
 import statekit.api
@@ -22,20 +23,6 @@ import statekit.testing.coverage.report
 
 assert statekit.api and statekit.testing.coverage.report
 __all__ = ["dot_program"]
-
-DOOR = """
-statechart: door
-events: {OPEN: {}, CLOSE: {}, LOCK: {}}
-initial: closed
-states:
-  closed:
-    on: {OPEN: open, LOCK: locked}
-  open:
-    on: {CLOSE: closed}
-    reject: {LOCK: DOOR_OPEN}
-  locked:
-    reject: {OPEN: LOCKED}
-"""
 
 FULL = """
 statechart: full

@@ -8,6 +8,7 @@ import textwrap
 from typing import Any
 
 import pytest
+from coverage_charts import DOOR
 
 # The inner runs are in-process (pytester): statekit's modules must be the outer ones for
 # all of them (pytester drops modules an inner run imported; `statekit.load` would
@@ -17,20 +18,6 @@ import statekit.runner.runner
 import statekit.testing.coverage.report
 
 assert statekit.api and statekit.runner.runner and statekit.testing.coverage.report
-
-DOOR = """
-statechart: door
-events: {OPEN: {}, CLOSE: {}, LOCK: {}}
-initial: closed
-states:
-  closed:
-    on: {OPEN: open, LOCK: locked}
-  open:
-    on: {CLOSE: closed}
-    reject: {LOCK: DOOR_OPEN}
-  locked:
-    reject: {OPEN: LOCKED}
-"""
 
 UNUSED = """
 statechart: unused
