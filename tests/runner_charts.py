@@ -124,3 +124,13 @@ def write_chart(text: str, folder: Path, name: str) -> Path:
     path = folder / f"{name}.yaml"
     path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
     return path
+
+
+def cancellation_wins(task_v1: str) -> str:
+    """Version 2 of an evolution test's task chart: where version 1 lets a completion that
+    arrives while cancelling win, version 2 rejects it with `CANCELLATION_WON`."""
+    completion_wins = "  cancelling:\n    on:\n      TaskCompleted: completed\n"
+    assert completion_wins in task_v1 and "version: 1" in task_v1
+    return task_v1.replace("version: 1", "version: 2", 1).replace(
+        completion_wins, "  cancelling:\n    reject: {TaskCompleted: CANCELLATION_WON}\n    on:\n"
+    )

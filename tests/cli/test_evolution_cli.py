@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from runner_charts import write_chart
+from runner_charts import cancellation_wins, write_chart
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -256,10 +256,7 @@ def test_diff_usage_errors_exit_2(tmp_path: Path, args: list[str], words: str) -
     assert done.returncode == 2 and words in done.stderr, done.stderr
 
 
-V2_CANCEL_WINS = TASK.replace("version: 1", "version: 2").replace(
-    "  cancelling:\n    on:\n      TaskCompleted: completed\n",
-    "  cancelling:\n    reject: {TaskCompleted: CANCELLATION_WON}\n    on:\n",
-)
+V2_CANCEL_WINS = cancellation_wins(TASK)
 
 
 def _events(*items: tuple[str, str, str, dict[str, object]]) -> str:

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import pytest
-from runner_charts import chart_from
+from runner_charts import cancellation_wins, chart_from
 
 from statekit.runner.errors import ChartVersionError
 from statekit.runner.outcome import OutcomeStatus
@@ -43,13 +43,8 @@ states:
   cancelled: {final: true}
 """
 
-TASK_V2 = (
-    TASK_V1.replace("version: 1", "version: 2", 1)
-    .replace("Version 1 of a task, where a completion", "Version 2, where a cancellation")
-    .replace(
-        "  cancelling:\n    on:\n      TaskCompleted: completed\n",
-        "  cancelling:\n    reject: {TaskCompleted: CANCELLATION_WON}\n    on:\n",
-    )
+TASK_V2 = cancellation_wins(TASK_V1).replace(
+    "Version 1 of a task, where a completion", "Version 2, where a cancellation"
 )
 
 
