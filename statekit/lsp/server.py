@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidRequest
@@ -512,6 +512,38 @@ def _symbol(document: TextDocument, symbol: records.DocumentSymbol) -> types.Doc
 # --- the server and its features -------------------------------------------------------
 
 
+class _DocumentRequest(Protocol):
+    """The parameters of a request about one text document."""
+
+    @property
+    def text_document(self) -> types.TextDocumentIdentifier: ...
+
+
+_Request = TypeVar("_Request", bound=_DocumentRequest)
+_Answer = TypeVar("_Answer")
+_ChartAnswer = Callable[
+    [ChartLanguageServer, navigation.ChartDocument, TextDocument, _Request], _Answer
+]
+
+
+def _chart_request(
+    server: ChartLanguageServer, method: str, options: Any | None = None
+) -> Callable[[_ChartAnswer[_Request, _Answer]], _ChartAnswer[_Request, _Answer]]:
+    """A decorator registering an answer to `method`, a request about one document: it is
+    called with the document's current chart and text, and a document that is not a chart
+    gets no answer (null)."""
+
+    def register(answer: _ChartAnswer[_Request, _Answer]) -> _ChartAnswer[_Request, _Answer]:
+        async def handler(ls: ChartLanguageServer, params: _Request) -> _Answer | None:
+            found = await ls.chart_at(params.text_document.uri)
+            return None if found is None else answer(ls, found[0], found[1], params)
+
+        server.feature(method, options)(handler)
+        return answer
+
+    return register
+
+
 def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
     """A server with every feature registered (start it with `start_io()`)."""
     server = ChartLanguageServer(settings if settings is not None else ServerSettings())
@@ -532,28 +564,29 @@ def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
     def did_close(ls: ChartLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.closed(params.text_document.uri)
 
-    @server.feature(
+    @_chart_request(
+        server,
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=[".", "'", '"', " "]),
     )
-    async def completion(
-        ls: ChartLanguageServer, params: types.CompletionParams
-    ) -> types.CompletionList | None:
-        found = await ls.chart_at(params.text_document.uri)
-        if found is None:
-            return None
-        chart, document = found
+    def completion(
+        ls: ChartLanguageServer,
+        chart: navigation.ChartDocument,
+        document: TextDocument,
+        params: types.CompletionParams,
+    ) -> types.CompletionList:
         items = navigation.completions(chart, _from_client(document, params.position))
         return types.CompletionList(
             is_incomplete=False, items=[_completion(document, i) for i in items]
         )
 
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    async def hover(ls: ChartLanguageServer, params: types.HoverParams) -> types.Hover | None:
-        found = await ls.chart_at(params.text_document.uri)
-        if found is None:
-            return None
-        chart, document = found
+    @_chart_request(server, types.TEXT_DOCUMENT_HOVER)
+    def hover(
+        ls: ChartLanguageServer,
+        chart: navigation.ChartDocument,
+        document: TextDocument,
+        params: types.HoverParams,
+    ) -> types.Hover | None:
         answer = navigation.hover(chart, _from_client(document, params.position))
         if answer is None:
             return None
@@ -562,25 +595,23 @@ def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
             range=_to_client(document, answer.range),
         )
 
-    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    async def definition(
-        ls: ChartLanguageServer, params: types.DefinitionParams
-    ) -> list[types.Location] | None:
-        found = await ls.chart_at(params.text_document.uri)
-        if found is None:
-            return None
-        chart, document = found
+    @_chart_request(server, types.TEXT_DOCUMENT_DEFINITION)
+    def definition(
+        ls: ChartLanguageServer,
+        chart: navigation.ChartDocument,
+        document: TextDocument,
+        params: types.DefinitionParams,
+    ) -> list[types.Location]:
         ranges = navigation.definition(chart, _from_client(document, params.position))
         return [types.Location(uri=document.uri, range=_to_client(document, r)) for r in ranges]
 
-    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    async def references(
-        ls: ChartLanguageServer, params: types.ReferenceParams
-    ) -> list[types.Location] | None:
-        found = await ls.chart_at(params.text_document.uri)
-        if found is None:
-            return None
-        chart, document = found
+    @_chart_request(server, types.TEXT_DOCUMENT_REFERENCES)
+    def references(
+        ls: ChartLanguageServer,
+        chart: navigation.ChartDocument,
+        document: TextDocument,
+        params: types.ReferenceParams,
+    ) -> list[types.Location]:
         ranges = navigation.references(
             chart,
             _from_client(document, params.position),
@@ -588,35 +619,32 @@ def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
         )
         return [types.Location(uri=document.uri, range=_to_client(document, r)) for r in ranges]
 
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    async def document_symbol(
-        ls: ChartLanguageServer, params: types.DocumentSymbolParams
-    ) -> list[types.DocumentSymbol] | None:
-        found = await ls.chart_at(params.text_document.uri)
-        if found is None:
-            return None
-        chart, document = found
+    @_chart_request(server, types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def document_symbol(
+        ls: ChartLanguageServer,
+        chart: navigation.ChartDocument,
+        document: TextDocument,
+        params: types.DocumentSymbolParams,
+    ) -> list[types.DocumentSymbol]:
         return [_symbol(document, s) for s in navigation.document_symbols(chart)]
 
-    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-    async def prepare_rename(
-        ls: ChartLanguageServer, params: types.PrepareRenameParams
+    @_chart_request(server, types.TEXT_DOCUMENT_PREPARE_RENAME)
+    def prepare_rename(
+        ls: ChartLanguageServer,
+        chart: navigation.ChartDocument,
+        document: TextDocument,
+        params: types.PrepareRenameParams,
     ) -> types.Range | None:
-        found = await ls.chart_at(params.text_document.uri)
-        if found is None:
-            return None
-        chart, document = found
         where = navigation.prepare_rename(chart, _from_client(document, params.position))
         return None if where is None else _to_client(document, where)
 
-    @server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
-    async def rename(
-        ls: ChartLanguageServer, params: types.RenameParams
-    ) -> types.WorkspaceEdit | None:
-        found = await ls.chart_at(params.text_document.uri)
-        if found is None:
-            return None
-        chart, document = found
+    @_chart_request(server, types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
+    def rename(
+        ls: ChartLanguageServer,
+        chart: navigation.ChartDocument,
+        document: TextDocument,
+        params: types.RenameParams,
+    ) -> types.WorkspaceEdit:
         outcome = navigation.rename(chart, _from_client(document, params.position), params.new_name)
         if outcome.refusal is not None:
             raise JsonRpcInvalidRequest(outcome.refusal)
@@ -624,17 +652,17 @@ def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
             changes={document.uri: [_text_edit(document, e) for e in outcome.edits]}
         )
 
-    @server.feature(
+    @_chart_request(
+        server,
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
     )
-    async def code_action(
-        ls: ChartLanguageServer, params: types.CodeActionParams
-    ) -> list[types.CodeAction] | None:
-        found = await ls.chart_at(params.text_document.uri)
-        if found is None:
-            return None
-        chart, document = found
+    def code_action(
+        ls: ChartLanguageServer,
+        chart: navigation.ChartDocument,
+        document: TextDocument,
+        params: types.CodeActionParams,
+    ) -> list[types.CodeAction]:
         where = _range_from_client(document, params.range)
         actions = navigation.code_actions(
             chart, where, ls.findings_in(params.text_document.uri, where)
