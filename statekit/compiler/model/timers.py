@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
 from statekit.compiler.expressions.scope import ExpressionScope
-from statekit.compiler.ir import TimerKind
+from statekit.compiler.ir import TimerDecl, TimerKind
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.compiler.value_types import INTEGER
@@ -91,6 +91,20 @@ def timer_event_name(kind: TimerKind, spec: str, path: str) -> str:
     spec = spec if kind is TimerKind.AFTER else " ".join(spec.split())
     word = "at" if kind is TimerKind.AT else "after"
     return f"{word}({spec})@{path}"
+
+
+def timer_spec(timer: TimerDecl, path: str) -> str:
+    """What the timer's name says between the parentheses: the normalised literal or the
+    expression's source (`path` is the owning state's path)."""
+    word = "at(" if timer.kind is TimerKind.AT else "after("
+    return timer.name[len(word) : len(timer.name) - len(path) - 2]
+
+
+def timer_trigger(timer: TimerDecl, path: str) -> str:
+    """How diagrams and tables name the timer: `after 15m`, `after ctx.backoff_ms`,
+    `at ctx.lease_until_ms`."""
+    word = "at" if timer.kind is TimerKind.AT else "after"
+    return f"{word} {timer_spec(timer, path)}"
 
 
 def format_delay(ms: int) -> str:
