@@ -721,7 +721,7 @@ context: {lease_until_ms: {type: integer, default: 0}, budget: {type: integer, d
 events: {Start: {}, Remind: {n: integer}}
 guards: {left: ctx.budget > 0}
 initial: waiting
-after: {7d: {to: closed}}
+after: {7d: closed}
 states:
   waiting:
     entry: [{send: {event: Remind, payload: {n: 1}, delay: 30s, id: nudge}}]
@@ -757,6 +757,16 @@ def test_rename_in_a_chart_with_timers_reaches_every_reference() -> None:
         assert [t.name for t in after.timers] == [
             t.name.replace(f"@{decl.key}", "@renamed") if states else t.name for t in before.timers
         ]
+
+
+def test_completion_in_timers() -> None:
+    doc = chart_document(TIMED)
+    assert labels(doc, at(TIMED, "15m: {to: clo")) == ["waiting", "running", "closed"]
+    assert labels(doc, at(TIMED, "after: {7d: c")) == ["waiting", "running", "closed"]
+    fields = completions(doc, at(TIMED, "{at: ctx."))
+    assert [item.label for item in fields] == ["lease_until_ms", "budget"]
+    sent = completions(doc, at(TIMED, "{send: {event: St"))
+    assert [item.label for item in sent] == ["Start", "Remind"]
 
 
 # ---- code actions ---------------------------------------------------------------------------
