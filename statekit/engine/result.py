@@ -26,7 +26,7 @@ from statekit.engine.evidence import (
     Microstep,
 )
 from statekit.engine.state import State
-from statekit.engine.timers import ArmedTimer, SentEvent
+from statekit.engine.timers import ArmedTimer, SentEvent, TimerRun
 
 __all__ = [
     "ENGINE_REASONS",
@@ -113,12 +113,10 @@ class Result:
         "_invariant",
         "_message",
         "_reason",
-        "_sent",
         "_state",
         "_status",
         "_timer",
-        "_timers_armed",
-        "_timers_cancelled",
+        "_timing",
         "_trace",
     )
 
@@ -133,9 +131,7 @@ class Result:
         trace: Callable[[], tuple[Microstep, ...]] | None = None,
         invariant: str | None = None,
         message: str | None = None,
-        timers_armed: tuple[ArmedTimer, ...] = (),
-        timers_cancelled: tuple[ArmedTimer, ...] = (),
-        sent: tuple[SentEvent, ...] = (),
+        timing: TimerRun | None = None,
     ) -> None:
         self._status = status
         self._reason = reason
@@ -146,9 +142,7 @@ class Result:
         self._trace = trace
         self._invariant = invariant
         self._message = message
-        self._timers_armed = timers_armed
-        self._timers_cancelled = timers_cancelled
-        self._sent = sent
+        self._timing = timing  # the macrostep's timers, read on access (None: untouched)
         self._timer: ArmedTimer | None = None
 
     @property
@@ -184,18 +178,18 @@ class Result:
     @property
     def timers_armed(self) -> tuple[ArmedTimer, ...]:
         """The timers this step armed that are still armed after it, in arming order."""
-        return self._timers_armed
+        return () if self._timing is None else self._timing.armed_now()
 
     @property
     def timers_cancelled(self) -> tuple[ArmedTimer, ...]:
         """The timers armed before this step that it cancelled or replaced, in order."""
-        return self._timers_cancelled
+        return () if self._timing is None else self._timing.cancelled()
 
     @property
     def sent(self) -> tuple[SentEvent, ...]:
         """The undelayed `send`s of the macrostep, in order: events for this instance's
         external queue, to be processed after this one."""
-        return self._sent
+        return () if self._timing is None else self._timing.sent()
 
     @property
     def timer(self) -> ArmedTimer | None:
@@ -237,9 +231,9 @@ class Result:
             and self._invariant == other._invariant
             and self._state == other._state
             and self._emitted == other._emitted
-            and self._timers_armed == other._timers_armed
-            and self._timers_cancelled == other._timers_cancelled
-            and self._sent == other._sent
+            and self.timers_armed == other.timers_armed
+            and self.timers_cancelled == other.timers_cancelled
+            and self.sent == other.sent
             and self._timer == other._timer
             and self.evidence == other.evidence
         )
@@ -256,11 +250,11 @@ class Result:
             parts.append(f"emitted={[m.type for m in self._emitted]!r}")
         if self._timer is not None:
             parts.append(f"timer={self._timer.id!r}")
-        if self._timers_armed:
-            parts.append(f"armed={[t.id for t in self._timers_armed]!r}")
-        if self._timers_cancelled:
-            parts.append(f"cancelled={[t.id for t in self._timers_cancelled]!r}")
-        if self._sent:
-            parts.append(f"sent={[m.event for m in self._sent]!r}")
+        if self.timers_armed:
+            parts.append(f"armed={[t.id for t in self.timers_armed]!r}")
+        if self.timers_cancelled:
+            parts.append(f"cancelled={[t.id for t in self.timers_cancelled]!r}")
+        if self.sent:
+            parts.append(f"sent={[m.event for m in self.sent]!r}")
         parts.append(f"state={self._state!r}")
         return f"Result({', '.join(parts)})"
