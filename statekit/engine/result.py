@@ -119,6 +119,8 @@ class Result:
         "_timing",
         "_trace",
     )
+    _timing: TimerRun  # set only by a step that touched a timer
+    _timer: ArmedTimer  # set only by a delivery
 
     def __init__(
         self,
@@ -131,7 +133,6 @@ class Result:
         trace: Callable[[], tuple[Microstep, ...]] | None = None,
         invariant: str | None = None,
         message: str | None = None,
-        timing: TimerRun | None = None,
     ) -> None:
         self._status = status
         self._reason = reason
@@ -142,8 +143,8 @@ class Result:
         self._trace = trace
         self._invariant = invariant
         self._message = message
-        self._timing = timing  # the macrostep's timers, read on access (None: untouched)
-        self._timer: ArmedTimer | None = None
+        # `_timing` (the macrostep's timers, read on access) and `_timer` (the delivered
+        # timer) are set by the step only when there is time: a step without pays nothing.
 
     @property
     def status(self) -> Status:
@@ -178,23 +179,35 @@ class Result:
     @property
     def timers_armed(self) -> tuple[ArmedTimer, ...]:
         """The timers this step armed that are still armed after it, in arming order."""
-        return () if self._timing is None else self._timing.armed_now()
+        timing = self._timing_run()
+        return () if timing is None else timing.armed_now()
 
     @property
     def timers_cancelled(self) -> tuple[ArmedTimer, ...]:
         """The timers armed before this step that it cancelled or replaced, in order."""
-        return () if self._timing is None else self._timing.cancelled()
+        timing = self._timing_run()
+        return () if timing is None else timing.cancelled()
 
     @property
     def sent(self) -> tuple[SentEvent, ...]:
         """The undelayed `send`s of the macrostep, in order: events for this instance's
         external queue, to be processed after this one."""
-        return () if self._timing is None else self._timing.sent()
+        timing = self._timing_run()
+        return () if timing is None else timing.sent()
+
+    def _timing_run(self) -> TimerRun | None:
+        try:
+            return self._timing
+        except AttributeError:  # the step touched no timer
+            return None
 
     @property
     def timer(self) -> ArmedTimer | None:
         """The timer this step delivered and consumed (`Chart.fire`), else None."""
-        return self._timer
+        try:
+            return self._timer
+        except AttributeError:  # not a delivery
+            return None
 
     @property
     def evidence(self) -> tuple[Microstep, ...]:
@@ -234,7 +247,7 @@ class Result:
             and self.timers_armed == other.timers_armed
             and self.timers_cancelled == other.timers_cancelled
             and self.sent == other.sent
-            and self._timer == other._timer
+            and self.timer == other.timer
             and self.evidence == other.evidence
         )
 
@@ -248,8 +261,8 @@ class Result:
             parts.append(f"invariant={self._invariant!r}")
         if self._emitted:
             parts.append(f"emitted={[m.type for m in self._emitted]!r}")
-        if self._timer is not None:
-            parts.append(f"timer={self._timer.id!r}")
+        if self.timer is not None:
+            parts.append(f"timer={self.timer.id!r}")
         if self.timers_armed:
             parts.append(f"armed={[t.id for t in self.timers_armed]!r}")
         if self.timers_cancelled:

@@ -317,7 +317,7 @@ def applied_result(
     emitted = (
         messages(tables, before, event_type, payload, event_id, raw_emitted) if raw_emitted else ()
     )
-    return Result(
+    result = Result(
         APPLIED,
         None,
         after,
@@ -325,10 +325,10 @@ def applied_result(
         event_id,
         emitted,
         lambda: build_evidence(tables, trace, emitted, timing),
-        None,
-        None,
-        timing,
     )
+    if timing is not None:
+        result._timing = timing
+    return result
 
 
 def verdict(tables: Tables, config: Configuration, event: str) -> tuple[bool, str | None, int]:
