@@ -12,8 +12,11 @@ sets differ. Every finding names the data-guard assumptions of the branches
 it shows.
 
 Timer events (`statekit.analysis.timers`) race with declared events where
-they are armed: a timeout can come before or after a result. Two timer events
-are not paired: their order is the clock's (their due times), not a sender's.
+they are armed: a timeout can come before or after a result. When the event
+delivered first leaves the timer's state, the timer delivered second is no
+longer armed and is answered as the engine answers it, REJECTED STALE_TIMER,
+changing nothing. Two timer events are not paired: their order is the
+clock's (their due times), not a sender's.
 
 Where neither event fires (both are rejected or already applied) the pair
 commutes trivially: neither order changes the configuration, so each event
@@ -39,10 +42,11 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
-from statekit.analysis.exploration import Exploration, Limit, MacrostepBranch, Node
+from statekit.analysis.exploration import NOWHERE, Exploration, Limit, MacrostepBranch, Node
 from statekit.analysis.guards import Assumption
 from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.compiler.ir import CompiledChart, RaceDecision
+from statekit.engine.result import STALE_TIMER, Status
 from statekit.engine.tables import Configuration
 
 APPLIED = "APPLIED"
@@ -295,6 +299,7 @@ class _Search:
         self.leaves: dict[Configuration, tuple[str, ...]] = {}
         self.classifications: dict[tuple[str, Answer], Classification] = {}
         self.paths: dict[int, tuple[str, ...]] = {}
+        self.timers = frozenset(exploration.timer_events)
 
     def by_event(self, node: Node) -> dict[str, list[Branch]]:
         """Event → its branches from `node` (cached per node)."""
@@ -335,10 +340,27 @@ class _Search:
         for a, answer_a, middle in self.by_event(node).get(first, ()):
             if middle < 0:
                 continue
-            for b, answer_b, end in self.by_event(nodes[middle]).get(second, ()):
+            branches = self.by_event(nodes[middle]).get(second)
+            if branches is None and second in self.timers:
+                branches = [self.stale(second, middle)]  # the first event cancelled it
+            for b, answer_b, end in branches or ():
                 if end >= 0:
                     out.append((answer_a, answer_b, nodes[end].config, a, b))
         return out
+
+    def stale(self, timer: str, node: int) -> Branch:
+        """A timer event delivered where it is no longer armed: the engine answers
+        REJECTED STALE_TIMER and changes nothing."""
+        outcome = MacrostepBranch(
+            event=timer,
+            assumptions=(),
+            target=NOWHERE,
+            steps=(),
+            status=Status.REJECTED,
+            reason=STALE_TIMER,
+            basis="stale",
+        )
+        return (outcome, (outcome.status.value, STALE_TIMER), node)
 
     def race(self, node: Node, a: str, b: str, producers: Mapping[str, str]) -> Race | None:
         """The race of (a, b) at `node`, or None when the two orders agree."""

@@ -130,8 +130,9 @@ def armed_sends(exploration: Exploration) -> list[frozenset[str]]:
             work.append(node)
 
     for outcome in exploration.initial:
-        if outcome.fired:
-            join(outcome.target, _after_steps(frozenset(), outcome.steps))
+        if outcome.fired and outcome.target >= 0:
+            found[outcome.target] |= _after_steps(frozenset(), outcome.steps)
+            work.append(outcome.target)
     while work:
         node = nodes[work.pop()]
         for outcome in node.outcomes or ():
