@@ -15,7 +15,10 @@ Timer events (`statekit.analysis.timers`) race with declared events where
 they are armed: a timeout can come before or after a result. When the event
 delivered first leaves the timer's state, the timer delivered second is no
 longer armed and is answered as the engine answers it, REJECTED STALE_TIMER,
-changing nothing. Two timer events are not paired: their order is the
+changing nothing; the timer's own answer is no difference (a cancelled
+timer loses nothing), so such a pair is order-sensitive only when it ends in
+different configurations or the declared event is answered differently. Two
+timer events are not paired: their order is the
 clock's (their due times), not a sender's.
 
 Where neither event fires (both are rejected or already applied) the pair
@@ -366,12 +369,19 @@ class _Search:
         """The race of (a, b) at `node`, or None when the two orders agree."""
         ab = self.combinations(node, a, b)
         ba = self.combinations(node, b, a)
-        keys_ab = {(x, y, end) for x, y, end, _a, _b in ab}
-        keys_ba = {(y, x, end) for x, y, end, _a, _b in ba}  # A's answer first
+        timer = b in self.timers  # a timer is always second in a pair
+
+        def key(answer_a: Answer, answer_b: Answer, end: Configuration) -> object:
+            # a timer's own answer (fired, or stale because A left its state) is no
+            # difference: only where the pair ends and how A is answered are
+            return (answer_a, end) if timer else (answer_a, answer_b, end)
+
+        keys_ab = {key(x, y, end) for x, y, end, _a, _b in ab}
+        keys_ba = {key(y, x, end) for x, y, end, _a, _b in ba}  # A's answer first
         if keys_ab == keys_ba or not ab or not ba:
             return None
-        shown_ab = next((c for c in ab if (c[0], c[1], c[2]) not in keys_ba), ab[0])
-        shown_ba = next((c for c in ba if (c[1], c[0], c[2]) not in keys_ab), ba[0])
+        shown_ab = next((c for c in ab if key(c[0], c[1], c[2]) not in keys_ba), ab[0])
+        shown_ba = next((c for c in ba if key(c[1], c[0], c[2]) not in keys_ab), ba[0])
         orders_ab = tuple(self.outcome((a, b), c) for c in ab)
         orders_ba = tuple(self.outcome((b, a), c) for c in ba)
         return Race(

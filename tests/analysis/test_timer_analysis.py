@@ -440,3 +440,11 @@ def test_a_timer_whose_state_never_stays_active_is_reported(tmp_path: Path, name
     assert [d.span.line for d in found] == ([8] if transient else [])
     if transient:
         assert "after(30s)@checking" in found[0].message
+
+
+def test_a_timer_cancelled_by_the_other_event_is_no_race_when_both_orders_end_alike() -> None:
+    # the timer only records something; PaymentSucceeded ends in paid either way
+    text = RACE.replace(
+        "after: {15m: {to: closed}}", "after: {15m: {do: [{emit: {type: Reminder}}]}}"
+    )
+    assert find_races(chart_of(text)).races == ()
