@@ -126,6 +126,7 @@ class Result:
         self._trace = trace
         self._invariant = invariant
         self._message = message
+        self._evidence: tuple[Microstep, ...] | None = None
 
     @property
     def status(self) -> Status:
@@ -160,11 +161,10 @@ class Result:
     @property
     def evidence(self) -> tuple[Microstep, ...]:
         """The microsteps, as data (built on first access)."""
-        try:
-            return self._evidence
-        except AttributeError:  # not built yet
-            self._evidence: tuple[Microstep, ...] = () if self._trace is None else self._trace()
-            return self._evidence
+        evidence = self._evidence
+        if evidence is None:  # not built yet
+            evidence = self._evidence = () if self._trace is None else self._trace()
+        return evidence
 
     @property
     def invariant(self) -> str | None:

@@ -37,11 +37,12 @@ from typing import Any
 
 from statekit.compiler import scxml_procedures
 from statekit.compiler.serialize import canonical_json
-from statekit.engine.algorithm import macrostep
+from statekit.engine.algorithm import macrostep, select_transitions
 from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
 from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.memo import memoised_macrostep
+from statekit.engine.records import maker
 from statekit.engine.result import (
     EVALUATION_ERROR,
     INVALID_PAYLOAD,
@@ -57,6 +58,7 @@ from statekit.engine.result import (
     Result,
     Status,
 )
+from statekit.engine.single_microstep import SingleMicrostep, single_microstep
 from statekit.engine.state import State
 from statekit.engine.tables import (
     EMPTY,
@@ -71,6 +73,9 @@ from statekit.engine.trace import AppliedMicrostep, InternalEvent
 from statekit.engine.validation import PayloadError
 
 APPLIED = Status.APPLIED
+_new = tuple.__new__
+_microstep = maker(Microstep)
+_change = maker(ContextChange)
 REJECTED = Status.REJECTED
 
 
@@ -105,8 +110,9 @@ def step(
 ) -> Result:
     """Classify and apply one external event, rule by rule (see the module docstring).
 
-    `memoised=False` always takes the general macrostep (never the memo of data-free
-    macrosteps); the result is the same.
+    `memoised=False` always takes the general macrostep loop (neither the memo of
+    data-free macrosteps nor the one-microstep path of `statekit.engine.single_microstep`);
+    the result is the same.
     """
     try:  # 1. the state must come from this chart
         config = state._config
@@ -154,8 +160,24 @@ def step(
             return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=known.message)
         if isinstance(known, NoCandidates):
             return _unselected(tables, state, event_type, event_id, None)
+    context, history = state._context, state._history
     try:
-        run = macrostep(tables, config, state._history, state._context, event)
+        selected = select_transitions(tables, config, event, context, history)
+        enabled = selected[0]
+        if not enabled:  # 6. nothing selected
+            return _unselected(tables, state, event_type, event_id, selected[1])
+        if memoised:  # a macrostep that is one microstep (statekit.engine.single_microstep)
+            single = config.cache.single.get(enabled) or single_microstep(tables, config, enabled)
+            if isinstance(single, SingleMicrostep):
+                plan = single.plan
+                after, changes, raw_emitted = single.run(context, clean)
+                if plan.history_updates:
+                    history = {**history, **dict(plan.history_updates)}
+                trace = [_new(AppliedMicrostep, (event, plan, changes, 0, len(raw_emitted), ()))]
+                return _applied(
+                    tables, state, event, event_id, plan.target, after, history, raw_emitted, trace
+                )
+        run = macrostep(tables, config, history, context, event, selected=selected)
     except EvaluationError as exc:
         return Result(REJECTED, EVALUATION_ERROR, state, event_type, event_id, message=str(exc))
     except LivelockError as exc:
@@ -321,10 +343,14 @@ def _unselected(
 
 
 def redacted(tables: Tables, event: str | None, payload: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The payload as evidence shows it: secret fields replaced by `REDACTED`."""
-    secret = tables.secret_payload.get(event, ()) if event is not None else ()
+    """The payload as evidence shows it: secret fields replaced by `REDACTED`. A payload
+    without secrets is shown through a read-only view, not copied: the engine's payloads
+    (validated, raised or done) are fresh dicts nothing writes to after the step."""
     if not payload:
         return EMPTY
+    secret = tables.secret_payload.get(event) if event is not None else None
+    if not secret:
+        return payload if payload.__class__ is MappingProxyType else MappingProxyType(payload)
     return MappingProxyType({k: REDACTED if k in secret else v for k, v in payload.items()})
 
 
@@ -353,27 +379,27 @@ def build_evidence(
 ) -> tuple[Microstep, ...]:
     """The microsteps as frozen records, with secrets redacted."""
     secret_ctx = tables.secret_context
+    fired = tables.fired_all
     out = []
-    for applied in trace:
-        event, plan = applied.event, applied.plan
-        name, payload = event if event is not None else (None, EMPTY)
+    for event, plan, changes, start, end, raised in trace:
+        name, payload = (None, EMPTY) if event is None else event
         out.append(
-            Microstep(
-                event=name,
-                payload=redacted(tables, name, payload),
-                transitions=tuple(tables.fired(t) for t in plan.transitions),
-                exited=plan.exited,
-                entered=plan.entered,
-                changes=tuple(
-                    ContextChange(field=f, old=REDACTED, new=REDACTED)
-                    if f in secret_ctx
-                    else ContextChange(field=f, old=old, new=new)
-                    for f, old, new in applied.changes
-                ),
-                emitted=tuple(
-                    m.message_id for m in emitted[applied.emitted_start : applied.emitted_end]
-                ),
-                raised=applied.raised,
+            _microstep(
+                name,
+                redacted(tables, name, payload) if payload else EMPTY,
+                fired(plan.transitions),
+                plan.exited,
+                plan.entered,
+                tuple(
+                    [
+                        _change(f, REDACTED, REDACTED) if f in secret_ctx else _change(f, old, new)
+                        for f, old, new in changes
+                    ]
+                )
+                if changes
+                else (),
+                tuple([m.message_id for m in emitted[start:end]]) if end > start else (),
+                raised,
             )
         )
     return tuple(out)
