@@ -52,7 +52,7 @@ from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
 from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.memo import memoised_macrostep
-from statekit.engine.records import maker
+from statekit.engine.records import make_change, make_microstep
 from statekit.engine.result import (
     EVALUATION_ERROR,
     INVALID_PAYLOAD,
@@ -63,7 +63,6 @@ from statekit.engine.result import (
     TERMINAL_STATE,
     UNDEFINED_TRANSITION,
     UNKNOWN_EVENT,
-    ContextChange,
     EmittedMessage,
     Microstep,
     Result,
@@ -74,6 +73,7 @@ from statekit.engine.state import State
 from statekit.engine.tables import (
     EMPTY,
     Configuration,
+    DependsOnData,
     MicrostepPlan,
     NoCandidates,
     StaticLivelock,
@@ -86,8 +86,8 @@ from statekit.engine.validation import PayloadError
 
 APPLIED = Status.APPLIED
 _new = tuple.__new__
-_microstep = maker(Microstep)
-_change = maker(ContextChange)
+_microstep = make_microstep
+_change = make_change
 REJECTED = Status.REJECTED
 
 
@@ -157,7 +157,9 @@ def step(
     if memoised:  # 5. selection and the macrostep, from the memo when data cannot matter
         # (the memo's per-configuration cache read inline: this is the hot path)
         known = config.cache.memo.get(event_type) or memoised_macrostep(tables, config, event_type)
-        if isinstance(known, StaticMacrostep):
+        if known.__class__ is DependsOnData:  # the general path's case, tested first
+            pass
+        elif isinstance(known, StaticMacrostep):
             context, history, plans = state._context, state._history, known.plans
             if not tables.chart.invariants:  # nothing to check, nothing to run
                 return Result(
@@ -172,9 +174,9 @@ def step(
             return _applied(
                 tables, state, event, event_id, known.target, context, history, [], plans
             )
-        if isinstance(known, StaticLivelock):
+        elif isinstance(known, StaticLivelock):
             return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=known.message)
-        if isinstance(known, NoCandidates):
+        elif isinstance(known, NoCandidates):
             return _unselected(tables, state, event_type, event_id, None)
     context, history = state._context, state._history
     try:
@@ -185,14 +187,7 @@ def step(
         if memoised:  # a macrostep that is one microstep (statekit.engine.single_microstep)
             single = config.cache.single.get(enabled) or single_microstep(tables, config, enabled)
             if isinstance(single, SingleMicrostep):
-                plan = single.plan
-                after, changes, raw_emitted = single.run(context, clean)
-                if plan.history_updates:
-                    history = {**history, **dict(plan.history_updates)}
-                trace = [_new(AppliedMicrostep, (event, plan, changes, 0, len(raw_emitted), ()))]
-                return _applied(
-                    tables, state, event, event_id, plan.target, after, history, raw_emitted, trace
-                )
+                return _single(tables, state, event, event_id, single)
         run = macrostep(
             tables,
             config,
@@ -274,6 +269,47 @@ def fire(
     result = step(tables, without, armed.event, payload, event_id, now_ms=now_ms, timer=armed)
     result._timer = armed
     return result
+
+
+def _single(
+    tables: Tables,
+    state: State,
+    event: InternalEvent,
+    event_id: str | None,
+    single: SingleMicrostep,
+) -> Result:
+    """Rule 7 for a macrostep that is one microstep: its effects run, the invariants
+    checked; `EvaluationError` when an effect fails. A broken (or failing) invariant is
+    left to `_applied`, which checks again and words the rejection."""
+    plan = single.plan
+    event_type, payload = event
+    after, changes, raw_emitted = single.run(state._context, payload)
+    history = state._history
+    if plan.history_updates:
+        history = {**history, **dict(plan.history_updates)}
+    trace = [_new(AppliedMicrostep, (event, plan, changes, 0, len(raw_emitted), ()))]
+    target = plan.target
+    if tables.chart.invariants:
+        try:
+            broken = broken_invariant(tables, target, after)
+        except EvaluationError:
+            broken = ""
+        if broken is not None:
+            return _applied(
+                tables, state, event, event_id, target, after, history, raw_emitted, trace
+            )
+    emitted = (
+        messages(tables, state, event_type, payload, event_id, raw_emitted) if raw_emitted else ()
+    )
+    return Result(
+        APPLIED,
+        None,
+        State(target, after, history, state._timers),
+        event_type,
+        event_id,
+        emitted,
+        lambda: build_evidence(tables, trace, emitted),
+    )
 
 
 def _static_trace(event: InternalEvent, plans: tuple[MicrostepPlan, ...]) -> list[AppliedMicrostep]:
@@ -488,14 +524,22 @@ def build_evidence(
     """The microsteps as frozen records, with secrets redacted (and, when the macrostep
     ran timer effects, the timers each armed and cancelled and the events it sent)."""
     secret_ctx = tables.secret_context
+    secret_payload = tables.secret_payload
     fired = tables.fired_all
+    view = MappingProxyType
     out = []
     for index, (event, plan, changes, start, end, raised) in enumerate(trace):
         name, payload = (None, EMPTY) if event is None else event
+        if not payload:
+            shown = EMPTY
+        elif secret_payload.get(name):  # type: ignore[arg-type]
+            shown = redacted(tables, name, payload)
+        else:  # the same view `redacted` returns, without the call
+            shown = payload if payload.__class__ is view else view(payload)
         out.append(
             _microstep(
                 name,
-                redacted(tables, name, payload) if payload else EMPTY,
+                shown,
                 fired(plan.transitions),
                 plan.exited,
                 plan.entered,
