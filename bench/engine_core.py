@@ -1,99 +1,101 @@
-"""Events per second of `Chart.send`: a flat 6-state chart and machines/task.yaml.
+"""Events per second of `Chart.send`, each next to a hand-written reducer of the same chart.
 
-Run: `python -m bench.engine_core` from the repository root. Each figure is the
-median of 5 runs over a realistic stream of valid events, cycled. Next to the
-flat chart runs a hand-written `match` reducer of the same chart, the floor
-for "what a team would write by hand": it returns an immutable outcome
-(status, reason, new state) but checks no payload, keeps no evidence, runs no
-invariants and emits nothing. Peer engines are added by `bench/peers.py`
-(see `FLAT_CHART`, `flat_stream` and `task_stream`, which it reuses).
+Run: `python -m bench.engine_core` from the repository root (`--runs N`, default 7).
+Three charts, each with its limit written by hand and measured in the same run:
+
+- the flat 6-state chart (no guards, no data) against a `match` reducer: the
+  cached path (the memo of data-free macrosteps) and the general path
+  (`memoised=False`);
+- the flat chart with a payload, a data guard and an assign on every transition
+  (bench/hand_flat.py) against its reducer with the same payload check;
+- the task chart (bench/task_chart.yaml) with payloads varying per event
+  (bench/hand_task.py) against its reducer with the same checks, guards,
+  reasons, assigns, messages and 6 invariants.
+
+Before timing, each reducer runs its stream (and a stream of rejected events)
+next to `Chart.send` and must agree event by event: status, reason, active
+states, context and emitted messages (ids, types, payloads). Each timed run
+measures the reducer and then statekit over the whole stream, so every ratio
+is between two figures of the same run; rows show the median over the runs
+and the range (min-max). "with evidence" reads `Result.evidence` of every
+result (the runner always does); "evidence JSON" also encodes it as the
+runner stores it. Then: how the cost grows with work (regions that move per
+event, eventless transitions per macrostep, context fields).
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from bench._streams import FLAT_CHART, FLAT_CYCLE, Stream, flat_stream, task_stream
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
-from statekit.engine.result import Status
+from statekit.engine.result import Result, Status
+from statekit.engine.step import step
+
+__all__ = ["FLAT_CHART", "FLAT_CYCLE", "ROOT", "RUNS", "Stream", "flat_stream", "task_stream"]
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 5
-Stream = Sequence[tuple[str, Mapping[str, Any] | None, str]]
-
-FLAT_CHART = """
-statechart: flat
-description: A media loader with six flat states and seven events, no guards, no context.
-events: {LOAD: {}, LOADED: {}, PLAY: {}, PAUSE: {}, RESUME: {}, STOP: {}, RESET: {}}
-initial: idle
-states:
-  idle: {on: {LOAD: loading}}
-  loading: {on: {LOADED: ready, STOP: stopped}}
-  ready: {on: {PLAY: playing, STOP: stopped}}
-  playing: {on: {PAUSE: paused, STOP: stopped}}
-  paused: {on: {RESUME: playing, STOP: stopped}}
-  stopped: {on: {RESET: idle}}
-"""
-FLAT_CYCLE = ("LOAD", "LOADED", "PLAY", "PAUSE", "RESUME", "STOP", "RESET")
+Send = Callable[[Any, str, Any, str], Result]
 
 
-def flat_stream(cycles: int = 2000) -> Stream:
-    """The flat chart's cycle: idle, loading, ready, playing, paused, playing, stopped, idle."""
-    return [(event, None, f"e{i}") for i in range(cycles) for event in FLAT_CYCLE]
+def compiled(text: str | bytes, name: str) -> Chart:
+    """A `Chart` of YAML text (the benchmark's charts compile without errors)."""
+    ir = compile_source(text, name).chart
+    assert ir is not None, name
+    return Chart(ir)
 
 
-def task_stream(tasks: int = 500) -> Stream:
-    """Task histories, each from `queued` to a final state (the runner restarts from there):
-    a clean completion; a retryable failure, a retry and a completion; a cancel while
-    running and its reconciliation; a cancel while queued."""
-    out: list[tuple[str, Mapping[str, Any] | None, str]] = []
+def sender(chart: Chart, *, memoised: bool = True, evidence: str = "") -> Send:
+    """`chart.send` as the benchmark calls it: the step itself when `memoised` is off;
+    with `evidence` "built" the result's evidence is read, with "json" also encoded."""
+    tables = chart.tables
+    if memoised and not evidence:
+        return lambda s, e, p, i: chart.send(s, e, p, event_id=i)
+    if not evidence:
+        return lambda s, e, p, i: step(tables, s, e, p, i, memoised=memoised)
+    if evidence == "built":
 
-    def start(attempt: int) -> tuple[str, Mapping[str, Any]]:
-        return ("TaskStarted", {"attempt": attempt, "worker_id": "w-7", "lease_until_ms": 10**12})
+        def built(s: Any, e: str, p: Any, i: str) -> Result:
+            result = step(tables, s, e, p, i, memoised=memoised)
+            result.evidence  # noqa: B018 (built on first access)
+            return result
 
-    def complete(attempt: int) -> list[tuple[str, Mapping[str, Any]]]:
-        return [
-            start(attempt),
-            ("ArtifactUploaded", {"attempt": attempt, "sha256": "9f86d0"}),
-            ("ArtifactVerified", {"attempt": attempt, "sha256": "9f86d0"}),
-            ("TaskCompleted", {"attempt": attempt}),
-        ]
+        return built
+    from statekit.runner.evidence import evidence_json
 
-    failed: Mapping[str, Any] = {"attempt": 1, "error": "timeout", "retryable": True}
-    reconciled: Mapping[str, Any] = {"attempt": 1}
-    histories: list[list[tuple[str, Mapping[str, Any]]]] = [
-        complete(1),
-        [start(1), ("TaskFailed", failed), *complete(2)],
-        [start(1), ("TaskCancelled", {"requested_by": "ann"}), ("EffectsReconciled", reconciled)],
-        [("TaskCancelled", {"requested_by": "ann"})],
-    ]
-    n = 0
-    for i in range(tasks):
-        for event, payload in histories[i % len(histories)]:
-            out.append((event, payload, f"e{n}"))
-            n += 1
-    return out
+    def encoded(s: Any, e: str, p: Any, i: str) -> Result:
+        result = step(tables, s, e, p, i, memoised=memoised)
+        evidence_json(result, None)
+        return result
+
+    return encoded
 
 
-def statekit_rate(chart: Chart, stream: Stream) -> float:
-    """Events/s of `chart.send` over `stream`; a final state restarts from `start()`."""
+def statekit_rate(chart: Chart, stream: Stream, send: Send | None = None) -> float:
+    """Events/s of `send` (default `chart.send`) over `stream`; a final state restarts
+    from `start()`."""
     s0 = chart.start()
-    send = chart.send
+    if send is None:
+        send = sender(chart)
     state = s0
-    began = time.perf_counter()
+    began = time.process_time()
     for event, payload, event_id in stream:
-        state = send(state, event, payload, event_id=event_id).state
+        state = send(state, event, payload, event_id).state
         if state.is_final:
             state = s0
-    return len(stream) / (time.perf_counter() - began)
+    return len(stream) / (time.process_time() - began)
 
 
 class Outcome(NamedTuple):
-    """The hand reducer's result: what a handwritten reducer would return."""
+    """The plain reducer's result: what a handwritten reducer would return."""
 
     status: str
     reason: str | None
@@ -122,12 +124,12 @@ def flat_reducer(state: str, event: str) -> Outcome:
 
 
 def reducer_rate(stream: Stream) -> float:
-    """Events/s of the hand reducer over the same stream."""
+    """Events/s of the plain flat reducer over the flat stream."""
     state = "idle"
-    began = time.perf_counter()
+    began = time.process_time()
     for event, _payload, _event_id in stream:
         state = flat_reducer(state, event).state
-    return len(stream) / (time.perf_counter() - began)
+    return len(stream) / (time.process_time() - began)
 
 
 def median(measure: Callable[[], float]) -> float:
@@ -144,26 +146,103 @@ def check(chart: Chart, stream: Stream) -> None:
         state = s0 if result.state.is_final else result.state
 
 
+class Row(NamedTuple):
+    """One line of the table: statekit's rates, the limit's, and their ratios, per run."""
+
+    what: str
+    ours: list[float]
+    limit: list[float]
+
+    def show(self) -> str:
+        ratios = [lim / ours for ours, lim in zip(self.ours, self.limit, strict=True)]
+        return (
+            f"{self.what:58} {_spread(self.ours, 'k')} {_spread(self.limit, 'k')}"
+            f"   {statistics.median(ratios):5.2f}x ({min(ratios):.2f}-{max(ratios):.2f})"
+        )
+
+
+def _spread(values: Sequence[float], unit: str) -> str:
+    m, lo, hi = statistics.median(values), min(values), max(values)
+    return f"{m / 1e3:7,.0f}k ({lo / 1e3:,.0f}-{hi / 1e3:,.0f})"
+
+
+def measure(runs: int, what: str, ours: Callable[[], float], limit: Callable[[], float]) -> Row:
+    """`runs` interleaved runs of the limit then statekit, after one warm-up of each."""
+    limit()
+    ours()
+    row = Row(what, [], [])
+    for _ in range(runs):
+        row.limit.append(limit())
+        row.ours.append(ours())
+    return row
+
+
 def main() -> None:
-    """Print events/s and ratios."""
-    flat = Chart(compile_source(FLAT_CHART, "flat.yaml").chart)  # type: ignore[arg-type]
-    task_ir = compile_source((ROOT / "machines" / "task.yaml").read_bytes(), "task.yaml").chart
-    assert task_ir is not None
-    task = Chart(task_ir)
-    flat_events, task_events = flat_stream(), task_stream()
+    """Check the reducers against `Chart.send`, then print events/s and ratios."""
+    from bench import growth, hand_flat, hand_task
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--no-growth", action="store_true", help="skip the growth tables")
+    args = parser.parse_args()
+    runs = args.runs
+    flat = compiled(FLAT_CHART, "flat.yaml")
+    guarded = compiled(hand_flat.GUARDED_CHART, "flat_guarded.yaml")
+    task = compiled(hand_task.TASK_CHART.read_bytes(), "task.yaml")
+    flat_events = flat_stream()
+    guarded_events = hand_flat.guarded_stream()
+    task_events = hand_task.varied_stream()
     check(flat, flat_events)
+    check(guarded, guarded_events)
     check(task, task_events)
-    for _ in range(2):  # warm the caches and the interpreter
-        statekit_rate(flat, flat_events)
-        statekit_rate(task, task_events)
-    flat_rate = median(lambda: statekit_rate(flat, flat_events))
-    hand_rate = median(lambda: reducer_rate(flat_events))
-    task_rate = median(lambda: statekit_rate(task, task_events))
-    print(f"{'what':44} {'events/s':>10}")
-    print(f"{'statekit send, flat 6 states':44} {flat_rate:10,.0f}")
-    print(f"{'hand-written match reducer, flat':44} {hand_rate:10,.0f}")
-    print(f"{'statekit send, machines/task.yaml':44} {task_rate:10,.0f}")
-    print(f"hand reducer / statekit (flat): {hand_rate / flat_rate:.2f}x (aim: at most 3x)")
+    hand_flat.agree(guarded, guarded_events)
+    hand_flat.agree(guarded, hand_flat.mixed_stream())
+    hand_task.agree(task, task_events)
+    for seed in range(5):
+        hand_task.agree(task, seed=seed, count=3000)
+    print("every reducer agrees with Chart.send event by event; timing", runs, "runs")
+    print(f"{'what':58} {'statekit events/s':>19} {'hand reducer':>19}   reducer/statekit")
+
+    rows = [
+        measure(
+            runs,
+            "flat 6 states, cached path (memo)",
+            lambda: statekit_rate(flat, flat_events),
+            lambda: reducer_rate(flat_events),
+        ),
+        measure(
+            runs,
+            "flat 6 states, general path (memoised=False)",
+            lambda: statekit_rate(flat, flat_events, sender(flat, memoised=False)),
+            lambda: reducer_rate(flat_events),
+        ),
+    ]
+    hand = lambda: hand_flat.reducer_rate(guarded_events)  # noqa: E731
+    hand_t = lambda: hand_task.reducer_rate(task_events)  # noqa: E731
+    for label, evidence in (("", ""), (", with evidence", "built"), (", evidence JSON", "json")):
+        send_g = sender(guarded, evidence=evidence)
+        rows.append(
+            measure(
+                runs,
+                f"flat guarded + assign{label}",
+                partial(statekit_rate, guarded, guarded_events, send_g),
+                hand,
+            )
+        )
+    for label, evidence in (("", ""), (", with evidence", "built"), (", evidence JSON", "json")):
+        send_t = sender(task, evidence=evidence)
+        rows.append(
+            measure(
+                runs,
+                f"task chart, varied payloads{label}",
+                partial(statekit_rate, task, task_events, send_t),
+                hand_t,
+            )
+        )
+    for row in rows:
+        print(row.show())
+    if not args.no_growth:
+        growth.main(runs)
 
 
 if __name__ == "__main__":

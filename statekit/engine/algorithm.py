@@ -405,20 +405,25 @@ def macrostep(
     conflicts: ConflictSink = None,
     timers: Timers = NO_TIMERS,
     now_ms: int | None = None,
+    selected: tuple[tuple[int, ...], FailedGuard | None] | None = None,
 ) -> MacrostepRun:
     """One external event processed to completion (see the module docstring).
 
     `timers` are the state's armed timers, `now_ms` the clock's reading for the
-    step (see `statekit.engine.timers`). Raises `EvaluationError` or
+    step (see `statekit.engine.timers`). `selected` is the outcome of
+    `select_transitions` for `event` when the caller has already made that
+    selection (with the same inputs, no oracle). Raises `EvaluationError` or
     `LivelockError`; the caller's inputs are untouched.
     """
     if not isinstance(config, Configuration):
         config = tables.configuration(frozenset(config))
     run = MacrostepRun(config, context, history, values, conflicts, timers, now_ms)
     if event is not None:
-        enabled, run.failed_guard = select_transitions(
-            tables, config, event, context, history, oracle, conflicts
-        )
+        if selected is None:
+            selected = select_transitions(
+                tables, config, event, context, history, oracle, conflicts
+            )
+        enabled, run.failed_guard = selected
         if not enabled:
             return run
         run.fired = True

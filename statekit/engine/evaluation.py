@@ -13,7 +13,7 @@ more than 4,300 digits).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from statekit.compiler.expressions.expression import Expression
@@ -126,3 +126,44 @@ def first_broken_assertion(
             role = f"invariant '{invariant.name}'"
             raise EvaluationError.from_exception(role, invariant.expression, exc) from exc
     return None
+
+
+Evaluate = Callable[[Mapping[str, Any], Mapping[str, Any], frozenset[int]], Any]
+"""A fused value evaluator: (context, payload, active ids) -> value."""
+
+
+def checked(expression: Expression, fail: Evaluate) -> Evaluate:
+    """`expression` as one closure that returns its value when it evaluates in range,
+    and otherwise calls `fail` (`assigned_value` or `computed_value` bound to its role),
+    which evaluates it again and raises the `EvaluationError` those functions word:
+    expressions are pure, so the second evaluation fails the same way. This is the
+    form the one-microstep path (`statekit.engine.single_microstep`) calls per
+    effect: no role string is built and no extra frame is entered when it succeeds."""
+    evaluate = expression.evaluate
+    isfinite = math.isfinite
+
+    def value_of(
+        context: Mapping[str, Any], payload: Mapping[str, Any], active: frozenset[int]
+    ) -> Any:
+        try:
+            value = evaluate(context, payload, active)
+        except Exception:
+            return fail(context, payload, active)
+        cls = value.__class__
+        if (cls is int and not INT_MIN <= value <= INT_MAX) or (
+            cls is float and not isfinite(value)
+        ):
+            return fail(context, payload, active)
+        return value
+
+    return value_of
+
+
+def assigner(field: str, expression: Expression) -> Evaluate:
+    """`assigned_value(field, expression, ...)` as one closure (see `checked`)."""
+    return checked(expression, lambda c, p, a: assigned_value(field, expression, c, p, a))
+
+
+def computer(role: str, expression: Expression) -> Evaluate:
+    """`computed_value(role, expression, ...)` as one closure (see `checked`)."""
+    return checked(expression, lambda c, p, a: computed_value(role, expression, c, p, a))

@@ -143,6 +143,7 @@ class Result:
         self._trace = trace
         self._invariant = invariant
         self._message = message
+        self._evidence: tuple[Microstep, ...] | None = None
         # `_timing` (the macrostep's timers, read on access) and `_timer` (the delivered
         # timer) are set by the step only when there is time: a step without pays nothing.
 
@@ -212,11 +213,10 @@ class Result:
     @property
     def evidence(self) -> tuple[Microstep, ...]:
         """The microsteps, as data (built on first access)."""
-        try:
-            return self._evidence
-        except AttributeError:  # not built yet
-            self._evidence: tuple[Microstep, ...] = () if self._trace is None else self._trace()
-            return self._evidence
+        evidence = self._evidence
+        if evidence is None:  # not built yet
+            evidence = self._evidence = () if self._trace is None else self._trace()
+        return evidence
 
     @property
     def invariant(self) -> str | None:

@@ -47,11 +47,12 @@ from typing import Any
 
 from statekit.compiler import scxml_procedures
 from statekit.compiler.serialize import canonical_json
-from statekit.engine.algorithm import macrostep
+from statekit.engine.algorithm import macrostep, select_transitions
 from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
 from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.memo import memoised_macrostep
+from statekit.engine.records import make_change, make_microstep
 from statekit.engine.result import (
     EVALUATION_ERROR,
     INVALID_PAYLOAD,
@@ -62,16 +63,17 @@ from statekit.engine.result import (
     TERMINAL_STATE,
     UNDEFINED_TRANSITION,
     UNKNOWN_EVENT,
-    ContextChange,
     EmittedMessage,
     Microstep,
     Result,
     Status,
 )
+from statekit.engine.single_microstep import SingleMicrostep, single_microstep
 from statekit.engine.state import State
 from statekit.engine.tables import (
     EMPTY,
     Configuration,
+    DependsOnData,
     MicrostepPlan,
     NoCandidates,
     StaticLivelock,
@@ -83,6 +85,9 @@ from statekit.engine.trace import AppliedMicrostep, InternalEvent
 from statekit.engine.validation import PayloadError
 
 APPLIED = Status.APPLIED
+_new = tuple.__new__
+_microstep = make_microstep
+_change = make_change
 REJECTED = Status.REJECTED
 
 
@@ -119,9 +124,10 @@ def step(
 ) -> Result:
     """Classify and apply one external event, rule by rule (see the module docstring).
 
-    `memoised=False` always takes the general macrostep (never the memo of data-free
-    macrosteps); the result is the same. `timer` is the timer `fire` is delivering
-    (already removed from `state`).
+    `memoised=False` always takes the general macrostep loop (neither the memo of
+    data-free macrosteps nor the one-microstep path of `statekit.engine.single_microstep`);
+    the result is the same. `timer` is the timer `fire` is delivering (already removed
+    from `state`).
     """
     try:  # 1. the state must come from this chart
         config = state._config
@@ -151,7 +157,9 @@ def step(
     if memoised:  # 5. selection and the macrostep, from the memo when data cannot matter
         # (the memo's per-configuration cache read inline: this is the hot path)
         known = config.cache.memo.get(event_type) or memoised_macrostep(tables, config, event_type)
-        if isinstance(known, StaticMacrostep):
+        if known.__class__ is DependsOnData:  # the general path's case, tested first
+            pass
+        elif isinstance(known, StaticMacrostep):
             context, history, plans = state._context, state._history, known.plans
             if not tables.chart.invariants:  # nothing to check, nothing to run
                 return Result(
@@ -166,13 +174,30 @@ def step(
             return _applied(
                 tables, state, event, event_id, known.target, context, history, [], plans
             )
-        if isinstance(known, StaticLivelock):
+        elif isinstance(known, StaticLivelock):
             return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=known.message)
-        if isinstance(known, NoCandidates):
+        elif isinstance(known, NoCandidates):
             return _unselected(tables, state, event_type, event_id, None)
+    context, history = state._context, state._history
     try:
-        history, context, timers = state._history, state._context, state._timers
-        run = macrostep(tables, config, history, context, event, timers=timers, now_ms=now_ms)
+        selected = select_transitions(tables, config, event, context, history)
+        enabled = selected[0]
+        if not enabled:  # 6. nothing selected
+            return _unselected(tables, state, event_type, event_id, selected[1])
+        if memoised:  # a macrostep that is one microstep (statekit.engine.single_microstep)
+            single = config.cache.single.get(enabled) or single_microstep(tables, config, enabled)
+            if isinstance(single, SingleMicrostep):
+                return _single(tables, state, event, event_id, single)
+        run = macrostep(
+            tables,
+            config,
+            history,
+            context,
+            event,
+            timers=state._timers,
+            now_ms=now_ms,
+            selected=selected,
+        )
     except EvaluationError as exc:
         return Result(REJECTED, EVALUATION_ERROR, state, event_type, event_id, message=str(exc))
     except LivelockError as exc:
@@ -244,6 +269,47 @@ def fire(
     result = step(tables, without, armed.event, payload, event_id, now_ms=now_ms, timer=armed)
     result._timer = armed
     return result
+
+
+def _single(
+    tables: Tables,
+    state: State,
+    event: InternalEvent,
+    event_id: str | None,
+    single: SingleMicrostep,
+) -> Result:
+    """Rule 7 for a macrostep that is one microstep: its effects run, the invariants
+    checked; `EvaluationError` when an effect fails. A broken (or failing) invariant is
+    left to `_applied`, which checks again and words the rejection."""
+    plan = single.plan
+    event_type, payload = event
+    after, changes, raw_emitted = single.run(state._context, payload)
+    history = state._history
+    if plan.history_updates:
+        history = {**history, **dict(plan.history_updates)}
+    trace = [_new(AppliedMicrostep, (event, plan, changes, 0, len(raw_emitted), ()))]
+    target = plan.target
+    if tables.chart.invariants:
+        try:
+            broken = broken_invariant(tables, target, after)
+        except EvaluationError:
+            broken = ""
+        if broken is not None:
+            return _applied(
+                tables, state, event, event_id, target, after, history, raw_emitted, trace
+            )
+    emitted = (
+        messages(tables, state, event_type, payload, event_id, raw_emitted) if raw_emitted else ()
+    )
+    return Result(
+        APPLIED,
+        None,
+        State(target, after, history, state._timers),
+        event_type,
+        event_id,
+        emitted,
+        lambda: build_evidence(tables, trace, emitted),
+    )
 
 
 def _static_trace(event: InternalEvent, plans: tuple[MicrostepPlan, ...]) -> list[AppliedMicrostep]:
@@ -401,10 +467,14 @@ def _unselected(
 
 
 def redacted(tables: Tables, event: str | None, payload: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The payload as evidence shows it: secret fields replaced by `REDACTED`."""
-    secret = tables.secret_payload.get(event, ()) if event is not None else ()
+    """The payload as evidence shows it: secret fields replaced by `REDACTED`. A payload
+    without secrets is shown through a read-only view, not copied: the engine's payloads
+    (validated, raised or done) are fresh dicts nothing writes to after the step."""
     if not payload:
         return EMPTY
+    secret = tables.secret_payload.get(event) if event is not None else None
+    if not secret:
+        return payload if payload.__class__ is MappingProxyType else MappingProxyType(payload)
     return MappingProxyType({k: REDACTED if k in secret else v for k, v in payload.items()})
 
 
@@ -437,27 +507,35 @@ def build_evidence(
     """The microsteps as frozen records, with secrets redacted (and, when the macrostep
     ran timer effects, the timers each armed and cancelled and the events it sent)."""
     secret_ctx = tables.secret_context
+    secret_payload = tables.secret_payload
+    fired = tables.fired_all
+    view = MappingProxyType
     out = []
-    for index, applied in enumerate(trace):
-        event, plan = applied.event, applied.plan
-        name, payload = event if event is not None else (None, EMPTY)
+    for index, (event, plan, changes, start, end, raised) in enumerate(trace):
+        name, payload = (None, EMPTY) if event is None else event
+        if not payload:
+            shown = EMPTY
+        elif secret_payload.get(name):  # type: ignore[arg-type]
+            shown = redacted(tables, name, payload)
+        else:  # the same view `redacted` returns, without the call
+            shown = payload if payload.__class__ is view else view(payload)
         out.append(
-            Microstep(
-                event=name,
-                payload=redacted(tables, name, payload),
-                transitions=tuple(tables.fired(t) for t in plan.transitions),
-                exited=plan.exited,
-                entered=plan.entered,
-                changes=tuple(
-                    ContextChange(field=f, old=REDACTED, new=REDACTED)
-                    if f in secret_ctx
-                    else ContextChange(field=f, old=old, new=new)
-                    for f, old, new in applied.changes
-                ),
-                emitted=tuple(
-                    m.message_id for m in emitted[applied.emitted_start : applied.emitted_end]
-                ),
-                raised=applied.raised,
+            _microstep(
+                name,
+                shown,
+                fired(plan.transitions),
+                plan.exited,
+                plan.entered,
+                tuple(
+                    [
+                        _change(f, REDACTED, REDACTED) if f in secret_ctx else _change(f, old, new)
+                        for f, old, new in changes
+                    ]
+                )
+                if changes
+                else (),
+                tuple([m.message_id for m in emitted[start:end]]) if end > start else (),
+                raised,
             )
         )
         if timing is not None:

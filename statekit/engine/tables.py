@@ -191,7 +191,8 @@ class ConfigurationCache:
     event; `plans` the microstep plans per transition set; `conflicts` the
     conflict resolutions per enabled set; `memo` the verdicts of the memo of
     data-free macrosteps (`statekit.engine.memo`), `abstract_memo` the static
-    analysis's variant of them; `verdicts` the static part
+    analysis's variant of them; `single` the compiled one-microstep macrosteps
+    per transition set (`statekit.engine.single_microstep`, or False); `verdicts` the static part
     of classifying an event nothing fired for; `broken_state_invariants` the
     state-form invariants broken here (None until computed). Read and written
     only by the engine's own modules.
@@ -205,6 +206,7 @@ class ConfigurationCache:
         "events",
         "memo",
         "plans",
+        "single",
         "verdicts",
     )
 
@@ -217,6 +219,7 @@ class ConfigurationCache:
         self.memo: dict[str, MemoisedMacrostep] = {}
         self.abstract_memo: dict[str, MemoisedMacrostep] = {}
         self.broken_state_invariants: frozenset[str] | None = None
+        self.single: dict[tuple[int, ...], Any] = {}
 
 
 class Configuration:
@@ -279,6 +282,7 @@ class Tables:
         self.history_targeting = frozenset(t.id for t in chart.transitions if t.targets_history)
         self._configurations: dict[frozenset[int], Configuration] = {}
         self._fired: dict[int, FiredTransition] = {}
+        self._fired_sets: dict[tuple[int, ...], tuple[FiredTransition, ...]] = {}
 
     def configuration(self, ids: frozenset[int]) -> Configuration:
         """The interned configuration with exactly these active state ids."""
@@ -299,6 +303,13 @@ class Tables:
                 t.event,
                 t.kind.value,
             )
+        return found
+
+    def fired_all(self, transitions: tuple[int, ...]) -> tuple[FiredTransition, ...]:
+        """The evidence records of a microstep's transitions, in order (built once per set)."""
+        found = self._fired_sets.get(transitions)
+        if found is None:
+            found = self._fired_sets[transitions] = tuple(self.fired(t) for t in transitions)
         return found
 
     def broken_state_invariants(self, config: Configuration) -> frozenset[str]:
