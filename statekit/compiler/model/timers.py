@@ -19,7 +19,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.expressions.expression import Expression, compile_expression
+from statekit.compiler.expressions.scope import ExpressionScope
 from statekit.compiler.ir import TimerKind
+from statekit.compiler.rules import schema as schema_rule
+from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from statekit.compiler.value_types import INTEGER
 
 DELAY_FORMS = "250ms, 30s, 15m, 2h, 7d or combinations such as 1h30m"
 """The accepted forms, as every diagnostic about a delay literal names them."""
@@ -99,3 +105,162 @@ def format_delay(ms: int) -> str:
         if value:
             parts.append(f"{value}{unit}")
     return "".join(parts)
+
+
+# Words that each start with a digit, the last ending in a letter (`15min`, `1.5h`, `1h 30m`),
+# are meant as a literal: no expression has that shape, so they get the accepted forms.
+_LOOKS_LIKE_LITERAL = re.compile(r"[0-9][0-9A-Za-z.]*(?: [0-9][0-9A-Za-z.]*)*(?<=[A-Za-z])")
+
+
+def literal_problem(text: str, span: SourceSpan) -> Diagnostic:
+    """The `schema` diagnostic of a malformed or out-of-range delay literal."""
+    in_grammar = bool(text) and _LITERAL.fullmatch(text) is not None
+    why = (
+        f"delay literal {text!r} is longer than {MAX_DELAY_MS} ms (2^63 - 1)"
+        if in_grammar
+        else f"invalid delay literal {text!r}"
+    )
+    return Diagnostic(
+        slug=schema_rule.SLUG,
+        severity=Severity.ERROR,
+        message=f"{why}: the accepted forms are {DELAY_FORMS}",
+        span=span,
+        notes=("units d, h, m, s, ms, each at most once and in that order",),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ReadDelay:
+    """A `delay:` value read: a literal (its milliseconds and normalised text), or an
+    integer expression."""
+
+    delay_ms: int | None
+    normalised: str | None
+    expression: Expression | None
+
+
+def read_delay(
+    node: Node, scope: ExpressionScope, what: str, problems: list[Diagnostic]
+) -> ReadDelay | None:
+    """A `delay:` value (a delay literal or an integer expression in ms); None on errors."""
+    if not isinstance(node, ScalarNode) or not isinstance(node.value, str):
+        return None  # the schema admits only a string here
+    literal = parse_delay(node.value)
+    if literal is not None:
+        return ReadDelay(delay_ms=literal.ms, normalised=literal.normalised, expression=None)
+    if _LOOKS_LIKE_LITERAL.fullmatch(node.value) or _LITERAL.fullmatch(node.value):
+        problems.append(literal_problem(node.value, node.span))
+        return None
+    expression = integer_expression(node, scope, what, problems)
+    if expression is None:
+        return None
+    return ReadDelay(delay_ms=None, normalised=None, expression=expression)
+
+
+def integer_expression(
+    node: Node, scope: ExpressionScope, what: str, problems: list[Diagnostic]
+) -> Expression | None:
+    """An integer expression (`delay:` or `at:`), its diagnostics collected; None on errors."""
+    if not isinstance(node, ScalarNode) or not isinstance(node.value, str):
+        return None  # the schema admits only an expression here
+    result = compile_expression(node.value, node.span, scope, INTEGER, what)
+    if isinstance(result, tuple):
+        problems.extend(result)
+        return None
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class TimerEntry:
+    """One entry of a state's `after:` read: its timer, and its transition alternatives.
+
+    `span` is the mapping key or list item; `alternatives` are transition nodes
+    (a target, a transition mapping, or the list item itself, whose `delay`/`at`
+    keys the transition reader ignores).
+    """
+
+    name: str
+    kind: TimerKind
+    delay_ms: int | None
+    expression: Expression | None
+    span: SourceSpan
+    alternatives: tuple[Node, ...]
+
+
+NO_EVENT_IN_TIMERS = "a timer of `after` has no event: it fires with an empty payload"
+"""Why `event.<field>` cannot be read in an `after` entry's expressions and transition."""
+
+
+def read_timer_entries(
+    node: Node | None, path: str, scope: ExpressionScope, problems: list[Diagnostic]
+) -> list[TimerEntry]:
+    """The entries of one state's `after:` (mapping or list form), in document order.
+
+    Entries with errors are left out (their diagnostics are in `problems`).
+    """
+    entries: list[TimerEntry] = []
+    if isinstance(node, MappingNode):
+        for key, value in node.items:
+            text = str(key.value)
+            literal = parse_delay(text)
+            if literal is None:
+                problems.append(literal_problem(text, key.span))
+                continue
+            entries.append(
+                TimerEntry(
+                    name=timer_event_name(TimerKind.AFTER, literal.normalised, path),
+                    kind=TimerKind.AFTER,
+                    delay_ms=literal.ms,
+                    expression=None,
+                    span=key.span,
+                    alternatives=value.items if isinstance(value, SequenceNode) else (value,),
+                )
+            )
+    elif isinstance(node, SequenceNode):
+        for item in node.items:
+            if isinstance(item, MappingNode):
+                entry = _list_entry(item, path, scope, problems)
+                if entry is not None:
+                    entries.append(entry)
+    return entries
+
+
+def _list_entry(
+    item: MappingNode, path: str, scope: ExpressionScope, problems: list[Diagnostic]
+) -> TimerEntry | None:
+    delay_node, at_node = item.get("delay"), item.get("at")
+    if at_node is not None:
+        expression = integer_expression(at_node, scope, "timer 'at'", problems)
+        if expression is None:
+            return None
+        kind, delay_ms, spec = TimerKind.AT, None, expression.source
+    elif delay_node is not None:
+        delay = read_delay(delay_node, scope, "timer 'delay'", problems)
+        if delay is None:
+            return None
+        expression, delay_ms = delay.expression, delay.delay_ms
+        if delay.normalised is not None:
+            kind, spec = TimerKind.AFTER, delay.normalised
+        else:
+            assert expression is not None
+            kind, spec = TimerKind.DELAY, expression.source
+    else:
+        problems.append(
+            Diagnostic(
+                slug=schema_rule.SLUG,
+                severity=Severity.ERROR,
+                message="a timer mapping needs 'delay' (a relative timer) or 'at' (an absolute "
+                "timer)",
+                span=item.span,
+                notes=(f"delay: a delay literal ({DELAY_FORMS}) or an expression in ms",),
+            )
+        )
+        return None
+    return TimerEntry(
+        name=timer_event_name(kind, spec, path),
+        kind=kind,
+        delay_ms=delay_ms,
+        expression=expression,
+        span=item.span,
+        alternatives=(item,),
+    )
