@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from statekit.compiler.serialize import canonical_json
-from statekit.engine.result import Microstep, Result
+from statekit.engine.result import Microstep, Result, Status
 from statekit.runner.outcome import Conflict
 
 
@@ -27,9 +27,12 @@ def microstep_data(step: Microstep) -> dict[str, Any]:
 
 
 def evidence_json(result: Result, race: Conflict | None) -> str:
-    """The evidence stored with an event, as canonical JSON: its microsteps, and the
-    conflict it was re-decided after (`race`)."""
+    """The evidence stored with an event, as canonical JSON: its microsteps, the conflict
+    it was re-decided after (`race`), and for a timer delivery the chart rejected
+    (recorded because it consumed the timer) the reason and message."""
     data: dict[str, Any] = {"microsteps": [microstep_data(s) for s in result.evidence]}
+    if result.status is Status.REJECTED:
+        data["rejected"] = {"reason": result.reason, "message": result.message}
     if race is not None:
         data["race"] = race.to_data()
     return canonical_json(data)

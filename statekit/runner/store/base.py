@@ -71,7 +71,10 @@ _INSERT_EVENT = _insert("statekit_events", _EVENT)
 _INSERT_REJECTION = _insert("statekit_rejections", _REJECTION_INSERT)
 _INSERT_SNAPSHOT = _insert("statekit_snapshots", _SNAPSHOT)
 _INSERT_OUTBOX = _insert("statekit_outbox", _NEW_OUTBOX)
-_INSERT_TIMER = _insert("statekit_timers", _TIMER)
+_UPSERT_TIMER = _insert("statekit_timers", _TIMER) + (
+    " ON CONFLICT (instance_id, timer_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _TIMER[2:])
+)
 _TIMER_COLUMNS = ", ".join(f"t.{name}" for name in _TIMER)
 _EVENT_COLUMNS = ", ".join(_EVENT)
 _REJECTION_COLUMNS = ", ".join(_REJECTION)
@@ -581,8 +584,9 @@ class Store:
     # ---- timers ------------------------------------------------------------------------
     def insert_timers(self, rows: Sequence[TimerRow]) -> None:
         """Record armed timers (the runner writes them in the transaction of the event that
-        armed them; `(instance_id, timer_id)` is unique)."""
-        self.executemany(_INSERT_TIMER, [_timer_values(r) for r in rows])
+        armed them); a row of the same `(instance_id, timer_id)` is replaced (a timer
+        armed again: one statement instead of a delete and an insert)."""
+        self.executemany(_UPSERT_TIMER, [_timer_values(r) for r in rows])
 
     def delete_timers(self, instance_id: str, timer_ids: Sequence[str]) -> None:
         """Remove the rows of timers the instance no longer has armed (cancelled, replaced
