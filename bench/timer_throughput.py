@@ -16,7 +16,7 @@ loopback with default durability). SQLite runs in WAL mode with synchronous=FULL
   were put in the table (bulk-inserted rows of other instances: the indexes are
   what `apply` could pay for), and `fire_due` with them armed but not due.
 
-Each figure is the median of RUNS runs with its range; each run uses fresh
+Each figure is the median of RUNS (3) runs with its range; each run uses fresh
 instances. The machine is shared: compare the ratios, not the absolute figures.
 """
 
@@ -37,7 +37,7 @@ from statekit.runner.store.base import Store
 from statekit.runner.store.rows import TimerRow
 from statekit.testing.postgres_server import ThrowawayPostgres
 
-RUNS = 5
+RUNS = 3
 T0 = 1_700_000_000_000
 PLAIN = """
 statechart: counter

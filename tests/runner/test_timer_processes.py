@@ -1,7 +1,8 @@
 """Timer workers as real processes against one store (SQLite and PostgreSQL).
 
-- a worker is killed with SIGKILL 100 times (after a random count of acknowledged
-  deliveries, then a random short pause: often inside a transaction) while 1,000
+- a worker (a forked process with its own connection) is killed with SIGKILL 100
+  times (after a random count of acknowledged deliveries, then a random short
+  pause: often inside a transaction) while 1,000
   timers come due on an injected clock: every timer takes effect exactly once (one
   history event per armed timer), none before its due time (the event row records
   the clock reading), none is lost, and every instance equals its replay;
@@ -12,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import random
 import signal
@@ -22,6 +24,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import timer_workers
 from runner_charts import TICKER, chart_from, write_chart
 
 from statekit.runner.runner import Runner
@@ -71,25 +74,34 @@ def _go(child: subprocess.Popen[str]) -> None:
 
 
 def _each_timer_took_effect_once(runner: Runner, instances: int) -> None:
-    for i in range(instances):
-        instance = f"i{i}"
-        row = runner.store.instance(instance)
-        assert row is not None and row.start_clock_ms is not None
-        history = runner.history(instance)
-        assert [e.sequence for e in history] == list(range(1, TIMERS + 1))  # contiguous
+    """Every instance's history holds each of its ten timers once, contiguous, none
+    delivered before its due time; its state counted each once; no row is left."""
+    store = runner.store
+    with store.read():
+        started = dict(store.execute("SELECT instance_id, start_clock_ms FROM statekit_instances"))
+        contexts = dict(store.execute("SELECT instance_id, context FROM statekit_instances"))
+        events = store.execute(
+            "SELECT instance_id, sequence, event_id, status, type, payload, clock_ms "
+            "FROM statekit_events ORDER BY instance_id, sequence"
+        ).fetchall()
+        left = store.timers()
+    assert len(started) == instances and left == []
+    by_instance: dict[str, list[Any]] = {}
+    for event in events:
+        by_instance.setdefault(event[0], []).append(event)
+    assert len(by_instance) == instances
+    for instance, history in by_instance.items():
+        assert [e[1] for e in history] == list(range(1, TIMERS + 1))  # contiguous
         delivered: Counter[str] = Counter()
-        for event in history:
-            timer = parse_timer_event_id(event.event_id)
-            assert timer is not None and event.status == "APPLIED", event
+        for _, _, event_id, status, kind, payload, clock_ms in history:
+            timer = parse_timer_event_id(event_id)
+            assert timer is not None and (status, kind) == ("APPLIED", "Tick"), event_id
             delivered[timer[0]] += 1
             n = int(timer[0][1:])
-            assert event.payload == {"n": n}
-            assert event.clock_ms is not None
-            assert event.clock_ms >= row.start_clock_ms + 100 * n  # never before it was due
+            assert json.loads(payload) == {"n": n}
+            assert clock_ms >= started[instance] + 100 * n  # never before it was due
         assert delivered == {f"t{n}": 1 for n in range(1, TIMERS + 1)}, instance
-        state = runner.load(instance).state
-        assert (state.context["ticks"], state.context["seen"], state.timers) == (10, 55, ())
-    assert runner.store.timers() == []
+        assert json.loads(contexts[instance]) == {"ticks": 10, "seen": 55}
 
 
 def test_sigkill_while_timers_come_due_loses_none_and_doubles_none(
@@ -103,26 +115,31 @@ def test_sigkill_while_timers_come_due_loses_none_and_doubles_none(
     rng = random.Random(10)
     now, kills = T0 + 100, 0
     acknowledged: list[list[Any]] = []
+    fork = multiprocessing.get_context("fork")
     while True:
         clock_file.write_text(str(now))
-        child = _worker(url, chart, clock_file, 1)  # one delivery per transaction
-        _go(child)
-        assert child.stdout is not None
+        read, write = os.pipe()
+        child = fork.Process(
+            target=timer_workers.forked, args=(url, str(chart), str(clock_file), "1", write)
+        )  # one delivery per transaction
+        child.start()
+        os.close(write)
         lines: list[str] = []
         wanted = 1 + rng.randrange(8) if kills < KILLS else 0
-        while len(lines) < wanted:  # kill after this many acknowledged deliveries
-            line = child.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-        if len(lines) == wanted > 0:
-            time.sleep(rng.uniform(0.0, 0.004))  # then a random point, often in a transaction
-            os.kill(child.pid, signal.SIGKILL)
-        out, err = child.communicate(timeout=120)
-        assert child.returncode in (0, -signal.SIGKILL), err
-        killed = child.returncode == -signal.SIGKILL  # (it may have finished just before)
+        with os.fdopen(read) as out:
+            while len(lines) < wanted:  # kill after this many acknowledged deliveries
+                line = out.readline()
+                if not line:
+                    break
+                lines.append(line)
+            if len(lines) == wanted > 0:
+                time.sleep(rng.uniform(0.0, 0.004))  # a random point, often in a transaction
+                os.kill(child.pid or 0, signal.SIGKILL)
+            lines += out.read().splitlines()
+        child.join()
+        assert child.exitcode in (0, -signal.SIGKILL), child.exitcode
+        killed = child.exitcode == -signal.SIGKILL  # (it may have finished just before)
         kills += killed
-        lines += out.splitlines()
         acknowledged += [json.loads(line) for line in lines if line.strip()]
         if not killed:  # everything due at `now` was delivered: time moves on
             if now >= T0 + 1_300:
