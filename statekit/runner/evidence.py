@@ -10,8 +10,9 @@ from statekit.runner.outcome import Conflict
 
 
 def microstep_data(step: Microstep) -> dict[str, Any]:
-    """A microstep as JSON-ready data."""
-    return {
+    """A microstep as JSON-ready data (the timers it armed and cancelled and the events it
+    sent only when there are any, so evidence without time is as it was)."""
+    data = {
         "event": step.event,
         "payload": dict(step.payload),
         "transitions": [
@@ -24,6 +25,11 @@ def microstep_data(step: Microstep) -> dict[str, Any]:
         "emitted": list(step.emitted),
         "raised": list(step.raised),
     }
+    for name in ("armed", "cancelled", "sent"):
+        value = getattr(step, name)
+        if value:
+            data[name] = list(value)
+    return data
 
 
 def evidence_json(result: Result, race: Conflict | None) -> str:
