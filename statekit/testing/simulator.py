@@ -117,6 +117,7 @@ class RunnerSimulator:
             self.chart, instance.row, instance.state, snapshot_every=None, now=time.time()
         )
         outcome = tx.decide(command, self._facts(instance, tx, command))
+        sent = [tx.decide(c, self._facts(instance, tx, c)) for c in tx.sends()]  # as the runner
         for event in tx.events:
             instance.events.append(event)
             instance.ids[event.event_id] = event
@@ -127,7 +128,7 @@ class RunnerSimulator:
         if tx.events:
             instance.row = replace(instance.row, version=tx.version, columns=tx.columns)
             instance.state = tx.state
-        return outcome
+        return replace(outcome, sent=tuple(sent)) if sent else outcome
 
     def history(self, instance_id: str) -> list[RecordedEvent]:
         """The accepted events of an instance, in order (as `Runner.history`)."""
