@@ -104,7 +104,7 @@ def fold(
             break
         state, version = result.state, row.sequence
         if with_evidence:
-            evidence[version] = evidence_json(result, None)
+            evidence[version] = evidence_json(result, None, row.event_id)
         if result.emitted:
             emitted[version] = result.emitted
         if version in keep:

@@ -33,6 +33,12 @@ event's fact, `statekit.runner.keys`; NULL when its event declares none) and
 a unique index on `(instance_id, type, idempotency_key)` where it is set: the
 database refuses a second accepted event of one fact in the transaction that
 inserts it.
+
+Version 5 stores `statekit_events.payload_sha256` as its 32 bytes (a BLOB in
+SQLite, `BYTEA` in PostgreSQL) instead of 64 hex characters, converting the
+rows already there; the store reads it back as hex. Evidence written from
+then on is in the compact form (`statekit.runner.evidence`); older rows keep
+the full form, which is read as before.
 """
 
 from __future__ import annotations
@@ -161,6 +167,31 @@ _IDEMPOTENCY = (
     "(instance_id, type, idempotency_key) WHERE idempotency_key IS NOT NULL",
 )
 
+# The payload hash of an event is internal (the history API gives it as hex): 32 bytes
+# instead of 64 hex characters. A text that is not a hash (a tampered row) is kept as its
+# bytes (PostgreSQL) or as it is (SQLite), so that `verify` still reports it.
+_BINARY_HASH_SQLITE = (
+    "UPDATE statekit_events SET payload_sha256 = statekit_unhex(payload_sha256) "
+    "WHERE typeof(payload_sha256) = 'text'",
+)
+_BINARY_HASH_POSTGRESQL = (
+    "ALTER TABLE statekit_events ALTER COLUMN payload_sha256 TYPE BYTEA USING CASE "
+    "WHEN payload_sha256 ~ '^[0-9a-f]{64}$' THEN decode(payload_sha256, 'hex') "
+    "ELSE convert_to(payload_sha256, 'UTF8') END",
+)
+
+
+def unhex(value: str | bytes | None) -> str | bytes | None:
+    """What the SQLite migration 5 stores for an event's payload hash: its 32 bytes when
+    it is 64 lower-case hex digits, else the value unchanged."""
+    if isinstance(value, str) and len(value) == 64 and value == value.lower():
+        try:
+            return bytes.fromhex(value)
+        except ValueError:
+            return value
+    return value
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -199,6 +230,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "business idempotency keys: (instance, event type, key) unique among accepted events",
         _IDEMPOTENCY,
         _IDEMPOTENCY,
+    ),
+    Migration(
+        5,
+        "events: the payload hash as 32 bytes; new evidence in the compact form",
+        _BINARY_HASH_SQLITE,
+        _BINARY_HASH_POSTGRESQL,
     ),
 )
 """Every migration, in order; append new ones, never edit a released one."""
