@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import random
+import signal
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -192,3 +197,125 @@ def test_apply_many_equals_apply_on_both_stores(store_url: str, tmp_path: Path) 
                 c = Command(c.event_id, "TaskStarted", {"attempt": 1, "worker": "w"})
         stream.append((instance, c))
     _differential(f"sqlite:///{tmp_path / 'one.db'}", store_url, stream, [7, 1, 30, 2, 50])
+
+
+def test_a_failing_event_in_a_batch_leaves_the_others_committed(store_url: str) -> None:
+    """In one batch: an evaluation error, a stale expected version, a payload conflict,
+    a business-key conflict, an unknown instance, a bad event ID, and a row the
+    database refuses (an outbox message ID written behind the runner's back): each is
+    answered as `apply` answers it, and the good events around them commit."""
+    divider, facts = _runners(store_url)
+    assert divider.apply("d-a", "x0", "Add", {"by": 1}).applied
+    assert facts.apply("f-a", "y0", "TaskStarted", {"attempt": 1, "worker": "w"}).applied
+    assert facts.apply("f-a", "y1", "PAY_SUCCESS", {"channel_ref": "r", "amount": 1}).applied
+    with divider.store.write():  # the database will refuse x9's first message
+        divider.store.execute(
+            "INSERT INTO statekit_outbox (instance_id, message_id, sequence, type, payload, "
+            "created_at) VALUES ('d-c', 'x9/0', 0, 'Other', '{}', 0)"
+        )
+    items = divider.apply_many(
+        [
+            ("d-a", Command("x1", "Add", {"by": 2})),
+            ("d-b", Command("x2", "Add", {"by": 0})),  # 12 // 0
+            ("d-a", Command("x3", "Add", {"by": 1}, expected_version=0)),  # stale
+            ("d-a", Command("x0", "Add", {"by": 5})),  # x0 was recorded with by 1
+            ("d-c", Command("x9", "Add", {"by": 1})),  # its outbox row is refused
+            ("nobody", Command("x4", "Add", {"by": 1})),
+            ("d-b", Command("statekit.x", "Add", {"by": 1})),
+            ("d-c", Command("x5", "Add", {"by": 3})),
+            ("d-a", Command("x6", "Add", {"by": 3}, expected_version=2)),
+        ]
+    )
+    shown = [i.status.value if isinstance(i, Outcome) else type(i).__name__ for i in items]
+    assert shown[:4] == ["APPLIED", "REJECTED", "CONFLICT", "CONFLICT"]
+    assert [i.reason for i in items[1:4] if isinstance(i, Outcome)] == [
+        "EVALUATION_ERROR",
+        "VERSION_CONFLICT",
+        "EVENT_ID_PAYLOAD_CONFLICT",
+    ]
+    assert shown[4] not in ("APPLIED", "REJECTED", "CONFLICT")  # the database's error
+    assert shown[5:] == ["UnknownInstanceError", "ValueError", "APPLIED", "APPLIED"]
+    assert [e.event_id for e in divider.history("d-a")] == ["x0", "x1", "x6"]
+    assert [e.event_id for e in divider.history("d-c")] == ["x5"]
+    assert divider.history("d-b") == []
+    assert divider.load("d-c").state.context["total"] == 4
+    paid = facts.apply_many(
+        [
+            ("f-a", Command("y2", "PAY_SUCCESS", {"channel_ref": "r", "amount": 9})),
+            ("f-a", Command("y3", "PAY_SUCCESS", {"channel_ref": "s", "amount": 2})),
+        ]
+    )
+    assert [i.reason if isinstance(i, Outcome) else i for i in paid] == [
+        "BUSINESS_KEY_CONFLICT",
+        None,
+    ]
+    assert facts.load("f-a").version == 3
+    for name in ("d-a", "d-b"):
+        assert divider.verify(name).ok
+    assert facts.verify("f-a").ok
+
+
+KILLED = textwrap.dedent(
+    """
+    import sys
+    sys.path[:0] = [{tests!r}, {here!r}]
+    from runner_charts import chart_from
+    from test_group_commit import DIVIDER, batch
+    from statekit.engine import observers
+    from statekit.runner.runner import Runner
+    from statekit.runner.store import open_store
+
+    runner = Runner(chart_from(DIVIDER), open_store({url!r}))
+    steps = []
+
+    def stop_midway(chart, before, result, instance):
+        steps.append(instance)
+        if len(steps) == 150:  # the batch is half decided: say so and wait to be killed
+            print("midway", flush=True)
+            sys.stdin.readline()
+
+    if {kill!r}:
+        observers.install(stop_midway)
+    items = runner.apply_many(batch())
+    print(sum(1 for i in items if getattr(i, "applied", False)), flush=True)
+    """
+)
+
+
+def batch() -> list[tuple[str, Command]]:
+    """300 events over the three instances (the crash test's batch)."""
+    return [(f"d-{INSTANCES[n % 3]}", Command(f"k{n}", "Add", {"by": 1})) for n in range(300)]
+
+
+def _child(url: str, *, kill: bool) -> subprocess.Popen[str]:
+    here = Path(__file__).parent
+    code = KILLED.format(tests=str(here.parent), here=str(here), url=url, kill=kill)
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=here,
+    )
+
+
+def test_a_crash_mid_batch_loses_that_batch_only_and_a_rerun_is_idempotent(
+    store_url: str,
+) -> None:
+    divider, _ = _runners(store_url)
+    before = divider.apply_many([("d-a", Command("first", "Add", {"by": 1}))])
+    assert isinstance(before[0], Outcome) and before[0].applied
+    child = _child(store_url, kill=True)
+    assert child.stdout is not None and child.stdout.readline() == "midway\n"
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    assert [e.event_id for e in divider.history("d-a")] == ["first"]  # nothing of the batch
+    assert [divider.load(f"d-{n}").version for n in INSTANCES] == [1, 0, 0]
+    rerun = _child(store_url, kill=False)
+    out, _ = rerun.communicate()
+    assert out.strip() == "300"
+    again = divider.apply_many(batch())
+    assert all(isinstance(i, Outcome) and i.duplicate for i in again)
+    assert [divider.load(f"d-{n}").version for n in INSTANCES] == [101, 100, 100]
+    for name in INSTANCES:
+        assert divider.verify(f"d-{name}").ok
