@@ -112,6 +112,98 @@ states:
 """
 
 
+LEASE = """
+statechart: lease
+version: 1
+description: A lease for the timer tests (an after timer, delayed and undelayed sends).
+context:
+  beats: {type: integer, default: 0}
+  reminders: {type: integer, default: 0}
+  expired: {type: boolean, default: false}
+  allow_expiry: {type: boolean, default: true}
+  deadline: {type: integer, default: 0}
+events:
+  Start: {}
+  Beat: {}
+  Hold: {}
+  Snooze: {}
+  Finish: {}
+  Odd: {}
+  Remind: {n: integer}
+  Echo: {n: integer}
+  Noted: {n: integer}
+  Deadline: {at: integer}
+guards:
+  expiry_allowed:
+    if: ctx.allow_expiry
+    else: EXPIRY_HELD
+initial: idle
+states:
+  idle:
+    after:
+      1d: stale
+    on:
+      Start: running
+      Deadline: {to: pinned, do: [{assign: {deadline: event.at}}]}
+  running:
+    entry:
+      - send: {event: Remind, payload: {n: 1}, delay: 10s, id: reminder}
+    after:
+      30s: {to: expired, guard: expiry_allowed, do: [{assign: {expired: true}}]}
+    on:
+      Beat: {to: running, do: [{assign: {beats: ctx.beats + 1}}]}
+      Hold: {do: [{assign: {allow_expiry: false}}]}
+      Snooze: {do: [{send: {event: Remind, payload: {n: 2}, delay: 1m, id: reminder}}]}
+      Finish: {to: done, do: [{cancel: reminder}]}
+      Remind: {do: [{assign: {reminders: ctx.reminders + 1}}]}
+      Echo:
+        do:
+          - send: {event: Noted, payload: {n: event.n}}
+          - send: {event: Odd}
+          - send: {event: Beat}
+      Noted: {do: [{emit: {type: NotedIt, payload: {n: event.n}}}]}
+  pinned:
+    after:
+      - at: ctx.deadline
+        to: done
+  stale:
+    on:
+      Start: running
+  expired:
+    on:
+      Start: running
+  done:
+    final: true
+"""
+
+TICKER = """
+statechart: ticker
+version: 1
+description: Ten delayed sends armed at creation, each counted once when delivered.
+context:
+  ticks: {type: integer, default: 0}
+  seen: {type: integer, default: 0}
+events:
+  Tick: {n: integer}
+initial: ticking
+states:
+  ticking:
+    entry:
+      - send: {event: Tick, payload: {n: 1}, delay: 100ms, id: t1}
+      - send: {event: Tick, payload: {n: 2}, delay: 200ms, id: t2}
+      - send: {event: Tick, payload: {n: 3}, delay: 300ms, id: t3}
+      - send: {event: Tick, payload: {n: 4}, delay: 400ms, id: t4}
+      - send: {event: Tick, payload: {n: 5}, delay: 500ms, id: t5}
+      - send: {event: Tick, payload: {n: 6}, delay: 600ms, id: t6}
+      - send: {event: Tick, payload: {n: 7}, delay: 700ms, id: t7}
+      - send: {event: Tick, payload: {n: 8}, delay: 800ms, id: t8}
+      - send: {event: Tick, payload: {n: 9}, delay: 900ms, id: t9}
+      - send: {event: Tick, payload: {n: 10}, delay: 1s, id: t10}
+    on:
+      Tick: {do: [{assign: {ticks: ctx.ticks + 1, seen: ctx.seen + event.n}}]}
+"""
+
+
 def chart_from(text: str, file: str = "inline.yaml") -> Chart:
     """Compile inline YAML that must have no errors."""
     result = compile_source(textwrap.dedent(text).lstrip("\n"), file)

@@ -57,6 +57,21 @@ def _chart(result: CompileResult) -> Chart:
     return Chart(result.chart, source=result.source)
 
 
+def compiled_chart(path: str) -> Chart:
+    """The chart of the file at `path` (its diagnostics and exit 1 when it has errors)."""
+    return _chart(_compiled(path))
+
+
+def open_cli_store(url: str) -> Store:
+    """The store at `url`, or a usage error saying why it cannot be opened."""
+    return _store(url)
+
+
+def write_line(out: IO[str], data: dict[str, Any]) -> None:
+    """One JSON line of output (an outcome, a timer): the form every runner command writes."""
+    out.write(json.dumps(data, ensure_ascii=False) + "\n")
+
+
 def _store(url: str, *, check_integrity: bool = True) -> Store:
     try:
         return open_store(url, check_integrity=check_integrity)
@@ -192,7 +207,7 @@ class _Run:
         self.known: set[str] = set()  # instances known to exist
 
     def write(self, data: dict[str, Any]) -> None:
-        self.out.write(json.dumps(data, ensure_ascii=False) + "\n")
+        write_line(self.out, data)
 
     def bad_line(self, number: int, error: str) -> None:
         self.errors += 1

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.ir import (
     Assign,
+    Cancel,
     CompiledChart,
     Effect,
     Emit,
@@ -22,12 +23,15 @@ from statekit.compiler.ir import (
     FieldDecl,
     HistoryKind,
     Invariant,
+    Raise,
+    Send,
     StateKind,
     StateNode,
     Transition,
     TransitionKind,
 )
 from statekit.compiler.model.state_index import StateIndex
+from statekit.compiler.model.timers import format_delay, timer_trigger
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +88,8 @@ class DState:
 
 @dataclass(frozen=True, slots=True)
 class DTransition:
-    """A transition as drawn: `trigger` is the event, `always` or `done`."""
+    """A transition as drawn: `trigger` is the event, `always`, `done`, or for a timer's
+    transition `after 15m` / `at <expression>` (`timer` is then the timer event's name)."""
 
     id: int
     source: int
@@ -95,6 +100,7 @@ class DTransition:
     effects: tuple[EffectText, ...]
     description: str | None
     line: int
+    timer: str | None = None
 
     @property
     def guarded(self) -> bool:
@@ -108,6 +114,15 @@ class DTransition:
     def effects_text(self, full: bool = False) -> str:
         """The effects joined with `; `."""
         return "; ".join(e.full if full else e.short for e in self.effects)
+
+
+@dataclass(frozen=True, slots=True)
+class DTimer:
+    """A timer of a state: its timer event's name, owner and how it is labelled."""
+
+    name: str
+    state: int
+    trigger: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +179,7 @@ class Diagram:
     context: tuple[DField, ...]
     guards: tuple[DGuard, ...]
     invariants: tuple[DInvariant, ...]
+    timers: tuple[DTimer, ...] = ()
 
     @property
     def root(self) -> DState:
@@ -207,10 +223,28 @@ def _effect(effect: Effect) -> EffectText:
         return EffectText(
             f"emit {effect.type}", f"emit {effect.type}" + (f" {{{payload}}}" if payload else "")
         )
+    if isinstance(effect, Cancel):
+        return EffectText(f"cancel {effect.id}", f"cancel {effect.id}")
     payload = ", ".join(f"{k}: {_expression(e)}" for k, e in effect.payload)
-    return EffectText(
-        f"raise {effect.event}", f"raise {effect.event}" + (f" {{{payload}}}" if payload else "")
-    )
+    word = "raise" if isinstance(effect, Raise) else "send"
+    full = f"{word} {effect.event}" + (f" {{{payload}}}" if payload else "")
+    if isinstance(effect, Send):
+        full += _send_timing(effect)
+    return EffectText(f"{word} {effect.event}", full)
+
+
+def _send_timing(effect: Send) -> str:
+    """` after 30s`, ` after ctx.backoff_ms`, ` at ctx.deadline_ms` and ` as id` of a `send`."""
+    out = ""
+    if effect.delay_ms:
+        out = f" after {format_delay(effect.delay_ms)}"
+    elif effect.delay is not None:
+        out = f" after {_expression(effect.delay)}"
+    elif effect.at is not None:
+        out = f" at {_expression(effect.at)}"
+    if effect.id is not None:
+        out += f" as {effect.id}"
+    return out
 
 
 def _field(decl: FieldDecl, with_default: bool) -> DField:
@@ -222,8 +256,11 @@ def _field(decl: FieldDecl, with_default: bool) -> DField:
     return DField(decl.name, decl.type.describe(), default, decl.secret, decl.description)
 
 
-def _trigger(transition: Transition) -> str:
+def _trigger(chart: CompiledChart, transition: Transition) -> str:
     if transition.kind is TransitionKind.EVENT:
+        timer = chart.timer(transition.event or "")
+        if timer is not None:  # `after 15m`, not the timer event's name
+            return timer_trigger(timer, chart.states[timer.state].path)
         return transition.event or ""
     return str(transition.kind.value)
 
@@ -278,7 +315,8 @@ def extract(chart: CompiledChart) -> Diagram:
             source=t.source,
             targets=t.targets,
             kind=t.kind,
-            trigger=_trigger(t),
+            trigger=_trigger(chart, t),
+            timer=t.event if t.event is not None and chart.timer(t.event) else None,
             guards=tuple(
                 GuardText(g.name or _expression(g.expression), g.reason, g.name is None)
                 for g in t.guards
@@ -306,4 +344,8 @@ def extract(chart: CompiledChart) -> Diagram:
             for g in chart.guards.values()
         ),
         invariants=tuple(_invariant(index, inv) for inv in chart.invariants),
+        timers=tuple(
+            DTimer(t.name, t.state, timer_trigger(t, chart.states[t.state].path))
+            for t in chart.timers
+        ),
     )

@@ -26,6 +26,7 @@ from statekit.engine.evidence import (
     Microstep,
 )
 from statekit.engine.state import State
+from statekit.engine.timers import ArmedTimer, SentEvent, TimerRun
 
 __all__ = [
     "ENGINE_REASONS",
@@ -34,6 +35,7 @@ __all__ = [
     "INVARIANT_VIOLATION",
     "LIVELOCK",
     "REDACTED",
+    "STALE_TIMER",
     "TERMINAL_STATE",
     "UNDEFINED_TRANSITION",
     "UNKNOWN_EVENT",
@@ -59,6 +61,9 @@ EVALUATION_ERROR = "EVALUATION_ERROR"
 """A guard, effect or invariant expression failed (division by zero...); nothing changed."""
 LIVELOCK = "LIVELOCK"
 """The macrostep did not settle within the chart's bound on microsteps; nothing changed."""
+STALE_TIMER = "STALE_TIMER"
+"""`Chart.fire` of a timer that is not armed (its state was left, it was cancelled,
+delivered or replaced, or its generation differs); nothing changed."""
 
 ENGINE_REASONS = frozenset(
     {
@@ -69,6 +74,7 @@ ENGINE_REASONS = frozenset(
         INVARIANT_VIOLATION,
         EVALUATION_ERROR,
         LIVELOCK,
+        STALE_TIMER,
     }
 )
 """The reason codes the engine itself produces (the others come from the chart)."""
@@ -90,6 +96,13 @@ class Result:
     (never with a secret value). `invariant` names the broken invariant of an
     `INVARIANT_VIOLATION`. `evidence` lists the microsteps (for an
     `INVARIANT_VIOLATION`, those that were rolled back; empty otherwise).
+
+    Time (`statekit.engine.timers`): `timers_armed` and `timers_cancelled` list
+    the timers the step armed and cancelled (a timer armed and cancelled in the
+    same macrostep is in neither), `sent` its undelayed `send`s, and `timer` the
+    timer a delivery (`Chart.fire`) consumed. A delivery consumes its timer even
+    when it is rejected (other than `STALE_TIMER`): its `state` is then the
+    input state without that timer, the one rejection whose state differs.
     """
 
     __slots__ = (
@@ -102,8 +115,12 @@ class Result:
         "_reason",
         "_state",
         "_status",
+        "_timer",
+        "_timing",
         "_trace",
     )
+    _timing: TimerRun  # set only by a step that touched a timer
+    _timer: ArmedTimer  # set only by a delivery
 
     def __init__(
         self,
@@ -126,6 +143,8 @@ class Result:
         self._trace = trace
         self._invariant = invariant
         self._message = message
+        # `_timing` (the macrostep's timers, read on access) and `_timer` (the delivered
+        # timer) are set by the step only when there is time: a step without pays nothing.
 
     @property
     def status(self) -> Status:
@@ -156,6 +175,39 @@ class Result:
     def emitted(self) -> tuple[EmittedMessage, ...]:
         """Outbox messages of the macrostep, in the order the effects ran."""
         return self._emitted
+
+    @property
+    def timers_armed(self) -> tuple[ArmedTimer, ...]:
+        """The timers this step armed that are still armed after it, in arming order."""
+        timing = self._timing_run()
+        return () if timing is None else timing.armed_now()
+
+    @property
+    def timers_cancelled(self) -> tuple[ArmedTimer, ...]:
+        """The timers armed before this step that it cancelled or replaced, in order."""
+        timing = self._timing_run()
+        return () if timing is None else timing.cancelled()
+
+    @property
+    def sent(self) -> tuple[SentEvent, ...]:
+        """The undelayed `send`s of the macrostep, in order: events for this instance's
+        external queue, to be processed after this one."""
+        timing = self._timing_run()
+        return () if timing is None else timing.sent()
+
+    def _timing_run(self) -> TimerRun | None:
+        try:
+            return self._timing
+        except AttributeError:  # the step touched no timer
+            return None
+
+    @property
+    def timer(self) -> ArmedTimer | None:
+        """The timer this step delivered and consumed (`Chart.fire`), else None."""
+        try:
+            return self._timer
+        except AttributeError:  # not a delivery
+            return None
 
     @property
     def evidence(self) -> tuple[Microstep, ...]:
@@ -192,6 +244,10 @@ class Result:
             and self._invariant == other._invariant
             and self._state == other._state
             and self._emitted == other._emitted
+            and self.timers_armed == other.timers_armed
+            and self.timers_cancelled == other.timers_cancelled
+            and self.sent == other.sent
+            and self.timer == other.timer
             and self.evidence == other.evidence
         )
 
@@ -205,5 +261,13 @@ class Result:
             parts.append(f"invariant={self._invariant!r}")
         if self._emitted:
             parts.append(f"emitted={[m.type for m in self._emitted]!r}")
+        if self.timer is not None:
+            parts.append(f"timer={self.timer.id!r}")
+        if self.timers_armed:
+            parts.append(f"armed={[t.id for t in self.timers_armed]!r}")
+        if self.timers_cancelled:
+            parts.append(f"cancelled={[t.id for t in self.timers_cancelled]!r}")
+        if self.sent:
+            parts.append(f"sent={[m.event for m in self.sent]!r}")
         parts.append(f"state={self._state!r}")
         return f"Result({', '.join(parts)})"

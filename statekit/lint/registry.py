@@ -29,6 +29,7 @@ from statekit.compiler.rules import (
     unknown_event,
     unknown_guard,
     unknown_state,
+    unknown_timer_id,
     yaml_limits,
     yaml_syntax,
 )
@@ -62,6 +63,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     ambiguous_state,
     unknown_event,
     unknown_guard,
+    unknown_timer_id,
     invalid_initial,
     invalid_migration,
     invalid_target,

@@ -4,10 +4,12 @@ Two stored forms, both canonical JSON; `evidence_data` reads either and gives
 the full form, which is what the history API returns and `verify` compares:
 
 - the full form (rows written before store schema 5, and migration entries):
-  `{"microsteps": [STEP, ...], "race": CONFLICT}` (`race` only when there is
-  one), each STEP an object with the keys of `microstep_data`;
+  `{"microsteps": [STEP, ...], "race": CONFLICT, "rejected": {reason, message}}`
+  (`race` only when there is one, `rejected` only for a rejected timer
+  delivery), each STEP an object with the keys of `microstep_data`;
 - the compact form (what the runner writes since schema 5, about a third of
-  the size): `[2, [STEP, ...]]` or `[2, [STEP, ...], CONFLICT]`, each STEP an
+  the size): `[2, [STEP, ...]]`, or `[2, [STEP, ...], OTHER]` where OTHER is
+  an object with the full form's other keys (`race`, `rejected`); each STEP an
   array `[event, payload, transitions, exited, entered, changes, emitted,
   raised]` in that order, followed by an object holding any other key of the
   microstep when it has one; each transition `[id, source, targets, kind]`
@@ -24,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from statekit.compiler.serialize import canonical_json
-from statekit.engine.result import Microstep, Result
+from statekit.engine.result import Microstep, Result, Status
 from statekit.runner.errors import CorruptRowError
 from statekit.runner.outcome import Conflict
 from statekit.runner.stored_state import loads
@@ -45,6 +47,7 @@ _STEP_KEYS = (
     "raised",
 )
 _TRANSITION_KEYS = ("id", "source", "targets", "kind")
+_TRANSITION_SET = frozenset(_TRANSITION_KEYS)
 
 
 class EvidenceFormError(ValueError):
@@ -70,7 +73,8 @@ def microstep_data(step: Microstep) -> dict[str, Any]:
 
 def evidence_json(result: Result, race: Conflict | None, event_id: str) -> str:
     """The evidence stored with the event `event_id`, in the compact form: its
-    microsteps, and the conflict it was re-decided after (`race`)."""
+    microsteps, the conflict it was re-decided after (`race`), and for a timer delivery
+    the chart rejected (recorded because it consumed the timer) the reason and message."""
     position = 0
     steps: list[Any] = []
     for step in result.evidence:
@@ -78,27 +82,38 @@ def evidence_json(result: Result, race: Conflict | None, event_id: str) -> str:
         steps.append(_compact_step(data, event_id, position))
         position += len(data["emitted"])
     compact: list[Any] = [COMPACT, steps]
+    extra: dict[str, Any] = {}
+    if result.status is Status.REJECTED:
+        extra["rejected"] = {"reason": result.reason, "message": result.message}
     if race is not None:
-        compact.append(race.to_data())
+        extra["race"] = race.to_data()
+    if extra:
+        compact.append(extra)
     return canonical_json(compact)
 
 
 def _compact_step(data: dict[str, Any], event_id: str, position: int) -> list[Any]:
-    emitted = data["emitted"]
-    counted = len(emitted) <= MAX_COUNTED
-    if counted and emitted == [f"{event_id}/{position + k}" for k in range(len(emitted))]:
-        data = {**data, "emitted": len(emitted)}
-    data = {
-        **data,
-        "transitions": [
-            [t[k] for k in _TRANSITION_KEYS] if set(t) == set(_TRANSITION_KEYS) else t
-            for t in data["transitions"]
-        ],
-    }
-    out = [data[k] for k in _STEP_KEYS]
-    extra = {k: v for k, v in data.items() if k not in _STEP_KEYS}
-    if extra:
-        out.append(extra)
+    emitted: Any = data["emitted"]
+    if len(emitted) <= MAX_COUNTED and all(
+        m == f"{event_id}/{position + k}" for k, m in enumerate(emitted)
+    ):
+        emitted = len(emitted)
+    transitions = [
+        [t["id"], t["source"], t["targets"], t["kind"]] if t.keys() == _TRANSITION_SET else t
+        for t in data["transitions"]
+    ]
+    out = [
+        data["event"],
+        data["payload"],
+        transitions,
+        data["exited"],
+        data["entered"],
+        data["changes"],
+        emitted,
+        data["raised"],
+    ]
+    if len(data) > len(_STEP_KEYS):
+        out.append({k: v for k, v in data.items() if k not in _STEP_KEYS})
     return out
 
 
@@ -120,7 +135,9 @@ def evidence_data(value: Any, event_id: str) -> dict[str, Any]:
         microsteps.append(full)
     data: dict[str, Any] = {"microsteps": microsteps}
     if len(value) == 3:
-        data["race"] = value[2]
+        if not isinstance(value[2], dict) or "microsteps" in value[2]:
+            raise EvidenceFormError(f"evidence: its other keys are not an object: {value[2]!r}")
+        data.update(value[2])
     return data
 
 

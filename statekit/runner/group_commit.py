@@ -15,8 +15,9 @@ fewer round trips). If the database refuses any of those rows (a constraint
 the decisions could not foresee, such as a row written behind the runner's
 back), the whole transaction is rolled back and the batch is decided again
 with a savepoint around each event: an event whose rows are refused is
-rolled back to its savepoint alone, reported by the database's error, and the
-others commit. A store that is busy, full or damaged (`StoreBusyError`,
+rolled back to its savepoint alone (with the timer rows and the undelayed sends
+it caused, which go with their event), reported by the database's error, and
+the others commit. A store that is busy, full or damaged (`StoreBusyError`,
 `StoreFailure`) ends the batch with nothing of it committed.
 """
 
@@ -44,7 +45,7 @@ from statekit.runner.store.rows import (
     RejectionRow,
     SnapshotRow,
 )
-from statekit.runner.transaction import Command, HistoryFacts, InstanceTransaction, Mark
+from statekit.runner.transaction import Command, InstanceTransaction, Mark
 
 Item = Outcome | Exception
 """What `apply_many` gives for one command: the `Outcome` `apply` would return, or the
@@ -61,10 +62,11 @@ class _Refused(Exception):
 @dataclass(frozen=True, slots=True)
 class GroupWork:
     """What `run_group` needs from its runner: how to start deciding about a locked
-    instance row, how to read a command's facts, and the chart key rows record."""
+    instance row, how to decide one command in it (with the undelayed sends it causes,
+    as `apply` does), and the chart key rows record."""
 
     transaction: Callable[[InstanceRow], InstanceTransaction]
-    facts: Callable[[InstanceTransaction, Command], HistoryFacts]
+    decide: Callable[[InstanceTransaction, Command], Outcome]
     chart_key: Callable[[InstanceTransaction], ChartKey]
 
 
@@ -102,7 +104,7 @@ def _run(
             else:
                 mark = tx.mark()
                 with observers.instance_scope(instance_id):
-                    items.append(tx.decide(command, work.facts(tx, command)))
+                    items.append(work.decide(tx, command))
                 rows.add(tx, mark)
         if not careful:
             rows.write(store, work)
@@ -120,12 +122,15 @@ class _Rows:
         self.rejections: list[RejectionRow] = []
         self.snapshots: list[SnapshotRow] = []
         self.moved: dict[int, InstanceTransaction] = {}
+        self.timed: dict[int, InstanceTransaction] = {}
 
     def add(self, tx: InstanceTransaction, mark: Mark) -> None:
         """The rows `tx` queued since `mark` (one command's)."""
         if len(tx.events) > mark.events:
             self.events.extend(tx.events[mark.events :])
             self.moved[id(tx)] = tx
+        if tx.state is not tx.start:
+            self.timed[id(tx)] = tx
         self.outbox.extend(tx.outbox[mark.outbox :])
         self.rejections.extend(tx.rejections[mark.rejections :])
         self.snapshots.extend(tx.snapshots[mark.snapshots :])
@@ -134,6 +139,8 @@ class _Rows:
         """Everything, one statement per table (and one update per moved instance);
         `_Refused` when the database refuses a row."""
         try:
+            for tx in self.timed.values():  # timer rows, as each instance's flush does
+                tx.write_timers(store)
             if self.events:
                 store.insert_events(self.events)
             for tx in self.moved.values():
@@ -176,7 +183,7 @@ def _careful(
     store.execute(f"SAVEPOINT {name}")
     try:
         with observers.instance_scope(instance_id):
-            outcome = tx.decide(command, work.facts(tx, command))
+            outcome = work.decide(tx, command)
         tx.flush(store, work.chart_key(tx))
     except _FATAL:
         raise

@@ -1,6 +1,8 @@
 """Folding a stored history into a state, event by event, with the chart each event
 was applied under (the pure engine does the work; this module only reads rows).
-A migration entry (`runner.migration`) maps the state into its newer chart again.
+A migration entry (`runner.migration`) maps the state into its newer chart again;
+a timer delivery (`runner.timers`: its event ID names the timer and generation) is
+replayed with `Chart.fire`; every step gets the clock reading its row recorded.
 A history written before instances stayed on their version (an event applied
 under a newer version with no entry before it) is still carried over."""
 
@@ -10,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from statekit.engine.chart import START_EVENT, Chart, StartError
-from statekit.engine.result import EmittedMessage, Status
+from statekit.engine.result import STALE_TIMER, EmittedMessage, Status
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet, carry_over
 from statekit.runner.errors import ChartVersionError, CorruptRowError
@@ -18,6 +20,7 @@ from statekit.runner.evidence import evidence_json
 from statekit.runner.migration import Stranded, entry_evidence, is_migration, map_state
 from statekit.runner.store.rows import EventRow
 from statekit.runner.stored_state import loads
+from statekit.runner.timers import parse_timer_event_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +29,8 @@ class Replayed:
     stored history (it stops at the first); `emitted` maps sequence → messages;
     `states` the state after each requested sequence (for snapshot checks);
     `evidence` each replayed event's evidence as canonical JSON, without the race it
-    followed (when asked for)."""
+    followed (when asked for); `armed_at` the sequence of the event that armed each
+    timer, by (timer ID, generation) (0: the creation)."""
 
     state: State | None
     version: int
@@ -34,21 +38,26 @@ class Replayed:
     emitted: Mapping[int, tuple[EmittedMessage, ...]] = field(default_factory=dict)
     states: Mapping[int, State] = field(default_factory=dict)
     evidence: Mapping[int, str] = field(default_factory=dict)
+    armed_at: Mapping[tuple[str, int], int] = field(default_factory=dict)
 
 
-def initial_state(charts: ChartSet, version: int, initial_context: str) -> Replayed:
-    """The instance's state at version 0 (with its creation messages at sequence 0)."""
+def initial_state(
+    charts: ChartSet, version: int, initial_context: str, clock_ms: int | None = None
+) -> Replayed:
+    """The instance's state at version 0 (with its creation messages at sequence 0);
+    `clock_ms`: the clock reading the creation recorded."""
     chart = charts.get(version)
     if chart is None:
         problem = f"chart version {version} is not available to replay"
         return Replayed(state=None, version=0, problems=(problem,))
     try:
         context = loads(initial_context, "the stored creation context")
-        result = chart.initialize(context, event_id=START_EVENT)
+        result = chart.initialize(context, event_id=START_EVENT, now_ms=clock_ms)
     except (CorruptRowError, StartError) as exc:
         problem = f"cannot rebuild the creation context: {exc}"
         return Replayed(state=None, version=0, problems=(problem,))
-    return Replayed(state=result.state, version=0, emitted={0: result.emitted})
+    armed = {(t.id, t.generation): 0 for t in result.timers_armed}
+    return Replayed(state=result.state, version=0, emitted={0: result.emitted}, armed_at=armed)
 
 
 def fold(
@@ -68,6 +77,7 @@ def fold(
     emitted = dict(start.emitted)
     states: dict[int, State] = {}
     evidence: dict[int, str] = {}
+    armed_at = dict(start.armed_at)
     for row in events:
         where = f"event #{row.sequence} ({row.event_id}, {row.type})"
         if row.sequence != version + 1:
@@ -95,14 +105,27 @@ def fold(
         except (ChartVersionError, CorruptRowError) as exc:
             problems.append(f"{where}: {exc}")
             break
-        result = chart.send(state, row.type, payload, event_id=row.event_id)
+        clock = row.clock_ms if type(row.clock_ms) is int else None
+        timer = parse_timer_event_id(row.event_id)
+        if timer is not None:
+            result = chart.fire(
+                state, timer[0], generation=timer[1], now_ms=clock, event_id=row.event_id
+            )
+        else:
+            result = chart.send(state, row.type, payload, event_id=row.event_id, now_ms=clock)
         if result.status.value != row.status:
             why = f" ({result.reason})" if result.status is Status.REJECTED else ""
             problems.append(
                 f"{where}: recorded {row.status}, replay says {result.status.value}{why}"
             )
             break
+        if result.status is Status.REJECTED and (timer is None or result.reason == STALE_TIMER):
+            what = "an event" if timer is None else f"timer {timer[0]!r}, not armed then"
+            problems.append(f"{where}: records a rejected delivery of {what}")
+            break
         state, version = result.state, row.sequence
+        for armed in result.timers_armed:
+            armed_at[(armed.id, armed.generation)] = version
         if with_evidence:
             evidence[version] = evidence_json(result, None, row.event_id)
         if result.emitted:
@@ -116,6 +139,7 @@ def fold(
         emitted=emitted,
         states=states,
         evidence=evidence,
+        armed_at=armed_at,
     )
 
 

@@ -23,8 +23,11 @@ class Instance:
 
 @dataclass(frozen=True, slots=True)
 class RecordedEvent:
-    """One accepted event of a history: where it sits, what it was, what it did;
-    `idempotency_key` is the business key of its fact (None: its event declares none)."""
+    """One entry of a history (an accepted event, or a timer delivery the chart rejected,
+    status REJECTED): where it sits, what it was, what it did; `idempotency_key` is
+    the business key of its fact (None: its event declares none); `clock_ms` the
+    runner's clock reading it was decided at (None: recorded before the store had
+    timers)."""
 
     sequence: int
     event_id: str
@@ -36,3 +39,4 @@ class RecordedEvent:
     evidence: dict[str, Any]
     recorded_at: float
     idempotency_key: str | None = None
+    clock_ms: int | None = None

@@ -135,6 +135,8 @@ def map_state(state: State, old: Chart, new: Chart) -> Mapped:
         "context": context,
         "history": history,
     }
+    if data.get("timer_generation"):  # armed timers stay armed (the newer chart must have them)
+        moved_state.update(timers=data["timers"], timer_generation=data["timer_generation"])
     try:
         mapped = State.from_json(new, moved_state)
     except StateFormatError as exc:

@@ -102,7 +102,10 @@ class Outcome:
     including a duplicate's original place; `result` the engine's result when
     the chart was consulted (None for duplicates and conflicts). `conflict`
     details a CONFLICT; `race` the earlier conflict this command was re-decided
-    after (`after_conflict`); `missing` the (first, last) sequences of a gap.
+    after (`after_conflict`); `missing` the (first, last) sequences of a gap;
+    `instance_id` the instance when the caller did not name it (`fire_due`);
+    `sent` the outcomes of the undelayed sends the event made, in order, applied
+    right after it in the same transaction.
     """
 
     status: OutcomeStatus
@@ -119,6 +122,8 @@ class Outcome:
     missing: tuple[int, int] | None = None
     emitted: tuple[EmittedMessage, ...] = field(default=())
     first_event_id: str | None = None
+    instance_id: str | None = None
+    sent: tuple[Outcome, ...] = ()
 
     @property
     def applied(self) -> bool:
@@ -128,6 +133,7 @@ class Outcome:
     def to_data(self, instance_id: str | None = None) -> dict[str, Any]:
         """The JSON line `statekit run` writes for this outcome."""
         data: dict[str, Any] = {}
+        instance_id = self.instance_id if instance_id is None else instance_id
         if instance_id is not None:
             data["instance"] = instance_id
         data.update(
@@ -153,4 +159,9 @@ class Outcome:
         data["state"] = list(self.state.leaves)
         if self.emitted:
             data["emitted"] = [m.message_id for m in self.emitted]
+        if self.sent:
+            data["sent"] = [
+                {k: v for k, v in o.to_data().items() if k not in ("instance", "state")}
+                for o in self.sent
+            ]
         return data

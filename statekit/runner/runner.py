@@ -21,6 +21,16 @@ the store's kept sources); it moves to this runner's version only by
 `migrate`, which records the move as a history entry of its own (see
 `runner.migration`).
 
+Time (`runner.timers`): every transaction reads the runner's clock once
+(`clock`, epoch milliseconds; the wall clock by default) and passes it to the
+engine as `now_ms`, so relative delays become due times, and each event row
+records the reading. Timer rows are written and deleted with the event that
+armed, cancelled or delivered them. An event's undelayed sends are applied
+right after it, in the same transaction, each as an event of its own
+(`statekit.send/<event ID>/<n>`); one the chart rejects is audited like any
+rejection and the events before it still commit. `fire_due` delivers the
+timers that are due.
+
 Accepted events are those the chart APPLIED or classified ALREADY_APPLIED
 (an `already` entry): both claim their event ID and their sequence, so a
 redelivery is recognised and a producer's stream stays contiguous; the latter
@@ -30,7 +40,7 @@ changes no state and emits nothing.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -65,6 +75,8 @@ from statekit.runner.store.rows import (
     stored_int_problem,
 )
 from statekit.runner.stored_state import loads, state_columns, state_of
+from statekit.runner.timer_firing import TimerKey, fire_due
+from statekit.runner.timers import timer_row
 from statekit.runner.transaction import (
     Command,
     HistoryFacts,
@@ -79,6 +91,11 @@ RESERVED_PREFIX = "statekit."
 _CACHE_LIMIT = 10_000
 
 
+def wall_clock_ms() -> int:
+    """The wall clock in epoch milliseconds (the runner's default clock)."""
+    return time.time_ns() // 1_000_000
+
+
 class Runner:
     """Durable instances of one chart in one store (see the module docstring).
 
@@ -88,6 +105,8 @@ class Runner:
     older versions of the chart, for replaying histories that began under them
     (versions whose source the store kept are found there too).
     `snapshot_every=N` stores a snapshot in the same transaction as every Nth event.
+    `clock`: a zero-argument callable giving epoch milliseconds (an int), read once
+    per transaction (default: the wall clock); due times come from it.
     A runner holds its store's connection: use one per thread or process.
     """
 
@@ -98,9 +117,13 @@ class Runner:
         *,
         previous: Iterable[Chart] = (),
         snapshot_every: int | None = None,
+        clock: Callable[[], int] | None = None,
     ) -> None:
         if snapshot_every is not None and snapshot_every < 1:
             raise ValueError("snapshot_every must be a positive number of events")
+        self.clock = wall_clock_ms if clock is None else clock
+        self.timer_problems: dict[TimerKey, str] = {}
+        """Stored timer rows `fire_due` found not to fit, and why: skipped from then on."""
         self.chart = chart
         self.store = store
         self.snapshot_every = snapshot_every
@@ -124,28 +147,53 @@ class Runner:
         declared defaults); messages emitted on entry go to the outbox. Raises
         `InstanceExistsError` unless `exist_ok`, `StartError` for a bad context."""
         check_instance_id(instance_id)
-        result = self.chart.initialize(context, event_id=START_EVENT)
+        now_ms = self.now_ms()
+        result = self.chart.initialize(context, event_id=START_EVENT, now_ms=now_ms)
         columns = state_columns(result.state)
         now = time.time()
+        initial_context = canonical_json(dict(context or {}))
+        state, version = result.state, 0
         with self.store.write():
             created = self.store.insert_instance(
                 instance_id,
                 chart=self._chart_key,
                 columns=columns,
-                initial_context=canonical_json(dict(context or {})),
+                initial_context=initial_context,
                 now=now,
+                start_clock_ms=now_ms,
             )
             if created and result.emitted:
                 self.store.insert_outbox(outbox_rows(instance_id, 0, result.emitted, now))
+            if created and state.timers:
+                self.store.insert_timers([timer_row(instance_id, t, 0) for t in state.timers])
+            if created and result.sent:  # the creation's undelayed sends, in order
+                row = InstanceRow(
+                    instance_id=instance_id,
+                    chart_name=self.chart.name,
+                    chart_version=self.chart.version,
+                    chart_digest=self.chart.digest,
+                    version=0,
+                    columns=columns,
+                    initial_context=initial_context,
+                    start_clock_ms=now_ms,
+                )
+                tx = InstanceTransaction(
+                    self.chart, row, state, snapshot_every=self.snapshot_every, now=now,
+                    now_ms=now_ms,
+                )  # fmt: skip
+                tx.queue_sends(START_EVENT, result)
+                self.decide_sends(tx)
+                tx.flush(self.store, self._chart_key)
+                state, version, columns = tx.state, tx.version, tx.columns
         if not created:
             if exist_ok:
                 return self.load(instance_id)
             raise InstanceExistsError(f"instance {instance_id!r} already exists")
-        self._remember(instance_id, columns, result.state)
+        self._remember(instance_id, columns, state)
         return Instance(
             instance_id=instance_id,
-            version=0,
-            state=result.state,
+            version=version,
+            state=state,
             chart_name=self.chart.name,
             chart_version=self.chart.version,
             chart_digest=self.chart.digest,
@@ -185,6 +233,7 @@ class Runner:
                 evidence=stored_evidence(r.evidence, r.event_id, f"{where} #{r.sequence} evidence"),
                 recorded_at=r.recorded_at,
                 idempotency_key=r.idempotency_key,
+                clock_ms=r.clock_ms,
             )
             for r in rows
         ]
@@ -217,10 +266,11 @@ class Runner:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
             tx = self._transaction(row)
             outcome = tx.decide(command, read_facts(self.store, tx, command, row.recorded))
+            sent = self.decide_sends(tx)
             tx.flush(self.store, _key(tx.chart))
         if tx.events:
             self._remember(instance_id, tx.columns, tx.state, tx.chart.digest)
-        return outcome
+        return replace(outcome, sent=tuple(sent)) if sent else outcome
 
     def apply_batch(self, instance_id: str, commands: Iterable[Command]) -> list[Outcome]:
         """Apply many events of one instance in ONE transaction (an import): each is
@@ -243,7 +293,11 @@ class Runner:
             if row is None:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
             tx = self._transaction(row)
-            outcomes = [tx.decide(c, self._facts(tx, c)) for c in checked]
+            outcomes = []
+            for c in checked:
+                outcome = tx.decide(c, self._facts(tx, c))
+                sent = self.decide_sends(tx)
+                outcomes.append(replace(outcome, sent=tuple(sent)) if sent else outcome)
             tx.flush(self.store, _key(tx.chart))
         if tx.events:
             self._remember(instance_id, tx.columns, tx.state, tx.chart.digest)
@@ -276,7 +330,7 @@ class Runner:
                 command = exc
             checked.append((instance_id, command))
         work = GroupWork(
-            transaction=self._transaction, facts=self._facts, chart_key=lambda tx: _key(tx.chart)
+            transaction=self._transaction, decide=self._decide, chart_key=lambda tx: _key(tx.chart)
         )
         items, accepted = run_group(self.store, work, checked)
         for tx in accepted:
@@ -396,8 +450,45 @@ class Runner:
         snapshots; report every difference without choosing a side."""
         return verify(self.store, self.charts, instance_id)
 
+    # ---- time --------------------------------------------------------------------------
+    def fire_due(self, now_ms: int | None = None, limit: int = 1000) -> list[Outcome]:
+        """Deliver up to `limit` timers of this chart's instances due at `now_ms` (default:
+        the clock), earliest first, each in the transaction of its instance (see
+        `runner.timer_firing`); return their outcomes (`Outcome.instance_id` says whose).
+        A timer is never delivered before its due time, and a second delivery of one
+        (another worker, a retry after a crash) is ALREADY_APPLIED. A stored timer row
+        that does not fit its instance is recorded in `timer_problems` and skipped."""
+        at = self.now_ms() if now_ms is None else now_ms
+        check_stored_int(at, "now_ms")
+        return fire_due(self, at, limit)
+
+    def now_ms(self) -> int:
+        """The clock's reading (TypeError unless it is an int of the stored range)."""
+        value = self.clock()
+        if type(value) is not int:
+            raise TypeError(f"the runner's clock gave {value!r}, not epoch milliseconds (an int)")
+        check_stored_int(value, "the clock's reading")
+        return value
+
+    def _settle(self, tx: InstanceTransaction) -> None:
+        """Write what `tx` decided (inside the caller's transaction); remember its state."""
+        tx.flush(self.store, _key(tx.chart))
+        if tx.events:
+            self._remember(tx.instance_id, tx.columns, tx.state, tx.chart.digest)
+
+    def _decide(self, tx: InstanceTransaction, command: Command) -> Outcome:
+        """One command decided in `tx` as `apply` decides it, its undelayed sends after it."""
+        outcome = tx.decide(command, self._facts(tx, command))
+        sent = self.decide_sends(tx)
+        return replace(outcome, sent=tuple(sent)) if sent else outcome
+
+    def decide_sends(self, tx: InstanceTransaction) -> list[Outcome]:
+        """Decide the undelayed sends `tx` queued, in order, each as an event of its own
+        (those they send in turn join the queue); their outcomes."""
+        return [tx.decide(c, self._facts(tx, c)) for c in tx.sends()]
+
     # ---- internals ---------------------------------------------------------------------
-    def _transaction(self, row: InstanceRow) -> InstanceTransaction:
+    def _transaction(self, row: InstanceRow, now_ms: int | None = None) -> InstanceTransaction:
         """The decisions about the locked instance `row`, starting from its stored state."""
         return InstanceTransaction(
             self._chart_of(row),
@@ -405,6 +496,7 @@ class Runner:
             self._state(row),
             snapshot_every=self.snapshot_every,
             now=time.time(),
+            now_ms=self.now_ms() if now_ms is None else now_ms,
         )
 
     def _facts(self, tx: InstanceTransaction, command: Command) -> HistoryFacts:

@@ -114,7 +114,7 @@ def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
     snapshot = start.version if start is not None else None
     if start is None:
         first = events[0].chart_version if events else row.chart_version
-        start = initial_state(charts, first, row.initial_context)
+        start = initial_state(charts, first, row.initial_context, row.start_clock_ms)
     done = fold(charts, start, events)
     return Rebuilt(
         instance_id=instance_id,

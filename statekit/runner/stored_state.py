@@ -2,7 +2,8 @@
 
 Rows hold the minimum: an instance row keeps its active configuration
 (dotted paths), context and history as canonical JSON beside the chart's
-name, version and digest; everything else is rebuilt from the chart.
+name, version and digest, and its armed timers when it ever armed one
+(`runner.timers`); everything else is rebuilt from the chart.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from statekit.engine.state import STATE_FORMAT, State, StateFormatError
 from statekit.runner.errors import ChartVersionError, CorruptRowError
 from statekit.runner.json_text import parse_json
 from statekit.runner.store.rows import InstanceRow, StateColumns
+from statekit.runner.timers import timers_text
 
 
 def state_columns(state: State) -> StateColumns:
@@ -30,6 +32,7 @@ def state_columns(state: State) -> StateColumns:
         configuration=configuration,
         context=canonical_json(dict(state.context)),
         history=canonical_json({k: list(v) for k, v in history.items()}) if history else "{}",
+        timers=timers_text(state),
     )
 
 
@@ -71,6 +74,11 @@ def state_of(chart: Chart, row: InstanceRow) -> State:
         "context": loads(row.columns.context, f"{where}: the stored context"),
         "history": loads(row.columns.history, f"{where}: the stored history"),
     }
+    if row.columns.timers is not None:
+        timers = loads(row.columns.timers, f"{where}: the stored timers")
+        if not isinstance(timers, dict) or set(timers) != {"timer_generation", "timers"}:
+            raise CorruptRowError(f"{where}: the stored timers are not an object of two keys")
+        data.update(timers)
     try:
         return State.from_json(chart, data)
     except StateFormatError as exc:

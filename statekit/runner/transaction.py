@@ -5,7 +5,12 @@ transaction runs, classifies each command in turn (duplicate ID, duplicate fact 
 idempotency key, sequence, expected version, then the pure `chart.send`) and
 collects the rows to write;
 `flush(store)` writes them: event rows, one version-guarded instance update,
-outbox rows, audit rows, snapshots. Deciding reads nothing: what the stored
+outbox rows, audit rows, snapshots, and the timer rows that take the store
+from the armed timers before the transaction to those after it
+(`runner.timers`). Every step gets the transaction's clock reading
+(`now_ms`), which each event row records. An accepted event's undelayed
+sends are queued (`sends`): the caller decides each in turn, right after it,
+in the same transaction; `fire` decides a timer delivery. Deciding reads nothing: what the stored
 history says about a command (`HistoryFacts`) is read by the caller first,
 `read_facts` being the way to do it. `Runner.apply` runs one command
 through it, `Runner.apply_batch` many commands of one stream (one
@@ -14,13 +19,14 @@ transaction, one instance update).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
-from statekit.engine.result import EmittedMessage, Result, Status
+from statekit.engine.result import STALE_TIMER, EmittedMessage, Result, Status
 from statekit.engine.state import State
 from statekit.runner.evidence import evidence_json
 from statekit.runner.hashes import encode_payload
@@ -50,6 +56,7 @@ from statekit.runner.store.rows import (
     StateColumns,
 )
 from statekit.runner.stored_state import state_columns
+from statekit.runner.timers import SEND_PREFIX, sent_event_id, timer_event_id, timer_rows
 
 APPLIED, ALREADY = OutcomeStatus.APPLIED, OutcomeStatus.ALREADY_APPLIED
 REJECTED, CONFLICT = OutcomeStatus.REJECTED, OutcomeStatus.CONFLICT
@@ -99,6 +106,10 @@ class Mark:
     snapshots: int
     ids: dict[str, EventRow]
     keys: dict[tuple[str, str], EventRow]
+    sends: tuple[Command, ...]
+    sent: int
+    root: str
+    armed_at: dict[tuple[str, int], int]
 
 
 class InstanceTransaction:
@@ -113,12 +124,18 @@ class InstanceTransaction:
         *,
         snapshot_every: int | None,
         now: float,
+        now_ms: int | None = None,
     ) -> None:
         self.chart, self.row = chart, row
         self.instance_id = row.instance_id
         self.state, self.columns, self.version = state, row.columns, row.version
+        self.start = state  # the timers the store holds before this transaction
         self.snapshot_every = snapshot_every
-        self.now = now
+        self.now, self.now_ms = now, now_ms
+        self._armed_at: dict[tuple[str, int], int] = {}  # (timer, generation) → sequence
+        self._sends: deque[Command] = deque()  # undelayed sends still to decide, in order
+        self._sent = 0  # how many events the current root event sent (sent_event_id)
+        self._root = ""
         self.events: list[EventRow] = []
         self.outbox: list[NewOutboxRow] = []
         self.rejections: list[RejectionRow] = []
@@ -140,6 +157,10 @@ class InstanceTransaction:
             snapshots=len(self.snapshots),
             ids=dict(self._ids),
             keys=dict(self._keys),
+            sends=tuple(self._sends),
+            sent=self._sent,
+            root=self._root,
+            armed_at=dict(self._armed_at),
         )
 
     def restore(self, mark: Mark) -> None:
@@ -149,11 +170,14 @@ class InstanceTransaction:
         del self.events[mark.events :], self.outbox[mark.outbox :]
         del self.rejections[mark.rejections :], self.snapshots[mark.snapshots :]
         self._ids, self._keys = mark.ids, mark.keys
+        self._sends, self._sent, self._root = deque(mark.sends), mark.sent, mark.root
+        self._armed_at = mark.armed_at
 
     def written(self) -> None:
         """The queued rows are written (inside the transaction): queue anew from here, the
         instance row now being at this version."""
         self.row = replace(self.row, version=self.version, columns=self.columns)
+        self.start = self.state  # the store now holds these timers
         self.events, self.outbox, self.rejections, self.snapshots = [], [], [], []
 
     def key_of(self, command: Command) -> str | None:
@@ -279,7 +303,9 @@ class InstanceTransaction:
                 message=f"expected version {expected}, the instance is at "
                 f"{version}{came}; re-read and decide again",
             )
-        result = self.chart.send(state, c.type, c.payload, event_id=c.event_id)
+        if not c.event_id.startswith(SEND_PREFIX):
+            self._root, self._sent = c.event_id, 0
+        result = self.chart.send(state, c.type, c.payload, event_id=c.event_id, now_ms=self.now_ms)
         if result.status is Status.REJECTED:
             detail = {} if race is None else {"race": race.to_data()}
             self.rejections.append(
@@ -308,6 +334,76 @@ class InstanceTransaction:
                 race=race,
             )
         return self._accept(c, text, digest, result)
+
+    def sends(self) -> Iterator[Command]:
+        """The undelayed sends of the events accepted so far, in the order of the external
+        queue, as commands for `decide` (each one's own sends join the queue as it is
+        accepted)."""
+        while self._sends:
+            yield self._sends.popleft()
+
+    def queue_sends(self, root: str, result: Result) -> None:
+        """Queue `result`'s undelayed sends as events after the event `root` (the creation
+        uses it; `decide` and `fire` do it for the events they accept)."""
+        if root != self._root:
+            self._root, self._sent = root, 0
+        for sent in result.sent:
+            self._sent += 1
+            self._sends.append(
+                Command(
+                    event_id=sent_event_id(self._root, self._sent),
+                    type=sent.event,
+                    payload=dict(sent.payload),
+                )
+            )
+
+    def fire(self, timer_id: str, generation: int, facts: HistoryFacts) -> Outcome:
+        """Decide the delivery of the timer `timer_id` armed at `generation` (its event ID
+        is `timer_event_id`; `facts.recorded`: where it is recorded already). A timer
+        no longer armed is REJECTED as `STALE_TIMER` and writes nothing; a delivery the
+        chart rejects consumes the timer: it is recorded in the history with status
+        REJECTED (so replay and `verify` see the timer go), nothing else changes."""
+        event_id = timer_event_id(timer_id, generation)
+        state, version = self.state, self.version
+        if facts.recorded is not None:
+            at = facts.recorded.sequence
+            return Outcome(
+                status=ALREADY,
+                reason=None,
+                version=version,
+                state=state,
+                event_id=event_id,
+                sequence=at,
+                duplicate=True,
+                message=f"timer {timer_id!r} (generation {generation}) was delivered at "
+                f"sequence {at} ({facts.recorded.status})",
+            )
+        timer = state.timer(timer_id)
+        if timer is None or timer.generation != generation:
+            return Outcome(
+                status=REJECTED,
+                reason=STALE_TIMER,
+                version=version,
+                state=state,
+                event_id=event_id,
+                message=f"timer {timer_id!r} (generation {generation}) is not armed",
+            )
+        self._root, self._sent = event_id, 0
+        command = Command(event_id=event_id, type=timer.event, payload=dict(timer.payload))
+        result = self.chart.fire(
+            state, timer_id, generation=generation, now_ms=self.now_ms, event_id=event_id
+        )
+        encoded = encode_payload(command.type, command.payload)
+        if result.status is not Status.REJECTED:
+            return self._accept(command, encoded.text, encoded.sha256, result)
+        outcome = self._accept(command, encoded.text, encoded.sha256, result, rejected=True)
+        return replace(
+            outcome,
+            status=REJECTED,
+            reason=result.reason,
+            message=result.message,
+            emitted=(),
+        )
 
     def _same_fact(self, c: Command, text: str, digest: str, holder: RecordedKey) -> Outcome:
         """The outcome of a new event ID whose idempotency key `holder` recorded: an
@@ -340,9 +436,13 @@ class InstanceTransaction:
             message=message,
         )
 
-    def _accept(self, c: Command, text: str, digest: str, result: Result) -> Outcome:
+    def _accept(
+        self, c: Command, text: str, digest: str, result: Result, *, rejected: bool = False
+    ) -> Outcome:
+        """Record the event (or, `rejected`, a timer delivery that consumed its timer) at
+        the next sequence; queue its rows, its timers' sequence and its sends."""
         version = self.version + 1
-        key = self.key_of(c)
+        key = None if rejected else self.key_of(c)
         new = result.state
         if new is not self.state:
             self.columns = state_columns(new)
@@ -360,8 +460,13 @@ class InstanceTransaction:
                 evidence=evidence_json(result, c.after_conflict, c.event_id),
                 recorded_at=self.now,
                 idempotency_key=key,
+                clock_ms=self.now_ms,
             )
         )
+        for timer in result.timers_armed:
+            self._armed_at[(timer.id, timer.generation)] = version
+        if result.sent:
+            self.queue_sends(self._root or c.event_id, result)
         self._ids[c.event_id] = self.events[-1]
         if key is not None:
             self._keys[(c.type, key)] = self.events[-1]
@@ -424,6 +529,7 @@ class InstanceTransaction:
 
     def flush(self, store: Store, chart_key: ChartKey) -> None:
         """Write everything decided to `store`, inside the caller's write transaction."""
+        self.write_timers(store)
         if self.events:
             store.insert_events(self.events)
             self.update_instance(store, chart_key)
@@ -433,6 +539,16 @@ class InstanceTransaction:
             store.insert_rejection(rejection)
         for snapshot in self.snapshots:
             store.insert_snapshot(snapshot)
+
+    def write_timers(self, store: Store) -> None:
+        """Take the store's timer rows from the armed timers before this transaction to
+        those after it."""
+        if self.state is not self.start:
+            changes = timer_rows(self.instance_id, self.start, self.state, self._armed_at)
+            if changes.deleted:
+                store.delete_timers(self.instance_id, changes.deleted)
+            if changes.inserted:
+                store.insert_timers(changes.inserted)
 
     def update_instance(self, store: Store, chart_key: ChartKey) -> None:
         """Move the instance row from the version read to this transaction's version

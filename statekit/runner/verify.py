@@ -7,7 +7,10 @@ version and digest, version, configuration, context, history), each event
 (its payload against its sha256 and canonical form, its status and evidence
 against the replay, its idempotency key against the key its chart version
 gives its payload, and no fact recorded twice), the outbox (each message, its order, and whether its
-delivery state is self-consistent), the snapshots, and the audited
+delivery state is self-consistent), the armed timers (the instance row's
+`timers` and the rows of `statekit_timers`, each column, against the
+replayed state; each event replayed with the clock reading it records, so
+the due times are recomputed), the snapshots, and the audited
 rejections (a rejection must replay as the same rejection at its version; a
 history conflict, or a duplicate of a fact by idempotency key, must name what
 the history holds). For the whole store
@@ -46,7 +49,8 @@ from statekit.runner.outcome import BUSINESS_KEY_CONFLICT, DUPLICATE_FACT
 from statekit.runner.snapshots import snapshot_state
 from statekit.runner.store.base import Store
 from statekit.runner.store.migrations import MIGRATIONS
-from statekit.runner.store.rows import EventRow, OutboxRow, RejectionRow, SnapshotRow
+from statekit.runner.store.rows import EventRow, OutboxRow, RejectionRow, SnapshotRow, TimerRow
+from statekit.runner.timers import expected_rows, timers_text
 
 _STATUSES = ("pending", "delivered", "dead")
 _RACE_KEYS = {"reason", "expected_version", "version", "event_id", "sequence"}
@@ -95,6 +99,7 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
         outbox = store.outbox(list(_STATUSES), instance_id)
         snapshots = store.snapshots(instance_id)
         rejections = store.rejections(instance_id)
+        timers = store.timers(instance_id)
     differences: list[str] = []
     name = charts.current.name
     chart = charts.get(row.chart_version)
@@ -114,7 +119,7 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
             f"version {events[-1].chart_version}"
         )
     first = events[0].chart_version if events else row.chart_version
-    start = initial_state(charts, first, row.initial_context)
+    start = initial_state(charts, first, row.initial_context, row.start_clock_ms)
     keep = frozenset(s.through_sequence for s in snapshots if isinstance(s.through_sequence, int))
     rejected_at = frozenset(r.version for r in rejections if isinstance(r.version, int))
     replayed = fold(charts, start, events, keep | rejected_at, with_evidence=True)
@@ -142,6 +147,11 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
             for m in messages
         ]
         differences.extend(_outbox_differences(expected, outbox))
+        armed_text = timers_text(replayed.state)
+        if row.columns.timers != armed_text:
+            differences.append(f"timers: stored {row.columns.timers}, replayed {armed_text}")
+        armed = expected_rows(instance_id, replayed.state, replayed.armed_at)
+        differences.extend(_timer_differences(armed, timers))
         states = {**replayed.states, 0: start.state} if start.state is not None else {}
         for rejection in rejections:
             differences.extend(_rejection_differences(rejection, charts, states, events))
@@ -289,6 +299,8 @@ def _key_differences(charts: ChartSet, events: list[EventRow]) -> Iterator[str]:
     for event in events:
         where = f"event #{event.sequence} ({event.event_id})"
         key = _key_of(charts, event.type, event.payload, event.chart_version)
+        if event.status == "REJECTED":
+            key = None  # a consumed timer delivery records no fact
         if event.idempotency_key != key:
             yield (
                 f"{where}: idempotency_key: stored {event.idempotency_key!r}, its chart version "
@@ -342,6 +354,26 @@ def _outbox_differences(
         yield f"outbox: message {mid} ({kind}) at #{seq} is not in the replay"
     if wanted == have and actual != expected:
         yield "outbox: the messages are stored out of the order they were emitted in"
+
+
+def _timer_differences(expected: list[TimerRow], stored: list[TimerRow]) -> Iterator[str]:
+    """The stored timer rows against the replayed state's armed timers, column by column."""
+    wanted = {t.timer_id: t for t in expected}
+    for row in stored:
+        where = f"statekit_timers: timer {row.timer_id!r}"
+        truth = wanted.pop(row.timer_id, None) if isinstance(row.timer_id, str) else None
+        if truth is None:
+            yield f"{where} (generation {row.generation!r}) is stored, the replay has no such timer"
+            continue
+        for name in ("generation", "event", "payload", "due_ms", "sequence"):
+            have, want = getattr(row, name), getattr(truth, name)
+            if type(have) is not type(want) or have != want:
+                yield f"{where}: {name}: stored {have!r}, replayed {want!r}"
+    for timer_id, truth in wanted.items():
+        yield (
+            f"statekit_timers: timer {timer_id!r} (generation {truth.generation}, due "
+            f"{truth.due_ms}) is armed in the replay, the store has no row of it"
+        )
 
 
 def _delivery_differences(row: OutboxRow) -> Iterator[str]:

@@ -1,6 +1,6 @@
-"""`Simulator`: the runner's decisions in memory, for the tests of code that sends events.
+"""`RunnerSimulator`: the runner's decisions in memory, for the tests of code that sends events.
 
-    sim = Simulator(statekit.load("machines/task.yaml"))
+    sim = RunnerSimulator(statekit.load("machines/task.yaml"))
     sim.create("task-42")
     o = sim.apply("task-42", "evt-1", "TaskStarted", {...}, expected_version=0)
     o.status, o.reason, o.version, o.duplicate, o.first_event_id
@@ -58,7 +58,7 @@ class _Instance:
     rejections: list[RejectionRow] = field(default_factory=list)
 
 
-class Simulator:
+class RunnerSimulator:
     """Instances of one chart in memory, decided as `Runner` decides (module docstring)."""
 
     def __init__(self, chart: Chart) -> None:
@@ -118,6 +118,7 @@ class Simulator:
             self.chart, instance.row, instance.state, snapshot_every=None, now=time.time()
         )
         outcome = tx.decide(command, self._facts(instance, tx, command))
+        sent = [tx.decide(c, self._facts(instance, tx, c)) for c in tx.sends()]  # as the runner
         for event in tx.events:
             instance.events.append(event)
             instance.ids[event.event_id] = event
@@ -128,7 +129,7 @@ class Simulator:
         if tx.events:
             instance.row = replace(instance.row, version=tx.version, columns=tx.columns)
             instance.state = tx.state
-        return outcome
+        return replace(outcome, sent=tuple(sent)) if sent else outcome
 
     def history(self, instance_id: str) -> list[RecordedEvent]:
         """The accepted events of an instance, in order (as `Runner.history`)."""

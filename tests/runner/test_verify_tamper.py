@@ -116,6 +116,28 @@ TAMPER: dict[tuple[str, str], tuple[str, str] | str] = {
     ("statekit_schema_migrations", "description"): ("'other'", "version = 1"),
     ("statekit_schema_migrations", "applied_at"): TIME,
 }  # fmt: skip
+# The columns of time: this chart arms no timer, so they hold nothing to tamper with;
+# test_timer_tamper.py tampers with each of them in a store of a chart that does.
+TIMED = "time: tampered in test_timer_tamper.py, with a chart that arms timers"
+TAMPER.update(
+    {
+        ("statekit_instances", "timers"): TIMED,
+        ("statekit_instances", "start_clock_ms"): TIMED,
+        ("statekit_events", "clock_ms"): TIMED,
+        **{
+            ("statekit_timers", column): TIMED
+            for column in (
+                "instance_id",
+                "timer_id",
+                "generation",
+                "event",
+                "payload",
+                "due_ms",
+                "sequence",
+            )
+        },
+    }
+)
 # PostgreSQL refuses to change an identity column; SQLite lets the row key be changed.
 SQLITE_ONLY = {("statekit_outbox", "id")}
 

@@ -38,6 +38,7 @@ from statekit.runner.store.rows import (
     RejectionRow,
     SnapshotRow,
     StateColumns,
+    TimerRow,
     stored_int_problem,
 )
 
@@ -53,6 +54,7 @@ _REJECTION = ("id", *_REJECTION_INSERT)
 _SNAPSHOT = _names(SnapshotRow)
 _NEW_OUTBOX = _names(NewOutboxRow)
 _OUTBOX = _names(OutboxRow)
+_TIMER = _names(TimerRow)
 _HASH = _EVENT.index("payload_sha256")
 
 
@@ -82,6 +84,7 @@ def _event(row: Sequence[Any]) -> EventRow:
 _rejection_values = attrgetter(*_REJECTION_INSERT)
 _snapshot_values = attrgetter(*_SNAPSHOT)
 _new_outbox_values = attrgetter(*_NEW_OUTBOX)
+_timer_values = attrgetter(*_TIMER)
 
 
 def _insert(table: str, names: tuple[str, ...]) -> str:
@@ -93,6 +96,11 @@ _INSERT_EVENT = _insert("statekit_events", _EVENT)
 _INSERT_REJECTION = _insert("statekit_rejections", _REJECTION_INSERT)
 _INSERT_SNAPSHOT = _insert("statekit_snapshots", _SNAPSHOT)
 _INSERT_OUTBOX = _insert("statekit_outbox", _NEW_OUTBOX)
+_UPSERT_TIMER = _insert("statekit_timers", _TIMER) + (
+    " ON CONFLICT (instance_id, timer_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _TIMER[2:])
+)
+_TIMER_COLUMNS = ", ".join(f"t.{name}" for name in _TIMER)
 _EVENT_COLUMNS = ", ".join(_EVENT)
 _REJECTION_COLUMNS = ", ".join(_REJECTION)
 _SNAPSHOT_COLUMNS = ", ".join(_SNAPSHOT)
@@ -107,7 +115,8 @@ def _rejection(row: Sequence[Any]) -> RejectionRow:
 _INSTANCE = (
     "SELECT i.instance_id, i.chart_name, i.chart_version, i.chart_digest, i.version, "
     "i.configuration, i.context, i.history, i.initial_context, "
-    "e.sequence, e.payload_sha256, e.status FROM statekit_instances i "
+    "e.sequence, e.payload_sha256, e.status, i.timers, i.start_clock_ms "
+    "FROM statekit_instances i "
     "LEFT JOIN statekit_events e ON e.instance_id = i.instance_id AND e.event_id = ? "
     "WHERE i.instance_id = ?"
 )
@@ -127,6 +136,7 @@ class Store:
     dialect = ""
     lock_clause = ""
     claim_lock_clause = ""
+    timer_lock_clause = ""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -273,7 +283,7 @@ class Store:
         """Rows naming an instance the store does not have: (table, instance ID, rows)."""
         found: list[tuple[str, str, int]] = []
         for table in ("statekit_events", "statekit_outbox", "statekit_snapshots",
-                      "statekit_rejections", "statekit_inbox"):  # fmt: skip
+                      "statekit_rejections", "statekit_inbox", "statekit_timers"):  # fmt: skip
             rows = self.execute(
                 f"SELECT instance_id, COUNT(*) FROM {table} t WHERE NOT EXISTS (SELECT 1 FROM "
                 "statekit_instances i WHERE i.instance_id = t.instance_id) "
@@ -370,12 +380,15 @@ class Store:
         columns: StateColumns,
         initial_context: str,
         now: float,
+        start_clock_ms: int | None = None,
     ) -> bool:
-        """Insert a version-0 instance; False when the ID is taken."""
+        """Insert a version-0 instance (`start_clock_ms`: the clock reading its creation's
+        due times came from); False when the ID is taken."""
         cursor = self.execute(
             "INSERT INTO statekit_instances (instance_id, chart_name, chart_version, "
-            "chart_digest, version, configuration, context, history, initial_context, "
-            "created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?) "
+            "chart_digest, version, configuration, context, history, timers, "
+            "initial_context, created_at, updated_at, start_clock_ms) "
+            "VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (instance_id) DO NOTHING",
             (
                 instance_id,
@@ -384,6 +397,7 @@ class Store:
                 initial_context,
                 now,
                 now,
+                start_clock_ms,
             ),
         )
         return bool(cursor.rowcount == 1)
@@ -403,7 +417,7 @@ class Store:
                 raise CorruptRowError(
                     f"instance {row[0]!r}: the stored {name} {value!r} is not an integer"
                 )
-        columns = StateColumns(configuration=row[5], context=row[6], history=row[7])
+        columns = StateColumns(configuration=row[5], context=row[6], history=row[7], timers=row[12])
         recorded = (
             None
             if row[9] is None
@@ -418,6 +432,7 @@ class Store:
             columns=columns,
             initial_context=row[8],
             recorded=recorded,
+            start_clock_ms=row[13],
         )
 
     def update_instance(
@@ -433,7 +448,8 @@ class Store:
         """Move the instance to `new_version` only if it is still at `read_version`."""
         cursor = self.execute(
             "UPDATE statekit_instances SET version = ?, chart_name = ?, chart_version = ?, "
-            "chart_digest = ?, configuration = ?, context = ?, history = ?, updated_at = ? "
+            "chart_digest = ?, configuration = ?, context = ?, history = ?, timers = ?, "
+            "updated_at = ? "
             "WHERE instance_id = ? AND version = ?",
             (new_version, *_chart(chart), *_state(columns), now, instance_id, read_version),
         )
@@ -594,6 +610,56 @@ class Store:
             (status, attempts, next_attempt_at, error, delivered, message),
         )
 
+    # ---- timers ------------------------------------------------------------------------
+    def insert_timers(self, rows: Sequence[TimerRow]) -> None:
+        """Record armed timers (the runner writes them in the transaction of the event that
+        armed them); a row of the same `(instance_id, timer_id)` is replaced (a timer
+        armed again: one statement instead of a delete and an insert)."""
+        self.executemany(_UPSERT_TIMER, [_timer_values(r) for r in rows])
+
+    def delete_timers(self, instance_id: str, timer_ids: Sequence[str]) -> None:
+        """Remove the rows of timers the instance no longer has armed (cancelled, replaced
+        or delivered), in the transaction of the event that did it."""
+        self.executemany(
+            "DELETE FROM statekit_timers WHERE instance_id = ? AND timer_id = ?",
+            [(instance_id, t) for t in timer_ids],
+        )
+
+    def timers(self, instance_id: str | None = None) -> list[TimerRow]:
+        """The armed timers (of one instance, or all), by due time then arming order."""
+        sql = f"SELECT {_TIMER_COLUMNS} FROM statekit_timers t"
+        params: tuple[Any, ...] = ()
+        if instance_id is not None:
+            sql += " WHERE t.instance_id = ?"
+            params = (instance_id,)
+        rows = self.execute(sql + " ORDER BY t.due_ms, t.instance_id, t.generation", params)
+        return [TimerRow(*r) for r in rows.fetchall()]  # selected in the record's field order
+
+    def claim_due_timers(self, chart_name: str, now_ms: int, limit: int) -> list[TimerRow]:
+        """Up to `limit` timers of instances of `chart_name` due at `now_ms`, earliest first
+        (ties in arming order), inside the caller's write transaction; their instances
+        stay locked until it ends where the dialect locks rows (`timer_lock_clause`:
+        PostgreSQL skips instances another worker holds)."""
+        rows = self.execute(
+            f"SELECT {_TIMER_COLUMNS} FROM statekit_timers t JOIN statekit_instances i "
+            "ON i.instance_id = t.instance_id WHERE t.due_ms <= ? AND i.chart_name = ? "
+            f"ORDER BY t.due_ms, t.generation LIMIT ?{self.timer_lock_clause}",
+            (now_ms, chart_name, limit),
+        ).fetchall()
+        return [TimerRow(*r) for r in rows]
+
+    def upcoming_timers(self, chart_names: Sequence[str], limit: int) -> list[TimerRow]:
+        """The `limit` earliest timers of instances of these charts, due or not (a worker
+        sleeps until the first it can fire); reads, locks nothing."""
+        marks = ", ".join("?" for _ in chart_names)
+        rows = self.execute(
+            f"SELECT {_TIMER_COLUMNS} FROM statekit_timers t JOIN statekit_instances i ON "
+            f"i.instance_id = t.instance_id WHERE i.chart_name IN ({marks}) "
+            "ORDER BY t.due_ms, t.generation LIMIT ?",
+            [*chart_names, limit],
+        ).fetchall()
+        return [TimerRow(*r) for r in rows]
+
     # ---- inbox -------------------------------------------------------------------------
     def inbox_claim(self, consumer: str, instance_id: str, message_id: str, now: float) -> bool:
         """Record that `consumer` processed the message; False when it already had."""
@@ -609,5 +675,5 @@ def _chart(chart: ChartKey) -> tuple[str, int, str]:
     return (chart.name, chart.version, chart.digest)
 
 
-def _state(columns: StateColumns) -> tuple[str, str, str]:
-    return (columns.configuration, columns.context, columns.history)
+def _state(columns: StateColumns) -> tuple[str, str, str, str | None]:
+    return (columns.configuration, columns.context, columns.history, columns.timers)

@@ -34,6 +34,19 @@ a unique index on `(instance_id, type, idempotency_key)` where it is set: the
 database refuses a second accepted event of one fact in the transaction that
 inserts it.
 
+Version 4 is time (durable timers, `statekit.runner.timers`): the table
+`statekit_timers` (one row per armed timer: instance, timer ID, the generation
+that armed it, the event and payload it delivers, its due time in epoch
+milliseconds, the sequence of the event that armed it; `(instance_id,
+timer_id)` unique, an index on the due time), `statekit_events.clock_ms` (the
+commit clock's reading the event's due times were computed from; NULL for
+events written before), the status `REJECTED` for a history entry (a timer
+delivery the chart rejected: it consumed the timer), and on the instance row
+`timers` (the armed timers and the arming counter as canonical JSON, NULL
+while nothing was ever armed) and `start_clock_ms` (the clock reading its
+creation used). SQLite cannot change a CHECK constraint, so its events table
+is rebuilt with the same rows.
+
 Version 5 stores `statekit_events.payload_sha256` as its 32 bytes (a BLOB in
 SQLite, `BYTEA` in PostgreSQL) instead of 64 hex characters, converting the
 rows already there; the store reads it back as hex. Evidence written from
@@ -167,6 +180,57 @@ _IDEMPOTENCY = (
     "(instance_id, type, idempotency_key) WHERE idempotency_key IS NOT NULL",
 )
 
+_EVENT_COLUMNS_V3 = (
+    "instance_id, sequence, event_id, type, payload, payload_sha256, status, chart_version, "
+    "evidence, recorded_at, idempotency_key"
+)
+_STATUS_V4 = "status IN ('APPLIED', 'ALREADY_APPLIED', 'REJECTED')"
+_TIME_COMMON = (
+    "ALTER TABLE statekit_instances ADD COLUMN timers TEXT",
+    "ALTER TABLE statekit_instances ADD COLUMN start_clock_ms BIGINT",
+    """CREATE TABLE statekit_timers (
+        instance_id TEXT NOT NULL,
+        timer_id TEXT NOT NULL,
+        generation BIGINT NOT NULL,
+        event TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        due_ms BIGINT NOT NULL,
+        sequence BIGINT NOT NULL,
+        PRIMARY KEY (instance_id, timer_id)
+    )""",
+    "CREATE INDEX statekit_timers_due ON statekit_timers (due_ms, generation)",
+)
+_TIME_SQLITE = (
+    *_TIME_COMMON,
+    f"""CREATE TABLE statekit_events_v4 (
+        instance_id TEXT NOT NULL,
+        sequence BIGINT NOT NULL CHECK (sequence >= 1),
+        event_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        payload_sha256 TEXT NOT NULL,
+        status TEXT NOT NULL CHECK ({_STATUS_V4}),
+        chart_version INTEGER NOT NULL,
+        evidence TEXT NOT NULL,
+        recorded_at REAL NOT NULL,
+        idempotency_key TEXT,
+        clock_ms BIGINT,
+        PRIMARY KEY (instance_id, sequence),
+        UNIQUE (instance_id, event_id)
+    )""",
+    f"INSERT INTO statekit_events_v4 ({_EVENT_COLUMNS_V3}) "
+    f"SELECT {_EVENT_COLUMNS_V3} FROM statekit_events",
+    "DROP TABLE statekit_events",
+    "ALTER TABLE statekit_events_v4 RENAME TO statekit_events",
+    _IDEMPOTENCY[1],
+)
+_TIME_POSTGRESQL = (
+    *_TIME_COMMON,
+    "ALTER TABLE statekit_events ADD COLUMN clock_ms BIGINT",
+    "ALTER TABLE statekit_events DROP CONSTRAINT statekit_events_status_check",
+    f"ALTER TABLE statekit_events ADD CONSTRAINT statekit_events_status_check CHECK ({_STATUS_V4})",
+)
+
 # The payload hash of an event is internal (the history API gives it as hex): 32 bytes
 # instead of 64 hex characters. A text that is not a hash (a tampered row) is kept as its
 # bytes (PostgreSQL) or as it is (SQLite), so that `verify` still reports it.
@@ -230,6 +294,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "business idempotency keys: (instance, event type, key) unique among accepted events",
         _IDEMPOTENCY,
         _IDEMPOTENCY,
+    ),
+    Migration(
+        4,
+        "durable timers: the timers table, each event's clock reading, consumed timer deliveries",
+        _TIME_SQLITE,
+        _TIME_POSTGRESQL,
     ),
     Migration(
         5,

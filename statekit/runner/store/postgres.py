@@ -14,7 +14,10 @@ check. Each transaction locks a single instance row, so there is no lock
 order to get wrong and no deadlock.
 
 Outbox: dispatchers claim with `FOR UPDATE SKIP LOCKED`, so several of them
-poll at once without waiting for or taking each other's messages.
+poll at once without waiting for or taking each other's messages. Timer
+workers claim due timers the same way, locking the timers' instance rows
+(`FOR UPDATE OF i SKIP LOCKED`): the instance is the lock every writer takes
+first, so a worker and a writer of one instance never lock in two orders.
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ class PostgresStore(Store):
     lock_clause = " FOR UPDATE OF i"
     # Dispatchers claim with SKIP LOCKED: concurrent ones pass over each other's rows.
     claim_lock_clause = " FOR UPDATE OF o SKIP LOCKED"
+    # Timer workers lock the instance (the lock every writer of it takes first, so there
+    # is one lock order) and pass over instances another worker or writer holds.
+    timer_lock_clause = " FOR UPDATE OF i SKIP LOCKED"
 
     def __init__(
         self, url: str, *, connect_timeout: int = 10, check_integrity: bool = True

@@ -42,11 +42,14 @@ class ChartRow:
 
 @dataclass(frozen=True, slots=True)
 class StateColumns:
-    """A state as the instance row stores it: three canonical JSON texts."""
+    """A state as the instance row stores it: three canonical JSON texts, and a fourth,
+    `timers` (the armed timers and the arming counter), None while the instance never
+    armed one."""
 
     configuration: str
     context: str
     history: str
+    timers: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,7 @@ class InstanceRow:
     columns: StateColumns
     initial_context: str
     recorded: RecordedId | None = None
+    start_clock_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +97,11 @@ class InstanceChart:
 
 @dataclass(frozen=True, slots=True)
 class EventRow:
-    """One accepted event of an instance's history; `idempotency_key` is its business key
-    (`statekit.runner.keys`), None when its event declares none."""
+    """One entry of an instance's history: an accepted event, or a timer delivery the chart
+    rejected (status `REJECTED`: it consumed the timer); `idempotency_key` is its
+    business key (`statekit.runner.keys`), None when its event declares none;
+    `clock_ms` the commit clock's reading its due times were computed from (None in
+    rows written before the store had timers)."""
 
     instance_id: str
     sequence: int
@@ -107,6 +114,22 @@ class EventRow:
     evidence: str
     recorded_at: float
     idempotency_key: str | None = None
+    clock_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TimerRow:
+    """One armed timer of an instance (`statekit.runner.timers`): the event and payload
+    (canonical JSON) it delivers, its due time in epoch milliseconds, the generation
+    that armed it and the sequence of the event that did (0: the creation)."""
+
+    instance_id: str
+    timer_id: str
+    generation: int
+    event: str
+    payload: str
+    due_ms: int
+    sequence: int
 
 
 @dataclass(frozen=True, slots=True)

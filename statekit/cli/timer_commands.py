@@ -1,0 +1,198 @@
+"""`statekit worker` (deliver timers as they come due) and `statekit timers` (list them).
+
+`worker` opens the store, one `Runner` per chart name given (the highest
+version given is the runner's, the others its previous versions), and loops:
+`fire_due` a batch at a time (one transaction each) for every chart, one JSON
+line per delivery on standard output, as `statekit run` writes outcomes
+(`Outcome.to_data`), flushed after each batch. When nothing is due it sleeps
+until the next due time, but at most `--max-sleep` seconds, so a timer armed
+meanwhile by another process with an earlier due time is seen within that
+bound; it never polls faster than the due times ask. SIGTERM or SIGINT ends
+it cleanly: the transaction under way commits, then it exits 0. A stored
+timer row that does not fit (`runner.timer_firing`) is reported once on
+standard error and skipped; so are rows of instances the store does not have.
+`--once` delivers what is due now and exits (1 when a row was skipped).
+"""
+
+from __future__ import annotations
+
+import datetime
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from types import FrameType
+from typing import IO, Any
+
+import click
+
+from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
+from statekit.cli.runner_commands import compiled_chart, open_cli_store, write_line
+from statekit.engine.chart import Chart
+from statekit.runner.errors import RunnerError
+from statekit.runner.runner import Runner, wall_clock_ms
+from statekit.runner.store.base import Store
+from statekit.runner.timer_firing import BATCH, TimerKey, describe_problem, key_of
+from statekit.runner.timers import row_data
+
+
+def _runners(store: Store, charts: Sequence[Chart]) -> list[Runner]:
+    """One runner per chart name: its highest version, the others as previous ones."""
+    by_name: dict[str, list[Chart]] = {}
+    for chart in charts:
+        by_name.setdefault(chart.name, []).append(chart)
+    runners = []
+    for versions in by_name.values():
+        versions.sort(key=lambda c: c.version)
+        runners.append(Runner(versions[-1], store, previous=versions[:-1]))
+    return runners
+
+
+class _Worker:
+    """The loop of one `statekit worker` (see the module docstring)."""
+
+    def __init__(self, store: Store, runners: list[Runner], out: IO[str], err: IO[str]) -> None:
+        self.store, self.runners = store, runners
+        self.out, self.err = out, err
+        self.stop = threading.Event()
+        self.reported: set[TimerKey] = set()
+        self.problems = 0
+
+    def report(self, key: TimerKey, why: str) -> None:
+        if key not in self.reported:
+            self.reported.add(key)
+            self.problems += 1
+            self.err.write(f"statekit worker: {describe_problem(key, why)}\n")
+            self.err.flush()
+
+    def orphans(self) -> None:
+        """Report timer rows of instances the store does not have (never claimed)."""
+        with self.store.read():
+            rows = [r for r in self.store.timers() if self.store.instance(r.instance_id) is None]
+        for row in rows:
+            self.report(key_of(row), f"instance {row.instance_id!r} is not stored")
+
+    def round(self) -> int:
+        """Deliver one batch per chart; how many deliveries it made."""
+        fired = 0
+        for runner in self.runners:
+            if self.stop.is_set():
+                break
+            outcomes = runner.fire_due(limit=BATCH)
+            for outcome in outcomes:
+                write_line(self.out, outcome.to_data())
+            self.out.flush()
+            fired += len(outcomes)
+            for key, why in runner.timer_problems.items():
+                self.report(key, why)
+        return fired
+
+    def wait(self, max_sleep: float) -> None:
+        """Sleep until the next due time this worker can deliver, at most `max_sleep`."""
+        names = [r.chart.name for r in self.runners]
+        skipped = set().union(*(r.timer_problems for r in self.runners))
+        with self.store.read():
+            upcoming = self.store.upcoming_timers(names, len(skipped) + 1)
+        due = [r.due_ms for r in upcoming if key_of(r) not in skipped]
+        delay = max_sleep
+        if due and isinstance(due[0], int):
+            delay = min(max_sleep, max(0.0, (due[0] - self.runners[0].now_ms()) / 1000))
+        if delay > 0:
+            self.stop.wait(delay)
+
+
+@click.command("worker")
+@click.option("--db", "url", required=True, help="Store URL: sqlite:///path.db or postgresql://…")
+@click.option(
+    "--chart",
+    "files",
+    multiple=True,
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="A chart whose instances' timers to deliver (repeat for more charts or versions).",
+)
+@click.option("--once", is_flag=True, help="Deliver what is due now, then exit.")
+@click.option(
+    "--max-sleep",
+    type=click.FloatRange(0.01),
+    default=1.0,
+    show_default=True,
+    help="Longest sleep, in seconds, before looking again for timers armed meanwhile.",
+)
+def worker_command(url: str, files: tuple[str, ...], once: bool, max_sleep: float) -> None:
+    """Deliver due timers of the charts' instances, one JSON line per delivery."""
+    charts = [compiled_chart(path) for path in files]
+    store = open_cli_store(url)
+    try:
+        worker = _Worker(store, _runners(store, charts), sys.stdout, sys.stderr)
+    except RunnerError as exc:
+        raise click.UsageError(str(exc)) from exc
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        worker.stop.set()
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    names = ", ".join(f"{r.chart.name} v{r.chart.version}" for r in worker.runners)
+    click.echo(f"statekit worker: delivering the timers of {names}", err=True)
+    try:
+        worker.orphans()
+        while not worker.stop.is_set():
+            fired = worker.round()
+            if once and fired == 0:
+                break
+            if fired == 0:
+                worker.wait(max_sleep)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        store.close()
+    sys.exit(EXIT_FINDINGS if once and worker.problems else EXIT_CLEAN)
+
+
+@click.command("timers")
+@click.option("--db", "url", required=True, help="Store URL: sqlite:///path.db or postgresql://…")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
+def timers_command(url: str, output_format: str) -> None:
+    """List the armed timers: instance, timer, due time and how long until it is due."""
+    store = open_cli_store(url)
+    try:
+        with store.read():
+            rows = store.timers()
+        now_ms = wall_clock_ms()
+    except RunnerError as exc:
+        raise click.UsageError(f"the timers cannot be read: {exc}") from exc
+    finally:
+        store.close()
+    for row in rows:
+        data = row_data(row, now_ms)
+        if output_format == "json":
+            write_line(sys.stdout, data)
+            continue
+        click.echo(
+            f"{data['instance']}  {data['timer']}  due {_when(data['due_ms'])}  "
+            f"{_in(data['in_ms'])}"
+        )
+    if output_format == "text":
+        click.echo(f"{len(rows)} timer(s) armed", err=True)
+
+
+def _when(due_ms: Any) -> str:
+    """A due time as ISO 8601 UTC (as stored when it is not a time)."""
+    if not isinstance(due_ms, int):
+        return repr(due_ms)
+    try:
+        moment = datetime.datetime.fromtimestamp(due_ms / 1000, tz=datetime.UTC)
+    except (OverflowError, OSError, ValueError):
+        return f"{due_ms} ms"
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _in(in_ms: Any) -> str:
+    """How long until due, in words (`in 4m 10s`, `overdue by 3s`)."""
+    if not isinstance(in_ms, int):
+        return ""
+    seconds = abs(in_ms) // 1000
+    parts = [(seconds // 86400, "d"), (seconds // 3600 % 24, "h"), (seconds // 60 % 60, "m")]
+    text = " ".join(f"{n}{u}" for n, u in parts if n) or ""
+    text = f"{text} {seconds % 60}s".strip() if seconds % 60 or not text else text
+    return f"in {text}" if in_ms >= 0 else f"overdue by {text}"

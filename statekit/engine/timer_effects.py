@@ -1,0 +1,109 @@
+"""Running the timer effects of a microstep: the rules of `statekit.engine.timers`.
+
+`send` and `cancel` (the chart's effects) and `ArmTimers`/`CancelTimers` (the
+engine's, at the end of a state's entry and exit segments) record what they
+do in the run's `TimerRun`, created on the first of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from statekit.compiler.ir import Cancel, Send, TimerKind
+from statekit.engine.macrostep_run import MacrostepRun
+from statekit.engine.timers import ArmedTimer, ArmTimers, CancelTimers, SentEvent, TimerRun
+from statekit.engine.validation import EMPTY, INT_MAX, INT_MIN
+
+AFTER, AT = TimerKind.AFTER, TimerKind.AT
+
+
+def run_timer_effect(
+    effect: object,
+    payload: Mapping[str, Any],
+    run: MacrostepRun,
+    active: frozenset[int],
+    defaults: Mapping[str, Mapping[str, Any]],
+) -> None:
+    """Run one timer effect (`send`, `cancel`, or the engine's arming and cancelling
+    on entry and exit) on the run; `EvaluationError` when an expression fails."""
+    timing = run.timing
+    if timing is None:
+        timing = run.timing = TimerRun(run.timers, run.now_ms)
+    at = len(run.trace)
+    if isinstance(effect, ArmTimers):  # inline: this runs on every entry of a timed state
+        owner, now, generation = effect.state, timing.now_ms, timing.generation
+        armed, log = timing.armed, timing.log
+        delay: int | None
+        due: int | None
+        # The timers cannot be armed already: their state was not active (leaving it
+        # cancels them), so nothing is replaced.
+        for decl, role in zip(effect.timers, effect.roles, strict=True):
+            kind = decl.kind
+            if kind is AFTER:
+                delay = decl.delay_ms
+                due = None if now is None or delay is None else _clamped(now + delay)
+            else:
+                assert decl.expression is not None
+                value = run.values.timed(role, decl.expression, run.context, EMPTY, active)
+                if kind is AT:
+                    delay, due = None, value
+                else:
+                    delay = value
+                    due = None if now is None or value is None else _clamped(now + value)
+            generation += 1
+            name = decl.name
+            timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner))
+            armed.append(timer)
+            log.append((at, "armed", timer))
+        timing.generation = generation
+    elif isinstance(effect, CancelTimers):
+        timing.cancel_owned(at, effect.state)
+    elif isinstance(effect, Send):
+        values = run.values
+        body = values.sent(effect, defaults.get(effect.event, EMPTY), run.context, payload, active)
+        role = f"send {effect.event}"
+        if effect.at is not None:
+            due = values.timed(f"{role} at", effect.at, run.context, payload, active)
+            _arm_send(timing, at, effect, body, None, due)
+        elif effect.delay is not None:
+            delay = values.timed(f"{role} delay", effect.delay, run.context, payload, active)
+            _arm_send(timing, at, effect, body, delay, timing.due(delay))
+        elif effect.delay_ms:
+            _arm_send(timing, at, effect, body, effect.delay_ms, timing.due(effect.delay_ms))
+        else:
+            if effect.id is not None:
+                timing.cancel(at, effect.id)
+            timing.send(at, SentEvent(effect.event, MappingProxyType(body)))
+    elif isinstance(effect, Cancel):
+        timing.cancel(at, effect.id)
+    else:  # pragma: no cover - the compiler produces no other effect
+        raise TypeError(f"not an effect: {effect!r}")
+
+
+def _clamped(due: int) -> int:
+    """A due time within the 64-bit range."""
+    return due if INT_MIN <= due <= INT_MAX else max(INT_MIN, min(due, INT_MAX))
+
+
+def _arm_send(
+    timing: TimerRun,
+    at: int,
+    effect: Send,
+    body: dict[str, Any],
+    delay: int | None,
+    due: int | None,
+) -> None:
+    """Arm the timer of a delayed `send`, replacing one armed under its id."""
+    timing.generation = generation = timing.generation + 1
+    timer_id = effect.id if effect.id is not None else f"send({effect.event})#{generation}"
+    if effect.id is not None:
+        timing.cancel(at, timer_id)
+    payload = MappingProxyType(body)
+    timer = _new(ArmedTimer, (timer_id, effect.event, payload, delay, due, generation, None))
+    timing.armed.append(timer)
+    timing.log.append((at, "armed", timer))
+
+
+_new = tuple.__new__

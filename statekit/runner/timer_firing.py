@@ -1,0 +1,208 @@
+"""`Runner.fire_due`: claiming due timer rows and delivering each through the engine.
+
+One write transaction claims a batch of due rows (`Store.claim_due_timers`:
+due time ≤ now, earliest first, ties in arming order; on PostgreSQL the rows'
+instances are locked with `FOR UPDATE … SKIP LOCKED`, so workers pass over
+each other's instances; on SQLite the write lock orders workers), and
+delivers them instance by instance, each instance's in order, through one
+`InstanceTransaction` (`fire`: the event ID `statekit.timer/<id>/<generation>`,
+so a delivery already recorded is ALREADY_APPLIED and changes nothing),
+followed by the undelayed sends each delivery makes; then it commits.
+
+A row is delivered only when it fits the instance's state: the state has
+that timer armed, with the row's generation, event, payload and due time
+(`timers.row_problem`), so a row altered to come due early never fires
+early and a row left over never fires at all. A row that does not fit, an
+instance that cannot be loaded (unknown chart version, a damaged row), or a
+row whose delivery the database refuses is recorded in the runner's
+`timer_problems` with the reason and skipped from then on (a worker reports
+it once on standard error): never a crash loop, and the rows behind it
+still fire. A row that vanished since it was claimed (cancelled by a writer
+that committed first, or delivered by another worker) is passed over quietly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from dataclasses import replace
+from typing import Protocol
+
+from statekit.engine.chart import Chart
+from statekit.runner.errors import ChartVersionError, CorruptRowError, UnknownInstanceError
+from statekit.runner.outcome import Outcome
+from statekit.runner.store.base import Store
+from statekit.runner.store.rows import InstanceRow, TimerRow
+from statekit.runner.timers import row_problem, timer_event_id
+from statekit.runner.transaction import Command, HistoryFacts, InstanceTransaction
+
+TimerKey = tuple[str, str, object, object]
+"""A stored timer row as the problems remember it: (instance, timer ID, generation, due)."""
+
+BATCH = 32
+"""Timers delivered per write transaction (one commit for many deliveries)."""
+
+
+class FiringRunner(Protocol):
+    """What firing needs of a `Runner`."""
+
+    store: Store
+    chart: Chart
+    timer_problems: dict[TimerKey, str]
+
+    def _transaction(self, row: InstanceRow, now_ms: int | None = None) -> InstanceTransaction:
+        """The decisions about a locked instance row."""
+        ...
+
+    def _facts(self, tx: InstanceTransaction, command: Command) -> HistoryFacts:
+        """What deciding a command needs from the history."""
+        ...
+
+    def decide_sends(self, tx: InstanceTransaction) -> list[Outcome]:
+        """Decide the undelayed sends the transaction queued."""
+        ...
+
+    def _settle(self, tx: InstanceTransaction) -> None:
+        """Write the transaction's rows and remember its state."""
+        ...
+
+
+def key_of(row: TimerRow) -> TimerKey:
+    """The key a problem about `row` is remembered under."""
+    return (row.instance_id, row.timer_id, row.generation, row.due_ms)
+
+
+def fire_due(runner: FiringRunner, now_ms: int, limit: int) -> list[Outcome]:
+    """See the module docstring; the outcomes of the deliveries, in order."""
+    fired: list[Outcome] = []
+    while len(fired) < limit:
+        want = min(BATCH, limit - len(fired))
+        try:
+            with runner.store.write():
+                rows = _claim(runner, now_ms, want)
+                fired.extend(_deliver(runner, rows, now_ms))
+        except Exception as exc:
+            if not _row_error(exc):
+                raise
+            rows = _peek(runner, now_ms, want)
+            fired.extend(_one_by_one(runner, rows, now_ms))
+        if len(rows) < want:
+            break
+    return fired
+
+
+def _claim(runner: FiringRunner, now_ms: int, want: int) -> list[TimerRow]:
+    """The next `want` due rows that are not known problems (inside the transaction)."""
+    problems = runner.timer_problems
+    rows = runner.store.claim_due_timers(runner.chart.name, now_ms, want + len(problems))
+    return [r for r in rows if key_of(r) not in problems][:want]
+
+
+def _peek(runner: FiringRunner, now_ms: int, want: int) -> list[TimerRow]:
+    with runner.store.read():
+        problems = runner.timer_problems
+        rows = runner.store.claim_due_timers(runner.chart.name, now_ms, want + len(problems))
+    return [r for r in rows if key_of(r) not in problems][:want]
+
+
+def _one_by_one(runner: FiringRunner, rows: list[TimerRow], now_ms: int) -> list[Outcome]:
+    """After the database refused a batch: each row in a transaction of its own, a row it
+    refuses again recorded as a problem."""
+    fired: list[Outcome] = []
+    for row in rows:
+        try:
+            with runner.store.write():
+                fresh = [r for r in _claim(runner, now_ms, BATCH) if key_of(r) == key_of(row)]
+                fired.extend(_deliver(runner, fresh, now_ms))
+        except Exception as exc:
+            if not _row_error(exc):
+                raise
+            runner.timer_problems[key_of(row)] = f"the store refused its delivery: {exc}"
+    return fired
+
+
+def _deliver(runner: FiringRunner, rows: list[TimerRow], now_ms: int) -> list[Outcome]:
+    """Deliver claimed rows, instance by instance, inside the caller's transaction."""
+    by_instance: dict[str, list[TimerRow]] = {}
+    for row in rows:
+        by_instance.setdefault(row.instance_id, []).append(row)
+    fired: list[Outcome] = []
+    for instance_id, group in by_instance.items():
+        first = timer_event_id(str(group[0].timer_id), _int(group[0].generation))
+        try:
+            stored = runner.store.instance(instance_id, first, lock=True)
+            if stored is None:
+                raise UnknownInstanceError(f"unknown instance {instance_id!r}")
+            tx = runner._transaction(stored, now_ms)
+        except (ChartVersionError, CorruptRowError, UnknownInstanceError) as exc:
+            _note(runner.timer_problems, group, f"its instance cannot be loaded: {exc}")
+            continue
+        for row in group:
+            outcome = _fire_one(runner, tx, row, stored, first)
+            if outcome is not None:
+                fired.append(outcome)
+        runner._settle(tx)
+    return fired
+
+
+def _fire_one(
+    runner: FiringRunner, tx: InstanceTransaction, row: TimerRow, stored: InstanceRow, first: str
+) -> Outcome | None:
+    """Deliver one claimed row in `tx` (None: passed over, or recorded as a problem)."""
+    problem = row_problem(row, tx.start)
+    if problem is not None and _vanished(runner.store, row):
+        return None  # cancelled or delivered by a transaction that committed first
+    if problem is not None:
+        runner.timer_problems[key_of(row)] = problem
+        return None
+    timer = tx.state.timer(row.timer_id)
+    if timer is None or timer.generation != row.generation:
+        return None  # an earlier delivery in this transaction cancelled it
+    event_id = timer_event_id(row.timer_id, row.generation)
+    recorded = stored.recorded if event_id == first else None
+    if recorded is None:
+        recorded = tx.recorded_here(event_id) or runner.store.recorded_event(
+            row.instance_id, event_id
+        )
+    outcome = tx.fire(row.timer_id, row.generation, HistoryFacts(recorded=recorded))
+    if outcome.duplicate:
+        runner.timer_problems[key_of(row)] = (
+            f"{outcome.message}: the row is left over (nothing fires it again)"
+        )
+    sent = runner.decide_sends(tx)
+    return _with(outcome, row.instance_id, sent)
+
+
+def _with(outcome: Outcome, instance_id: str, sent: list[Outcome]) -> Outcome:
+    return replace(outcome, instance_id=instance_id, sent=tuple(sent))
+
+
+def _vanished(store: Store, row: TimerRow) -> bool:
+    """Whether the row is gone (or re-armed) when read again, in a fresh statement."""
+    return all(
+        (r.timer_id, r.generation) != (row.timer_id, row.generation)
+        for r in store.timers(row.instance_id)
+    )
+
+
+def _note(problems: MutableMapping[TimerKey, str], rows: list[TimerRow], why: str) -> None:
+    for row in rows:
+        problems[key_of(row)] = why
+
+
+def _int(value: object) -> int:
+    return value if type(value) is int else -1
+
+
+def _row_error(exc: BaseException) -> bool:
+    """Whether the database refused a row (a constraint, a value it cannot hold), as
+    opposed to failing itself (busy, gone, damaged), on either dialect."""
+    return any(c.__name__ in ("IntegrityError", "DataError") for c in type(exc).__mro__)
+
+
+def describe_problem(key: TimerKey, why: str) -> str:
+    """A problem in words, for a worker's standard error."""
+    instance_id, timer_id, generation, due = key
+    return (
+        f"statekit_timers: instance {instance_id!r} timer {timer_id!r} (generation "
+        f"{generation!r}, due {due!r}): {why}; skipped"
+    )
