@@ -319,3 +319,68 @@ def test_a_crash_mid_batch_loses_that_batch_only_and_a_rerun_is_idempotent(
     assert [divider.load(f"d-{n}").version for n in INSTANCES] == [101, 100, 100]
     for name in INSTANCES:
         assert divider.verify(f"d-{name}").ok
+
+
+LEASE_EVENTS = ["Start", "Beat", "Hold", "Snooze", "Finish", "Echo", "Odd", "Deadline"]
+
+
+def _lease_payload(event: str, n: int) -> dict[str, Any]:
+    return {"n": n} if event == "Echo" else {"at": 5000 + n} if event == "Deadline" else {}
+
+
+def _timed_contents(store: Store) -> dict[str, Any]:
+    return {
+        **_store_contents(store),
+        "timers": store.execute(
+            "SELECT * FROM statekit_timers ORDER BY instance_id, timer_id"
+        ).fetchall(),
+        "rows": store.execute(
+            "SELECT instance_id, timers, start_clock_ms FROM statekit_instances "
+            "ORDER BY instance_id"
+        ).fetchall(),
+        "clocks": store.execute(
+            "SELECT instance_id, sequence, clock_ms FROM statekit_events "
+            "ORDER BY instance_id, sequence"
+        ).fetchall(),
+    }
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    stream=st.lists(
+        st.tuples(st.sampled_from(INSTANCES), st.sampled_from(LEASE_EVENTS), st.integers(0, 5)),
+        max_size=30,
+    ),
+    cuts=st.lists(st.sampled_from([1, 2, 4, 30]), max_size=8),
+)
+def test_apply_many_writes_timers_and_sends_as_apply_does(
+    tmp_path_factory: pytest.TempPathFactory, stream: list[Any], cuts: list[int]
+) -> None:
+    """A chart with `after` timers, delayed sends (armed, replaced, cancelled) and
+    undelayed sends (applied right after their event): the same outcomes, the same
+    timer rows, clock readings and sends through `apply_many` as through `apply`."""
+    from runner_charts import LEASE
+
+    folder = tmp_path_factory.mktemp("timed")
+    runners = []
+    for name in ("one", "many"):
+        runner = Runner(chart_from(LEASE), open_store(f"sqlite:///{folder / name}.db"),
+                        clock=lambda: 1_000)  # fmt: skip
+        for instance in INSTANCES:
+            runner.create(instance)
+        runners.append(runner)
+    one, many = runners
+    commands = [(i, Command(f"e{k}-{n}", e, _lease_payload(e, n))) for k, (i, e, n) in
+                enumerate(stream)]  # fmt: skip
+    expected = [_as_data(one.apply(i, c.event_id, c.type, c.payload), i) for i, c in commands]
+    got: list[Any] = []
+    start = 0
+    for cut in [*cuts, len(commands)]:
+        batch = commands[start : start + cut]
+        start += len(batch)
+        items = many.apply_many(batch)
+        got.extend(_as_data(item, i) for item, (i, _) in zip(items, batch, strict=True))
+    assert got == expected
+    assert _timed_contents(many.store) == _timed_contents(one.store)
+    for instance in INSTANCES:
+        assert many.verify(instance).ok
