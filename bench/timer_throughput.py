@@ -1,8 +1,10 @@
 """What durable timers cost the runner, as ratios measured in one run.
 
-Run: `python -m bench.timer_throughput [EVENTS]` from the repository root (PostgreSQL
-must be installed: scripts/ensure-postgres.sh; a throwaway server is started on
-loopback with default durability). SQLite runs in WAL mode with synchronous=FULL.
+Run: `python -m bench.timer_throughput [EVENTS] [--sqlite-only]` from the repository
+root (PostgreSQL must be installed: scripts/ensure-postgres.sh; a throwaway server is
+started on loopback with default durability). SQLite runs in WAL mode with
+synchronous=FULL, then with synchronous=OFF (5 times EVENTS), where no fsync hides
+what the runner itself costs.
 
 - "plain": `Runner.apply` of a chart whose every event re-enters its state,
   assigns the context and emits a message (one transaction per event);
@@ -10,14 +12,16 @@ loopback with default durability). SQLite runs in WAL mode with synchronous=FULL
   event also cancels one timer and arms another (one timer row deleted, one
   inserted, in the event's transaction);
 - "fire_due": `Runner.fire_due` delivering EVENTS due timers of as many
-  instances (each delivery assigns and emits, like a plain event; 32
-  deliveries per transaction);
+  instances (each delivery assigns and emits, like a plain event), 32
+  deliveries per transaction (its default) and one per transaction (the
+  general case, one commit per delivery as `apply` has);
 - "timed, 100,000 armed": the timed stream again after 100,000 other timer rows
   were put in the table (bulk-inserted rows of other instances: the indexes are
   what `apply` could pay for), and `fire_due` with them armed but not due.
 
-Each figure is the median of RUNS (3) runs with its range; each run uses fresh
-instances. The machine is shared: compare the ratios, not the absolute figures.
+Each figure is the median of RUNS (5) runs with its range, the runs of the figures
+compared with each other interleaved; each run uses fresh instances. The machine is
+shared: compare the ratios, not the absolute figures.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from statekit.runner.store.base import Store
 from statekit.runner.store.rows import TimerRow
 from statekit.testing.postgres_server import ThrowawayPostgres
 
-RUNS = 3
+RUNS = 5
 T0 = 1_700_000_000_000
 PLAIN = """
 statechart: counter
@@ -93,15 +97,16 @@ def applying(store: Store, text: str, events: int, tag: str) -> float:
     return events / (time.perf_counter() - start)
 
 
-def firing(store: Store, events: int, tag: str) -> float:
-    """Deliveries/s of `fire_due` over `events` due timers of as many instances."""
+def firing(store: Store, events: int, tag: str, per_call: int = 1_000_000) -> float:
+    """Deliveries/s of `fire_due` over `events` due timers of as many instances, at most
+    `per_call` deliveries per call (1: one transaction per delivery, as `apply`)."""
     runner = Runner(chart(DUE), store, clock=lambda: T0)
     for n in range(events):
         runner.create(f"{tag}-{n}")
     start = time.perf_counter()
     fired = 0
     while fired < events:
-        fired += len(runner.fire_due(now_ms=T0 + 1_000, limit=events - fired))
+        fired += len(runner.fire_due(now_ms=T0 + 1_000, limit=min(per_call, events - fired)))
     return events / (time.perf_counter() - start)
 
 
@@ -125,39 +130,54 @@ def fill(store: Store, rows: int) -> None:
             )
 
 
-def summary(measure: Callable[[int], float]) -> tuple[float, float, float]:
-    rates = [measure(run) for run in range(RUNS)]
-    return statistics.median(rates), min(rates), max(rates)
-
-
 def line(what: str, figures: tuple[float, float, float], base: float | None = None) -> None:
     median, low, high = figures
     ratio = f"{100 * median / base:.0f}%" if base else ""
     print(f"| {what} | {median:,.0f} | {low:,.0f} to {high:,.0f} | {ratio} |", flush=True)
 
 
+def interleaved(*measures: Callable[[int], float]) -> list[tuple[float, float, float]]:
+    """Each measure RUNS times, the runs of all of them interleaved (so that the load of
+    the shared machine falls on all alike); (median, min, max) of each."""
+    rates: list[list[float]] = [[] for _ in measures]
+    for run in range(RUNS):
+        for rate, measure in zip(rates, measures, strict=True):
+            rate.append(measure(run))
+    return [(statistics.median(r), min(r), max(r)) for r in rates]
+
+
 def bench(url: str, name: str, events: int) -> None:
     store = open_store(url)
-    plain = summary(lambda r: applying(store, PLAIN, events, f"plain-{r}"))
+    plain, timed, fired, single = interleaved(
+        lambda r: applying(store, PLAIN, events, f"plain-{r}"),
+        lambda r: applying(store, TIMED, events, f"timed-{r}"),
+        lambda r: firing(store, events, f"due-{r}"),
+        lambda r: firing(store, events, f"single-{r}", 1),
+    )
     line(f"{name}: plain apply", plain, plain[0])
-    timed = summary(lambda r: applying(store, TIMED, events, f"timed-{r}"))
     line(f"{name}: timed apply (a timer cancelled and armed per event)", timed, plain[0])
-    fired = summary(lambda r: firing(store, events, f"due-{r}"))
-    line(f"{name}: fire_due deliveries", fired, plain[0])
+    line(f"{name}: fire_due deliveries (32 per transaction)", fired, plain[0])
+    line(f"{name}: fire_due deliveries, one per transaction", single, plain[0])
     fill(store, 100_000)
-    crowded = summary(lambda r: applying(store, TIMED, events, f"crowded-{r}"))
+    crowded, crowded_fire = interleaved(
+        lambda r: applying(store, TIMED, events, f"crowded-{r}"),
+        lambda r: firing(store, events, f"crowded-due-{r}"),
+    )
     line(f"{name}: timed apply, 100,000 armed", crowded, timed[0])
-    crowded_fire = summary(lambda r: firing(store, events, f"crowded-due-{r}"))
     line(f"{name}: fire_due, 100,000 armed (not due)", crowded_fire, fired[0])
     store.close()
 
 
 def main() -> None:
-    events = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    events = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 1000
     print("| what | events/s (median) | range | ratio |")
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         bench(f"sqlite:///{Path(folder) / 'bench.db'}", "SQLite", events)
+        cpu = f"sqlite:///{Path(folder) / 'cpu.db'}?synchronous=OFF"
+        bench(cpu, "SQLite, synchronous=OFF (CPU only)", events * 5)
+    if "--sqlite-only" in sys.argv:
+        return
     with ThrowawayPostgres() as server:
         bench(server.create_database("bench"), "PostgreSQL", events)
 

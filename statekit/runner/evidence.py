@@ -55,8 +55,10 @@ class EvidenceFormError(ValueError):
 
 
 def microstep_data(step: Microstep) -> dict[str, Any]:
-    """A microstep as JSON-ready data (the full form)."""
-    return {
+    """A microstep as JSON-ready data, the full form (the timers it armed and cancelled
+    and the events it sent only when there are any, so evidence without time is as it
+    was; the compact form keeps them in its extra object)."""
+    data = {
         "event": step.event,
         "payload": dict(step.payload),
         "transitions": [
@@ -69,6 +71,11 @@ def microstep_data(step: Microstep) -> dict[str, Any]:
         "emitted": list(step.emitted),
         "raised": list(step.raised),
     }
+    for name in ("armed", "cancelled", "sent"):
+        value = getattr(step, name)
+        if value:
+            data[name] = list(value)
+    return data
 
 
 def evidence_json(result: Result, race: Conflict | None, event_id: str) -> str:

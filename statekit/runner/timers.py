@@ -69,13 +69,13 @@ def stored_due(timer: ArmedTimer) -> int | None:
 
 
 def timers_text(state: State) -> str | None:
-    """The instance row's `timers` column for `state` (None: it never armed a timer)."""
-    if not state.timer_generation:
+    """The instance row's `timers` column for `state` (None: it never armed a timer): the
+    `timers` and `timer_generation` of `State.to_data()`, built from the timers alone."""
+    generation = state.timer_generation
+    if not generation:
         return None
-    data = state.to_data()
-    return canonical_json(
-        {"timer_generation": data["timer_generation"], "timers": data.get("timers", [])}
-    )
+    armed = [t.to_data() for t in state.timers]
+    return canonical_json({"timer_generation": generation, "timers": armed})
 
 
 def timer_row(instance_id: str, timer: ArmedTimer, sequence: int) -> TimerRow:

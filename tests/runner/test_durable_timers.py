@@ -68,6 +68,9 @@ def test_arming_writes_rows_with_the_event_and_the_clock_it_recorded(store_url: 
     assert stored[AFTER][1:] == (AFTER, "{}", T0 + 5 + 30_000, 1)
     assert stored_equal_state(r, "a")
     assert [e.clock_ms for e in r.history("a")] == [T0 + 5]
+    steps = r.history("a")[0].evidence["microsteps"]
+    assert {"reminder", AFTER} <= {t for m in steps for t in m.get("armed", [])}
+    assert IDLE in {t for m in steps for t in m.get("cancelled", [])}
     assert r.verify("a").ok
 
 
