@@ -1,5 +1,8 @@
 """Committed events/s of the durable runner, next to the raw rate of the same database.
 
+Also: group commit (`Runner.apply_many` over 100 instances, 1 to 1,000 events per
+transaction) against the raw one-event transaction, and bytes per event on disk.
+
 Run: `python -m bench.runner_throughput` from the repository root (PostgreSQL
 must be installed: scripts/ensure-postgres.sh; a throwaway server is started
 on loopback with default durability: fsync on, synchronous_commit on).
@@ -10,9 +13,11 @@ instance (locked), checks the event ID, runs the step, inserts the event with
 its evidence, updates the instance and inserts the outbox row. Next to it, in
 the same run and on the same database, the raw rate: a hand-written
 transaction inserting an event row, updating a version row and inserting an
-outbox row (the physical limit of one durable commit per event). SQLite runs
-in WAL mode with synchronous=FULL. "batched import" is `apply_batch` with
-1,000 events of one instance per transaction. Medians of 3 runs.
+outbox row (the physical limit of one durable commit per event); on PostgreSQL
+also that transaction in psycopg's pipeline mode. SQLite runs in WAL mode with
+synchronous=OFF (fsync taken out: what the code costs) and FULL (each commit
+waits for the disk). Medians of 3 runs, interleaved with the raw ones, with
+their range; the ratio is taken run by run.
 """
 
 from __future__ import annotations
@@ -102,11 +107,38 @@ def raw_loop(store: Store, instance: str, events: int, tag: str) -> None:
             )
 
 
+def raw_pipeline_loop(store: Store, instance: str, events: int, tag: str) -> None:
+    """The same raw transaction, sent in psycopg's pipeline mode (one round trip each)."""
+    raw_loop(store, instance, 0, tag)  # the version row
+    conn = store.connection
+    version = conn.execute("SELECT version FROM raw_instances WHERE id = %s", (instance,))
+    base = int(version.fetchone()[0])
+    for n in range(events):
+        seq = base + n + 1
+        with conn.pipeline():
+            conn.execute("BEGIN")
+            conn.execute(
+                "INSERT INTO raw_events VALUES (%s, %s, %s, %s)",
+                (instance, seq, f"{tag}-{n}", '{"by":1}'),
+            )
+            conn.execute(
+                "UPDATE raw_instances SET version = %s, state = %s WHERE id = %s AND version = %s",
+                (seq, f'{{"total":{seq}}}', instance, seq - 1),
+            )
+            conn.execute(
+                "INSERT INTO raw_outbox (instance_id, message_id, payload) VALUES (%s, %s, %s)",
+                (instance, f"{tag}-{n}/0", f'{{"total":{seq}}}'),
+            )
+            conn.execute("COMMIT")
+
+
+LOOPS = {"runner": runner_loop, "raw": raw_loop, "raw-pipeline": raw_pipeline_loop}
+
+
 def _child(args: tuple[str, str, int, str]) -> None:
     url, kind, events, tag = args
     store = open_store(url)
-    loop = runner_loop if kind == "runner" else raw_loop
-    loop(store, f"{tag}", events, tag)
+    LOOPS[kind](store, f"{tag}", events, tag)
     store.close()
 
 
@@ -138,31 +170,91 @@ def prepare(url: str) -> None:
     store.close()
 
 
-def median(measure: Callable[[int], float]) -> float:
-    return statistics.median(measure(run) for run in range(RUNS))
+def runs(measure: Callable[[int], float]) -> list[float]:
+    """`RUNS` measurements, interleaved by the caller with those they are compared to."""
+    return [measure(run) for run in range(RUNS)]
 
 
-def measure(url: str, kind: str, workers: int, events: int) -> float:
-    return median(lambda run: rate(url, kind, workers, events, run))
+def shown(values: list[float]) -> str:
+    """Median and range."""
+    return f"{statistics.median(values):,.0f} ({min(values):,.0f} to {max(values):,.0f})"
 
 
-def batched(url: str, events: int, run: int) -> float:
+def pair(url: str, workers: int, events: int, kinds: tuple[str, ...]) -> dict[str, list[float]]:
+    """Each kind measured `RUNS` times, the kinds interleaved run by run."""
+    got: dict[str, list[float]] = {k: [] for k in kinds}
+    for run in range(RUNS):
+        for kind in kinds:
+            got[kind].append(rate(url, kind, workers, events, run))
+    return got
+
+
+def grouped(url: str, batch: int, events: int, run: int) -> float:
+    """`apply_many` of `events` over 100 instances, `batch` events per transaction."""
     store = open_store(url)
     runner = Runner(counter(), store)
-    instance = f"import-{run}"
-    runner.create(instance)
-    commands = [Command(f"i{n}", "Incr", {"by": 1}) for n in range(events)]
+    names = [f"g{batch}-r{run}-{k}" for k in range(100)]
+    for name in names:
+        runner.create(name)
+    commands = [(names[n % 100], Command(f"i{n}", "Incr", {"by": 1})) for n in range(events)]
     start = time.perf_counter()
-    for k in range(0, events, 1000):
-        outcomes = runner.apply_batch(instance, commands[k : k + 1000])
-        assert outcomes[-1].applied
+    for k in range(0, events, batch):
+        items = runner.apply_many(commands[k : k + batch])
+        assert all(getattr(i, "applied", False) for i in items)
     elapsed = time.perf_counter() - start
     store.close()
     return events / elapsed
 
 
-def row(what: str, runner: float, raw: float) -> None:
-    print(f"| {what} | {runner:,.0f} | {raw:,.0f} | {100 * runner / raw:.0f}% |", flush=True)
+def row(what: str, ours: list[float], raw: list[float]) -> None:
+    ratio = [a / b for a, b in zip(ours, raw, strict=True)]
+    print(
+        f"| {what} | {shown(ours)} | {shown(raw)} | {100 * statistics.median(ratio):.0f}% "
+        f"({100 * min(ratio):.0f} to {100 * max(ratio):.0f}%) |",
+        flush=True,
+    )
+
+
+def group_rows(url: str, what: str, raw: list[float], events: int) -> None:
+    for batch in (1, 10, 100, 1000):
+        ours = runs(lambda r, b=batch: grouped(url, b, min(events * b, 20_000), r))  # type: ignore[misc]
+        row(f"{what}, `apply_many`, {batch} per transaction", ours, raw)
+
+
+def bytes_per_event(events: int) -> None:
+    """Bytes on disk per event (SQLite `dbstat`: table and index pages), the runner's rows
+    (event, instance, outbox) next to the raw transaction's."""
+    with tempfile.TemporaryDirectory() as folder:
+        url = f"sqlite:///{Path(folder) / 'bytes.db'}?synchronous=OFF"
+        prepare(url)
+        store = open_store(url)
+        runner = Runner(counter(), store)
+        for k in range(10):
+            runner.create(f"b{k}")
+        for n in range(events):
+            assert runner.apply(f"b{n % 10}", f"evt-{n}", "Incr", {"by": 1}).applied
+        raw_loop(store, "raw", events, "evt")
+        pages = store.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name").fetchall()
+        store.close()
+    sizes = dict(pages)
+    tables = {"raw": ("raw_events", "raw_outbox"), "runner": ("statekit_events", "statekit_outbox")}
+    indexes = {
+        "raw": ("sqlite_autoindex_raw_events_1", "sqlite_autoindex_raw_events_2",
+                "sqlite_autoindex_raw_outbox_1"),
+        "runner": ("sqlite_autoindex_statekit_events_1", "sqlite_autoindex_statekit_events_2",
+                   "sqlite_autoindex_statekit_outbox_1", "statekit_outbox_pending",
+                   "statekit_outbox_status"),
+    }  # fmt: skip
+    total = {k: sum(sizes.get(n, 0) for n in (*tables[k], *indexes[k])) for k in tables}
+    own = ("statekit_events", "sqlite_autoindex_statekit_events_1",
+           "sqlite_autoindex_statekit_events_2")  # fmt: skip
+    events_only = sum(sizes.get(n, 0) for n in own)
+    print(
+        f"\nbytes per event on disk (SQLite dbstat, {events:,} events over 10 instances): "
+        f"runner {total['runner'] / events:.0f} B (events table and its indexes "
+        f"{events_only / events:.0f} B), raw {total['raw'] / events:.0f} B: "
+        f"{total['runner'] / total['raw']:.2f}x"
+    )
 
 
 def main() -> None:
@@ -170,20 +262,26 @@ def main() -> None:
     print("| store | runner events/s | raw tx/s | runner / raw |")
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
-        url = f"sqlite:///{Path(folder) / 'bench.db'}"
-        prepare(url)
-        raw = median(lambda r: rate(url, "raw", 1, events, r))
-        ours = median(lambda r: rate(url, "runner", 1, events, r))
-        row("SQLite, WAL, synchronous=FULL, 1 process", ours, raw)
-        imported = median(lambda r: batched(url, 20_000, r))
-        what = "SQLite batched import (apply_batch, 1,000 per transaction)"
-        print(f"| {what} | {imported:,.0f} | | |")
+        for sync in ("OFF", "FULL"):
+            url = f"sqlite:///{Path(folder) / f'bench-{sync}.db'}?synchronous={sync}"
+            prepare(url)
+            n = events if sync == "OFF" else events // 4
+            got = pair(url, 1, n, ("raw", "runner"))
+            row(f"SQLite, WAL, synchronous={sync}, 1 process", got["runner"], got["raw"])
+            if sync == "FULL":
+                group_rows(url, "SQLite FULL", got["raw"], n // 4)
     with ThrowawayPostgres() as server:
         url = server.create_database("bench")
         prepare(url)
         for workers in (1, 8):
-            raw, ours = (measure(url, kind, workers, events) for kind in ("raw", "runner"))
-            row(f"PostgreSQL 15, {workers} worker(s)", ours, raw)
+            got = pair(url, workers, events // workers * (2 if workers > 1 else 1),
+                       ("raw", "raw-pipeline", "runner"))  # fmt: skip
+            row(f"PostgreSQL, {workers} worker(s)", got["runner"], got["raw"])
+            row(f"PostgreSQL, {workers} worker(s), vs raw in pipeline mode", got["runner"],
+                got["raw-pipeline"])  # fmt: skip
+            if workers == 1:
+                group_rows(url, "PostgreSQL", got["raw"], events // 8)
+    bytes_per_event(5000)
 
 
 if __name__ == "__main__":

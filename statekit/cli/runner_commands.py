@@ -31,7 +31,7 @@ from statekit.engine.chart import Chart, StartError
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
 from statekit.runner.chart_versions import chart_sets, stored_chart
-from statekit.runner.errors import RunnerError, StoreFailure, UnknownInstanceError
+from statekit.runner.errors import RunnerError, StoreFailure
 from statekit.runner.json_text import parse_json
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner, check_instance_id, make_command
@@ -204,6 +204,7 @@ class _Run:
         self.create = create
         self.errors = 0
         self.applied = 0  # lines whose outcome was committed and written
+        self.known: set[str] = set()  # instances known to exist
 
     def write(self, data: dict[str, Any]) -> None:
         write_line(self.out, data)
@@ -214,12 +215,14 @@ class _Run:
         self.out.flush()
 
     def batch(self, lines: list[_Line]) -> None:
-        """Apply `lines` (consecutive, of one instance) in one transaction; answer each."""
-        instance = lines[0].instance
-        commands = tuple(line.command for line in lines)
-        outcomes: list[Outcome] | str
+        """Apply `lines` (of any instances) in one transaction; answer each in order."""
+        items: list[Outcome | Exception]
         try:
-            outcomes = _apply(self.runner, instance, commands, create=self.create)
+            self._create([line.instance for line in lines])
+            if len(lines) == 1:
+                items = [_apply_one(self.runner, lines[0])]
+            else:
+                items = self.runner.apply_many([(ln.instance, ln.command) for ln in lines])
         except StoreFailure as exc:
             self.out.flush()
             first = lines[0].number
@@ -227,23 +230,53 @@ class _Run:
                 f"{exc}; stopped at line {first} (nothing of it applied), "
                 f"{self.applied} line(s) applied before it"
             ) from exc
-        except (RunnerError, StartError, ValueError) as exc:
-            outcomes = str(exc)
-        for offset, line in enumerate(lines):
-            if isinstance(outcomes, str):
+        for line, item in zip(lines, items, strict=True):
+            if isinstance(item, Exception):
                 self.errors += 1
                 data = {
                     "line": line.number,
-                    "instance": instance,
+                    "instance": line.instance,
                     "event_id": line.command.event_id,
                     "status": "ERROR",
-                    "error": outcomes,
+                    "error": str(item),
                 }
             else:
                 self.applied += 1
-                data = outcomes[offset].to_data(instance)
+                data = item.to_data(line.instance)
             self.write(data)
         self.out.flush()
+
+    def _create(self, instances: list[str]) -> None:
+        """Create the instances not known to exist yet (unless --no-create)."""
+        if not self.create:
+            return
+        for instance in instances:
+            if instance in self.known:
+                continue
+            try:
+                self.runner.create(instance, exist_ok=True)
+            except (RunnerError, StartError, ValueError):
+                pass  # the line's own answer says why (applying it fails the same way)
+            else:
+                self.known.add(instance)
+
+
+def _apply_one(runner: Runner, line: _Line) -> Outcome | Exception:
+    """What `apply` gives one line: its outcome, or the error it raised."""
+    c = line.command
+    try:
+        return runner.apply(
+            line.instance,
+            c.event_id,
+            c.type,
+            c.payload,
+            expected_version=c.expected_version,
+            sequence=c.sequence,
+        )
+    except StoreFailure:
+        raise
+    except (RunnerError, StartError, ValueError) as exc:
+        return exc
 
 
 @click.command("run")
@@ -262,16 +295,17 @@ class _Run:
     type=click.IntRange(1),
     default=1,
     show_default=True,
-    help="Apply up to N consecutive lines of one instance in one transaction (imports); "
-    "a batch also ends when no more input is ready.",
+    help="Apply up to N lines, of any instances, in one transaction (group commit: each "
+    "line still succeeds or fails on its own); a batch also ends when no more input is ready.",
 )
 @click.option("--no-create", is_flag=True, help="Unknown instances are errors (default: create).")
 def run_command(file: str, url: str, source: IO[bytes], batch: int, no_create: bool) -> None:
     """Apply events read as JSON lines to instances of the chart FILE; one outcome per line.
 
     Every line is answered (its outcome written and flushed) before `run` waits for
-    more input; with --batch N a batch ends at N lines, at a change of instance, at a
-    bad line or when no more input is ready.
+    more input; with --batch N up to N lines of any instances are committed together
+    (each still applied or refused on its own), and a batch ends at N lines, at a bad
+    line or when no more input is ready.
     """
     compiled = _compiled(file)
     try:
@@ -302,9 +336,6 @@ def run_command(file: str, url: str, source: IO[bytes], batch: int, no_create: b
                 pending = []
             run.bad_line(number, str(exc))
             continue
-        if pending and line.instance != pending[0].instance:
-            run.batch(pending)
-            pending = []
         pending.append(line)
     if pending:
         run.batch(pending)
@@ -328,29 +359,6 @@ def _refuse_a_changed_version(store: Store, chart: Chart) -> None:
             f"({row.digest}); a changed chart needs a new version (bump `version:`, then "
             f"`statekit migrate`). What changed: {what}"
         )
-
-
-def _apply(
-    runner: Runner, instance: str, group: tuple[Command, ...], *, create: bool
-) -> list[Outcome]:
-    try:
-        if len(group) == 1:
-            c = group[0]
-            outcome = runner.apply(
-                instance,
-                c.event_id,
-                c.type,
-                c.payload,
-                expected_version=c.expected_version,
-                sequence=c.sequence,
-            )
-            return [outcome]
-        return runner.apply_batch(instance, group)
-    except UnknownInstanceError:
-        if not create:
-            raise
-    runner.create(instance, exist_ok=True)
-    return _apply(runner, instance, group, create=False)
 
 
 @click.command("verify")

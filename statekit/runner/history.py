@@ -127,7 +127,7 @@ def fold(
         for armed in result.timers_armed:
             armed_at[(armed.id, armed.generation)] = version
         if with_evidence:
-            evidence[version] = evidence_json(result, None)
+            evidence[version] = evidence_json(result, None, row.event_id)
         if result.emitted:
             emitted[version] = result.emitted
         if version in keep:

@@ -50,6 +50,8 @@ from statekit.engine.chart import START_EVENT, Chart
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
+from statekit.runner.evidence import stored_evidence
+from statekit.runner.group_commit import GroupWork, Item, run_group
 from statekit.runner.hashes import encode_payload
 from statekit.runner.instance import Instance, RecordedEvent
 from statekit.runner.migration import (
@@ -228,7 +230,7 @@ class Runner:
                 payload_sha256=r.payload_sha256,
                 status=r.status,
                 chart_version=r.chart_version,
-                evidence=loads(r.evidence, f"{where} #{r.sequence} evidence"),
+                evidence=stored_evidence(r.evidence, r.event_id, f"{where} #{r.sequence} evidence"),
                 recorded_at=r.recorded_at,
                 idempotency_key=r.idempotency_key,
                 clock_ms=r.clock_ms,
@@ -300,6 +302,40 @@ class Runner:
         if tx.events:
             self._remember(instance_id, tx.columns, tx.state, tx.chart.digest)
         return outcomes
+
+    def apply_many(self, commands: Iterable[tuple[str, Command]]) -> list[Item]:
+        """Apply events of many instances, `(instance ID, command)` each, in ONE write
+        transaction (group commit: one durable commit for all; see
+        `runner.group_commit`). Each command gets what `apply` would give it, in
+        order: its `Outcome` (two events of one instance see each other in the order
+        given), or the exception `apply` would raise for it (a ValueError for a bad
+        command, UnknownInstanceError, ChartVersionError, CorruptRowError, or the
+        database's own error for a row it refuses), and each event is all-or-nothing
+        on its own: one that fails leaves the others to commit. A busy, full or
+        damaged store (`StoreBusyError`, `StoreFailure`) raises, and nothing of the
+        batch is committed."""
+        checked: list[tuple[str, Command | Exception]] = []
+        for instance_id, c in commands:
+            try:
+                check_instance_id(instance_id)
+                command: Command | Exception = make_command(
+                    c.event_id,
+                    c.type,
+                    c.payload,
+                    expected_version=c.expected_version,
+                    sequence=c.sequence,
+                    after_conflict=c.after_conflict,
+                )
+            except ValueError as exc:
+                command = exc
+            checked.append((instance_id, command))
+        work = GroupWork(
+            transaction=self._transaction, decide=self._decide, chart_key=lambda tx: _key(tx.chart)
+        )
+        items, accepted = run_group(self.store, work, checked)
+        for tx in accepted:
+            self._remember(tx.instance_id, tx.columns, tx.state, tx.chart.digest)
+        return items
 
     def migrate(self, instance_id: str, *, dry_run: bool = False) -> MigrationReport:
         """Move an instance of an earlier version of the chart to this runner's version, in
@@ -439,6 +475,12 @@ class Runner:
         tx.flush(self.store, _key(tx.chart))
         if tx.events:
             self._remember(tx.instance_id, tx.columns, tx.state, tx.chart.digest)
+
+    def _decide(self, tx: InstanceTransaction, command: Command) -> Outcome:
+        """One command decided in `tx` as `apply` decides it, its undelayed sends after it."""
+        outcome = tx.decide(command, self._facts(tx, command))
+        sent = self.decide_sends(tx)
+        return replace(outcome, sent=tuple(sent)) if sent else outcome
 
     def decide_sends(self, tx: InstanceTransaction) -> list[Outcome]:
         """Decide the undelayed sends `tx` queued, in order, each as an event of its own

@@ -53,6 +53,7 @@ from statekit.runner.store.rows import (
     RecordedKey,
     RejectionRow,
     SnapshotRow,
+    StateColumns,
 )
 from statekit.runner.stored_state import state_columns
 from statekit.runner.timers import SEND_PREFIX, sent_event_id, timer_event_id, timer_rows
@@ -90,6 +91,27 @@ NOTHING_RECORDED = HistoryFacts()
 """The facts of a command whose event ID is not recorded and that names no sequence."""
 
 
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """Where an `InstanceTransaction` stood before a command: its state and how many rows
+    of each kind it had queued (`InstanceTransaction.restore` goes back to it)."""
+
+    state: State
+    version: int
+    columns: StateColumns
+    accepted: bool
+    events: int
+    outbox: int
+    rejections: int
+    snapshots: int
+    ids: dict[str, EventRow]
+    keys: dict[tuple[str, str], EventRow]
+    sends: tuple[Command, ...]
+    sent: int
+    root: str
+    armed_at: dict[tuple[str, int], int]
+
+
 class InstanceTransaction:
     """See the module docstring; `state`, `columns` and `version` follow each decision,
     `now` is the time every row written by this transaction records."""
@@ -120,6 +142,43 @@ class InstanceTransaction:
         self.snapshots: list[SnapshotRow] = []
         self._ids: dict[str, EventRow] = {}  # the events accepted here, by event ID
         self._keys: dict[tuple[str, str], EventRow] = {}  # … by (type, idempotency key)
+        self.accepted = False  # whether an event was accepted (the instance moves)
+
+    def mark(self) -> Mark:
+        """Where this transaction stands (to `restore` after a command's rows failed)."""
+        return Mark(
+            state=self.state,
+            version=self.version,
+            columns=self.columns,
+            accepted=self.accepted,
+            events=len(self.events),
+            outbox=len(self.outbox),
+            rejections=len(self.rejections),
+            snapshots=len(self.snapshots),
+            ids=dict(self._ids),
+            keys=dict(self._keys),
+            sends=tuple(self._sends),
+            sent=self._sent,
+            root=self._root,
+            armed_at=dict(self._armed_at),
+        )
+
+    def restore(self, mark: Mark) -> None:
+        """Forget every decision made since `mark` (its rows were rolled back)."""
+        self.state, self.version, self.columns = mark.state, mark.version, mark.columns
+        self.accepted = mark.accepted
+        del self.events[mark.events :], self.outbox[mark.outbox :]
+        del self.rejections[mark.rejections :], self.snapshots[mark.snapshots :]
+        self._ids, self._keys = mark.ids, mark.keys
+        self._sends, self._sent, self._root = deque(mark.sends), mark.sent, mark.root
+        self._armed_at = mark.armed_at
+
+    def written(self) -> None:
+        """The queued rows are written (inside the transaction): queue anew from here, the
+        instance row now being at this version."""
+        self.row = replace(self.row, version=self.version, columns=self.columns)
+        self.start = self.state  # the store now holds these timers
+        self.events, self.outbox, self.rejections, self.snapshots = [], [], [], []
 
     def key_of(self, command: Command) -> str | None:
         """The command's idempotency key under this transaction's chart (None: none)."""
@@ -387,7 +446,7 @@ class InstanceTransaction:
         new = result.state
         if new is not self.state:
             self.columns = state_columns(new)
-        self.state, self.version = new, version
+        self.state, self.version, self.accepted = new, version, True
         self.events.append(
             EventRow(
                 instance_id=self.instance_id,
@@ -398,7 +457,7 @@ class InstanceTransaction:
                 payload_sha256=digest,
                 status=result.status.value,
                 chart_version=self.chart.version,
-                evidence=evidence_json(result, c.after_conflict),
+                evidence=evidence_json(result, c.after_conflict, c.event_id),
                 recorded_at=self.now,
                 idempotency_key=key,
                 clock_ms=self.now_ms,
@@ -470,33 +529,43 @@ class InstanceTransaction:
 
     def flush(self, store: Store, chart_key: ChartKey) -> None:
         """Write everything decided to `store`, inside the caller's write transaction."""
-        if self.state is not self.start:
-            changes = timer_rows(self.instance_id, self.start, self.state, self._armed_at)
-            if changes.deleted:
-                store.delete_timers(self.instance_id, changes.deleted)
-            if changes.inserted:
-                store.insert_timers(changes.inserted)
+        self.write_timers(store)
         if self.events:
             store.insert_events(self.events)
-            moved = store.update_instance(
-                self.instance_id,
-                read_version=self.row.version,
-                new_version=self.version,
-                chart=chart_key,
-                columns=self.columns,
-                now=self.now,
-            )
-            if not moved:  # the row is locked (or the writer alone): roll everything back
-                raise RuntimeError(
-                    f"instance {self.instance_id!r} left version {self.row.version} during its "
-                    "own transaction"
-                )
+            self.update_instance(store, chart_key)
         if self.outbox:
             store.insert_outbox(self.outbox)
         for rejection in self.rejections:
             store.insert_rejection(rejection)
         for snapshot in self.snapshots:
             store.insert_snapshot(snapshot)
+
+    def write_timers(self, store: Store) -> None:
+        """Take the store's timer rows from the armed timers before this transaction to
+        those after it."""
+        if self.state is not self.start:
+            changes = timer_rows(self.instance_id, self.start, self.state, self._armed_at)
+            if changes.deleted:
+                store.delete_timers(self.instance_id, changes.deleted)
+            if changes.inserted:
+                store.insert_timers(changes.inserted)
+
+    def update_instance(self, store: Store, chart_key: ChartKey) -> None:
+        """Move the instance row from the version read to this transaction's version
+        (RuntimeError, rolling everything back, if it is no longer at the version read)."""
+        moved = store.update_instance(
+            self.instance_id,
+            read_version=self.row.version,
+            new_version=self.version,
+            chart=chart_key,
+            columns=self.columns,
+            now=self.now,
+        )
+        if not moved:  # the row is locked (or the writer alone): roll everything back
+            raise RuntimeError(
+                f"instance {self.instance_id!r} left version {self.row.version} during its "
+                "own transaction"
+            )
 
 
 def outbox_rows(

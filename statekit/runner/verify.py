@@ -40,6 +40,7 @@ from statekit.engine.result import Status
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet, carry_over
 from statekit.runner.errors import ChartVersionError, RunnerError, UnknownInstanceError
+from statekit.runner.evidence import EvidenceFormError, evidence_data
 from statekit.runner.hashes import encode_payload
 from statekit.runner.history import fold, initial_state
 from statekit.runner.json_text import parse_json
@@ -264,17 +265,18 @@ def _event_differences(event: EventRow, replayed_evidence: str | None) -> Iterat
     if replayed_evidence is None:
         return
     try:
-        stored = parse_json(event.evidence)
+        stored = evidence_data(parse_json(event.evidence), event.event_id)
+    except EvidenceFormError as exc:
+        yield f"{where}: {exc}"
+        return
     except ValueError as exc:
         yield f"{where}: evidence is not valid JSON: {exc}"
-        return
-    if not isinstance(stored, dict):
-        yield f"{where}: evidence is not a JSON object"
         return
     race = stored.pop("race", None)
     if race is not None and not (isinstance(race, dict) and set(race) == _RACE_KEYS):
         yield f"{where}: evidence: the race it records is malformed: {race!r}"
-    if canonical_json(stored) != replayed_evidence:
+    replayed = evidence_data(parse_json(replayed_evidence), event.event_id)
+    if canonical_json(stored) != canonical_json(replayed):
         yield f"{where}: evidence differs from the replay's"
 
 

@@ -29,6 +29,7 @@ from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import START_EVENT, Chart
 from statekit.engine.state import State
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
+from statekit.runner.evidence import stored_evidence
 from statekit.runner.instance import Instance, RecordedEvent
 from statekit.runner.outcome import Conflict, Outcome
 from statekit.runner.runner import check_instance_id, make_command
@@ -141,7 +142,7 @@ class RunnerSimulator:
                 payload_sha256=e.payload_sha256,
                 status=e.status,
                 chart_version=e.chart_version,
-                evidence=loads(e.evidence, "evidence"),
+                evidence=stored_evidence(e.evidence, e.event_id, "evidence"),
                 recorded_at=e.recorded_at,
                 idempotency_key=e.idempotency_key,
             )

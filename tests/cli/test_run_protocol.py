@@ -106,10 +106,9 @@ def test_a_client_that_waits_for_each_answer_gets_it(
     assert code == 1 and stderr == b""  # one bad line
 
 
-def test_a_batch_ends_at_n_lines_at_a_change_of_instance_and_at_a_bad_line(
-    store_url: str, tmp_path: Path
-) -> None:
-    # all input is ready at once: batches of 3 for `a`, then `b`, then after a bad line
+def test_a_batch_ends_at_n_lines_and_at_a_bad_line(store_url: str, tmp_path: Path) -> None:
+    # all input is ready at once: batches of 3 (the third one with `a` and `b`), then
+    # one before and one after the bad line
     chart = str(write_chart(COUNTER, tmp_path, "counter"))
     data = b"".join([*(event("a", n) for n in range(1, 8)), event("b", 8), b"[]\n", event("b", 9)])
     done = subprocess.run(

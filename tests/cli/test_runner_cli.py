@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from runner_charts import COUNTER, MACHINES, write_chart
 
 from statekit.runner.outbox import Dispatcher
@@ -207,3 +208,39 @@ def test_verify_uses_a_stored_chart_only_when_its_source_has_the_recorded_digest
     given = statekit("verify", "--db", store_url, "--chart", chart)
     assert given.returncode == 1 and "c1: ok" in given.stdout
     assert given.stdout.startswith("store: DIFFERS\n  stored chart 'counter' version 1")
+
+
+@pytest.mark.parametrize("batch", ["2", "5", "64"])
+def test_run_batch_across_instances_answers_as_one_line_at_a_time(
+    store_url: str, tmp_path: Path, batch: str
+) -> None:
+    """Interleaved instances, redeliveries (same and other payload), guard rejections,
+    stale expected versions, a sequence gap, a bad line and an instance the chart does
+    not fit: `--batch N` answers every line as `--batch 1` does, on the same store."""
+    chart = str(write_chart(COUNTER, tmp_path, "counter"))
+    rows: list[str] = []
+    for n in range(60):
+        event: dict[str, object] = {
+            "instance": f"c{n % 4}",
+            "event_id": f"e{n % 40}",
+            "type": "Incr",
+            "payload": {"by": (n % 5) - 1},
+        }
+        if n % 11 == 0:
+            event["expected_version"] = n % 3
+        if n % 17 == 0:
+            event["sequence"] = 9
+        rows.append(json.dumps(event))
+        if n == 30:
+            rows.append("{not json")
+    one_url = f"sqlite:///{tmp_path / 'one.db'}"
+    text = "\n".join(rows) + "\n"
+    one = statekit("run", chart, "--db", one_url, "--batch", "1", stdin=text)
+    many = statekit("run", chart, "--db", store_url, "--batch", batch, stdin=text)
+    assert many.stdout == one.stdout and many.returncode == one.returncode == 1
+    answers = [json.loads(line) for line in many.stdout.splitlines()]
+    assert {a["status"] for a in answers} >= {"APPLIED", "REJECTED", "CONFLICT", "ERROR"}
+    assert any(a.get("duplicate") for a in answers)
+    for url in (one_url, store_url):
+        verified = statekit("verify", "--db", url, "--chart", chart)
+        assert verified.returncode == 0, verified.stdout

@@ -9,6 +9,7 @@ from typing import Any, cast
 
 import pytest
 from runner_charts import COUNTER, LEASE, chart_from
+from store_legacy import before_schema_5
 from test_business_keys import undo_time_migration
 
 from statekit.runner.outcome import OutcomeStatus
@@ -250,11 +251,12 @@ def test_a_schema_3_store_gains_timers_in_place(store_url: str) -> None:
     r = Runner(counter, open_store(store_url))
     r.create("c")
     assert r.apply("c", "e1", "Incr", {"by": 2}).applied
+    before_schema_5(r.store)  # the later migration first
     with r.store.write():
         undo_time_migration(r.store)
     r.store.close()
     store = open_store(store_url)  # migrated on open
-    assert store.schema_version() == LATEST == 4
+    assert store.schema_version() == LATEST == 5
     upgraded = Runner(counter, store, clock=Clock())
     assert [e.clock_ms for e in upgraded.history("c")] == [None]
     assert upgraded.verify("c").ok

@@ -55,7 +55,32 @@ _SNAPSHOT = _names(SnapshotRow)
 _NEW_OUTBOX = _names(NewOutboxRow)
 _OUTBOX = _names(OutboxRow)
 _TIMER = _names(TimerRow)
-_event_values = attrgetter(*_EVENT)
+_HASH = _EVENT.index("payload_sha256")
+
+
+_event_fields = attrgetter(*_EVENT)
+
+
+def _event_values(row: EventRow) -> list[Any]:
+    """An event row's column values, its payload hash as 32 bytes (see `stored_hash`)."""
+    values = list(_event_fields(row))
+    values[_HASH] = bytes.fromhex(values[_HASH])
+    return values
+
+
+def stored_hash(value: Any) -> str:
+    """A payload hash as read from `statekit_events` (32 bytes since schema 5), as hex;
+    anything else (a text the migration could not convert) as it is, for `verify`."""
+    return bytes(value).hex() if isinstance(value, (bytes, memoryview)) else str(value)
+
+
+def _event(row: Sequence[Any]) -> EventRow:
+    """An event row selected as `_EVENT`."""
+    values = list(row)
+    values[_HASH] = stored_hash(values[_HASH])
+    return EventRow(*values)
+
+
 _rejection_values = attrgetter(*_REJECTION_INSERT)
 _snapshot_values = attrgetter(*_SNAPSHOT)
 _new_outbox_values = attrgetter(*_NEW_OUTBOX)
@@ -396,7 +421,7 @@ class Store:
         recorded = (
             None
             if row[9] is None
-            else RecordedId(sequence=row[9], payload_sha256=row[10], status=row[11])
+            else RecordedId(sequence=row[9], payload_sha256=stored_hash(row[10]), status=row[11])
         )
         return InstanceRow(
             instance_id=row[0],
@@ -460,7 +485,9 @@ class Store:
         ).fetchone()
         if row is None:
             return None
-        return RecordedId(sequence=int(row[0]), payload_sha256=str(row[1]), status=str(row[2]))
+        return RecordedId(
+            sequence=int(row[0]), payload_sha256=stored_hash(row[1]), status=str(row[2])
+        )
 
     def recorded_key(self, instance_id: str, event_type: str, key: str) -> RecordedKey | None:
         """The accepted event of `event_type` holding idempotency key `key`, if any."""
@@ -471,7 +498,9 @@ class Store:
         ).fetchone()
         if row is None:
             return None
-        return RecordedKey(sequence=int(row[0]), event_id=str(row[1]), payload_sha256=str(row[2]))
+        return RecordedKey(
+            sequence=int(row[0]), event_id=str(row[1]), payload_sha256=stored_hash(row[2])
+        )
 
     def event_id_at(self, instance_id: str, sequence: int) -> str | None:
         """The event ID recorded at `sequence`, if any."""
@@ -488,7 +517,7 @@ class Store:
             "AND sequence > ? ORDER BY sequence",
             (instance_id, after),
         ).fetchall()
-        return [EventRow(*r) for r in rows]  # selected in the record's field order
+        return [_event(r) for r in rows]  # selected in the record's field order
 
     # ---- rejections --------------------------------------------------------------------
     def insert_rejection(self, row: RejectionRow) -> None:

@@ -46,6 +46,12 @@ delivery the chart rejected: it consumed the timer), and on the instance row
 while nothing was ever armed) and `start_clock_ms` (the clock reading its
 creation used). SQLite cannot change a CHECK constraint, so its events table
 is rebuilt with the same rows.
+
+Version 5 stores `statekit_events.payload_sha256` as its 32 bytes (a BLOB in
+SQLite, `BYTEA` in PostgreSQL) instead of 64 hex characters, converting the
+rows already there; the store reads it back as hex. Evidence written from
+then on is in the compact form (`statekit.runner.evidence`); older rows keep
+the full form, which is read as before.
 """
 
 from __future__ import annotations
@@ -225,6 +231,31 @@ _TIME_POSTGRESQL = (
     f"ALTER TABLE statekit_events ADD CONSTRAINT statekit_events_status_check CHECK ({_STATUS_V4})",
 )
 
+# The payload hash of an event is internal (the history API gives it as hex): 32 bytes
+# instead of 64 hex characters. A text that is not a hash (a tampered row) is kept as its
+# bytes (PostgreSQL) or as it is (SQLite), so that `verify` still reports it.
+_BINARY_HASH_SQLITE = (
+    "UPDATE statekit_events SET payload_sha256 = statekit_unhex(payload_sha256) "
+    "WHERE typeof(payload_sha256) = 'text'",
+)
+_BINARY_HASH_POSTGRESQL = (
+    "ALTER TABLE statekit_events ALTER COLUMN payload_sha256 TYPE BYTEA USING CASE "
+    "WHEN payload_sha256 ~ '^[0-9a-f]{64}$' THEN decode(payload_sha256, 'hex') "
+    "ELSE convert_to(payload_sha256, 'UTF8') END",
+)
+
+
+def unhex(value: str | bytes | None) -> str | bytes | None:
+    """What the SQLite migration 5 stores for an event's payload hash: its 32 bytes when
+    it is 64 lower-case hex digits, else the value unchanged."""
+    if isinstance(value, str) and len(value) == 64 and value == value.lower():
+        try:
+            return bytes.fromhex(value)
+        except ValueError:
+            return value
+    return value
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -269,6 +300,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "durable timers: the timers table, each event's clock reading, consumed timer deliveries",
         _TIME_SQLITE,
         _TIME_POSTGRESQL,
+    ),
+    Migration(
+        5,
+        "events: the payload hash as 32 bytes; new evidence in the compact form",
+        _BINARY_HASH_SQLITE,
+        _BINARY_HASH_POSTGRESQL,
     ),
 )
 """Every migration, in order; append new ones, never edit a released one."""

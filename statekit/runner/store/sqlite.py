@@ -33,6 +33,7 @@ from statekit.runner.errors import (
     StoreURLError,
 )
 from statekit.runner.store.base import Store
+from statekit.runner.store.migrations import unhex
 
 SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
 _BUSY, _LOCKED, _IOERR, _CORRUPT, _FULL, _NOTADB = 5, 6, 10, 11, 13, 26  # SQLite result codes
@@ -141,6 +142,7 @@ class SQLiteStore(Store):
                 self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(f"PRAGMA synchronous={synchronous}")
             self._conn.execute(f"PRAGMA busy_timeout={int(busy * 1000)}")
+            self._conn.create_function("statekit_unhex", 1, unhex, deterministic=True)
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             error = self.translate(exc)

@@ -1,0 +1,197 @@
+"""Group commit: many events of many instances in one write transaction (`Runner.apply_many`).
+
+When every commit waits for the disk (fsync), one transaction per event caps a
+process at the disk's commit rate whatever the code does; committing a batch
+of events together pays that wait once. Each event is still all-or-nothing
+on its own and is decided exactly as `Runner.apply` decides it: the
+instances a batch names are read and locked once each, in sorted order (so
+two batches that name the same instances lock them in one order and never
+deadlock), and the events of one instance are decided in the order given,
+each against the state the previous ones left.
+
+Writing goes in two ways. First, the rows of every event are written
+together after all are decided (one statement per table and instance, far
+fewer round trips). If the database refuses any of those rows (a constraint
+the decisions could not foresee, such as a row written behind the runner's
+back), the whole transaction is rolled back and the batch is decided again
+with a savepoint around each event: an event whose rows are refused is
+rolled back to its savepoint alone (with the timer rows and the undelayed sends
+it caused, which go with their event), reported by the database's error, and
+the others commit. A store that is busy, full or damaged (`StoreBusyError`,
+`StoreFailure`) ends the batch with nothing of it committed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from statekit.engine import observers
+from statekit.runner.errors import (
+    ChartVersionError,
+    CorruptRowError,
+    StoreBusyError,
+    StoreFailure,
+    UnknownInstanceError,
+)
+from statekit.runner.outcome import Outcome
+from statekit.runner.store.base import Store
+from statekit.runner.store.rows import (
+    ChartKey,
+    EventRow,
+    InstanceRow,
+    NewOutboxRow,
+    RejectionRow,
+    SnapshotRow,
+)
+from statekit.runner.transaction import Command, InstanceTransaction, Mark
+
+Item = Outcome | Exception
+"""What `apply_many` gives for one command: the `Outcome` `apply` would return, or the
+exception `apply` would raise for it."""
+
+_FATAL = (StoreBusyError, StoreFailure)
+_savepoints = itertools.count(1)
+
+
+class _Refused(Exception):
+    """The database refused a row of the bulk write: decide again, one savepoint each."""
+
+
+@dataclass(frozen=True, slots=True)
+class GroupWork:
+    """What `run_group` needs from its runner: how to start deciding about a locked
+    instance row, how to decide one command in it (with the undelayed sends it causes,
+    as `apply` does), and the chart key rows record."""
+
+    transaction: Callable[[InstanceRow], InstanceTransaction]
+    decide: Callable[[InstanceTransaction, Command], Outcome]
+    chart_key: Callable[[InstanceTransaction], ChartKey]
+
+
+def run_group(
+    store: Store, work: GroupWork, commands: Sequence[tuple[str, Command | Exception]]
+) -> tuple[list[Item], list[InstanceTransaction]]:
+    """Decide and commit `commands` ((instance ID, command or the error checking it
+    gave)); return an item per command and the transactions that accepted events."""
+    try:
+        return _run(store, work, commands, careful=False)
+    except _Refused:
+        return _run(store, work, commands, careful=True)
+
+
+def _run(
+    store: Store,
+    work: GroupWork,
+    commands: Sequence[tuple[str, Command | Exception]],
+    *,
+    careful: bool,
+) -> tuple[list[Item], list[InstanceTransaction]]:
+    items: list[Item] = []
+    rows = _Rows()
+    with store.write():
+        txs = _lock(store, work, {i for i, c in commands if not isinstance(c, Exception)})
+        for instance_id, command in commands:
+            tx = txs.get(instance_id)
+            if isinstance(command, Exception):
+                items.append(command)
+            elif not isinstance(tx, InstanceTransaction):
+                assert tx is not None  # every instance named by a command was read
+                items.append(tx)
+            elif careful:
+                items.append(_careful(store, work, tx, instance_id, command))
+            else:
+                mark = tx.mark()
+                with observers.instance_scope(instance_id):
+                    items.append(work.decide(tx, command))
+                rows.add(tx, mark)
+        if not careful:
+            rows.write(store, work)
+    accepted = [tx for tx in txs.values() if isinstance(tx, InstanceTransaction) and tx.accepted]
+    return items, accepted
+
+
+class _Rows:
+    """The rows of a batch's events, in the order decided (so each instance's messages
+    keep their order in the outbox), and the instances they move."""
+
+    def __init__(self) -> None:
+        self.events: list[EventRow] = []
+        self.outbox: list[NewOutboxRow] = []
+        self.rejections: list[RejectionRow] = []
+        self.snapshots: list[SnapshotRow] = []
+        self.moved: dict[int, InstanceTransaction] = {}
+        self.timed: dict[int, InstanceTransaction] = {}
+
+    def add(self, tx: InstanceTransaction, mark: Mark) -> None:
+        """The rows `tx` queued since `mark` (one command's)."""
+        if len(tx.events) > mark.events:
+            self.events.extend(tx.events[mark.events :])
+            self.moved[id(tx)] = tx
+        if tx.state is not tx.start:
+            self.timed[id(tx)] = tx
+        self.outbox.extend(tx.outbox[mark.outbox :])
+        self.rejections.extend(tx.rejections[mark.rejections :])
+        self.snapshots.extend(tx.snapshots[mark.snapshots :])
+
+    def write(self, store: Store, work: GroupWork) -> None:
+        """Everything, one statement per table (and one update per moved instance);
+        `_Refused` when the database refuses a row."""
+        try:
+            for tx in self.timed.values():  # timer rows, as each instance's flush does
+                tx.write_timers(store)
+            if self.events:
+                store.insert_events(self.events)
+            for tx in self.moved.values():
+                tx.update_instance(store, work.chart_key(tx))
+            if self.outbox:
+                store.insert_outbox(self.outbox)
+            for rejection in self.rejections:
+                store.insert_rejection(rejection)
+            for snapshot in self.snapshots:
+                store.insert_snapshot(snapshot)
+        except _FATAL:
+            raise
+        except Exception as exc:
+            raise _Refused from exc
+
+
+def _lock(
+    store: Store, work: GroupWork, instance_ids: set[str]
+) -> dict[str, InstanceTransaction | Exception]:
+    """Each instance's row read and locked, in sorted order (see the module docstring)."""
+    txs: dict[str, InstanceTransaction | Exception] = {}
+    for instance_id in sorted(instance_ids):
+        row = store.instance(instance_id, lock=True)
+        if row is None:
+            txs[instance_id] = UnknownInstanceError(f"unknown instance {instance_id!r}")
+            continue
+        try:
+            txs[instance_id] = work.transaction(row)
+        except (ChartVersionError, CorruptRowError) as exc:
+            txs[instance_id] = exc
+    return txs
+
+
+def _careful(
+    store: Store, work: GroupWork, tx: InstanceTransaction, instance_id: str, command: Command
+) -> Item:
+    """One command decided and written inside its own savepoint."""
+    name = f"statekit_event_{next(_savepoints)}"
+    mark = tx.mark()
+    store.execute(f"SAVEPOINT {name}")
+    try:
+        with observers.instance_scope(instance_id):
+            outcome = work.decide(tx, command)
+        tx.flush(store, work.chart_key(tx))
+    except _FATAL:
+        raise
+    except Exception as exc:
+        store.execute(f"ROLLBACK TO SAVEPOINT {name}")
+        store.execute(f"RELEASE SAVEPOINT {name}")
+        tx.restore(mark)
+        return exc
+    store.execute(f"RELEASE SAVEPOINT {name}")
+    tx.written()
+    return outcome
