@@ -11,6 +11,10 @@ the set of its branches, and the two orders are order-sensitive when those
 sets differ. Every finding names the data-guard assumptions of the branches
 it shows.
 
+Timer events (`statekit.analysis.timers`) race with declared events where
+they are armed: a timeout can come before or after a result. Two timer events
+are not paired: their order is the clock's (their due times), not a sender's.
+
 Where neither event fires (both are rejected or already applied) the pair
 commutes trivially: neither order changes the configuration, so each event
 is classified as it would be alone. Only configurations where at least one
@@ -215,7 +219,12 @@ def races_of(exploration: Exploration) -> RaceReport:
     """The races of an explored chart (see the module docstring)."""
     chart = exploration.chart
     producers = producer_of(chart)
-    pairs = [(a, b) for a, b in combinations(exploration.events, 2) if may_race(producers, a, b)]
+    timers = frozenset(exploration.timer_events)
+    pairs = [
+        (a, b)
+        for a, b in combinations((*exploration.events, *exploration.timer_events), 2)
+        if a not in timers and may_race(producers, a, b)  # two timers: the clock orders them
+    ]
     search = _Search(exploration)
     found: list[Race] = []
     seen: set[tuple[str, str, Configuration]] = set()
