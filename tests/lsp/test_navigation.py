@@ -32,7 +32,8 @@ from statekit.lsp.records import Position, Range, TextEdit
 
 ROOT = Path(__file__).resolve().parents[2]
 MACHINES = [*sorted((ROOT / "machines").glob("*.yaml")), ROOT / "tests" / "charts" / "order.yaml"]
-TASK = (ROOT / "machines" / "task.yaml").read_text(encoding="utf-8")
+TASK = (ROOT / "tests" / "charts" / "task_v1.yaml").read_text(encoding="utf-8")
+"""The task chart as it was before its lease timer (the navigation tests pin its text)."""
 EVERYWHERE = Range(Position(0, 0), Position(10**6, 0))
 
 
@@ -622,6 +623,9 @@ def _tables(chart: CompiledChart, states: dict[str, str], names: dict[str, str])
     def name(n: str | None) -> str | None:
         if n is not None and n.startswith("done.state."):
             return "done.state." + path(n[len("done.state.") :])
+        if n is not None and chart.timer(n) is not None:  # `after(15m)@<state path>`
+            timer, owner = n.rsplit("@", 1)
+            return f"{timer}@{path(owner)}"
         return None if n is None else names.get(n, n)
 
     return (
