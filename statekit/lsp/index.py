@@ -22,6 +22,11 @@ from statekit.compiler.source.loader import load_yaml
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.lsp.records import Position, Range
 
+TIMER_EVENT = re.compile(r"(after|at)\(.+\)@\S*")
+"""A timer event's name, as the schema's `timerEventName` has it."""
+DELAY_LITERAL = re.compile(r"(\d+(d|h|m|s|ms))+")
+"""A delay literal's shape (`1h30m`); any other `delay:` value is an expression."""
+
 
 class Kind(enum.Enum):
     """What a name names."""
@@ -290,14 +295,16 @@ class _Builder:
         return self.index
 
     def _concurrency(self, root: MappingNode) -> None:
-        """The events `producers:` lists and the events and state `races:` entries name."""
+        """The events `producers:` lists and the events and state `races:` entries name
+        (a timer event a race names, `after(15m)@processing`, is no reference here)."""
         for _producer, events in mapping_items(root.get("producers")):
             for ref in scalar_list(events):
                 self.refer(Kind.EVENT, Role.PRODUCER, ref)
         for _race, body in mapping_items(root.get("races")):
             if isinstance(body, MappingNode):
                 for ref in scalar_list(body.get("events")):
-                    self.refer(Kind.EVENT, Role.RACE_EVENTS, ref)
+                    if not TIMER_EVENT.fullmatch(str(ref.value)):  # not a declared name
+                        self.refer(Kind.EVENT, Role.RACE_EVENTS, ref)
                 for ref in scalar_list(body.get("in")):
                     self.refer(Kind.STATE, Role.RACE_IN, ref)
 
@@ -347,18 +354,21 @@ class _Builder:
             self._reason(reason)
 
     def _timers(self, node: Node | None) -> None:
-        """`after:` entries are transitions without an event: delay literal → transition(s),
-        or timer mappings whose `delay:`/`at:` expressions read the context."""
-        if isinstance(node, MappingNode):
-            for _, value in node.items:
-                for alternative in _alternatives(value):
-                    self._transition(alternative, ())
-        elif isinstance(node, SequenceNode):
+        """`after:`: delay literal → transition(s), or timer mappings whose `delay:`/`at:`
+        may be expressions over `ctx` (a timer's transitions see no event)."""
+        for _delay, value in mapping_items(node):
+            for alternative in _alternatives(value):
+                self._transition(alternative, ())
+        if isinstance(node, SequenceNode):
             for item in node.items:
-                if isinstance(item, MappingNode):
-                    for keyword in ("delay", "at"):
-                        if (timing := item.get(keyword)) is not None:
-                            self._expression(timing, ())
+                if not isinstance(item, MappingNode):
+                    continue
+                for keyword in ("delay", "at"):
+                    when = item.get(keyword)
+                    if isinstance(when, ScalarNode) and not DELAY_LITERAL.fullmatch(
+                        str(when.value)
+                    ):
+                        self._expression(when, ())
                 self._transition(item, ())
 
     def _transition(self, node: Node, events: tuple[str, ...]) -> None:

@@ -40,31 +40,57 @@ so after a region is re-entered its transitions lose conflicts they should win.
 The translation sets `document_order` to our (pre-order) state ids and keeps the
 configuration stored on the model in document order.
 
+Time. python-statemachine 3 runs delayed events in memory on `time.monotonic()` and
+cannot be given a clock, so `VirtualClock` replaces the name `monotonic` in the two
+modules that read it (`statemachine.event_data`, `statemachine.engines.sync`) while a
+`Mirror` runs, and makes the external queue count as empty while its head is not due
+(where the peer would sleep until it is). The peer's own delayed-event queue therefore
+runs on the same virtual instants as `statekit.testing.Simulator`: `Mirror.advance(ms)`
+moves the clock to each due time in turn and lets the peer take what is due. Timers
+are translated the SCXML way: an `after` entry is a delayed `send` of its timer event
+(a name of our own, `sk_timer_<id>`) at the end of the state's `enter` callbacks, with
+the timer's name as `send_id`, and a `cancel_event` of it on exit; a delayed `send`
+effect is `send(event, delay=..., send_id=id)` (preceded by `cancel_event(id)`: a send
+whose id is armed replaces it, as ours does) and `cancel` is `cancel_event`. Delays
+are passed as `Fraction`s of seconds so that equal due times stay equal (the peer adds
+`delay / 1000` to the clock reading).
+
 `Untranslatable` is raised for what the peer would read differently (see
 docs/semantics.md, "Differences from python-statemachine"): event names that
 collide with a `StateChart` attribute, or that its prefix matching and
 `error_`/`done_state_` aliases would widen; state ids that collide; history on
-the root.
+the root;
+timers on the root when the root needs no wrapper state (it is never entered there).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from fractions import Fraction
 from typing import Any, cast
+from unittest import mock
 
+import statemachine.engines.sync as psm_sync
+import statemachine.event_data as psm_event_data
 from statemachine import StateChart
+from statemachine.engines.base import EventQueue
 from statemachine.io import create_machine_class_from_definition
 from statemachine.orderedset import OrderedSet
 
 from statekit.compiler.ir import (
     Assign,
+    Cancel,
     CompiledChart,
     Effect,
     Emit,
     HistoryKind,
     Raise,
+    Send,
     StateKind,
     StateNode,
+    TimerDecl,
+    TimerKind,
     Transition,
     TransitionKind,
 )
@@ -93,6 +119,50 @@ class Untranslatable(ValueError):
     """The chart uses something python-statemachine would read differently."""
 
 
+class _Seconds(Fraction):
+    """A clock reading that stays exact when the peer adds `delay / 1000` to it: that is a
+    float (`0.0`) for an event without delay, and a float would make two equal due times
+    differ (`Fraction(1, 10) + 0.0` is the float 0.1, which is not 1/10)."""
+
+    def __add__(self, other: Any) -> _Seconds:  # type: ignore[override]  # exact for floats too
+        exact = Fraction(other) if isinstance(other, float) else other
+        return _Seconds(Fraction.__add__(self, exact))
+
+
+class VirtualClock:
+    """The time python-statemachine sees while it runs inside `with clock:` (milliseconds).
+
+    The peer stamps each trigger with `monotonic() + delay / 1000` and takes the head of
+    its external queue when that time has come, sleeping until then. Inside the block,
+    `monotonic()` returns `now_ms / 1000` as an exact fraction, and the external queue counts
+    as empty while its head is not due, so the peer's step returns instead of sleeping.
+    """
+
+    def __init__(self, now_ms: int = 0) -> None:
+        self.now_ms = now_ms
+
+    def seconds(self) -> Fraction:
+        """The clock reading as the peer's `monotonic()` returns it."""
+        return _Seconds(self.now_ms, 1000)
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        """The peer on this clock for the duration of the block."""
+        clock = self
+
+        def is_empty(queue: EventQueue) -> bool:
+            with queue.queue.mutex:
+                queue._drop_cancelled_head()  # type: ignore[no-untyped-call]
+                heap = queue.queue.queue
+                return not heap or heap[0].execution_time > clock.seconds()
+
+        with ExitStack() as stack:
+            stack.enter_context(mock.patch.object(psm_event_data, "monotonic", self.seconds))
+            stack.enter_context(mock.patch.object(psm_sync, "monotonic", self.seconds))
+            stack.enter_context(mock.patch.object(EventQueue, "is_empty", is_empty))
+            yield
+
+
 class MirrorModel:
     """The python-statemachine instance's model: its state field, our context, the outbox.
 
@@ -100,11 +170,14 @@ class MirrorModel:
     in document order (see `Translation`'s `scxml_order`).
     """
 
-    def __init__(self, context: Mapping[str, Any], order: Mapping[str, int] | None) -> None:
+    def __init__(
+        self, context: Mapping[str, Any], order: Mapping[str, int] | None, clock: VirtualClock
+    ) -> None:
         self._state: Any = None
         self._order = order
         self.ctx: dict[str, Any] = dict(context)
         self.emitted: list[tuple[str, dict[str, Any]]] = []
+        self.clock = clock
 
     @property
     def state(self) -> Any:
@@ -122,14 +195,41 @@ class MirrorModel:
 class Mirror:
     """A running python-statemachine instance of a translated chart, seen with our names."""
 
-    def __init__(self, translation: Translation, context: Mapping[str, Any]) -> None:
+    def __init__(
+        self, translation: Translation, context: Mapping[str, Any], now_ms: int = 0
+    ) -> None:
         self.translation = translation
-        self.model = MirrorModel(context, translation.order)
-        self.machine: StateChart[Any] = translation.machine_class(model=self.model)
+        self.clock = VirtualClock(now_ms)
+        self.model = MirrorModel(context, translation.order, self.clock)
+        with self.clock.running():
+            self.machine: StateChart[Any] = translation.machine_class(model=self.model)
 
     def send(self, event: str, payload: Mapping[str, Any]) -> None:
-        """Send one external event with its (validated) payload."""
-        self.machine.send(event, sk_payload=dict(payload))
+        """Send one external event with its (validated) payload, at the clock's time; the
+        peer then also takes what became due at that time (a timer due now)."""
+        with self.clock.running():
+            self.machine.send(event, sk_payload=dict(payload))
+
+    def advance(self, ms: int) -> None:
+        """Move the clock by `ms`, stopping at each due time on the way for the peer to take
+        the delayed events due then (in its order: due time, then the order they were sent)."""
+        target = self.clock.now_ms + ms
+        with self.clock.running():
+            while True:
+                due = self.next_due_ms
+                if due is None or due > target:
+                    break
+                self.clock.now_ms = max(self.clock.now_ms, due)
+                self.machine._engine.processing_loop()
+            self.clock.now_ms = target
+
+    @property
+    def next_due_ms(self) -> int | None:
+        """The earliest due time (ms) of a delayed event still in the peer's queue (whole
+        milliseconds: the clock and every delay are)."""
+        heap = self.machine._engine.external_queue.queue.queue
+        times = [Fraction(t.execution_time) for t in heap if not t.cancelled]
+        return int(min(times) * 1000) if times else None
 
     @property
     def configuration(self) -> frozenset[str]:
@@ -184,11 +284,16 @@ class Translation:
         if self.wrapped:
             self.ids[0] = ROOT
         for event in _event_names(chart):
+            if chart.timer(event) is not None:
+                continue
             _check_event_name(event)
             if event in self.paths:
                 raise Untranslatable(f"event {event!r} has the id of a state")
         if root.history_children:
             raise Untranslatable("history on the root (our root is never exited)")
+        if root.timers and not self.wrapped:
+            raise Untranslatable("timers on the root (no state of the peer stands for it)")
+        self.timer_events = {t.name: f"sk_timer_{t.id}" for t in chart.timers}
         if self.wrapped:
             top = {ROOT: self._state(root) | {"initial": True}}
         else:
@@ -205,11 +310,11 @@ class Translation:
             for state in self.machine_class.states_map.values():
                 state.document_order = self.order[state.id]
 
-    def start(self, context: Mapping[str, Any] | None = None) -> Mirror:
+    def start(self, context: Mapping[str, Any] | None = None, now_ms: int = 0) -> Mirror:
         """A started instance; `context` overrides the declared defaults (before the
-        initial macrostep, as `Chart.start(context)` does)."""
+        initial macrostep, as `Chart.start(context)` does); its clock starts at `now_ms`."""
         initial = {name: f.default for name, f in self.chart.context.items()}
-        return Mirror(self, {**initial, **(context or {})})
+        return Mirror(self, {**initial, **(context or {})}, now_ms)
 
     # -- building the definition ------------------------------------------------------------
 
@@ -232,11 +337,21 @@ class Translation:
             definition["final"] = True
         if node.kind is StateKind.PARALLEL:
             definition["parallel"] = True
+        enter: list[Callback] = []
+        exit_: list[Callback] = []
         if node.id != 0:
             if node.entry:
-                definition["enter"] = [self._effects(node.entry)]
+                enter.append(self._effects(node.entry))
             if node.exit:
-                definition["exit"] = [self._effects(node.exit)]
+                exit_.append(self._effects(node.exit))
+        if node.timers:
+            timers = tuple(self.chart.timers[t] for t in node.timers)
+            enter.append(self._arm(timers))
+            exit_.insert(0, self._disarm(timers))
+        if enter:
+            definition["enter"] = enter
+        if exit_:
+            definition["exit"] = exit_
         children = self._children(node)
         if children:
             definition["states"] = children
@@ -262,7 +377,8 @@ class Translation:
                 on.setdefault(f"done.state.{self.ids[t.source]}", []).append(self._transition(t))
             else:
                 assert t.event is not None
-                on.setdefault(t.event, []).append(self._transition(t))
+                event = self.timer_events.get(t.event, t.event)
+                on.setdefault(event, []).append(self._transition(t))
         if on:
             definition["on"] = on
         if eventless:
@@ -326,8 +442,51 @@ class Translation:
                     for key, expr in effect.payload:
                         raised[key] = _checked(expr.evaluate(model.ctx, payload, active))
                     machine.raise_(effect.event, **{PAYLOAD: raised})
+                elif isinstance(effect, Send):
+                    sent = dict(defaults.get(effect.event, {}))
+                    for key, expr in effect.payload:
+                        sent[key] = _checked(expr.evaluate(model.ctx, payload, active))
+                    delay = _send_delay(effect, model, payload, active)
+                    if effect.id is not None:
+                        machine.cancel_event(effect.id)
+                    machine.send(effect.event, delay=delay, send_id=effect.id, **{PAYLOAD: sent})
+                elif isinstance(effect, Cancel):
+                    machine.cancel_event(effect.id)
 
         return run
+
+    def _arm(self, timers: tuple[TimerDecl, ...]) -> Callback:
+        """The state's `after` timers as delayed sends of their timer events (on entry,
+        after the state's own entry effects, in declaration order)."""
+        active_of = self._active
+        names = self.timer_events
+
+        def arm(event_data: Any) -> None:
+            machine = event_data.machine
+            model: MirrorModel = machine.model
+            active = active_of(machine)
+            for timer in timers:
+                if timer.kind is TimerKind.AFTER:
+                    assert timer.delay_ms is not None
+                    ms = timer.delay_ms
+                else:
+                    assert timer.expression is not None
+                    value = _checked(timer.expression.evaluate(model.ctx, _EMPTY, active))
+                    ms = value - model.clock.now_ms if timer.kind is TimerKind.AT else value
+                event = names[timer.name]
+                machine.send(event, delay=Fraction(ms), send_id=event)
+
+        return arm
+
+    def _disarm(self, timers: tuple[TimerDecl, ...]) -> Callback:
+        """Cancelling the state's timers when it is exited."""
+        names = [self.timer_events[t.name] for t in timers]
+
+        def disarm(event_data: Any) -> None:
+            for name in names:
+                event_data.machine.cancel_event(name)
+
+        return disarm
 
 
 def translate(
@@ -335,6 +494,18 @@ def translate(
 ) -> Translation:
     """python-statemachine's version of `chart` (raises `Untranslatable`)."""
     return Translation(chart, scxml_order=scxml_order, errors_as_events=errors_as_events)
+
+
+def _send_delay(
+    effect: Send, model: MirrorModel, payload: Mapping[str, Any], active: frozenset[int]
+) -> Fraction:
+    """The delay (ms, as the peer takes it) of a `send`: 0 for none."""
+    if effect.delay is not None:
+        return Fraction(_checked(effect.delay.evaluate(model.ctx, payload, active)))
+    if effect.at is not None:
+        at = _checked(effect.at.evaluate(model.ctx, payload, active))
+        return Fraction(at - model.clock.now_ms)
+    return Fraction(effect.delay_ms or 0)
 
 
 def _checked(value: Any) -> Any:

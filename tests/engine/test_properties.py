@@ -150,7 +150,7 @@ def draw_event(
     handled: dict[str, bool] = {}  # event -> whether a candidate enters a final state
     for s in state.active_ids:
         for event, tids in ir.candidates[s].items():
-            if not event.startswith("done.state."):
+            if event in ir.events:  # not done.state.* nor a timer event (delivered by time)
                 ends = any(
                     ir.states[t].kind is StateKind.FINAL
                     for tid in tids

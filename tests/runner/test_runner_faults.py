@@ -31,15 +31,15 @@ APPLIED, ALREADY = OutcomeStatus.APPLIED, OutcomeStatus.ALREADY_APPLIED
 REJECTED, CONFLICT = OutcomeStatus.REJECTED, OutcomeStatus.CONFLICT
 SHA = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 
-# Nine real task events: attempt 1 fails (retryable), attempt 2 loses its lease,
-# attempt 3 uploads and verifies its artifact. The task is running at version 9.
+# Nine real task events: attempt 1 fails (retryable), attempt 2 fails too after its
+# upload, attempt 3 uploads and verifies its artifact. The task is running at version 9.
 TASK_HISTORY: list[Command] = [
     ("s1", "TaskStarted", {"attempt": 1, "worker_id": "w1", "lease_until_ms": 1000}),
     ("u1", "ArtifactUploaded", {"attempt": 1, "sha256": SHA}),
     ("f1", "TaskFailed", {"attempt": 1, "error": "disk full", "retryable": True}),
     ("s2", "TaskStarted", {"attempt": 2, "worker_id": "w2", "lease_until_ms": 2000}),
     ("u2", "ArtifactUploaded", {"attempt": 2, "sha256": SHA}),
-    ("x2", "LeaseExpired", {"attempt": 2}),
+    ("f2", "TaskFailed", {"attempt": 2, "error": "worker lost", "retryable": True}),
     ("s3", "TaskStarted", {"attempt": 3, "worker_id": "w3", "lease_until_ms": 3000}),
     ("u3", "ArtifactUploaded", {"attempt": 3, "sha256": SHA}),
     ("v3", "ArtifactVerified", {"attempt": 3, "sha256": SHA}),

@@ -8,17 +8,19 @@ from pathlib import Path
 
 import statekit
 from statekit.engine.result import Status
+from statekit.testing import Simulator
 
 MACHINES = Path(__file__).resolve().parents[2] / "machines"
 
 
-def test_a_lease_expiring_on_the_last_attempt_fails_the_task_for_good() -> None:
+def test_an_expired_last_attempt_that_recovery_abandons_fails_the_task_for_good() -> None:
     task = statekit.load(MACHINES / "task.yaml")
-    start = task.start({"max_attempts": 1})
+    sim = Simulator(task, now_ms=0, context={"max_attempts": 1})
     lease = {"attempt": 1, "worker_id": "w1", "lease_until_ms": 1000}
-    running = task.send(start, "TaskStarted", lease)
-    assert running.applied
-    failed = task.send(running.state, "LeaseExpired", {"attempt": 1})
+    assert sim.send("TaskStarted", lease).applied
+    [expired] = sim.advance(1000)
+    assert expired.applied and sim.state.leaves[0] == "lifecycle.recovering.investigating"
+    failed = sim.send("AttemptAbandoned", {"attempt": 1})
     assert failed.applied
     assert failed.state.leaves == (
         "lifecycle.failed",
@@ -26,7 +28,7 @@ def test_a_lease_expiring_on_the_last_attempt_fails_the_task_for_good() -> None:
         "artifact.discarded",
     )
     assert failed.state.context["last_error"] == "LEASE_EXPIRED"
-    again = task.send(failed.state, "TaskStarted", {**lease, "attempt": 2})
+    again = sim.send("TaskStarted", {**lease, "attempt": 2})
     assert (again.status, again.reason) == (Status.REJECTED, "TASK_FAILED")
 
 
