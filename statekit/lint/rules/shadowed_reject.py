@@ -65,8 +65,17 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     answered: set[tuple[int, str]] = set()
     instead: dict[tuple[int, str], dict[str, Configuration]] = {}
     other_reason: set[tuple[int, str]] = set()
+    rejecting = frozenset(s.id for s in chart.states if s.reject)
+    if not rejecting:
+        return
+    holders_of: dict[Configuration, bool] = {}
     for node in explored.nodes:
         config = node.config
+        holds = holders_of.get(config)
+        if holds is None:
+            holds = holders_of[config] = not rejecting.isdisjoint((0, *config.ordered))
+        if not holds:  # no active state has a `reject` entry: nothing to answer or shadow
+            continue
         for outcome in node.outcomes or ():
             event = outcome.event
             assert event is not None
