@@ -241,9 +241,7 @@ def is_in_final_state(states: tuple[StateNode, ...], state: int, active: frozens
     if node.kind is StateKind.COMPOUND:
         # Through the active states, not the children: a root of thousands of children
         # would make every new configuration cost as much as the chart is large.
-        return any(
-            states[c].parent == state and states[c].kind is StateKind.FINAL for c in active
-        )
+        return any(states[c].parent == state and states[c].kind is StateKind.FINAL for c in active)
     if node.kind is StateKind.PARALLEL:
         return all(is_in_final_state(states, c, active) for c in node.children)
     return node.kind is StateKind.FINAL and state in active
