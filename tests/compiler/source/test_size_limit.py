@@ -47,7 +47,9 @@ def _nodes(text: str) -> int:
             return 1 + sum(count(v) for v in node.value)
         return 1
 
-    return count(yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+    root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    assert root is not None
+    return count(root)
 
 
 def _errors(text: str) -> list[str]:
