@@ -31,6 +31,8 @@ _LAZY = {
     "Result": "statekit.engine.result",
     "Status": "statekit.engine.result",
     "Microstep": "statekit.engine.result",
+    "ArmedTimer": "statekit.engine.timers",
+    "SentEvent": "statekit.engine.timers",
     "EmittedMessage": "statekit.engine.result",
     "Event": "statekit.engine.replay",
     "ReplayResult": "statekit.engine.replay",
@@ -71,6 +73,8 @@ if TYPE_CHECKING:
     from statekit.engine.state import State as State
     from statekit.engine.state import StateFormatError as StateFormatError
     from statekit.engine.step import ChartMismatchError as ChartMismatchError
+    from statekit.engine.timers import ArmedTimer as ArmedTimer
+    from statekit.engine.timers import SentEvent as SentEvent
     from statekit.runner.outbox import Dispatcher as Dispatcher
     from statekit.runner.outbox import Inbox as Inbox
     from statekit.runner.outcome import Outcome as Outcome

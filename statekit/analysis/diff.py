@@ -27,12 +27,14 @@ from statekit.analysis.exploration import Exploration
 from statekit.analysis.explorer import explore
 from statekit.compiler.ir import (
     Assign,
+    Cancel,
     CompiledChart,
     Effect,
     Emit,
     ExpressionInvariant,
     FieldDecl,
     Invariant,
+    Send,
     Transition,
 )
 from statekit.compiler.serialize import canonical_json, chart_to_json
@@ -226,10 +228,31 @@ def _effects(effects: tuple[Effect, ...]) -> str:
         if isinstance(effect, Assign):
             out.append("assign " + ", ".join(f"{k} = {e.source}" for k, e in effect.assignments))
             continue
+        if isinstance(effect, Cancel):
+            out.append(f"cancel {effect.id}")
+            continue
+        if isinstance(effect, Send):  # its timing and id are part of what it does
+            timing = [f"{k}={v}" for k, v in _send_timing(effect)]
+            fields = ", ".join([*(f"{k}={e.source}" for k, e in effect.payload), *timing])
+            out.append(f"send {effect.event}({fields})")
+            continue
         name = effect.type if isinstance(effect, Emit) else f"raise {effect.event}"
         fields = ", ".join(f"{k}={e.source}" for k, e in effect.payload)
         out.append(f"{'emit ' if isinstance(effect, Emit) else ''}{name}({fields})")
     return "; ".join(out)
+
+
+def _send_timing(effect: Send) -> list[tuple[str, str]]:
+    out = []
+    if effect.delay_ms is not None:
+        out.append(("delay", f"{effect.delay_ms}ms"))
+    if effect.delay is not None:
+        out.append(("delay", effect.delay.source))
+    if effect.at is not None:
+        out.append(("at", effect.at.source))
+    if effect.id is not None:
+        out.append(("id", effect.id))
+    return out
 
 
 def _trigger(t: Transition) -> str:

@@ -11,6 +11,13 @@ event to a few rows per event). Invariants are listed with their status:
 `proven` (no reachable configuration breaks it), `violated` (with the first configuration that
 does), `runtime` (an expression over data: enforced by the engine after every
 step) or `not proven` (the exploration hit a bound).
+
+Timers: each row lists the timer events armed in its configuration (an
+`after` timer while its state is active), and its verdicts answer them as
+they answer declared events (after those); `Explanation.timers` describes
+every timer of the chart (its state, its due time, its transitions). The
+JSON form has `timers` (top level and per configuration) only for charts
+with timers, so the output for a chart without them is unchanged.
 """
 
 from __future__ import annotations
@@ -21,7 +28,9 @@ from typing import Any
 from statekit.analysis.exploration import Exploration, MacrostepBranch
 from statekit.analysis.facts import selected_transitions
 from statekit.analysis.guards import ThreeValued
-from statekit.compiler.ir import ExpressionInvariant, StateInvariant
+from statekit.analysis.report import state_name, transition_label
+from statekit.analysis.timers import ArmedTimers, armed_sends, send_timer_id, sends_of
+from statekit.compiler.ir import CompiledChart, ExpressionInvariant, StateInvariant, TimerKind
 from statekit.engine.tables import Configuration
 
 
@@ -54,12 +63,37 @@ class Verdict:
 @dataclass(frozen=True, slots=True)
 class Row:
     """A reachable configuration: its atomic states, all active states, and its verdicts
-    per event (several when data guards or history values make a difference)."""
+    per event (several when data guards or history values make a difference); `timers`
+    are the timer events armed in it (their verdicts follow the declared events'),
+    `sends` the send timers that may be armed in it (`timers.armed_sends`)."""
 
     states: tuple[str, ...]
     active: tuple[str, ...]
     histories: int
     verdicts: dict[str, tuple[Verdict, ...]]
+    timers: tuple[str, ...] = ()
+    sends: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TimerInfo:
+    """A timer of the chart: its event's name, its owning state's path, when it is due
+    (`15m`, `delay ctx.backoff_ms`, `at ctx.lease_until_ms`) and its transitions (labels,
+    in document order)."""
+
+    name: str
+    state: str
+    due: str
+    transitions: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "name": self.name,
+            "state": self.state,
+            "due": self.due,
+            "transitions": list(self.transitions),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +117,24 @@ class Explanation:
     rows: tuple[Row, ...]
     invariants: tuple[InvariantStatus, ...]
     counts: dict[str, int] = field(default_factory=dict)
+    timers: tuple[TimerInfo, ...] = ()
+    send_timers: tuple[str, ...] = ()
+    """The send timers of the chart's delayed `send`s (`timers.send_timer_id`)."""
 
     def to_json(self) -> dict[str, Any]:
-        """The machine-readable form (`--format json`)."""
+        """The machine-readable form (`--format json`; `timers`, `send_timers` and each
+        configuration's `timers` and `sends` only for a chart with timers or delayed
+        sends)."""
+        out = self._json()
+        if self.timers or self.send_timers:
+            out["timers"] = [t.to_json() for t in self.timers]
+            out["send_timers"] = list(self.send_timers)
+            for row, entry in zip(self.rows, out["configurations"], strict=True):
+                entry["timers"] = list(row.timers)
+                entry["sends"] = list(row.sends)
+        return out
+
+    def _json(self) -> dict[str, Any]:
         return {
             "version": 1,
             "chart": self.chart,
@@ -195,6 +244,31 @@ def _verdict(exploration: Exploration, outcome: MacrostepBranch) -> Verdict:
     return Verdict(outcome.status.value, outcome.reason, target, assuming)
 
 
+def _due(chart: CompiledChart, timer: int) -> str:
+    decl = chart.timers[timer]
+    if decl.kind is TimerKind.AFTER:
+        return decl.name[len("after(") : decl.name.index(")@")]
+    assert decl.expression is not None
+    return f"{decl.kind.value} {decl.expression.source}"
+
+
+def timer_infos(chart: CompiledChart) -> tuple[TimerInfo, ...]:
+    """Every timer of the chart, in document order (see `TimerInfo`)."""
+    return tuple(
+        TimerInfo(
+            decl.name,
+            state_name(chart, decl.state),
+            _due(chart, decl.id),
+            tuple(
+                transition_label(chart, t.id)
+                for t in chart.transitions
+                if t.event == decl.name and t.source == decl.state
+            ),
+        )
+        for decl in chart.timers
+    )
+
+
 def explain(
     exploration: Exploration, *, state: int | None = None, event: str | None = None
 ) -> Explanation:
@@ -202,23 +276,29 @@ def explain(
     `event` when given; invariants and counts always cover the whole chart."""
     chart = exploration.chart
     rows: dict[Configuration, tuple[list[int], dict[str, dict[Verdict, None]]]] = {}
+    may_be_armed = armed_sends(exploration)
+    sends: dict[Configuration, set[str]] = {}
     for node in exploration.nodes:
         if state is not None and state not in node.config.ids:
             continue
         ids, verdicts = rows.setdefault(node.config, ([], {}))
         ids.append(node.id)
+        sends.setdefault(node.config, set()).update(may_be_armed[node.id])
         for outcome in node.outcomes or ():
             assert outcome.event is not None
             if event is not None and outcome.event != event:
                 continue
             verdicts.setdefault(outcome.event, {})[_verdict(exploration, outcome)] = None
-    order = {name: i for i, name in enumerate(exploration.events)}
+    order = exploration.event_order()
+    armed = ArmedTimers(chart)
     table = tuple(
         Row(
             _names(exploration, config),
             tuple(chart.states[s].path for s in config.ordered),
             len(ids),
             {e: tuple(v) for e, v in sorted(verdicts.items(), key=lambda kv: order[kv[0]])},
+            armed.events(config),
+            tuple(sorted(sends[config])),
         )
         for config, (ids, verdicts) in rows.items()
     )
@@ -239,6 +319,8 @@ def explain(
         table,
         invariant_statuses(exploration),
         counts,
+        timer_infos(chart),
+        tuple(dict.fromkeys(send_timer_id(s) for s in sends_of(chart) if s.delayed)),
     )
 
 

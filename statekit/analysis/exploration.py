@@ -138,6 +138,9 @@ class Exploration:
         self.chart = chart
         self.tables = tables
         self.events = events
+        self.timer_events = tuple(t.name for t in chart.timers)
+        """The chart's timer events; each occurs only where it is armed (a node's outcomes
+        list it then, after the declared events)."""
         self.max_configurations = max_configurations
         self.nodes: list[Node] = []
         self.initial: list[MacrostepBranch] = []
@@ -150,6 +153,10 @@ class Exploration:
     def complete(self) -> bool:
         """Whether every reachable abstract state and every guard outcome was explored."""
         return not self.limits
+
+    def event_order(self) -> dict[str, int]:
+        """Declared events, then timer events, each mapped to its position."""
+        return {name: i for i, name in enumerate((*self.events, *self.timer_events))}
 
     def path(self, node_id: int) -> list[tuple[int, MacrostepBranch]]:
         """The outcomes leading from the start to `node_id`, each with the node it left

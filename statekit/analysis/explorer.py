@@ -2,7 +2,9 @@
 
 The abstract state is a configuration plus the recorded history values; the
 context is abstracted away entirely. From the initial macrostep on, every
-abstract state is expanded with every declared event, breadth first,
+abstract state is expanded with every declared event and every timer event
+armed in it (`statekit.analysis.timers`: an `after` timer while its state is
+active), breadth first,
 through the engine's abstract execution (`statekit.engine.abstract`: no
 effect expression is evaluated) with a guard oracle: guards whose
 three-valued value is known (`active()` terms, constants) are answered
@@ -66,6 +68,7 @@ from statekit.analysis.exploration import (
 from statekit.analysis.guard_choices import MAX_CHOICES, ScriptedGuardOracle
 from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
 from statekit.analysis.memory import memory_in_use
+from statekit.analysis.timers import ArmedTimers
 from statekit.compiler.gc_pause import collector_paused
 from statekit.compiler.ir import CompiledChart, StateKind
 from statekit.engine.abstract import (
@@ -182,6 +185,7 @@ class Explorer:
             list[tuple[tuple[int, ...], tuple[object, ...], list[_Prepared]]],
         ] = {}
         self.reads: dict[tuple[Configuration, str | None], frozenset[int]] = {}
+        self.timers = ArmedTimers(chart)
 
     # -- abstract states ----------------------------------------------------------
 
@@ -520,13 +524,18 @@ class Explorer:
         return history, self.history_key(history)
 
     def expand(self, node: Node) -> None:
-        """Every outcome of every declared event in this abstract state."""
+        """Every outcome of every declared event, and of every timer event armed here
+        (`statekit.analysis.timers`), in this abstract state."""
         tables, config, history = self.tables, node.config, node.history
         outcomes: list[MacrostepBranch] = []
         fireable = None if config.final else self.fireable_events(config)
         wildcard = fireable is not None and "*" in fireable
         undefined = self.unclassified_by_event
-        for event in self.result.events:
+        events = self.result.events
+        armed = self.timers.events(config)
+        if armed:
+            events = (*events, *armed)
+        for event in events:
             if fireable is None:  # the engine's step selects nothing once the chart is final
                 outcomes.append(self.classified(config, event, None, ()))
                 continue
@@ -553,7 +562,7 @@ class Explorer:
                 outcomes.append(self.classified(config, event, None, ()))
                 continue
             outcomes.extend(self.outcomes_of(node, event, self.runs_of(node, event)))
-        self.result.checks += len(self.result.events)
+        self.result.checks += len(events)
         node.outcomes = outcomes
 
     def run(self) -> Exploration:

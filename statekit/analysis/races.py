@@ -11,6 +11,16 @@ the set of its branches, and the two orders are order-sensitive when those
 sets differ. Every finding names the data-guard assumptions of the branches
 it shows.
 
+Timer events (`statekit.analysis.timers`) race with declared events where
+they are armed: a timeout can come before or after a result. When the event
+delivered first leaves the timer's state, the timer delivered second is no
+longer armed and is answered as the engine answers it, REJECTED STALE_TIMER,
+changing nothing; the timer's own answer is no difference (a cancelled
+timer loses nothing), so such a pair is order-sensitive only when it ends in
+different configurations or the declared event is answered differently. Two
+timer events are not paired: their order is the
+clock's (their due times), not a sender's.
+
 Where neither event fires (both are rejected or already applied) the pair
 commutes trivially: neither order changes the configuration, so each event
 is classified as it would be alone. Only configurations where at least one
@@ -35,10 +45,11 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
-from statekit.analysis.exploration import Exploration, Limit, MacrostepBranch, Node
+from statekit.analysis.exploration import NOWHERE, Exploration, Limit, MacrostepBranch, Node
 from statekit.analysis.guards import Assumption
 from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.compiler.ir import CompiledChart, RaceDecision
+from statekit.engine.result import STALE_TIMER, Status
 from statekit.engine.tables import Configuration
 
 APPLIED = "APPLIED"
@@ -215,7 +226,12 @@ def races_of(exploration: Exploration) -> RaceReport:
     """The races of an explored chart (see the module docstring)."""
     chart = exploration.chart
     producers = producer_of(chart)
-    pairs = [(a, b) for a, b in combinations(exploration.events, 2) if may_race(producers, a, b)]
+    timers = frozenset(exploration.timer_events)
+    pairs = [
+        (a, b)
+        for a, b in combinations((*exploration.events, *exploration.timer_events), 2)
+        if a not in timers and may_race(producers, a, b)  # two timers: the clock orders them
+    ]
     search = _Search(exploration)
     found: list[Race] = []
     seen: set[tuple[str, str, Configuration]] = set()
@@ -286,6 +302,7 @@ class _Search:
         self.leaves: dict[Configuration, tuple[str, ...]] = {}
         self.classifications: dict[tuple[str, Answer], Classification] = {}
         self.paths: dict[int, tuple[str, ...]] = {}
+        self.timers = frozenset(exploration.timer_events)
 
     def by_event(self, node: Node) -> dict[str, list[Branch]]:
         """Event → its branches from `node` (cached per node)."""
@@ -326,21 +343,45 @@ class _Search:
         for a, answer_a, middle in self.by_event(node).get(first, ()):
             if middle < 0:
                 continue
-            for b, answer_b, end in self.by_event(nodes[middle]).get(second, ()):
+            branches = self.by_event(nodes[middle]).get(second)
+            if branches is None and second in self.timers:
+                branches = [self.stale(second, middle)]  # the first event cancelled it
+            for b, answer_b, end in branches or ():
                 if end >= 0:
                     out.append((answer_a, answer_b, nodes[end].config, a, b))
         return out
+
+    def stale(self, timer: str, node: int) -> Branch:
+        """A timer event delivered where it is no longer armed: the engine answers
+        REJECTED STALE_TIMER and changes nothing."""
+        outcome = MacrostepBranch(
+            event=timer,
+            assumptions=(),
+            target=NOWHERE,
+            steps=(),
+            status=Status.REJECTED,
+            reason=STALE_TIMER,
+            basis="stale",
+        )
+        return (outcome, (outcome.status.value, STALE_TIMER), node)
 
     def race(self, node: Node, a: str, b: str, producers: Mapping[str, str]) -> Race | None:
         """The race of (a, b) at `node`, or None when the two orders agree."""
         ab = self.combinations(node, a, b)
         ba = self.combinations(node, b, a)
-        keys_ab = {(x, y, end) for x, y, end, _a, _b in ab}
-        keys_ba = {(y, x, end) for x, y, end, _a, _b in ba}  # A's answer first
+        timer = b in self.timers  # a timer is always second in a pair
+
+        def key(answer_a: Answer, answer_b: Answer, end: Configuration) -> object:
+            # a timer's own answer (fired, or stale because A left its state) is no
+            # difference: only where the pair ends and how A is answered are
+            return (answer_a, end) if timer else (answer_a, answer_b, end)
+
+        keys_ab = {key(x, y, end) for x, y, end, _a, _b in ab}
+        keys_ba = {key(y, x, end) for x, y, end, _a, _b in ba}  # A's answer first
         if keys_ab == keys_ba or not ab or not ba:
             return None
-        shown_ab = next((c for c in ab if (c[0], c[1], c[2]) not in keys_ba), ab[0])
-        shown_ba = next((c for c in ba if (c[1], c[0], c[2]) not in keys_ab), ba[0])
+        shown_ab = next((c for c in ab if key(c[0], c[1], c[2]) not in keys_ba), ab[0])
+        shown_ba = next((c for c in ba if key(c[1], c[0], c[2]) not in keys_ab), ba[0])
         orders_ab = tuple(self.outcome((a, b), c) for c in ab)
         orders_ba = tuple(self.outcome((b, a), c) for c in ba)
         return Race(

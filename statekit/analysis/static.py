@@ -6,19 +6,27 @@ from dataclasses import dataclass
 
 from statekit.analysis.guards import ThreeValued
 from statekit.compiler.expressions.tree import ExprNode
-from statekit.compiler.ir import CompiledChart, GuardCheck, Raise, StateKind, TransitionKind
+from statekit.compiler.ir import (
+    CompiledChart,
+    GuardCheck,
+    Raise,
+    Send,
+    StateKind,
+    TransitionKind,
+)
 
 
 def mentioned_events(chart: CompiledChart) -> frozenset[str]:
-    """Events that an `on`, `already`, `reject` (by name) or `raise` mentions."""
+    """Events that an `on`, `after`, `already`, `reject` (by name), `raise` or `send`
+    mentions (an `after` entry mentions its timer event)."""
     used: set[str] = set()
     for transition in chart.transitions:
         if transition.event is not None:
             used.add(transition.event)
-        used.update(e.event for e in transition.effects if isinstance(e, Raise))
+        used.update(e.event for e in transition.effects if isinstance(e, Raise | Send))
     for state in chart.states:
         used.update(c.event for c in state.already + state.reject)
-        used.update(e.event for e in state.entry + state.exit if isinstance(e, Raise))
+        used.update(e.event for e in state.entry + state.exit if isinstance(e, Raise | Send))
     return frozenset(used)
 
 

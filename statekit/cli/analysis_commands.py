@@ -123,9 +123,10 @@ def explain_command(
     if _out_of_memory(explored):
         return
     chart = explored.chart
-    if event is not None and event not in chart.events:
+    if event is not None and event not in chart.events and chart.timer(event) is None:
+        timers = "".join(f", {t.name}" for t in chart.timers)
         raise click.BadParameter(
-            f"event '{event}' is not declared (events: {', '.join(chart.events)})",
+            f"event '{event}' is not declared (events: {', '.join(chart.events)}{timers})",
             param_hint="--event",
         )
     state = _resolve_state(chart, state_ref) if state_ref is not None else None
@@ -157,6 +158,11 @@ def _table_lines(explanation: Explanation, explored: Exploration) -> list[str]:
     ]
     for group in answer_groups(explanation):
         out.append("| " + " | ".join(_cell(text) for text in group.cells()) + " |")
+    if explanation.timers:
+        out += ["", "| timer | state | due | transitions |", "|---|---|---|---|"]
+        for timer in explanation.timers:
+            cells = (timer.name, timer.state or "(root)", timer.due, "; ".join(timer.transitions))
+            out.append("| " + " | ".join(_cell(text) for text in cells) + " |")
     if explanation.invariants:
         out += ["", "| invariant | form | status | detail |", "|---|---|---|---|"]
         for inv in explanation.invariants:
@@ -189,6 +195,8 @@ def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
         label = ", ".join(row.states)
         if row.histories > 1:
             label += f" ({row.histories} history variants)"
+        if row.sends:
+            label += f" (send timers that may be armed: {', '.join(row.sends)})"
         items = list(row.verdicts.items())
         for i, (event, verdicts) in enumerate(items):
             for j, verdict in enumerate(verdicts):
@@ -201,6 +209,15 @@ def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
                 )
                 first = False
     console.print(table)
+    if explanation.timers:
+        timers = Table(title="timers (each occurs where its state is active)")
+        for column in ("timer", "state", "due", "transitions"):
+            timers.add_column(column, overflow="fold")
+        for timer in explanation.timers:
+            timers.add_row(
+                timer.name, timer.state or "(root)", timer.due, "\n".join(timer.transitions)
+            )
+        console.print(timers)
     invariants = Table(title="invariants")
     invariants.add_column("invariant", overflow="fold")
     invariants.add_column("form")

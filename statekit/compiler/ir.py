@@ -73,7 +73,68 @@ class Raise:
     span: SourceSpan
 
 
-Effect = Assign | Emit | Raise
+@dataclass(frozen=True, slots=True)
+class Send:
+    """`send: {event, payload, delay | at, id}` — an event for this instance's external queue.
+
+    It is processed after the current macrostep, never inside it. At most one of
+    `delay_ms` (a literal `delay:`; 0 means no delay), `delay` (an integer
+    expression in milliseconds) and `at` (an integer expression, epoch
+    milliseconds) is set; none means no delay. `id` names the timer a delayed
+    send arms (for `cancel:`), None when not given.
+    """
+
+    event: str
+    payload: tuple[tuple[str, Expression], ...]
+    delay_ms: int | None
+    delay: Expression | None
+    at: Expression | None
+    id: str | None
+    span: SourceSpan
+
+    @property
+    def delayed(self) -> bool:
+        """Whether this send arms a timer (a non-zero literal, a `delay:` expression or `at:`)."""
+        return bool(self.delay_ms) or self.delay is not None or self.at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Cancel:
+    """`cancel: NAME` — removes the armed timer of the `send` with that `id` (none: nothing)."""
+
+    id: str
+    span: SourceSpan
+
+
+Effect = Assign | Emit | Raise | Send | Cancel
+
+
+class TimerKind(enum.Enum):
+    """How an `after` entry gives its due time."""
+
+    AFTER = "after"  # a literal delay
+    DELAY = "delay"  # `delay: expr`, milliseconds, evaluated when the state is entered
+    AT = "at"  # `at: expr`, an absolute time in epoch milliseconds, evaluated on entry
+
+
+@dataclass(frozen=True, slots=True)
+class TimerDecl:
+    """A timer owned by a state (one `after` entry, or several with the same name).
+
+    `name` is its timer event's name: `after(<normalised literal>)@<state path>`,
+    `after(<expression source>)@<path>` for `delay:`, `at(<expression source>)@<path>`
+    for `at:`; its transitions are ordinary event transitions on that name.
+    `delay_ms` is set for kind AFTER only, `expression` (integer, over `ctx`, no
+    `event`) for DELAY and AT only. `span` is the first entry's key or list item.
+    """
+
+    id: int
+    name: str
+    state: int
+    kind: TimerKind
+    delay_ms: int | None
+    expression: Expression | None
+    span: SourceSpan
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +214,7 @@ class StateNode:
     reject: tuple[ClassifiedEvent, ...]
     description: str | None
     span: SourceSpan
+    timers: tuple[int, ...] = ()
 
     @property
     def is_atomic(self) -> bool:
@@ -316,6 +378,8 @@ class CompiledChart:
     `redacted` names the fields whose values evidence must not show.
     `idempotency` maps an event to the payload fields that identify its fact
     (the chart's `idempotency:`; the runner keeps (event, key values) unique).
+    `timers` are the `after` timers in document order (`StateNode.timers` holds
+    each state's ids); their events are not in `events`.
     """
 
     name: str
@@ -339,6 +403,19 @@ class CompiledChart:
     digest: str = field(default="")
     producers: tuple[Producer, ...] = ()
     races: tuple[RaceDecision, ...] = ()
+    timers: tuple[TimerDecl, ...] = ()
+    _timer_index: Mapping[str, TimerDecl] = field(
+        init=False, repr=False, compare=False, default_factory=lambda: MappingProxyType({})
+    )
+
+    def __post_init__(self) -> None:
+        if self.timers:  # built once: the engine asks by name on every timer delivery
+            index = MappingProxyType({t.name: t for t in self.timers})
+            object.__setattr__(self, "_timer_index", index)
+
+    def timer(self, name: str) -> TimerDecl | None:
+        """The timer whose timer event is `name`, or None (then `name` is no timer event)."""
+        return self._timer_index.get(name)
 
     def migration_from(self, version: int) -> MigrationDecl | None:
         """The declared migration from `version`, or None (then paths map to themselves)."""

@@ -24,7 +24,10 @@ from statekit.compiler.ir import (
     GuardCheck,
     Invariant,
     MigrationDecl,
+    Raise,
+    Send,
     StateNode,
+    TimerDecl,
     Transition,
 )
 
@@ -53,9 +56,29 @@ class _Writer:
             body: dict[str, Any] = {"assign": [[k, e.to_json()] for k, e in effect.assignments]}
         elif isinstance(effect, Emit):
             body = {"emit": effect.type, "payload": [[k, e.to_json()] for k, e in effect.payload]}
-        else:
+        elif isinstance(effect, Raise):
             body = {"raise": effect.event, "payload": [[k, e.to_json()] for k, e in effect.payload]}
+        elif isinstance(effect, Send):
+            body = {"send": effect.event, "payload": [[k, e.to_json()] for k, e in effect.payload]}
+            if effect.delay_ms is not None:
+                body["delay_ms"] = effect.delay_ms
+            if effect.delay is not None:
+                body["delay"] = effect.delay.to_json()
+            if effect.at is not None:
+                body["at"] = effect.at.to_json()
+            if effect.id is not None:
+                body["id"] = effect.id
+        else:
+            body = {"cancel": effect.id}
         return self.node(body, effect.span)
+
+    def timer(self, t: TimerDecl) -> dict[str, Any]:
+        body: dict[str, Any] = {"id": t.id, "name": t.name, "state": t.state, "kind": t.kind.value}
+        if t.delay_ms is not None:
+            body["delay_ms"] = t.delay_ms
+        if t.expression is not None:
+            body["expression"] = t.expression.to_json()
+        return self.node(body, t.span)
 
     def classified(self, entry: ClassifiedEvent) -> dict[str, Any]:
         out: dict[str, Any] = {"event": entry.event}
@@ -85,6 +108,8 @@ class _Writer:
             "already": [self.classified(c) for c in s.already],
             "reject": [self.classified(c) for c in s.reject],
         }
+        if s.timers:  # absent without timers: charts without time keep their digests
+            out["timers"] = list(s.timers)
         return self.node(out, s.span, s.description)
 
     def guard(self, g: GuardCheck) -> dict[str, Any]:
@@ -162,6 +187,8 @@ def chart_to_json(chart: CompiledChart, *, positions: bool = True) -> dict[str, 
         out["idempotency"] = {event: list(keys) for event, keys in chart.idempotency.items()}
     if chart.migrations:  # absent when none: the digests of earlier charts stay as they were
         out["migrations"] = [w.migration(m) for m in chart.migrations]
+    if chart.timers:  # absent without timers: charts without time keep their digests
+        out["timers"] = [w.timer(t) for t in chart.timers]
     if positions:
         out["file"] = chart.file
         out["description"] = chart.description

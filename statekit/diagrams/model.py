@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.ir import (
     Assign,
+    Cancel,
     CompiledChart,
     Effect,
     Emit,
@@ -22,12 +23,15 @@ from statekit.compiler.ir import (
     FieldDecl,
     HistoryKind,
     Invariant,
+    Raise,
+    Send,
     StateKind,
     StateNode,
     Transition,
     TransitionKind,
 )
 from statekit.compiler.model.state_index import StateIndex
+from statekit.compiler.model.timers import format_delay
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,10 +211,28 @@ def _effect(effect: Effect) -> EffectText:
         return EffectText(
             f"emit {effect.type}", f"emit {effect.type}" + (f" {{{payload}}}" if payload else "")
         )
+    if isinstance(effect, Cancel):
+        return EffectText(f"cancel {effect.id}", f"cancel {effect.id}")
     payload = ", ".join(f"{k}: {_expression(e)}" for k, e in effect.payload)
-    return EffectText(
-        f"raise {effect.event}", f"raise {effect.event}" + (f" {{{payload}}}" if payload else "")
-    )
+    word = "raise" if isinstance(effect, Raise) else "send"
+    full = f"{word} {effect.event}" + (f" {{{payload}}}" if payload else "")
+    if isinstance(effect, Send):
+        full += _send_timing(effect)
+    return EffectText(f"{word} {effect.event}", full)
+
+
+def _send_timing(effect: Send) -> str:
+    """` after 30s`, ` after ctx.backoff_ms`, ` at ctx.deadline_ms` and ` as id` of a `send`."""
+    out = ""
+    if effect.delay_ms:
+        out = f" after {format_delay(effect.delay_ms)}"
+    elif effect.delay is not None:
+        out = f" after {_expression(effect.delay)}"
+    elif effect.at is not None:
+        out = f" at {_expression(effect.at)}"
+    if effect.id is not None:
+        out += f" as {effect.id}"
+    return out
 
 
 def _field(decl: FieldDecl, with_default: bool) -> DField:

@@ -10,5 +10,11 @@ hot-path caches and their records), `macrostep_run` (the accumulator of one
 macrostep), `trace` (the applied microsteps), `effect_interpreter` (running
 effects) with its `value_domain` (concrete or abstract values),
 `evaluation` (the one guard and value evaluator), `errors`, `invariants`,
-`validation`, `replay`.
+`validation`, `replay`; time: `timers` (`ArmedTimer`, `SentEvent`, the
+timers a state holds), `timer_effects` (arming, cancelling, sending) and
+`state_timers` (reading them back from JSON).
 """
+
+from statekit.engine.timers import ArmedTimer, SentEvent
+
+__all__ = ["ArmedTimer", "SentEvent"]

@@ -55,6 +55,7 @@ from statekit.engine.tables import (
     Tables,
     TransitionConflict,
 )
+from statekit.engine.timers import NO_TIMERS, Timers
 from statekit.engine.trace import AppliedMicrostep, AssignedValue, InternalEvent
 from statekit.engine.value_domain import CONCRETE, ValueDomain
 
@@ -402,14 +403,18 @@ def macrostep(
     oracle: GuardOracle | None = None,
     values: ValueDomain = CONCRETE,
     conflicts: ConflictSink = None,
+    timers: Timers = NO_TIMERS,
+    now_ms: int | None = None,
 ) -> MacrostepRun:
     """One external event processed to completion (see the module docstring).
 
-    Raises `EvaluationError` or `LivelockError`; the caller's inputs are untouched.
+    `timers` are the state's armed timers, `now_ms` the clock's reading for the
+    step (see `statekit.engine.timers`). Raises `EvaluationError` or
+    `LivelockError`; the caller's inputs are untouched.
     """
     if not isinstance(config, Configuration):
         config = tables.configuration(frozenset(config))
-    run = MacrostepRun(config, context, history, values, conflicts)
+    run = MacrostepRun(config, context, history, values, conflicts, timers, now_ms)
     if event is not None:
         enabled, run.failed_guard = select_transitions(
             tables, config, event, context, history, oracle, conflicts
@@ -429,11 +434,13 @@ def initial_macrostep(
     oracle: GuardOracle | None = None,
     values: ValueDomain = CONCRETE,
     conflicts: ConflictSink = None,
+    now_ms: int | None = None,
 ) -> MacrostepRun:
     """Enter the root's initial configuration (SCXML's initial transition), then run
-    eventless transitions and internal events to completion."""
+    eventless transitions and internal events to completion (arming the timers of
+    the states entered; `now_ms` as for `macrostep`)."""
     empty = tables.configuration(frozenset())
-    run = MacrostepRun(empty, context, {}, values, conflicts)
+    run = MacrostepRun(empty, context, {}, values, conflicts, NO_TIMERS, now_ms)
     entry = tuple(s for s in tables.states[0].default_entry if s != 0)
     plan = build_plan(tables, empty, (), (), entry)
     run.fired = True

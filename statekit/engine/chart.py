@@ -10,6 +10,10 @@ inputs give an equal result. It never raises for an event (unknown events,
 bad payloads, failing expressions and livelocks are classified results); it
 raises `ChartMismatchError` for a state made with another chart (another
 digest), and `TypeError` for something that is not a `State`.
+
+Time is an input: `now_ms` (the clock's reading for the step, epoch
+milliseconds) turns the relative delays the step arms into due times, and
+`fire` delivers an armed timer (`statekit.engine.timers`).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from statekit.engine.observers import installed as _observers
 from statekit.engine.replay import EventLike, ReplayResult, fold
 from statekit.engine.result import Result
 from statekit.engine.state import State
-from statekit.engine.step import applied_result, step
+from statekit.engine.step import applied_result, fire, step
 from statekit.engine.tables import DEFAULT_MAX_MICROSTEPS, Tables
 from statekit.engine.validation import PayloadError, check_context
 
@@ -96,40 +100,60 @@ class Chart:
         return self._tables.max_microsteps
 
     def initialize(
-        self, context: Mapping[str, Any] | None = None, *, event_id: str | None = None
+        self,
+        context: Mapping[str, Any] | None = None,
+        *,
+        event_id: str | None = None,
+        now_ms: int | None = None,
     ) -> Result:
-        """Enter the initial configuration: an APPLIED result whose evidence and
-        emitted messages are those of the initial macrostep. Raises `StartError`."""
+        """Enter the initial configuration: an APPLIED result whose evidence, emitted
+        messages, armed timers and sent events are those of the initial macrostep.
+        Raises `StartError`."""
         tables = self._tables
         try:
             ctx = check_context(tables.chart.context, context or {}, complete=False)
         except PayloadError as exc:
             raise StartError(str(exc)) from exc
         try:
-            run = initial_macrostep(tables, ctx)
+            run = initial_macrostep(tables, ctx, now_ms=now_ms)
             broken = broken_invariant(tables, run.configuration, run.context)
         except (EvaluationError, LivelockError) as exc:
             raise StartError(f"the initial macrostep of {self.name!r} failed: {exc}") from exc
         if broken is not None:
             raise StartError(f"invariant '{broken}' does not hold in the initial state")
-        state = State(run.configuration, run.context, run.history)
+        timers, armed, cancelled, sent = run.timer_outcome()
+        state = State(run.configuration, run.context, run.history, timers)
         shown = {k: v for k, v in ctx.items() if k not in tables.secret_context}
         result = applied_result(
-            tables, None, START_EVENT, shown, event_id, state, run.emitted, run.trace
+            tables,
+            None,
+            START_EVENT,
+            shown,
+            event_id,
+            state,
+            run.emitted,
+            run.trace,
+            run.timing,
+            armed,
+            cancelled,
+            sent,
         )
         if _observers:
             observers.notify(self, None, result)
         return result
 
-    def start(self, context: Mapping[str, Any] | None = None) -> State:
+    def start(
+        self, context: Mapping[str, Any] | None = None, *, now_ms: int | None = None
+    ) -> State:
         """The initial state; `context` overrides declared defaults (type-checked).
 
-        Raises `StartError`. Messages emitted on entry are in `initialize()`'s result.
+        Raises `StartError`. Messages emitted on entry (and the events sent) are in
+        `initialize()`'s result.
         """
-        if context is None and self._initial is not None:
+        if context is None and now_ms is None and self._initial is not None:
             return self._initial
-        state = self.initialize(context).state
-        if context is None:
+        state = self.initialize(context, now_ms=now_ms).state
+        if context is None and now_ms is None:
             self._initial = state
         return state
 
@@ -140,10 +164,33 @@ class Chart:
         payload: Mapping[str, Any] | None = None,
         *,
         event_id: str | None = None,
+        now_ms: int | None = None,
     ) -> Result:
         """Classify and apply one event (see `statekit.engine.step`); installed observers
-        (`statekit.engine.observers`) see the result."""
-        result = step(self._tables, state, event_type, payload, event_id)
+        (`statekit.engine.observers`) see the result. The name of an `after` timer's
+        event delivers that timer (as `fire`)."""
+        result = step(self._tables, state, event_type, payload, event_id, now_ms=now_ms)
+        if _observers:
+            observers.notify(self, state, result)
+        return result
+
+    def fire(
+        self,
+        state: State,
+        timer_id: str,
+        *,
+        generation: int | None = None,
+        now_ms: int | None = None,
+        event_id: str | None = None,
+    ) -> Result:
+        """Deliver the armed timer `timer_id` (`State.timers`): its event is classified
+        as by `send`, from the state without the timer, which is consumed whatever the
+        classification (`Result.timer` names it). A timer that is not armed, or whose
+        generation is not `generation` when given, is REJECTED with `STALE_TIMER` and
+        changes nothing (the input state is returned)."""
+        result = fire(
+            self._tables, state, timer_id, generation=generation, now_ms=now_ms, event_id=event_id
+        )
         if _observers:
             observers.notify(self, state, result)
         return result

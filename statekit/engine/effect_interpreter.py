@@ -1,11 +1,14 @@
-"""Running a microstep's effects (`assign`, `emit`, `raise`) in the run's value domain.
+"""Running a microstep's effects (`assign`, `emit`, `raise`, `send`, `cancel`) in the
+run's value domain.
 
 Nothing external runs: `assign` updates the macrostep's context (copied on
 the first write, so the input state's context is never touched), `emit`
-appends an outbox message, `raise` queues an internal event, and entering a
-final state queues its `done.state.*` events. Every effect sees the context
-as updated by the effects before it, including the earlier fields of the
-same `assign`. What an expression yields is the run's `ValueDomain`'s
+appends an outbox message, `raise` queues an internal event, entering a
+final state queues its `done.state.*` events, and the timer effects (`send`,
+`cancel`, and the arming and cancelling of a state's `after` timers on entry
+and exit) go to `statekit.engine.timer_effects`, which records them in the run.
+Every effect sees the context as updated by the effects before it, including
+the earlier fields of the same `assign`. What an expression yields is the run's `ValueDomain`'s
 business (`statekit.engine.value_domain`): one algorithm, concrete or
 abstract values.
 """
@@ -18,6 +21,7 @@ from typing import Any
 from statekit.compiler.ir import Assign, Emit, Raise
 from statekit.engine.macrostep_run import MacrostepRun
 from statekit.engine.tables import EMPTY, EffectSegment
+from statekit.engine.timer_effects import run_timer_effect
 from statekit.engine.trace import AssignedValue
 
 _NO_DEFAULTS: Mapping[str, Any] = EMPTY
@@ -58,6 +62,8 @@ def run_effects(
                 body = values.raised(effect, event_defaults, run.context, payload, active)
                 run.queue.append((effect.event, body))
                 raised.append(effect.event)
+            else:  # time: checked last, so the effects above pay nothing for it
+                run_timer_effect(effect, payload, run, active, defaults)
         for name in segment.done:
             run.queue.append((name, EMPTY))
             raised.append(name)

@@ -2,8 +2,9 @@
 
 One `Microstep` per SCXML microstep lists the transitions fired
 (`FiredTransition`), the states exited and entered, the context changes
-(`ContextChange`), the ids of the messages emitted (`EmittedMessage`) and
-the internal events raised. Secret values appear as `REDACTED`.
+(`ContextChange`), the ids of the messages emitted (`EmittedMessage`), the
+internal events raised and, only when there are any, the timers armed and
+cancelled and the events sent. Secret values appear as `REDACTED`.
 """
 
 from __future__ import annotations
@@ -61,7 +62,10 @@ class Microstep:
     `event` is the external or internal event (`done.state.<path>` for a done
     event), None for eventless (`always`) transitions. `exited` is in exit
     order, `entered` in entry order, both as dotted paths. `emitted` holds the
-    ids of the messages this microstep emitted (see `Result.emitted`).
+    ids of the messages this microstep emitted (see `Result.emitted`). `armed`
+    and `cancelled` are the ids of the timers it armed and cancelled, `sent`
+    the events of its undelayed `send`s, in the order its effects ran (empty for
+    a chart without time).
     """
 
     event: str | None
@@ -72,3 +76,6 @@ class Microstep:
     changes: tuple[ContextChange, ...]
     emitted: tuple[str, ...]
     raised: tuple[str, ...]
+    armed: tuple[str, ...] = ()
+    cancelled: tuple[str, ...] = ()
+    sent: tuple[str, ...] = ()

@@ -2,8 +2,8 @@
 
 `MacrostepRun` is what the SCXML procedures in `statekit.engine.algorithm`
 write while a macrostep runs: the configuration, the context and history
-(copied on the first write), the trace of applied microsteps, the outbox
-and the internal queue.
+(copied on the first write), the trace of applied microsteps, the outbox,
+the internal queue and, once a timer effect runs, its timers (`TimerRun`).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 
 from statekit.compiler.ir import GuardCheck, Transition
 from statekit.engine.tables import Configuration, TransitionConflict
+from statekit.engine.timers import NO_TIMERS, ArmedTimer, SentEvent, TimerRun, Timers
 from statekit.engine.trace import AppliedMicrostep, InternalEvent
 from statekit.engine.value_domain import CONCRETE, ValueDomain
 
@@ -29,7 +30,9 @@ class MacrostepRun:
     until an effect or an exit writes to them. `values` is the value domain
     effects compute in (`CONCRETE`, or `ABSTRACT` for the static analysis);
     `conflicts`, when a list, collects the conflict resolutions that removed a
-    transition.
+    transition. `timers` are the input state's timers and `now_ms` the clock's
+    reading given to the step; `timing` is None until a timer effect runs
+    (`statekit.engine.timers`), so a macrostep without one pays nothing for time.
     """
 
     __slots__ = (
@@ -42,8 +45,11 @@ class MacrostepRun:
         "fired",
         "history",
         "history_owned",
+        "now_ms",
         "queue",
         "raised",
+        "timers",
+        "timing",
         "trace",
         "values",
     )
@@ -55,6 +61,8 @@ class MacrostepRun:
         history: Mapping[int, tuple[int, ...]],
         values: ValueDomain = CONCRETE,
         conflicts: list[TransitionConflict] | None = None,
+        timers: Timers = NO_TIMERS,
+        now_ms: int | None = None,
     ) -> None:
         self.configuration = configuration
         self.context: Mapping[str, Any] = context
@@ -69,3 +77,16 @@ class MacrostepRun:
         self.failed_guard: FailedGuard | None = None
         self.values = values
         self.conflicts = conflicts
+        self.timers = timers
+        self.now_ms = now_ms
+        self.timing: TimerRun | None = None
+
+    def timer_outcome(
+        self,
+    ) -> tuple[Timers, tuple[ArmedTimer, ...], tuple[ArmedTimer, ...], tuple[SentEvent, ...]]:
+        """(timers at the end, armed, cancelled, sent): see `TimerRun.outcome`."""
+        timing = self.timing
+        if timing is None:
+            return self.timers, (), (), ()
+        timers, armed, cancelled = timing.outcome()
+        return timers, armed, cancelled, tuple(timing.sent)

@@ -9,7 +9,11 @@ effects run in selection order after every exit; entry effects run in entry
 order, each seeing the configuration with its state added; entering a final
 state raises `done.state.<parent>` (and `done.state.<grandparent>` when that
 parallel state's regions are all final), except for a child of the root,
-which ends the chart instead.
+which ends the chart instead. A state's `after` timers are armed after its
+entry effects and cancelled after its exit effects (`statekit.engine.timers`):
+the plan carries them as two engine effects, `ArmTimers` and `CancelTimers`,
+at the end of the state's segment, so a microstep that enters or exits a
+state with timers has effects (the memo of data-free macrosteps never takes it).
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ from statekit.engine.tables import (
     EffectSegment,
     MicrostepPlan,
     Tables,
+    TimedEffect,
     is_in_final_state,
 )
+from statekit.engine.timers import ArmTimers, CancelTimers
 
 
 def _done_events(tables: Tables, state: int, active: frozenset[int] | set[int]) -> tuple[str, ...]:
@@ -62,11 +68,14 @@ def build_plan(
             history_updates.append((h, value))
     segments: list[EffectSegment] = []
     active = set(config.ids)
+    timers = tables.chart.timers
     for s in exit_order:
-        if states[s].exit:
-            segments.append(
-                EffectSegment(effects=states[s].exit, active=frozenset(active), done=())
-            )
+        node = states[s]
+        effects: tuple[TimedEffect, ...] = node.exit
+        if node.timers:
+            effects = (*effects, CancelTimers(node.path))
+        if effects:
+            segments.append(EffectSegment(effects=effects, active=frozenset(active), done=()))
         active.discard(s)
     after_exit = frozenset(active)
     for tid in transitions:
@@ -74,12 +83,14 @@ def build_plan(
         if effects:
             segments.append(EffectSegment(effects=effects, active=after_exit, done=()))
     for s in entry_order:
+        node = states[s]
         active.add(s)
-        done = _done_events(tables, s, active) if states[s].kind is StateKind.FINAL else ()
-        if states[s].entry or done:
-            segments.append(
-                EffectSegment(effects=states[s].entry, active=frozenset(active), done=done)
-            )
+        done = _done_events(tables, s, active) if node.kind is StateKind.FINAL else ()
+        effects = node.entry
+        if node.timers:
+            effects = (*effects, ArmTimers(node.path, tuple(timers[t] for t in node.timers)))
+        if effects or done:
+            segments.append(EffectSegment(effects=effects, active=frozenset(active), done=done))
     return MicrostepPlan(
         transitions=transitions,
         exit_order=exit_order,

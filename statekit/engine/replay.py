@@ -5,6 +5,12 @@ order. Replaying it from the initial state must give the live state again.
 `ALREADY_APPLIED` events are folded (they change nothing); the first
 `REJECTED` event stops the replay, and the result says which event (its
 index) and why (its `Result`). Nothing is ever skipped.
+
+Time: an event may be a timer's delivery (`Event.timer`: `Chart.fire` of
+that timer id, with its generation); a delivery whose event is rejected still
+consumes its timer, as it did live, so it is folded (only `STALE_TIMER`
+stops the replay). `Event.now_ms` is the clock's reading the event was
+applied with, so the due times armed on the way are those of the live run.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from statekit.engine.result import Result, Status
+from statekit.engine.result import STALE_TIMER, Result, Status
 from statekit.engine.state import State
 
 
@@ -31,18 +37,40 @@ class EventSender(Protocol):
         payload: Mapping[str, Any] | None = None,
         *,
         event_id: str | None = None,
+        now_ms: int | None = None,
     ) -> Result:
         """Classify and apply one event."""
+        ...
+
+    def fire(
+        self,
+        state: State,
+        timer_id: str,
+        *,
+        generation: int | None = None,
+        now_ms: int | None = None,
+        event_id: str | None = None,
+    ) -> Result:
+        """Deliver an armed timer."""
         ...
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One event of a history: its type, payload and (optional) event ID."""
+    """One event of a history: its type, payload and (optional) event ID.
+
+    `timer` is set when the event is a timer's delivery (the timer's id, `type`
+    then being the event it delivers, `payload` ignored), with the `generation`
+    that armed it; `now_ms` is the clock's reading it was applied with (None:
+    none).
+    """
 
     type: str
     payload: Mapping[str, Any] | None = None
     id: str | None = None
+    timer: str | None = None
+    generation: int | None = None
+    now_ms: int | None = None
 
 
 EventLike = (
@@ -110,8 +138,21 @@ def fold(chart: EventSender, events: Iterable[EventLike], state: State) -> Repla
     applied = 0
     for index, item in enumerate(events):
         event = as_event(item)
-        result = chart.send(state, event.type, event.payload, event_id=event.id)
-        if result.status is Status.REJECTED:
+        if event.timer is not None:
+            result = chart.fire(
+                state,
+                event.timer,
+                generation=event.generation,
+                now_ms=event.now_ms,
+                event_id=event.id,
+            )
+        else:
+            result = chart.send(
+                state, event.type, event.payload, event_id=event.id, now_ms=event.now_ms
+            )
+        if result.status is Status.REJECTED and (
+            result.timer is None or result.reason == STALE_TIMER
+        ):
             return ReplayResult(state, applied, index, event, result)
         state = result.state
         applied += 1

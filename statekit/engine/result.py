@@ -26,6 +26,7 @@ from statekit.engine.evidence import (
     Microstep,
 )
 from statekit.engine.state import State
+from statekit.engine.timers import ArmedTimer, SentEvent
 
 __all__ = [
     "ENGINE_REASONS",
@@ -34,6 +35,7 @@ __all__ = [
     "INVARIANT_VIOLATION",
     "LIVELOCK",
     "REDACTED",
+    "STALE_TIMER",
     "TERMINAL_STATE",
     "UNDEFINED_TRANSITION",
     "UNKNOWN_EVENT",
@@ -59,6 +61,9 @@ EVALUATION_ERROR = "EVALUATION_ERROR"
 """A guard, effect or invariant expression failed (division by zero...); nothing changed."""
 LIVELOCK = "LIVELOCK"
 """The macrostep did not settle within the chart's bound on microsteps; nothing changed."""
+STALE_TIMER = "STALE_TIMER"
+"""`Chart.fire` of a timer that is not armed (its state was left, it was cancelled,
+delivered or replaced, or its generation differs); nothing changed."""
 
 ENGINE_REASONS = frozenset(
     {
@@ -69,6 +74,7 @@ ENGINE_REASONS = frozenset(
         INVARIANT_VIOLATION,
         EVALUATION_ERROR,
         LIVELOCK,
+        STALE_TIMER,
     }
 )
 """The reason codes the engine itself produces (the others come from the chart)."""
@@ -90,6 +96,13 @@ class Result:
     (never with a secret value). `invariant` names the broken invariant of an
     `INVARIANT_VIOLATION`. `evidence` lists the microsteps (for an
     `INVARIANT_VIOLATION`, those that were rolled back; empty otherwise).
+
+    Time (`statekit.engine.timers`): `timers_armed` and `timers_cancelled` list
+    the timers the step armed and cancelled (a timer armed and cancelled in the
+    same macrostep is in neither), `sent` its undelayed `send`s, and `timer` the
+    timer a delivery (`Chart.fire`) consumed. A delivery consumes its timer even
+    when it is rejected (other than `STALE_TIMER`): its `state` is then the
+    input state without that timer, the one rejection whose state differs.
     """
 
     __slots__ = (
@@ -100,8 +113,12 @@ class Result:
         "_invariant",
         "_message",
         "_reason",
+        "_sent",
         "_state",
         "_status",
+        "_timer",
+        "_timers_armed",
+        "_timers_cancelled",
         "_trace",
     )
 
@@ -116,6 +133,9 @@ class Result:
         trace: Callable[[], tuple[Microstep, ...]] | None = None,
         invariant: str | None = None,
         message: str | None = None,
+        timers_armed: tuple[ArmedTimer, ...] = (),
+        timers_cancelled: tuple[ArmedTimer, ...] = (),
+        sent: tuple[SentEvent, ...] = (),
     ) -> None:
         self._status = status
         self._reason = reason
@@ -126,6 +146,10 @@ class Result:
         self._trace = trace
         self._invariant = invariant
         self._message = message
+        self._timers_armed = timers_armed
+        self._timers_cancelled = timers_cancelled
+        self._sent = sent
+        self._timer: ArmedTimer | None = None
 
     @property
     def status(self) -> Status:
@@ -156,6 +180,27 @@ class Result:
     def emitted(self) -> tuple[EmittedMessage, ...]:
         """Outbox messages of the macrostep, in the order the effects ran."""
         return self._emitted
+
+    @property
+    def timers_armed(self) -> tuple[ArmedTimer, ...]:
+        """The timers this step armed that are still armed after it, in arming order."""
+        return self._timers_armed
+
+    @property
+    def timers_cancelled(self) -> tuple[ArmedTimer, ...]:
+        """The timers armed before this step that it cancelled or replaced, in order."""
+        return self._timers_cancelled
+
+    @property
+    def sent(self) -> tuple[SentEvent, ...]:
+        """The undelayed `send`s of the macrostep, in order: events for this instance's
+        external queue, to be processed after this one."""
+        return self._sent
+
+    @property
+    def timer(self) -> ArmedTimer | None:
+        """The timer this step delivered and consumed (`Chart.fire`), else None."""
+        return self._timer
 
     @property
     def evidence(self) -> tuple[Microstep, ...]:
@@ -192,6 +237,10 @@ class Result:
             and self._invariant == other._invariant
             and self._state == other._state
             and self._emitted == other._emitted
+            and self._timers_armed == other._timers_armed
+            and self._timers_cancelled == other._timers_cancelled
+            and self._sent == other._sent
+            and self._timer == other._timer
             and self.evidence == other.evidence
         )
 
@@ -205,5 +254,13 @@ class Result:
             parts.append(f"invariant={self._invariant!r}")
         if self._emitted:
             parts.append(f"emitted={[m.type for m in self._emitted]!r}")
+        if self._timer is not None:
+            parts.append(f"timer={self._timer.id!r}")
+        if self._timers_armed:
+            parts.append(f"armed={[t.id for t in self._timers_armed]!r}")
+        if self._timers_cancelled:
+            parts.append(f"cancelled={[t.id for t in self._timers_cancelled]!r}")
+        if self._sent:
+            parts.append(f"sent={[m.event for m in self._sent]!r}")
         parts.append(f"state={self._state!r}")
         return f"Result({', '.join(parts)})"

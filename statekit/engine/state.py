@@ -1,14 +1,18 @@
 """The immutable state of one chart instance, and its canonical JSON form.
 
 A `State` holds the minimum: the active configuration (an interned
-`Configuration` shared by every state in it), the context and the recorded
-history values; the chart digest comes with the configuration. Publicly the
+`Configuration` shared by every state in it), the context, the recorded
+history values and the armed timers with the arming counter
+(`statekit.engine.timers`); the chart digest comes with the configuration. Publicly the
 configuration is a frozenset of dotted paths with ancestors (the root
 excluded), the context a read-only mapping, the history a mapping from
 history-state path to recorded paths.
 
 `to_json()` is canonical (sorted keys, no white space, paths in document
 order) and lossless: `State.from_json(chart, state.to_json()) == state`.
+`"timers"` and `"timer_generation"` are written only once a timer was armed
+(the counter is non-zero), so a state of a chart without time is written
+exactly as before time existed.
 `from_json` checks everything against the chart and raises `StateFormatError`
 naming what is wrong (an unknown path, an illegal configuration, a context
 value of the wrong type, another chart's digest...).
@@ -27,7 +31,9 @@ from statekit.compiler.serialize import canonical_json
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evidence import REDACTED
 from statekit.engine.invariants import broken_invariant
+from statekit.engine.state_timers import TimerFormatError, load_timers
 from statekit.engine.tables import Configuration, Tables, TablesOwner
+from statekit.engine.timers import NO_TIMERS, ArmedTimer, Timers
 from statekit.engine.validation import PayloadError, check_context
 
 STATE_FORMAT = 1
@@ -41,19 +47,21 @@ class StateFormatError(ValueError):
 class State:
     """A chart instance's state (immutable: read-only properties, never mutated)."""
 
-    __slots__ = ("_config", "_context", "_history")
+    __slots__ = ("_config", "_context", "_history", "_timers")
 
     def __init__(
         self,
         config: Configuration,
         context: Mapping[str, Any],
         history: Mapping[int, tuple[int, ...]],
+        timers: Timers = NO_TIMERS,
     ) -> None:
         # Internal constructor: callers guarantee that nobody else holds `context`
         # or `history` mutably (the engine copies before writing).
         self._config = config
         self._context = context
         self._history = history
+        self._timers = timers
 
     @property
     def configuration(self) -> frozenset[str]:
@@ -88,6 +96,20 @@ class State:
         )
 
     @property
+    def timers(self) -> tuple[ArmedTimer, ...]:
+        """The armed timers, in arming order (`statekit.engine.timers`)."""
+        return self._timers.armed
+
+    def timer(self, timer_id: str) -> ArmedTimer | None:
+        """The armed timer with this id, or None."""
+        return self._timers.find(timer_id)
+
+    @property
+    def timer_generation(self) -> int:
+        """The arming counter: how many timers this instance has armed (0 at first)."""
+        return self._timers.generation
+
+    @property
     def chart_digest(self) -> str:
         """The digest of the chart this state belongs to."""
         return self._config.tables.digest
@@ -106,7 +128,7 @@ class State:
         """The JSON-ready form (see `to_json`)."""
         tables = self._config.tables
         states = tables.states
-        return {
+        data: dict[str, Any] = {
             "format": STATE_FORMAT,
             "statechart": tables.chart.name,
             "version": tables.chart.version,
@@ -118,6 +140,11 @@ class State:
                 for h, value in self._history.items()
             },
         }
+        timers = self._timers
+        if timers.generation:
+            data["timers"] = [t.to_data() for t in timers.armed]
+            data["timer_generation"] = timers.generation
+        return data
 
     def to_json(self) -> str:
         """Canonical JSON text (sorted keys, no white space); `from_json` reads it back."""
@@ -155,6 +182,7 @@ class State:
             and self._config.tables.digest == other._config.tables.digest
             and self._context == other._context
             and self._history == other._history
+            and self._timers == other._timers
         )
 
     def __hash__(self) -> int:
@@ -164,6 +192,7 @@ class State:
                 self._config.ids,
                 frozenset(self._context.items()),
                 frozenset(self._history.items()),
+                self._timers.armed,
             )
         )
 
@@ -183,12 +212,14 @@ def _shown(value: object) -> str:
 
 
 _KEYS = {"format", "statechart", "version", "digest", "configuration", "context", "history"}
+_TIMER_KEYS = {"timers", "timer_generation"}
 
 
 def _load(tables: Tables, data: Mapping[str, Any]) -> State:
     keys = set(data)
-    if keys != _KEYS:
-        missing, extra = sorted(_KEYS - keys), sorted(map(str, keys - _KEYS))
+    if keys != _KEYS and keys != _KEYS | _TIMER_KEYS:
+        expected = _KEYS | _TIMER_KEYS if keys & _TIMER_KEYS else _KEYS
+        missing, extra = sorted(expected - keys), sorted(map(str, keys - expected))
         raise StateFormatError(f"state keys: missing {missing}, unknown {_shown(extra)}")
     if data["format"] != STATE_FORMAT or type(data["format"]) is not int:
         shown = _shown(data["format"])
@@ -220,7 +251,13 @@ def _load(tables: Tables, data: Mapping[str, Any]) -> State:
         raise StateFormatError(f"cannot check the invariants: {exc}") from exc
     if broken is not None:
         raise StateFormatError(f"invariant '{broken}' does not hold in this state")
-    return State(config, context, history)
+    timers = NO_TIMERS
+    if "timers" in data:
+        try:
+            timers = load_timers(tables, config, data["timers"], data["timer_generation"])
+        except TimerFormatError as exc:
+            raise StateFormatError(str(exc)) from None
+    return State(config, context, history, timers)
 
 
 def _path_ids(tables: Tables, paths: object, where: str) -> list[int]:

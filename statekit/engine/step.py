@@ -24,11 +24,21 @@ Order of the checks (the classification table; each rule is marked in `step`):
    `INVARIANT_VIOLATION` (`Result.invariant` names the first broken one in
    declaration order; the evidence shows the rolled-back microsteps).
 
-Every rejection returns the input state object itself, with nothing emitted.
+Every rejection returns the input state object itself, with nothing emitted,
+except the rejection of a timer's delivery (`fire`): it consumes the timer.
+
+Time: `fire` delivers an armed timer (`statekit.engine.timers`): a timer that
+is not armed (or whose generation differs) is `STALE_TIMER`; otherwise the
+timer is removed from the state and its event is classified by the rules
+above from that state, so a delivery that selects nothing (or is rejected
+for any other reason) returns the state without the timer. Sending the name
+of an `after` timer's event is `fire` of that timer. `now_ms`, the clock's
+reading, only turns relative delays armed by the step into due times.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -48,6 +58,7 @@ from statekit.engine.result import (
     INVARIANT_VIOLATION,
     LIVELOCK,
     REDACTED,
+    STALE_TIMER,
     TERMINAL_STATE,
     UNDEFINED_TRANSITION,
     UNKNOWN_EVENT,
@@ -67,6 +78,7 @@ from statekit.engine.tables import (
     StaticMacrostep,
     Tables,
 )
+from statekit.engine.timers import ArmedTimer, SentEvent, TimerRun, Timers
 from statekit.engine.trace import AppliedMicrostep, InternalEvent
 from statekit.engine.validation import PayloadError
 
@@ -91,7 +103,7 @@ def adopt(tables: Tables, state: State) -> State:
             f"the state belongs to chart {config.tables.chart.name!r} ({config.tables.digest}), "
             f"not to {tables.chart.name!r} ({tables.digest})"
         )
-    return State(tables.configuration(config.ids), state._context, state._history)
+    return State(tables.configuration(config.ids), state._context, state._history, state._timers)
 
 
 def step(
@@ -102,11 +114,14 @@ def step(
     event_id: str | None = None,
     *,
     memoised: bool = True,
+    now_ms: int | None = None,
+    timer: ArmedTimer | None = None,
 ) -> Result:
     """Classify and apply one external event, rule by rule (see the module docstring).
 
     `memoised=False` always takes the general macrostep (never the memo of data-free
-    macrosteps); the result is the same.
+    macrosteps); the result is the same. `timer` is the timer `fire` is delivering
+    (already removed from `state`).
     """
     try:  # 1. the state must come from this chart
         config = state._config
@@ -120,10 +135,11 @@ def step(
     except TypeError:  # an unhashable event type
         validator = None
     if validator is None:
-        message = f"event {event_type!r} is not declared in chart {tables.chart.name!r}"
-        return Result(REJECTED, UNKNOWN_EVENT, state, str(event_type), event_id, message=message)
-    if payload is None and validator.bare:  # 3. the payload must match its declaration
-        clean: Mapping[str, Any] = EMPTY
+        if timer is None:  # not a declared event: the name of a timer's event, or unknown
+            return _undeclared(tables, state, event_type, payload, event_id, now_ms)
+        clean: Mapping[str, Any] = EMPTY  # an `after` timer's event: no payload
+    elif payload is None and validator.bare:  # 3. the payload must match its declaration
+        clean = EMPTY
     else:
         try:
             clean = validator(payload)
@@ -141,7 +157,7 @@ def step(
                 return Result(
                     APPLIED,
                     None,
-                    State(known.target, context, history),
+                    State(known.target, context, history, state._timers),
                     event_type,
                     event_id,
                     (),
@@ -155,7 +171,8 @@ def step(
         if isinstance(known, NoCandidates):
             return _unselected(tables, state, event_type, event_id, None)
     try:
-        run = macrostep(tables, config, state._history, state._context, event)
+        history, context, timers = state._history, state._context, state._timers
+        run = macrostep(tables, config, history, context, event, timers=timers, now_ms=now_ms)
     except EvaluationError as exc:
         return Result(REJECTED, EVALUATION_ERROR, state, event_type, event_id, message=str(exc))
     except LivelockError as exc:
@@ -172,7 +189,61 @@ def step(
         run.history,
         run.emitted,
         run.trace,
+        run.timing,
     )
+
+
+def _undeclared(
+    tables: Tables,
+    state: State,
+    event_type: str,
+    payload: Mapping[str, Any] | None,
+    event_id: str | None,
+    now_ms: int | None,
+) -> Result:
+    """Rule 2 for an event that is not declared: the name of an `after` timer's event is
+    that timer's delivery (`fire`); anything else is `UNKNOWN_EVENT`."""
+    chart = tables.chart
+    if chart.timers and isinstance(event_type, str) and chart.timer(event_type) is not None:
+        if payload:
+            message = f"timer event {event_type!r} carries no payload"
+            return Result(REJECTED, INVALID_PAYLOAD, state, event_type, event_id, message=message)
+        return fire(tables, state, event_type, now_ms=now_ms, event_id=event_id)
+    message = f"event {event_type!r} is not declared in chart {tables.chart.name!r}"
+    return Result(REJECTED, UNKNOWN_EVENT, state, str(event_type), event_id, message=message)
+
+
+def fire(
+    tables: Tables,
+    state: State,
+    timer_id: str,
+    *,
+    generation: int | None = None,
+    now_ms: int | None = None,
+    event_id: str | None = None,
+) -> Result:
+    """Deliver the armed timer `timer_id` (see the module docstring): `STALE_TIMER` when it
+    is not armed or its generation is not `generation` (when given); else the step of its
+    event from the state without it, `Result.timer` naming it."""
+    if not isinstance(state, State):
+        raise TypeError(f"expected a statekit State, got {type(state).__name__}")
+    state = adopt(tables, state)
+    timers = state._timers
+    armed = timers.find(timer_id) if isinstance(timer_id, str) else None
+    if armed is None or (generation is not None and armed.generation != generation):
+        if armed is None:
+            message = f"timer {timer_id!r} is not armed"
+        else:
+            message = f"timer {timer_id!r} is armed with generation {armed.generation}, "
+            message += f"not {generation}"
+        event = armed.event if armed is not None else str(timer_id)
+        return Result(REJECTED, STALE_TIMER, state, event, event_id, message=message)
+    rest = Timers(tuple(t for t in timers.armed if t is not armed), timers.generation)
+    without = State(state._config, state._context, state._history, rest)
+    payload = armed.payload if armed.owner is None else None
+    result = step(tables, without, armed.event, payload, event_id, now_ms=now_ms, timer=armed)
+    result._timer = armed
+    return result
 
 
 def _static_trace(event: InternalEvent, plans: tuple[MicrostepPlan, ...]) -> list[AppliedMicrostep]:
@@ -193,13 +264,14 @@ def _applied(
     history: Mapping[int, tuple[int, ...]],
     raw_emitted: list[tuple[str, dict[str, Any]]],
     trace: list[AppliedMicrostep] | tuple[MicrostepPlan, ...],
+    timing: TimerRun | None = None,
 ) -> Result:
     """The result of a macrostep that fired: APPLIED unless an invariant breaks."""
     event_type, payload = event
     raw = _static_trace(event, trace) if isinstance(trace, tuple) else trace
 
     def evidence(emitted: tuple[EmittedMessage, ...]) -> Callable[[], tuple[Microstep, ...]]:
-        return lambda: build_evidence(tables, raw, emitted)
+        return lambda: build_evidence(tables, raw, emitted, timing)
 
     if tables.chart.invariants:
         try:
@@ -220,8 +292,25 @@ def _applied(
                 broken,
                 message,
             )
-    after = State(target, context, history)
-    return applied_result(tables, state, event_type, payload, event_id, after, raw_emitted, raw)
+    if timing is None:
+        after = State(target, context, history, state._timers)
+        return applied_result(tables, state, event_type, payload, event_id, after, raw_emitted, raw)
+    timers, armed, cancelled = timing.outcome()
+    after = State(target, context, history, timers)
+    return applied_result(
+        tables,
+        state,
+        event_type,
+        payload,
+        event_id,
+        after,
+        raw_emitted,
+        raw,
+        timing,
+        armed,
+        cancelled,
+        tuple(timing.sent),
+    )
 
 
 def applied_result(
@@ -233,10 +322,15 @@ def applied_result(
     after: State,
     raw_emitted: list[tuple[str, dict[str, Any]]],
     trace: Sequence[AppliedMicrostep],
+    timing: TimerRun | None = None,
+    armed: tuple[ArmedTimer, ...] = (),
+    cancelled: tuple[ArmedTimer, ...] = (),
+    sent: tuple[SentEvent, ...] = (),
 ) -> Result:
     """The APPLIED result of a macrostep that ends in `after` (its invariants checked by
     the caller): the outbox messages numbered (see `messages`; `before` is None for the
-    initial macrostep), the evidence built on first access."""
+    initial macrostep), the evidence built on first access; `timing` and the timers
+    armed, cancelled and sent when the macrostep ran a timer effect."""
     emitted = (
         messages(tables, before, event_type, payload, event_id, raw_emitted) if raw_emitted else ()
     )
@@ -247,7 +341,10 @@ def applied_result(
         event_type,
         event_id,
         emitted,
-        lambda: build_evidence(tables, trace, emitted),
+        lambda: build_evidence(tables, trace, emitted, timing),
+        timers_armed=armed,
+        timers_cancelled=cancelled,
+        sent=sent,
     )
 
 
@@ -349,12 +446,16 @@ def messages(
 
 
 def build_evidence(
-    tables: Tables, trace: Sequence[AppliedMicrostep], emitted: tuple[EmittedMessage, ...]
+    tables: Tables,
+    trace: Sequence[AppliedMicrostep],
+    emitted: tuple[EmittedMessage, ...],
+    timing: TimerRun | None = None,
 ) -> tuple[Microstep, ...]:
-    """The microsteps as frozen records, with secrets redacted."""
+    """The microsteps as frozen records, with secrets redacted (and, when the macrostep
+    ran timer effects, the timers each armed and cancelled and the events it sent)."""
     secret_ctx = tables.secret_context
     out = []
-    for applied in trace:
+    for index, applied in enumerate(trace):
         event, plan = applied.event, applied.plan
         name, payload = event if event is not None else (None, EMPTY)
         out.append(
@@ -376,4 +477,11 @@ def build_evidence(
                 raised=applied.raised,
             )
         )
+        if timing is not None:
+            out[-1] = dataclasses.replace(
+                out[-1],
+                armed=timing.microstep_log(index, "armed"),
+                cancelled=timing.microstep_log(index, "cancelled"),
+                sent=timing.microstep_log(index, "sent"),
+            )
     return tuple(out)

@@ -36,6 +36,7 @@ from statekit.compiler.ir import (
     Transition,
 )
 from statekit.engine.evidence import FiredTransition
+from statekit.engine.timers import ArmTimers, CancelTimers
 from statekit.engine.validation import EMPTY, PayloadValidator
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "StaticMacrostep",
     "Tables",
     "TablesOwner",
+    "TimedEffect",
     "TransitionConflict",
 ]
 
@@ -100,11 +102,16 @@ class TransitionConflict:
     losses: tuple[ConflictLoss, ...]
 
 
+TimedEffect = Effect | ArmTimers | CancelTimers
+"""An effect of a plan: the chart's own, or the engine's arming (after a state's entry
+effects) and cancelling (after its exit effects) of a state's `after` timers."""
+
+
 @dataclass(frozen=True, slots=True)
 class EffectSegment:
     """Effects to run, the active state ids they see, and the done events raised after them."""
 
-    effects: tuple[Effect, ...]
+    effects: tuple[TimedEffect, ...]
     active: frozenset[int]
     done: tuple[str, ...]
 

@@ -5,8 +5,8 @@ effect's expression yields comes from the run's domain. `CONCRETE` evaluates
 (through the one value evaluator, `evaluation.computed_value`); `ABSTRACT`
 evaluates nothing, for the static analysis, whose context is unknown: an
 assigned field gets a new `AbstractValue` (so identity tells which fields an
-`assign` changed), `emit` sends nothing, and a raised event carries only its
-declared payload defaults.
+`assign` changed), `emit` sends nothing, a raised or sent event carries only its
+declared payload defaults, and a timer's delay or due time is unknown (None).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from statekit.compiler.expressions.expression import Expression
-from statekit.compiler.ir import Emit, Raise
+from statekit.compiler.ir import Emit, Raise, Send
+from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import assigned_value, computed_value
 
 
@@ -67,6 +68,37 @@ class ValueDomain:
             )
         return body
 
+    def sent(
+        self,
+        effect: Send,
+        defaults: Mapping[str, Any],
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> dict[str, Any]:
+        """The payload of the event a `send` delivers (declared defaults first)."""
+        body = dict(defaults)
+        for key, expr in effect.payload:
+            body[key] = computed_value(
+                f"send {effect.event} field '{key}'", expr, context, payload, active
+            )
+        return body
+
+    def timed(
+        self,
+        role: str,
+        expression: Expression,
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> int | None:
+        """A timer's delay or due time in milliseconds (`EvaluationError` when the
+        expression fails or its value is not an integer); None: not known."""
+        value = computed_value(role, expression, context, payload, active)
+        if value.__class__ is not int:
+            raise EvaluationError(role, expression, "the result is not an integer (milliseconds)")
+        return int(value)
+
 
 class AbstractDomain(ValueDomain):
     """Evaluates nothing: a new `AbstractValue` per assignment, no outbox message, raised
@@ -105,6 +137,28 @@ class AbstractDomain(ValueDomain):
     ) -> dict[str, Any]:
         """Only the declared payload defaults."""
         return dict(defaults)
+
+    def sent(
+        self,
+        effect: Send,
+        defaults: Mapping[str, Any],
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> dict[str, Any]:
+        """Only the declared payload defaults."""
+        return dict(defaults)
+
+    def timed(
+        self,
+        role: str,
+        expression: Expression,
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> int | None:
+        """None: an abstract timer has no known delay or due time."""
+        return None
 
 
 CONCRETE = ValueDomain()

@@ -4,8 +4,11 @@
   model-based tests that parametrize over them (`CoveringPath`);
 - `coverage`: the pytest plugin `--statekit-cov` (transition, classification,
   rejection and race coverage of a test run; see docs/testing.md);
-- `Simulator` (`simulator`): decides events in memory as the runner does, for
-  the tests of code that sends events;
+- `Simulator` (`clock_simulator`): one chart instance on a virtual clock, for
+  tests of charts with time ("start, send TaskStarted, advance 30 s, expect
+  recovering");
+- `RunnerSimulator` (`simulator`): decides events in memory as the runner
+  does, for the tests of code that sends events;
 - `postgres_server` starts a throwaway PostgreSQL server on loopback
   (`ThrowawayPostgres`), for the runner's tests and benchmarks.
 
@@ -18,17 +21,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from statekit.testing.clock_simulator import Simulator, SimulatorError
     from statekit.testing.model_paths import CoveringPath, PathsError, paths
-    from statekit.testing.simulator import Simulator
+    from statekit.testing.simulator import RunnerSimulator
 
-__all__ = ["CoveringPath", "PathsError", "Simulator", "paths"]
+__all__ = ["CoveringPath", "PathsError", "RunnerSimulator", "Simulator", "SimulatorError", "paths"]
 
 
 def __getattr__(name: str) -> Any:
-    if name == "Simulator":
+    if name in ("Simulator", "SimulatorError"):
+        from statekit.testing import clock_simulator
+
+        return getattr(clock_simulator, name)
+    if name == "RunnerSimulator":
         from statekit.testing import simulator
 
-        return simulator.Simulator
+        return simulator.RunnerSimulator
     if name in __all__:
         from statekit.testing import model_paths
 

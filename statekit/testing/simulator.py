@@ -1,6 +1,6 @@
-"""`Simulator`: the runner's decisions in memory, for the tests of code that sends events.
+"""`RunnerSimulator`: the runner's decisions in memory, for the tests of code that sends events.
 
-    sim = Simulator(statekit.load("machines/task.yaml"))
+    sim = RunnerSimulator(statekit.load("machines/task.yaml"))
     sim.create("task-42")
     o = sim.apply("task-42", "evt-1", "TaskStarted", {...}, expected_version=0)
     o.status, o.reason, o.version, o.duplicate, o.first_event_id
@@ -57,7 +57,7 @@ class _Instance:
     rejections: list[RejectionRow] = field(default_factory=list)
 
 
-class Simulator:
+class RunnerSimulator:
     """Instances of one chart in memory, decided as `Runner` decides (module docstring)."""
 
     def __init__(self, chart: Chart) -> None:

@@ -31,6 +31,7 @@ ANALYSIS_SLUGS = frozenset(
         "undecided-race",
         "stale-race-decision",
         "analysis-limit",
+        "transient-timer",
     }
 )
 

@@ -49,6 +49,7 @@ SMALL_CHARTS = {
 statechart: root_keys
 initial: a
 on: {GO: a}
+after: {1h: a}
 always: {to: a, if: "false"}
 entry: [{raise: GO}]
 exit: [{raise: GO}]

@@ -67,6 +67,7 @@ def test_default_severities() -> None:
         "unused-event",
         "unused-guard",
         "unreachable-transition",
+        "transient-timer",
         "shadowed-reject",
         "region-reset",
         "confusable-name",

@@ -1,4 +1,4 @@
-"""`statekit.testing.Simulator` decides as `Runner` does: the same commands, the same
+"""`statekit.testing.RunnerSimulator` decides as `Runner` does: the same commands, the same
 outcomes, histories, audits and outboxes (a hypothesis fuzzer over sequences of
 commands, against a runner on SQLite)."""
 
@@ -17,7 +17,7 @@ from statekit.engine.chart import Chart
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
-from statekit.testing import Simulator
+from statekit.testing import RunnerSimulator
 
 # Commands on FACTS: a few event IDs (so IDs repeat), key values that repeat, payloads
 # that agree or not, stale or future expectations and sequences, undeclared events and
@@ -80,7 +80,7 @@ _names = itertools.count()
 
 def same_decisions(runner: Runner, chart: Chart, script: list[Any]) -> None:
     instance = f"i{next(_names)}"
-    simulator = Simulator(chart)
+    simulator = RunnerSimulator(chart)
     runner.create(instance)
     simulator.create(instance)
     for event_id, (kind, payload), expected, sequence in script:
@@ -138,7 +138,7 @@ def test_counters_are_decided_as_the_runner_decides(
 
 
 def test_a_re_sent_fact_is_a_duplicate_naming_the_first_event() -> None:
-    sim = Simulator(chart_from(FACTS))
+    sim = RunnerSimulator(chart_from(FACTS))
     sim.create("t")
     assert sim.apply("t", "e1", "TaskStarted", {"attempt": 1, "worker": "w"}).applied
     o = sim.apply("t", "e2", "TaskStarted", {"attempt": 1, "worker": "w"})
@@ -155,7 +155,7 @@ def test_a_re_sent_fact_is_a_duplicate_naming_the_first_event() -> None:
 
 
 def test_the_simulator_refuses_what_the_runner_refuses() -> None:
-    sim = Simulator(chart_from(COUNTER))
+    sim = RunnerSimulator(chart_from(COUNTER))
     sim.create("c")
     with pytest.raises(InstanceExistsError):
         sim.create("c")

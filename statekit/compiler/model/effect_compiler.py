@@ -1,4 +1,5 @@
-"""Effects (`assign`, `emit`, `raise`) compiled against the declared context and events."""
+"""Effects (`assign`, `emit`, `raise`, `send`, `cancel`) compiled against the declared
+context and events."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from statekit.compiler.expressions.scope import (
     NoEvent,
     TypedEvent,
 )
-from statekit.compiler.ir import Assign, Effect, Emit, EventDecl, FieldDecl, Raise
+from statekit.compiler.ir import Assign, Cancel, Effect, Emit, EventDecl, FieldDecl, Raise, Send
 from statekit.compiler.model.declarations import mapping_items, text
+from statekit.compiler.model.timers import integer_expression, read_delay
 from statekit.compiler.rules import expression_type, unknown_event
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.compiler.value_types import ValueType
@@ -42,6 +44,8 @@ class EffectCompiler:
         self.resolve_state = resolve_state
         self.context_types = {name: f.type for name, f in context.items()}
         self.raised: set[str] = set()
+        self.sent_ids: set[str] = set()  # the `id:` of every `send`
+        self.cancelled_ids: list[tuple[str, SourceSpan]] = []  # every `cancel:`, to check
         self._scopes: dict[tuple[str | None, str], ExpressionScope] = {}
 
     def scope(self, event: EventDecl | None, unavailable: str) -> ExpressionScope:
@@ -143,7 +147,62 @@ class EffectCompiler:
             payload_node = value.get("payload") if isinstance(value, MappingNode) else None
             payload = self._payload(payload_node, scope, decl, span, problems)
             return Raise(event=event_name, payload=payload, span=span)
+        if kind == "send" and isinstance(value, MappingNode):
+            return self._send(value, span, scope, problems)
+        if kind == "cancel" and isinstance(value, ScalarNode):
+            self.cancelled_ids.append((str(value.value), value.span))
+            return Cancel(id=str(value.value), span=span)
         return None
+
+    def _send(
+        self,
+        value: MappingNode,
+        span: SourceSpan,
+        scope: ExpressionScope,
+        problems: list[Diagnostic],
+    ) -> Send | None:
+        name_node = value.get("event")
+        event_name = text(name_node)
+        id_name = text(value.get("id"))
+        if id_name is not None:
+            self.sent_ids.add(id_name)  # even when the rest has errors: no cascade on cancel
+        if event_name is None or name_node is None:
+            return None
+        decl = self.events.get(event_name)
+        if decl is None:
+            problems.append(
+                Diagnostic(
+                    slug=unknown_event.SLUG,
+                    severity=Severity.ERROR,
+                    message=f"send of undeclared event '{event_name}'",
+                    span=name_node.span,
+                    notes=(f"declare it under events: ({', '.join(self.events) or 'none yet'})",),
+                )
+            )
+            return None
+        payload = self._payload(value.get("payload"), scope, decl, span, problems, verb="send")
+        delay_ms = None
+        delay = at = None
+        ok = True
+        if (delay_node := value.get("delay")) is not None:
+            read = read_delay(delay_node, scope, "send 'delay'", problems)
+            ok = read is not None
+            if read is not None:
+                delay_ms, delay = read.delay_ms, read.expression
+        if (at_node := value.get("at")) is not None:
+            at = integer_expression(at_node, scope, "send 'at'", problems)
+            ok = ok and at is not None
+        if not ok:
+            return None
+        return Send(
+            event=event_name,
+            payload=payload,
+            delay_ms=delay_ms,
+            delay=delay,
+            at=at,
+            id=id_name,
+            span=span,
+        )
 
     def _payload(
         self,
@@ -152,6 +211,8 @@ class EffectCompiler:
         decl: EventDecl | None,
         effect_span: SourceSpan,
         problems: list[Diagnostic],
+        *,
+        verb: str = "raise",
     ) -> tuple[tuple[str, Expression], ...]:
         fields = {f.name: f for f in decl.fields} if decl is not None else {}
         out: list[tuple[str, Expression]] = []
@@ -184,7 +245,7 @@ class EffectCompiler:
                     Diagnostic(
                         slug=expression_type.SLUG,
                         severity=Severity.ERROR,
-                        message=f"raise of {decl.name} is missing payload field(s): "
+                        message=f"{verb} of {decl.name} is missing payload field(s): "
                         + ", ".join(missing),
                         span=node.span if node is not None else effect_span,
                     )

@@ -29,6 +29,7 @@ from statekit.compiler.ir import (
     RaceDecision,
     StateKind,
     StateNode,
+    TimerDecl,
     Transition,
     TransitionKind,
 )
@@ -61,6 +62,7 @@ class StateBody:
     exit: tuple[Effect, ...] = ()
     already: tuple[ClassifiedEvent, ...] = ()
     reject: tuple[ClassifiedEvent, ...] = ()
+    timers: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,7 @@ class ResolvedModel:
     races: tuple[RaceDecision, ...] = ()
     idempotency: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     migrations: tuple[MigrationDecl, ...] = ()
+    timers: tuple[TimerDecl, ...] = ()
 
 
 def freeze(model: ResolvedModel) -> CompiledChart:
@@ -115,6 +118,7 @@ def freeze(model: ResolvedModel) -> CompiledChart:
         races=model.races,
         idempotency=MappingProxyType(dict(model.idempotency)),
         migrations=model.migrations,
+        timers=model.timers,
     )
     return replace(chart, digest=chart_digest(chart))
 
@@ -158,6 +162,7 @@ def _states(drafts: tuple[StateDraft, ...], bodies: Mapping[int, StateBody]) -> 
                 reject=body.reject,
                 description=text(d.node.get("description")),
                 span=d.span,
+                timers=body.timers,
             )
         )
     return [

@@ -14,6 +14,7 @@ from statekit.compiler.ir import (
     FieldDecl,
     Raise,
     RedactedFields,
+    Send,
     StateNode,
     Transition,
 )
@@ -46,7 +47,7 @@ def redacted_fields(
                 pairs: tuple[tuple[str, Expression], ...] = ()
                 if isinstance(effect, Assign):
                     pairs, target = effect.assignments, ctx
-                elif isinstance(effect, Raise):
+                elif isinstance(effect, Raise | Send):  # a sent payload is an event's too
                     pairs, target = effect.payload, payload.setdefault(effect.event, set())
                 for name, expr in pairs:
                     reads_ctx, reads_event = _reads(expr)

@@ -23,6 +23,7 @@ from statekit.compiler.ir import (
     GuardDecl,
     MigrationDecl,
     StateKind,
+    TimerDecl,
     TransitionKind,
 )
 from statekit.compiler.model.concurrency import compile_producers, compile_races
@@ -43,12 +44,14 @@ from statekit.compiler.model.invariants import compile_invariants
 from statekit.compiler.model.migrations import read_migrations
 from statekit.compiler.model.numbering import StateDraft, number_states
 from statekit.compiler.model.state_index import StateIndex
+from statekit.compiler.model.timers import NO_EVENT_IN_TIMERS, read_timer_entries
 from statekit.compiler.rules import (
     invalid_initial,
     invalid_target,
     unknown_event,
     unknown_guard,
     unknown_state,
+    unknown_timer_id,
 )
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.compiler.value_types import BOOLEAN
@@ -89,8 +92,9 @@ class _Resolver:
         self.events: Mapping[str, EventDecl] = events.events
         self.guards: dict[str, GuardDecl] = parse_guards(root.get("guards"))
         self.effects = EffectCompiler(self.context, self.events, self.resolve_activatable)
-        self._guard_cache: dict[tuple[str, str | None], Expression | None] = {}
+        self._guard_cache: dict[tuple[str, str | None, bool], Expression | None] = {}
         self.used_guards: set[str] = set()
+        self.timers: list[TimerDecl] = []
 
     def run(self) -> ResolvedModel | None:
         """Resolve the whole chart; None when any error was found (see `problems`)."""
@@ -104,6 +108,7 @@ class _Resolver:
             if draft.kind is StateKind.HISTORY:
                 continue
             self._state_transitions(draft)
+            timers = self._timers(draft)
             scope = self.effects.scope(None, "entry and exit actions run without a typed event")
             entry = self.effects.compile_list(draft.node.get("entry"), scope)
             self.problems.extend(entry.problems)
@@ -111,7 +116,11 @@ class _Resolver:
             self.problems.extend(exit_.problems)
             already, reject = self._classifications(draft)
             bodies[draft.id] = StateBody(
-                entry=entry.effects, exit=exit_.effects, already=already, reject=reject
+                entry=entry.effects,
+                exit=exit_.effects,
+                already=already,
+                reject=reject,
+                timers=timers,
             )
         scope = self.effects.scope(None, "invariants are checked between events")
         invariants = compile_invariants(
@@ -127,6 +136,7 @@ class _Resolver:
         for guard_name in self.guards:
             if guard_name not in self.used_guards:
                 self._check_unused_guard(guard_name)
+        self._check_cancelled_ids()
         migrations = self._migrations()
         lint = parse_lint_settings(self.root_node.get("lint"))
         if any(p.severity is Severity.ERROR for p in self.problems):
@@ -147,6 +157,7 @@ class _Resolver:
             races=races,
             idempotency=idempotency.keys,
             migrations=migrations,
+            timers=tuple(self.timers),
         )
 
     def _migrations(self) -> tuple[MigrationDecl, ...]:
@@ -277,19 +288,29 @@ class _Resolver:
         return last
 
     # ---- pass 2: transitions -------------------------------------------------------
-    def _guard_expression(self, name: str, event: EventDecl | None) -> Expression | None:
-        key = (name, None if event is None else event.name)
+    def _guard_expression(
+        self, name: str, event: EventDecl | None, *, timer: bool = False
+    ) -> Expression | None:
+        # A timer's transitions have no event either, but say so in their own words.
+        key = (name, None if event is None else event.name, timer)
         if key not in self._guard_cache:
             decl = self.guards[name]
             scope = self.effects.scope(
-                event, "this guard is used by an eventless or done transition"
+                event,
+                NO_EVENT_IN_TIMERS
+                if timer
+                else "this guard is used by an eventless or done transition",
             )
             result = compile_expression(
                 decl.source, decl.if_span, scope, BOOLEAN, f"guard '{name}'"
             )
             if isinstance(result, tuple):
                 used_by = (
-                    f"used by a transition on {event.name}" if event else "used without an event"
+                    f"used by a transition on {event.name}"
+                    if event
+                    else "used by a timer"
+                    if timer
+                    else "used without an event"
                 )
                 self.problems.extend(
                     Diagnostic(
@@ -313,6 +334,8 @@ class _Resolver:
         kind: TransitionKind,
         event: EventDecl | None,
         event_name: str | None,
+        *,
+        timer: bool = False,
     ) -> None:
         targets: list[int] = []
         guards: list[GuardCheck] = []
@@ -325,7 +348,9 @@ class _Resolver:
         }[kind]
         # An undeclared event is reported once (unknown-event); its payload is unknown, so
         # `event.<field>` reads go unchecked rather than cascading into expression-type.
-        undeclared = kind is TransitionKind.EVENT and event is None
+        undeclared = kind is TransitionKind.EVENT and event is None and not timer
+        if timer:
+            unavailable = NO_EVENT_IN_TIMERS
         scope = (
             self.effects.deferred_scope() if undeclared else self.effects.scope(event, unavailable)
         )
@@ -349,7 +374,7 @@ class _Resolver:
                 if undeclared:
                     continue  # checked where a declared event uses it, or as unused
                 self.used_guards.add(name)
-                compiled = self._guard_expression(name, event)
+                compiled = self._guard_expression(name, event, timer=timer)
                 if compiled is not None:
                     guards.append(
                         GuardCheck(
@@ -434,6 +459,43 @@ class _Resolver:
             self._transition(
                 draft, alternative, TransitionKind.DONE, None, f"done.state.{draft.path}"
             )
+
+    def _timers(self, draft: StateDraft) -> tuple[int, ...]:
+        """The state's `after:` entries: a timer per name (entries with one name are its
+        alternatives, in document order), each entry's transitions on the timer event."""
+        scope = self.effects.scope(None, NO_EVENT_IN_TIMERS)
+        entries = read_timer_entries(draft.node.get("after"), draft.path, scope, self.problems)
+        own: dict[str, int] = {}
+        for entry in entries:
+            if entry.name not in own:
+                own[entry.name] = len(self.timers)
+                self.timers.append(
+                    TimerDecl(
+                        id=len(self.timers),
+                        name=entry.name,
+                        state=draft.id,
+                        kind=entry.kind,
+                        delay_ms=entry.delay_ms,
+                        expression=entry.expression,
+                        span=entry.span,
+                    )
+                )
+            for alternative in entry.alternatives:
+                self._transition(
+                    draft, alternative, TransitionKind.EVENT, None, entry.name, timer=True
+                )
+        return tuple(own.values())
+
+    def _check_cancelled_ids(self) -> None:
+        sent = self.effects.sent_ids
+        for name, span in self.effects.cancelled_ids:
+            if name not in sent:
+                self._error(
+                    unknown_timer_id.SLUG,
+                    f"cancel of '{name}': no send in the chart has this id",
+                    span,
+                    f"ids of sends: {', '.join(sorted(sent)) or 'none'}",
+                )
 
     def _unknown_event(self, name: str, span: SourceSpan) -> None:
         self._error(

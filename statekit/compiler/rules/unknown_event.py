@@ -1,4 +1,4 @@
-"""unknown-event: An event in `on`, `already`, `reject` or `raise` is not declared.
+"""unknown-event: An event in `on`, `already`, `reject`, `raise` or `send` is not declared.
 
 Every event, with its payload fields, is declared once under `events:` so that
 payloads can be type-checked.

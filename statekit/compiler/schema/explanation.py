@@ -186,6 +186,13 @@ def _explain(error: ValidationError, root: Node) -> Iterator[_Problem]:
             f"invalid {here.get('title', 'value')} {error.instance!r}: {rule}",
             at=node,
         )
+    elif keyword == "not" and isinstance(error.instance, dict) and _exclusive(here):
+        keys = cast(list[str], cast(Schema, here["not"])["required"])
+        yield problem(
+            f"{where.subject()} has both {' and '.join(repr(k) for k in keys)}: give only one",
+            f"{_article(_noun(here))} takes {' or '.join(repr(k) for k in keys)}, not both",
+            at=_key_node(node, keys[-1]),
+        )
     elif keyword == "enum":
         values = [str(v) for v in cast(list[object], error.validator_value)]
         what = (
@@ -229,6 +236,12 @@ def _explain(error: ValidationError, root: Node) -> Iterator[_Problem]:
         yield problem(f"{where.subject()}: {error.message}")
 
 
+def _exclusive(here: Schema) -> bool:
+    """`not: {required: [a, b]}`: keys of which a mapping may have one, not all."""
+    excluded = here.get("not")
+    return isinstance(excluded, dict) and set(excluded) == {"required"}
+
+
 def _count_message(here: Schema, instance: object, where: _Where, path: JsonPath) -> str:
     keys = list(here.get("properties", {}))
     if here.get("minProperties") == here.get("maxProperties") == 1 and keys:
@@ -247,6 +260,11 @@ def _type_hints(here: Schema, instance: object) -> tuple[str, ...]:
         return ("write {} for a state without keys",)
     if title == "list of effects" and isinstance(instance, dict):
         return ("effects are a list: write each one as an item (- assign: ...)",)
+    if title == "delay" and isinstance(instance, int | float):
+        return (
+            "a delay is a string: a delay literal (250ms, 30s, 15m, 2h, 7d, 1h30m) or an "
+            "expression in milliseconds",
+        )
     if title == "expression" and isinstance(instance, int | float):
         return (f"an expression is a string: write '{json.dumps(instance)}' for this literal",)
     return ()
@@ -256,15 +274,18 @@ def _drop_noise(problems: list[_Problem]) -> list[_Problem]:
     """Drop errors that an unknown key at the same mapping already explains.
 
     `{asign: ...}` as an effect is one problem (a misspelt key), not also "an
-    effect has exactly one key"; `{evnt: X}` is not also "missing key 'event'".
+    effect has exactly one key"; `{evnt: X}` is not also "missing key 'event'",
+    and a timer `{delai: 5s}` is not also "needs 'delay' or 'at'".
     """
     unknown = {p.path for p in problems if p.validator == "additionalProperties"}
     meant = {(p.path, p.suggestion) for p in problems if p.suggestion}
+    misspelt = {path for path, _ in meant}
     return [
         p
         for p in problems
         if not (p.validator in ("minProperties", "maxProperties") and p.path in unknown)
         and not (p.validator == "required" and (p.path, p.key) in meant)
+        and not (p.validator in _UNIONS and p.path in misspelt)  # `{delai: 5s}` needs 'delay'
     ]
 
 

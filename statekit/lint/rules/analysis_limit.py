@@ -37,6 +37,7 @@ from collections.abc import Iterator
 from statekit.analysis.exploration import Exploration, Limit
 from statekit.analysis.facts import ChartFacts
 from statekit.analysis.report import leaves
+from statekit.analysis.timers import event_span
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 
@@ -83,7 +84,7 @@ def finding(chart: CompiledChart, explored: Exploration) -> Diagnostic | None:
         more = f" (and {len(limits) - 1} more configuration(s))" if len(limits) > 1 else ""
         notes.append(f"not all data-guard outcomes of {what}{where}{more}: {limits[0].message}")
         if span is None:
-            span = chart.events[event].span if event is not None else chart.span
+            span = event_span(chart, event) if event is not None else chart.span
             headline = f"the data-guard outcomes of {what} were not all explored"
     assert span is not None
     if branching:

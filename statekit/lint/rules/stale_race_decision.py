@@ -49,7 +49,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
         a, b = decision.events
         named = False
         for event, span in zip(decision.events, decision.event_spans, strict=True):
-            if event not in chart.events:
+            if event not in chart.events and chart.timer(event) is None:
                 named = True
                 declared = ", ".join(chart.events) or "none"
                 yield _finding(

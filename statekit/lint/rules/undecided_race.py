@@ -41,6 +41,7 @@ from collections.abc import Iterator
 from statekit.analysis.facts import ChartFacts
 from statekit.analysis.races import Race, races_in
 from statekit.analysis.report import path_notes
+from statekit.analysis.timers import event_span
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.ir import CompiledChart
 
@@ -88,4 +89,4 @@ def _place(chart: CompiledChart, race: Race) -> SourceSpan:
     for fired in race.orders[0].transitions + race.orders[1].transitions:
         if fired:
             return chart.transitions[fired[0]].span
-    return chart.events[race.events[0]].span
+    return event_span(chart, race.events[0])

@@ -9,6 +9,15 @@ that the chart classifies every event. Guards and `reject "*"` count as
 classifying; a final chart answers TERMINAL_STATE, which is a classification
 too.
 
+Timer events are asked about only where they can occur: an `after` timer's
+event only in configurations where its state is active (it is armed exactly
+then; see `statekit.analysis.timers`), never elsewhere. Where it is armed its
+own transitions answer it (a failing guard by its reason, `else:` included), so
+it is classified unless the chart is already final. An event that a `send`
+delivers (delayed or not) is a declared event like any other and counts as
+mentioned: it must be classified wherever it can arrive, which is every
+reachable configuration (an external sender may send it too).
+
 There is one finding per event and group of configurations, not one per
 configuration or active state: the configurations are grouped by the region
 that owns the event (the region of a parallel state whose transitions are on
@@ -59,7 +68,8 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per event and owning region (see the module docstring)."""
     explored = facts.exploration
     wildcard = any(c.event == "*" for s in chart.states for c in s.reject + s.already)
-    used = frozenset(chart.events) if wildcard else mentioned_events(chart)
+    timer_events = frozenset(explored.timer_events)
+    used = (frozenset(chart.events) | timer_events) if wildcard else mentioned_events(chart)
     undefined: dict[str, dict[Configuration, int]] = {}
     for node in explored.nodes:
         for outcome in node.outcomes or ():
@@ -68,7 +78,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
                 undefined.setdefault(outcome.event, {}).setdefault(node.config, node.id)
     configurations = explored.configurations()
     findings: list[tuple[int, int, Diagnostic]] = []
-    order = {name: i for i, name in enumerate(chart.events)}
+    order = explored.event_order()
     for event, where in undefined.items():
         owners = event_owners(chart, event)
         groups: dict[int, list[Configuration]] = {}
@@ -112,6 +122,18 @@ def _finding(
     explored = facts.exploration
     name = state_name(chart, place)
     among = "" if place == 0 else f" with '{name}' active"
+    timer = chart.timer(event)
+    if timer is not None:
+        fix = (
+            f"the timer of '{state_name(chart, timer.state)}' answers it where armed: give its "
+            "`after` entry an unguarded alternative or an `else:` reason"
+        )
+    else:
+        fix = (
+            f"classify it at '{name}': `reject: {{{event}: REASON}}` there answers in all of "
+            f"these configurations whenever no transition or `already` does; or a transition "
+            f"on {event}, or `already: [{event}]` if its goal is already reached"
+        )
     examples = [f"  {leaves(chart, c)}" for c in members[:EXAMPLES]]
     if len(members) > EXAMPLES:
         examples.append(f"  ... and {len(members) - EXAMPLES} more")
@@ -123,9 +145,7 @@ def _finding(
         *examples,
         *path_notes(explored, where[members[0]]),
         _owner_note(chart, event, owners, region),
-        f"classify it at '{name}': `reject: {{{event}: REASON}}` there answers in all of "
-        f"these configurations whenever no transition or `already` does; or a transition on "
-        f"{event}, or `already: [{event}]` if its goal is already reached",
+        fix,
     )
     message = (
         f"event {event} is not classified under '{name}': no transition, `already` or "

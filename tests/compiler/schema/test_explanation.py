@@ -190,14 +190,14 @@ ERRORS = [
     ),
     pytest.param(
         "statechart: x\nstates:\n  a:\n    entry:\n      - {assign: {n: 1}, emit: {type: X}}\n",
-        "an effect has exactly one key (assign, emit or raise), got 'assign', 'emit'",
+        "an effect has exactly one key (assign, emit, raise, send or cancel), got 'assign', 'emit'",
         (5, 9),
         None,
         id="effect with two keys",
     ),
     pytest.param(
         "statechart: x\nstates:\n  a:\n    entry:\n      - asign: {n: 1}\n",
-        "unknown key 'asign' in effect (allowed: assign, emit, raise)",
+        "unknown key 'asign' in effect (allowed: assign, emit, raise, send, cancel)",
         (5, 9),
         "did you mean 'assign'?",
         id="misspelt effect",
@@ -370,7 +370,9 @@ def keyword_keys() -> list[tuple[ScalarNode, str]]:
     out = []
     for key, parents in key_nodes(parse(FULL_CHART.read_text(encoding="utf-8"))):
         in_open_map = bool(parents) and (
-            parents[-1] in OPEN_MAPS or (len(parents) >= 2 and parents[-2] == "events")
+            parents[-1] in OPEN_MAPS
+            or (len(parents) >= 2 and parents[-2] == "events")
+            or (parents[-1] == "after" and str(key.value)[:1].isdigit())  # delay → transition
         )
         if not in_open_map:
             out.append((key, str(key.value)))

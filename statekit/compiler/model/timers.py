@@ -1,0 +1,266 @@
+"""Delay literals and the names of timer events.
+
+A delay literal is one or more `<digits><unit>` with the units `d h m s ms`,
+each at most once and in that order (`250ms`, `30s`, `1h30m`, `7d`); its value
+in milliseconds must fit a signed 64-bit integer. Its normalised form keeps the
+units in that order, drops zero units and writes zero as `0ms`; it does not
+carry (`90m` stays `90m`), so a literal is written back as its author wrote it
+minus leading zeros and zero units.
+
+A timer event is named after its `after` entry and owning state:
+`after(<normalised literal>)@<path>`, `after(<expression source>)@<path>` for
+`delay: expr`, `at(<expression source>)@<path>` for `at: expr` (the root's path
+is ""). Identifiers contain neither `(` nor `@`, so a timer event never
+collides with a declared event.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.expressions.expression import Expression, compile_expression
+from statekit.compiler.expressions.scope import ExpressionScope
+from statekit.compiler.ir import TimerKind
+from statekit.compiler.rules import schema as schema_rule
+from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from statekit.compiler.value_types import INTEGER
+
+DELAY_FORMS = "250ms, 30s, 15m, 2h, 7d or combinations such as 1h30m"
+"""The accepted forms, as every diagnostic about a delay literal names them."""
+
+UNIT_MS: tuple[tuple[str, int], ...] = (
+    ("d", 86_400_000),
+    ("h", 3_600_000),
+    ("m", 60_000),
+    ("s", 1_000),
+    ("ms", 1),
+)
+"""The units in the one order a literal may use them, with their length in milliseconds."""
+
+MAX_DELAY_MS = 2**63 - 1
+"""The largest delay: the runner stores due times as signed 64-bit integers."""
+
+# `ms` before `m` in the alternation would not matter: each group is tried in turn
+# and `m` must not be followed by `s` (else `1ms` would parse as minutes then `s`).
+DELAY_PATTERN = r"(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m(?!s))?(?:[0-9]+s)?(?:[0-9]+ms)?"
+"""The grammar of a delay literal as a regular expression (the JSON Schema uses it too)."""
+
+_LITERAL = re.compile(
+    r"(?:(?P<d>[0-9]+)d)?(?:(?P<h>[0-9]+)h)?(?:(?P<m>[0-9]+)m(?!s))?"
+    r"(?:(?P<s>[0-9]+)s)?(?:(?P<ms>[0-9]+)ms)?"
+)
+_MAX_DIGITS = 30  # longer digit runs cannot fit MAX_DELAY_MS; refused before int()
+
+
+@dataclass(frozen=True, slots=True)
+class DelayLiteral:
+    """A parsed delay literal: its value in milliseconds and its normalised text."""
+
+    ms: int
+    normalised: str
+
+
+def parse_delay(text: str) -> DelayLiteral | None:
+    """The literal's value and normalised form, or None when `text` is not a delay literal
+    (wrong grammar, or a value past `MAX_DELAY_MS`)."""
+    match = _LITERAL.fullmatch(text)
+    if match is None or not text:
+        return None
+    total = 0
+    parts: list[str] = []
+    for unit, length in UNIT_MS:
+        digits = match.group(unit)
+        if digits is None:
+            continue
+        if len(digits) > _MAX_DIGITS:
+            return None
+        value = int(digits)
+        total += value * length
+        if value:
+            parts.append(f"{value}{unit}")
+    if total > MAX_DELAY_MS:
+        return None
+    return DelayLiteral(ms=total, normalised="".join(parts) or "0ms")
+
+
+def timer_event_name(kind: TimerKind, spec: str, path: str) -> str:
+    """The timer event's name: `spec` is the normalised literal (AFTER) or the expression's
+    source with its white space collapsed (DELAY, AT)."""
+    spec = spec if kind is TimerKind.AFTER else " ".join(spec.split())
+    word = "at" if kind is TimerKind.AT else "after"
+    return f"{word}({spec})@{path}"
+
+
+def format_delay(ms: int) -> str:
+    """A millisecond count as the shortest literal with carrying (`5400000` → `1h30m`),
+    for people (diagrams of `send` delays written as literals use their own text)."""
+    if ms == 0:
+        return "0ms"
+    parts: list[str] = []
+    rest = ms
+    for unit, length in UNIT_MS:
+        value, rest = divmod(rest, length)
+        if value:
+            parts.append(f"{value}{unit}")
+    return "".join(parts)
+
+
+# Words that each start with a digit, the last ending in a letter (`15min`, `1.5h`, `1h 30m`),
+# are meant as a literal: no expression has that shape, so they get the accepted forms.
+_LOOKS_LIKE_LITERAL = re.compile(r"[0-9][0-9A-Za-z.]*(?: [0-9][0-9A-Za-z.]*)*(?<=[A-Za-z])")
+
+
+def literal_problem(text: str, span: SourceSpan) -> Diagnostic:
+    """The `schema` diagnostic of a malformed or out-of-range delay literal."""
+    in_grammar = bool(text) and _LITERAL.fullmatch(text) is not None
+    why = (
+        f"delay literal {text!r} is longer than {MAX_DELAY_MS} ms (2^63 - 1)"
+        if in_grammar
+        else f"invalid delay literal {text!r}"
+    )
+    return Diagnostic(
+        slug=schema_rule.SLUG,
+        severity=Severity.ERROR,
+        message=f"{why}: the accepted forms are {DELAY_FORMS}",
+        span=span,
+        notes=("units d, h, m, s, ms, each at most once and in that order",),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ReadDelay:
+    """A `delay:` value read: a literal (its milliseconds and normalised text), or an
+    integer expression."""
+
+    delay_ms: int | None
+    normalised: str | None
+    expression: Expression | None
+
+
+def read_delay(
+    node: Node, scope: ExpressionScope, what: str, problems: list[Diagnostic]
+) -> ReadDelay | None:
+    """A `delay:` value (a delay literal or an integer expression in ms); None on errors."""
+    if not isinstance(node, ScalarNode) or not isinstance(node.value, str):
+        return None  # the schema admits only a string here
+    literal = parse_delay(node.value)
+    if literal is not None:
+        return ReadDelay(delay_ms=literal.ms, normalised=literal.normalised, expression=None)
+    if _LOOKS_LIKE_LITERAL.fullmatch(node.value) or _LITERAL.fullmatch(node.value):
+        problems.append(literal_problem(node.value, node.span))
+        return None
+    expression = integer_expression(node, scope, what, problems)
+    if expression is None:
+        return None
+    return ReadDelay(delay_ms=None, normalised=None, expression=expression)
+
+
+def integer_expression(
+    node: Node, scope: ExpressionScope, what: str, problems: list[Diagnostic]
+) -> Expression | None:
+    """An integer expression (`delay:` or `at:`), its diagnostics collected; None on errors."""
+    if not isinstance(node, ScalarNode) or not isinstance(node.value, str):
+        return None  # the schema admits only an expression here
+    result = compile_expression(node.value, node.span, scope, INTEGER, what)
+    if isinstance(result, tuple):
+        problems.extend(result)
+        return None
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class TimerEntry:
+    """One entry of a state's `after:` read: its timer, and its transition alternatives.
+
+    `span` is the mapping key or list item; `alternatives` are transition nodes
+    (a target, a transition mapping, or the list item itself, whose `delay`/`at`
+    keys the transition reader ignores).
+    """
+
+    name: str
+    kind: TimerKind
+    delay_ms: int | None
+    expression: Expression | None
+    span: SourceSpan
+    alternatives: tuple[Node, ...]
+
+
+NO_EVENT_IN_TIMERS = "a timer of `after` has no event: it fires with an empty payload"
+"""Why `event.<field>` cannot be read in an `after` entry's expressions and transition."""
+
+
+def read_timer_entries(
+    node: Node | None, path: str, scope: ExpressionScope, problems: list[Diagnostic]
+) -> list[TimerEntry]:
+    """The entries of one state's `after:` (mapping or list form), in document order.
+
+    Entries with errors are left out (their diagnostics are in `problems`).
+    """
+    entries: list[TimerEntry] = []
+    if isinstance(node, MappingNode):
+        for key, value in node.items:
+            text = str(key.value)
+            literal = parse_delay(text)
+            if literal is None:
+                problems.append(literal_problem(text, key.span))
+                continue
+            entries.append(
+                TimerEntry(
+                    name=timer_event_name(TimerKind.AFTER, literal.normalised, path),
+                    kind=TimerKind.AFTER,
+                    delay_ms=literal.ms,
+                    expression=None,
+                    span=key.span,
+                    alternatives=value.items if isinstance(value, SequenceNode) else (value,),
+                )
+            )
+    elif isinstance(node, SequenceNode):
+        for item in node.items:
+            if isinstance(item, MappingNode):
+                entry = _list_entry(item, path, scope, problems)
+                if entry is not None:
+                    entries.append(entry)
+    return entries
+
+
+def _list_entry(
+    item: MappingNode, path: str, scope: ExpressionScope, problems: list[Diagnostic]
+) -> TimerEntry | None:
+    delay_node, at_node = item.get("delay"), item.get("at")
+    if at_node is not None:
+        expression = integer_expression(at_node, scope, "timer 'at'", problems)
+        if expression is None:
+            return None
+        kind, delay_ms, spec = TimerKind.AT, None, expression.source
+    elif delay_node is not None:
+        delay = read_delay(delay_node, scope, "timer 'delay'", problems)
+        if delay is None:
+            return None
+        expression, delay_ms = delay.expression, delay.delay_ms
+        if delay.normalised is not None:
+            kind, spec = TimerKind.AFTER, delay.normalised
+        else:
+            assert expression is not None
+            kind, spec = TimerKind.DELAY, expression.source
+    else:
+        problems.append(
+            Diagnostic(
+                slug=schema_rule.SLUG,
+                severity=Severity.ERROR,
+                message="a timer mapping needs 'delay' (a relative timer) or 'at' (an absolute "
+                "timer)",
+                span=item.span,
+                notes=(f"delay: a delay literal ({DELAY_FORMS}) or an expression in ms",),
+            )
+        )
+        return None
+    return TimerEntry(
+        name=timer_event_name(kind, spec, path),
+        kind=kind,
+        delay_ms=delay_ms,
+        expression=expression,
+        span=item.span,
+        alternatives=(item,),
+    )

@@ -1,0 +1,152 @@
+"""`Simulator`: one chart instance on a virtual clock, for tests of charts with time.
+
+    sim = Simulator(statekit.load("machines/task.yaml"), now_ms=0)
+    sim.send("TaskStarted", {...})
+    sim.advance(30_000)                  # every timer due within 30 s fires, in order
+    assert sim.state.is_active("recovering")
+
+The clock moves only when a test calls `advance`; nothing sleeps. The
+simulator keeps the instance's external queue as SCXML has it: the events a
+macrostep sends without a delay (`Result.sent`) are processed after it, in
+order, each one's own sends going to the back of the queue, before `send` or
+`advance` returns. `advance(ms)` delivers (`Chart.fire`) every armed timer
+whose due time is at most the new time, in due-time order (ties in arming
+order), moving the clock to each due time as it goes; a due time already
+past fires at the next `advance`, `advance(0)` included; timers armed while
+advancing that fall due within the window fire too. Every step is given the
+clock's reading (`now_ms`), so relative delays become due times.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from typing import Any
+
+from statekit.engine.chart import Chart
+from statekit.engine.result import Result
+from statekit.engine.state import State
+from statekit.engine.timers import ArmedTimer
+
+DEFAULT_MAX_DELIVERIES = 10_000
+"""How many timers one `advance` delivers, and how many sent events one event's queue
+processes, before the simulator stops with `SimulatorError` (a chart that re-arms a
+timer due at once, or an event that sends itself, would otherwise run forever)."""
+
+
+class SimulatorError(RuntimeError):
+    """More timers came due, or more sent events were queued, than the bound allows."""
+
+
+class Simulator:
+    """One instance of `chart` on a virtual clock starting at `now_ms` (epoch ms).
+
+    The constructor starts the chart (`Chart.initialize` with `context`, then the
+    events its initial macrostep sent). `results` lists every `Result` in order:
+    the start, each external event, each sent event and each timer delivery.
+    """
+
+    __slots__ = ("_chart", "_now", "_results", "_state")
+
+    def __init__(
+        self, chart: Chart, now_ms: int = 0, context: Mapping[str, Any] | None = None
+    ) -> None:
+        if now_ms.__class__ is not int:
+            raise TypeError(f"now_ms must be an integer (epoch milliseconds), not {now_ms!r}")
+        self._chart = chart
+        self._now = now_ms
+        self._results: list[Result] = []
+        first = chart.initialize(context, now_ms=now_ms)
+        self._state = first.state
+        self._take(first)
+
+    @property
+    def chart(self) -> Chart:
+        """The chart the instance runs."""
+        return self._chart
+
+    @property
+    def state(self) -> State:
+        """The instance's current state."""
+        return self._state
+
+    @property
+    def now_ms(self) -> int:
+        """The virtual clock's reading (epoch milliseconds)."""
+        return self._now
+
+    @property
+    def next_due_ms(self) -> int | None:
+        """The earliest due time of an armed timer, or None when none is armed."""
+        dues = [self._due(t) for t in self._state.timers]
+        return min(dues) if dues else None
+
+    @property
+    def results(self) -> tuple[Result, ...]:
+        """Every result so far, in the order the instance took them."""
+        return tuple(self._results)
+
+    def send(self, event: str, payload: Mapping[str, Any] | None = None) -> Result:
+        """Send an external event now, then process the events it sent (in queue order);
+        returns the external event's result (the others are in `results`)."""
+        result = self._chart.send(self._state, event, payload, now_ms=self._now)
+        self._take(result)
+        return result
+
+    def advance(self, ms: int, *, max_deliveries: int = DEFAULT_MAX_DELIVERIES) -> list[Result]:
+        """Move the clock `ms` milliseconds on (`ms` >= 0), delivering every timer due by
+        then (see the module docstring); returns every result it caused, in order."""
+        if ms.__class__ is not int or ms < 0:
+            raise ValueError(f"advance takes a number of milliseconds >= 0, not {ms!r}")
+        until = self._now + ms
+        start = len(self._results)
+        delivered = 0
+        while True:
+            timer = self._next(until)
+            if timer is None:
+                break
+            if delivered >= max_deliveries:
+                raise SimulatorError(
+                    f"{delivered} timers delivered before {until} ms and more are due "
+                    f"(next: {timer.id!r}); does a timer re-arm itself due at once?"
+                )
+            delivered += 1
+            self._now = max(self._now, self._due(timer))
+            result = self._chart.fire(
+                self._state, timer.id, generation=timer.generation, now_ms=self._now
+            )
+            self._take(result)
+        self._now = until
+        return self._results[start:]
+
+    def _next(self, until: int) -> ArmedTimer | None:
+        """The armed timer to deliver next by `until`: the earliest due, then the first armed."""
+        due = [t for t in self._state.timers if self._due(t) <= until]
+        return min(due, key=lambda t: (self._due(t), t.generation)) if due else None
+
+    def _due(self, timer: ArmedTimer) -> int:
+        # Every step here is given the clock, so a timer has a due time; one armed
+        # elsewhere without a clock reading is due now.
+        return self._now if timer.due_ms is None else timer.due_ms
+
+    def _take(self, result: Result) -> None:
+        """Record `result`, then process the events it sent and theirs, in queue order."""
+        self._results.append(result)
+        self._state = result.state
+        queue = deque(result.sent)
+        processed = 0
+        while queue:
+            sent = queue.popleft()
+            processed += 1
+            if processed > DEFAULT_MAX_DELIVERIES:
+                raise SimulatorError(
+                    f"{DEFAULT_MAX_DELIVERIES} sent events processed after {result.event} "
+                    f"and more are queued (next: {sent.event}); does an event send itself?"
+                )
+            follow = self._chart.send(self._state, sent.event, sent.payload, now_ms=self._now)
+            self._results.append(follow)
+            self._state = follow.state
+            queue.extend(follow.sent)
+
+    def __repr__(self) -> str:
+        return f"Simulator({self._chart.name!r}, now_ms={self._now}, state={self._state!r})"
