@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import traceback
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -446,6 +445,8 @@ def lint_compiled(
 
 
 def _crash(file: str, exc: Exception) -> Diagnostic:
+    import traceback  # only a crash needs it: not paid at start-up
+
     where = traceback.extract_tb(exc.__traceback__)[-1]
     return Diagnostic(
         "internal-error",
