@@ -12,8 +12,10 @@ when it delivers it, so after a delivery that leaves the owning state active
 (a targetless or internal timer transition, or one whose guards all failed)
 the timer is no longer armed until the state is re-entered, while the
 analysis still lets it occur. Every sequence of the engine is thus among the
-explored ones (reachability, dead states and invariant violations are not
-missed); a path may deliver such a timer twice where the engine would not.
+explored ones (no reachable state or invariant violation is missed), but a
+path may deliver such a timer twice where the engine would not, and a state
+that only such a timer leaves (its guard failed once: the engine stays there
+for good) is not reported as dead or as a trap.
 
 Delayed `send`s deliver declared events, which the exploration already lets
 arrive in every abstract state, so which of them are armed cannot change
@@ -23,9 +25,9 @@ graph, which send timers *may* be armed in each abstract state: armed by a
 delayed `send` on some path to it and not cancelled by id since (a timer
 without `id:` is named `send(EVENT)` here; several may be armed at once).
 A delivery is an arrival of the declared event; a may-analysis keeps the
-timer, since the same event may also come from outside. `sent_events` names
-the events sends deliver (they count as mentioned, and must be classified
-wherever they can arrive).
+timer, since the same event may also come from outside. The events sends
+deliver count as mentioned (`static.mentioned_events`): they must be
+classified wherever they can arrive.
 """
 
 from __future__ import annotations
@@ -59,11 +61,6 @@ class ArmedTimers:
         return found
 
 
-def armed_in(chart: CompiledChart, config: Configuration) -> tuple[str, ...]:
-    """The timer events armed in `config` (see `ArmedTimers.events`)."""
-    return ArmedTimers(chart).events(config)
-
-
 def _sends(effects: tuple[Effect, ...]) -> list[Send]:
     return [e for e in effects if isinstance(e, Send)]
 
@@ -77,11 +74,6 @@ def sends_of(chart: CompiledChart) -> list[Send]:
     for state in chart.states:
         found.extend(_sends(state.entry + state.exit))
     return found
-
-
-def sent_events(chart: CompiledChart) -> frozenset[str]:
-    """The declared events some `send` delivers (delayed or not)."""
-    return frozenset(s.event for s in sends_of(chart))
 
 
 def event_span(chart: CompiledChart, event: str) -> SourceSpan:

@@ -238,6 +238,12 @@ def _declarations(d: Diagram) -> list[str]:
     for e in d.events:
         payload = ", ".join(f"{code(f.name)}: {cell(f.type)}" for f in e.fields)
         out.append(f"| {code(e.name)} | {payload or '—'} |")
+    if d.timers:  # a chart without time keeps its page as it was
+        out += ["", "### Timers", "", "| timer event | state | fires |", "|---|---|---|"]
+        out += [
+            f"| {code(t.name)} | {code(d.states[t.state].ref or d.name)} | {code(t.trigger)} |"
+            for t in d.timers
+        ]
     out += ["", "### Guards", ""]
     if d.guards:
         out += ["| guard | condition | else | description |", "|---|---|---|---|"]

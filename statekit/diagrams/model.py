@@ -31,7 +31,7 @@ from statekit.compiler.ir import (
     TransitionKind,
 )
 from statekit.compiler.model.state_index import StateIndex
-from statekit.compiler.model.timers import format_delay
+from statekit.compiler.model.timers import format_delay, timer_trigger
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +88,8 @@ class DState:
 
 @dataclass(frozen=True, slots=True)
 class DTransition:
-    """A transition as drawn: `trigger` is the event, `always` or `done`."""
+    """A transition as drawn: `trigger` is the event, `always`, `done`, or for a timer's
+    transition `after 15m` / `at <expression>` (`timer` is then the timer event's name)."""
 
     id: int
     source: int
@@ -99,6 +100,7 @@ class DTransition:
     effects: tuple[EffectText, ...]
     description: str | None
     line: int
+    timer: str | None = None
 
     @property
     def guarded(self) -> bool:
@@ -112,6 +114,15 @@ class DTransition:
     def effects_text(self, full: bool = False) -> str:
         """The effects joined with `; `."""
         return "; ".join(e.full if full else e.short for e in self.effects)
+
+
+@dataclass(frozen=True, slots=True)
+class DTimer:
+    """A timer of a state: its timer event's name, owner and how it is labelled."""
+
+    name: str
+    state: int
+    trigger: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +179,7 @@ class Diagram:
     context: tuple[DField, ...]
     guards: tuple[DGuard, ...]
     invariants: tuple[DInvariant, ...]
+    timers: tuple[DTimer, ...] = ()
 
     @property
     def root(self) -> DState:
@@ -244,8 +256,11 @@ def _field(decl: FieldDecl, with_default: bool) -> DField:
     return DField(decl.name, decl.type.describe(), default, decl.secret, decl.description)
 
 
-def _trigger(transition: Transition) -> str:
+def _trigger(chart: CompiledChart, transition: Transition) -> str:
     if transition.kind is TransitionKind.EVENT:
+        timer = chart.timer(transition.event or "")
+        if timer is not None:  # `after 15m`, not the timer event's name
+            return timer_trigger(timer, chart.states[timer.state].path)
         return transition.event or ""
     return str(transition.kind.value)
 
@@ -300,7 +315,8 @@ def extract(chart: CompiledChart) -> Diagram:
             source=t.source,
             targets=t.targets,
             kind=t.kind,
-            trigger=_trigger(t),
+            trigger=_trigger(chart, t),
+            timer=t.event if t.event is not None and chart.timer(t.event) else None,
             guards=tuple(
                 GuardText(g.name or _expression(g.expression), g.reason, g.name is None)
                 for g in t.guards
@@ -328,4 +344,8 @@ def extract(chart: CompiledChart) -> Diagram:
             for g in chart.guards.values()
         ),
         invariants=tuple(_invariant(index, inv) for inv in chart.invariants),
+        timers=tuple(
+            DTimer(t.name, t.state, timer_trigger(t, chart.states[t.state].path))
+            for t in chart.timers
+        ),
     )

@@ -27,7 +27,7 @@ from typing import Any
 from statekit.engine.algorithm import GuardOracle, History, initial_macrostep, macrostep
 from statekit.engine.errors import LivelockError
 from statekit.engine.macrostep_run import FailedGuard, MacrostepRun
-from statekit.engine.memo import memoised_macrostep
+from statekit.engine.memo import abstract_memoised_macrostep
 from statekit.engine.step import Basis, classify_unselected
 from statekit.engine.tables import (
     Configuration,
@@ -117,8 +117,9 @@ def abstract_initial_macrostep(
 
 def data_free_macrostep(tables: Tables, config: Configuration, event: str) -> MemoisedMacrostep:
     """What the macrostep of `event` in `config` does when no data can matter (see
-    `statekit.engine.memo`), or `DependsOnData`."""
-    return memoised_macrostep(tables, config, event)
+    `statekit.engine.memo`; arming and cancelling `after` timers counts as data-free
+    here), or `DependsOnData`."""
+    return abstract_memoised_macrostep(tables, config, event)
 
 
 def _selected_for(

@@ -121,8 +121,7 @@ class Chart:
             raise StartError(f"the initial macrostep of {self.name!r} failed: {exc}") from exc
         if broken is not None:
             raise StartError(f"invariant '{broken}' does not hold in the initial state")
-        timers, armed, cancelled, sent = run.timer_outcome()
-        state = State(run.configuration, run.context, run.history, timers)
+        state = State(run.configuration, run.context, run.history, run.final_timers())
         shown = {k: v for k, v in ctx.items() if k not in tables.secret_context}
         result = applied_result(
             tables,
@@ -134,9 +133,6 @@ class Chart:
             run.emitted,
             run.trace,
             run.timing,
-            armed,
-            cancelled,
-            sent,
         )
         if _observers:
             observers.notify(self, None, result)

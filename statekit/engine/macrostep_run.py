@@ -13,7 +13,7 @@ from typing import Any
 
 from statekit.compiler.ir import GuardCheck, Transition
 from statekit.engine.tables import Configuration, TransitionConflict
-from statekit.engine.timers import NO_TIMERS, ArmedTimer, SentEvent, TimerRun, Timers
+from statekit.engine.timers import NO_TIMERS, TimerRun, Timers
 from statekit.engine.trace import AppliedMicrostep, InternalEvent
 from statekit.engine.value_domain import CONCRETE, ValueDomain
 
@@ -81,12 +81,6 @@ class MacrostepRun:
         self.now_ms = now_ms
         self.timing: TimerRun | None = None
 
-    def timer_outcome(
-        self,
-    ) -> tuple[Timers, tuple[ArmedTimer, ...], tuple[ArmedTimer, ...], tuple[SentEvent, ...]]:
-        """(timers at the end, armed, cancelled, sent): see `TimerRun.outcome`."""
-        timing = self.timing
-        if timing is None:
-            return self.timers, (), (), ()
-        timers, armed, cancelled = timing.outcome()
-        return timers, armed, cancelled, tuple(timing.sent)
+    def final_timers(self) -> Timers:
+        """The timers at the end of the macrostep (the input's when it touched none)."""
+        return self.timers if self.timing is None else self.timing.timers()

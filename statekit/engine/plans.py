@@ -88,7 +88,9 @@ def build_plan(
         done = _done_events(tables, s, active) if node.kind is StateKind.FINAL else ()
         effects = node.entry
         if node.timers:
-            effects = (*effects, ArmTimers(node.path, tuple(timers[t] for t in node.timers)))
+            decls = tuple(timers[t] for t in node.timers)
+            roles = tuple(f"timer {d.name}" for d in decls)
+            effects = (*effects, ArmTimers(node.path, decls, roles))
         if effects or done:
             segments.append(EffectSegment(effects=effects, active=frozenset(active), done=done))
     return MicrostepPlan(

@@ -26,7 +26,7 @@ from statekit.engine.evidence import (
     Microstep,
 )
 from statekit.engine.state import State
-from statekit.engine.timers import ArmedTimer, SentEvent
+from statekit.engine.timers import ArmedTimer, SentEvent, TimerRun
 
 __all__ = [
     "ENGINE_REASONS",
@@ -113,14 +113,14 @@ class Result:
         "_invariant",
         "_message",
         "_reason",
-        "_sent",
         "_state",
         "_status",
         "_timer",
-        "_timers_armed",
-        "_timers_cancelled",
+        "_timing",
         "_trace",
     )
+    _timing: TimerRun  # set only by a step that touched a timer
+    _timer: ArmedTimer  # set only by a delivery
 
     def __init__(
         self,
@@ -133,9 +133,6 @@ class Result:
         trace: Callable[[], tuple[Microstep, ...]] | None = None,
         invariant: str | None = None,
         message: str | None = None,
-        timers_armed: tuple[ArmedTimer, ...] = (),
-        timers_cancelled: tuple[ArmedTimer, ...] = (),
-        sent: tuple[SentEvent, ...] = (),
     ) -> None:
         self._status = status
         self._reason = reason
@@ -146,10 +143,8 @@ class Result:
         self._trace = trace
         self._invariant = invariant
         self._message = message
-        self._timers_armed = timers_armed
-        self._timers_cancelled = timers_cancelled
-        self._sent = sent
-        self._timer: ArmedTimer | None = None
+        # `_timing` (the macrostep's timers, read on access) and `_timer` (the delivered
+        # timer) are set by the step only when there is time: a step without pays nothing.
 
     @property
     def status(self) -> Status:
@@ -184,23 +179,35 @@ class Result:
     @property
     def timers_armed(self) -> tuple[ArmedTimer, ...]:
         """The timers this step armed that are still armed after it, in arming order."""
-        return self._timers_armed
+        timing = self._timing_run()
+        return () if timing is None else timing.armed_now()
 
     @property
     def timers_cancelled(self) -> tuple[ArmedTimer, ...]:
         """The timers armed before this step that it cancelled or replaced, in order."""
-        return self._timers_cancelled
+        timing = self._timing_run()
+        return () if timing is None else timing.cancelled()
 
     @property
     def sent(self) -> tuple[SentEvent, ...]:
         """The undelayed `send`s of the macrostep, in order: events for this instance's
         external queue, to be processed after this one."""
-        return self._sent
+        timing = self._timing_run()
+        return () if timing is None else timing.sent()
+
+    def _timing_run(self) -> TimerRun | None:
+        try:
+            return self._timing
+        except AttributeError:  # the step touched no timer
+            return None
 
     @property
     def timer(self) -> ArmedTimer | None:
         """The timer this step delivered and consumed (`Chart.fire`), else None."""
-        return self._timer
+        try:
+            return self._timer
+        except AttributeError:  # not a delivery
+            return None
 
     @property
     def evidence(self) -> tuple[Microstep, ...]:
@@ -237,10 +244,10 @@ class Result:
             and self._invariant == other._invariant
             and self._state == other._state
             and self._emitted == other._emitted
-            and self._timers_armed == other._timers_armed
-            and self._timers_cancelled == other._timers_cancelled
-            and self._sent == other._sent
-            and self._timer == other._timer
+            and self.timers_armed == other.timers_armed
+            and self.timers_cancelled == other.timers_cancelled
+            and self.sent == other.sent
+            and self.timer == other.timer
             and self.evidence == other.evidence
         )
 
@@ -254,13 +261,13 @@ class Result:
             parts.append(f"invariant={self._invariant!r}")
         if self._emitted:
             parts.append(f"emitted={[m.type for m in self._emitted]!r}")
-        if self._timer is not None:
-            parts.append(f"timer={self._timer.id!r}")
-        if self._timers_armed:
-            parts.append(f"armed={[t.id for t in self._timers_armed]!r}")
-        if self._timers_cancelled:
-            parts.append(f"cancelled={[t.id for t in self._timers_cancelled]!r}")
-        if self._sent:
-            parts.append(f"sent={[m.event for m in self._sent]!r}")
+        if self.timer is not None:
+            parts.append(f"timer={self.timer.id!r}")
+        if self.timers_armed:
+            parts.append(f"armed={[t.id for t in self.timers_armed]!r}")
+        if self.timers_cancelled:
+            parts.append(f"cancelled={[t.id for t in self.timers_cancelled]!r}")
+        if self.sent:
+            parts.append(f"sent={[m.event for m in self.sent]!r}")
         parts.append(f"state={self._state!r}")
         return f"Result({', '.join(parts)})"

@@ -78,7 +78,7 @@ from statekit.engine.tables import (
     StaticMacrostep,
     Tables,
 )
-from statekit.engine.timers import ArmedTimer, SentEvent, TimerRun, Timers
+from statekit.engine.timers import ArmedTimer, TimerRun, Timers
 from statekit.engine.trace import AppliedMicrostep, InternalEvent
 from statekit.engine.validation import PayloadError
 
@@ -292,24 +292,10 @@ def _applied(
                 broken,
                 message,
             )
-    if timing is None:
-        after = State(target, context, history, state._timers)
-        return applied_result(tables, state, event_type, payload, event_id, after, raw_emitted, raw)
-    timers, armed, cancelled = timing.outcome()
+    timers = state._timers if timing is None else timing.timers()
     after = State(target, context, history, timers)
     return applied_result(
-        tables,
-        state,
-        event_type,
-        payload,
-        event_id,
-        after,
-        raw_emitted,
-        raw,
-        timing,
-        armed,
-        cancelled,
-        tuple(timing.sent),
+        tables, state, event_type, payload, event_id, after, raw_emitted, raw, timing
     )
 
 
@@ -323,18 +309,15 @@ def applied_result(
     raw_emitted: list[tuple[str, dict[str, Any]]],
     trace: Sequence[AppliedMicrostep],
     timing: TimerRun | None = None,
-    armed: tuple[ArmedTimer, ...] = (),
-    cancelled: tuple[ArmedTimer, ...] = (),
-    sent: tuple[SentEvent, ...] = (),
 ) -> Result:
     """The APPLIED result of a macrostep that ends in `after` (its invariants checked by
     the caller): the outbox messages numbered (see `messages`; `before` is None for the
-    initial macrostep), the evidence built on first access; `timing` and the timers
-    armed, cancelled and sent when the macrostep ran a timer effect."""
+    initial macrostep), the evidence built on first access; `timing` is the
+    macrostep's timers when it ran a timer effect."""
     emitted = (
         messages(tables, before, event_type, payload, event_id, raw_emitted) if raw_emitted else ()
     )
-    return Result(
+    result = Result(
         APPLIED,
         None,
         after,
@@ -342,10 +325,10 @@ def applied_result(
         event_id,
         emitted,
         lambda: build_evidence(tables, trace, emitted, timing),
-        timers_armed=armed,
-        timers_cancelled=cancelled,
-        sent=sent,
     )
+    if timing is not None:
+        result._timing = timing
+    return result
 
 
 def verdict(tables: Tables, config: Configuration, event: str) -> tuple[bool, str | None, int]:

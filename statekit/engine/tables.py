@@ -190,13 +190,15 @@ class ConfigurationCache:
     `events` and `eventless` hold the selection inputs (`EventEntry`) per
     event; `plans` the microstep plans per transition set; `conflicts` the
     conflict resolutions per enabled set; `memo` the verdicts of the memo of
-    data-free macrosteps (`statekit.engine.memo`); `verdicts` the static part
+    data-free macrosteps (`statekit.engine.memo`), `abstract_memo` the static
+    analysis's variant of them; `verdicts` the static part
     of classifying an event nothing fired for; `broken_state_invariants` the
     state-form invariants broken here (None until computed). Read and written
     only by the engine's own modules.
     """
 
     __slots__ = (
+        "abstract_memo",
         "broken_state_invariants",
         "conflicts",
         "eventless",
@@ -213,6 +215,7 @@ class ConfigurationCache:
         self.conflicts: dict[tuple[int, ...], Resolution] = {}
         self.verdicts: dict[str, tuple[bool, str | None, int]] = {}
         self.memo: dict[str, MemoisedMacrostep] = {}
+        self.abstract_memo: dict[str, MemoisedMacrostep] = {}
         self.broken_state_invariants: frozenset[str] | None = None
 
 

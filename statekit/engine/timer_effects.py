@@ -11,18 +11,12 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from statekit.compiler.ir import Cancel, Send, TimerDecl, TimerKind
+from statekit.compiler.ir import Cancel, Send, TimerKind
 from statekit.engine.macrostep_run import MacrostepRun
 from statekit.engine.timers import ArmedTimer, ArmTimers, CancelTimers, SentEvent, TimerRun
-from statekit.engine.validation import EMPTY
+from statekit.engine.validation import EMPTY, INT_MAX, INT_MIN
 
-
-def timer_run(run: MacrostepRun) -> TimerRun:
-    """The run's `TimerRun`, created on first use."""
-    timing = run.timing
-    if timing is None:
-        timing = run.timing = TimerRun(run.timers, run.now_ms)
-    return timing
+AFTER, AT = TimerKind.AFTER, TimerKind.AT
 
 
 def run_timer_effect(
@@ -34,16 +28,40 @@ def run_timer_effect(
 ) -> None:
     """Run one timer effect (`send`, `cancel`, or the engine's arming and cancelling
     on entry and exit) on the run; `EvaluationError` when an expression fails."""
-    timing = timer_run(run)
+    timing = run.timing
+    if timing is None:
+        timing = run.timing = TimerRun(run.timers, run.now_ms)
     at = len(run.trace)
-    values = run.values
-    if isinstance(effect, ArmTimers):
-        for decl in effect.timers:
-            _arm_after(timing, at, decl, effect.state, run, active)
+    if isinstance(effect, ArmTimers):  # inline: this runs on every entry of a timed state
+        owner, now, generation = effect.state, timing.now_ms, timing.generation
+        armed, log = timing.armed, timing.log
+        delay: int | None
+        due: int | None
+        # The timers cannot be armed already: their state was not active (leaving it
+        # cancels them), so nothing is replaced.
+        for decl, role in zip(effect.timers, effect.roles, strict=True):
+            kind = decl.kind
+            if kind is AFTER:
+                delay = decl.delay_ms
+                due = None if now is None or delay is None else _clamped(now + delay)
+            else:
+                assert decl.expression is not None
+                value = run.values.timed(role, decl.expression, run.context, EMPTY, active)
+                if kind is AT:
+                    delay, due = None, value
+                else:
+                    delay = value
+                    due = None if now is None or value is None else _clamped(now + value)
+            generation += 1
+            name = decl.name
+            timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner))
+            armed.append(timer)
+            log.append((at, "armed", timer))
+        timing.generation = generation
     elif isinstance(effect, CancelTimers):
-        for timer in [t for t in timing.armed if t.owner == effect.state]:
-            timing.cancel(at, timer.id)
+        timing.cancel_owned(at, effect.state)
     elif isinstance(effect, Send):
+        values = run.values
         body = values.sent(effect, defaults.get(effect.event, EMPTY), run.context, payload, active)
         role = f"send {effect.event}"
         if effect.at is not None:
@@ -57,34 +75,16 @@ def run_timer_effect(
         else:
             if effect.id is not None:
                 timing.cancel(at, effect.id)
-            timing.sent.append(SentEvent(effect.event, MappingProxyType(body)))
-            timing.log.append((at, "sent", effect.event))
+            timing.send(at, SentEvent(effect.event, MappingProxyType(body)))
     elif isinstance(effect, Cancel):
         timing.cancel(at, effect.id)
     else:  # pragma: no cover - the compiler produces no other effect
         raise TypeError(f"not an effect: {effect!r}")
 
 
-def _arm_after(
-    timing: TimerRun,
-    at: int,
-    decl: TimerDecl,
-    owner: str,
-    run: MacrostepRun,
-    active: frozenset[int],
-) -> None:
-    delay: int | None
-    if decl.kind is TimerKind.AFTER:
-        delay, due = decl.delay_ms, timing.due(decl.delay_ms)
-    else:
-        assert decl.expression is not None
-        value = run.values.timed(f"timer {decl.name}", decl.expression, run.context, EMPTY, active)
-        if decl.kind is TimerKind.AT:
-            delay, due = None, value
-        else:
-            delay, due = value, timing.due(value)
-    generation = timing.next_generation()
-    timing.arm(at, ArmedTimer(decl.name, decl.name, EMPTY, delay, due, generation, owner))
+def _clamped(due: int) -> int:
+    """A due time within the 64-bit range."""
+    return due if INT_MIN <= due <= INT_MAX else max(INT_MIN, min(due, INT_MAX))
 
 
 def _arm_send(
@@ -95,7 +95,15 @@ def _arm_send(
     delay: int | None,
     due: int | None,
 ) -> None:
-    generation = timing.next_generation()
+    """Arm the timer of a delayed `send`, replacing one armed under its id."""
+    timing.generation = generation = timing.generation + 1
     timer_id = effect.id if effect.id is not None else f"send({effect.event})#{generation}"
+    if effect.id is not None:
+        timing.cancel(at, timer_id)
     payload = MappingProxyType(body)
-    timing.arm(at, ArmedTimer(timer_id, effect.event, payload, delay, due, generation, None))
+    timer = _new(ArmedTimer, (timer_id, effect.event, payload, delay, due, generation, None))
+    timing.armed.append(timer)
+    timing.log.append((at, "armed", timer))
+
+
+_new = tuple.__new__

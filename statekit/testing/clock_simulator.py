@@ -15,6 +15,11 @@ order), moving the clock to each due time as it goes; a due time already
 past fires at the next `advance`, `advance(0)` included; timers armed while
 advancing that fall due within the window fire too. Every step is given the
 clock's reading (`now_ms`), so relative delays become due times.
+
+`history` is what a durable store would keep: every event that applied and
+every timer delivery (a consumed one included), as `statekit.Event`s with the
+clock's reading, so `chart.replay(sim.history, state=sim.start_state)` gives
+`sim.state` again, timers included.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from statekit.engine.chart import Chart
-from statekit.engine.result import Result
+from statekit.engine.replay import Event
+from statekit.engine.result import Result, Status
 from statekit.engine.state import State
 from statekit.engine.timers import ArmedTimer
 
@@ -46,7 +52,7 @@ class Simulator:
     the start, each external event, each sent event and each timer delivery.
     """
 
-    __slots__ = ("_chart", "_now", "_results", "_state")
+    __slots__ = ("_chart", "_history", "_now", "_results", "_start", "_state")
 
     def __init__(
         self, chart: Chart, now_ms: int = 0, context: Mapping[str, Any] | None = None
@@ -56,9 +62,11 @@ class Simulator:
         self._chart = chart
         self._now = now_ms
         self._results: list[Result] = []
+        self._history: list[Event] = []
         first = chart.initialize(context, now_ms=now_ms)
-        self._state = first.state
-        self._take(first)
+        self._state = self._start = first.state
+        self._results.append(first)
+        self._drain(first)
 
     @property
     def chart(self) -> Chart:
@@ -82,6 +90,17 @@ class Simulator:
         return min(dues) if dues else None
 
     @property
+    def start_state(self) -> State:
+        """The state the initial macrostep entered (before the events it sent)."""
+        return self._start
+
+    @property
+    def history(self) -> tuple[Event, ...]:
+        """The replayable history: the events that applied and the timer deliveries, in
+        order, each with the clock's reading (see the module docstring)."""
+        return tuple(self._history)
+
+    @property
     def results(self) -> tuple[Result, ...]:
         """Every result so far, in the order the instance took them."""
         return tuple(self._results)
@@ -90,7 +109,7 @@ class Simulator:
         """Send an external event now, then process the events it sent (in queue order);
         returns the external event's result (the others are in `results`)."""
         result = self._chart.send(self._state, event, payload, now_ms=self._now)
-        self._take(result)
+        self._take(result, Event(event, payload, now_ms=self._now))
         return result
 
     def advance(self, ms: int, *, max_deliveries: int = DEFAULT_MAX_DELIVERIES) -> list[Result]:
@@ -115,7 +134,13 @@ class Simulator:
             result = self._chart.fire(
                 self._state, timer.id, generation=timer.generation, now_ms=self._now
             )
-            self._take(result)
+            delivery = Event(
+                timer.event,
+                timer=timer.id,
+                generation=timer.generation,
+                now_ms=self._now,
+            )
+            self._take(result, delivery)
         self._now = until
         return self._results[start:]
 
@@ -129,10 +154,16 @@ class Simulator:
         # elsewhere without a clock reading is due now.
         return self._now if timer.due_ms is None else timer.due_ms
 
-    def _take(self, result: Result) -> None:
-        """Record `result`, then process the events it sent and theirs, in queue order."""
+    def _take(self, result: Result, event: Event) -> None:
+        """Record `result` (of `event`), then process the events it sent, in queue order."""
         self._results.append(result)
+        if result.status is not Status.REJECTED or result.timer is not None:
+            self._history.append(event)
         self._state = result.state
+        self._drain(result)
+
+    def _drain(self, result: Result) -> None:
+        """Process the events `result` sent and those they send, in queue order."""
         queue = deque(result.sent)
         processed = 0
         while queue:
@@ -145,6 +176,8 @@ class Simulator:
                 )
             follow = self._chart.send(self._state, sent.event, sent.payload, now_ms=self._now)
             self._results.append(follow)
+            if follow.status is not Status.REJECTED:
+                self._history.append(Event(sent.event, sent.payload, now_ms=self._now))
             self._state = follow.state
             queue.extend(follow.sent)
 

@@ -199,3 +199,50 @@ def targetless() -> Diagram:
 def parallel_root() -> Diagram:
     """The diagram model of PARALLEL_ROOT."""
     return extract(chart_of(PARALLEL_ROOT))
+
+
+# Each kind of timer: a literal (`after 15m`), a `delay:` expression with a guard, an
+# `at:` deadline, alternatives of one timer, a targetless timer, a timer on the root, and
+# `send` (delayed, at a deadline, undelayed) and `cancel` effects.
+TIMED = """
+    statechart: timed
+    context:
+      lease_until_ms: {type: integer, default: 0}
+      backoff_ms: {type: integer, default: 1000}
+      budget: {type: integer, default: 3}
+    events:
+      Start: {}
+      Remind: {n: integer}
+    guards:
+      retry_budget_left: {if: ctx.budget > 0, else: BUDGET_EXHAUSTED}
+    initial: processing
+    after:
+      7d: {do: [{emit: {type: StillAlive}}]}
+    states:
+      processing:
+        entry: [{send: {event: Remind, payload: {n: 1}, delay: 30s, id: nudge}}]
+        exit: [{cancel: nudge}]
+        on: {Start: running}
+        after:
+          15m: {to: closed, do: [{emit: {type: PaymentTimedOut}}]}
+      running:
+        after:
+          - at: ctx.lease_until_ms
+            to: waiting_retry
+            do: [{send: {event: Remind, payload: {n: 2}, at: ctx.lease_until_ms + 60000}}]
+      waiting_retry:
+        after:
+          - delay: ctx.backoff_ms
+            to: processing
+            guard: retry_budget_left
+            do: [{send: {event: Start}}]
+          - delay: ctx.backoff_ms
+            to: closed
+          - {delay: 1h30m, do: [{assign: {budget: ctx.budget - 1}}]}
+      closed: {final: true}
+"""
+
+
+def timed() -> Diagram:
+    """The diagram model of TIMED."""
+    return extract(chart_of(TIMED))

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from diagram_charts import odd, parallel_root, sink, targetless
+from diagram_charts import odd, parallel_root, sink, targetless, timed
 from node_tools import HARNESS_TIMEOUT_S, NODE_MODULES, REPO, require
 
 from statekit.compiler.ir import StateKind
@@ -49,6 +49,7 @@ CHARTS: dict[str, Callable[[], Diagram]] = {
     "odd": odd,
     "targetless": targetless,
     "parallel_root": parallel_root,
+    "timed": timed,
     "full_chart": _machine(REPO / "tests/compiler/fixtures/full_chart.yaml"),
     **{path.stem: _machine(path) for path in MACHINES},
 }

@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
 from statekit.compiler.expressions.scope import ExpressionScope
-from statekit.compiler.ir import TimerKind
+from statekit.compiler.ir import TimerDecl, TimerKind
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.compiler.value_types import INTEGER
 
-DELAY_FORMS = "250ms, 30s, 15m, 2h, 7d or combinations such as 1h30m"
+DELAY_FORMS = "250ms, 30s, 15m, 2h, 7d and combinations such as 1h30m"
 """The accepted forms, as every diagnostic about a delay literal names them."""
 
 UNIT_MS: tuple[tuple[str, int], ...] = (
@@ -51,7 +51,7 @@ _LITERAL = re.compile(
     r"(?:(?P<d>[0-9]+)d)?(?:(?P<h>[0-9]+)h)?(?:(?P<m>[0-9]+)m(?!s))?"
     r"(?:(?P<s>[0-9]+)s)?(?:(?P<ms>[0-9]+)ms)?"
 )
-_MAX_DIGITS = 30  # longer digit runs cannot fit MAX_DELAY_MS; refused before int()
+_MAX_DIGITS = 30  # more significant digits cannot fit MAX_DELAY_MS; refused before int()
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +74,7 @@ def parse_delay(text: str) -> DelayLiteral | None:
         digits = match.group(unit)
         if digits is None:
             continue
-        if len(digits) > _MAX_DIGITS:
+        if len(digits.lstrip("0")) > _MAX_DIGITS:
             return None
         value = int(digits)
         total += value * length
@@ -91,6 +91,20 @@ def timer_event_name(kind: TimerKind, spec: str, path: str) -> str:
     spec = spec if kind is TimerKind.AFTER else " ".join(spec.split())
     word = "at" if kind is TimerKind.AT else "after"
     return f"{word}({spec})@{path}"
+
+
+def timer_spec(timer: TimerDecl, path: str) -> str:
+    """What the timer's name says between the parentheses: the normalised literal or the
+    expression's source (`path` is the owning state's path)."""
+    word = "at(" if timer.kind is TimerKind.AT else "after("
+    return timer.name[len(word) : len(timer.name) - len(path) - 2]
+
+
+def timer_trigger(timer: TimerDecl, path: str) -> str:
+    """How diagrams and tables name the timer: `after 15m`, `after ctx.backoff_ms`,
+    `at ctx.lease_until_ms`."""
+    word = "at" if timer.kind is TimerKind.AT else "after"
+    return f"{word} {timer_spec(timer, path)}"
 
 
 def format_delay(ms: int) -> str:
@@ -116,7 +130,7 @@ def literal_problem(text: str, span: SourceSpan) -> Diagnostic:
     """The `schema` diagnostic of a malformed or out-of-range delay literal."""
     in_grammar = bool(text) and _LITERAL.fullmatch(text) is not None
     why = (
-        f"delay literal {text!r} is longer than {MAX_DELAY_MS} ms (2^63 - 1)"
+        f"delay literal {text!r} is longer than 2^63 - 1 ms"
         if in_grammar
         else f"invalid delay literal {text!r}"
     )
@@ -187,7 +201,7 @@ class TimerEntry:
     alternatives: tuple[Node, ...]
 
 
-NO_EVENT_IN_TIMERS = "a timer of `after` has no event: it fires with an empty payload"
+NO_EVENT_IN_TIMERS = "an `after` timer fires without an event payload"
 """Why `event.<field>` cannot be read in an `after` entry's expressions and transition."""
 
 

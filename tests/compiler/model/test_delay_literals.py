@@ -28,6 +28,7 @@ VALID = [
     ("1d2h3m4s5ms", 93_784_005, "1d2h3m4s5ms"),
     ("1500ms", 1_500, "1500ms"),
     (f"{MAX_DELAY_MS}ms", MAX_DELAY_MS, f"{MAX_DELAY_MS}ms"),
+    ("0" * 40 + "1ms", 1, "1ms"),  # leading zeros do not count towards the bound
 ]
 
 MALFORMED = [
