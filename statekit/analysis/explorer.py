@@ -173,7 +173,6 @@ class Explorer:
         self.progress = progress
         self.result = Exploration(chart, tables, tuple(chart.events), max_configurations)
         self.index: dict[tuple[Configuration, HistoryKey], int] = {}
-        self.unfired: dict[tuple[Configuration, str], MacrostepBranch] = {}
         self.unclassified: dict[tuple[str, Status, str | None, str], MacrostepBranch] = {}
         self.fireable: dict[Configuration, frozenset[str]] = {}
         self.unclassified_by_event: dict[str, MacrostepBranch] = {}
@@ -335,10 +334,6 @@ class Explorer:
         assumptions: tuple[Assumption, ...],
     ) -> MacrostepBranch:
         """The outcome of an event that selected nothing (shared when nothing was assumed)."""
-        if failed is None and not assumptions:
-            found = self.unfired.get((config, event))
-            if found is not None:
-                return found
         status, reason, basis = classify_unselected(self.tables, config, event, failed)
         if failed is None and not assumptions:
             # The same fields from every configuration: one shared branch per event and
@@ -355,7 +350,6 @@ class Explorer:
                     reason=reason,
                     basis=basis,
                 )
-            self.unfired[(config, event)] = found
             return found
         return MacrostepBranch(
             event=event,
