@@ -21,7 +21,7 @@ from statekit.lsp.records import CompletionItem, CompletionKind, Position, Range
 _WORD_BEFORE = re.compile(r"[^\s\[\]{},:'\"()#]*$")
 _WORD_AFTER = re.compile(r"^[^\s\[\]{},:'\"()#]*")
 _KEY_LINE = re.compile(r"^(\s*(?:-\s+)*)(\"[^\"]*\"|'[^']*'|[^\s#'\"\[\]{},][^:#]*?)\s*:(?=\s|$)")
-_EXPRESSION_KEYS = frozenset({"if", "assert"})
+_EXPRESSION_KEYS = frozenset({"if", "assert", "delay", "at"})  # a delay may be an expression
 _ACTIVE_OPEN = re.compile(r"""active\(\s*['"][^'"]*$""")
 _FIELD_OPEN = re.compile(r"\b(ctx|event)\s*\.\s*\w*$")
 
@@ -207,7 +207,7 @@ def _items(
         if last == "assign":
             return _context(doc, index, rng)
         return []
-    if last == "to" or (parent == "on" and len(keys) >= 2) or last in ("always", "done"):
+    if last == "to" or (parent in ("on", "after") and len(keys) >= 2) or last in ("always", "done"):
         return _states(doc, index, rng, typed, activatable=False)
     if last == "initial":
         return _relative(doc, index, _state_scope(keys), rng)

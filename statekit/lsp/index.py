@@ -333,6 +333,7 @@ class _Builder:
             self.refer(Kind.EVENT, Role.ON, event_key)
             for alternative in _alternatives(value):
                 self._transition(alternative, (str(event_key.value),))
+        self._timers(node.get("after"))
         for keyword in ("always", "done"):
             for alternative in _alternatives(node.get(keyword)):
                 self._transition(alternative, ())
@@ -344,6 +345,21 @@ class _Builder:
             if event_key.value != "*":
                 self.refer(Kind.EVENT, Role.REJECT, event_key)
             self._reason(reason)
+
+    def _timers(self, node: Node | None) -> None:
+        """`after:` entries are transitions without an event: delay literal → transition(s),
+        or timer mappings whose `delay:`/`at:` expressions read the context."""
+        if isinstance(node, MappingNode):
+            for _, value in node.items:
+                for alternative in _alternatives(value):
+                    self._transition(alternative, ())
+        elif isinstance(node, SequenceNode):
+            for item in node.items:
+                if isinstance(item, MappingNode):
+                    for keyword in ("delay", "at"):
+                        if (timing := item.get(keyword)) is not None:
+                            self._expression(timing, ())
+                self._transition(item, ())
 
     def _transition(self, node: Node, events: tuple[str, ...]) -> None:
         if isinstance(node, ScalarNode):
@@ -375,13 +391,16 @@ class _Builder:
                 elif kind.value == "emit" and isinstance(value, MappingNode):
                     for _, expr in mapping_items(value.get("payload")):
                         self._expression(expr, events)
-                elif kind.value == "raise":
+                elif kind.value in ("raise", "send"):  # a sent event is referred to alike
                     name = value.get("event") if isinstance(value, MappingNode) else value
                     if isinstance(name, ScalarNode):
                         self.refer(Kind.EVENT, Role.RAISE, name)
                     if isinstance(value, MappingNode):
                         for _, expr in mapping_items(value.get("payload")):
                             self._expression(expr, events)
+                        for keyword in ("delay", "at"):
+                            if (timing := value.get(keyword)) is not None:
+                                self._expression(timing, events)
 
     def _reason(self, node: Node | None) -> None:
         reason = text(node)

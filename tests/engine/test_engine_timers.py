@@ -8,6 +8,7 @@ from chart_helpers import machine
 
 import statekit
 from statekit.engine.result import ENGINE_REASONS, STALE_TIMER, Status
+from statekit.engine.step import step
 from statekit.testing import Simulator
 
 LEASE = """
@@ -300,3 +301,45 @@ def test_results_of_charts_without_time_carry_no_time(lease: statekit.Chart) -> 
     assert (r.timers_armed, r.timers_cancelled, r.sent, r.timer) == ((), (), (), None)
     assert all((m.armed, m.cancelled, m.sent) == ((), (), ()) for m in r.evidence)
     assert "timer" not in r.state.to_json() and r.state.timer_generation == 0
+
+
+def test_fire_refuses_what_is_not_a_state_and_any_id_that_is_not_armed(
+    lease: statekit.Chart,
+) -> None:
+    running = lease.send(lease.start(), "TaskStarted").state
+    with pytest.raises(TypeError):
+        lease.fire("not a state", TIMER)  # type: ignore[arg-type]
+    for bad in (123, None, "", "after(30s)@queued", "send(TaskDone)#1", ("x",)):
+        r = lease.fire(running, bad)  # type: ignore[arg-type]
+        assert (r.status, r.reason, r.state) == (Status.REJECTED, STALE_TIMER, running)
+    assert lease.fire(running, TIMER, generation=0).reason == STALE_TIMER
+
+
+BARE = """
+statechart: bare
+events: {Go: {}, Back: {}}
+initial: x
+states:
+  x: {on: {Go: y}}
+  y: {after: {1s: x}, on: {Back: x, Go: y}}
+"""
+
+
+@pytest.mark.parametrize("text", [BARE, LEASE, TRANSIENT, SENDS])
+def test_the_memo_of_data_free_macrosteps_never_skips_a_timer(text: str) -> None:
+    chart = machine(text)
+    events = sorted(chart.ir.events)
+    state = chart.start(now_ms=0)
+    for round_ in range(3):
+        for event in events:
+            payload = {"who": "x"} if event == "Reminder" else None
+            fast = step(chart.tables, state, event, payload, now_ms=round_)
+            slow = step(chart.tables, state, event, payload, now_ms=round_, memoised=False)
+            assert fast == slow and fast.state.timers == slow.state.timers
+            state = fast.state
+    if text is BARE:  # guard-free and effect-free transitions still arm and cancel
+        r = step(chart.tables, chart.start(), "Go")
+        assert [t.id for t in r.timers_armed] == ["after(1s)@y"]
+        assert [t.id for t in step(chart.tables, r.state, "Back").timers_cancelled] == [
+            "after(1s)@y"
+        ]

@@ -82,7 +82,7 @@ def test_replay_reproduces_the_armed_timers_exactly(
     assert replayed.state.timer_generation == sim.state.timer_generation
     for state in visited:
         again = statekit.State.from_json(chart, state.to_json())
-        assert again == state and again.timers == state.timers
+        assert again == state and again.timers == state.timers and hash(again) == hash(state)
         assert again.to_json() == state.to_json()
 
 

@@ -622,6 +622,9 @@ def _tables(chart: CompiledChart, states: dict[str, str], names: dict[str, str])
     def name(n: str | None) -> str | None:
         if n is not None and n.startswith("done.state."):
             return "done.state." + path(n[len("done.state.") :])
+        if n is not None and chart.timer(n) is not None:  # `after(15m)@<path>`
+            spec, _, owner = n.rpartition("@")
+            return f"{spec}@{path(owner)}"
         return None if n is None else names.get(n, n)
 
     return (
@@ -710,6 +713,60 @@ def test_rename_then_compile_gives_the_same_tables(target: tuple[str, int], new_
     else:
         names[decl.key] = new_name
     assert _tables(before, states, names) == _tables(after, {}, {})
+
+
+TIMED = """\
+statechart: timed
+context: {lease_until_ms: {type: integer, default: 0}, budget: {type: integer, default: 3}}
+events: {Start: {}, Remind: {n: integer}}
+guards: {left: ctx.budget > 0}
+initial: waiting
+after: {7d: closed}
+states:
+  waiting:
+    entry: [{send: {event: Remind, payload: {n: 1}, delay: 30s, id: nudge}}]
+    exit: [{cancel: nudge}]
+    on: {Start: running, Remind: waiting}
+    after:
+      15m: {to: closed, guard: left}
+  running:
+    on: {Remind: running}
+    after:
+      - {at: ctx.lease_until_ms, to: waiting, do: [{send: {event: Start, at: ctx.lease_until_ms}}]}
+      - {delay: 1h30m, to: closed}
+  closed: {final: true}
+"""
+
+
+def test_rename_in_a_chart_with_timers_reaches_every_reference() -> None:
+    """Targets, guards and sent events of `after` entries and `send` effects are renamed too,
+    and the timers follow their state's new path."""
+    doc = chart_document(TIMED)
+    before = doc.result.chart
+    assert before is not None and before.timers
+    targets = [d for d in doc.index.declarations if d.kind.name in ("STATE", "EVENT", "GUARD")]
+    assert {d.key for d in targets} >= {"waiting", "running", "closed", "Start", "Remind", "left"}
+    for decl in targets:
+        outcome = rename(doc, decl.range.start, "renamed")
+        assert outcome.refusal is None, (decl.key, outcome.refusal)
+        after = compile_source(apply(TIMED, outcome.edits), "timed.yaml").chart
+        assert after is not None, decl.key
+        states = {decl.key: "renamed"} if decl.kind.name == "STATE" else {}
+        names = {} if states else {decl.key: "renamed"}
+        assert _tables(before, states, names) == _tables(after, {}, {}), decl.key
+        assert [t.name for t in after.timers] == [
+            t.name.replace(f"@{decl.key}", "@renamed") if states else t.name for t in before.timers
+        ]
+
+
+def test_completion_in_timers() -> None:
+    doc = chart_document(TIMED)
+    assert labels(doc, at(TIMED, "15m: {to: clo")) == ["waiting", "running", "closed"]
+    assert labels(doc, at(TIMED, "after: {7d: c")) == ["waiting", "running", "closed"]
+    fields = completions(doc, at(TIMED, "{at: ctx."))
+    assert [item.label for item in fields] == ["lease_until_ms", "budget"]
+    sent = completions(doc, at(TIMED, "{send: {event: St"))
+    assert [item.label for item in sent] == ["Start", "Remind"]
 
 
 # ---- code actions ---------------------------------------------------------------------------

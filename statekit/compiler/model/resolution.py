@@ -53,6 +53,7 @@ from statekit.compiler.rules import (
     unknown_state,
     unknown_timer_id,
 )
+from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.compiler.value_types import BOOLEAN
 
@@ -467,6 +468,14 @@ class _Resolver:
         entries = read_timer_entries(draft.node.get("after"), draft.path, scope, self.problems)
         own: dict[str, int] = {}
         for entry in entries:
+            if entry.name in self.events:  # only a declared name with `(` and `@` can clash
+                self._error(
+                    schema_rule.SLUG,
+                    f"the event '{entry.name}' is declared, but the name belongs to this timer",
+                    entry.span,
+                    "timer events are named after(<delay>)@<state>: rename the declared event",
+                )
+                continue
             if entry.name not in own:
                 own[entry.name] = len(self.timers)
                 self.timers.append(

@@ -135,3 +135,19 @@ def test_timers_change_the_digest() -> None:
     longer = with_timer.replace("5s", "6s")
     digests = {chart_of(text).digest for text in (base, with_timer, longer)}
     assert len(digests) == 3
+
+
+def test_a_secret_copied_into_a_sent_payload_is_redacted_in_that_event() -> None:
+    chart = chart_of(
+        """
+        statechart: secrets
+        context: {token: {type: string, default: "", secret: true}, n: integer}
+        events: {Use: {token: string, n: integer}, Go: {}}
+        initial: a
+        states:
+          a:
+            entry: [{send: {event: Use, payload: {token: ctx.token, n: ctx.n}, delay: 1s}}]
+            on: {Go: a}
+        """
+    )
+    assert chart.redacted.payload["Use"] == frozenset({"token"})

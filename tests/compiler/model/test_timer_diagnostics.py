@@ -204,3 +204,16 @@ def test_every_key_is_a_timer_or_one_schema_diagnostic_naming_the_forms(key: str
         (found,) = result.diagnostics
         assert found.slug == "schema" and (found.span.line, found.span.column) == (LINE + 1, 13)
         assert DELAY_FORMS in found.message
+
+
+def test_a_declared_event_with_a_timer_events_name_is_refused_at_the_timer() -> None:
+    source = (
+        "statechart: t\nevents: {'after(5s)@a': {}}\ninitial: a\nstates:\n"
+        "  a:\n    on: {'after(5s)@a': a}\n    after: {5s: a}\n"
+    )
+    result = compile_source(source, "t.yaml")
+    (found,) = result.diagnostics
+    assert (found.slug, found.span.line, found.span.column) == ("schema", 7, 13)
+    assert "the event 'after(5s)@a' is declared, but the name belongs to this timer" in (
+        found.message
+    )
