@@ -80,7 +80,7 @@ from statekit.engine.abstract import (
 )
 from statekit.engine.algorithm import GuardOracle
 from statekit.engine.macrostep_run import FailedGuard
-from statekit.engine.result import LIVELOCK, Status
+from statekit.engine.result import LIVELOCK, UNDEFINED_TRANSITION, Status
 from statekit.engine.tables import (
     Configuration,
     MicrostepPlan,
@@ -173,7 +173,10 @@ class Explorer:
         self.progress = progress
         self.result = Exploration(chart, tables, tuple(chart.events), max_configurations)
         self.index: dict[tuple[Configuration, HistoryKey], int] = {}
-        self.unfired: dict[tuple[Configuration, str], MacrostepBranch] = {}
+        self.unclassified: dict[tuple[str, Status, str | None, str], MacrostepBranch] = {}
+        self.fireable: dict[Configuration, frozenset[str]] = {}
+        self.unclassified_by_event: dict[str, MacrostepBranch] = {}
+        self.named = _named_events(chart)
         self.stable: dict[Configuration, dict[object, bool]] = {}
         self.shared: dict[tuple[Configuration, str], list[_Prepared]] = {}
         self.variants: dict[
@@ -331,12 +334,24 @@ class Explorer:
         assumptions: tuple[Assumption, ...],
     ) -> MacrostepBranch:
         """The outcome of an event that selected nothing (shared when nothing was assumed)."""
-        if failed is None and not assumptions:
-            found = self.unfired.get((config, event))
-            if found is not None:
-                return found
         status, reason, basis = classify_unselected(self.tables, config, event, failed)
-        outcome = MacrostepBranch(
+        if failed is None and not assumptions:
+            # The same fields from every configuration: one shared branch per event and
+            # classification instead of one per (configuration, event).
+            key = (event, status, reason, basis)
+            found = self.unclassified.get(key)
+            if found is None:
+                found = self.unclassified[key] = MacrostepBranch(
+                    event=event,
+                    assumptions=(),
+                    target=NOWHERE,
+                    steps=(),
+                    status=status,
+                    reason=reason,
+                    basis=basis,
+                )
+            return found
+        return MacrostepBranch(
             event=event,
             assumptions=assumptions,
             target=NOWHERE,
@@ -346,9 +361,40 @@ class Explorer:
             basis=basis,
             failed=failed,
         )
-        if failed is None and not assumptions:
-            self.unfired[(config, event)] = outcome
-        return outcome
+
+    def undefined(self, event: str) -> MacrostepBranch:
+        """The outcome of an event for which no active state has a transition, `already`
+        or `reject` entry (UNDEFINED_TRANSITION): decided without a macrostep and without
+        filling the engine's per-configuration caches, shared by every configuration."""
+        key = (event, Status.REJECTED, UNDEFINED_TRANSITION, "undefined")
+        found = self.unclassified.get(key)
+        if found is None:
+            found = self.unclassified[key] = MacrostepBranch(
+                event=event,
+                assumptions=(),
+                target=NOWHERE,
+                steps=(),
+                status=Status.REJECTED,
+                reason=UNDEFINED_TRANSITION,
+                basis="undefined",
+            )
+        self.unclassified_by_event[event] = found
+        return found
+
+    def fireable_events(self, config: Configuration) -> frozenset[str]:
+        """The events some active state has a transition for, or that an `already` or
+        `reject` entry of an active state (or the root) may classify: every other event is
+        UNDEFINED_TRANSITION here (the chart not being final)."""
+        found = self.fireable.get(config)
+        if found is None:
+            candidates, named = self.chart.candidates, self.named
+            out: set[str] = set(named[0])
+            for state in config.atomic:
+                out.update(candidates[state])
+            for state in config.ordered:
+                out.update(named[state])
+            found = self.fireable[config] = frozenset(out)
+        return found
 
     def history_reads(self, config: Configuration, event: str | None) -> frozenset[int]:
         """The history states whose values a selection for `event` (None: eventless) in
@@ -476,13 +522,20 @@ class Explorer:
         (`statekit.analysis.timers`), in this abstract state."""
         tables, config, history = self.tables, node.config, node.history
         outcomes: list[MacrostepBranch] = []
+        fireable = None if config.final else self.fireable_events(config)
+        wildcard = fireable is not None and "*" in fireable
+        undefined = self.unclassified_by_event
         events = self.result.events
         armed = self.timers.events(config)
         if armed:
             events = (*events, *armed)
         for event in events:
-            if config.final:  # the engine's step selects nothing once the chart is final
+            if fireable is None:  # the engine's step selects nothing once the chart is final
                 outcomes.append(self.classified(config, event, None, ()))
+                continue
+            if not wildcard and event not in fireable:
+                found = undefined.get(event)
+                outcomes.append(self.undefined(event) if found is None else found)
                 continue
             static = data_free_macrostep(tables, config, event)
             self.attribute(static.conflicts, node.id, event, ())
@@ -538,6 +591,14 @@ class Explorer:
             self.progress(i, len(nodes))
         self.result.seconds = time.perf_counter() - began
         return self.result
+
+
+def _named_events(chart: CompiledChart) -> tuple[frozenset[str], ...]:
+    """State id → the events its `already` and `reject` entries name (`*` included)."""
+    return tuple(
+        frozenset(entry.event for entry in (*state.already, *state.reject))
+        for state in chart.states
+    )
 
 
 def explore(

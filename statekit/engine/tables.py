@@ -252,7 +252,9 @@ def is_in_final_state(states: tuple[StateNode, ...], state: int, active: frozens
     parallel state whose children are all in a final state (the root counts too)."""
     node = states[state]
     if node.kind is StateKind.COMPOUND:
-        return any(c in active and states[c].kind is StateKind.FINAL for c in node.children)
+        # Through the active states, not the children: a root of thousands of children
+        # would make every new configuration cost as much as the chart is large.
+        return any(states[c].parent == state and states[c].kind is StateKind.FINAL for c in active)
     if node.kind is StateKind.PARALLEL:
         return all(is_in_final_state(states, c, active) for c in node.children)
     return node.kind is StateKind.FINAL and state in active

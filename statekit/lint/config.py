@@ -71,6 +71,10 @@ class LintConfig:
             return True
         return slug in self.select
 
+    def reports(self, slug: str) -> bool:
+        """Whether any finding of rule `slug` can be reported: it runs and is not `off`."""
+        return self.runs(slug) and self.severity.get(slug) is not Severity.OFF
+
     def with_command_line(
         self,
         *,

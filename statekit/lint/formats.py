@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import inspect
 import json
 import posixpath
@@ -474,6 +473,8 @@ def _fingerprint(slug: str, uri: str, message: str) -> str:
 
 @functools.cache
 def _statekit_version() -> str:
+    import importlib.metadata  # only SARIF output names the version: not paid at start-up
+
     try:
         return importlib.metadata.version("statekit")
     except importlib.metadata.PackageNotFoundError:

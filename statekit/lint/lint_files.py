@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import traceback
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -437,13 +436,17 @@ def lint_compiled(
         findings.extend(problems)
         facts = chart_facts(result.chart, options)
         for rule in RULES.values():
-            if rule.check is not None and config.runs(rule.info.slug):
+            # a rule whose findings would all be dropped (ignored, not selected, or
+            # `off`) is not run at all: its work (a rule may walk every outcome) is skipped
+            if rule.check is not None and config.reports(rule.info.slug):
                 findings.extend(rule.check(result.chart, facts))
     kept = (config.effective(d) for d in findings)
     return [d for d in kept if d is not None]
 
 
 def _crash(file: str, exc: Exception) -> Diagnostic:
+    import traceback  # only a crash needs it: not paid at start-up
+
     where = traceback.extract_tb(exc.__traceback__)[-1]
     return Diagnostic(
         "internal-error",

@@ -24,6 +24,8 @@ import pytest
 import statekit
 from statekit import CompileError
 from statekit.compiler.source.files import describe_non_regular, read_chart_bytes
+from statekit.compiler.source.limits import DEFAULT_LIMITS
+from statekit.lint.config import MAX_CONFIG_BYTES
 
 ROOT = Path(__file__).resolve().parents[2]
 PAYMENT = ROOT / "machines" / "payment.yaml"
@@ -77,6 +79,7 @@ def _broken_link(folder: Path) -> Path:
     return link
 
 
+MAX = DEFAULT_LIMITS.max_bytes
 # kind -> (make the path, words the message must contain)
 KINDS: dict[str, tuple[Callable[[Path], object], str]] = {
     "fifo": (_fifo, "a FIFO (named pipe), not a regular file"),
@@ -84,7 +87,10 @@ KINDS: dict[str, tuple[Callable[[Path], object], str]] = {
     "socket": (_socket, "a socket, not a regular file"),
     "link-to-fifo": (_link_to_fifo, "a symbolic link to a FIFO (named pipe), not a regular file"),
     "folder": (_folder, "director"),  # click's words for single-file commands: "is a directory"
-    "sparse-8GiB": (_sparse, "the file has 1048577 bytes or more, over the limit of 1048576"),
+    "sparse-8GiB": (
+        _sparse,
+        f"the file has {(4 << 20) + 1} bytes or more, over the limit of {4 << 20}",
+    ),
     "broken-link": (_broken_link, "exist"),
 }
 # what a folder given to a command that takes folders (and to the Python API) says instead
@@ -144,6 +150,8 @@ def _expected(kind: str, command: str, words: str) -> str:
         return FOLDER_WORDS.get(command, words)
     if kind == "broken-link":
         return BROKEN_LINK_WORDS.get(command, words)
+    if kind == "sparse-8GiB" and command == "lint --config":  # a pyproject.toml's own limit
+        return f"over the limit of {MAX_CONFIG_BYTES}"
     return words
 
 

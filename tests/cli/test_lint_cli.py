@@ -206,7 +206,7 @@ def test_stdin_is_linted_under_the_stdin_filename() -> None:
         ("on: push\n", "schema"),
         ("\x00\x01\x02 binary", "yaml-syntax"),
         ("a: &x [*x]\n", "yaml-syntax"),
-        ("statechart: c\n" + "#" * (1 << 20), "yaml-limits"),
+        ("statechart: c\n" + "#" * (4 << 20), "yaml-limits"),
     ],
     ids=["empty", "broken", "list", "not-a-chart", "binary", "recursive-alias", "oversized"],
 )

@@ -2,11 +2,11 @@
 
 Checked on the YAML event stream before anything is built, so a "billion laughs"
 file or a 50,000-level nesting is refused quickly and never expanded. The
-limits (`statekit.compiler.source.limits.Limits`): 1 MiB (`max_bytes`; no more
+limits (`statekit.compiler.source.limits.Limits`): 4 MiB (`max_bytes`; no more
 than that plus one byte is read), 100 levels (`max_depth`), 100 aliases
-(`max_aliases`) and 100,000 nodes with aliases expanded (`max_expanded_nodes`);
+(`max_aliases`) and 250,000 nodes with aliases expanded (`max_expanded_nodes`);
 the message names the one hit. From Python they can be raised:
-`statekit.load(path, limits=Limits(max_expanded_nodes=200_000))`.
+`statekit.load(path, limits=Limits(max_expanded_nodes=500_000))`.
 
 Failing::
 

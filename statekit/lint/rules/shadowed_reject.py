@@ -65,8 +65,17 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     answered: set[tuple[int, str]] = set()
     instead: dict[tuple[int, str], dict[str, Configuration]] = {}
     other_reason: set[tuple[int, str]] = set()
+    entries = {s.id: _entries(s.reject) for s in chart.states if s.reject}
+    if not entries:
+        return
+    holders_of: dict[Configuration, tuple[int, ...]] = {}
     for node in explored.nodes:
         config = node.config
+        holders = holders_of.get(config)
+        if holders is None:  # the active states (and the root) with `reject` entries
+            holders = holders_of[config] = tuple(a for a in (0, *config.ordered) if a in entries)
+        if not holders:  # nothing to answer or shadow here
+            continue
         for outcome in node.outcomes or ():
             event = outcome.event
             assert event is not None
@@ -74,8 +83,9 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             if source is not None:
                 answered.add(source)
             why: str | None = None
-            for active in (0, *config.ordered):
-                entry = _entry_for(chart, active, event)
+            for active in holders:
+                exact, star = entries[active]
+                entry = exact.get(event, star)
                 if entry is None or (active, entry.event) == source:
                     continue
                 if why is None:
@@ -89,6 +99,18 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             if key in answered or key not in other_reason:
                 continue  # the answer somewhere, never active, or its reason given anyway
             yield _finding(chart, node_state.id, entry, instead[key])
+
+
+def _entries(
+    reject: tuple[ClassifiedEvent, ...],
+) -> tuple[dict[str, ClassifiedEvent], ClassifiedEvent | None]:
+    """A state's `reject` entries as `_entry_for` reads them: by exact event (the first
+    of each), and the first `"*"` entry."""
+    exact: dict[str, ClassifiedEvent] = {}
+    for entry in reject:
+        if entry.event != "*":
+            exact.setdefault(entry.event, entry)
+    return exact, next((e for e in reject if e.event == "*"), None)
 
 
 def _entry_for(chart: CompiledChart, state: int, event: str) -> ClassifiedEvent | None:

@@ -439,9 +439,10 @@ BILLION_LAUGHS = "".join(
 
 def test_billion_laughs_is_refused_without_expanding(parser: str) -> None:
     d = only(BILLION_LAUGHS)
-    # a: 10 nodes, b: 91, c: 820, d: 7381, e: 66430: the first *e on line 6 passes 100,000.
-    assert where(d) == ("yaml-limits", 6, 8)
-    assert "more than 100000 nodes once its aliases are expanded" in d.message
+    # a: 10 nodes, b: 91, c: 820, d: 7381, e: 66430, then f: the third *e on line 6 passes
+    # 250,000.
+    assert where(d) == ("yaml-limits", 6, 16)
+    assert "more than 250000 nodes once its aliases are expanded" in d.message
 
 
 def test_expanded_size_counts_real_nodes_too(parser: str) -> None:

@@ -66,12 +66,12 @@ def _states(count: int) -> str:
 
 def test_a_large_chart_without_aliases_names_the_node_limit(tmp_path: Path) -> None:
     path = tmp_path / "big.yaml"
-    path.write_text(_states(20_000), encoding="utf-8")
+    path.write_text(_states(50_000), encoding="utf-8")
     with pytest.raises(CompileError) as raised:
         statekit.load(path)
     (diagnostic,) = raised.value.diagnostics
     assert diagnostic.slug == "yaml-limits"
-    assert "more than 100000 nodes (mappings, lists and scalars)" in diagnostic.message
+    assert "more than 250000 nodes (mappings, lists and scalars)" in diagnostic.message
     assert "alias" not in diagnostic.message
     assert "`max_expanded_nodes`" in diagnostic.message
     assert any("max_expanded_nodes=" in note for note in diagnostic.notes)
