@@ -73,7 +73,7 @@ def sender(chart: Chart, *, memoised: bool = True, evidence: str = "") -> Send:
 
     def encoded(s: Any, e: str, p: Any, i: str) -> Result:
         result = step(tables, s, e, p, i, memoised=memoised)
-        evidence_json(result, None)
+        evidence_json(result, None, i)
         return result
 
     return encoded
