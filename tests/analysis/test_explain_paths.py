@@ -31,9 +31,18 @@ def test_the_payment_table_is_the_one_the_machines_readme_documents() -> None:
     intended = _readme_table()
     assert len(intended) == 49
     explanation = explain(explore(statekit.compile(MACHINES / "payment.yaml")))
+    timer = "after(15m)@processing"  # the README's prose tells the timeout, not its table
+    timed = {
+        row.states: [v.text() for v in row.verdicts[timer]]
+        for row in explanation.rows
+        if timer in row.verdicts
+    }
+    assert timed == {("processing",): ["→ closed"]}
     for row in explanation.rows:
         (state,) = row.states
         for event, verdicts in row.verdicts.items():
+            if event == timer:
+                continue
             texts = {v.text().replace("→ ", "APPLIED → ") for v in verdicts}
             assert intended[(state, event)] in texts, (state, event, texts)
             guarded = {v for v in verdicts if v.assuming}
@@ -50,8 +59,10 @@ def test_invariant_statuses_of_the_task_chart() -> None:
         "queued_starts_clean": "proven",
         "attempts_within_budget": "runtime",
         "running_holds_lease": "runtime",
+        "recovering_holds_no_lease": "runtime",
+        "waiting_retry_starts_clean": "proven",
     }
-    assert explanation.counts["configurations"] == 10
+    assert explanation.counts["configurations"] == 17
     assert explanation.counts["transitions_selectable"] == explanation.counts["transitions"]
 
 
@@ -65,7 +76,7 @@ def test_explain_filters_by_state_and_event() -> None:
         assert list(row.verdicts) == ["TaskStarted"]
         assert [v.text() for v in row.verdicts["TaskStarted"]] == ["REJECTED TASK_ALREADY_RUNNING"]
     data = explanation.to_json()
-    assert data["counts"]["configurations"] == 10
+    assert data["counts"]["configurations"] == 17
     assert data["invariants"][0]["status"] == "proven"
 
 

@@ -94,7 +94,12 @@ def test_the_task_machine_decides_every_race_the_lessons_among_them() -> None:
     report = find_races(statekit.load(MACHINES / "task.yaml").ir)
     assert report.complete and report.races
     assert report.undecided == () and report.unmatched == ()
-    assert all(None not in race.producers for race in report.races)
+    # every declared event has its producer; a timer event has none (the clock sends it)
+    timers = {t.name for t in statekit.load(MACHINES / "task.yaml").ir.timers}
+    for race in report.races:
+        for event, producer in zip(race.events, race.producers, strict=True):
+            assert (producer is None) == (event in timers), (race.events, race.producers)
+    assert any(set(race.events) & timers for race in report.races)
     (race,) = [
         r
         for r in report.races
