@@ -59,7 +59,7 @@ def run_effects(
                     run.emitted.append((effect.type, body))
             elif isinstance(effect, Raise):
                 event_defaults = defaults.get(effect.event, _NO_DEFAULTS)
-                body = values.raised(effect, event_defaults, run.context, payload, active)
+                body = values.queued(effect, event_defaults, run.context, payload, active)
                 run.queue.append((effect.event, body))
                 raised.append(effect.event)
             else:  # time: checked last, so the effects above pay nothing for it

@@ -62,7 +62,9 @@ def run_timer_effect(
         timing.cancel_owned(at, effect.state)
     elif isinstance(effect, Send):
         values = run.values
-        body = values.sent(effect, defaults.get(effect.event, EMPTY), run.context, payload, active)
+        body = values.queued(
+            effect, defaults.get(effect.event, EMPTY), run.context, payload, active
+        )
         role = f"send {effect.event}"
         if effect.at is not None:
             due = values.timed(f"{role} at", effect.at, run.context, payload, active)

@@ -32,7 +32,8 @@ class AbstractValue:
 
 class ValueDomain:
     """What effects compute: the value an `assign` stores, the body an `emit` sends (None:
-    nothing is sent) and the payload a `raise` queues. The base class is the concrete one."""
+    nothing is sent) and the payload a `raise` or a `send` queues. The base class is the
+    concrete one."""
 
     __slots__ = ()
 
@@ -52,35 +53,21 @@ class ValueDomain:
             for key, expr in effect.payload
         }
 
-    def raised(
+    def queued(
         self,
-        effect: Raise,
+        effect: Raise | Send,
         defaults: Mapping[str, Any],
         context: Mapping[str, Any],
         payload: Mapping[str, Any],
         active: frozenset[int],
     ) -> dict[str, Any]:
-        """The payload of the internal event `raise` queues (declared defaults first)."""
+        """The payload of the event a `raise` (internal queue) or a `send` (external
+        queue) delivers: the declared defaults, then the effect's fields."""
+        verb = "raise" if isinstance(effect, Raise) else "send"
         body = dict(defaults)
         for key, expr in effect.payload:
             body[key] = computed_value(
-                f"raise {effect.event} field '{key}'", expr, context, payload, active
-            )
-        return body
-
-    def sent(
-        self,
-        effect: Send,
-        defaults: Mapping[str, Any],
-        context: Mapping[str, Any],
-        payload: Mapping[str, Any],
-        active: frozenset[int],
-    ) -> dict[str, Any]:
-        """The payload of the event a `send` delivers (declared defaults first)."""
-        body = dict(defaults)
-        for key, expr in effect.payload:
-            body[key] = computed_value(
-                f"send {effect.event} field '{key}'", expr, context, payload, active
+                f"{verb} {effect.event} field '{key}'", expr, context, payload, active
             )
         return body
 
@@ -127,20 +114,9 @@ class AbstractDomain(ValueDomain):
         """None: an abstract macrostep sends nothing."""
         return None
 
-    def raised(
+    def queued(
         self,
-        effect: Raise,
-        defaults: Mapping[str, Any],
-        context: Mapping[str, Any],
-        payload: Mapping[str, Any],
-        active: frozenset[int],
-    ) -> dict[str, Any]:
-        """Only the declared payload defaults."""
-        return dict(defaults)
-
-    def sent(
-        self,
-        effect: Send,
+        effect: Raise | Send,
         defaults: Mapping[str, Any],
         context: Mapping[str, Any],
         payload: Mapping[str, Any],
