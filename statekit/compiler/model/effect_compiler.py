@@ -129,19 +129,8 @@ class EffectCompiler:
             event_name = text(name_node)
             if event_name is None or name_node is None:
                 return None
-            decl = self.events.get(event_name)
+            decl = self._declared("raise", event_name, name_node, problems)
             if decl is None:
-                problems.append(
-                    Diagnostic(
-                        slug=unknown_event.SLUG,
-                        severity=Severity.ERROR,
-                        message=f"raise of undeclared event '{event_name}'",
-                        span=name_node.span,
-                        notes=(
-                            f"declare it under events: ({', '.join(self.events) or 'none yet'})",
-                        ),
-                    )
-                )
                 return None
             self.raised.add(event_name)
             payload_node = value.get("payload") if isinstance(value, MappingNode) else None
@@ -153,6 +142,24 @@ class EffectCompiler:
             self.cancelled_ids.append((str(value.value), value.span))
             return Cancel(id=str(value.value), span=span)
         return None
+
+    def _declared(
+        self, verb: str, event_name: str, name_node: Node, problems: list[Diagnostic]
+    ) -> EventDecl | None:
+        """The declaration of the event a `raise` or `send` names, or None with an
+        `unknown-event` diagnostic at the name."""
+        decl = self.events.get(event_name)
+        if decl is None:
+            problems.append(
+                Diagnostic(
+                    slug=unknown_event.SLUG,
+                    severity=Severity.ERROR,
+                    message=f"{verb} of undeclared event '{event_name}'",
+                    span=name_node.span,
+                    notes=(f"declare it under events: ({', '.join(self.events) or 'none yet'})",),
+                )
+            )
+        return decl
 
     def _send(
         self,
@@ -168,17 +175,8 @@ class EffectCompiler:
             self.sent_ids.add(id_name)  # even when the rest has errors: no cascade on cancel
         if event_name is None or name_node is None:
             return None
-        decl = self.events.get(event_name)
+        decl = self._declared("send", event_name, name_node, problems)
         if decl is None:
-            problems.append(
-                Diagnostic(
-                    slug=unknown_event.SLUG,
-                    severity=Severity.ERROR,
-                    message=f"send of undeclared event '{event_name}'",
-                    span=name_node.span,
-                    notes=(f"declare it under events: ({', '.join(self.events) or 'none yet'})",),
-                )
-            )
             return None
         payload = self._payload(value.get("payload"), scope, decl, span, problems, verb="send")
         delay_ms = None
