@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 import json
+import pkgutil
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 
 SCHEMA_PACKAGE = "statekit"
@@ -17,8 +17,12 @@ Schema = Mapping[str, Any]
 
 def schema_text() -> str:
     """The JSON Schema of the DSL, exactly as shipped in the package (for `statekit schema`)."""
-    resource = resources.files(SCHEMA_PACKAGE).joinpath(*SCHEMA_PATH)
-    return resource.read_text(encoding="utf-8")
+    # through the package's loader (a folder or a zip alike); `importlib.resources`
+    # would do the same but its import costs more than reading the file
+    data = pkgutil.get_data(SCHEMA_PACKAGE, "/".join(SCHEMA_PATH))
+    if data is None:  # a loader that cannot read package data: not one Python ships
+        raise FileNotFoundError(f"{SCHEMA_PACKAGE}: {'/'.join(SCHEMA_PATH)} cannot be read")
+    return data.decode("utf-8")
 
 
 @functools.cache

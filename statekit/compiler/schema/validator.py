@@ -1,53 +1,41 @@
 """The schema stage: check a positioned YAML tree against the DSL's JSON Schema.
 
 `statekit/schema/statechart.schema.json` defines the DSL vocabulary once (draft-07
-keywords, so yaml-language-server can use it too). This module validates a
-chart with one cached validator; `statekit.compiler.schema.explanation` turns
-every JSON Schema error into one positioned `Diagnostic` in the DSL's terms.
+keywords, so yaml-language-server can use it too). A chart is first checked by
+`statekit.compiler.schema.predicate`, the schema turned into one yes-or-no
+function; only a chart it does not accept goes through jsonschema (imported
+then, with one cached validator), and `statekit.compiler.schema.explanation`
+turns every JSON Schema error into one positioned `Diagnostic` in the DSL's
+terms. A valid chart is thus checked without importing jsonschema.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterator
-from typing import Any, cast
-
-from jsonschema import Draft7Validator, validators
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any, cast
 
 from statekit.compiler.diagnostics import Diagnostic
 from statekit.compiler.schema.document import Schema, schema
-from statekit.compiler.schema.explanation import explain_errors
+from statekit.compiler.schema.predicate import conforms, ecma_pattern, is_strict_integer
 from statekit.compiler.source.nodes import Node, to_plain
+
+if TYPE_CHECKING:
+    from jsonschema import Draft7Validator
+    from jsonschema.exceptions import ValidationError
 
 
 def _is_strict_integer(_checker: object, instance: object) -> bool:
-    # The DSL's integers are Python ints: neither `true` nor `1.0` is an integer.
-    return isinstance(instance, int) and not isinstance(instance, bool)
-
-
-@functools.cache
-def _ecma_pattern(pattern: str) -> re.Pattern[str]:
-    # In ECMA-262 (what JSON Schema patterns are) `$` ends the input; in Python
-    # it also matches before a final newline, which would let "idle\n" be a name.
-    if pattern.endswith("$") and not pattern.endswith("\\$"):
-        pattern = pattern[:-1] + r"\Z"
-    return re.compile(pattern)
+    return is_strict_integer(instance)
 
 
 def _pattern(
     validator: Draft7Validator, pattern: str, instance: object, _schema: Schema
 ) -> Iterator[ValidationError]:
-    if isinstance(instance, str) and not _ecma_pattern(pattern).search(instance):
+    from jsonschema.exceptions import ValidationError
+
+    if isinstance(instance, str) and not ecma_pattern(pattern).search(instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
-_StatechartValidator = validators.extend(  # type: ignore[no-untyped-call]  # untyped in the stubs
-    Draft7Validator,
-    validators={"pattern": _pattern},
-    type_checker=Draft7Validator.TYPE_CHECKER.redefine("integer", _is_strict_integer),
-)
 
 
 @functools.cache
@@ -60,6 +48,13 @@ def schema_validator() -> Draft7Validator:
     (jsonschema does not record `$ref` steps), so messages can read the
     original schema.
     """
+    from jsonschema import Draft7Validator, validators
+
+    statechart_validator = validators.extend(  # type: ignore[no-untyped-call]  # untyped stubs
+        Draft7Validator,
+        validators={"pattern": _pattern},
+        type_checker=Draft7Validator.TYPE_CHECKER.redefine("integer", _is_strict_integer),
+    )
     definitions = schema()["definitions"]
     inlined = {
         **_inline(schema(), definitions, ()),
@@ -67,7 +62,7 @@ def schema_validator() -> Draft7Validator:
             name: _inline(body, definitions, (name,)) for name, body in definitions.items()
         },
     }
-    return cast(Draft7Validator, _StatechartValidator(inlined))
+    return cast("Draft7Validator", statechart_validator(inlined))
 
 
 def _inline(node: Any, definitions: Schema, expanding: tuple[str, ...]) -> Any:
@@ -85,4 +80,9 @@ def _inline(node: Any, definitions: Schema, expanding: tuple[str, ...]) -> Any:
 
 def validate(root: Node, file: str) -> tuple[Diagnostic, ...]:
     """Every schema problem of the chart at `root`: one positioned error each, sorted."""
-    return explain_errors(schema_validator().iter_errors(to_plain(root)), root, file)
+    plain = to_plain(root)
+    if conforms(plain):
+        return ()
+    from statekit.compiler.schema.explanation import explain_errors  # reads jsonschema errors
+
+    return explain_errors(schema_validator().iter_errors(plain), root, file)
