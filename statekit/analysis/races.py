@@ -41,7 +41,7 @@ stable: the coverage report and `statekit races --format json` read it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
@@ -233,6 +233,7 @@ def races_of(exploration: Exploration) -> RaceReport:
         if a not in timers and may_race(producers, a, b)  # two timers: the clock orders them
     ]
     search = _Search(exploration)
+    decisions = _Decisions(chart)
     found: list[Race] = []
     seen: set[tuple[str, str, Configuration]] = set()
     for node in exploration.nodes:
@@ -244,38 +245,41 @@ def races_of(exploration: Exploration) -> RaceReport:
                 continue
             if (a, b, node.config) in seen:
                 continue
-            race = search.race(node, a, b, producers)
+            race = search.race(node, a, b, producers, decisions)
             if race is not None:
                 seen.add((a, b, node.config))
                 found.append(race)
-    used: set[int] = set()
-    races = tuple(_decide(chart, race, used) for race in found)
-    unmatched = tuple(d for i, d in enumerate(chart.races) if i not in used)
-    return RaceReport(chart=chart, races=races, exploration=exploration, unmatched=unmatched)
+    unmatched = tuple(d for i, d in enumerate(chart.races) if i not in decisions.used)
+    return RaceReport(chart=chart, races=tuple(found), exploration=exploration, unmatched=unmatched)
 
 
-def _decide(chart: CompiledChart, race: Race, used: set[int]) -> Race:
-    """The race with its decision: of the entries that cover it (every one is marked
-    used), the one whose `in:` state is deepest (no `in:`: the least specific), the
-    first declared among equals."""
-    pair = frozenset(race.events)
-    best: RaceDecision | None = None
-    best_depth = -1
-    for i, decision in enumerate(chart.races):
-        if frozenset(decision.events) != pair:
-            continue
-        if decision.state_ref is None:
-            depth = 0
-        elif decision.state is not None and decision.state in race.active:
-            depth = 1 + chart.states[decision.state].depth
-        else:
-            continue
-        used.add(i)
-        if depth > best_depth:
-            best, best_depth = decision, depth
-    if best is None:
-        return race
-    return replace(race, decision=best)
+class _Decisions:
+    """The chart's `races:` entries by pair of events, and which of them decide a race."""
+
+    def __init__(self, chart: CompiledChart) -> None:
+        self.chart = chart
+        self.by_pair: dict[frozenset[str], list[tuple[int, RaceDecision]]] = {}
+        for i, decision in enumerate(chart.races):
+            self.by_pair.setdefault(frozenset(decision.events), []).append((i, decision))
+        self.used: set[int] = set()
+
+    def decide(self, events: tuple[str, str], active: frozenset[int]) -> RaceDecision | None:
+        """The decision of the race of `events` where `active` are the active states: of
+        the entries that cover it (every one is marked used), the one whose `in:` state
+        is deepest (no `in:`: the least specific), the first declared among equals."""
+        best: RaceDecision | None = None
+        best_depth = -1
+        for i, decision in self.by_pair.get(frozenset(events), ()):
+            if decision.state_ref is None:
+                depth = 0
+            elif decision.state is not None and decision.state in active:
+                depth = 1 + self.chart.states[decision.state].depth
+            else:
+                continue
+            self.used.add(i)
+            if depth > best_depth:
+                best, best_depth = decision, depth
+        return best
 
 
 Answer = tuple[str, str | None]
@@ -365,7 +369,9 @@ class _Search:
         )
         return (outcome, (outcome.status.value, STALE_TIMER), node)
 
-    def race(self, node: Node, a: str, b: str, producers: Mapping[str, str]) -> Race | None:
+    def race(
+        self, node: Node, a: str, b: str, producers: Mapping[str, str], decisions: _Decisions
+    ) -> Race | None:
         """The race of (a, b) at `node`, or None when the two orders agree."""
         ab = self.combinations(node, a, b)
         ba = self.combinations(node, b, a)
@@ -384,15 +390,17 @@ class _Search:
         shown_ba = next((c for c in ba if key(c[1], c[0], c[2]) not in keys_ab), ba[0])
         orders_ab = tuple(self.outcome((a, b), c) for c in ab)
         orders_ba = tuple(self.outcome((b, a), c) for c in ba)
+        active = node.config.ids
         return Race(
             events=(a, b),
             configuration=self.configuration(node.config),
-            active=node.config.ids,
+            active=active,
             node=node.id,
             path=self.path(node.id),
             orders=(orders_ab[ab.index(shown_ab)], orders_ba[ba.index(shown_ba)]),
             alternatives=(orders_ab, orders_ba),
             producers=(producers.get(a), producers.get(b)),
+            decision=decisions.decide((a, b), active),
         )
 
     def path(self, node_id: int) -> tuple[str, ...]:
