@@ -1,16 +1,25 @@
 """Whole-process time of `statekit lint machines/`, next to `yamllint machines/` in the same run.
 
-Run: `python -m bench.lint_machines [RUNS]`. The commands run as fresh processes,
-interleaved (one of each in turn, RUNS rounds, 21 by default), so that a change of
-the machine's load hits all of them alike; each line gives the median and the
-range, and the ratio of the medians to yamllint's (the limit: a linter that
-reads the same YAML files and checks far less). `python -c pass` and
-`import statekit` show the interpreter's own start-up. CPU time (user + system)
-is given too: it is what the load of other processes inflates least.
+Run: `python -m bench.lint_machines [RUNS] [--against DIR]`. The commands run as
+fresh processes, interleaved (one of each in turn, RUNS rounds, 21 by default),
+so that a change of the machine's load hits all of them alike; each line gives
+the median and the range, and the ratio of the medians to yamllint's (the limit:
+a linter that reads the same YAML files and checks far less). `python -c pass`
+and `import statekit` show the interpreter's own start-up. CPU time (user +
+system) is given too: it is what the load of other processes inflates least.
+
+statekit's bytecode is compiled first, as installing a wheel does (yamllint's
+was compiled when it was installed): with `PYTHONDONTWRITEBYTECODE` set and no
+`__pycache__`, an editable checkout would compile every module on every run, and
+that, not statekit, would be timed. `--against DIR` adds `statekit lint` run
+from another checkout's `statekit/` package in DIR (say, the code before a
+change, unpacked with `git archive REV statekit | tar -x -C DIR`), compiled the
+same way.
 """
 
 from __future__ import annotations
 
+import compileall
 import os
 import shutil
 import statistics
@@ -23,10 +32,16 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def process_times(args: list[str]) -> tuple[float, float]:
-    """(wall, CPU: user + system) seconds of running `args` once as a fresh process."""
+    """(wall, CPU: user + system) seconds of running `args` once as a fresh process
+    (leading `NAME=value` words are set in its environment, as a shell would)."""
+    env = dict(os.environ)
+    while args and "=" in args[0] and not args[0].startswith("/"):
+        name, value = args[0].split("=", 1)
+        env[name] = value
+        args = args[1:]
     start = time.perf_counter()
     out = subprocess.DEVNULL
-    process = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=out)
+    process = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=out, env=env)
     _pid, _status, usage = os.wait4(process.pid, 0)
     return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
 
@@ -53,14 +68,33 @@ def interleaved(commands: dict[str, list[str]], runs: int) -> dict[str, list[tup
 
 def main() -> None:
     """Print median and range of each command, and each median's ratio to yamllint's."""
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 21
+    args = sys.argv[1:]
+    against = None
+    if "--against" in args:
+        at = args.index("--against")
+        against = Path(args[at + 1]).resolve()
+        del args[at : at + 2]
+    runs = int(args[0]) if args else 21
     py = sys.executable
     yamllint = shutil.which("yamllint", path=str(Path(py).parent)) or shutil.which("yamllint")
+    # -P: the package comes from the installation (or PYTHONPATH), never the current folder
     commands = {
         "python -c pass": [py, "-c", "pass"],
-        "python -c 'import statekit'": [py, "-c", "import statekit"],
-        "statekit lint machines/": [py, "-m", "statekit.cli", "lint", "machines/"],
+        "python -c 'import statekit'": [py, "-P", "-c", "import statekit"],
+        "statekit lint machines/": [py, "-P", "-m", "statekit.cli", "lint", "machines/"],
     }
+    for package in [ROOT / "statekit", *([against / "statekit"] if against else [])]:
+        compileall.compile_dir(package, quiet=1, force=False)
+    if against is not None:
+        commands["... from --against"] = [
+            f"PYTHONPATH={against}",
+            py,
+            "-P",
+            "-m",
+            "statekit.cli",
+            "lint",
+            "machines/",
+        ]
     if yamllint is not None:
         commands["yamllint machines/"] = [yamllint, "machines/"]
     times = interleaved(commands, runs)
