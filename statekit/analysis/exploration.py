@@ -3,22 +3,35 @@
 `statekit.analysis.explorer` builds an `Exploration`; the rules, `explain`
 and `paths` read it. A `Node` is an abstract state (a configuration plus
 recorded history values), a `MacrostepBranch` one result of one macrostep
-under one set of data-guard assumptions, a `Limit` a bound the exploration
-hit, a `SeenConflict` the first sighting of a conflict resolution that
-removed transitions.
+under one set of data-guard assumptions, a `Step` one of its microsteps, a
+`Limit` a bound the exploration hit, a `SeenConflict` the first sighting of a
+conflict resolution that removed transitions.
+
+Stored compactly: an exploration may hold a hundred thousand abstract states
+with nine outcomes each, so it keeps each abstract state as a few integers in
+arrays (its configuration's and history's index, its parent, the slot of the
+outcome that reached it, its depth) and each outcome as a shared branch (the
+same event, assumptions and steps from every configuration where they occur)
+plus its target; interned configurations are tuples of state ids. `nodes`
+hands out `Node` views built on access, and a view's `outcomes` are rebuilt
+from the shared branches each time they are read (equal, not identical, from
+one read to the next). A `Step` holds no configuration, so one is shared by
+every configuration where the same transitions exit and enter the same
+states with the same effects.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 from statekit.analysis.guards import Assumption
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.result import Status
-from statekit.engine.tables import Configuration, MicrostepPlan, Tables, TransitionConflict
+from statekit.engine.tables import Configuration, Tables, TimedEffect, TransitionConflict
 
 NOWHERE = -1
 """`MacrostepBranch.target` when nothing fired (the state is unchanged)."""
@@ -27,6 +40,34 @@ BEYOND = -2
 
 History = Mapping[int, tuple[int, ...]]
 HistoryKey = tuple[tuple[int, tuple[int, ...]], ...]
+_new = tuple.__new__
+
+
+class Step:
+    """One microstep of an explored macrostep: the transitions it fired (selection order),
+    the states it exited (exit order) and entered (entry order), the history values it
+    recorded, and the effects it runs, in the engine's order (exit, transition, entry
+    effects, with the engine's arming and cancelling of `after` timers). The explorer
+    interns steps, so equal steps are one object (compared by identity)."""
+
+    __slots__ = ("effects", "entry_order", "exit_order", "history_updates", "transitions")
+
+    def __init__(
+        self,
+        transitions: tuple[int, ...],
+        exit_order: tuple[int, ...],
+        entry_order: tuple[int, ...],
+        history_updates: tuple[tuple[int, tuple[int, ...]], ...],
+        effects: tuple[TimedEffect, ...],
+    ) -> None:
+        self.transitions = transitions
+        self.exit_order = exit_order
+        self.entry_order = entry_order
+        self.history_updates = history_updates
+        self.effects = effects
+
+    def __repr__(self) -> str:
+        return f"Step(transitions={self.transitions!r})"
 
 
 class MacrostepBranch(NamedTuple):
@@ -34,8 +75,8 @@ class MacrostepBranch(NamedTuple):
 
     `event` is None for the initial macrostep. `target` is the node it leads
     to (`NOWHERE` when nothing fired, `BEYOND` past the bound). `steps` are
-    the engine's microstep plans in order (transitions fired, states exited
-    and entered). `basis` is `applied`, `livelock`, or the engine's
+    its microsteps in order (`Step`: transitions fired, states exited and
+    entered, effects). `basis` is `applied`, `livelock`, or the engine's
     classification basis (`already`, `guard`, `reject`, `terminal`,
     `undefined`) when nothing fired; `failed` the guard that failed first.
 
@@ -47,7 +88,7 @@ class MacrostepBranch(NamedTuple):
     event: str | None
     assumptions: tuple[Assumption, ...]
     target: int
-    steps: tuple[MicrostepPlan, ...]
+    steps: tuple[Step, ...]
     status: Status
     reason: str | None
     basis: str
@@ -73,28 +114,97 @@ class MacrostepBranch(NamedTuple):
 
 class Node:
     """An abstract state: a configuration and history values, first reached by `via`
-    from node `parent` (-1: by the initial macrostep), `depth` events from the start."""
+    from node `parent` (-1: by the initial macrostep), `depth` events from the start;
+    `outcomes` are its outcomes, declared events first, then timer events armed in
+    it (None when the exploration stopped before expanding it).
 
-    __slots__ = ("config", "depth", "history", "history_key", "id", "outcomes", "parent", "via")
+    A view on the exploration's compact store, built on access (see the module
+    docstring); two views of the same abstract state compare equal."""
 
-    def __init__(
-        self,
-        node_id: int,
-        config: Configuration,
-        history: History,
-        history_key: HistoryKey,
-        parent: int,
-        via: MacrostepBranch,
-        depth: int,
-    ) -> None:
+    __slots__ = ("_of", "id")
+
+    def __init__(self, exploration: Exploration, node_id: int) -> None:
+        self._of = exploration
         self.id = node_id
-        self.config = config
-        self.history = history
-        self.history_key = history_key
-        self.parent = parent
-        self.via = via
-        self.depth = depth
-        self.outcomes: list[MacrostepBranch] | None = None
+
+    @property
+    def config(self) -> Configuration:
+        """The active states (interned in the exploration's `tables`)."""
+        return self._of.config_at(self._of.config_index[self.id])
+
+    @property
+    def history(self) -> History:
+        """Recorded history: history state id → recorded state ids."""
+        return self._of.histories[self._of.history_index[self.id]]
+
+    @property
+    def history_key(self) -> HistoryKey:
+        """The recorded history as sorted (history state, states) pairs."""
+        return self._of.history_keys[self._of.history_index[self.id]]
+
+    @property
+    def parent(self) -> int:
+        """The node this one was first reached from (-1: the initial macrostep)."""
+        return self._of.parent_index[self.id]
+
+    @property
+    def depth(self) -> int:
+        """Events from the start (breadth-first: never less than the parent's)."""
+        return self._of.depth_index[self.id]
+
+    @property
+    def via(self) -> MacrostepBranch:
+        """The outcome that first reached this node."""
+        of = self._of
+        slot, parent = of.via_index[self.id], of.parent_index[self.id]
+        if parent < 0:
+            return of.initial[slot]
+        return of.outcome_at(of.outcome_start[parent] + slot)
+
+    @property
+    def outcomes(self) -> list[MacrostepBranch] | None:
+        """Every outcome of every event here (None when not expanded)."""
+        return self._of.outcomes_of(self.id)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Node) and other._of is self._of and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def __repr__(self) -> str:
+        return f"Node({self.id}, {self.config!r})"
+
+
+class Nodes(Sequence[Node]):
+    """The abstract states of an exploration in breadth-first order, as `Node` views."""
+
+    __slots__ = ("_of",)
+
+    def __init__(self, exploration: Exploration) -> None:
+        self._of = exploration
+
+    def __len__(self) -> int:
+        return len(self._of.config_index)
+
+    @overload
+    def __getitem__(self, index: int) -> Node: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Node]: ...
+    def __getitem__(self, index: int | slice) -> Node | list[Node]:
+        count = len(self._of.config_index)
+        if isinstance(index, slice):
+            return [Node(self._of, i) for i in range(*index.indices(count))]
+        if index < 0:
+            index += count
+        if not 0 <= index < count:
+            raise IndexError("node index out of range")
+        return Node(self._of, index)
+
+    def __iter__(self) -> Iterator[Node]:
+        of = self._of
+        for i in range(len(of.config_index)):
+            yield Node(of, i)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,12 +252,107 @@ class Exploration:
         """The chart's timer events; each occurs only where it is armed (a node's outcomes
         list it then, after the declared events)."""
         self.max_configurations = max_configurations
-        self.nodes: list[Node] = []
         self.initial: list[MacrostepBranch] = []
         self.limits: list[Limit] = []
         self.conflicts: list[SeenConflict] = []
         self.checks = 0
         self.seconds = 0.0
+        # The compact store (see the module docstring). Per abstract state, in arrays of
+        # machine integers rather than objects: a Python object per state and outcome
+        # would cost more than the whole state in this form.
+        self.configs: list[tuple[int, ...]] = []
+        """Interned configurations, as their sorted active state ids."""
+        self.config_ids: dict[tuple[int, ...], int] = {}
+        self._views: list[Configuration | None] = []
+        self.histories: list[History] = [{}]
+        self.history_keys: list[HistoryKey] = [()]
+        self.history_ids: dict[HistoryKey, int] = {(): 0}
+        self.config_index = array("i")
+        self.history_index = array("i")
+        self.parent_index = array("i")
+        self.via_index = array("i")
+        self.depth_index = array("i")
+        self.outcome_start = array("q", [0])
+        """Node i's outcomes are slots outcome_start[i] to outcome_start[i + 1] (for the
+        nodes expanded so far, which are the first len(outcome_start) - 1)."""
+        self.shared: list[MacrostepBranch] = []
+        """Per outcome slot, the shared branch (its target aside when it fired)."""
+        self.targets = array("i")
+        """Per outcome slot, the target node (`NOWHERE`, `BEYOND`)."""
+
+    def config_number(self, ordered: tuple[int, ...]) -> int:
+        """The index of the configuration with these sorted state ids (interned when new)."""
+        found = self.config_ids.get(ordered)
+        if found is None:
+            found = self.config_ids[ordered] = len(self.configs)
+            self.configs.append(ordered)
+            self._views.append(None)
+        return found
+
+    def history_number(self, history: History, key: HistoryKey) -> int:
+        """The index of this recorded history (`key` its sorted items; interned when new)."""
+        found = self.history_ids.get(key)
+        if found is None:
+            found = self.history_ids[key] = len(self.histories)
+            self.histories.append(history)
+            self.history_keys.append(key)
+        return found
+
+    def add_node(self, config: int, history: int, parent: int, via: int, depth: int) -> int:
+        """A new abstract state (numbers as `config_number`/`history_number` give them),
+        first reached by the outcome in slot `via` of `parent`'s (of `initial` when
+        `parent` is -1); its id."""
+        node_id = len(self.config_index)
+        self.config_index.append(config)
+        self.history_index.append(history)
+        self.parent_index.append(parent)
+        self.via_index.append(via)
+        self.depth_index.append(depth)
+        return node_id
+
+    def add_outcome(self, branch: MacrostepBranch, target: int) -> None:
+        """The next outcome of the node being expanded: a shared branch and its target."""
+        self.shared.append(branch)
+        self.targets.append(target)
+
+    def end_outcomes(self) -> None:
+        """The node being expanded (the next one in order) has all its outcomes."""
+        self.outcome_start.append(len(self.targets))
+
+    @property
+    def nodes(self) -> Nodes:
+        """The abstract states in breadth-first order (`Node` views)."""
+        return Nodes(self)
+
+    def config_at(self, index: int) -> Configuration:
+        """The interned configuration number `index`, as an engine `Configuration` of
+        `tables` (built on first use)."""
+        views = self._views
+        found = views[index]
+        if found is None:
+            found = views[index] = self.tables.configuration(frozenset(self.configs[index]))
+        return found
+
+    def outcome_at(self, slot: int) -> MacrostepBranch:
+        """The outcome in `slot`, with its own target."""
+        branch, target = self.shared[slot], self.targets[slot]
+        if branch.target == target:
+            return branch
+        return _new(MacrostepBranch, (*branch[:2], target, *branch[3:]))
+
+    def outcomes_of(self, node_id: int) -> list[MacrostepBranch] | None:
+        """The outcomes of node `node_id` (None when it was not expanded)."""
+        starts = self.outcome_start
+        if node_id + 1 >= len(starts):
+            return None
+        shared, targets = self.shared, self.targets
+        out: list[MacrostepBranch] = []
+        for slot in range(starts[node_id], starts[node_id + 1]):
+            branch, target = shared[slot], targets[slot]
+            if branch.target != target:
+                branch = _new(MacrostepBranch, (*branch[:2], target, *branch[3:]))
+            out.append(branch)
+        return out
 
     @property
     def complete(self) -> bool:
@@ -172,4 +377,4 @@ class Exploration:
 
     def configurations(self) -> list[Configuration]:
         """The distinct reachable configurations (history values aside), in BFS order."""
-        return list(dict.fromkeys(node.config for node in self.nodes))
+        return [self.config_at(i) for i in dict.fromkeys(self.config_index)]

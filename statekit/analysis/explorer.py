@@ -34,6 +34,15 @@ use the engine's memo (`data_free_macrostep`). Every abstract macrostep
 returns the conflict resolutions that removed a transition; the first
 sighting of each is kept as a `SeenConflict` with its macrostep.
 
+What is kept is compact (`statekit.analysis.exploration`): integers per
+abstract state and outcome, branches and steps shared by every configuration
+where they are the same. The engine's per-configuration caches (selection
+inputs, memo verdicts, microstep plans) and the explorer's own caches keyed by
+engine configurations live in a scope that is dropped and started afresh
+every `SCOPE_EXPANSIONS` expanded abstract states, so they do not grow with the
+exploration; what the search answers does not depend on it (every run is a
+function of the configuration, the history and the event).
+
 Bounds: at most `max_configurations` abstract states, at most `MAX_CHOICES`
 data-guard decisions in one macrostep (past them every further data guard is
 assumed to fail), `MAX_RUNS` runs per abstract state and event, and at most
@@ -50,6 +59,8 @@ incomplete and says so in `Exploration.limits`; it never hangs.
 
 from __future__ import annotations
 
+import dataclasses
+import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -62,8 +73,8 @@ from statekit.analysis.exploration import (
     HistoryKey,
     Limit,
     MacrostepBranch,
-    Node,
     SeenConflict,
+    Step,
 )
 from statekit.analysis.guard_choices import MAX_CHOICES, ScriptedGuardOracle
 from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
@@ -89,6 +100,7 @@ from statekit.engine.tables import (
     Tables,
     TransitionConflict,
 )
+from statekit.engine.timers import ArmTimers, CancelTimers
 
 DEFAULT_MAX_CONFIGURATIONS = 100_000
 """Default bound on abstract states (configuration + history values)."""
@@ -98,6 +110,11 @@ MEMORY_CHECK_EVERY = 256
 """The process's memory is read after every this many expanded abstract states."""
 MAX_RUNS = 1024
 """Distinct guard-outcome combinations enumerated per abstract state and event."""
+SCOPE_EXPANSIONS = 512
+"""Expanded abstract states after which the engine's working tables and the caches keyed
+by their configurations are dropped (see the module docstring): large enough that the
+runs shared by abstract states of one configuration are mostly reused, small enough
+that the caches stay a few megabytes."""
 
 _new = tuple.__new__
 Progress = Callable[[int, int], None]
@@ -107,10 +124,11 @@ Progress = Callable[[int, int], None]
 Run = AbstractMacrostep
 Leaf = tuple[tuple[Assumption, ...], Run]
 """One run of a macrostep: the assumptions its choices made, and what happened."""
+AssumptionKey = tuple[tuple[int, int, bool], ...]
 
 
 def _livelock(
-    event: str | None, assumptions: tuple[Assumption, ...], steps: tuple[MicrostepPlan, ...]
+    event: str | None, assumptions: tuple[Assumption, ...], steps: tuple[Step, ...]
 ) -> MacrostepBranch:
     """The LIVELOCK branch of a macrostep (its microsteps are those before the bound)."""
     return MacrostepBranch(
@@ -124,30 +142,59 @@ def _livelock(
     )
 
 
+def _assumption_key(assumptions: tuple[Assumption, ...]) -> AssumptionKey:
+    # By the identity of the guard (an IR object, alive as long as the chart): hashing
+    # the frozen IR dataclasses would walk their whole expression trees.
+    return tuple([(id(a.check), a.transition, a.holds) for a in assumptions])
+
+
 @dataclass(frozen=True, slots=True)
 class _Prepared:
     """A run reduced to what every abstract state with the same configuration (and the
-    same values of the history states it read) shares: its steps, where it ends, its
-    history records, and, when nothing fired, its branch itself."""
+    same values of the history states it read) shares: where it ends (an engine
+    configuration of the current scope), its history records, and its branch: with
+    `target` BEYOND when it fired (each state's own target is stored beside it), the
+    branch itself when nothing fired (`target` None)."""
 
-    assumptions: tuple[Assumption, ...]
-    steps: tuple[MicrostepPlan, ...]
+    branch: MacrostepBranch
     target: Configuration | None
-    outcome: MacrostepBranch | None
     updates: tuple[tuple[int, tuple[int, ...]], ...]
     """The history records of its microsteps, in order."""
 
 
-def _prepared(
-    assumptions: tuple[Assumption, ...],
-    steps: tuple[MicrostepPlan, ...],
-    target: Configuration | None,
-    outcome: MacrostepBranch | None,
-) -> _Prepared:
-    updates = tuple(u for plan in steps for u in plan.history_updates)
-    return _Prepared(
-        assumptions=assumptions, steps=steps, target=target, outcome=outcome, updates=updates
+class _Scope:
+    """The engine's working tables for a stretch of the search, and what the explorer
+    caches per engine configuration of them (dropped together: see the module
+    docstring)."""
+
+    __slots__ = (
+        "configs",
+        "fireable",
+        "numbers",
+        "reads",
+        "shared",
+        "stable",
+        "static",
+        "tables",
+        "timers",
+        "variants",
     )
+
+    def __init__(self, chart: CompiledChart) -> None:
+        self.tables = Tables(chart)
+        self.configs: dict[int, Configuration] = {}
+        """Configuration number (`Exploration.config_number`) → engine configuration."""
+        self.numbers: dict[Configuration, int] = {}
+        self.fireable: dict[Configuration, frozenset[str]] = {}
+        self.stable: dict[Configuration, dict[object, bool]] = {}
+        self.shared: dict[tuple[Configuration, str], list[_Prepared]] = {}
+        self.variants: dict[
+            tuple[Configuration, str],
+            list[tuple[tuple[int, ...], tuple[object, ...], list[_Prepared]]],
+        ] = {}
+        self.reads: dict[tuple[Configuration, str | None], frozenset[int]] = {}
+        self.static: dict[tuple[Configuration, str], MacrostepBranch] = {}
+        self.timers = ArmedTimers(chart)
 
 
 class Explorer:
@@ -166,60 +213,119 @@ class Explorer:
             raise ValueError("max_memory must be at least 1")
         self.max_memory = max_memory
         self.chart = chart
-        self.tables = tables = Tables(chart)
-        self.seen_conflicts: set[TransitionConflict] = set()
+        self.scope = _Scope(chart)
+        self.seen_conflicts: set[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = set()
         self.three = ThreeValued()
         self.context = {name: f.default for name, f in chart.context.items()}
         self.progress = progress
-        self.result = Exploration(chart, tables, tuple(chart.events), max_configurations)
-        self.index: dict[tuple[Configuration, HistoryKey], int] = {}
+        self.result = Exploration(chart, Tables(chart), tuple(chart.events), max_configurations)
+        self.index: dict[int, int] = {}
+        """(history number << 32 | configuration number) → node id."""
         self.unclassified: dict[tuple[str, Status, str | None, str], MacrostepBranch] = {}
-        self.fireable: dict[Configuration, frozenset[str]] = {}
         self.unclassified_by_event: dict[str, MacrostepBranch] = {}
         self.named = _named_events(chart)
-        self.stable: dict[Configuration, dict[object, bool]] = {}
-        self.shared: dict[tuple[Configuration, str], list[_Prepared]] = {}
-        self.variants: dict[
-            tuple[Configuration, str],
-            list[tuple[tuple[int, ...], tuple[object, ...], list[_Prepared]]],
-        ] = {}
-        self.reads: dict[tuple[Configuration, str | None], frozenset[int]] = {}
-        self.timers = ArmedTimers(chart)
+        self.steps_of: dict[tuple[object, ...], Step] = {}
+        self.step_tuples: dict[tuple[Step, ...], tuple[Step, ...]] = {}
+        self.branches: dict[tuple[object, ...], MacrostepBranch] = {}
 
-    # -- abstract states ----------------------------------------------------------
+    # -- interning ------------------------------------------------------------------
 
-    def applied(
-        self,
-        event: str | None,
-        assumptions: tuple[Assumption, ...],
-        steps: tuple[MicrostepPlan, ...],
-        config: Configuration,
-        history: History,
-        key: HistoryKey,
-        parent: int,
-        depth: int,
+    def working(self, number: int) -> Configuration:
+        """The engine configuration (of the current scope) of configuration `number`."""
+        scope = self.scope
+        found = scope.configs.get(number)
+        if found is None:
+            ids = frozenset(self.result.configs[number])
+            found = scope.configs[number] = scope.tables.configuration(ids)
+            scope.numbers[found] = number
+        return found
+
+    def number(self, config: Configuration) -> int:
+        """The configuration number of an engine configuration of the current scope."""
+        scope = self.scope
+        found = scope.numbers.get(config)
+        if found is None:
+            found = scope.numbers[config] = self.result.config_number(config.ordered)
+            scope.configs[found] = config
+        return found
+
+    def step(self, plan: MicrostepPlan) -> Step:
+        """The interned `Step` of an engine plan (its configuration left out)."""
+        effects = tuple([e for segment in plan.segments for e in segment.effects])
+        key = (
+            plan.transitions,
+            plan.exit_order,
+            plan.entry_order,
+            plan.history_updates,
+            # The chart's effects by identity (IR objects); the engine's timer effects,
+            # made afresh for each plan, by kind and state.
+            tuple(
+                [
+                    (type(e).__name__, e.state)
+                    if isinstance(e, ArmTimers | CancelTimers)
+                    else id(e)
+                    for e in effects
+                ]
+            ),
+        )
+        found = self.steps_of.get(key)
+        if found is None:
+            found = self.steps_of[key] = Step(
+                plan.transitions, plan.exit_order, plan.entry_order, plan.history_updates, effects
+            )
+        return found
+
+    def steps(self, plans: tuple[MicrostepPlan, ...]) -> tuple[Step, ...]:
+        """The interned steps of a macrostep's plans."""
+        out = tuple([self.step(p) for p in plans])
+        return self.step_tuples.setdefault(out, out)
+
+    def fired(
+        self, event: str | None, assumptions: tuple[Assumption, ...], steps: tuple[Step, ...]
     ) -> MacrostepBranch:
-        """The APPLIED branch that ends in (config, history); its node is created (reached
-        by this branch) when new."""
-        found = self.index.get((config, key))
-        nodes = self.result.nodes
-        if found is None and len(nodes) >= self.result.max_configurations:
-            if not any(limit.kind == "configurations" for limit in self.result.limits):
-                self.result.limits.append(
+        """The shared APPLIED branch of these steps (its target BEYOND: each abstract state
+        stores its own)."""
+        key = (event, _assumption_key(assumptions), steps)
+        found = self.branches.get(key)
+        if found is None:
+            fields = (event, assumptions, BEYOND, steps, Status.APPLIED, None, "applied", None)
+            found = self.branches[key] = _new(MacrostepBranch, fields)
+        return found
+
+    def target(
+        self, config: Configuration, history: int, parent: int, slot: int, depth: int
+    ) -> int:
+        """The node of (config, history): created (reached by outcome `slot` of `parent`)
+        when new, BEYOND when new past the bound on abstract states."""
+        result = self.result
+        key = history << 32 | self.number(config)
+        found = self.index.get(key)
+        if found is not None:
+            return found
+        count = len(result.config_index)
+        if count >= result.max_configurations:
+            if not any(limit.kind == "configurations" for limit in result.limits):
+                result.limits.append(
                     Limit(
                         "configurations",
-                        f"the exploration stopped at {len(nodes):,} abstract states "
+                        f"the exploration stopped at {count:,} abstract states "
                         "(--max-configurations)",
                     )
                 )
-            found = BEYOND
-        target = len(nodes) if found is None else found
-        fields = (event, assumptions, target, steps, Status.APPLIED, None, "applied", None)
-        branch = _new(MacrostepBranch, fields)  # without the Python-level __new__
-        if found is None:
-            nodes.append(Node(len(nodes), config, history, key, parent, branch, depth))
-            self.index[(config, key)] = branch.target
-        return branch
+            return BEYOND
+        found = self.index[key] = result.add_node(key & 0xFFFFFFFF, history, parent, slot, depth)
+        return found
+
+    def new_scope(self) -> None:
+        """Drop the scope (see the module docstring) and start a fresh one."""
+        # The dropped scope's engine objects refer to each other (every configuration to
+        # its tables, which intern it), so only the cyclic collector frees them, and it
+        # is paused during the exploration. A youngest-generation collection looks only at
+        # what was allocated since the last one (about one scope); the new scope is made
+        # after it, so that it is young, not promoted, when its own turn comes.
+        del self.scope
+        gc.collect(0)
+        self.scope = _Scope(self.chart)
 
     def out_of_memory(self, baseline: int, expanded: int) -> bool:
         """Whether the process grew by more than `max_memory` since the exploration began
@@ -227,7 +333,7 @@ class Explorer:
         now = memory_in_use()
         if now is None or now - baseline <= self.max_memory:
             return False
-        nodes = len(self.result.nodes)
+        nodes = len(self.result.config_index)
         self.result.limits.append(
             Limit(
                 "memory",
@@ -253,7 +359,8 @@ class Explorer:
         had *that* guard false, and it stays false until an `assign` changes a
         field it reads.
         """
-        found = self.stable.get(config)
+        stable = self.scope.stable
+        found = stable.get(config)
         if found is not None:
             return found
         facts: dict[object, bool] = {}
@@ -271,7 +378,7 @@ class Explorer:
                     if len(unknown) == 1:
                         key, info = unknown[0]
                         facts[(key, tuple([self.context[f] for f in info.fields]))] = False
-        self.stable[config] = facts
+        stable[config] = facts
         return facts
 
     def enumerate(
@@ -314,12 +421,17 @@ class Explorer:
         assumptions: tuple[Assumption, ...],
     ) -> None:
         """Record the conflict resolutions not seen before as seen in the macrostep of
-        `event` from `node`."""
+        `event` from `node` (each with its configuration from the exploration's tables:
+        those of the scope are dropped)."""
         seen = self.seen_conflicts
         for conflict in conflicts:
-            if conflict not in seen:
-                seen.add(conflict)
-                self.result.conflicts.append(SeenConflict(conflict, node, event, assumptions))
+            key = (conflict.configuration.ordered, conflict.enabled, conflict.kept)
+            if key not in seen:
+                seen.add(key)
+                result = self.result
+                kept = result.config_at(result.config_number(key[0]))
+                conflict = dataclasses.replace(conflict, configuration=kept)
+                result.conflicts.append(SeenConflict(conflict, node, event, assumptions))
 
     def branching_limit(self, node: int, event: str | None, why: str) -> None:
         self.result.limits.append(Limit("branching", why, node, event))
@@ -333,8 +445,9 @@ class Explorer:
         failed: FailedGuard | None,
         assumptions: tuple[Assumption, ...],
     ) -> MacrostepBranch:
-        """The outcome of an event that selected nothing (shared when nothing was assumed)."""
-        status, reason, basis = classify_unselected(self.tables, config, event, failed)
+        """The outcome of an event that selected nothing (shared by every configuration
+        where it is the same)."""
+        status, reason, basis = classify_unselected(self.scope.tables, config, event, failed)
         if failed is None and not assumptions:
             # The same fields from every configuration: one shared branch per event and
             # classification instead of one per (configuration, event).
@@ -351,16 +464,21 @@ class Explorer:
                     basis=basis,
                 )
             return found
-        return MacrostepBranch(
-            event=event,
-            assumptions=assumptions,
-            target=NOWHERE,
-            steps=(),
-            status=status,
-            reason=reason,
-            basis=basis,
-            failed=failed,
-        )
+        guard = None if failed is None else (id(failed[0]), failed[1].id)
+        shared = (event, status, reason, basis, _assumption_key(assumptions), guard)
+        branch = self.branches.get(shared)
+        if branch is None:
+            branch = self.branches[shared] = MacrostepBranch(
+                event=event,
+                assumptions=assumptions,
+                target=NOWHERE,
+                steps=(),
+                status=status,
+                reason=reason,
+                basis=basis,
+                failed=failed,
+            )
+        return branch
 
     def undefined(self, event: str) -> MacrostepBranch:
         """The outcome of an event for which no active state has a transition, `already`
@@ -385,7 +503,8 @@ class Explorer:
         """The events some active state has a transition for, or that an `already` or
         `reject` entry of an active state (or the root) may classify: every other event is
         UNDEFINED_TRANSITION here (the chart not being final)."""
-        found = self.fireable.get(config)
+        fireable = self.scope.fireable
+        found = fireable.get(config)
         if found is None:
             candidates, named = self.chart.candidates, self.named
             out: set[str] = set(named[0])
@@ -393,7 +512,7 @@ class Explorer:
                 out.update(candidates[state])
             for state in config.ordered:
                 out.update(named[state])
-            found = self.fireable[config] = frozenset(out)
+            found = fireable[config] = frozenset(out)
         return found
 
     def history_reads(self, config: Configuration, event: str | None) -> frozenset[int]:
@@ -401,10 +520,11 @@ class Explorer:
         `config` may read: those that candidate transitions target, and the history
         states in their defaults. Only through them can a macrostep depend on history."""
         key = (config, event)
-        found = self.reads.get(key)
+        reads = self.scope.reads
+        found = reads.get(key)
         if found is None:
             out: set[int] = set()
-            targeting = self.tables.history_targeting
+            targeting = self.scope.tables.history_targeting
             if targeting:
                 table, eventless = self.chart.candidates, self.chart.eventless
                 for state in config.atomic:
@@ -412,7 +532,7 @@ class Explorer:
                     for tid in targeting.intersection(ids):
                         for target in self.chart.transitions[tid].targets:
                             self._history_closure(target, out)
-            found = self.reads[key] = frozenset(out)
+            found = reads[key] = frozenset(out)
         return found
 
     def _history_closure(self, state: int, out: set[int]) -> None:
@@ -424,7 +544,7 @@ class Explorer:
 
     def run_reads(self, config: Configuration, run: Run) -> frozenset[int]:
         """The history states one run may have read (every selection that fired)."""
-        if not self.tables.history_targeting:
+        if not self.scope.tables.history_targeting:
             return frozenset()
         out: frozenset[int] = frozenset()
         source = config
@@ -433,164 +553,183 @@ class Explorer:
             source = plan.target
         return out
 
-    def runs_of(self, node: Node, event: str) -> list[_Prepared]:
-        """The runs of `event` from `node`, reused for every node with the same
-        configuration and the same values of the history states the runs read."""
-        config = node.config
+    def runs_of(
+        self, node: int, config: Configuration, history: History, event: str
+    ) -> list[_Prepared]:
+        """The runs of `event` from `node` (in `config` with `history`), reused for every
+        node with the same configuration and the same values of the history states the
+        runs read."""
+        scope = self.scope
         key = (config, event)
-        found = self.shared.get(key)
+        found = scope.shared.get(key)
         if found is not None:
             return found
-        history = node.history
-        variants = self.variants.get(key, ())
+        variants = scope.variants.get(key, ())
         for ids, values, runs in variants:
             if tuple([history.get(h) for h in ids]) == values:
                 return runs
-        tables, context = self.tables, self.context
+        tables, context = scope.tables, self.context
 
         def start(oracle: GuardOracle) -> AbstractMacrostep:
             return abstract_macrostep(tables, config, history, context, event, oracle)
 
-        leaves = self.enumerate(start, node.id, event, self.stable_facts(config))
+        leaves = self.enumerate(start, node, event, self.stable_facts(config))
         reads: frozenset[int] = frozenset().union(*(self.run_reads(config, r) for _, r in leaves))
         runs = self.prepare(config, event, leaves)
         if not reads:
-            self.shared[key] = runs
+            scope.shared[key] = runs
         else:
             ids = tuple(sorted(reads))
             values = tuple([history.get(h) for h in ids])
-            self.variants.setdefault(key, []).append((ids, values, runs))
+            scope.variants.setdefault(key, []).append((ids, values, runs))
         return runs
 
-    def prepare(
-        self, config: Configuration | None, event: str | None, leaves: list[Leaf]
-    ) -> list[_Prepared]:
+    def prepare(self, config: Configuration, event: str, leaves: list[Leaf]) -> list[_Prepared]:
         """The distinct runs of one macrostep (same end, same transitions, same history
         records, or the same classification), in the order found."""
         out: list[_Prepared] = []
         seen: set[object] = set()
         for assumptions, run in leaves:
-            steps = run.plans
             if run.livelock:
                 key: object = ("livelock",)
-                outcome = _livelock(event, assumptions, steps)
-                prepared = _prepared(assumptions, steps, None, outcome)
+                outcome = _livelock(event, assumptions, self.steps(run.plans))
+                prepared = _Prepared(outcome, None, ())
             elif not run.fired:
-                assert config is not None and event is not None
                 failed = run.failed_guard
                 outcome = self.classified(config, event, failed, assumptions)
                 key = (outcome.reason, outcome.basis, failed and (id(failed[0]), failed[1].id))
-                prepared = _prepared(assumptions, (), None, outcome)
+                prepared = _Prepared(outcome, None, ())
             else:
-                prepared = _prepared(assumptions, steps, run.target, None)
-                key = (run.target, tuple(p.transitions for p in steps), prepared.updates)
+                plans = run.plans
+                updates = tuple(u for plan in plans for u in plan.history_updates)
+                key = (run.target, tuple(p.transitions for p in plans), updates)
+                if key in seen:
+                    continue
+                branch = self.fired(event, assumptions, self.steps(plans))
+                prepared = _Prepared(branch, run.target, updates)
             if key not in seen:
                 seen.add(key)
                 out.append(prepared)
         return out
 
-    def outcomes_of(self, node: Node, event: str, runs: list[_Prepared]) -> list[MacrostepBranch]:
-        """The outcomes of prepared runs from `node` (perhaps made from another node with
-        the same configuration: their history records are replayed onto this node's)."""
-        out: list[MacrostepBranch] = []
-        parent, depth = node.id, node.depth + 1
-        for run in runs:
-            outcome = run.outcome
-            if outcome is None:
-                assert run.target is not None
-                if run.updates:
-                    history, hkey = self.recorded(node, run.updates)
-                else:
-                    history, hkey = node.history, node.history_key
-                outcome = self.applied(
-                    event, run.assumptions, run.steps, run.target, history, hkey, parent, depth
-                )
-            out.append(outcome)
-        return out
+    def recorded(self, history: int, updates: tuple[tuple[int, tuple[int, ...]], ...]) -> int:
+        """The number of history `history` with the records of a run's microsteps
+        (applied in order, as the engine's microsteps write them)."""
+        result = self.result
+        values = dict(result.histories[history])
+        values.update(updates)
+        return result.history_number(values, self.history_key(values))
 
-    def recorded(
-        self, node: Node, updates: tuple[tuple[int, tuple[int, ...]], ...]
-    ) -> tuple[History, HistoryKey]:
-        """The node's history with the records of a run's microsteps (applied in order,
-        as the engine's microsteps write them), and its key."""
-        history = dict(node.history)
-        history.update(updates)
-        return history, self.history_key(history)
+    def static_branch(
+        self, config: Configuration, event: str, static: StaticMacrostep
+    ) -> MacrostepBranch:
+        """The shared APPLIED branch of a data-free macrostep (cached in the scope)."""
+        key = (config, event)
+        cache = self.scope.static
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = self.fired(event, (), self.steps(static.plans))
+        return found
 
-    def expand(self, node: Node) -> None:
+    def expand(self, node: int) -> None:
         """Every outcome of every declared event, and of every timer event armed here
-        (`statekit.analysis.timers`), in this abstract state."""
-        tables, config, history = self.tables, node.config, node.history
-        outcomes: list[MacrostepBranch] = []
+        (`statekit.analysis.timers`), in abstract state `node` (the next one in order)."""
+        result = self.result
+        tables = self.scope.tables
+        config = self.working(result.config_index[node])
+        history_number = result.history_index[node]
+        history = result.histories[history_number]
+        depth = result.depth_index[node] + 1
         fireable = None if config.final else self.fireable_events(config)
         wildcard = fireable is not None and "*" in fireable
         undefined = self.unclassified_by_event
-        events = self.result.events
-        armed = self.timers.events(config)
+        events = result.events
+        armed = self.scope.timers.events(config)
         if armed:
             events = (*events, *armed)
+        shared, targets = result.shared, result.targets
+        base = len(targets)
         for event in events:
             if fireable is None:  # the engine's step selects nothing once the chart is final
-                outcomes.append(self.classified(config, event, None, ()))
+                shared.append(self.classified(config, event, None, ()))
+                targets.append(NOWHERE)
                 continue
             if not wildcard and event not in fireable:
                 found = undefined.get(event)
-                outcomes.append(self.undefined(event) if found is None else found)
+                shared.append(self.undefined(event) if found is None else found)
+                targets.append(NOWHERE)
                 continue
             static = data_free_macrostep(tables, config, event)
-            self.attribute(static.conflicts, node.id, event, ())
+            if static.conflicts:
+                self.attribute(static.conflicts, node, event, ())
             if isinstance(static, StaticMacrostep):  # a livelock takes the general path below
-                outcome = self.applied(
-                    event,
-                    (),
-                    static.plans,
-                    static.target,
-                    history,
-                    node.history_key,
-                    node.id,
-                    node.depth + 1,
+                branch = self.static_branch(config, event, static)
+                target = self.target(
+                    static.target, history_number, node, len(targets) - base, depth
                 )
-                outcomes.append(outcome)
+                shared.append(branch)
+                targets.append(target)
                 continue
             if isinstance(static, NoCandidates):  # nothing can fire
-                outcomes.append(self.classified(config, event, None, ()))
+                shared.append(self.classified(config, event, None, ()))
+                targets.append(NOWHERE)
                 continue
-            outcomes.extend(self.outcomes_of(node, event, self.runs_of(node, event)))
-        self.result.checks += len(events)
-        node.outcomes = outcomes
+            for run in self.runs_of(node, config, history, event):
+                if run.target is None:
+                    shared.append(run.branch)
+                    targets.append(NOWHERE)
+                    continue
+                reached = history_number
+                if run.updates:
+                    reached = self.recorded(history_number, run.updates)
+                target = self.target(run.target, reached, node, len(targets) - base, depth)
+                shared.append(run.branch)
+                targets.append(target)
+        result.checks += len(events)
+        result.end_outcomes()
 
-    def run(self) -> Exploration:
-        """Explore breadth first from the initial macrostep."""
-        began = time.perf_counter()
-        tables, context = self.tables, self.context
+    def initial(self) -> None:
+        """The outcomes of the initial macrostep (`Exploration.initial`)."""
+        result = self.result
+        tables, context = self.scope.tables, self.context
 
         def start(oracle: GuardOracle) -> AbstractMacrostep:
             return abstract_initial_macrostep(tables, context, oracle)
 
         for assumptions, run in self.enumerate(start, -1, None, {}):
-            steps = run.plans
+            steps = self.steps(run.plans)
             if run.livelock:
                 outcome = _livelock(None, assumptions, steps)
             else:
-                history = run.history
-                key = self.history_key(history)
-                outcome = self.applied(None, assumptions, steps, run.target, history, key, -1, 0)
-            self.result.initial.append(outcome)
-        nodes = self.result.nodes
+                history = dict(run.history)
+                number = result.history_number(history, self.history_key(history))
+                target = self.target(run.target, number, -1, len(result.initial), 0)
+                fields = (None, assumptions, target, steps, Status.APPLIED, None, "applied", None)
+                outcome = _new(MacrostepBranch, fields)
+            result.initial.append(outcome)
+
+    def run(self) -> Exploration:
+        """Explore breadth first from the initial macrostep."""
+        began = time.perf_counter()
+        result = self.result
+        self.initial()
         baseline = memory_in_use()
+        found = result.config_index
         i = 0
-        while i < len(nodes):
-            self.expand(nodes[i])
+        while i < len(found):
+            self.expand(i)
             i += 1
+            if i % SCOPE_EXPANSIONS == 0:
+                self.new_scope()
             if i % MEMORY_CHECK_EVERY == 0:
                 if self.progress is not None:
-                    self.progress(i, len(nodes))
+                    self.progress(i, len(found))
                 if baseline is not None and self.out_of_memory(baseline, i):
                     break
         if self.progress is not None:
-            self.progress(i, len(nodes))
-        self.result.seconds = time.perf_counter() - began
-        return self.result
+            self.progress(i, len(found))
+        result.seconds = time.perf_counter() - began
+        return result
 
 
 def _named_events(chart: CompiledChart) -> tuple[frozenset[str], ...]:

@@ -34,10 +34,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from statekit.analysis.exploration import Exploration
+from statekit.analysis.exploration import Exploration, Step
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.ir import Cancel, CompiledChart, Effect, Send
-from statekit.engine.tables import Configuration, MicrostepPlan
+from statekit.engine.tables import Configuration
 
 
 class ArmedTimers:
@@ -91,17 +91,16 @@ def send_timer_id(send: Send) -> str:
     return send.id if send.id is not None else f"send({send.event})"
 
 
-def _after_steps(armed: frozenset[str], steps: Iterable[MicrostepPlan]) -> frozenset[str]:
+def _after_steps(armed: frozenset[str], steps: Iterable[Step]) -> frozenset[str]:
     """The send timers armed after running `steps` from `armed` (effects in the
     engine's order: exit effects, transition effects, entry effects)."""
     out = set(armed)
-    for plan in steps:
-        for segment in plan.segments:
-            for effect in segment.effects:
-                if isinstance(effect, Send) and effect.delayed:
-                    out.add(send_timer_id(effect))
-                elif isinstance(effect, Cancel):
-                    out.discard(effect.id)
+    for step in steps:
+        for effect in step.effects:
+            if isinstance(effect, Send) and effect.delayed:
+                out.add(send_timer_id(effect))
+            elif isinstance(effect, Cancel):
+                out.discard(effect.id)
     return frozenset(out)
 
 
