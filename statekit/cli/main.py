@@ -8,6 +8,7 @@ or internal error. Each command lives in a module of this package; the group
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import sys
 from pathlib import Path
@@ -16,9 +17,17 @@ import click
 
 from statekit.cli.group import EXIT_USAGE, cli
 
+YOUNG_COLLECTION_THRESHOLD = 100_000
+"""Allocations between two youngest-generation collections in a command's process."""
+
 
 def main() -> None:
     """Console entry point: usage errors and crashes exit 2, never with a bare traceback."""
+    # A command builds many objects (its modules' classes, a chart, an exploration) and
+    # frees few: the default threshold (700 allocations) runs the cyclic collector
+    # thousands of times over objects that all survive. A larger one (mypy's entry point
+    # does the same) saves about 4% of `statekit lint machines/`; cycles still go.
+    gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
     try:
         cli.main(standalone_mode=False, prog_name="statekit")
     except click.exceptions.Exit as exc:
