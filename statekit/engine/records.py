@@ -44,8 +44,8 @@ def maker(cls: type[T]) -> Callable[..., T]:
 
 
 def _microstep_maker() -> Callable[..., Microstep]:
-    """`Microstep(event, payload, transitions, exited, entered, changes, emitted, raised)`
-    with the timer logs empty, its slots set one by one (unrolled: this runs once per
+    """`Microstep(event, payload, transitions, exited, entered, changes, emitted, raised,
+    armed=(), cancelled=(), sent=())`, its slots set one by one (unrolled: this runs once per
     microstep whenever evidence is read). Falls back to `maker` if the record's fields
     are not the ones this function knows."""
     names = tuple(f.name for f in dataclasses.fields(Microstep))
@@ -76,6 +76,9 @@ def _microstep_maker() -> Callable[..., Microstep]:
         changes: tuple[ContextChange, ...],
         emitted: tuple[str, ...],
         raised: tuple[str, ...],
+        armed: tuple[str, ...] = (),
+        cancelled: tuple[str, ...] = (),
+        sent: tuple[str, ...] = (),
     ) -> Microstep:
         obj = new(Microstep)
         s0(obj, event)
@@ -86,9 +89,9 @@ def _microstep_maker() -> Callable[..., Microstep]:
         s5(obj, changes)
         s6(obj, emitted)
         s7(obj, raised)
-        s8(obj, ())
-        s9(obj, ())
-        s10(obj, ())
+        s8(obj, armed)
+        s9(obj, cancelled)
+        s10(obj, sent)
         return obj
 
     return make
@@ -113,6 +116,6 @@ def _change_maker() -> Callable[[str, Any, Any], ContextChange]:
 
 
 make_microstep = _microstep_maker()
-"""A fast `Microstep` constructor: the eight fields before the timer logs, positionally."""
+"""A fast `Microstep` constructor, positional; the timer logs default to empty."""
 make_change = _change_maker()
 """A fast `ContextChange(field, old, new)`."""
