@@ -281,6 +281,27 @@ def _arm(effect: ArmTimers, active: frozenset[int], at: int) -> Effect:
 
         decls.append((decl.name, decl.kind, decl.delay_ms, checked_value, timed))
     compiled = tuple(decls)
+    if len(compiled) == 1 and compiled[0][1] is AT:  # the common `at:` lease: no loop
+        name, _kind, _fixed, at_value, at_failed = compiled[0]
+        assert at_value is not None
+
+        def arm_at(
+            ctx: dict[str, Any],
+            _: Mapping[str, Any],
+            __: list[AssignedValue],
+            ___: Outbox,
+            timing: TimerRun | None,
+        ) -> None:
+            assert timing is not None
+            due = at_value(ctx, EMPTY, active)
+            if due.__class__ is not int:
+                due = at_failed(ctx)  # raises the domain's EvaluationError
+            timing.generation = generation = timing.generation + 1
+            timer = _new(ArmedTimer, (name, name, EMPTY, None, due, generation, owner))
+            timing.armed.append(timer)
+            timing.log.append((at, "armed", timer))
+
+        return arm_at
 
     def arm(
         ctx: dict[str, Any],
@@ -328,11 +349,17 @@ def _cancel_owned(owner: str, at: int) -> Effect:
     ) -> None:
         assert timing is not None
         armed = timing.armed
-        for timer in armed:
-            if timer.owner == owner:
-                break
-        else:
-            return  # nothing of this state is armed (the common case: no scan, no copy)
-        timing.cancel_owned(at, owner)
+        for i in range(len(armed)):
+            if armed[i].owner == owner:  # as `TimerRun.cancel_owned`, from the first one
+                log = timing.log
+                kept = armed[:i]
+                for timer in armed[i:]:
+                    if timer.owner == owner:
+                        log.append((at, "cancelled", timer))
+                    else:
+                        kept.append(timer)
+                timing.armed = kept
+                return
+        # nothing of this state is armed: no copy, no log
 
     return cancel

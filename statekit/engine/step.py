@@ -327,7 +327,7 @@ def _compiled(
     result = Result(
         APPLIED,
         None,
-        State(target, ctx, history, timing.timers()),
+        State(target, ctx, history, _new(Timers, (tuple(timing.armed), timing.generation))),
         event_type,
         event_id,
         emitted,
