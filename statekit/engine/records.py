@@ -44,8 +44,8 @@ def maker(cls: type[T]) -> Callable[..., T]:
 
 
 def _microstep_maker() -> Callable[..., Microstep]:
-    """`Microstep(event, payload, transitions, exited, entered, changes, emitted, raised,
-    armed=(), cancelled=(), sent=())`, its slots set one by one (unrolled: this runs once per
+    """`Microstep(event, payload, transitions, exited, entered, changes, emitted, raised)`
+    with the timer logs empty, its slots set one by one (unrolled: this runs once per
     microstep whenever evidence is read). Falls back to `maker` if the record's fields
     are not the ones this function knows."""
     names = tuple(f.name for f in dataclasses.fields(Microstep))
@@ -76,9 +76,6 @@ def _microstep_maker() -> Callable[..., Microstep]:
         changes: tuple[ContextChange, ...],
         emitted: tuple[str, ...],
         raised: tuple[str, ...],
-        armed: tuple[str, ...] = (),
-        cancelled: tuple[str, ...] = (),
-        sent: tuple[str, ...] = (),
     ) -> Microstep:
         obj = new(Microstep)
         s0(obj, event)
@@ -89,9 +86,9 @@ def _microstep_maker() -> Callable[..., Microstep]:
         s5(obj, changes)
         s6(obj, emitted)
         s7(obj, raised)
-        s8(obj, armed)
-        s9(obj, cancelled)
-        s10(obj, sent)
+        s8(obj, ())
+        s9(obj, ())
+        s10(obj, ())
         return obj
 
     return make
@@ -115,7 +112,31 @@ def _change_maker() -> Callable[[str, Any, Any], ContextChange]:
     return make
 
 
+def _timer_logs_setter() -> Callable[
+    [Microstep, tuple[str, ...], tuple[str, ...], tuple[str, ...]], None
+]:
+    """Sets a `Microstep`'s timer logs (armed, cancelled, sent) on a record `make_microstep`
+    has just built, before anyone sees it (a `dataclasses.replace` would build it again)."""
+    set_armed, set_cancelled, set_sent = (
+        Microstep.__dict__[n].__set__ for n in ("armed", "cancelled", "sent")
+    )
+
+    def set_logs(
+        record: Microstep,
+        armed: tuple[str, ...],
+        cancelled: tuple[str, ...],
+        sent: tuple[str, ...],
+    ) -> None:
+        set_armed(record, armed)
+        set_cancelled(record, cancelled)
+        set_sent(record, sent)
+
+    return set_logs
+
+
 make_microstep = _microstep_maker()
-"""A fast `Microstep` constructor, positional; the timer logs default to empty."""
+"""A fast `Microstep` constructor: the eight fields before the timer logs, positionally."""
 make_change = _change_maker()
 """A fast `ContextChange(field, old, new)`."""
+set_timer_logs = _timer_logs_setter()
+"""Fill the timer logs of a `Microstep` just built by `make_microstep` (never a shared one)."""

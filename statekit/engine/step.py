@@ -52,7 +52,7 @@ from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
 from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.memo import memoised_macrostep
-from statekit.engine.records import make_change, make_microstep
+from statekit.engine.records import make_change, make_microstep, set_timer_logs
 from statekit.engine.result import (
     EVALUATION_ERROR,
     INVALID_PAYLOAD,
@@ -87,6 +87,7 @@ APPLIED = Status.APPLIED
 _new = tuple.__new__
 _microstep = make_microstep
 _change = make_change
+_timer_logs = set_timer_logs
 REJECTED = Status.REJECTED
 
 
@@ -545,24 +546,24 @@ def build_evidence(
             shown = redacted(tables, name, payload)
         else:  # the same view `redacted` returns, without the call
             shown = payload if payload.__class__ is view else view(payload)
-        out.append(
-            _microstep(
-                name,
-                shown,
-                fired(plan.transitions),
-                plan.exited,
-                plan.entered,
-                tuple(
-                    [
-                        _change(f, REDACTED, REDACTED) if f in secret_ctx else _change(f, old, new)
-                        for f, old, new in changes
-                    ]
-                )
-                if changes
-                else (),
-                tuple([m.message_id for m in emitted[start:end]]) if end > start else (),
-                raised,
-                *(() if logs is None else logs[index]),
+        record = _microstep(
+            name,
+            shown,
+            fired(plan.transitions),
+            plan.exited,
+            plan.entered,
+            tuple(
+                [
+                    _change(f, REDACTED, REDACTED) if f in secret_ctx else _change(f, old, new)
+                    for f, old, new in changes
+                ]
             )
+            if changes
+            else (),
+            tuple([m.message_id for m in emitted[start:end]]) if end > start else (),
+            raised,
         )
+        if logs is not None:  # the timer logs, set before anyone sees the record
+            _timer_logs(record, *logs[index])
+        out.append(record)
     return tuple(out)
