@@ -137,7 +137,7 @@ def checked(expression: Expression, fail: Evaluate) -> Evaluate:
     and otherwise calls `fail` (`assigned_value` or `computed_value` bound to its role),
     which evaluates it again and raises the `EvaluationError` those functions word:
     expressions are pure, so the second evaluation fails the same way. This is the
-    form the one-microstep path (`statekit.engine.single_microstep`) calls per
+    form the compiled macrosteps (`statekit.engine.compiled_macrostep`) call per
     effect: no role string is built and no extra frame is entered when it succeeds."""
     evaluate = expression.evaluate
     isfinite = math.isfinite

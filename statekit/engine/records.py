@@ -112,7 +112,31 @@ def _change_maker() -> Callable[[str, Any, Any], ContextChange]:
     return make
 
 
+def _timer_logs_setter() -> Callable[
+    [Microstep, tuple[str, ...], tuple[str, ...], tuple[str, ...]], None
+]:
+    """Sets a `Microstep`'s timer logs (armed, cancelled, sent) on a record `make_microstep`
+    has just built, before anyone sees it (a `dataclasses.replace` would build it again)."""
+    set_armed, set_cancelled, set_sent = (
+        Microstep.__dict__[n].__set__ for n in ("armed", "cancelled", "sent")
+    )
+
+    def set_logs(
+        record: Microstep,
+        armed: tuple[str, ...],
+        cancelled: tuple[str, ...],
+        sent: tuple[str, ...],
+    ) -> None:
+        set_armed(record, armed)
+        set_cancelled(record, cancelled)
+        set_sent(record, sent)
+
+    return set_logs
+
+
 make_microstep = _microstep_maker()
 """A fast `Microstep` constructor: the eight fields before the timer logs, positionally."""
 make_change = _change_maker()
 """A fast `ContextChange(field, old, new)`."""
+set_timer_logs = _timer_logs_setter()
+"""Fill the timer logs of a `Microstep` just built by `make_microstep` (never a shared one)."""

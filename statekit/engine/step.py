@@ -38,7 +38,6 @@ reading, only turns relative delays armed by the step into due times.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -48,11 +47,12 @@ from typing import Any
 from statekit.compiler import scxml_procedures
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.algorithm import macrostep, select_transitions
+from statekit.engine.compiled_macrostep import CompiledMacrostep, compiled_macrostep
 from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
 from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.memo import memoised_macrostep
-from statekit.engine.records import make_change, make_microstep
+from statekit.engine.records import make_change, make_microstep, set_timer_logs
 from statekit.engine.result import (
     EVALUATION_ERROR,
     INVALID_PAYLOAD,
@@ -68,7 +68,6 @@ from statekit.engine.result import (
     Result,
     Status,
 )
-from statekit.engine.single_microstep import SingleMicrostep, single_microstep
 from statekit.engine.state import State
 from statekit.engine.tables import (
     EMPTY,
@@ -81,13 +80,14 @@ from statekit.engine.tables import (
     Tables,
 )
 from statekit.engine.timers import ArmedTimer, TimerRun, Timers
-from statekit.engine.trace import AppliedMicrostep, InternalEvent
+from statekit.engine.trace import AppliedMicrostep, AssignedValue, InternalEvent
 from statekit.engine.validation import PayloadError
 
 APPLIED = Status.APPLIED
 _new = tuple.__new__
 _microstep = make_microstep
 _change = make_change
+_timer_logs = set_timer_logs
 REJECTED = Status.REJECTED
 
 
@@ -125,7 +125,7 @@ def step(
     """Classify and apply one external event, rule by rule (see the module docstring).
 
     `memoised=False` always takes the general macrostep loop (neither the memo of
-    data-free macrosteps nor the one-microstep path of `statekit.engine.single_microstep`);
+    data-free macrosteps nor the compiled macrosteps of `statekit.engine.compiled_macrostep`);
     the result is the same. `timer` is the timer `fire` is delivering (already removed
     from `state`).
     """
@@ -184,10 +184,10 @@ def step(
         enabled = selected[0]
         if not enabled:  # 6. nothing selected
             return _unselected(tables, state, event_type, event_id, selected[1])
-        if memoised:  # a macrostep that is one microstep (statekit.engine.single_microstep)
-            single = config.cache.single.get(enabled) or single_microstep(tables, config, enabled)
-            if isinstance(single, SingleMicrostep):
-                return _single(tables, state, event, event_id, single)
+        if memoised:  # a macrostep of static structure (statekit.engine.compiled_macrostep)
+            found = config.cache.single.get(enabled) or compiled_macrostep(tables, config, enabled)
+            if found.__class__ is CompiledMacrostep:
+                return _compiled(tables, state, event, event_id, found, now_ms)
         run = macrostep(
             tables,
             config,
@@ -271,45 +271,71 @@ def fire(
     return result
 
 
-def _single(
+def _compiled(
     tables: Tables,
     state: State,
     event: InternalEvent,
     event_id: str | None,
-    single: SingleMicrostep,
+    compiled: CompiledMacrostep,
+    now_ms: int | None,
 ) -> Result:
-    """Rule 7 for a macrostep that is one microstep: its effects run, the invariants
-    checked; `EvaluationError` when an effect fails. A broken (or failing) invariant is
-    left to `_applied`, which checks again and words the rejection."""
-    plan = single.plan
+    """Rule 7 for a compiled macrostep: its effects run, the invariants checked;
+    `EvaluationError` when an effect fails. A broken (or failing) invariant is left
+    to `_applied`, which checks again and words the rejection."""
     event_type, payload = event
-    after, changes, raw_emitted = single.run(state._context, payload)
+    ctx: Any = dict(state._context) if compiled.assigns else state._context
+    outbox: list[tuple[str, dict[str, Any]]] = []
+    timing = TimerRun(state._timers, now_ms) if compiled.timed else None
+    trace: list[AppliedMicrostep] = []
+    steps = compiled.steps
+    triggered: InternalEvent | None
+    for micro in steps:
+        changes: list[AssignedValue] = []
+        start = len(outbox)
+        if micro is steps[0]:
+            triggered, given = event, payload
+        else:
+            triggered = micro.event
+            given = EMPTY
+        for effect in micro.effects:
+            effect(ctx, given, changes, outbox, timing)
+        applied = (triggered, micro.plan, tuple(changes), start, len(outbox), micro.raised)
+        trace.append(_new(AppliedMicrostep, applied))
     history = state._history
-    if plan.history_updates:
-        history = {**history, **dict(plan.history_updates)}
-    trace = [_new(AppliedMicrostep, (event, plan, changes, 0, len(raw_emitted), ()))]
-    target = plan.target
+    if compiled.history_updates:
+        history = {**history, **dict(compiled.history_updates)}
+    target = compiled.target
     if tables.chart.invariants:
         try:
-            broken = broken_invariant(tables, target, after)
+            broken = broken_invariant(tables, target, ctx)
         except EvaluationError:
             broken = ""
         if broken is not None:
             return _applied(
-                tables, state, event, event_id, target, after, history, raw_emitted, trace
+                tables, state, event, event_id, target, ctx, history, outbox, trace, timing
             )
-    emitted = (
-        messages(tables, state, event_type, payload, event_id, raw_emitted) if raw_emitted else ()
-    )
-    return Result(
+    emitted = messages(tables, state, event_type, payload, event_id, outbox) if outbox else ()
+    if timing is None:
+        return Result(
+            APPLIED,
+            None,
+            State(target, ctx, history, state._timers),
+            event_type,
+            event_id,
+            emitted,
+            lambda: build_evidence(tables, trace, emitted),
+        )
+    result = Result(
         APPLIED,
         None,
-        State(target, after, history, state._timers),
+        State(target, ctx, history, _new(Timers, (tuple(timing.armed), timing.generation))),
         event_type,
         event_id,
         emitted,
-        lambda: build_evidence(tables, trace, emitted),
+        lambda: build_evidence(tables, trace, emitted, timing),
     )
+    result._timing = timing
+    return result
 
 
 def _static_trace(event: InternalEvent, plans: tuple[MicrostepPlan, ...]) -> list[AppliedMicrostep]:
@@ -510,6 +536,7 @@ def build_evidence(
     secret_payload = tables.secret_payload
     fired = tables.fired_all
     view = MappingProxyType
+    logs = None if timing is None else timing.microstep_logs(len(trace))
     out = []
     for index, (event, plan, changes, start, end, raised) in enumerate(trace):
         name, payload = (None, EMPTY) if event is None else event
@@ -519,30 +546,24 @@ def build_evidence(
             shown = redacted(tables, name, payload)
         else:  # the same view `redacted` returns, without the call
             shown = payload if payload.__class__ is view else view(payload)
-        out.append(
-            _microstep(
-                name,
-                shown,
-                fired(plan.transitions),
-                plan.exited,
-                plan.entered,
-                tuple(
-                    [
-                        _change(f, REDACTED, REDACTED) if f in secret_ctx else _change(f, old, new)
-                        for f, old, new in changes
-                    ]
-                )
-                if changes
-                else (),
-                tuple([m.message_id for m in emitted[start:end]]) if end > start else (),
-                raised,
+        record = _microstep(
+            name,
+            shown,
+            fired(plan.transitions),
+            plan.exited,
+            plan.entered,
+            tuple(
+                [
+                    _change(f, REDACTED, REDACTED) if f in secret_ctx else _change(f, old, new)
+                    for f, old, new in changes
+                ]
             )
+            if changes
+            else (),
+            tuple([m.message_id for m in emitted[start:end]]) if end > start else (),
+            raised,
         )
-        if timing is not None:
-            out[-1] = dataclasses.replace(
-                out[-1],
-                armed=timing.microstep_log(index, "armed"),
-                cancelled=timing.microstep_log(index, "cancelled"),
-                sent=timing.microstep_log(index, "sent"),
-            )
+        if logs is not None:  # the timer logs, set before anyone sees the record
+            _timer_logs(record, *logs[index])
+        out.append(record)
     return tuple(out)

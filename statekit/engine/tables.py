@@ -191,8 +191,8 @@ class ConfigurationCache:
     event; `plans` the microstep plans per transition set; `conflicts` the
     conflict resolutions per enabled set; `memo` the verdicts of the memo of
     data-free macrosteps (`statekit.engine.memo`), `abstract_memo` the static
-    analysis's variant of them; `single` the compiled one-microstep macrosteps
-    per transition set (`statekit.engine.single_microstep`, or False); `verdicts` the static part
+    analysis's variant of them; `single` the compiled macrosteps of static structure
+    per transition set (`statekit.engine.compiled_macrostep`, or False); `verdicts` the static part
     of classifying an event nothing fired for; `broken_state_invariants` the
     state-form invariants broken here (None until computed). Read and written
     only by the engine's own modules.

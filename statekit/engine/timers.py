@@ -216,9 +216,23 @@ class TimerRun:
         """The undelayed sends, in order."""
         return () if self.sends is None else tuple(e for _at, e in self.sends)
 
-    def microstep_log(self, index: int, kind: str) -> tuple[str, ...]:
-        """The timer ids (for "armed", "cancelled") or sent events (for "sent") that
-        microstep `index` recorded, in order."""
-        if kind == "sent":
-            return tuple(e.event for at, e in self.sends or () if at == index)
-        return tuple(t.id for at, k, t in self.log if at == index and k == kind)
+    def microstep_logs(
+        self, count: int
+    ) -> list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]:
+        """For each of the first `count` microsteps, the ids of the timers it armed and
+        cancelled and the events it sent, in order (one pass over the logs)."""
+        out: list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = [_NO_LOGS] * count
+        found: dict[int, tuple[list[str], list[str], list[str]]] = {}
+        for at, kind, timer in self.log:
+            entry = found.get(at) or found.setdefault(at, ([], [], []))
+            entry[0 if kind == "armed" else 1].append(timer.id)
+        for at, event in self.sends or ():
+            entry = found.get(at) or found.setdefault(at, ([], [], []))
+            entry[2].append(event.event)
+        for at, (armed, cancelled, sent) in found.items():
+            if at < count:
+                out[at] = (tuple(armed), tuple(cancelled), tuple(sent))
+        return out
+
+
+_NO_LOGS: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ())

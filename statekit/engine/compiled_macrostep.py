@@ -1,0 +1,365 @@
+"""The engine's fast general path: a macrostep whose structure is static, compiled once.
+
+Once the external event's transitions are selected, most macrosteps follow a
+path that depends on the configuration alone: the event's microstep, then
+eventless transitions whose selection reads no data (guard-free, or guards
+that only test `active(...)`), then the `done.state.*` events its final
+states raised, which either nothing answers or whose selection reads no data
+either; it ends when no eventless transition is enabled and the queue is
+empty, or when the chart is final. Only the effects read data. For such a
+(configuration, transitions) pair `compiled_macrostep` works the path out once
+with the SCXML procedures of `statekit.engine.algorithm` (the same selections,
+plans and conflict resolutions the general loop makes) and compiles each
+microstep's effects into a tuple of closures over the expressions' own
+evaluators, in the order `effect_interpreter.run_effects` runs them: `assign`,
+`emit`, and the engine's arming and cancelling of a state's `after` timers
+(`statekit.engine.timers`). `step` then runs it without the general loop (no
+`MacrostepRun`, no internal queue, no selection at run time).
+
+The result is the one the general macrostep gives: the same context (copied
+once, each effect seeing the fields assigned before it), the same outbox
+bodies, the same trace (`AppliedMicrostep` per microstep, with the done events
+each raised) and so the same evidence, the same timers (one `TimerRun` for the
+macrostep, as the general loop makes on its first timer effect), the same
+`EvaluationError` (values are checked by `evaluation.checked`, which hands
+failures to the one value evaluator). A path with anything else (a `raise`, a
+`send` or `cancel`, a transition that targets a history state, a selection
+whose guards read the context or the payload, a path longer than the chart's
+microstep bound) is marked `NOT_COMPILED`, and `step` runs the general
+macrostep, given the selection it has already made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from statekit.compiler.ir import Assign, Emit, TimerKind
+from statekit.engine.algorithm import (
+    NO_HISTORY,
+    event_entry,
+    eventless_entry,
+    plan_of,
+    select_eventless_transitions,
+    select_transitions,
+)
+from statekit.engine.errors import EvaluationError
+from statekit.engine.evaluation import Evaluate, assigner, computer
+from statekit.engine.tables import EMPTY, Configuration, EventEntry, MicrostepPlan, Tables
+from statekit.engine.timers import ArmedTimer, ArmTimers, CancelTimers, TimerRun
+from statekit.engine.trace import AssignedValue, InternalEvent
+from statekit.engine.validation import INT_MAX, INT_MIN
+from statekit.engine.value_domain import CONCRETE
+
+Outbox = list[tuple[str, dict[str, Any]]]
+Effect = Callable[
+    [dict[str, Any], Mapping[str, Any], list[AssignedValue], Outbox, "TimerRun | None"], None
+]
+"""One fused effect: (context being written, payload, changes, outbox, timers) -> None."""
+_new = tuple.__new__
+AFTER, AT = TimerKind.AFTER, TimerKind.AT
+"""A literal `after:` delay, and an `at:` due time (the third kind is `delay: expr`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledMicrostep:
+    """One microstep of a compiled macrostep: its plan, its effects as closures, the
+    event that triggers it (None for the external event's, which the step supplies,
+    and for an eventless one; `(done.state.<path>, {})` for a done event's) and the
+    done events it raises, in order."""
+
+    plan: MicrostepPlan
+    effects: tuple[Effect, ...]
+    event: InternalEvent | None
+    raised: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledMacrostep:
+    """A compiled macrostep: its microsteps (the external event's first), where it ends,
+    whether any effect assigns (else the context is shared, never copied), whether any
+    runs a timer effect (then the step keeps a `TimerRun`), and the history records of
+    its exits merged in order."""
+
+    steps: tuple[CompiledMicrostep, ...]
+    target: Configuration
+    assigns: bool
+    timed: bool
+    history_updates: tuple[tuple[int, tuple[int, ...]], ...]
+
+    @property
+    def plan(self) -> MicrostepPlan:
+        """The plan of the external event's microstep."""
+        return self.steps[0].plan
+
+
+NOT_COMPILED = False
+"""What the cache holds for a transition set whose macrostep has no static structure."""
+
+
+def compiled_macrostep(
+    tables: Tables, config: Configuration, transitions: tuple[int, ...]
+) -> CompiledMacrostep | bool:
+    """The compiled macrostep of firing `transitions` in `config`, or `NOT_COMPILED`
+    (cached per configuration in `config.cache.single`)."""
+    found = config.cache.single.get(transitions)
+    if found is None:
+        found = config.cache.single[transitions] = _compile(tables, config, transitions)
+    return found
+
+
+def _reads_data(entry: EventEntry) -> bool:
+    """Whether a selection over `entry` may depend on the context or the payload."""
+    return any(
+        check.expression.reads_context() or check.expression.reads_event()
+        for chain in entry.chains
+        for t in chain
+        for check in t.guards
+    )
+
+
+def _static_selection(
+    tables: Tables, config: Configuration, entry: EventEntry, event: str | None
+) -> tuple[int, ...] | None:
+    """The selection of the eventless transitions (`event` None) or of a done event in
+    `config` when it reads no data (made by the general procedures, guards evaluated
+    on the active states alone), else None."""
+    if entry.fixed is not None:
+        return entry.fixed
+    if _reads_data(entry):
+        return None
+    try:
+        if event is None:
+            return select_eventless_transitions(tables, config, EMPTY, NO_HISTORY)
+        return select_transitions(tables, config, (event, EMPTY), EMPTY, NO_HISTORY)[0]
+    except EvaluationError:  # a constant expression that fails: the general loop words it
+        return None
+
+
+def _compile(
+    tables: Tables, config: Configuration, transitions: tuple[int, ...]
+) -> CompiledMacrostep | bool:
+    """Walk the macrostep as `algorithm.run_to_completion` would, selections made once."""
+    history_targeting = tables.history_targeting
+    limit = tables.max_microsteps
+    steps: list[CompiledMicrostep] = []
+    queue: list[str] = []
+    history: list[tuple[int, tuple[int, ...]]] = []
+    assigns = timed = False
+    current, enabled = config, transitions
+    event: InternalEvent | None = None
+    while True:
+        if not history_targeting.isdisjoint(enabled) or len(steps) >= limit:
+            return NOT_COMPILED  # the plan reads the history, or a livelock to word
+        plan = plan_of(tables, current, enabled, NO_HISTORY)
+        compiled = _compile_effects(plan, len(steps))
+        if compiled is None:
+            return NOT_COMPILED
+        effects, raised, assigned, timer_effects = compiled
+        assigns, timed = assigns or assigned, timed or timer_effects
+        history.extend(plan.history_updates)
+        steps.append(CompiledMicrostep(plan=plan, effects=effects, event=event, raised=raised))
+        queue.extend(raised)
+        current = plan.target
+        if current.final:
+            break
+        selected = _static_selection(tables, current, eventless_entry(tables, current), None)
+        if selected is None:
+            return NOT_COMPILED
+        event = None
+        while not selected and queue:
+            name = queue.pop(0)
+            selected = _static_selection(tables, current, event_entry(tables, current, name), name)
+            if selected is None:
+                return NOT_COMPILED
+            event = (name, EMPTY)
+        if not selected:
+            break
+        enabled = selected
+    return CompiledMacrostep(
+        steps=tuple(steps),
+        target=current,
+        assigns=assigns,
+        timed=timed,
+        history_updates=tuple(history),
+    )
+
+
+def _compile_effects(
+    plan: MicrostepPlan, index: int
+) -> tuple[tuple[Effect, ...], tuple[str, ...], bool, bool] | None:
+    """A plan's effects as closures, its raised done events, whether it assigns and
+    whether it runs a timer effect; None when an effect needs the general interpreter."""
+    effects: list[Effect] = []
+    raised: list[str] = []
+    assigns = timed = False
+    for segment in plan.segments:
+        for effect in segment.effects:
+            cls = effect.__class__
+            if cls is Assign:
+                assert isinstance(effect, Assign)
+                effects.extend(_assign(f, e, segment.active) for f, e in effect.assignments)
+                assigns = True
+            elif cls is Emit:
+                assert isinstance(effect, Emit)
+                effects.append(_emit(effect, segment.active))
+            elif cls is ArmTimers:
+                assert isinstance(effect, ArmTimers)
+                effects.append(_arm(effect, segment.active, index))
+                timed = True
+            elif cls is CancelTimers:
+                assert isinstance(effect, CancelTimers)
+                effects.append(_cancel_owned(effect.state, index))
+                timed = True
+            else:  # raise, send, cancel: the general interpreter runs them
+                return None
+        raised.extend(segment.done)
+    return tuple(effects), tuple(raised), assigns, timed
+
+
+def _assign(field: str, expression: Any, active: frozenset[int]) -> Effect:
+    value_of = assigner(field, expression)
+
+    def assign(
+        ctx: dict[str, Any],
+        payload: Mapping[str, Any],
+        changes: list[AssignedValue],
+        _: Outbox,
+        __: TimerRun | None,
+    ) -> None:
+        value = value_of(ctx, payload, active)
+        changes.append(_new(AssignedValue, (field, ctx[field], value)))
+        ctx[field] = value
+
+    return assign
+
+
+def _emit(effect: Emit, active: frozenset[int]) -> Effect:
+    kind = effect.type
+    fields: tuple[tuple[str, Evaluate], ...] = tuple(
+        (key, computer(f"emit {kind} field '{key}'", expr)) for key, expr in effect.payload
+    )
+
+    def emit(
+        ctx: dict[str, Any],
+        payload: Mapping[str, Any],
+        _: list[AssignedValue],
+        outbox: Outbox,
+        __: TimerRun | None,
+    ) -> None:
+        outbox.append((kind, {key: value_of(ctx, payload, active) for key, value_of in fields}))
+
+    return emit
+
+
+def _clamped(due: int) -> int:
+    """A due time within the 64-bit range."""
+    return due if INT_MIN <= due <= INT_MAX else max(INT_MIN, min(due, INT_MAX))
+
+
+def _arm(effect: ArmTimers, active: frozenset[int], at: int) -> Effect:
+    """Arm a state's `after` timers after its entry effects, as
+    `timer_effects.run_timer_effect` does: an expression's value through
+    `evaluation.checked`, and any failure (or a value that is not an integer)
+    handed to the one value domain's `timed`, which words the `EvaluationError`."""
+    owner = effect.state
+    fail = CONCRETE.timed
+    decls: list[tuple[str, TimerKind, int | None, Evaluate | None, Callable[..., Any]]] = []
+    for decl, role in zip(effect.timers, effect.roles, strict=True):
+        expression = decl.expression
+        if decl.kind is AFTER:
+            decls.append((decl.name, decl.kind, decl.delay_ms, None, fail))
+            continue
+        assert expression is not None
+        checked_value = computer(role, expression)
+
+        def timed(
+            ctx: Mapping[str, Any], role: str = role, expression: Any = expression
+        ) -> int | None:
+            return fail(role, expression, ctx, EMPTY, active)
+
+        decls.append((decl.name, decl.kind, decl.delay_ms, checked_value, timed))
+    compiled = tuple(decls)
+    if len(compiled) == 1 and compiled[0][1] is AT:  # the common `at:` lease: no loop
+        name, _kind, _fixed, at_value, at_failed = compiled[0]
+        assert at_value is not None
+
+        def arm_at(
+            ctx: dict[str, Any],
+            _: Mapping[str, Any],
+            __: list[AssignedValue],
+            ___: Outbox,
+            timing: TimerRun | None,
+        ) -> None:
+            assert timing is not None
+            due = at_value(ctx, EMPTY, active)
+            if due.__class__ is not int:
+                due = at_failed(ctx)  # raises the domain's EvaluationError
+            timing.generation = generation = timing.generation + 1
+            timer = _new(ArmedTimer, (name, name, EMPTY, None, due, generation, owner))
+            timing.armed.append(timer)
+            timing.log.append((at, "armed", timer))
+
+        return arm_at
+
+    def arm(
+        ctx: dict[str, Any],
+        _: Mapping[str, Any],
+        __: list[AssignedValue],
+        ___: Outbox,
+        timing: TimerRun | None,
+    ) -> None:
+        assert timing is not None
+        now, generation = timing.now_ms, timing.generation
+        armed, log = timing.armed, timing.log
+        delay: int | None
+        due: int | None
+        for name, kind, fixed, value_of, timed in compiled:
+            if value_of is None:
+                delay = fixed
+                due = None if now is None or delay is None else _clamped(now + delay)
+            else:
+                value = value_of(ctx, EMPTY, active)
+                if value.__class__ is not int:
+                    value = timed(ctx)  # raises the domain's EvaluationError
+                if kind is AT:
+                    delay, due = None, value
+                else:
+                    delay = value
+                    due = None if now is None else _clamped(now + value)
+            generation += 1
+            timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner))
+            armed.append(timer)
+            log.append((at, "armed", timer))
+        timing.generation = generation
+
+    return arm
+
+
+def _cancel_owned(owner: str, at: int) -> Effect:
+    """Cancel a state's armed `after` timers after its exit effects."""
+
+    def cancel(
+        _: dict[str, Any],
+        __: Mapping[str, Any],
+        ___: list[AssignedValue],
+        ____: Outbox,
+        timing: TimerRun | None,
+    ) -> None:
+        assert timing is not None
+        armed = timing.armed
+        for i in range(len(armed)):
+            if armed[i].owner == owner:  # as `TimerRun.cancel_owned`, from the first one
+                log = timing.log
+                kept = armed[:i]
+                for timer in armed[i:]:
+                    if timer.owner == owner:
+                        log.append((at, "cancelled", timer))
+                    else:
+                        kept.append(timer)
+                timing.armed = kept
+                return
+        # nothing of this state is armed: no copy, no log
+
+    return cancel
