@@ -267,7 +267,7 @@ class Runner:
             tx = self._transaction(row)
             outcome = tx.decide(command, read_facts(self.store, tx, command, row.recorded))
             sent = self.decide_sends(tx)
-            tx.flush(self.store, _key(tx.chart))
+            tx.flush(self.store, _key(tx.chart), last=True)
         if tx.events:
             self._remember(instance_id, tx.columns, tx.state, tx.chart.digest)
         return replace(outcome, sent=tuple(sent)) if sent else outcome
@@ -298,7 +298,7 @@ class Runner:
                 outcome = tx.decide(c, self._facts(tx, c))
                 sent = self.decide_sends(tx)
                 outcomes.append(replace(outcome, sent=tuple(sent)) if sent else outcome)
-            tx.flush(self.store, _key(tx.chart))
+            tx.flush(self.store, _key(tx.chart), last=True)
         if tx.events:
             self._remember(instance_id, tx.columns, tx.state, tx.chart.digest)
         return outcomes

@@ -4,10 +4,10 @@
 transaction runs, classifies each command in turn (duplicate ID, duplicate fact by
 idempotency key, sequence, expected version, then the pure `chart.send`) and
 collects the rows to write;
-`flush(store)` writes them: event rows, one version-guarded instance update,
-outbox rows, audit rows, snapshots, and the timer rows that take the store
-from the armed timers before the transaction to those after it
-(`runner.timers`). Every step gets the transaction's clock reading
+`flush(store)` writes them with one `Store.write_decided`: event rows, one
+version-guarded instance update, outbox rows, audit rows, snapshots, and the
+timer rows that take the store from the armed timers before the transaction
+to those after it (`runner.timers`). Every step gets the transaction's clock reading
 (`now_ms`), which each event row records. An accepted event's undelayed
 sends are queued (`sends`): the caller decides each in turn, right after it,
 in the same transaction; `fire` decides a timer delivery. Deciding reads nothing: what the stored
@@ -46,7 +46,9 @@ from statekit.runner.snapshots import snapshot_row
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import (
     ChartKey,
+    DecidedRows,
     EventRow,
+    InstanceMove,
     InstanceRow,
     NewOutboxRow,
     RecordedId,
@@ -54,6 +56,7 @@ from statekit.runner.store.rows import (
     RejectionRow,
     SnapshotRow,
     StateColumns,
+    TimerRow,
 )
 from statekit.runner.stored_state import state_columns
 from statekit.runner.timers import SEND_PREFIX, sent_event_id, timer_event_id, timer_rows
@@ -527,45 +530,46 @@ class InstanceTransaction:
             )
         )
 
-    def flush(self, store: Store, chart_key: ChartKey) -> None:
-        """Write everything decided to `store`, inside the caller's write transaction."""
-        self.write_timers(store)
-        if self.events:
-            store.insert_events(self.events)
-            self.update_instance(store, chart_key)
-        if self.outbox:
-            store.insert_outbox(self.outbox)
-        for rejection in self.rejections:
-            store.insert_rejection(rejection)
-        for snapshot in self.snapshots:
-            store.insert_snapshot(snapshot)
-
-    def write_timers(self, store: Store) -> None:
-        """Take the store's timer rows from the armed timers before this transaction to
-        those after it."""
-        if self.state is not self.start:
-            changes = timer_rows(self.instance_id, self.start, self.state, self._armed_at)
-            if changes.deleted:
-                store.delete_timers(self.instance_id, changes.deleted)
-            if changes.inserted:
-                store.insert_timers(changes.inserted)
-
-    def update_instance(self, store: Store, chart_key: ChartKey) -> None:
-        """Move the instance row from the version read to this transaction's version
-        (RuntimeError, rolling everything back, if it is no longer at the version read)."""
-        moved = store.update_instance(
-            self.instance_id,
-            read_version=self.row.version,
-            new_version=self.version,
-            chart=chart_key,
-            columns=self.columns,
-            now=self.now,
-        )
-        if not moved:  # the row is locked (or the writer alone): roll everything back
+    def flush(self, store: Store, chart_key: ChartKey, *, last: bool = False) -> None:
+        """Write everything decided to `store`, inside the caller's write transaction, with
+        one `Store.write_decided` (`last`: nothing else follows in the transaction, so
+        the store may commit with the writes); RuntimeError, rolling everything back,
+        when the instance is no longer at the version read."""
+        if not store.write_decided(self.decided(chart_key), last=last):
             raise RuntimeError(
                 f"instance {self.instance_id!r} left version {self.row.version} during its "
                 "own transaction"
             )
+
+    def decided(self, chart_key: ChartKey) -> DecidedRows:
+        """The rows this transaction has decided so far, for `Store.write_decided`."""
+        deleted: tuple[tuple[str, str], ...] = ()
+        inserted: tuple[TimerRow, ...] = ()
+        if self.state is not self.start:
+            changes = timer_rows(self.instance_id, self.start, self.state, self._armed_at)
+            deleted = tuple((self.instance_id, t) for t in changes.deleted)
+            inserted = changes.inserted
+        moves: tuple[InstanceMove, ...] = ()
+        if self.events:
+            moves = (
+                InstanceMove(
+                    instance_id=self.instance_id,
+                    read_version=self.row.version,
+                    new_version=self.version,
+                    chart=chart_key,
+                    columns=self.columns,
+                    now=self.now,
+                ),
+            )
+        return DecidedRows(
+            timers_deleted=deleted,
+            timers_inserted=inserted,
+            events=tuple(self.events),
+            moves=moves,
+            outbox=tuple(self.outbox),
+            rejections=tuple(self.rejections),
+            snapshots=tuple(self.snapshots),
+        )
 
 
 def outbox_rows(
