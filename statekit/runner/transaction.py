@@ -180,6 +180,13 @@ class InstanceTransaction:
         self.start = self.state  # the store now holds these timers
         self.events, self.outbox, self.rejections, self.snapshots = [], [], [], []
 
+    def committed_row(self) -> InstanceRow:
+        """The instance row as this transaction leaves it (once committed)."""
+        row = self.row
+        if row.version == self.version and row.columns is self.columns and row.recorded is None:
+            return row
+        return replace(row, version=self.version, columns=self.columns, recorded=None)
+
     def key_of(self, command: Command) -> str | None:
         """The command's idempotency key under this transaction's chart (None: none)."""
         return idempotency_key(self.chart.ir, command.type, command.payload)
@@ -219,6 +226,23 @@ class InstanceTransaction:
         if expected is not None and 0 <= expected < version:
             return expected + 1
         return None
+
+    def local_facts(self, command: Command) -> HistoryFacts:
+        """What this transaction's own events say about `command` (`read_facts` without
+        the store): the facts a command is decided on without reading (see
+        `runner.row_cache`), which the unique indexes check when it is accepted."""
+        recorded = self.recorded_here(command.event_id)
+        if recorded is not None:
+            return HistoryFacts(recorded=recorded)
+        if self._keys:
+            key = self.key_of(command)
+            holder = None if key is None else self.key_here(command.type, key)
+            if holder is not None:
+                return HistoryFacts(key_holder=holder)
+        sequence = self.sequence_to_look_up(command)
+        if sequence is None:
+            return NOTHING_RECORDED
+        return HistoryFacts(event_id_at_sequence=self.event_id_here(sequence))
 
     def decide(self, command: Command, facts: HistoryFacts) -> Outcome:
         """Classify one command against the current state and `facts` (see
@@ -528,17 +552,45 @@ class InstanceTransaction:
         )
 
     def flush(self, store: Store, chart_key: ChartKey) -> None:
-        """Write everything decided to `store`, inside the caller's write transaction."""
+        """Write everything decided to `store`, inside the caller's write transaction
+        (RuntimeError, rolling everything back, if the instance is no longer at the
+        version read: the caller locked it, so this never happens)."""
+        if not self.write(store, chart_key):
+            raise RuntimeError(
+                f"instance {self.instance_id!r} left version {self.row.version} during its "
+                "own transaction"
+            )
+
+    def write(self, store: Store, chart_key: ChartKey, *, unread: bool = False) -> bool:
+        """Write everything decided to `store`, inside the caller's write transaction;
+        False, having written nothing, when the instance is no longer at the version read
+        (the caller rolls back). `unread`: the row was not read in this transaction (a
+        cached one), so the update also checks that the stored row still holds its chart
+        digest and state texts. The version-guarded instance update goes first, so a
+        writer that did not lock the row takes its lock there, in the order every other
+        writer takes it (the instance row, then the rest), and never deadlocks; the
+        database refusing a row (a unique index: a recorded event ID or business key)
+        raises its own error."""
+        if self.events and not store.update_instance(
+            self.instance_id,
+            read_version=self.row.version,
+            new_version=self.version,
+            chart=chart_key,
+            columns=self.columns,
+            now=self.now,
+            read=self.row if unread else None,
+        ):
+            return False
         self.write_timers(store)
         if self.events:
             store.insert_events(self.events)
-            self.update_instance(store, chart_key)
         if self.outbox:
             store.insert_outbox(self.outbox)
         for rejection in self.rejections:
             store.insert_rejection(rejection)
         for snapshot in self.snapshots:
             store.insert_snapshot(snapshot)
+        return True
 
     def write_timers(self, store: Store) -> None:
         """Take the store's timer rows from the armed timers before this transaction to

@@ -120,6 +120,16 @@ _INSTANCE = (
     "LEFT JOIN statekit_events e ON e.instance_id = i.instance_id AND e.event_id = ? "
     "WHERE i.instance_id = ?"
 )
+_UPDATE_INSTANCE = (
+    "UPDATE statekit_instances SET version = ?, chart_name = ?, chart_version = ?, "
+    "chart_digest = ?, configuration = ?, context = ?, history = ?, timers = ?, "
+    "updated_at = ? WHERE instance_id = ? AND version = ?"
+)
+# `timers` is NULL until a timer was armed, and its text is never empty.
+_UPDATE_READ_INSTANCE = (
+    f"{_UPDATE_INSTANCE} AND chart_digest = ? AND configuration = ? AND context = ? "
+    "AND history = ? AND COALESCE(timers, '') = COALESCE(?, '')"
+)
 # An outbox message is deliverable when it is pending, due, unclaimed (or its claim
 # expired) and no earlier message of its instance is still pending: per-instance order.
 ELIGIBLE = (
@@ -444,15 +454,17 @@ class Store:
         chart: ChartKey,
         columns: StateColumns,
         now: float,
+        read: InstanceRow | None = None,
     ) -> bool:
-        """Move the instance to `new_version` only if it is still at `read_version`."""
-        cursor = self.execute(
-            "UPDATE statekit_instances SET version = ?, chart_name = ?, chart_version = ?, "
-            "chart_digest = ?, configuration = ?, context = ?, history = ?, timers = ?, "
-            "updated_at = ? "
-            "WHERE instance_id = ? AND version = ?",
-            (new_version, *_chart(chart), *_state(columns), now, instance_id, read_version),
-        )
+        """Move the instance to `new_version` only if it is still at `read_version` (and,
+        given `read`, still holds that row's chart digest and state texts: a row the
+        caller did not read in this transaction)."""
+        params = (new_version, *_chart(chart), *_state(columns), now, instance_id, read_version)
+        if read is None:
+            cursor = self.execute(_UPDATE_INSTANCE, params)
+        else:
+            held = (read.chart_digest, *_state(read.columns))
+            cursor = self.execute(_UPDATE_READ_INSTANCE, (*params, *held))
         return bool(cursor.rowcount == 1)
 
     def instance_ids(self) -> list[str]:
