@@ -11,7 +11,9 @@ the event ID, classifies (`transaction.InstanceTransaction`), and for an
 accepted event inserts the event row
 (sequence = version + 1, payload sha256, evidence), moves the instance to
 the new version only where it still has the version read, and inserts the
-outbox rows; all of it commits together or not at all. A rejection or a
+outbox rows; all of it commits together or not at all. On an instance whose
+row this runner committed last, nothing is read: the event is decided on that
+row and the database checks it (see `runner.row_cache`). A rejection or a
 history conflict writes one audit row and changes nothing else; a duplicate,
 a version conflict or a sequence gap writes nothing.
 
@@ -81,6 +83,7 @@ from statekit.runner.transaction import (
     Command,
     HistoryFacts,
     InstanceTransaction,
+    LookedUp,
     outbox_rows,
     read_facts,
 )
@@ -545,9 +548,12 @@ class Runner:
         if tx.events:
             self._rows.put(tx.committed_row(), tx.state)
 
-    def _decide(self, tx: InstanceTransaction, command: Command) -> Outcome:
-        """One command decided in `tx` as `apply` decides it, its undelayed sends after it."""
-        outcome = tx.decide(command, self._facts(tx, command))
+    def _decide(
+        self, tx: InstanceTransaction, command: Command, known: LookedUp | None = None
+    ) -> Outcome:
+        """One command decided in `tx` as `apply` decides it, its undelayed sends after it
+        (`known`: where the batch's event IDs are recorded, looked up together)."""
+        outcome = tx.decide(command, self._facts(tx, command, known))
         sent = self.decide_sends(tx)
         return replace(outcome, sent=tuple(sent)) if sent else outcome
 
@@ -568,11 +574,18 @@ class Runner:
             now_ms=self.now_ms() if now_ms is None else now_ms,
         )
 
-    def _facts(self, tx: InstanceTransaction, command: Command) -> HistoryFacts:
-        """What deciding `command` needs from the history (its event ID looked up)."""
+    def _facts(
+        self, tx: InstanceTransaction, command: Command, known: LookedUp | None = None
+    ) -> HistoryFacts:
+        """What deciding `command` needs from the history (its event ID looked up, unless
+        `known` did already)."""
         recorded = tx.recorded_here(command.event_id)
         if recorded is None:
-            recorded = self.store.recorded_event(tx.instance_id, command.event_id)
+            pair = (tx.instance_id, command.event_id)
+            if known is not None and pair in known.asked:
+                recorded = known.found.get(pair)
+            else:
+                recorded = self.store.recorded_event(*pair)
         return read_facts(self.store, tx, command, recorded)
 
     def _state(self, row: InstanceRow) -> State:

@@ -20,7 +20,7 @@ transaction, one instance update).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -85,6 +85,16 @@ class HistoryFacts:
     recorded: RecordedId | None = None
     event_id_at_sequence: str | None = None
     key_holder: RecordedKey | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LookedUp:
+    """Where the event IDs of a batch are recorded, looked up together before it is decided
+    (inside its transaction): `asked` the (instance ID, event ID) pairs looked up, `found`
+    those recorded. A pair not asked is looked up on its own."""
+
+    asked: frozenset[tuple[str, str]]
+    found: Mapping[tuple[str, str], RecordedId]
 
 
 NOTHING_RECORDED = HistoryFacts()
@@ -185,7 +195,16 @@ class InstanceTransaction:
         row = self.row
         if row.version == self.version and row.columns is self.columns and row.recorded is None:
             return row
-        return replace(row, version=self.version, columns=self.columns, recorded=None)
+        return InstanceRow(  # not `replace`: this runs once per event, and costs a third of it
+            instance_id=row.instance_id,
+            chart_name=row.chart_name,
+            chart_version=row.chart_version,
+            chart_digest=row.chart_digest,
+            version=self.version,
+            columns=self.columns,
+            initial_context=row.initial_context,
+            start_clock_ms=row.start_clock_ms,
+        )
 
     def key_of(self, command: Command) -> str | None:
         """The command's idempotency key under this transaction's chart (None: none)."""

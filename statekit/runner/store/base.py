@@ -120,6 +120,7 @@ _INSTANCE = (
     "LEFT JOIN statekit_events e ON e.instance_id = i.instance_id AND e.event_id = ? "
     "WHERE i.instance_id = ?"
 )
+_PAIRS_PER_STATEMENT = 400  # two parameters each: within SQLite's oldest limit (999)
 _UPDATE_INSTANCE = (
     "UPDATE statekit_instances SET version = ?, chart_name = ?, chart_version = ?, "
     "chart_digest = ?, configuration = ?, context = ?, history = ?, timers = ?, "
@@ -500,6 +501,27 @@ class Store:
         return RecordedId(
             sequence=int(row[0]), payload_sha256=stored_hash(row[1]), status=str(row[2])
         )
+
+    def recorded_events(
+        self, pairs: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], RecordedId]:
+        """Where each (instance ID, event ID) of `pairs` is recorded, for those that are:
+        `recorded_event` of many events in a few statements (a batch's lookups)."""
+        found: dict[tuple[str, str], RecordedId] = {}
+        unique = list(dict.fromkeys(pairs))
+        for start in range(0, len(unique), _PAIRS_PER_STATEMENT):
+            chunk = unique[start : start + _PAIRS_PER_STATEMENT]
+            rows = self.execute(
+                "SELECT instance_id, event_id, sequence, payload_sha256, status "
+                "FROM statekit_events WHERE (instance_id, event_id) IN "
+                f"(VALUES {', '.join('(?, ?)' for _ in chunk)})",
+                [value for pair in chunk for value in pair],
+            ).fetchall()
+            for r in rows:
+                found[(r[0], r[1])] = RecordedId(
+                    sequence=int(r[2]), payload_sha256=stored_hash(r[3]), status=str(r[4])
+                )
+        return found
 
     def recorded_key(self, instance_id: str, event_type: str, key: str) -> RecordedKey | None:
         """The accepted event of `event_type` holding idempotency key `key`, if any."""
