@@ -7,7 +7,9 @@ on its own and is decided exactly as `Runner.apply` decides it: the
 instances a batch names are read and locked once each, in sorted order (so
 two batches that name the same instances lock them in one order and never
 deadlock), and the events of one instance are decided in the order given,
-each against the state the previous ones left.
+each against the state the previous ones left. Where the commands' event IDs
+are recorded is looked up for the whole batch at once (`Store.recorded_events`,
+a few statements instead of one per command).
 
 Writing goes in two ways. First, the rows of every event are written
 together after all are decided (one statement per table and instance, far
@@ -47,7 +49,7 @@ from statekit.runner.store.rows import (
     SnapshotRow,
     TimerRow,
 )
-from statekit.runner.transaction import Command, InstanceTransaction, Mark
+from statekit.runner.transaction import Command, InstanceTransaction, LookedUp, Mark
 
 Item = Outcome | Exception
 """What `apply_many` gives for one command: the `Outcome` `apply` would return, or the
@@ -68,7 +70,7 @@ class GroupWork:
     as `apply` does), and the chart key rows record."""
 
     transaction: Callable[[InstanceRow], InstanceTransaction]
-    decide: Callable[[InstanceTransaction, Command], Outcome]
+    decide: Callable[[InstanceTransaction, Command, LookedUp], Outcome]
     chart_key: Callable[[InstanceTransaction], ChartKey]
 
 
@@ -94,6 +96,7 @@ def _run(
     rows = _Rows()
     with store.write():
         txs = _lock(store, work, {i for i, c in commands if not isinstance(c, Exception)})
+        known = _look_up(store, txs, commands)
         for instance_id, command in commands:
             tx = txs.get(instance_id)
             if isinstance(command, Exception):
@@ -102,11 +105,11 @@ def _run(
                 assert tx is not None  # every instance named by a command was read
                 items.append(tx)
             elif careful:
-                items.append(_careful(store, work, tx, instance_id, command))
+                items.append(_careful(store, work, tx, instance_id, command, known))
             else:
                 mark = tx.mark()
                 with observers.instance_scope(instance_id):
-                    items.append(work.decide(tx, command))
+                    items.append(work.decide(tx, command, known))
                 rows.add(tx, mark)
         if not careful:
             rows.write(store, work)
@@ -184,8 +187,28 @@ def _lock(
     return txs
 
 
+def _look_up(
+    store: Store,
+    txs: dict[str, InstanceTransaction | Exception],
+    commands: Sequence[tuple[str, Command | Exception]],
+) -> LookedUp:
+    """Where the commands' event IDs are recorded, in a few statements for the batch (the
+    rows written later in it are known to their transactions)."""
+    asked = [
+        (i, c.event_id)
+        for i, c in commands
+        if not isinstance(c, Exception) and isinstance(txs.get(i), InstanceTransaction)
+    ]
+    return LookedUp(asked=frozenset(asked), found=store.recorded_events(asked) if asked else {})
+
+
 def _careful(
-    store: Store, work: GroupWork, tx: InstanceTransaction, instance_id: str, command: Command
+    store: Store,
+    work: GroupWork,
+    tx: InstanceTransaction,
+    instance_id: str,
+    command: Command,
+    known: LookedUp,
 ) -> Item:
     """One command decided and written inside its own savepoint."""
     name = f"statekit_event_{next(_savepoints)}"
@@ -193,7 +216,7 @@ def _careful(
     store.execute(f"SAVEPOINT {name}")
     try:
         with observers.instance_scope(instance_id):
-            outcome = work.decide(tx, command)
+            outcome = work.decide(tx, command, known)
         tx.flush(store, work.chart_key(tx))
     except _FATAL:
         raise

@@ -40,6 +40,7 @@ from statekit.runner.store.rows import (
     DecidedRows,
     EventRow,
     InstanceChart,
+    InstanceMove,
     InstanceRow,
     NewOutboxRow,
     OutboxRow,
@@ -132,12 +133,6 @@ _UPSERT_SNAPSHOT = (
     "created_at = excluded.created_at"
 )
 _DELETE_TIMER = "DELETE FROM statekit_timers WHERE instance_id = ? AND timer_id = ?"
-_UPDATE_INSTANCE = (
-    "UPDATE statekit_instances SET version = ?, chart_name = ?, chart_version = ?, "
-    "chart_digest = ?, configuration = ?, context = ?, history = ?, timers = ?, "
-    "updated_at = ? "
-    "WHERE instance_id = ? AND version = ?"
-)
 _TIMER_COLUMNS = ", ".join(f"t.{name}" for name in _TIMER)
 _EVENT_COLUMNS = ", ".join(_EVENT)
 _REJECTION_COLUMNS = ", ".join(_REJECTION)
@@ -161,6 +156,17 @@ _INSTANCE = (
     "FROM statekit_instances i "
     "LEFT JOIN statekit_events e ON e.instance_id = i.instance_id AND e.event_id = ? "
     "WHERE i.instance_id = ?"
+)
+_PAIRS_PER_STATEMENT = 400  # two parameters each: within SQLite's oldest limit (999)
+_UPDATE_INSTANCE = (
+    "UPDATE statekit_instances SET version = ?, chart_name = ?, chart_version = ?, "
+    "chart_digest = ?, configuration = ?, context = ?, history = ?, timers = ?, "
+    "updated_at = ? WHERE instance_id = ? AND version = ?"
+)
+# `timers` is NULL until a timer was armed, and its text is never empty.
+_UPDATE_READ_INSTANCE = (
+    f"{_UPDATE_INSTANCE} AND chart_digest = ? AND configuration = ? AND context = ? "
+    "AND history = ? AND COALESCE(timers, '') = COALESCE(?, '')"
 )
 # An outbox message is deliverable when it is pending, due, unclaimed (or its claim
 # expired) and no earlier message of its instance is still pending: per-instance order.
@@ -490,12 +496,17 @@ class Store:
         chart: ChartKey,
         columns: StateColumns,
         now: float,
+        read: InstanceRow | None = None,
     ) -> bool:
-        """Move the instance to `new_version` only if it is still at `read_version`."""
-        cursor = self.execute(
-            _UPDATE_INSTANCE,
-            (new_version, *_chart(chart), *_state(columns), now, instance_id, read_version),
-        )
+        """Move the instance to `new_version` only if it is still at `read_version` (and,
+        given `read`, still holds that row's chart digest and state texts: a row the
+        caller did not read in this transaction)."""
+        params = (new_version, *_chart(chart), *_state(columns), now, instance_id, read_version)
+        if read is None:
+            cursor = self.execute(_UPDATE_INSTANCE, params)
+        else:
+            held = (read.chart_digest, *_state(read.columns))
+            cursor = self.execute(_UPDATE_READ_INSTANCE, (*params, *held))
         return bool(cursor.rowcount == 1)
 
     # ---- one transaction's decisions, written together ----------------------------------
@@ -511,9 +522,7 @@ class Store:
         with these writes (PostgreSQL sends the writes and the COMMIT as one pipeline;
         a stale version then fails the whole pipeline instead of committing); here the
         caller's `write()` block commits on exit as always."""
-        for sql, params in self._writes_before(rows):
-            self.executemany(sql, params)
-        for move in rows.moves:
+        for move in rows.moves:  # first: a writer that did not lock the row locks it here
             if not self.update_instance(
                 move.instance_id,
                 read_version=move.read_version,
@@ -521,26 +530,23 @@ class Store:
                 chart=move.chart,
                 columns=move.columns,
                 now=move.now,
+                read=move.read,
             ):
                 return False
-        for sql, params in self._writes_after(rows):
+        for sql, params in self._writes(rows):
             self.executemany(sql, params)
         return True
 
     @staticmethod
-    def _writes_before(rows: DecidedRows) -> Iterator[tuple[str, list[Sequence[Any]]]]:
-        """The statements before the instance moves (timer rows, history entries), each
-        with its parameter rows."""
+    def _writes(rows: DecidedRows) -> Iterator[tuple[str, list[Sequence[Any]]]]:
+        """The statements after the instance moves (timer rows, history entries, outbox,
+        audit rows, snapshots), each with its parameter rows."""
         if rows.timers_deleted:
             yield _DELETE_TIMER, list(rows.timers_deleted)
         if rows.timers_inserted:
             yield _UPSERT_TIMER, [_timer_values(r) for r in rows.timers_inserted]
         if rows.events:
             yield _INSERT_EVENT, [_event_values(r) for r in rows.events]
-
-    @staticmethod
-    def _writes_after(rows: DecidedRows) -> Iterator[tuple[str, list[Sequence[Any]]]]:
-        """The statements after the instance moves (outbox, audit rows, snapshots)."""
         if rows.outbox:
             times = {(e.instance_id, e.sequence): e.recorded_at for e in rows.events}
             yield _INSERT_OUTBOX, [_outbox_values(r, times) for r in rows.outbox]
@@ -550,13 +556,16 @@ class Store:
             yield _UPSERT_SNAPSHOT, [_snapshot_values(r) for r in rows.snapshots]
 
     @staticmethod
-    def _move_values(rows: DecidedRows) -> list[tuple[Any, ...]]:
-        """The parameters of `_UPDATE_INSTANCE` for each instance move."""
-        return [
-            (m.new_version, *_chart(m.chart), *_state(m.columns), m.now, m.instance_id,
-             m.read_version)
-            for m in rows.moves
-        ]  # fmt: skip
+    def _move_values(move: InstanceMove) -> tuple[str, tuple[Any, ...]]:
+        """The statement and parameters of one instance move (the version check, and with
+        `move.read` the chart digest and state texts of the row assumed)."""
+        params = (
+            move.new_version, *_chart(move.chart), *_state(move.columns), move.now,
+            move.instance_id, move.read_version,
+        )  # fmt: skip
+        if move.read is None:
+            return _UPDATE_INSTANCE, params
+        return _UPDATE_READ_INSTANCE, (*params, move.read.chart_digest, *_state(move.read.columns))
 
     def instance_ids(self) -> list[str]:
         """Every instance ID, sorted."""
@@ -593,6 +602,29 @@ class Store:
             payload_sha256=unpack_hash(row[3], row[4], row[1]),
             status=str(unpack_status(row[2])),
         )
+
+    def recorded_events(
+        self, pairs: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], RecordedId]:
+        """Where each (instance ID, event ID) of `pairs` is recorded, for those that are:
+        `recorded_event` of many events in a few statements (a batch's lookups)."""
+        found: dict[tuple[str, str], RecordedId] = {}
+        unique = list(dict.fromkeys(pairs))
+        for start in range(0, len(unique), _PAIRS_PER_STATEMENT):
+            chunk = unique[start : start + _PAIRS_PER_STATEMENT]
+            rows = self.execute(
+                "SELECT instance_id, event_id, sequence, payload_sha256, status, type, payload "
+                "FROM statekit_events WHERE (instance_id, event_id) IN "
+                f"(VALUES {', '.join('(?, ?)' for _ in chunk)})",
+                [value for pair in chunk for value in pair],
+            ).fetchall()
+            for r in rows:
+                found[(r[0], r[1])] = RecordedId(
+                    sequence=int(r[2]),
+                    payload_sha256=unpack_hash(r[5], r[6], r[3]),
+                    status=str(unpack_status(r[4])),
+                )
+        return found
 
     def recorded_key(self, instance_id: str, event_type: str, key: str) -> RecordedKey | None:
         """The accepted event of `event_type` holding idempotency key `key`, if any."""

@@ -42,13 +42,11 @@ from statekit.runner.store.migrations import STALE_VERSION
 from statekit.runner.store.rows import DecidedRows
 
 SCHEMA_LOCK = 0x5743_4B54  # pg_advisory_xact_lock key serialising migrations
-# The instance update of `write_decided`: the version check raises STALE_VERSION
-# (`statekit_moved`) when no row moved, so that a pipeline cannot commit a stale write.
+# The instance update of `write_decided` (either of the store's two, as `_move_values` gives
+# it): the version check raises STALE_VERSION (`statekit_moved`) when no row moved, so that a
+# pipeline cannot commit a stale write.
 _CHECKED_MOVE = (
-    "WITH moved AS (UPDATE statekit_instances SET version = %s, chart_name = %s, "
-    "chart_version = %s, chart_digest = %s, configuration = %s, context = %s, history = %s, "
-    "timers = %s, updated_at = %s WHERE instance_id = %s AND version = %s RETURNING 1) "
-    "SELECT statekit_moved((SELECT count(*) FROM moved))"
+    "WITH moved AS ({update} RETURNING 1) SELECT statekit_moved((SELECT count(*) FROM moved))"
 )
 
 
@@ -121,45 +119,53 @@ class PostgresStore(Store):
         if len(rows) == 1:
             self.execute(sql, rows[0])
         elif rows:
-            self._pipeline([(self._convert(sql), rows)], [], last=False)
+            self._pipeline([], [(self._convert(sql), rows)], last=False)
 
     def write_decided(self, rows: DecidedRows, *, last: bool = False) -> bool:
         """`Store.write_decided` as one pipeline (one round trip), with the COMMIT when
         `last`; False (and nothing committed) when an instance was no longer at the
         version read."""
         self._check_open()
-        statements = [(self._convert(sql), params) for sql, params in self._writes_before(rows)]
-        after = [(self._convert(sql), params) for sql, params in self._writes_after(rows)]
+        moves = []
+        for move in rows.moves:
+            update, params = self._move_values(move)
+            moves.append((self._checked(update), params))
+        statements = [(self._convert(sql), params) for sql, params in self._writes(rows)]
         try:
-            self._pipeline(statements, self._move_values(rows), after, last=last)
+            self._pipeline(moves, statements, last=last)
         except self._errors as exc:
             if getattr(exc, "sqlstate", None) == STALE_VERSION:
                 return False
             raise
         return True
 
+    def _checked(self, update: str) -> str:
+        """An instance update (`?` placeholders) as `_CHECKED_MOVE`, converted once."""
+        key = "moved:" + update
+        converted = self._sql.get(key)
+        if converted is None:
+            converted = self._sql[key] = _CHECKED_MOVE.format(update=self._convert(update))
+        return converted
+
     def _pipeline(
         self,
-        before: Sequence[tuple[str, Sequence[Sequence[Any]]]],
-        moves: Sequence[Sequence[Any]],
-        after: Sequence[tuple[str, Sequence[Sequence[Any]]]] = (),
+        moves: Sequence[tuple[str, Sequence[Any]]],
+        statements: Sequence[tuple[str, Sequence[Sequence[Any]]]],
         *,
         last: bool,
     ) -> None:
-        """Send the statements (with a BEGIN not sent yet, and the COMMIT when `last`)
-        as one pipeline and wait for it: the first error raises, and the server skips
-        every statement after it."""
+        """Send the instance moves, then the statements (with a BEGIN not sent yet, and the
+        COMMIT when `last`) as one pipeline and wait for it: the first error raises, and
+        the server skips every statement after it."""
         conn = self._conn
         begin, self._begin = self._begin, None
         with conn.pipeline(), conn.cursor() as cursor:
             if begin is not None:
                 conn.execute(begin)
-            for sql, params in before:
-                cursor.executemany(sql, params)
-            if moves:
-                cursor.executemany(_CHECKED_MOVE, moves)
-            for sql, params in after:
-                cursor.executemany(sql, params)
+            for sql, params in moves:
+                cursor.execute(sql, params)
+            for sql, param_rows in statements:
+                cursor.executemany(sql, param_rows)
             if last:
                 conn.execute("COMMIT")
         self._committed = last

@@ -198,7 +198,9 @@ class OutboxRow:
 @dataclass(frozen=True, slots=True)
 class InstanceMove:
     """An instance row to move from the version it was read at to `new_version`, only if
-    it is still at `read_version` (the optimistic check), with its chart and state."""
+    it is still at `read_version` (the optimistic check), with its chart and state;
+    `read`: the row the decision assumed when it was not read in this transaction (a
+    cached one), whose chart digest and state texts the update also checks."""
 
     instance_id: str
     read_version: int
@@ -206,6 +208,7 @@ class InstanceMove:
     chart: ChartKey
     columns: StateColumns
     now: float
+    read: InstanceRow | None = None
 
 
 @dataclass(frozen=True, slots=True)
