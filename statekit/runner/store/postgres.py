@@ -73,7 +73,12 @@ class PostgresStore(Store):
                 f"{url!r}: PostgreSQL needs psycopg 3: pip install 'statekit[postgres]'"
             ) from exc
         try:
-            self._conn = psycopg.connect(url, autocommit=True, connect_timeout=connect_timeout)
+            # No server-side prepared statements: a pipeline that fails skips the Parse of
+            # the statements after the error, and psycopg would take them as prepared
+            # ("prepared statement … does not exist" on their next use).
+            self._conn = psycopg.connect(
+                url, autocommit=True, connect_timeout=connect_timeout, prepare_threshold=None
+            )
         except psycopg.Error as exc:
             raise StoreURLError(f"{_safe(url)}: cannot connect: {exc}") from exc
         self._sql: dict[str, str] = {}
