@@ -8,9 +8,12 @@ must be installed: scripts/ensure-postgres.sh; a throwaway server is started
 on loopback with default durability: fsync on, synchronous_commit on).
 
 Each runner figure is `Runner.apply` of a counter chart whose every event
-assigns the context and emits one message: one transaction that reads the
-instance (locked), checks the event ID, runs the step, inserts the event with
-its evidence, updates the instance and inserts the outbox row. Next to it, in
+assigns the context and emits one message: one transaction that runs the step
+on the row the runner committed last (no read: the database checks it),
+updates the instance, inserts the event with its evidence and inserts the
+outbox row. "runner, two taking turns" is the general case: two runners (two
+connections) alternate on one instance, so each finds its row stale and reads
+the instance (locked) and the record of the event ID first. Next to it, in
 the same run and on the same database, the raw rate: a hand-written
 transaction inserting an event row, updating a version row and inserting an
 outbox row (the physical limit of one durable commit per event); on PostgreSQL
@@ -79,6 +82,18 @@ def runner_loop(store: Store, instance: str, events: int, tag: str) -> None:
         assert outcome.applied
 
 
+def turns_loop(store: Store, instance: str, events: int, tag: str) -> None:
+    """`events` committed applies to one instance by two runners taking turns (each on its
+    own connection), so that every apply reads the instance first."""
+    other = open_store(store.url)
+    runners = [Runner(counter(), store), Runner(counter(), other)]
+    runners[0].create(instance, exist_ok=True)
+    for n in range(events):
+        outcome = runners[n % 2].apply(instance, f"{tag}-{n}", "Incr", {"by": 1})
+        assert outcome.applied
+    other.close()
+
+
 def raw_loop(store: Store, instance: str, events: int, tag: str) -> None:
     """The hand-written transaction: insert event, update instance, insert outbox row."""
     with store.write():
@@ -132,7 +147,12 @@ def raw_pipeline_loop(store: Store, instance: str, events: int, tag: str) -> Non
             conn.execute("COMMIT")
 
 
-LOOPS = {"runner": runner_loop, "raw": raw_loop, "raw-pipeline": raw_pipeline_loop}
+LOOPS = {
+    "runner": runner_loop,
+    "turns": turns_loop,
+    "raw": raw_loop,
+    "raw-pipeline": raw_pipeline_loop,
+}
 
 
 def _child(args: tuple[str, str, int, str]) -> None:
@@ -266,17 +286,22 @@ def main() -> None:
             url = f"sqlite:///{Path(folder) / f'bench-{sync}.db'}?synchronous={sync}"
             prepare(url)
             n = events if sync == "OFF" else events // 4
-            got = pair(url, 1, n, ("raw", "runner"))
+            got = pair(url, 1, n, ("raw", "runner", "turns"))
             row(f"SQLite, WAL, synchronous={sync}, 1 process", got["runner"], got["raw"])
+            row(f"SQLite {sync}, runner, two taking turns (reading first)", got["turns"],
+                got["raw"])  # fmt: skip
             if sync == "FULL":
                 group_rows(url, "SQLite FULL", got["raw"], n // 4)
     with ThrowawayPostgres() as server:
         url = server.create_database("bench")
         prepare(url)
         for workers in (1, 8):
-            got = pair(url, workers, events // workers * (2 if workers > 1 else 1),
-                       ("raw", "raw-pipeline", "runner"))  # fmt: skip
+            kinds = ("raw", "raw-pipeline", "runner", *(("turns",) if workers == 1 else ()))
+            got = pair(url, workers, events // workers * (2 if workers > 1 else 1), kinds)
             row(f"PostgreSQL, {workers} worker(s)", got["runner"], got["raw"])
+            if workers == 1:
+                row("PostgreSQL, runner, two taking turns (reading first)", got["turns"],
+                    got["raw"])  # fmt: skip
             row(f"PostgreSQL, {workers} worker(s), vs raw in pipeline mode", got["runner"],
                 got["raw-pipeline"])  # fmt: skip
             if workers == 1:

@@ -7,7 +7,9 @@ on its own and is decided exactly as `Runner.apply` decides it: the
 instances a batch names are read and locked once each, in sorted order (so
 two batches that name the same instances lock them in one order and never
 deadlock), and the events of one instance are decided in the order given,
-each against the state the previous ones left.
+each against the state the previous ones left. Where the commands' event IDs
+are recorded is looked up for the whole batch at once (`Store.recorded_events`,
+a few statements instead of one per command).
 
 Writing goes in two ways. First, the rows of every event are written
 together after all are decided (one statement per table and instance, far
@@ -39,13 +41,15 @@ from statekit.runner.outcome import Outcome
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import (
     ChartKey,
+    DecidedRows,
     EventRow,
     InstanceRow,
     NewOutboxRow,
     RejectionRow,
     SnapshotRow,
+    TimerRow,
 )
-from statekit.runner.transaction import Command, InstanceTransaction, Mark
+from statekit.runner.transaction import Command, InstanceTransaction, LookedUp, Mark
 
 Item = Outcome | Exception
 """What `apply_many` gives for one command: the `Outcome` `apply` would return, or the
@@ -66,7 +70,7 @@ class GroupWork:
     as `apply` does), and the chart key rows record."""
 
     transaction: Callable[[InstanceRow], InstanceTransaction]
-    decide: Callable[[InstanceTransaction, Command], Outcome]
+    decide: Callable[[InstanceTransaction, Command, LookedUp], Outcome]
     chart_key: Callable[[InstanceTransaction], ChartKey]
 
 
@@ -92,6 +96,7 @@ def _run(
     rows = _Rows()
     with store.write():
         txs = _lock(store, work, {i for i, c in commands if not isinstance(c, Exception)})
+        known = _look_up(store, txs, commands)
         for instance_id, command in commands:
             tx = txs.get(instance_id)
             if isinstance(command, Exception):
@@ -100,11 +105,11 @@ def _run(
                 assert tx is not None  # every instance named by a command was read
                 items.append(tx)
             elif careful:
-                items.append(_careful(store, work, tx, instance_id, command))
+                items.append(_careful(store, work, tx, instance_id, command, known))
             else:
                 mark = tx.mark()
                 with observers.instance_scope(instance_id):
-                    items.append(work.decide(tx, command))
+                    items.append(work.decide(tx, command, known))
                 rows.add(tx, mark)
         if not careful:
             rows.write(store, work)
@@ -136,25 +141,33 @@ class _Rows:
         self.snapshots.extend(tx.snapshots[mark.snapshots :])
 
     def write(self, store: Store, work: GroupWork) -> None:
-        """Everything, one statement per table (and one update per moved instance);
-        `_Refused` when the database refuses a row."""
+        """Everything in one `Store.write_decided` (one statement per table, one update
+        per moved instance; one pipeline on PostgreSQL); `_Refused` when the database
+        refuses a row."""
+        timers_deleted: list[tuple[str, str]] = []
+        timers_inserted: list[TimerRow] = []
+        for tx in self.timed.values():  # timer rows, as each instance's flush does
+            decided = tx.decided(work.chart_key(tx))
+            timers_deleted.extend(decided.timers_deleted)
+            timers_inserted.extend(decided.timers_inserted)
+        moves = [m for tx in self.moved.values() for m in tx.decided(work.chart_key(tx)).moves]
+        rows = DecidedRows(
+            timers_deleted=tuple(timers_deleted),
+            timers_inserted=tuple(timers_inserted),
+            events=tuple(self.events),
+            moves=tuple(moves),
+            outbox=tuple(self.outbox),
+            rejections=tuple(self.rejections),
+            snapshots=tuple(self.snapshots),
+        )
         try:
-            for tx in self.timed.values():  # timer rows, as each instance's flush does
-                tx.write_timers(store)
-            if self.events:
-                store.insert_events(self.events)
-            for tx in self.moved.values():
-                tx.update_instance(store, work.chart_key(tx))
-            if self.outbox:
-                store.insert_outbox(self.outbox)
-            for rejection in self.rejections:
-                store.insert_rejection(rejection)
-            for snapshot in self.snapshots:
-                store.insert_snapshot(snapshot)
+            written = store.write_decided(rows)
         except _FATAL:
             raise
         except Exception as exc:
             raise _Refused from exc
+        if not written:
+            raise _Refused
 
 
 def _lock(
@@ -174,8 +187,28 @@ def _lock(
     return txs
 
 
+def _look_up(
+    store: Store,
+    txs: dict[str, InstanceTransaction | Exception],
+    commands: Sequence[tuple[str, Command | Exception]],
+) -> LookedUp:
+    """Where the commands' event IDs are recorded, in a few statements for the batch (the
+    rows written later in it are known to their transactions)."""
+    asked = [
+        (i, c.event_id)
+        for i, c in commands
+        if not isinstance(c, Exception) and isinstance(txs.get(i), InstanceTransaction)
+    ]
+    return LookedUp(asked=frozenset(asked), found=store.recorded_events(asked) if asked else {})
+
+
 def _careful(
-    store: Store, work: GroupWork, tx: InstanceTransaction, instance_id: str, command: Command
+    store: Store,
+    work: GroupWork,
+    tx: InstanceTransaction,
+    instance_id: str,
+    command: Command,
+    known: LookedUp,
 ) -> Item:
     """One command decided and written inside its own savepoint."""
     name = f"statekit_event_{next(_savepoints)}"
@@ -183,7 +216,7 @@ def _careful(
     store.execute(f"SAVEPOINT {name}")
     try:
         with observers.instance_scope(instance_id):
-            outcome = work.decide(tx, command)
+            outcome = work.decide(tx, command, known)
         tx.flush(store, work.chart_key(tx))
     except _FATAL:
         raise

@@ -11,7 +11,9 @@ the event ID, classifies (`transaction.InstanceTransaction`), and for an
 accepted event inserts the event row
 (sequence = version + 1, payload sha256, evidence), moves the instance to
 the new version only where it still has the version read, and inserts the
-outbox rows; all of it commits together or not at all. A rejection or a
+outbox rows; all of it commits together or not at all. On an instance whose
+row this runner committed last, nothing is read: the event is decided on that
+row and the database checks it (see `runner.row_cache`). A rejection or a
 history conflict writes one audit row and changes nothing else; a duplicate,
 a version conflict or a sequence gap writes nothing.
 
@@ -65,22 +67,23 @@ from statekit.runner.migration import (
     state_sha256,
 )
 from statekit.runner.outcome import Conflict, Outcome
+from statekit.runner.row_cache import Cached, RowCache
 from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import (
     ChartKey,
     EventRow,
     InstanceRow,
-    StateColumns,
     stored_int_problem,
 )
 from statekit.runner.stored_state import loads, state_columns, state_of
-from statekit.runner.timer_firing import TimerKey, fire_due
+from statekit.runner.timer_firing import TimerKey, fire_due, row_error
 from statekit.runner.timers import timer_row
 from statekit.runner.transaction import (
     Command,
     HistoryFacts,
     InstanceTransaction,
+    LookedUp,
     outbox_rows,
     read_facts,
 )
@@ -88,7 +91,6 @@ from statekit.runner.verify import VerifyReport, verify
 
 RESERVED_PREFIX = "statekit."
 """Event IDs starting with this are the runner's own (`statekit.start` at creation)."""
-_CACHE_LIMIT = 10_000
 
 
 def wall_clock_ms() -> int:
@@ -129,7 +131,8 @@ class Runner:
         self.snapshot_every = snapshot_every
         self.charts = ChartSet(chart, previous, store)
         self._chart_key = _key(chart)
-        self._states: dict[str, tuple[StateColumns, str, State]] = {}
+        self._rows = RowCache()
+        self._keys: dict[str, ChartKey] = {}
         known = {row.digest: row for row in store.charts()}
         row = known.get(chart.digest)
         if row is None or (row.source is None and chart.source is not None):
@@ -166,17 +169,17 @@ class Runner:
                 self.store.insert_outbox(outbox_rows(instance_id, 0, result.emitted, now))
             if created and state.timers:
                 self.store.insert_timers([timer_row(instance_id, t, 0) for t in state.timers])
+            row = InstanceRow(
+                instance_id=instance_id,
+                chart_name=self.chart.name,
+                chart_version=self.chart.version,
+                chart_digest=self.chart.digest,
+                version=0,
+                columns=columns,
+                initial_context=initial_context,
+                start_clock_ms=now_ms,
+            )
             if created and result.sent:  # the creation's undelayed sends, in order
-                row = InstanceRow(
-                    instance_id=instance_id,
-                    chart_name=self.chart.name,
-                    chart_version=self.chart.version,
-                    chart_digest=self.chart.digest,
-                    version=0,
-                    columns=columns,
-                    initial_context=initial_context,
-                    start_clock_ms=now_ms,
-                )
                 tx = InstanceTransaction(
                     self.chart, row, state, snapshot_every=self.snapshot_every, now=now,
                     now_ms=now_ms,
@@ -184,12 +187,12 @@ class Runner:
                 tx.queue_sends(START_EVENT, result)
                 self.decide_sends(tx)
                 tx.flush(self.store, self._chart_key)
-                state, version, columns = tx.state, tx.version, tx.columns
+                state, version, row = tx.state, tx.version, tx.committed_row()
         if not created:
             if exist_ok:
                 return self.load(instance_id)
             raise InstanceExistsError(f"instance {instance_id!r} already exists")
-        self._remember(instance_id, columns, state)
+        self._rows.put(row, state)
         return Instance(
             instance_id=instance_id,
             version=version,
@@ -260,16 +263,70 @@ class Runner:
         """
         check_instance_id(instance_id)
         command = make_command(event_id, type, payload, expected_version, sequence, after_conflict)
-        with self.store.write(), observers.instance_scope(instance_id):
-            row = self.store.instance(instance_id, event_id, lock=True)
-            if row is None:
-                raise UnknownInstanceError(f"unknown instance {instance_id!r}")
-            tx = self._transaction(row)
-            outcome = tx.decide(command, read_facts(self.store, tx, command, row.recorded))
-            sent = self.decide_sends(tx)
-            tx.flush(self.store, _key(tx.chart))
+        now_ms: int | None = None
+        with observers.instance_scope(instance_id):
+            cached = None if observers.installed else self._rows.writable(instance_id)
+            if cached is not None:
+                try:
+                    return self._apply_cached(cached, command)
+                except _Stale as stale:
+                    self._rows.stale(instance_id)
+                    now_ms = stale.now_ms
+            return self._apply_read(instance_id, command, now_ms)
+
+    def _apply_cached(self, cached: Cached, command: Command) -> Outcome:
+        """`apply` on the row this runner holds, reading nothing when the command and its
+        sends are accepted (see `runner.row_cache`); `_Stale`, with nothing written,
+        when the database finds the row stale or records more about an event. A
+        command not accepted (a rejection, a conflict) is decided again on the rows
+        read, in the same transaction: what it reports must come from the stored row."""
+        row = cached.row
+        with self.store.write():
+            now_ms = self.now_ms()
+            tx = InstanceTransaction(
+                self._chart_of(row), row, cached.state, snapshot_every=self.snapshot_every,
+                now=time.time(), now_ms=now_ms,
+            )  # fmt: skip
+            outcome = tx.decide(command, tx.local_facts(command))
+            sent: list[Outcome] = []
+            accepted = bool(tx.events)
+            for c in tx.sends() if accepted else ():
+                sent.append(tx.decide(c, tx.local_facts(c)))
+                if len(tx.events) != len(sent) + 1:
+                    accepted = False
+                    break
+            if not accepted:
+                return self._read_and_decide(row.instance_id, command, now_ms)
+            try:
+                written = tx.write(self.store, self._chart_keys(tx.chart), unread=True, last=True)
+            except Exception as exc:
+                if not row_error(exc):
+                    raise
+                written = False
+            if not written:
+                raise _Stale(now_ms)
+        self._rows.put(tx.committed_row(), tx.state)
+        return replace(outcome, sent=tuple(sent)) if sent else outcome
+
+    def _apply_read(self, instance_id: str, command: Command, now_ms: int | None) -> Outcome:
+        """`apply` reading the instance row (locked) and the record of the event ID first."""
+        with self.store.write():
+            return self._read_and_decide(instance_id, command, now_ms)
+
+    def _read_and_decide(self, instance_id: str, command: Command, now_ms: int | None) -> Outcome:
+        """Inside a write transaction: read the instance row (locked) and the record of the
+        event ID, decide, write; the row is remembered as committed (if the caller's
+        transaction does not commit, the version check finds it stale)."""
+        row = self.store.instance(instance_id, command.event_id, lock=True)
+        if row is None:
+            raise UnknownInstanceError(f"unknown instance {instance_id!r}")
+        self._rows.read(row)
+        tx = self._transaction(row, now_ms)
+        outcome = tx.decide(command, read_facts(self.store, tx, command, row.recorded))
+        sent = self.decide_sends(tx)
+        tx.flush(self.store, self._chart_keys(tx.chart), last=True)
         if tx.events:
-            self._remember(instance_id, tx.columns, tx.state, tx.chart.digest)
+            self._rows.put(tx.committed_row(), tx.state)
         return replace(outcome, sent=tuple(sent)) if sent else outcome
 
     def apply_batch(self, instance_id: str, commands: Iterable[Command]) -> list[Outcome]:
@@ -298,9 +355,9 @@ class Runner:
                 outcome = tx.decide(c, self._facts(tx, c))
                 sent = self.decide_sends(tx)
                 outcomes.append(replace(outcome, sent=tuple(sent)) if sent else outcome)
-            tx.flush(self.store, _key(tx.chart))
+            tx.flush(self.store, self._chart_keys(tx.chart), last=True)
         if tx.events:
-            self._remember(instance_id, tx.columns, tx.state, tx.chart.digest)
+            self._rows.put(tx.committed_row(), tx.state)
         return outcomes
 
     def apply_many(self, commands: Iterable[tuple[str, Command]]) -> list[Item]:
@@ -330,11 +387,13 @@ class Runner:
                 command = exc
             checked.append((instance_id, command))
         work = GroupWork(
-            transaction=self._transaction, decide=self._decide, chart_key=lambda tx: _key(tx.chart)
+            transaction=self._transaction,
+            decide=self._decide,
+            chart_key=lambda tx: self._chart_keys(tx.chart),
         )
         items, accepted = run_group(self.store, work, checked)
         for tx in accepted:
-            self._remember(tx.instance_id, tx.columns, tx.state, tx.chart.digest)
+            self._rows.put(tx.committed_row(), tx.state)
         return items
 
     def migrate(self, instance_id: str, *, dry_run: bool = False) -> MigrationReport:
@@ -409,7 +468,18 @@ class Runner:
                 raise RuntimeError(f"instance {instance_id!r} moved during its own migration")
             if self.snapshot_every and version % self.snapshot_every == 0:
                 self.store.insert_snapshot(snapshot_row(instance_id, version, after, now))
-        self._remember(instance_id, columns, after)
+        self._rows.put(
+            replace(
+                row,
+                chart_name=self.chart.name,
+                chart_version=self.chart.version,
+                chart_digest=self.chart.digest,
+                version=version,
+                columns=columns,
+                recorded=None,
+            ),
+            after,
+        )
         return replace(report, sequence=version)
 
     def rejections(self, instance_id: str) -> list[dict[str, Any]]:
@@ -471,14 +541,19 @@ class Runner:
         return value
 
     def _settle(self, tx: InstanceTransaction) -> None:
-        """Write what `tx` decided (inside the caller's transaction); remember its state."""
-        tx.flush(self.store, _key(tx.chart))
+        """Write what `tx` decided (inside the caller's transaction); remember its row (the
+        stored row once the caller commits; if it does not, the version check finds the
+        cached row stale)."""
+        tx.flush(self.store, self._chart_keys(tx.chart))
         if tx.events:
-            self._remember(tx.instance_id, tx.columns, tx.state, tx.chart.digest)
+            self._rows.put(tx.committed_row(), tx.state)
 
-    def _decide(self, tx: InstanceTransaction, command: Command) -> Outcome:
-        """One command decided in `tx` as `apply` decides it, its undelayed sends after it."""
-        outcome = tx.decide(command, self._facts(tx, command))
+    def _decide(
+        self, tx: InstanceTransaction, command: Command, known: LookedUp | None = None
+    ) -> Outcome:
+        """One command decided in `tx` as `apply` decides it, its undelayed sends after it
+        (`known`: where the batch's event IDs are recorded, looked up together)."""
+        outcome = tx.decide(command, self._facts(tx, command, known))
         sent = self.decide_sends(tx)
         return replace(outcome, sent=tuple(sent)) if sent else outcome
 
@@ -499,22 +574,35 @@ class Runner:
             now_ms=self.now_ms() if now_ms is None else now_ms,
         )
 
-    def _facts(self, tx: InstanceTransaction, command: Command) -> HistoryFacts:
-        """What deciding `command` needs from the history (its event ID looked up)."""
+    def _facts(
+        self, tx: InstanceTransaction, command: Command, known: LookedUp | None = None
+    ) -> HistoryFacts:
+        """What deciding `command` needs from the history (its event ID looked up, unless
+        `known` did already)."""
         recorded = tx.recorded_here(command.event_id)
         if recorded is None:
-            recorded = self.store.recorded_event(tx.instance_id, command.event_id)
+            pair = (tx.instance_id, command.event_id)
+            if known is not None and pair in known.asked:
+                recorded = known.found.get(pair)
+            else:
+                recorded = self.store.recorded_event(*pair)
         return read_facts(self.store, tx, command, recorded)
 
     def _state(self, row: InstanceRow) -> State:
         """The row's state; parsed once per distinct stored text (rows are immutable per
         version, and equal text gives an equal state)."""
-        cached = self._states.get(row.instance_id)
-        if cached is not None and cached[0] == row.columns and cached[1] == row.chart_digest:
-            return cached[2]
-        state = state_of(self._chart_of(row), row)
-        self._remember(row.instance_id, row.columns, state, row.chart_digest)
+        state = self._rows.state_for(row)
+        if state is None:
+            state = state_of(self._chart_of(row), row)
+            self._rows.put(replace(row, recorded=None) if row.recorded else row, state)
         return state
+
+    def _chart_keys(self, chart: Chart) -> ChartKey:
+        """The key rows record for `chart` (built once per chart)."""
+        key = self._keys.get(chart.digest)
+        if key is None:
+            key = self._keys[chart.digest] = _key(chart)
+        return key
 
     def _chart_of(self, row: InstanceRow) -> Chart:
         """The chart of the version the instance runs on: this runner's, an older one it
@@ -528,12 +616,15 @@ class Runner:
                 return older
         return self.chart
 
-    def _remember(
-        self, instance_id: str, columns: StateColumns, state: State, digest: str | None = None
-    ) -> None:
-        if len(self._states) >= _CACHE_LIMIT:
-            self._states.clear()
-        self._states[instance_id] = (columns, digest or self.chart.digest, state)
+
+class _Stale(Exception):
+    """The cached row is not the stored one, or the store records more about a command
+    than the cache assumed (nothing was written: decide again on the rows read, with
+    the same clock reading `now_ms`)."""
+
+    def __init__(self, now_ms: int) -> None:
+        super().__init__(now_ms)
+        self.now_ms = now_ms
 
 
 def _key(chart: Chart) -> ChartKey:

@@ -81,7 +81,7 @@ def fire_due(runner: FiringRunner, now_ms: int, limit: int) -> list[Outcome]:
                 rows = _claim(runner, now_ms, want)
                 fired.extend(_deliver(runner, rows, now_ms))
         except Exception as exc:
-            if not _row_error(exc):
+            if not row_error(exc):
                 raise
             rows = _peek(runner, now_ms, want)
             fired.extend(_one_by_one(runner, rows, now_ms))
@@ -114,7 +114,7 @@ def _one_by_one(runner: FiringRunner, rows: list[TimerRow], now_ms: int) -> list
                 fresh = [r for r in _claim(runner, now_ms, BATCH) if key_of(r) == key_of(row)]
                 fired.extend(_deliver(runner, fresh, now_ms))
         except Exception as exc:
-            if not _row_error(exc):
+            if not row_error(exc):
                 raise
             runner.timer_problems[key_of(row)] = f"the store refused its delivery: {exc}"
     return fired
@@ -193,7 +193,7 @@ def _int(value: object) -> int:
     return value if type(value) is int else -1
 
 
-def _row_error(exc: BaseException) -> bool:
+def row_error(exc: BaseException) -> bool:
     """Whether the database refused a row (a constraint, a value it cannot hold), as
     opposed to failing itself (busy, gone, damaged), on either dialect."""
     return any(c.__name__ in ("IntegrityError", "DataError") for c in type(exc).__mro__)

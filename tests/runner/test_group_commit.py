@@ -384,3 +384,32 @@ def test_apply_many_writes_timers_and_sends_as_apply_does(
     assert _timed_contents(many.store) == _timed_contents(one.store)
     for instance in INSTANCES:
         assert many.verify(instance).ok
+
+
+def test_a_batch_looks_up_its_event_ids_together(tmp_path: Path) -> None:
+    """900 commands in one batch, event IDs drawn from 300 (redeliveries and payload
+    conflicts on both sides of the lookup's statement boundaries): the outcomes and the
+    store are those of `apply` one by one, and the event IDs take a few statements."""
+    rng = random.Random(5)
+    stream = [
+        (
+            f"d-{rng.choice(INSTANCES)}",
+            Command(f"x{rng.randrange(300)}", "Add", {"by": rng.choice([1, 2])}),
+        )
+        for _ in range(900)
+    ]
+    _differential(
+        f"sqlite:///{tmp_path / 'one.db'}", f"sqlite:///{tmp_path / 'many.db'}", stream, [900]
+    )
+    runner = Runner(_charts()[0], open_store(f"sqlite:///{tmp_path / 'count.db'}"))
+    for name in INSTANCES:
+        runner.create(f"d-{name}")
+    seen: list[str] = []
+    runner.store.connection.set_trace_callback(seen.append)
+    items = runner.apply_many(
+        [(f"d-{INSTANCES[n % 3]}", Command(f"c{n}", "Add", {"by": 1})) for n in range(900)]
+    )
+    assert all(isinstance(i, Outcome) and i.applied for i in items)
+    selects = [s for s in seen if s.startswith("SELECT")]
+    # one per instance (read and locked), and 900 distinct event IDs at 400 per statement
+    assert len(selects) == len(INSTANCES) + 3, selects

@@ -193,3 +193,35 @@ class OutboxRow:
     last_error: str | None
     created_at: float
     delivered_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceMove:
+    """An instance row to move from the version it was read at to `new_version`, only if
+    it is still at `read_version` (the optimistic check), with its chart and state;
+    `read`: the row the decision assumed when it was not read in this transaction (a
+    cached one), whose chart digest and state texts the update also checks."""
+
+    instance_id: str
+    read_version: int
+    new_version: int
+    chart: ChartKey
+    columns: StateColumns
+    now: float
+    read: InstanceRow | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DecidedRows:
+    """Everything one write transaction decided (one event, one instance's batch), to be
+    written together by `Store.write_decided`: the timer rows removed
+    (`(instance ID, timer ID)`) and armed, the history entries, the instance moves,
+    the outbox messages, the audited rejections and the snapshots."""
+
+    timers_deleted: tuple[tuple[str, str], ...] = ()
+    timers_inserted: tuple[TimerRow, ...] = ()
+    events: tuple[EventRow, ...] = ()
+    moves: tuple[InstanceMove, ...] = ()
+    outbox: tuple[NewOutboxRow, ...] = ()
+    rejections: tuple[RejectionRow, ...] = ()
+    snapshots: tuple[SnapshotRow, ...] = ()
