@@ -1,4 +1,11 @@
-"""Turning a store back into the form a statekit before schema 5 wrote (tests of upgrades).
+"""Turning a store back into the form a statekit before schema 6 or 5 wrote (upgrade tests).
+
+Schema 6 packs an event row's payload hash, evidence and status
+(`statekit.runner.store.packing`), keeps no `created_at` on an outbox row that
+is its event's, indexes dead messages instead of every message by status, and
+(SQLite) keeps the events table without a rowid; PostgreSQL gains
+`statekit_moved`. `before_schema_6` undoes all of it and removes migration 6's
+record.
 
 Schema 5 stores an event's payload hash as 32 bytes and writes evidence in the
 compact form; before it, the hash was 64 hex characters and the evidence was
@@ -13,9 +20,72 @@ from statekit.compiler.serialize import canonical_json
 from statekit.runner.evidence import stored_evidence
 from statekit.runner.store.base import Store
 
+_EVENTS_V5 = """CREATE TABLE statekit_events_v5 (
+    instance_id TEXT NOT NULL,
+    sequence BIGINT NOT NULL CHECK (sequence >= 1),
+    event_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    payload_sha256 TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('APPLIED', 'ALREADY_APPLIED', 'REJECTED')),
+    chart_version INTEGER NOT NULL,
+    evidence TEXT NOT NULL,
+    recorded_at REAL NOT NULL,
+    idempotency_key TEXT,
+    clock_ms BIGINT,
+    PRIMARY KEY (instance_id, sequence),
+    UNIQUE (instance_id, event_id)
+)"""
+_IDEMPOTENCY = (
+    "CREATE UNIQUE INDEX statekit_events_idempotency ON statekit_events "
+    "(instance_id, type, idempotency_key) WHERE idempotency_key IS NOT NULL"
+)
+
+
+def before_schema_6(store: Store) -> None:
+    """Rewrite `store` in the form statekit wrote at schema 5 (see the module docstring)."""
+    with store.write():
+        events = [e for i in store.instance_ids() for e in store.events(i)]
+        outbox = store.outbox(["pending", "delivered", "dead"])
+        values = [
+            (e.payload_sha256, e.evidence, e.status, e.instance_id, e.sequence) for e in events
+        ]
+        if store.dialect == "sqlite":
+            store.execute(_EVENTS_V5)
+            store.execute(
+                "INSERT INTO statekit_events_v5 SELECT instance_id, sequence, event_id, type, "
+                "payload, payload_sha256, 'APPLIED', chart_version, evidence, recorded_at, "
+                "idempotency_key, clock_ms FROM statekit_events"
+            )
+            store.execute("DROP TABLE statekit_events")
+            store.execute("ALTER TABLE statekit_events_v5 RENAME TO statekit_events")
+            store.execute(_IDEMPOTENCY)
+        else:
+            store.execute("DROP FUNCTION statekit_moved")
+        for digest, evidence, status, instance_id, sequence in values:
+            store.execute(
+                "UPDATE statekit_events SET payload_sha256 = ?, evidence = ?, status = ? "
+                "WHERE instance_id = ? AND sequence = ?",
+                (bytes.fromhex(digest), evidence, status, instance_id, sequence),
+            )
+        for message in outbox:
+            store.execute(
+                "UPDATE statekit_outbox SET created_at = ? WHERE id = ?",
+                (message.created_at, message.id),
+            )
+        if store.dialect == "postgresql":
+            store.execute("ALTER TABLE statekit_events ALTER COLUMN status SET NOT NULL")
+            store.execute("ALTER TABLE statekit_outbox ALTER COLUMN created_at SET NOT NULL")
+        store.execute("DROP INDEX statekit_outbox_dead")
+        store.execute("CREATE INDEX statekit_outbox_status ON statekit_outbox (status, id)")
+        store.execute("DELETE FROM statekit_schema_migrations WHERE version = 6")
+
 
 def before_schema_5(store: Store) -> None:
-    """Rewrite `store`'s event rows in their pre-schema-5 form (see the module docstring)."""
+    """Rewrite `store`'s event rows in their pre-schema-5 form (see the module docstring);
+    a store at schema 6 is first taken back to schema 5."""
+    if store.schema_version() >= 6:
+        before_schema_6(store)
     with store.write():
         rows = store.execute(
             "SELECT instance_id, sequence, event_id, evidence FROM statekit_events"

@@ -18,7 +18,9 @@ the full form, which is what the history API returns and `verify` compares:
   counted across the event's microsteps), else the list of IDs.
 
 Nothing is dropped: the compact form holds the same values without repeating
-the key names, so expanding it gives the full form exactly.
+the key names, so expanding it gives the full form exactly. On disk the store
+also leaves out the first step's event type and payload, which are the event
+row's own (`statekit.runner.store.packing`); it gives the text back whole.
 """
 
 from __future__ import annotations

@@ -41,11 +41,13 @@ from statekit.runner.outcome import Outcome
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import (
     ChartKey,
+    DecidedRows,
     EventRow,
     InstanceRow,
     NewOutboxRow,
     RejectionRow,
     SnapshotRow,
+    TimerRow,
 )
 from statekit.runner.transaction import Command, InstanceTransaction, LookedUp, Mark
 
@@ -139,25 +141,33 @@ class _Rows:
         self.snapshots.extend(tx.snapshots[mark.snapshots :])
 
     def write(self, store: Store, work: GroupWork) -> None:
-        """Everything, one statement per table (and one update per moved instance);
-        `_Refused` when the database refuses a row."""
+        """Everything in one `Store.write_decided` (one statement per table, one update
+        per moved instance; one pipeline on PostgreSQL); `_Refused` when the database
+        refuses a row."""
+        timers_deleted: list[tuple[str, str]] = []
+        timers_inserted: list[TimerRow] = []
+        for tx in self.timed.values():  # timer rows, as each instance's flush does
+            decided = tx.decided(work.chart_key(tx))
+            timers_deleted.extend(decided.timers_deleted)
+            timers_inserted.extend(decided.timers_inserted)
+        moves = [m for tx in self.moved.values() for m in tx.decided(work.chart_key(tx)).moves]
+        rows = DecidedRows(
+            timers_deleted=tuple(timers_deleted),
+            timers_inserted=tuple(timers_inserted),
+            events=tuple(self.events),
+            moves=tuple(moves),
+            outbox=tuple(self.outbox),
+            rejections=tuple(self.rejections),
+            snapshots=tuple(self.snapshots),
+        )
         try:
-            for tx in self.timed.values():  # timer rows, as each instance's flush does
-                tx.write_timers(store)
-            if self.events:
-                store.insert_events(self.events)
-            for tx in self.moved.values():
-                tx.update_instance(store, work.chart_key(tx))
-            if self.outbox:
-                store.insert_outbox(self.outbox)
-            for rejection in self.rejections:
-                store.insert_rejection(rejection)
-            for snapshot in self.snapshots:
-                store.insert_snapshot(snapshot)
+            written = store.write_decided(rows)
         except _FATAL:
             raise
         except Exception as exc:
             raise _Refused from exc
+        if not written:
+            raise _Refused
 
 
 def _lock(

@@ -26,8 +26,14 @@ def encode_payload(event_type: str, payload: Mapping[str, Any]) -> EncodedPayloa
     """The payload's canonical JSON and the sha256 of `[type, payload]` in that form:
     equal events, equal hashes."""
     text = canonical_json(payload)
+    return EncodedPayload(text=text, sha256=payload_digest(event_type, text).hex())
+
+
+def payload_digest(event_type: str, text: str) -> bytes:
+    """The 32-byte sha256 of `[type, payload]` for a payload already in its canonical JSON
+    `text` (what `encode_payload` hashes; the store recomputes it on read, schema 6)."""
     whole = f"[{canonical_json(event_type)},{text}]"  # == canonical_json([event_type, payload])
-    return EncodedPayload(text=text, sha256=hashlib.sha256(whole.encode("utf-8")).hexdigest())
+    return hashlib.sha256(whole.encode("utf-8")).digest()
 
 
 def text_sha256(text: str) -> str:

@@ -298,7 +298,7 @@ class Runner:
             if not accepted:
                 return self._read_and_decide(row.instance_id, command, now_ms)
             try:
-                written = tx.write(self.store, self._chart_keys(tx.chart), unread=True)
+                written = tx.write(self.store, self._chart_keys(tx.chart), unread=True, last=True)
             except Exception as exc:
                 if not row_error(exc):
                     raise
@@ -324,7 +324,7 @@ class Runner:
         tx = self._transaction(row, now_ms)
         outcome = tx.decide(command, read_facts(self.store, tx, command, row.recorded))
         sent = self.decide_sends(tx)
-        tx.flush(self.store, self._chart_keys(tx.chart))
+        tx.flush(self.store, self._chart_keys(tx.chart), last=True)
         if tx.events:
             self._rows.put(tx.committed_row(), tx.state)
         return replace(outcome, sent=tuple(sent)) if sent else outcome
@@ -355,7 +355,7 @@ class Runner:
                 outcome = tx.decide(c, self._facts(tx, c))
                 sent = self.decide_sends(tx)
                 outcomes.append(replace(outcome, sent=tuple(sent)) if sent else outcome)
-            tx.flush(self.store, self._chart_keys(tx.chart))
+            tx.flush(self.store, self._chart_keys(tx.chart), last=True)
         if tx.events:
             self._rows.put(tx.committed_row(), tx.state)
         return outcomes

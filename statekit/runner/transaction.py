@@ -4,10 +4,10 @@
 transaction runs, classifies each command in turn (duplicate ID, duplicate fact by
 idempotency key, sequence, expected version, then the pure `chart.send`) and
 collects the rows to write;
-`flush(store)` writes them: event rows, one version-guarded instance update,
-outbox rows, audit rows, snapshots, and the timer rows that take the store
-from the armed timers before the transaction to those after it
-(`runner.timers`). Every step gets the transaction's clock reading
+`flush(store)` writes them with one `Store.write_decided`: event rows, one
+version-guarded instance update, outbox rows, audit rows, snapshots, and the
+timer rows that take the store from the armed timers before the transaction
+to those after it (`runner.timers`). Every step gets the transaction's clock reading
 (`now_ms`), which each event row records. An accepted event's undelayed
 sends are queued (`sends`): the caller decides each in turn, right after it,
 in the same transaction; `fire` decides a timer delivery. Deciding reads nothing: what the stored
@@ -46,7 +46,9 @@ from statekit.runner.snapshots import snapshot_row
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import (
     ChartKey,
+    DecidedRows,
     EventRow,
+    InstanceMove,
     InstanceRow,
     NewOutboxRow,
     RecordedId,
@@ -54,6 +56,7 @@ from statekit.runner.store.rows import (
     RejectionRow,
     SnapshotRow,
     StateColumns,
+    TimerRow,
 )
 from statekit.runner.stored_state import state_columns
 from statekit.runner.timers import SEND_PREFIX, sent_event_id, timer_event_id, timer_rows
@@ -570,73 +573,59 @@ class InstanceTransaction:
             )
         )
 
-    def flush(self, store: Store, chart_key: ChartKey) -> None:
-        """Write everything decided to `store`, inside the caller's write transaction
-        (RuntimeError, rolling everything back, if the instance is no longer at the
-        version read: the caller locked it, so this never happens)."""
-        if not self.write(store, chart_key):
+    def flush(self, store: Store, chart_key: ChartKey, *, last: bool = False) -> None:
+        """Write everything decided to `store`, inside the caller's write transaction, with
+        one `Store.write_decided` (`last`: nothing else follows in the transaction, so
+        the store may commit with the writes); RuntimeError, rolling everything back,
+        when the instance is no longer at the version read (the caller locked it, so
+        this never happens)."""
+        if not self.write(store, chart_key, last=last):
             raise RuntimeError(
                 f"instance {self.instance_id!r} left version {self.row.version} during its "
                 "own transaction"
             )
 
-    def write(self, store: Store, chart_key: ChartKey, *, unread: bool = False) -> bool:
-        """Write everything decided to `store`, inside the caller's write transaction;
-        False, having written nothing, when the instance is no longer at the version read
-        (the caller rolls back). `unread`: the row was not read in this transaction (a
-        cached one), so the update also checks that the stored row still holds its chart
-        digest and state texts. The version-guarded instance update goes first, so a
-        writer that did not lock the row takes its lock there, in the order every other
-        writer takes it (the instance row, then the rest), and never deadlocks; the
+    def write(
+        self, store: Store, chart_key: ChartKey, *, unread: bool = False, last: bool = False
+    ) -> bool:
+        """`flush` without the RuntimeError: False, having written nothing, when the
+        instance is no longer at the version read (the caller rolls back). `unread`: the
+        row was not read in this transaction (a cached one), so the instance move also
+        checks that the stored row still holds its chart digest and state texts; the
         database refusing a row (a unique index: a recorded event ID or business key)
         raises its own error."""
-        if self.events and not store.update_instance(
-            self.instance_id,
-            read_version=self.row.version,
-            new_version=self.version,
-            chart=chart_key,
-            columns=self.columns,
-            now=self.now,
-            read=self.row if unread else None,
-        ):
-            return False
-        self.write_timers(store)
-        if self.events:
-            store.insert_events(self.events)
-        if self.outbox:
-            store.insert_outbox(self.outbox)
-        for rejection in self.rejections:
-            store.insert_rejection(rejection)
-        for snapshot in self.snapshots:
-            store.insert_snapshot(snapshot)
-        return True
+        return store.write_decided(self.decided(chart_key, unread=unread), last=last)
 
-    def write_timers(self, store: Store) -> None:
-        """Take the store's timer rows from the armed timers before this transaction to
-        those after it."""
+    def decided(self, chart_key: ChartKey, *, unread: bool = False) -> DecidedRows:
+        """The rows this transaction has decided so far, for `Store.write_decided`."""
+        deleted: tuple[tuple[str, str], ...] = ()
+        inserted: tuple[TimerRow, ...] = ()
         if self.state is not self.start:
             changes = timer_rows(self.instance_id, self.start, self.state, self._armed_at)
-            if changes.deleted:
-                store.delete_timers(self.instance_id, changes.deleted)
-            if changes.inserted:
-                store.insert_timers(changes.inserted)
-
-    def update_instance(self, store: Store, chart_key: ChartKey) -> None:
-        """Move the instance row from the version read to this transaction's version
-        (RuntimeError, rolling everything back, if it is no longer at the version read)."""
-        moved = store.update_instance(
-            self.instance_id,
-            read_version=self.row.version,
-            new_version=self.version,
-            chart=chart_key,
-            columns=self.columns,
-            now=self.now,
-        )
-        if not moved:  # the row is locked (or the writer alone): roll everything back
-            raise RuntimeError(
-                f"instance {self.instance_id!r} left version {self.row.version} during its "
-                "own transaction"
+            deleted = tuple((self.instance_id, t) for t in changes.deleted)
+            inserted = changes.inserted
+        moves: tuple[InstanceMove, ...] = ()
+        if self.events:
+            moves = (
+                InstanceMove(
+                    instance_id=self.instance_id,
+                    read_version=self.row.version,
+                    new_version=self.version,
+                    chart=chart_key,
+                    columns=self.columns,
+                    now=self.now,
+                    read=self.row if unread else None,
+                ),
             )
+        return DecidedRows(
+            timers_deleted=deleted,
+            timers_inserted=inserted,
+            events=tuple(self.events),
+            moves=moves,
+            outbox=tuple(self.outbox),
+            rejections=tuple(self.rejections),
+            snapshots=tuple(self.snapshots),
+        )
 
 
 def outbox_rows(

@@ -251,12 +251,12 @@ def test_a_schema_3_store_gains_timers_in_place(store_url: str) -> None:
     r = Runner(counter, open_store(store_url))
     r.create("c")
     assert r.apply("c", "e1", "Incr", {"by": 2}).applied
-    before_schema_5(r.store)  # the later migration first
+    before_schema_5(r.store)  # the later migrations first (6, then 5)
     with r.store.write():
         undo_time_migration(r.store)
     r.store.close()
     store = open_store(store_url)  # migrated on open
-    assert store.schema_version() == LATEST == 5
+    assert store.schema_version() == LATEST == 6
     upgraded = Runner(counter, store, clock=Clock())
     assert [e.clock_ms for e in upgraded.history("c")] == [None]
     assert upgraded.verify("c").ok

@@ -81,8 +81,9 @@ def _each_timer_took_effect_once(runner: Runner, instances: int) -> None:
         started = dict(store.execute("SELECT instance_id, start_clock_ms FROM statekit_instances"))
         contexts = dict(store.execute("SELECT instance_id, context FROM statekit_instances"))
         events = store.execute(
-            "SELECT instance_id, sequence, event_id, status, type, payload, clock_ms "
-            "FROM statekit_events ORDER BY instance_id, sequence"
+            # a history entry's status APPLIED is stored as NULL (schema 6)
+            "SELECT instance_id, sequence, event_id, COALESCE(status, 'APPLIED'), type, payload, "
+            "clock_ms FROM statekit_events ORDER BY instance_id, sequence"
         ).fetchall()
         left = store.timers()
     assert len(started) == instances and left == []

@@ -20,14 +20,24 @@ from typing import Any
 
 from statekit.runner.errors import ChartVersionError, CorruptRowError, SchemaVersionError
 from statekit.runner.store.migrations import (
+    EVENT_TIME,
     MIGRATIONS,
     MIGRATIONS_TABLE,
     Migration,
     create_migrations_table,
 )
+from statekit.runner.store.packing import (
+    pack_evidence,
+    pack_hash,
+    pack_status,
+    unpack_evidence,
+    unpack_hash,
+    unpack_status,
+)
 from statekit.runner.store.rows import (
     ChartKey,
     ChartRow,
+    DecidedRows,
     EventRow,
     InstanceChart,
     InstanceRow,
@@ -56,34 +66,48 @@ _NEW_OUTBOX = _names(NewOutboxRow)
 _OUTBOX = _names(OutboxRow)
 _TIMER = _names(TimerRow)
 _HASH = _EVENT.index("payload_sha256")
+_EVIDENCE = _EVENT.index("evidence")
+_TYPE = _EVENT.index("type")
+_PAYLOAD = _EVENT.index("payload")
+_STATUS = _EVENT.index("status")
 
 
 _event_fields = attrgetter(*_EVENT)
 
 
 def _event_values(row: EventRow) -> list[Any]:
-    """An event row's column values, its payload hash as 32 bytes (see `stored_hash`)."""
+    """An event row's column values, its payload hash and evidence packed (`packing`)."""
     values = list(_event_fields(row))
-    values[_HASH] = bytes.fromhex(values[_HASH])
+    values[_HASH] = pack_hash(row.type, row.payload, bytes.fromhex(row.payload_sha256))
+    values[_EVIDENCE] = pack_evidence(row.type, row.payload, row.evidence)
+    values[_STATUS] = pack_status(row.status)
     return values
 
 
-def stored_hash(value: Any) -> str:
-    """A payload hash as read from `statekit_events` (32 bytes since schema 5), as hex;
-    anything else (a text the migration could not convert) as it is, for `verify`."""
-    return bytes(value).hex() if isinstance(value, (bytes, memoryview)) else str(value)
-
-
 def _event(row: Sequence[Any]) -> EventRow:
-    """An event row selected as `_EVENT`."""
+    """An event row selected as `_EVENT`, its hash and evidence unpacked."""
     values = list(row)
-    values[_HASH] = stored_hash(values[_HASH])
+    values[_HASH] = unpack_hash(values[_TYPE], values[_PAYLOAD], values[_HASH])
+    values[_EVIDENCE] = unpack_evidence(values[_TYPE], values[_PAYLOAD], values[_EVIDENCE])
+    values[_STATUS] = unpack_status(values[_STATUS])
     return EventRow(*values)
 
 
 _rejection_values = attrgetter(*_REJECTION_INSERT)
 _snapshot_values = attrgetter(*_SNAPSHOT)
 _new_outbox_values = attrgetter(*_NEW_OUTBOX)
+_CREATED = _NEW_OUTBOX.index("created_at")
+
+
+def _outbox_values(row: NewOutboxRow, times: dict[tuple[str, int], float]) -> Sequence[Any]:
+    """An outbox row's values, its `created_at` NULL when it is the `recorded_at` of its
+    event, written with it (read back as the event's: see `_OUTBOX_COLUMNS`)."""
+    values = _new_outbox_values(row)
+    if times.get((row.instance_id, row.sequence)) == row.created_at:
+        values = (*values[:_CREATED], None, *values[_CREATED + 1 :])
+    return values
+
+
 _timer_values = attrgetter(*_TIMER)
 
 
@@ -100,11 +124,29 @@ _UPSERT_TIMER = _insert("statekit_timers", _TIMER) + (
     " ON CONFLICT (instance_id, timer_id) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in _TIMER[2:])
 )
+_UPSERT_SNAPSHOT = (
+    f"{_INSERT_SNAPSHOT} ON CONFLICT (instance_id, through_sequence) "
+    "DO UPDATE SET state = excluded.state, "
+    "state_sha256 = excluded.state_sha256, chart_digest = excluded.chart_digest, "
+    "chart_version = excluded.chart_version, engine_version = excluded.engine_version, "
+    "created_at = excluded.created_at"
+)
+_DELETE_TIMER = "DELETE FROM statekit_timers WHERE instance_id = ? AND timer_id = ?"
+_UPDATE_INSTANCE = (
+    "UPDATE statekit_instances SET version = ?, chart_name = ?, chart_version = ?, "
+    "chart_digest = ?, configuration = ?, context = ?, history = ?, timers = ?, "
+    "updated_at = ? "
+    "WHERE instance_id = ? AND version = ?"
+)
 _TIMER_COLUMNS = ", ".join(f"t.{name}" for name in _TIMER)
 _EVENT_COLUMNS = ", ".join(_EVENT)
 _REJECTION_COLUMNS = ", ".join(_REJECTION)
 _SNAPSHOT_COLUMNS = ", ".join(_SNAPSHOT)
-_OUTBOX_COLUMNS = ", ".join(_OUTBOX)
+# an outbox row without a time of its own was created with its event (schema 6)
+_OUTBOX_COLUMNS = ", ".join(
+    f"COALESCE(o.created_at, {EVENT_TIME})" if name == "created_at" else f"o.{name}"
+    for name in _OUTBOX
+)
 
 
 def _rejection(row: Sequence[Any]) -> RejectionRow:
@@ -115,17 +157,12 @@ def _rejection(row: Sequence[Any]) -> RejectionRow:
 _INSTANCE = (
     "SELECT i.instance_id, i.chart_name, i.chart_version, i.chart_digest, i.version, "
     "i.configuration, i.context, i.history, i.initial_context, "
-    "e.sequence, e.payload_sha256, e.status, i.timers, i.start_clock_ms "
+    "e.sequence, e.payload_sha256, e.status, i.timers, i.start_clock_ms, e.type, e.payload "
     "FROM statekit_instances i "
     "LEFT JOIN statekit_events e ON e.instance_id = i.instance_id AND e.event_id = ? "
     "WHERE i.instance_id = ?"
 )
 _PAIRS_PER_STATEMENT = 400  # two parameters each: within SQLite's oldest limit (999)
-_UPDATE_INSTANCE = (
-    "UPDATE statekit_instances SET version = ?, chart_name = ?, chart_version = ?, "
-    "chart_digest = ?, configuration = ?, context = ?, history = ?, timers = ?, "
-    "updated_at = ? WHERE instance_id = ? AND version = ?"
-)
 # `timers` is NULL until a timer was armed, and its text is never empty.
 _UPDATE_READ_INSTANCE = (
     f"{_UPDATE_INSTANCE} AND chart_digest = ? AND configuration = ? AND context = ? "
@@ -432,7 +469,11 @@ class Store:
         recorded = (
             None
             if row[9] is None
-            else RecordedId(sequence=row[9], payload_sha256=stored_hash(row[10]), status=row[11])
+            else RecordedId(
+                sequence=row[9],
+                payload_sha256=unpack_hash(row[14], row[15], row[10]),
+                status=unpack_status(row[11]),
+            )
         )
         return InstanceRow(
             instance_id=row[0],
@@ -468,6 +509,80 @@ class Store:
             cursor = self.execute(_UPDATE_READ_INSTANCE, (*params, *held))
         return bool(cursor.rowcount == 1)
 
+    # ---- one transaction's decisions, written together ----------------------------------
+    def write_decided(self, rows: DecidedRows, *, last: bool = False) -> bool:
+        """Write everything one transaction decided (timer rows, history entries, the
+        version-checked instance moves, outbox, audit rows, snapshots) in as few round
+        trips as the dialect allows; False when an instance was no longer at the version
+        it was read at (the caller then rolls the transaction back and decides again).
+        A row the database refuses (a duplicate event ID, business key or message ID)
+        raises its error, and the caller's transaction (or savepoint) is rolled back.
+
+        `last`: nothing else follows in this transaction, so the store may commit it
+        with these writes (PostgreSQL sends the writes and the COMMIT as one pipeline;
+        a stale version then fails the whole pipeline instead of committing); here the
+        caller's `write()` block commits on exit as always."""
+        for move in rows.moves:  # first: see `DecidedRows` on the lock order
+            if not self.update_instance(
+                move.instance_id,
+                read_version=move.read_version,
+                new_version=move.new_version,
+                chart=move.chart,
+                columns=move.columns,
+                now=move.now,
+                read=move.read,
+            ):
+                return False
+        for sql, params in self._writes_before(rows):
+            self.executemany(sql, params)
+        for sql, params in self._writes_after(rows):
+            self.executemany(sql, params)
+        return True
+
+    @staticmethod
+    def _writes_before(rows: DecidedRows) -> Iterator[tuple[str, list[Sequence[Any]]]]:
+        """The statements of the timer rows and history entries, each with its parameter
+        rows (after the instance moves)."""
+        if rows.timers_deleted:
+            yield _DELETE_TIMER, list(rows.timers_deleted)
+        if rows.timers_inserted:
+            yield _UPSERT_TIMER, [_timer_values(r) for r in rows.timers_inserted]
+        if rows.events:
+            yield _INSERT_EVENT, [_event_values(r) for r in rows.events]
+
+    @staticmethod
+    def _writes_after(rows: DecidedRows) -> Iterator[tuple[str, list[Sequence[Any]]]]:
+        """The statements of the outbox, audit rows and snapshots (after the history)."""
+        if rows.outbox:
+            times = {(e.instance_id, e.sequence): e.recorded_at for e in rows.events}
+            yield _INSERT_OUTBOX, [_outbox_values(r, times) for r in rows.outbox]
+        if rows.rejections:
+            yield _INSERT_REJECTION, [_rejection_values(r) for r in rows.rejections]
+        if rows.snapshots:
+            yield _UPSERT_SNAPSHOT, [_snapshot_values(r) for r in rows.snapshots]
+
+    @staticmethod
+    def _move_values(rows: DecidedRows) -> list[tuple[Any, ...]]:
+        """The parameters of `_UPDATE_INSTANCE` for each instance move of a row read in
+        this transaction."""
+        return [
+            (m.new_version, *_chart(m.chart), *_state(m.columns), m.now, m.instance_id,
+             m.read_version)
+            for m in rows.moves
+            if m.read is None
+        ]  # fmt: skip
+
+    @staticmethod
+    def _read_move_values(rows: DecidedRows) -> list[tuple[Any, ...]]:
+        """The parameters of `_UPDATE_READ_INSTANCE` for each move of a row the caller did
+        not read in this transaction (`InstanceMove.read`)."""
+        return [
+            (m.new_version, *_chart(m.chart), *_state(m.columns), m.now, m.instance_id,
+             m.read_version, m.read.chart_digest, *_state(m.read.columns))
+            for m in rows.moves
+            if m.read is not None
+        ]  # fmt: skip
+
     def instance_ids(self) -> list[str]:
         """Every instance ID, sorted."""
         rows = self.execute("SELECT instance_id FROM statekit_instances ORDER BY instance_id")
@@ -492,14 +607,16 @@ class Store:
     def recorded_event(self, instance_id: str, event_id: str) -> RecordedId | None:
         """Where the event ID is recorded in the instance's history, if it is."""
         row = self.execute(
-            "SELECT sequence, payload_sha256, status FROM statekit_events "
+            "SELECT sequence, payload_sha256, status, type, payload FROM statekit_events "
             "WHERE instance_id = ? AND event_id = ?",
             (instance_id, event_id),
         ).fetchone()
         if row is None:
             return None
         return RecordedId(
-            sequence=int(row[0]), payload_sha256=stored_hash(row[1]), status=str(row[2])
+            sequence=int(row[0]),
+            payload_sha256=unpack_hash(row[3], row[4], row[1]),
+            status=str(unpack_status(row[2])),
         )
 
     def recorded_events(
@@ -512,28 +629,32 @@ class Store:
         for start in range(0, len(unique), _PAIRS_PER_STATEMENT):
             chunk = unique[start : start + _PAIRS_PER_STATEMENT]
             rows = self.execute(
-                "SELECT instance_id, event_id, sequence, payload_sha256, status "
+                "SELECT instance_id, event_id, sequence, payload_sha256, status, type, payload "
                 "FROM statekit_events WHERE (instance_id, event_id) IN "
                 f"(VALUES {', '.join('(?, ?)' for _ in chunk)})",
                 [value for pair in chunk for value in pair],
             ).fetchall()
-            for r in rows:
+            for r in rows:  # read as `recorded_event` reads one
                 found[(r[0], r[1])] = RecordedId(
-                    sequence=int(r[2]), payload_sha256=stored_hash(r[3]), status=str(r[4])
+                    sequence=int(r[2]),
+                    payload_sha256=unpack_hash(r[5], r[6], r[3]),
+                    status=str(unpack_status(r[4])),
                 )
         return found
 
     def recorded_key(self, instance_id: str, event_type: str, key: str) -> RecordedKey | None:
         """The accepted event of `event_type` holding idempotency key `key`, if any."""
         row = self.execute(
-            "SELECT sequence, event_id, payload_sha256 FROM statekit_events "
+            "SELECT sequence, event_id, payload_sha256, payload FROM statekit_events "
             "WHERE instance_id = ? AND type = ? AND idempotency_key = ?",
             (instance_id, event_type, key),
         ).fetchone()
         if row is None:
             return None
         return RecordedKey(
-            sequence=int(row[0]), event_id=str(row[1]), payload_sha256=stored_hash(row[2])
+            sequence=int(row[0]),
+            event_id=str(row[1]),
+            payload_sha256=unpack_hash(event_type, row[3], row[2]),
         )
 
     def event_id_at(self, instance_id: str, sequence: int) -> str | None:
@@ -575,14 +696,7 @@ class Store:
     # ---- snapshots ---------------------------------------------------------------------
     def insert_snapshot(self, row: SnapshotRow) -> None:
         """Store (or replace) the snapshot of an instance at `through_sequence`."""
-        self.execute(
-            f"{_INSERT_SNAPSHOT} ON CONFLICT (instance_id, through_sequence) "
-            "DO UPDATE SET state = excluded.state, "
-            "state_sha256 = excluded.state_sha256, chart_digest = excluded.chart_digest, "
-            "chart_version = excluded.chart_version, engine_version = excluded.engine_version, "
-            "created_at = excluded.created_at",
-            _snapshot_values(row),
-        )
+        self.execute(_UPSERT_SNAPSHOT, _snapshot_values(row))
 
     def snapshots(self, instance_id: str) -> list[SnapshotRow]:
         """The snapshots of an instance, newest first."""
@@ -604,12 +718,12 @@ class Store:
     def outbox(self, statuses: Sequence[str], instance_id: str | None = None) -> list[OutboxRow]:
         """Messages in the given states, in outbox order."""
         marks = ", ".join("?" for _ in statuses)
-        sql = f"SELECT {_OUTBOX_COLUMNS} FROM statekit_outbox WHERE status IN ({marks})"
+        sql = f"SELECT {_OUTBOX_COLUMNS} FROM statekit_outbox o WHERE o.status IN ({marks})"
         params: list[Any] = list(statuses)
         if instance_id is not None:
-            sql += " AND instance_id = ?"
+            sql += " AND o.instance_id = ?"
             params.append(instance_id)
-        rows = self.execute(sql + " ORDER BY id", params).fetchall()
+        rows = self.execute(sql + " ORDER BY o.id", params).fetchall()
         return [OutboxRow(*r) for r in rows]  # selected in the record's field order
 
     def next_claimable(self) -> float | None:
@@ -654,10 +768,7 @@ class Store:
     def delete_timers(self, instance_id: str, timer_ids: Sequence[str]) -> None:
         """Remove the rows of timers the instance no longer has armed (cancelled, replaced
         or delivered), in the transaction of the event that did it."""
-        self.executemany(
-            "DELETE FROM statekit_timers WHERE instance_id = ? AND timer_id = ?",
-            [(instance_id, t) for t in timer_ids],
-        )
+        self.executemany(_DELETE_TIMER, [(instance_id, t) for t in timer_ids])
 
     def timers(self, instance_id: str | None = None) -> list[TimerRow]:
         """The armed timers (of one instance, or all), by due time then arming order."""

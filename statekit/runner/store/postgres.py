@@ -18,6 +18,16 @@ poll at once without waiting for or taking each other's messages. Timer
 workers claim due timers the same way, locking the timers' instance rows
 (`FOR UPDATE OF i SKIP LOCKED`): the instance is the lock every writer takes
 first, so a worker and a writer of one instance never lock in two orders.
+
+Round trips: a transaction's `BEGIN` is not sent on its own but with the
+transaction's first statement, and `write_decided` sends all of a decision's
+writes as one pipeline (psycopg's pipeline mode), with the `COMMIT` when the
+caller says nothing follows (`last`): an event costs two round trips, the
+locked read and the writes with the commit. Pipelined statements cannot look at
+each other's row counts, so the instance update's version check is made an
+error inside the database (`statekit_moved`, schema 6): a stale write fails
+the pipeline, the server skips the rest of it (the `COMMIT` too) and the
+transaction is rolled back, never committed.
 """
 
 from __future__ import annotations
@@ -28,8 +38,24 @@ from typing import Any
 
 from statekit.runner.errors import StoreURLError
 from statekit.runner.store.base import Store
+from statekit.runner.store.migrations import STALE_VERSION
+from statekit.runner.store.rows import DecidedRows
 
 SCHEMA_LOCK = 0x5743_4B54  # pg_advisory_xact_lock key serialising migrations
+# The instance update of `write_decided`: the version check raises STALE_VERSION
+# (`statekit_moved`) when no row moved, so that a pipeline cannot commit a stale write.
+_CHECKED_MOVE = (
+    "WITH moved AS (UPDATE statekit_instances SET version = %s, chart_name = %s, "
+    "chart_version = %s, chart_digest = %s, configuration = %s, context = %s, history = %s, "
+    "timers = %s, updated_at = %s WHERE instance_id = %s AND version = %s RETURNING 1) "
+    "SELECT statekit_moved((SELECT count(*) FROM moved))"
+)
+# The same for a row the caller did not read (`InstanceMove.read`): its texts are checked.
+_CHECKED_READ_MOVE = _CHECKED_MOVE.replace(
+    "AND version = %s RETURNING 1",
+    "AND version = %s AND chart_digest = %s AND configuration = %s AND context = %s "
+    "AND history = %s AND COALESCE(timers, '') = COALESCE(%s, '') RETURNING 1",
+)
 
 
 class PostgresStore(Store):
@@ -55,15 +81,29 @@ class PostgresStore(Store):
                 f"{url!r}: PostgreSQL needs psycopg 3: pip install 'statekit[postgres]'"
             ) from exc
         try:
-            self._conn = psycopg.connect(url, autocommit=True, connect_timeout=connect_timeout)
+            # No server-side prepared statements: a pipeline that fails (a stale cached
+            # row, a refused insert: routine for a runner deciding without reading) skips
+            # the statements queued after the failure, their PREPAREs too, while psycopg
+            # counts them as prepared ("prepared statement … does not exist" next time).
+            self._conn = psycopg.connect(
+                url, autocommit=True, connect_timeout=connect_timeout, prepare_threshold=None
+            )
         except psycopg.Error as exc:
             raise StoreURLError(f"{_safe(url)}: cannot connect: {exc}") from exc
         self._sql: dict[str, str] = {}
+        self._begin: str | None = None  # a BEGIN not sent yet: it goes with the next statement
+        self._committed = False  # `write_decided(last=True)` committed the open transaction
+        self._errors = psycopg.Error
         self.migrate()
 
     @property
     def connection(self) -> Any:
-        """The `psycopg.Connection` (autocommit mode; transactions are explicit)."""
+        """The `psycopg.Connection` (autocommit mode; transactions are explicit). Inside a
+        `write()` or `read()` block the transaction has begun by the time it is given
+        (a BEGIN held back for the first statement is sent first)."""
+        if self._begin is not None:
+            begin, self._begin = self._begin, None
+            self._conn.execute(begin)
         return self._conn
 
     def _convert(self, sql: str) -> str:
@@ -72,22 +112,93 @@ class PostgresStore(Store):
             converted = self._sql[sql] = sql.replace("?", "%s")
         return converted
 
+    def _check_open(self) -> None:
+        if self._committed:
+            raise RuntimeError("a statement after write_decided(last=True) committed it")
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        """Run one statement (`?` placeholders become `%s`); return the cursor."""
-        return self._conn.execute(self._convert(sql), params)
+        """Run one statement (`?` placeholders become `%s`); return the cursor. A BEGIN
+        not sent yet goes with it, in one round trip."""
+        self._check_open()
+        if self._begin is None:
+            return self._conn.execute(self._convert(sql), params)
+        begin, self._begin = self._begin, None
+        with self._conn.pipeline():
+            self._conn.execute(begin)
+            cursor = self._conn.execute(self._convert(sql), params)
+        return cursor
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        """Run one statement for each parameter row."""
+        """Run one statement for each parameter row (one round trip: a pipeline)."""
         if len(rows) == 1:
-            self._conn.execute(self._convert(sql), rows[0])
+            self.execute(sql, rows[0])
         elif rows:
-            with self._conn.cursor() as cursor:
-                cursor.executemany(self._convert(sql), rows)
+            self._pipeline([(self._convert(sql), rows)], [], last=False)
+
+    def write_decided(self, rows: DecidedRows, *, last: bool = False) -> bool:
+        """`Store.write_decided` as one pipeline (one round trip), with the COMMIT when
+        `last`; False (and nothing committed) when an instance was no longer at the
+        version read."""
+        self._check_open()
+        statements = [(self._convert(sql), params) for sql, params in self._writes_before(rows)]
+        after = [(self._convert(sql), params) for sql, params in self._writes_after(rows)]
+        try:
+            moves = [
+                (sql, values)
+                for sql, values in (
+                    (_CHECKED_MOVE, self._move_values(rows)),
+                    (_CHECKED_READ_MOVE, self._read_move_values(rows)),
+                )
+                if values
+            ]
+            self._pipeline(statements, moves, after, last=last)
+        except self._errors as exc:
+            if getattr(exc, "sqlstate", None) == STALE_VERSION:
+                return False
+            raise
+        return True
+
+    def _pipeline(
+        self,
+        before: Sequence[tuple[str, Sequence[Sequence[Any]]]],
+        moves: Sequence[tuple[str, Sequence[Sequence[Any]]]],
+        after: Sequence[tuple[str, Sequence[Sequence[Any]]]] = (),
+        *,
+        last: bool,
+    ) -> None:
+        """Send the statements (with a BEGIN not sent yet, and the COMMIT when `last`)
+        as one pipeline and wait for it: the first error raises, and the server skips
+        every statement after it."""
+        conn = self._conn
+        begin, self._begin = self._begin, None
+        with conn.pipeline(), conn.cursor() as cursor:
+            if begin is not None:
+                conn.execute(begin)
+            for sql, params in moves:  # first: the instance row's lock, then the rest
+                cursor.executemany(sql, params)
+            for sql, params in before:
+                cursor.executemany(sql, params)
+            for sql, params in after:
+                cursor.executemany(sql, params)
+            if last:
+                conn.execute("COMMIT")
+        self._committed = last
 
     def _control(self, statement: str) -> None:
+        if statement.startswith("BEGIN"):
+            self._begin, self._committed = statement, False  # sent with the first statement
+            return
+        if self._begin is not None:  # nothing ran: there is no transaction to end
+            self._begin = None
+            return
+        if self._committed:  # write_decided(last=True) committed it already
+            self._committed = False
+            return
         self._conn.execute(statement)
 
     def _open_transaction(self) -> bool:
+        if self._begin is not None or self._committed:
+            return True  # `_control` ends it without a round trip
         return bool(not self._conn.closed)
 
     @contextmanager

@@ -193,3 +193,39 @@ class OutboxRow:
     last_error: str | None
     created_at: float
     delivered_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceMove:
+    """An instance row to move from the version it was read at to `new_version`, only if
+    it is still at `read_version` (the optimistic check), with its chart and state."""
+
+    instance_id: str
+    read_version: int
+    new_version: int
+    chart: ChartKey
+    columns: StateColumns
+    now: float
+    read: InstanceRow | None = None
+    """The row as the caller holds it when it did not read it in this transaction (a
+    runner's cached row): the move then also checks that the stored row still has its
+    chart digest and state texts."""
+
+
+@dataclass(frozen=True, slots=True)
+class DecidedRows:
+    """Everything one write transaction decided (one event, one instance's batch), to be
+    written together by `Store.write_decided`: the timer rows removed
+    (`(instance ID, timer ID)`) and armed, the history entries, the instance moves,
+    the outbox messages, the audited rejections and the snapshots. The instance moves
+    are written first: a writer that did not lock its row (`InstanceMove.read`) takes
+    the row's lock there, in the order a `SELECT … FOR UPDATE` writer takes it (the
+    instance row, then the rest), so the two never wait for each other in a cycle."""
+
+    timers_deleted: tuple[tuple[str, str], ...] = ()
+    timers_inserted: tuple[TimerRow, ...] = ()
+    events: tuple[EventRow, ...] = ()
+    moves: tuple[InstanceMove, ...] = ()
+    outbox: tuple[NewOutboxRow, ...] = ()
+    rejections: tuple[RejectionRow, ...] = ()
+    snapshots: tuple[SnapshotRow, ...] = ()

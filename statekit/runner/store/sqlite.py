@@ -34,6 +34,7 @@ from statekit.runner.errors import (
 )
 from statekit.runner.store.base import Store
 from statekit.runner.store.migrations import unhex
+from statekit.runner.store.packing import migrated_evidence, migrated_hash
 
 SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
 _BUSY, _LOCKED, _IOERR, _CORRUPT, _FULL, _NOTADB = 5, 6, 10, 11, 13, 26  # SQLite result codes
@@ -143,6 +144,9 @@ class SQLiteStore(Store):
             self._conn.execute(f"PRAGMA synchronous={synchronous}")
             self._conn.execute(f"PRAGMA busy_timeout={int(busy * 1000)}")
             self._conn.create_function("statekit_unhex", 1, unhex, deterministic=True)
+            for name, function in (("statekit_pack_hash", migrated_hash),
+                                   ("statekit_pack_evidence", migrated_evidence)):  # fmt: skip
+                self._conn.create_function(name, 3, function, deterministic=True)
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             error = self.translate(exc)
