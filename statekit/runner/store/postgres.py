@@ -13,6 +13,16 @@ nothing to retry. The UPDATE still says `WHERE version = <read>` as a second
 check. Each transaction locks a single instance row, so there is no lock
 order to get wrong and no deadlock.
 
+The one optimistic writer is a runner deciding on the row it committed last
+(`runner/row_cache.py`): it sends no locked read, and its version-guarded
+UPDATE (which also checks the row's chart digest and state texts) is the first
+statement of its transaction, so it takes the row lock there, in the same order
+as a locking writer. When the row moved on, that UPDATE fails, the transaction
+rolls back, and the runner reads the row under the lock and decides again, so
+the caller never sees the retry. Under contention on one instance this costs
+the loser one wasted step, and the runner then reads first until it sees that
+nobody else wrote in between.
+
 Outbox: dispatchers claim with `FOR UPDATE SKIP LOCKED`, so several of them
 poll at once without waiting for or taking each other's messages. Timer
 workers claim due timers the same way, locking the timers' instance rows
