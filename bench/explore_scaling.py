@@ -9,16 +9,29 @@ payload data (so those checks take the branching path: two outcomes, with their
 assumptions), and `reject "*"` on each region classifies the rest. Linear cost
 shows as flat µs per check across sizes. Finally it times `statekit lint
 machines/` as a whole process (bench/lint_machines.py).
+
+`python -m bench.explore_scaling memory [RUNS]` measures memory instead: for
+3 x 10, 3 x 20 and 3 x 47 (103,823 configurations, of which the default bound
+keeps 100,000) the peak and the retained memory of the exploration as tracemalloc
+sees it, per stored abstract state; then, as fresh processes taking turns (RUNS
+rounds, 3 by default), the exploration of 3 x 47 at the default bound and
+`statekit lint` of that chart: wall and CPU time and peak resident memory, median
+and range.
 """
 
 from __future__ import annotations
 
 import functools
 import gc
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 
 from bench.lint_machines import median_process_ms
 from statekit.analysis.explorer import explore
@@ -30,6 +43,9 @@ from statekit.compiler.pipeline import compile_source
 from statekit.lint.registry import RULES
 
 REGIONS = 3
+ROOT = Path(__file__).resolve().parent.parent
+BOUND_STATES = 47
+"""3 x 47 = 103,823 configurations: past the default bound of 100,000."""
 
 
 def regions_chart_yaml(regions: int, states: int) -> str:
@@ -68,8 +84,83 @@ def median_seconds(run: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
+def traced_exploration(states: int) -> tuple[int, float, float, float]:
+    """(abstract states stored, seconds under tracemalloc, peak bytes per abstract state,
+    retained bytes per abstract state) of exploring the 3 x `states` chart."""
+    compiled = chart(states)
+    gc.collect()
+    tracemalloc.start()
+    start = time.perf_counter()
+    explored = explore(compiled)
+    seconds = time.perf_counter() - start
+    current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    count = len(explored.nodes)
+    return count, seconds, peak / count, current / count
+
+
+def process(args: list[str]) -> tuple[float, float, int, int]:
+    """(wall s, CPU s, peak RSS bytes, exit code) of one fresh process."""
+    start = time.perf_counter()
+    out = subprocess.DEVNULL
+    child = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=out)
+    _pid, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, status >> 8
+
+
+def _spread(values: list[float], unit: str, scale: float = 1.0) -> str:
+    scaled = [v * scale for v in values]
+    median = statistics.median(scaled)
+    return f"{median:,.1f} {unit} ({min(scaled):,.1f}-{max(scaled):,.1f})"
+
+
+def memory_main(runs: int) -> None:
+    """Print the memory figures (see the module docstring)."""
+    print(f"{'chart':>8} {'stored':>8} {'traced s':>9} {'peak B/state':>13} {'kept B/state':>13}")
+    for states in (10, 20, BOUND_STATES):
+        count, seconds, peak, kept = traced_exploration(states)
+        print(f"{REGIONS}x{states:<6} {count:>8,} {seconds:>9.1f} {peak:>13,.0f} {kept:>13,.0f}")
+    explore_code = (
+        "from bench.explore_scaling import chart; "
+        "from statekit.analysis.explorer import explore; "
+        f"explore(chart({BOUND_STATES}))"
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "regions.yaml"
+        path.write_text(regions_chart_yaml(REGIONS, BOUND_STATES), encoding="utf-8")
+        commands = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            f"explore 3x{BOUND_STATES}": [sys.executable, "-c", explore_code],
+            f"statekit lint 3x{BOUND_STATES}": [
+                sys.executable,
+                "-m",
+                "statekit.cli",
+                "lint",
+                str(path),
+            ],
+        }
+        found: dict[str, list[tuple[float, float, int, int]]] = {name: [] for name in commands}
+        for _ in range(runs):
+            for name, args in commands.items():
+                found[name].append(process(args))
+    print(f"{runs} interleaved runs; median (min-max)")
+    for name, rows in found.items():
+        walls = [r[0] for r in rows]
+        cpus = [r[1] for r in rows]
+        peaks = [float(r[2]) for r in rows]
+        codes = sorted({r[3] for r in rows})
+        print(
+            f"{name:>22}: wall {_spread(walls, 's')}, CPU {_spread(cpus, 's')},"
+            f" peak RSS {_spread(peaks, 'MB', 1e-6)}, exit {codes}"
+        )
+
+
 def main() -> None:
     """Print the scaling table, the rules' time and the lint process time."""
+    if len(sys.argv) > 1 and sys.argv[1] == "memory":
+        memory_main(int(sys.argv[2]) if len(sys.argv) > 2 else 3)
+        return
     print(
         f"{'states':>10} {'configs':>8} {'checks':>8} {'median ms':>10}"
         f" {'configs/s':>10} {'checks/s':>10} {'µs/check':>9}"

@@ -231,17 +231,39 @@ def _names(exploration: Exploration, config: Configuration) -> tuple[str, ...]:
     return tuple(states[s].path for s in config.atomic)
 
 
-def _verdict(exploration: Exploration, outcome: MacrostepBranch) -> Verdict:
-    chart = exploration.chart
-    target = None
-    if outcome.fired:
-        target = (
-            _names(exploration, exploration.nodes[outcome.target].config)
-            if outcome.target >= 0
-            else ("(not explored)",)
-        )
-    assuming = tuple(a.describe(chart) for a in outcome.assumptions)
-    return Verdict(outcome.status.value, outcome.reason, target, assuming)
+class _Verdicts:
+    """Verdicts shared by every outcome with the same answer, and each configuration's
+    names built once: an explored chart of 100,000 abstract states has millions of
+    outcomes, but each configuration is the target of a handful of them."""
+
+    def __init__(self, exploration: Exploration) -> None:
+        self.exploration = exploration
+        self.names: dict[int, tuple[str, ...]] = {}
+        self.shared: dict[Verdict, Verdict] = {}
+
+    def names_of(self, number: int) -> tuple[str, ...]:
+        """The atomic states' paths of configuration `number` (`Exploration.configs`)."""
+        found = self.names.get(number)
+        if found is None:
+            states = self.exploration.chart.states
+            found = self.names[number] = tuple(
+                states[s].path for s in self.exploration.configs[number] if states[s].is_atomic
+            )
+        return found
+
+    def of(self, outcome: MacrostepBranch) -> Verdict:
+        """The verdict of one outcome."""
+        exploration = self.exploration
+        target = None
+        if outcome.fired:
+            target = (
+                self.names_of(exploration.config_index[outcome.target])
+                if outcome.target >= 0
+                else ("(not explored)",)
+            )
+        assuming = tuple(a.describe(exploration.chart) for a in outcome.assumptions)
+        verdict = Verdict(outcome.status.value, outcome.reason, target, assuming)
+        return self.shared.setdefault(verdict, verdict)
 
 
 def _due(chart: CompiledChart, timer: int) -> str:
@@ -275,36 +297,48 @@ def explain(
     """The classification table, restricted to configurations with `state` active and to
     `event` when given; invariants and counts always cover the whole chart."""
     chart = exploration.chart
-    rows: dict[Configuration, tuple[list[int], dict[str, dict[Verdict, None]]]] = {}
+    states = chart.states
+    # Per configuration number: its abstract states, and per event its verdicts (a
+    # list, not a set: one verdict per event in most rows, a few with data guards).
+    rows: dict[int, tuple[list[int], dict[str, list[Verdict]]]] = {}
     may_be_armed = armed_sends(exploration)
-    sends: dict[Configuration, set[str]] = {}
-    for node in exploration.nodes:
-        if state is not None and state not in node.config.ids:
+    sends: dict[int, set[str]] = {}
+    shared = _Verdicts(exploration)
+    numbers = exploration.config_index
+    for node_id in range(len(numbers)):
+        number = numbers[node_id]
+        if state is not None and state not in exploration.configs[number]:
             continue
-        ids, verdicts = rows.setdefault(node.config, ([], {}))
-        ids.append(node.id)
-        sends.setdefault(node.config, set()).update(may_be_armed[node.id])
-        for outcome in node.outcomes or ():
+        ids, verdicts = rows.setdefault(number, ([], {}))
+        ids.append(node_id)
+        if may_be_armed[node_id]:
+            sends.setdefault(number, set()).update(may_be_armed[node_id])
+        for outcome in exploration.outcomes_of(node_id) or ():
             assert outcome.event is not None
             if event is not None and outcome.event != event:
                 continue
-            verdicts.setdefault(outcome.event, {})[_verdict(exploration, outcome)] = None
+            verdict = shared.of(outcome)
+            found = verdicts.get(outcome.event)
+            if found is None:
+                verdicts[outcome.event] = [verdict]
+            elif verdict not in found:
+                found.append(verdict)
     order = exploration.event_order()
     armed = ArmedTimers(chart)
     table = tuple(
         Row(
-            _names(exploration, config),
-            tuple(chart.states[s].path for s in config.ordered),
+            shared.names_of(number),
+            tuple(states[s].path for s in exploration.configs[number]),
             len(ids),
             {e: tuple(v) for e, v in sorted(verdicts.items(), key=lambda kv: order[kv[0]])},
-            armed.events(config),
-            tuple(sorted(sends[config])),
+            armed.events(exploration.config_at(number)) if chart.timers else (),
+            tuple(sorted(sends.get(number, ()))),
         )
-        for config, (ids, verdicts) in rows.items()
+        for number, (ids, verdicts) in rows.items()
     )
     selectable = selected_transitions(exploration)
     counts = {
-        "configurations": len(exploration.configurations()),
+        "configurations": len(set(exploration.config_index)),
         "abstract_states": len(exploration.nodes),
         "events": len(exploration.events),
         "checks": exploration.checks,

@@ -60,7 +60,6 @@ incomplete and says so in `Exploration.limits`; it never hangs.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -110,11 +109,12 @@ MEMORY_CHECK_EVERY = 256
 """The process's memory is read after every this many expanded abstract states."""
 MAX_RUNS = 1024
 """Distinct guard-outcome combinations enumerated per abstract state and event."""
-SCOPE_EXPANSIONS = 512
+SCOPE_EXPANSIONS = 2048
 """Expanded abstract states after which the engine's working tables and the caches keyed
 by their configurations are dropped (see the module docstring): large enough that the
-runs shared by abstract states of one configuration are mostly reused, small enough
-that the caches stay a few megabytes."""
+runs shared by abstract states of one configuration, and the configurations a stretch
+both reaches and expands, are mostly reused; small enough that the caches stay about
+16 MB."""
 
 _new = tuple.__new__
 Progress = Callable[[int, int], None]
@@ -174,7 +174,6 @@ class _Scope:
         "reads",
         "shared",
         "stable",
-        "static",
         "tables",
         "timers",
         "variants",
@@ -193,7 +192,6 @@ class _Scope:
             list[tuple[tuple[int, ...], tuple[object, ...], list[_Prepared]]],
         ] = {}
         self.reads: dict[tuple[Configuration, str | None], frozenset[int]] = {}
-        self.static: dict[tuple[Configuration, str], MacrostepBranch] = {}
         self.timers = ArmedTimers(chart)
 
 
@@ -251,7 +249,21 @@ class Explorer:
 
     def step(self, plan: MicrostepPlan) -> Step:
         """The interned `Step` of an engine plan (its configuration left out)."""
-        effects = tuple([e for segment in plan.segments for e in segment.effects])
+        segments = plan.segments
+        if not segments:  # no effects: the common case, keyed without them
+            key: tuple[object, ...] = (
+                plan.transitions,
+                plan.exit_order,
+                plan.entry_order,
+                plan.history_updates,
+            )
+            found = self.steps_of.get(key)
+            if found is None:
+                found = self.steps_of[key] = Step(
+                    plan.transitions, plan.exit_order, plan.entry_order, plan.history_updates, ()
+                )
+            return found
+        effects = tuple([e for segment in segments for e in segment.effects])
         key = (
             plan.transitions,
             plan.exit_order,
@@ -285,7 +297,7 @@ class Explorer:
     ) -> MacrostepBranch:
         """The shared APPLIED branch of these steps (its target BEYOND: each abstract state
         stores its own)."""
-        key = (event, _assumption_key(assumptions), steps)
+        key = (event, _assumption_key(assumptions), steps) if assumptions else (event, steps)
         found = self.branches.get(key)
         if found is None:
             fields = (event, assumptions, BEYOND, steps, Status.APPLIED, None, "applied", None)
@@ -318,13 +330,10 @@ class Explorer:
 
     def new_scope(self) -> None:
         """Drop the scope (see the module docstring) and start a fresh one."""
-        # The dropped scope's engine objects refer to each other (every configuration to
-        # its tables, which intern it), so only the cyclic collector frees them, and it
-        # is paused during the exploration. A youngest-generation collection looks only at
-        # what was allocated since the last one (about one scope); the new scope is made
-        # after it, so that it is young, not promoted, when its own turn comes.
-        del self.scope
-        gc.collect(0)
+        # The engine's objects of the scope refer to each other (plans to their target
+        # configurations, configurations to their tables); the cyclic collector, paused
+        # during the exploration, would have to walk them all, so the tables forget them.
+        self.scope.tables.forget_configurations()
         self.scope = _Scope(self.chart)
 
     def out_of_memory(self, baseline: int, expanded: int) -> bool:
@@ -620,17 +629,6 @@ class Explorer:
         values.update(updates)
         return result.history_number(values, self.history_key(values))
 
-    def static_branch(
-        self, config: Configuration, event: str, static: StaticMacrostep
-    ) -> MacrostepBranch:
-        """The shared APPLIED branch of a data-free macrostep (cached in the scope)."""
-        key = (config, event)
-        cache = self.scope.static
-        found = cache.get(key)
-        if found is None:
-            found = cache[key] = self.fired(event, (), self.steps(static.plans))
-        return found
-
     def expand(self, node: int) -> None:
         """Every outcome of every declared event, and of every timer event armed here
         (`statekit.analysis.timers`), in abstract state `node` (the next one in order)."""
@@ -663,7 +661,7 @@ class Explorer:
             if static.conflicts:
                 self.attribute(static.conflicts, node, event, ())
             if isinstance(static, StaticMacrostep):  # a livelock takes the general path below
-                branch = self.static_branch(config, event, static)
+                branch = self.fired(event, (), self.steps(static.plans))
                 target = self.target(
                     static.target, history_number, node, len(targets) - base, depth
                 )

@@ -293,6 +293,19 @@ class Tables:
             found = self._configurations[ids] = Configuration(self, ids)
         return found
 
+    def forget_configurations(self) -> None:
+        """Forget every interned configuration and empty what each caches.
+
+        For a caller that interned many configurations it will not ask about again
+        (the static analysis, between stretches of its search). The caches refer to
+        one another (a plan to its target configuration, each configuration to these
+        tables), so without this only the cyclic garbage collector could free them. A
+        configuration still held elsewhere stays valid and fills a new cache.
+        """
+        for config in self._configurations.values():
+            config.cache = ConfigurationCache()
+        self._configurations.clear()
+
     def fired(self, transition: int) -> FiredTransition:
         """The evidence record of a transition (built once per chart)."""
         found = self._fired.get(transition)
