@@ -135,9 +135,30 @@ def explain_command(
         click.echo(json.dumps(explanation.to_json(), indent=2, ensure_ascii=False))
     elif output_format == "table":
         click.echo("\n".join(_table_lines(explanation, explored)))
+    elif len(explanation.rows) > TEXT_TABLE_LIMIT:
+        click.echo(_too_many_rows(len(explanation.rows)))
+        click.echo("\n".join(_table_lines(explanation, explored)))
     else:
         _print_explanation(explanation, explored)
     _finish(explored)
+
+
+TEXT_TABLE_LIMIT = 2_000
+"""The most configurations the text format lays out one by one. Past it the table has
+more lines than anyone reads (a row per configuration and event), and laying it out
+costs far more time and memory than the exploration that found them (rich lays out
+a whole table in memory before printing it: 16,384 configurations of 14 events
+took minutes and a gigabyte), so the grouped answers of `--table` are printed
+instead, after a line that says so."""
+
+
+def _too_many_rows(rows: int) -> str:
+    return (
+        f"{rows:,} configurations are more than the text format lists one by one "
+        f"({TEXT_TABLE_LIMIT:,}): the answers grouped by event follow, as `--table` "
+        "prints them; `--format json` lists every configuration, and `--state` and "
+        "`--event` narrow the table.\n"
+    )
 
 
 def _cell(text: str) -> str:

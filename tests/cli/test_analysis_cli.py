@@ -224,3 +224,35 @@ def test_docs_pages_of_charts_with_regions_show_the_answers_as_explain_does(
     table = statekit("explain", str(ORDER), "--table")
     assert _table_rows(section) == _table_rows(table.stdout)
     assert "### Answers across regions" not in (out / "payment.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("regions", [10, 11, 12])
+def test_explain_text_of_more_configurations_than_it_lists_prints_the_grouped_table(
+    tmp_path: Path, regions: int
+) -> None:
+    """1,024 configurations are listed one by one; 2,048 and 4,096 are more than the text
+    format lists (2,000), so it says so and prints the grouped answers of `--table`."""
+    events = ", ".join(f"T{i}: {{}}" for i in range(regions))
+    lines = ["statechart: toggles", "parallel: true", f"events: {{{events}}}", "states:"]
+    for i in range(regions):
+        lines += [
+            f"  r{i}:",
+            f"    initial: a{i}",
+            "    states:",
+            f"      a{i}: {{on: {{T{i}: b{i}}}}}",
+            f"      b{i}: {{on: {{T{i}: a{i}}}}}",
+        ]
+    chart = tmp_path / "toggles.yaml"
+    chart.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    text = statekit("explain", str(chart))
+    table = statekit("explain", str(chart), "--table")
+    assert text.returncode == table.returncode == 0, text.stderr
+    grouped = _table_rows(table.stdout)
+    assert len(grouped) == 2 * regions  # per event: to b where a is active, and back
+    if 2**regions <= 2000:
+        assert "configurations are more than" not in text.stdout
+        assert len(text.stdout.splitlines()) > 2**regions * regions
+    else:
+        first = text.stdout.splitlines()[0]
+        assert first.startswith(f"{2**regions:,} configurations are more than the text format")
+        assert _table_rows(text.stdout) == grouped
