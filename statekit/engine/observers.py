@@ -76,8 +76,39 @@ def instance_scope(instance_id: str) -> Iterator[None]:
         _instance.reset(token)
 
 
+Notification = tuple["TablesOwner", "State | None", "Result", "str | None"]
+"""One observer call's arguments, held by `holding` until they are delivered."""
+
+_held: ContextVar[list[Notification] | None] = ContextVar("statekit_held_steps", default=None)
+
+
+@contextmanager
+def holding(held: list[Notification]) -> Iterator[list[Notification]]:
+    """Steps inside the block are appended to `held` instead of being delivered: the
+    caller delivers them (`deliver`) once what they classified is final, or drops them.
+    The durable runner holds the steps of a decision it may still take back (one made
+    on the row it committed last, which the database may find stale), so that an
+    observer sees each event once, as the store recorded it."""
+    token = _held.set(held)
+    try:
+        yield held
+    finally:
+        _held.reset(token)
+
+
+def deliver(held: list[Notification]) -> None:
+    """Call every installed observer with each held notification, in order."""
+    for chart, before, result, instance in held:
+        for observer in tuple(installed):
+            observer(chart, before, result, instance)
+
+
 def notify(chart: TablesOwner, before: State | None, result: Result) -> None:
-    """Call every installed observer with one classified result."""
+    """Call every installed observer with one classified result (or hold it: `holding`)."""
     instance = _instance.get()
+    held = _held.get()
+    if held is not None:
+        held.append((chart, before, result, instance))
+        return
     for observer in tuple(installed):
         observer(chart, before, result, instance)

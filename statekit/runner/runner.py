@@ -265,21 +265,30 @@ class Runner:
         command = make_command(event_id, type, payload, expected_version, sequence, after_conflict)
         now_ms: int | None = None
         with observers.instance_scope(instance_id):
-            cached = None if observers.installed else self._rows.writable(instance_id)
+            cached = self._rows.writable(instance_id)
             if cached is not None:
+                held: list[observers.Notification] = []
                 try:
-                    return self._apply_cached(cached, command)
-                except _Stale as stale:
+                    with observers.holding(held):
+                        outcome = self._apply_cached(cached, command, held)
+                except _Stale as stale:  # nothing written: its steps are not delivered
                     self._rows.stale(instance_id)
                     now_ms = stale.now_ms
+                else:
+                    observers.deliver(held)
+                    return outcome
             return self._apply_read(instance_id, command, now_ms)
 
-    def _apply_cached(self, cached: Cached, command: Command) -> Outcome:
+    def _apply_cached(
+        self, cached: Cached, command: Command, held: list[observers.Notification]
+    ) -> Outcome:
         """`apply` on the row this runner holds, reading nothing when the command and its
         sends are accepted (see `runner.row_cache`); `_Stale`, with nothing written,
         when the database finds the row stale or records more about an event. A
         command not accepted (a rejection, a conflict) is decided again on the rows
-        read, in the same transaction: what it reports must come from the stored row."""
+        read, in the same transaction: what it reports must come from the stored row
+        (the steps of the decision taken back are dropped from `held`, the observer
+        notifications the caller delivers once this transaction committed)."""
         row = cached.row
         with self.store.write():
             now_ms = self.now_ms()
@@ -296,6 +305,7 @@ class Runner:
                     accepted = False
                     break
             if not accepted:
+                held.clear()
                 return self._read_and_decide(row.instance_id, command, now_ms)
             try:
                 written = tx.write(self.store, self._chart_keys(tx.chart), unread=True, last=True)
