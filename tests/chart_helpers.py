@@ -45,3 +45,19 @@ def dot_program() -> str:
     if found is None:
         pytest.fail("Graphviz's dot is not installed: run `make test` (it installs it)")
     return found
+
+
+def toggling_regions_yaml(regions: int, name: str = "boom") -> str:
+    """`regions` parallel regions, each toggling between two states on its own event:
+    2^regions reachable configurations from a few lines of YAML per region."""
+    events = ", ".join(f"T{i}: {{}}" for i in range(regions))
+    lines = [f"statechart: {name}", "parallel: true", f"events: {{{events}}}", "states:"]
+    for i in range(regions):
+        lines += [
+            f"  r{i}:",
+            f"    initial: a{i}",
+            "    states:",
+            f"      a{i}: {{on: {{T{i}: b{i}}}}}",
+            f"      b{i}: {{on: {{T{i}: a{i}}}}}",
+        ]
+    return "\n".join(lines) + "\n"

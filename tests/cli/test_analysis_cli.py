@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from chart_helpers import toggling_regions_yaml
 
 from statekit.api import compile_chart
 from statekit.cli.progress import terminal_progress
@@ -232,18 +233,8 @@ def test_explain_text_of_more_configurations_than_it_lists_prints_the_grouped_ta
 ) -> None:
     """1,024 configurations are listed one by one; 2,048 and 4,096 are more than the text
     format lists (2,000), so it says so and prints the grouped answers of `--table`."""
-    events = ", ".join(f"T{i}: {{}}" for i in range(regions))
-    lines = ["statechart: toggles", "parallel: true", f"events: {{{events}}}", "states:"]
-    for i in range(regions):
-        lines += [
-            f"  r{i}:",
-            f"    initial: a{i}",
-            "    states:",
-            f"      a{i}: {{on: {{T{i}: b{i}}}}}",
-            f"      b{i}: {{on: {{T{i}: a{i}}}}}",
-        ]
     chart = tmp_path / "toggles.yaml"
-    chart.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    chart.write_text(toggling_regions_yaml(regions, "toggles"), encoding="utf-8")
     text = statekit("explain", str(chart))
     table = statekit("explain", str(chart), "--table")
     assert text.returncode == table.returncode == 0, text.stderr

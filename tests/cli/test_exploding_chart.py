@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from chart_helpers import toggling_regions_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 ADDRESS_SPACE = 1536 << 20
@@ -28,21 +29,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def exploding_chart(regions: int) -> str:
-    """`regions` parallel regions, each toggling between two states on its own event."""
-    events = ", ".join(f"T{i}: {{}}" for i in range(regions))
-    lines = ["statechart: boom", "parallel: true", f"events: {{{events}}}", "states:"]
-    for i in range(regions):
-        lines += [
-            f"  r{i}:",
-            f"    initial: a{i}",
-            "    states:",
-            f"      a{i}: {{on: {{T{i}: b{i}}}}}",
-            f"      b{i}: {{on: {{T{i}: a{i}}}}}",
-        ]
-    return "\n".join(lines) + "\n"
-
-
 def _limit_address_space() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
 
@@ -50,7 +36,7 @@ def _limit_address_space() -> None:
 @pytest.fixture(scope="module")
 def chart(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("boom") / "boom.yaml"
-    path.write_text(exploding_chart(18), encoding="utf-8")
+    path.write_text(toggling_regions_yaml(18), encoding="utf-8")
     assert path.stat().st_size < 2500
     return path
 
@@ -81,7 +67,7 @@ def test_max_memory_stops_every_exploring_command(
     tmp_path: Path, command: str, output_format: str
 ) -> None:
     path = tmp_path / "boom.yaml"
-    path.write_text(exploding_chart(12), encoding="utf-8")
+    path.write_text(toggling_regions_yaml(12), encoding="utf-8")
     options = ["--max-memory", "1", "--format", output_format]
     done = subprocess.run(
         [sys.executable, "-m", "statekit.cli", command, str(path), *options],
