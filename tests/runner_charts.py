@@ -1,12 +1,15 @@
-"""Inline charts for the tests of the runner and its CLI."""
+"""Inline charts for the tests of the runner and its CLI, and random commands for them."""
 
 from __future__ import annotations
 
 import textwrap
 from pathlib import Path
 
+from hypothesis import strategies as st
+
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
+from statekit.runner.transaction import Command
 
 MACHINES = Path(__file__).resolve().parents[1] / "machines"
 
@@ -225,4 +228,29 @@ def cancellation_wins(task_v1: str) -> str:
     assert completion_wins in task_v1 and "version: 1" in task_v1
     return task_v1.replace("version: 1", "version: 2", 1).replace(
         completion_wins, "  cancelling:\n    reject: {TaskCompleted: CANCELLATION_WON}\n    on:\n"
+    )
+
+
+def fact_commands(
+    instances: tuple[str, ...], *, ids: st.SearchStrategy[int]
+) -> st.SearchStrategy[tuple[str, Command]]:
+    """Random commands for `FACTS` instances (`f-<name>`): `TaskStarted` facts and
+    `PAY_SUCCESS` facts with a business key (`channel_ref`), their event IDs (`y<n>`)
+    drawn from `ids` so that redeliveries, payload conflicts and key duplicates occur."""
+    return st.builds(
+        lambda i, e, attempt, ref, amount: (
+            f"f-{i}",
+            Command(
+                f"y{e}",
+                "TaskStarted" if ref is None else "PAY_SUCCESS",
+                {"attempt": attempt, "worker": "w"}
+                if ref is None
+                else {"channel_ref": f"r{ref}", "amount": amount},
+            ),
+        ),
+        st.sampled_from(instances),
+        ids,
+        st.integers(1, 2),
+        st.none() | st.integers(0, 3),
+        st.integers(1, 2),
     )

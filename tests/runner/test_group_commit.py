@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from runner_charts import FACTS, chart_from
+from runner_charts import FACTS, chart_from, fact_commands
 
 from statekit.runner.errors import UnknownInstanceError
 from statekit.runner.outcome import Outcome
@@ -109,23 +109,7 @@ command = st.one_of(
         st.sampled_from(INSTANCES),
         st.integers(0, 9),
     ),
-    st.builds(
-        lambda i, e, attempt, ref, amount: (
-            f"f-{i}",
-            Command(
-                f"y{e}",
-                "TaskStarted" if ref is None else "PAY_SUCCESS",
-                {"attempt": attempt, "worker": "w"}
-                if ref is None
-                else {"channel_ref": f"r{ref}", "amount": amount},
-            ),
-        ),
-        st.sampled_from(INSTANCES),
-        st.integers(0, 9),
-        st.integers(1, 2),
-        st.none() | st.integers(0, 3),
-        st.integers(1, 2),
-    ),
+    fact_commands(INSTANCES, ids=st.integers(0, 9)),
     st.builds(lambda e: ("nobody", Command(f"z{e}", "Add", {"by": 1})), st.integers(0, 2)),
     st.builds(lambda: ("d-a", Command("", "Add", {"by": 1}))),
 )

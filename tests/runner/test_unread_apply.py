@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from runner_charts import COUNTER, FACTS, chart_from
+from runner_charts import COUNTER, FACTS, chart_from, fact_commands
 
 from statekit.engine import observers
 from statekit.runner.errors import ChartVersionError, CorruptRowError, UnknownInstanceError
@@ -119,23 +119,7 @@ command = st.one_of(
         st.sampled_from(INSTANCES),
         st.integers(0, 7),
     ),
-    st.builds(
-        lambda i, e, attempt, ref, amount: (
-            f"f-{i}",
-            Command(
-                f"y{e}",
-                "TaskStarted" if ref is None else "PAY_SUCCESS",
-                {"attempt": attempt, "worker": "w"}
-                if ref is None
-                else {"channel_ref": f"r{ref}", "amount": amount},
-            ),
-        ),
-        st.sampled_from(INSTANCES),
-        st.integers(0, 7),
-        st.integers(1, 2),
-        st.none() | st.integers(0, 3),
-        st.integers(1, 2),
-    ),
+    fact_commands(INSTANCES, ids=st.integers(0, 7)),
     st.builds(
         lambda i, e: (f"f-{i}", Command(f"y{e}", "Heartbeat", {"attempt": 1})),
         st.sampled_from(INSTANCES),
