@@ -32,8 +32,37 @@ def encode_payload(event_type: str, payload: Mapping[str, Any]) -> EncodedPayloa
 def payload_digest(event_type: str, text: str) -> bytes:
     """The 32-byte sha256 of `[type, payload]` for a payload already in its canonical JSON
     `text` (what `encode_payload` hashes; the store recomputes it on read, schema 6)."""
-    whole = f"[{canonical_json(event_type)},{text}]"  # == canonical_json([event_type, payload])
-    return hashlib.sha256(whole.encode("utf-8")).digest()
+    last = _last
+    if last[1] == text and last[0] == event_type:
+        return last[2]
+    whole = f"{type_head(event_type)}{text}]"  # == canonical_json([event_type, payload])
+    digest = hashlib.sha256(whole.encode("utf-8")).digest()
+    _set_last((event_type, text, digest))
+    return digest
+
+
+# The last hash computed, as one tuple (read and replaced whole, so threads never see a
+# mixed one): the store packs an event row's hash by computing it again from the row
+# (`store.packing`), right after `encode_payload` computed it for the same texts; this
+# memo makes that second computation a comparison of two strings.
+_last: tuple[str | None, str | None, bytes] = (None, None, b"")
+_TYPE_HEADS: dict[str, str] = {}  # event type → `[<type as JSON>,`, the head of the hashed text
+
+
+def type_head(event_type: str) -> str:
+    """`[<event_type as canonical JSON>,`: how the hashed text (and the stored evidence)
+    begins, encoded once per event type."""
+    head = _TYPE_HEADS.get(event_type)
+    if head is None:
+        if len(_TYPE_HEADS) >= 4096:
+            _TYPE_HEADS.clear()
+        head = _TYPE_HEADS[event_type] = f"[{canonical_json(event_type)},"
+    return head
+
+
+def _set_last(value: tuple[str | None, str | None, bytes]) -> None:
+    global _last
+    _last = value
 
 
 def text_sha256(text: str) -> str:

@@ -52,12 +52,18 @@ class RowCache:
 
     def state_for(self, row: InstanceRow) -> State | None:
         """The parsed state of `row` when the cached row of its instance has the same
-        stored texts and chart (equal texts give an equal state)."""
+        stored texts and chart (name, version and digest: equal texts give an equal
+        state, and a row naming another chart is checked as a row never seen)."""
         cached = self._rows.get(row.instance_id)
         if cached is None:
             return None
         held = cached.row
-        if held.columns == row.columns and held.chart_digest == row.chart_digest:
+        if (
+            held.columns == row.columns
+            and held.chart_digest == row.chart_digest
+            and held.chart_name == row.chart_name
+            and held.chart_version == row.chart_version
+        ):
             return cached.state
         return None
 

@@ -264,23 +264,26 @@ class Runner:
         check_instance_id(instance_id)
         command = make_command(event_id, type, payload, expected_version, sequence, after_conflict)
         now_ms: int | None = None
-        with observers.instance_scope(instance_id):
-            cached = self._rows.writable(instance_id)
-            if cached is not None:
+        cached = self._rows.writable(instance_id)
+        if cached is not None:
+            try:
+                if not observers.installed:
+                    # Nobody to hold steps for or to tell the instance (the usual case):
+                    # without the two scopes, which cost as much as a statement here.
+                    return self._apply_cached(cached, command, None)
                 held: list[observers.Notification] = []
-                try:
-                    with observers.holding(held):
-                        outcome = self._apply_cached(cached, command, held)
-                except _Stale as stale:  # nothing written: its steps are not delivered
-                    self._rows.stale(instance_id)
-                    now_ms = stale.now_ms
-                else:
-                    observers.deliver(held)
-                    return outcome
+                with observers.instance_scope(instance_id), observers.holding(held):
+                    outcome = self._apply_cached(cached, command, held)
+                observers.deliver(held)
+                return outcome
+            except _Stale as stale:  # nothing written: its steps are not delivered
+                self._rows.stale(instance_id)
+                now_ms = stale.now_ms
+        with observers.instance_scope(instance_id):
             return self._apply_read(instance_id, command, now_ms)
 
     def _apply_cached(
-        self, cached: Cached, command: Command, held: list[observers.Notification]
+        self, cached: Cached, command: Command, held: list[observers.Notification] | None
     ) -> Outcome:
         """`apply` on the row this runner holds, reading nothing when the command and its
         sends are accepted (see `runner.row_cache`); `_Stale`, with nothing written,
@@ -288,7 +291,8 @@ class Runner:
         command not accepted (a rejection, a conflict) is decided again on the rows
         read, in the same transaction: what it reports must come from the stored row
         (the steps of the decision taken back are dropped from `held`, the observer
-        notifications the caller delivers once this transaction committed)."""
+        notifications the caller delivers once this transaction committed; None when
+        no observer is installed)."""
         row = cached.row
         with self.store.write():
             now_ms = self.now_ms()
@@ -305,7 +309,8 @@ class Runner:
                     accepted = False
                     break
             if not accepted:
-                held.clear()
+                if held is not None:
+                    held.clear()
                 return self._read_and_decide(row.instance_id, command, now_ms)
             try:
                 written = tx.write(self.store, self._chart_keys(tx.chart), unread=True, last=True)

@@ -74,8 +74,25 @@ def timers_text(state: State) -> str | None:
     generation = state.timer_generation
     if not generation:
         return None
-    armed = [t.to_data() for t in state.timers]
-    return canonical_json({"timer_generation": generation, "timers": armed})
+    armed = state.timers
+    last = _last_text
+    if last[0] is armed and last[1] == generation:
+        return last[2]
+    text = canonical_json({"timer_generation": generation, "timers": [t.to_data() for t in armed]})
+    _remember((armed, generation, text))
+    return text
+
+
+# The last text `timers_text` built, with the timers tuple it was built from (held here,
+# so its identity cannot be taken by another) and the generation, as one tuple replaced
+# whole: an event that moves neither (most events of a timed chart) gets the text back
+# without encoding every armed timer again.
+_last_text: tuple[tuple[ArmedTimer, ...] | None, int, str] = (None, 0, "")
+
+
+def _remember(value: tuple[tuple[ArmedTimer, ...] | None, int, str]) -> None:
+    global _last_text
+    _last_text = value
 
 
 def timer_row(instance_id: str, timer: ArmedTimer, sequence: int) -> TimerRow:
