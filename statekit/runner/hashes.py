@@ -25,8 +25,14 @@ class EncodedPayload:
 def encode_payload(event_type: str, payload: Mapping[str, Any]) -> EncodedPayload:
     """The payload's canonical JSON and the sha256 of `[type, payload]` in that form:
     equal events, equal hashes."""
+    text, sha256 = payload_text_and_hash(event_type, payload)
+    return EncodedPayload(text=text, sha256=sha256)
+
+
+def payload_text_and_hash(event_type: str, payload: Mapping[str, Any]) -> tuple[str, str]:
+    """`encode_payload` as a pair (text, sha256 hex), without the record: once per event."""
     text = canonical_json(payload)
-    return EncodedPayload(text=text, sha256=payload_digest(event_type, text).hex())
+    return text, payload_digest(event_type, text).hex()
 
 
 def payload_digest(event_type: str, text: str) -> bytes:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from statekit.engine.records import maker
 from statekit.engine.state import State
 from statekit.runner.store.rows import InstanceRow
 
@@ -32,6 +33,9 @@ class Cached:
 
     row: InstanceRow
     state: State
+
+
+_cached = maker(Cached)
 
 
 class RowCache:
@@ -48,7 +52,7 @@ class RowCache:
         if len(self._rows) >= LIMIT:
             self._rows.clear()
             self._contended.clear()
-        self._rows[row.instance_id] = Cached(row=row, state=state)
+        self._rows[row.instance_id] = _cached(row, state)  # Cached(row=, state=): per event
 
     def state_for(self, row: InstanceRow) -> State | None:
         """The parsed state of `row` when the cached row of its instance has the same

@@ -49,6 +49,7 @@ from typing import Any
 from statekit.compiler.serialize import canonical_json
 from statekit.engine import observers
 from statekit.engine.chart import START_EVENT, Chart
+from statekit.engine.records import maker
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
@@ -688,11 +689,9 @@ def make_command(
     if expected_version is not None:
         check_stored_int(expected_version, "expected_version")
     body = dict(payload) if payload is not None else {}
-    return Command(
-        event_id=event_id,
-        type=type,
-        payload=body,
-        expected_version=expected_version,
-        sequence=sequence,
-        after_conflict=after_conflict,
-    )
+    # Command(event_id=, type=, payload=, expected_version=, sequence=, after_conflict=),
+    # its slots set directly (`records.maker`): one per event.
+    return _command(event_id, type, body, expected_version, sequence, after_conflict)
+
+
+_command = maker(Command)

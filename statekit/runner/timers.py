@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekit.compiler.serialize import canonical_json
+from statekit.engine.records import maker
 from statekit.engine.state import State
 from statekit.engine.timers import ArmedTimer
 from statekit.runner.store.rows import STORED_INT_MAX, STORED_INT_MIN, TimerRow
@@ -98,15 +99,20 @@ def _remember(value: tuple[tuple[ArmedTimer, ...] | None, int, str]) -> None:
 def timer_row(instance_id: str, timer: ArmedTimer, sequence: int) -> TimerRow:
     """The stored row of an armed timer (armed by the event at `sequence`, 0: creation)."""
     due = stored_due(timer)
-    return TimerRow(
-        instance_id=instance_id,
-        timer_id=timer.id,
-        generation=timer.generation,
-        event=timer.event,
-        payload=canonical_json(dict(timer.payload)),
-        due_ms=STORED_INT_MAX if due is None else due,
-        sequence=sequence,
+    # TimerRow(instance_id=, timer_id=, generation=, event=, payload=, due_ms=, sequence=),
+    # its slots set directly (`records.maker`): one per timer armed, on a timed event.
+    return _timer_row(
+        instance_id,
+        timer.id,
+        timer.generation,
+        timer.event,
+        canonical_json(dict(timer.payload)),
+        STORED_INT_MAX if due is None else due,
+        sequence,
     )
+
+
+_timer_row = maker(TimerRow)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +124,7 @@ class TimerChanges:
 
 
 NO_CHANGES = TimerChanges(deleted=(), inserted=())
+_timer_changes = maker(TimerChanges)
 
 
 def timer_rows(
@@ -137,7 +144,7 @@ def timer_rows(
         for t in after.timers
         if old.get(t.id) != t.generation
     )
-    return TimerChanges(deleted=deleted, inserted=inserted)
+    return _timer_changes(deleted, inserted)  # TimerChanges(deleted=, inserted=)
 
 
 def expected_rows(

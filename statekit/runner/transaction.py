@@ -30,7 +30,7 @@ from statekit.engine.records import maker
 from statekit.engine.result import STALE_TIMER, EmittedMessage, Result, Status
 from statekit.engine.state import State
 from statekit.runner.evidence import evidence_json
-from statekit.runner.hashes import encode_payload
+from statekit.runner.hashes import encode_payload, payload_text_and_hash
 from statekit.runner.keys import idempotency_key
 from statekit.runner.outcome import (
     BUSINESS_KEY_CONFLICT,
@@ -280,8 +280,7 @@ class InstanceTransaction:
         `read_facts`); queue its rows."""
         c, version, state = command, self.version, self.state
         race, recorded = c.after_conflict, facts.recorded
-        encoded = encode_payload(c.type, c.payload)
-        text, digest = encoded.text, encoded.sha256
+        text, digest = payload_text_and_hash(c.type, c.payload)
         if recorded is not None:  # this event ID is already in the history
             sequence, status = recorded.sequence, recorded.status
             if recorded.payload_sha256 == digest:
