@@ -261,6 +261,9 @@ class Runner:
         position of the event in the instance's history (must be version + 1).
         `after_conflict`: the conflict this attempt re-decides after; it is
         recorded in the stored evidence or audit row and in the outcome.
+        Installed observers (`statekit.engine.observers`) see the step once it is
+        committed, with the instance ID; one that another thread installs while this
+        call runs may see its step as decided, before the commit.
         """
         check_instance_id(instance_id)
         command = make_command(event_id, type, payload, expected_version, sequence, after_conflict)
