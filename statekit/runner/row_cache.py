@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from statekit.engine.records import maker
 from statekit.engine.state import State
-from statekit.runner.store.rows import InstanceRow
+from statekit.runner.store.rows import InstanceRow, positional
 
 LIMIT = 10_000
 """How many instances the cache holds (it starts over when full)."""
@@ -35,7 +34,7 @@ class Cached:
     state: State
 
 
-_cached = maker(Cached)
+_cached = positional(Cached, "row", "state")
 
 
 class RowCache:
@@ -52,7 +51,7 @@ class RowCache:
         if len(self._rows) >= LIMIT:
             self._rows.clear()
             self._contended.clear()
-        self._rows[row.instance_id] = _cached(row, state)  # Cached(row=, state=): per event
+        self._rows[row.instance_id] = _cached(row, state)  # one per event
 
     def state_for(self, row: InstanceRow) -> State | None:
         """The parsed state of `row` when the cached row of its instance has the same

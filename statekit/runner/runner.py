@@ -49,7 +49,6 @@ from typing import Any
 from statekit.compiler.serialize import canonical_json
 from statekit.engine import observers
 from statekit.engine.chart import START_EVENT, Chart
-from statekit.engine.records import maker
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
@@ -75,6 +74,7 @@ from statekit.runner.store.rows import (
     ChartKey,
     EventRow,
     InstanceRow,
+    positional,
     stored_int_problem,
 )
 from statekit.runner.stored_state import loads, state_columns, state_of
@@ -692,9 +692,10 @@ def make_command(
     if expected_version is not None:
         check_stored_int(expected_version, "expected_version")
     body = dict(payload) if payload is not None else {}
-    # Command(event_id=, type=, payload=, expected_version=, sequence=, after_conflict=),
-    # its slots set directly (`records.maker`): one per event.
+    # its slots set directly (`rows.positional`): one per event
     return _command(event_id, type, body, expected_version, sequence, after_conflict)
 
 
-_command = maker(Command)
+_command = positional(
+    Command, "event_id", "type", "payload", "expected_version", "sequence", "after_conflict"
+)

@@ -12,11 +12,10 @@ from typing import Any
 
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
-from statekit.engine.records import maker
 from statekit.engine.state import STATE_FORMAT, State, StateFormatError
 from statekit.runner.errors import ChartVersionError, CorruptRowError
 from statekit.runner.json_text import parse_json
-from statekit.runner.store.rows import InstanceRow, StateColumns
+from statekit.runner.store.rows import InstanceRow, StateColumns, positional
 from statekit.runner.timers import timers_text
 
 
@@ -37,9 +36,9 @@ def state_columns(state: State) -> StateColumns:
     )
 
 
-# The instance row's columns, built as `StateColumns(configuration=, context=, history=,
-# timers=)` is, by setting the slots directly (`records.maker`: once per accepted event).
-_columns = maker(StateColumns)
+# The instance row's columns, their slots set directly (`rows.positional`): once per
+# accepted event.
+_columns = positional(StateColumns, "configuration", "context", "history", "timers")
 _CONFIGURATIONS: dict[tuple[str, frozenset[int]], str] = {}
 
 

@@ -29,10 +29,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekit.compiler.serialize import canonical_json
-from statekit.engine.records import maker
 from statekit.engine.state import State
 from statekit.engine.timers import ArmedTimer
-from statekit.runner.store.rows import STORED_INT_MAX, STORED_INT_MIN, TimerRow
+from statekit.runner.store.rows import STORED_INT_MAX, STORED_INT_MIN, TimerRow, positional
 
 TIMER_PREFIX = "statekit.timer/"
 """The start of a timer delivery's event ID."""
@@ -99,8 +98,7 @@ def _remember(value: tuple[tuple[ArmedTimer, ...] | None, int, str]) -> None:
 def timer_row(instance_id: str, timer: ArmedTimer, sequence: int) -> TimerRow:
     """The stored row of an armed timer (armed by the event at `sequence`, 0: creation)."""
     due = stored_due(timer)
-    # TimerRow(instance_id=, timer_id=, generation=, event=, payload=, due_ms=, sequence=),
-    # its slots set directly (`records.maker`): one per timer armed, on a timed event.
+    # its slots set directly (`rows.positional`): one per timer armed, on a timed event
     return _timer_row(
         instance_id,
         timer.id,
@@ -112,7 +110,9 @@ def timer_row(instance_id: str, timer: ArmedTimer, sequence: int) -> TimerRow:
     )
 
 
-_timer_row = maker(TimerRow)
+_timer_row = positional(
+    TimerRow, "instance_id", "timer_id", "generation", "event", "payload", "due_ms", "sequence"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +124,7 @@ class TimerChanges:
 
 
 NO_CHANGES = TimerChanges(deleted=(), inserted=())
-_timer_changes = maker(TimerChanges)
+_timer_changes = positional(TimerChanges, "deleted", "inserted")
 
 
 def timer_rows(
@@ -144,7 +144,7 @@ def timer_rows(
         for t in after.timers
         if old.get(t.id) != t.generation
     )
-    return _timer_changes(deleted, inserted)  # TimerChanges(deleted=, inserted=)
+    return _timer_changes(deleted, inserted)
 
 
 def expected_rows(

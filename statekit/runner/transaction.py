@@ -26,7 +26,6 @@ from typing import Any
 
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
-from statekit.engine.records import maker
 from statekit.engine.result import STALE_TIMER, EmittedMessage, Result, Status
 from statekit.engine.state import State
 from statekit.runner.evidence import evidence_json
@@ -58,6 +57,7 @@ from statekit.runner.store.rows import (
     SnapshotRow,
     StateColumns,
     TimerRow,
+    positional,
 )
 from statekit.runner.stored_state import state_columns
 from statekit.runner.timers import SEND_PREFIX, sent_event_id, timer_event_id, timer_rows
@@ -66,15 +66,32 @@ APPLIED, ALREADY = OutcomeStatus.APPLIED, OutcomeStatus.ALREADY_APPLIED
 REJECTED, CONFLICT = OutcomeStatus.REJECTED, OutcomeStatus.CONFLICT
 
 # The records built for every accepted event, built positionally with their slots set
-# directly (`records.maker`: the same objects as their keyword constructors build, in
+# directly (`rows.positional`: the same objects as their keyword constructors build, in
 # about two thirds of the time; a frozen dataclass's own `__init__` sets each field by
 # name, which on this path cost as much as the statements' Python).
-_event_row = maker(EventRow)
-_outbox_row = maker(NewOutboxRow)
-_outcome = maker(Outcome)
-_instance_row = maker(InstanceRow)
-_move = maker(InstanceMove)
-_decided = maker(DecidedRows)
+_event_row = positional(
+    EventRow, "instance_id", "sequence", "event_id", "type", "payload", "payload_sha256",
+    "status", "chart_version", "evidence", "recorded_at", "idempotency_key", "clock_ms",
+)  # fmt: skip
+_outbox_row = positional(
+    NewOutboxRow, "instance_id", "message_id", "sequence", "type", "payload", "created_at"
+)
+_outcome = positional(
+    Outcome, "status", "reason", "version", "state", "event_id", "result", "sequence",
+    "duplicate", "message", "conflict", "race", "missing", "emitted",
+)  # fmt: skip
+_instance_row = positional(
+    InstanceRow, "instance_id", "chart_name", "chart_version", "chart_digest", "version",
+    "columns", "initial_context", "recorded", "start_clock_ms",
+)  # fmt: skip
+_move = positional(
+    InstanceMove, "instance_id", "read_version", "new_version", "chart", "columns", "now",
+    "read", "before",
+)  # fmt: skip
+_decided = positional(
+    DecidedRows, "timers_deleted", "timers_inserted", "events", "moves", "outbox",
+    "rejections", "snapshots",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,9 +227,7 @@ class InstanceTransaction:
         row = self.row
         if row.version == self.version and row.columns is self.columns and row.recorded is None:
             return row
-        # not `replace`: this runs once per event. InstanceRow(instance_id=, chart_name=,
-        # chart_version=, chart_digest=, version=, columns=, initial_context=,
-        # recorded=None, start_clock_ms=)
+        # not `replace`: this runs once per event (see `_instance_row` for the order)
         return _instance_row(
             row.instance_id, row.chart_name, row.chart_version, row.chart_digest, self.version,
             self.columns, row.initial_context, None, row.start_clock_ms,
@@ -501,7 +516,7 @@ class InstanceTransaction:
         if new is not self.state:
             self.columns = state_columns(new)
         self.state, self.version, self.accepted = new, version, True
-        event = _event_row(  # the fields of `EventRow`, in order (see `_event_row`)
+        event = _event_row(  # the fields of `EventRow`, in order
             self.instance_id,
             version,
             c.event_id,
@@ -529,9 +544,7 @@ class InstanceTransaction:
         if self.snapshot_every and version % self.snapshot_every == 0:
             self.snapshots.append(snapshot_row(self.instance_id, version, new, self.now))
         status = APPLIED if result.status is Status.APPLIED else ALREADY
-        # Outcome(status=, reason=None, version=, state=, event_id=, result=, sequence=,
-        # duplicate=False, message=None, conflict=None, race=, missing=None, emitted=)
-        return _outcome(
+        return _outcome(  # see `_outcome` for the order
             status, None, version, new, c.event_id, result, version, False, None, None,
             c.after_conflict, None, emitted,
         )  # fmt: skip
@@ -615,16 +628,12 @@ class InstanceTransaction:
         moves: tuple[InstanceMove, ...] = ()
         row = self.row
         if self.events:
-            # InstanceMove(instance_id=, read_version=, new_version=, chart=, columns=, now=,
-            # read=, before=)
-            moves = (
+            moves = (  # see `_move` and `_decided` for the order
                 _move(
                     self.instance_id, row.version, self.version, chart_key, self.columns,
                     self.now, row if unread else None, row,
                 ),
             )  # fmt: skip
-        # DecidedRows(timers_deleted=, timers_inserted=, events=, moves=, outbox=,
-        # rejections=, snapshots=)
         return _decided(
             deleted, inserted, tuple(self.events), moves, tuple(self.outbox),
             tuple(self.rejections), tuple(self.snapshots),

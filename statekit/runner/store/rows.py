@@ -7,7 +7,14 @@ cannot disagree; records written by the runner are built with keywords.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
+
+from statekit.engine.records import maker
+
+T = TypeVar("T")
 
 STORED_INT_MIN, STORED_INT_MAX = -(2**63), 2**63 - 1
 """The range of every integer a store holds (versions, sequences, chart versions,
@@ -19,6 +26,17 @@ def stored_int_problem(value: int, what: str) -> str | None:
     if STORED_INT_MIN <= value <= STORED_INT_MAX:
         return None
     return f"{what} {value} is outside the range a store holds (-2**63 to 2**63-1)"
+
+
+def positional(cls: type[T], *names: str) -> Callable[..., T]:
+    """`records.maker(cls)`: a constructor taking the fields `names` in this order (the
+    rest take their defaults) and setting the slots directly, for records built once per
+    event. TypeError, when the module defining it is imported, if `names` are not the
+    first fields of `cls`: a positional call must never follow a reordered record."""
+    fields = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    if fields[: len(names)] != names:
+        raise TypeError(f"{cls.__name__} has the fields {fields}, not {names} first")
+    return maker(cls)
 
 
 @dataclass(frozen=True, slots=True)
