@@ -53,7 +53,7 @@ FRAGMENTS = (
     "'); DROP TABLE statekit_events; --", "'::bytea", "NULL",
 )  # fmt: skip
 _TEXT = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12
+    st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), max_size=12
 )
 HOSTILE = st.lists(st.one_of(_TEXT, st.sampled_from(FRAGMENTS)), min_size=1, max_size=5).map(
     "".join
