@@ -17,8 +17,11 @@ and exactly the events applied.
 from __future__ import annotations
 
 import itertools
+import math
+from decimal import Decimal
 from typing import Any
 
+import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -128,3 +131,55 @@ def test_texts_round_trip_through_every_write_path(
     finally:
         first.store.close()
         second.store.close()
+
+
+SCALARS = st.one_of(
+    HOSTILE,
+    st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00")),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([-0.0, 0.0, 5e-324, -1e300, 2.0**63, 0.1]),
+    st.binary(max_size=40),
+    st.none(),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(SCALARS, min_size=1, max_size=6))
+def test_the_first_statement_of_a_transaction_reads_its_parameters_back(
+    urls: dict[str, str], values: list[Any]
+) -> None:
+    """A transaction's first statement goes with its BEGIN as one client-bound query: each
+    value the store binds comes back from the server as it was sent."""
+    store = open_store(urls["postgresql"])
+    try:
+        with store.read():
+            row = store.execute(
+                "SELECT " + ", ".join(["?"] * len(values)), tuple(values)
+            ).fetchone()
+    finally:
+        store.close()
+    for sent, got in zip(values, row, strict=True):
+        if isinstance(sent, float) and math.isnan(sent):
+            assert isinstance(got, float) and math.isnan(got)
+        else:
+            assert (type(got), got) == (type(sent), sent)
+            if isinstance(sent, float):
+                assert math.copysign(1.0, got) == math.copysign(1.0, sent)  # -0.0 stays
+
+
+@pytest.mark.parametrize("value", [True, False, Decimal("1.5"), "a\x00b"])
+def test_other_values_are_bound_by_psycopg(urls: dict[str, str], value: Any) -> None:
+    """A value of any other type (or text with NUL) is bound by psycopg itself: it reads
+    back as psycopg binds it, or fails with psycopg's own error, never half-quoted."""
+    store = open_store(urls["postgresql"])
+    try:
+        with store.read():
+            if isinstance(value, str):
+                with pytest.raises(psycopg.DataError, match="NUL"):
+                    store.execute("SELECT ?, ?", (value, "x"))
+                return
+            row = store.execute("SELECT ?, ?", (value, "x")).fetchone()
+    finally:
+        store.close()
+    assert tuple(row) == (value, "x")
