@@ -21,12 +21,21 @@ also that transaction in psycopg's pipeline mode. SQLite runs in WAL mode with
 synchronous=OFF (fsync taken out: what the code costs) and FULL (each commit
 waits for the disk). Medians of 3 runs, interleaved with the raw ones, with
 their range; the ratio is taken run by run.
+
+`python -m bench.runner_throughput [EVENTS] [--sqlite-only] [--before REV]`:
+`--sqlite-only` skips PostgreSQL, group commit and the bytes; `--before REV` adds,
+interleaved with the others, the runner of git revision REV (its `statekit` exported
+to a temporary folder and run in a subprocess, timed as the runner here is), with
+its ratio to the raw rate and this tree's ratio to it.
 """
 
 from __future__ import annotations
 
+import json
 import multiprocessing
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -162,9 +171,41 @@ def _child(args: tuple[str, str, int, str]) -> None:
     store.close()
 
 
+ROOT = Path(__file__).resolve().parents[1]
+BEFORE: Path | None = None  # the exported `statekit` of `--before REV`, when given
+
+
+def export(rev: str, folder: Path) -> Path:
+    """The `statekit` package at git revision `rev`, in `folder`."""
+    folder.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "archive", rev, "statekit"], cwd=ROOT, check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
+def before_rate(url: str, events: int, tag: str) -> float:
+    """`rate(url, "runner", 1, …)` measured by the code of `BEFORE` in a subprocess."""
+    assert BEFORE is not None
+    code = (
+        "import json, time, bench.runner_throughput as b; t = time.perf_counter(); "
+        f"b._child(({url!r}, 'runner', {events}, {tag!r})); "
+        f"print(json.dumps({events} / (time.perf_counter() - t)))"
+    )
+    env = {**os.environ, "PYTHONPATH": f"{BEFORE}{os.pathsep}{ROOT}"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=BEFORE, check=True, capture_output=True,
+        text=True,
+    )  # fmt: skip
+    return float(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
 def rate(url: str, kind: str, workers: int, events: int, run: int) -> float:
     """Committed events/s of `workers` processes, each on its own instance."""
     jobs = [(url, kind, events, f"{kind}-n{workers}-r{run}-w{w}") for w in range(workers)]
+    if kind == "before":
+        return before_rate(url, events, jobs[0][3])
     if workers == 1:
         start = time.perf_counter()
         _child(jobs[0])
@@ -278,20 +319,31 @@ def bytes_per_event(events: int) -> None:
 
 
 def main() -> None:
-    events = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    global BEFORE
+    args = sys.argv[1:]
+    before = args[args.index("--before") + 1] if "--before" in args else None
+    events = int(args[0]) if args and args[0].isdigit() else 2000
     print("| store | runner events/s | raw tx/s | runner / raw |")
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
+        BEFORE = export(before, Path(folder) / "before") if before else None
         for sync in ("OFF", "FULL"):
             url = f"sqlite:///{Path(folder) / f'bench-{sync}.db'}?synchronous={sync}"
             prepare(url)
             n = events if sync == "OFF" else events // 4
-            got = pair(url, 1, n, ("raw", "runner", "turns"))
+            kinds = ("raw", "runner", "turns", *(("before",) if before else ()))
+            got = pair(url, 1, n, kinds)
             row(f"SQLite, WAL, synchronous={sync}, 1 process", got["runner"], got["raw"])
             row(f"SQLite {sync}, runner, two taking turns (reading first)", got["turns"],
                 got["raw"])  # fmt: skip
-            if sync == "FULL":
+            if before:
+                row(f"SQLite {sync}, runner of {before}", got["before"], got["raw"])
+                row(f"SQLite {sync}, this runner against {before}'s", got["runner"],
+                    got["before"])  # fmt: skip
+            if sync == "FULL" and "--sqlite-only" not in args:
                 group_rows(url, "SQLite FULL", got["raw"], n // 4)
+    if "--sqlite-only" in args:
+        return
     with ThrowawayPostgres() as server:
         url = server.create_database("bench")
         prepare(url)

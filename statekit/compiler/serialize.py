@@ -211,9 +211,31 @@ def _concurrency(chart: CompiledChart) -> dict[str, Any]:
     return out
 
 
-canonical_json = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
-"""Sorted keys, no insignificant white space, UTF-8 kept: the hashing form (one encoder,
-made once: the runner encodes several texts per event)."""
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# `JSONEncoder.encode` builds a new C encoder for every call, which is most of the cost of
+# encoding a small value (the runner encodes several per event); this one is built once.
+# It skips the circular-reference check (which needs a fresh table per call): a value
+# that contains itself recurses until RecursionError, and is then encoded again by the
+# checking encoder, which raises the ValueError `JSONEncoder.encode` raises.
+_MAKE_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)  # None without `_json`
+_FAST: Any = (
+    None
+    if _MAKE_ENCODER is None
+    else _MAKE_ENCODER(
+        None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", True, False, True
+    )
+)
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, no insignificant white space, UTF-8 kept: the hashing form (exactly
+    `json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`)."""
+    if _FAST is None:
+        return _ENCODER.encode(value)
+    try:
+        return "".join(_FAST(value, 0))
+    except RecursionError:
+        return _ENCODER.encode(value)
 
 
 def chart_digest(chart: CompiledChart) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from statekit.engine.records import maker
 from statekit.engine.state import State
 from statekit.runner.store.rows import InstanceRow
 
@@ -32,6 +33,9 @@ class Cached:
 
     row: InstanceRow
     state: State
+
+
+_cached = maker(Cached)
 
 
 class RowCache:
@@ -48,16 +52,22 @@ class RowCache:
         if len(self._rows) >= LIMIT:
             self._rows.clear()
             self._contended.clear()
-        self._rows[row.instance_id] = Cached(row=row, state=state)
+        self._rows[row.instance_id] = _cached(row, state)  # Cached(row=, state=): per event
 
     def state_for(self, row: InstanceRow) -> State | None:
         """The parsed state of `row` when the cached row of its instance has the same
-        stored texts and chart (equal texts give an equal state)."""
+        stored texts and chart (name, version and digest: equal texts give an equal
+        state, and a row naming another chart is checked as a row never seen)."""
         cached = self._rows.get(row.instance_id)
         if cached is None:
             return None
         held = cached.row
-        if held.columns == row.columns and held.chart_digest == row.chart_digest:
+        if (
+            held.columns == row.columns
+            and held.chart_digest == row.chart_digest
+            and held.chart_name == row.chart_name
+            and held.chart_version == row.chart_version
+        ):
             return cached.state
         return None
 

@@ -49,6 +49,7 @@ from typing import Any
 from statekit.compiler.serialize import canonical_json
 from statekit.engine import observers
 from statekit.engine.chart import START_EVENT, Chart
+from statekit.engine.records import maker
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
@@ -260,27 +261,33 @@ class Runner:
         position of the event in the instance's history (must be version + 1).
         `after_conflict`: the conflict this attempt re-decides after; it is
         recorded in the stored evidence or audit row and in the outcome.
+        Installed observers (`statekit.engine.observers`) see the step once it is
+        committed, with the instance ID; one that another thread installs while this
+        call runs may see its step as decided, before the commit.
         """
         check_instance_id(instance_id)
         command = make_command(event_id, type, payload, expected_version, sequence, after_conflict)
         now_ms: int | None = None
-        with observers.instance_scope(instance_id):
-            cached = self._rows.writable(instance_id)
-            if cached is not None:
+        cached = self._rows.writable(instance_id)
+        if cached is not None:
+            try:
+                if not observers.installed:
+                    # Nobody to hold steps for or to tell the instance (the usual case):
+                    # without the two scopes, which cost as much as a statement here.
+                    return self._apply_cached(cached, command, None)
                 held: list[observers.Notification] = []
-                try:
-                    with observers.holding(held):
-                        outcome = self._apply_cached(cached, command, held)
-                except _Stale as stale:  # nothing written: its steps are not delivered
-                    self._rows.stale(instance_id)
-                    now_ms = stale.now_ms
-                else:
-                    observers.deliver(held)
-                    return outcome
+                with observers.instance_scope(instance_id), observers.holding(held):
+                    outcome = self._apply_cached(cached, command, held)
+                observers.deliver(held)
+                return outcome
+            except _Stale as stale:  # nothing written: its steps are not delivered
+                self._rows.stale(instance_id)
+                now_ms = stale.now_ms
+        with observers.instance_scope(instance_id):
             return self._apply_read(instance_id, command, now_ms)
 
     def _apply_cached(
-        self, cached: Cached, command: Command, held: list[observers.Notification]
+        self, cached: Cached, command: Command, held: list[observers.Notification] | None
     ) -> Outcome:
         """`apply` on the row this runner holds, reading nothing when the command and its
         sends are accepted (see `runner.row_cache`); `_Stale`, with nothing written,
@@ -288,7 +295,8 @@ class Runner:
         command not accepted (a rejection, a conflict) is decided again on the rows
         read, in the same transaction: what it reports must come from the stored row
         (the steps of the decision taken back are dropped from `held`, the observer
-        notifications the caller delivers once this transaction committed)."""
+        notifications the caller delivers once this transaction committed; None when
+        no observer is installed)."""
         row = cached.row
         with self.store.write():
             now_ms = self.now_ms()
@@ -305,7 +313,8 @@ class Runner:
                     accepted = False
                     break
             if not accepted:
-                held.clear()
+                if held is not None:
+                    held.clear()
                 return self._read_and_decide(row.instance_id, command, now_ms)
             try:
                 written = tx.write(self.store, self._chart_keys(tx.chart), unread=True, last=True)
@@ -683,11 +692,9 @@ def make_command(
     if expected_version is not None:
         check_stored_int(expected_version, "expected_version")
     body = dict(payload) if payload is not None else {}
-    return Command(
-        event_id=event_id,
-        type=type,
-        payload=body,
-        expected_version=expected_version,
-        sequence=sequence,
-        after_conflict=after_conflict,
-    )
+    # Command(event_id=, type=, payload=, expected_version=, sequence=, after_conflict=),
+    # its slots set directly (`records.maker`): one per event.
+    return _command(event_id, type, body, expected_version, sequence, after_conflict)
+
+
+_command = maker(Command)

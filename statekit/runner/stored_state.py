@@ -12,6 +12,7 @@ from typing import Any
 
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
+from statekit.engine.records import maker
 from statekit.engine.state import STATE_FORMAT, State, StateFormatError
 from statekit.runner.errors import ChartVersionError, CorruptRowError
 from statekit.runner.json_text import parse_json
@@ -28,14 +29,17 @@ def state_columns(state: State) -> StateColumns:
             _CONFIGURATIONS.clear()
         configuration = _CONFIGURATIONS[key] = canonical_json(state.to_data()["configuration"])
     history = state.history
-    return StateColumns(
-        configuration=configuration,
-        context=canonical_json(dict(state.context)),
-        history=canonical_json({k: list(v) for k, v in history.items()}) if history else "{}",
-        timers=timers_text(state),
+    return _columns(
+        configuration,
+        canonical_json(dict(state.context)),
+        canonical_json({k: list(v) for k, v in history.items()}) if history else "{}",
+        timers_text(state),
     )
 
 
+# The instance row's columns, built as `StateColumns(configuration=, context=, history=,
+# timers=)` is, by setting the slots directly (`records.maker`: once per accepted event).
+_columns = maker(StateColumns)
 _CONFIGURATIONS: dict[tuple[str, frozenset[int]], str] = {}
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekit.compiler.serialize import canonical_json
+from statekit.engine.records import maker
 from statekit.engine.state import State
 from statekit.engine.timers import ArmedTimer
 from statekit.runner.store.rows import STORED_INT_MAX, STORED_INT_MIN, TimerRow
@@ -74,22 +75,44 @@ def timers_text(state: State) -> str | None:
     generation = state.timer_generation
     if not generation:
         return None
-    armed = [t.to_data() for t in state.timers]
-    return canonical_json({"timer_generation": generation, "timers": armed})
+    armed = state.timers
+    last = _last_text
+    if last[0] is armed and last[1] == generation:
+        return last[2]
+    text = canonical_json({"timer_generation": generation, "timers": [t.to_data() for t in armed]})
+    _remember((armed, generation, text))
+    return text
+
+
+# The last text `timers_text` built, with the timers tuple it was built from (held here,
+# so its identity cannot be taken by another) and the generation, as one tuple replaced
+# whole: an event that moves neither (most events of a timed chart) gets the text back
+# without encoding every armed timer again.
+_last_text: tuple[tuple[ArmedTimer, ...] | None, int, str] = (None, 0, "")
+
+
+def _remember(value: tuple[tuple[ArmedTimer, ...] | None, int, str]) -> None:
+    global _last_text
+    _last_text = value
 
 
 def timer_row(instance_id: str, timer: ArmedTimer, sequence: int) -> TimerRow:
     """The stored row of an armed timer (armed by the event at `sequence`, 0: creation)."""
     due = stored_due(timer)
-    return TimerRow(
-        instance_id=instance_id,
-        timer_id=timer.id,
-        generation=timer.generation,
-        event=timer.event,
-        payload=canonical_json(dict(timer.payload)),
-        due_ms=STORED_INT_MAX if due is None else due,
-        sequence=sequence,
+    # TimerRow(instance_id=, timer_id=, generation=, event=, payload=, due_ms=, sequence=),
+    # its slots set directly (`records.maker`): one per timer armed, on a timed event.
+    return _timer_row(
+        instance_id,
+        timer.id,
+        timer.generation,
+        timer.event,
+        canonical_json(dict(timer.payload)),
+        STORED_INT_MAX if due is None else due,
+        sequence,
     )
+
+
+_timer_row = maker(TimerRow)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +124,7 @@ class TimerChanges:
 
 
 NO_CHANGES = TimerChanges(deleted=(), inserted=())
+_timer_changes = maker(TimerChanges)
 
 
 def timer_rows(
@@ -120,7 +144,7 @@ def timer_rows(
         for t in after.timers
         if old.get(t.id) != t.generation
     )
-    return TimerChanges(deleted=deleted, inserted=inserted)
+    return _timer_changes(deleted, inserted)  # TimerChanges(deleted=, inserted=)
 
 
 def expected_rows(

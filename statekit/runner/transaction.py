@@ -26,10 +26,11 @@ from typing import Any
 
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
+from statekit.engine.records import maker
 from statekit.engine.result import STALE_TIMER, EmittedMessage, Result, Status
 from statekit.engine.state import State
 from statekit.runner.evidence import evidence_json
-from statekit.runner.hashes import encode_payload
+from statekit.runner.hashes import encode_payload, payload_text_and_hash
 from statekit.runner.keys import idempotency_key
 from statekit.runner.outcome import (
     BUSINESS_KEY_CONFLICT,
@@ -63,6 +64,17 @@ from statekit.runner.timers import SEND_PREFIX, sent_event_id, timer_event_id, t
 
 APPLIED, ALREADY = OutcomeStatus.APPLIED, OutcomeStatus.ALREADY_APPLIED
 REJECTED, CONFLICT = OutcomeStatus.REJECTED, OutcomeStatus.CONFLICT
+
+# The records built for every accepted event, built positionally with their slots set
+# directly (`records.maker`: the same objects as their keyword constructors build, in
+# about two thirds of the time; a frozen dataclass's own `__init__` sets each field by
+# name, which on this path cost as much as the statements' Python).
+_event_row = maker(EventRow)
+_outbox_row = maker(NewOutboxRow)
+_outcome = maker(Outcome)
+_instance_row = maker(InstanceRow)
+_move = maker(InstanceMove)
+_decided = maker(DecidedRows)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,16 +210,13 @@ class InstanceTransaction:
         row = self.row
         if row.version == self.version and row.columns is self.columns and row.recorded is None:
             return row
-        return InstanceRow(  # not `replace`: this runs once per event, and costs a third of it
-            instance_id=row.instance_id,
-            chart_name=row.chart_name,
-            chart_version=row.chart_version,
-            chart_digest=row.chart_digest,
-            version=self.version,
-            columns=self.columns,
-            initial_context=row.initial_context,
-            start_clock_ms=row.start_clock_ms,
-        )
+        # not `replace`: this runs once per event. InstanceRow(instance_id=, chart_name=,
+        # chart_version=, chart_digest=, version=, columns=, initial_context=,
+        # recorded=None, start_clock_ms=)
+        return _instance_row(
+            row.instance_id, row.chart_name, row.chart_version, row.chart_digest, self.version,
+            self.columns, row.initial_context, None, row.start_clock_ms,
+        )  # fmt: skip
 
     def key_of(self, command: Command) -> str | None:
         """The command's idempotency key under this transaction's chart (None: none)."""
@@ -271,8 +280,7 @@ class InstanceTransaction:
         `read_facts`); queue its rows."""
         c, version, state = command, self.version, self.state
         race, recorded = c.after_conflict, facts.recorded
-        encoded = encode_payload(c.type, c.payload)
-        text, digest = encoded.text, encoded.sha256
+        text, digest = payload_text_and_hash(c.type, c.payload)
         if recorded is not None:  # this event ID is already in the history
             sequence, status = recorded.sequence, recorded.status
             if recorded.payload_sha256 == digest:
@@ -493,44 +501,40 @@ class InstanceTransaction:
         if new is not self.state:
             self.columns = state_columns(new)
         self.state, self.version, self.accepted = new, version, True
-        self.events.append(
-            EventRow(
-                instance_id=self.instance_id,
-                sequence=version,
-                event_id=c.event_id,
-                type=c.type,
-                payload=text,
-                payload_sha256=digest,
-                status=result.status.value,
-                chart_version=self.chart.version,
-                evidence=evidence_json(result, c.after_conflict, c.event_id),
-                recorded_at=self.now,
-                idempotency_key=key,
-                clock_ms=self.now_ms,
-            )
+        event = _event_row(  # the fields of `EventRow`, in order (see `_event_row`)
+            self.instance_id,
+            version,
+            c.event_id,
+            c.type,
+            text,
+            digest,
+            result.status.value,
+            self.chart.version,
+            evidence_json(result, c.after_conflict, c.event_id),
+            self.now,
+            key,
+            self.now_ms,
         )
+        self.events.append(event)
         for timer in result.timers_armed:
             self._armed_at[(timer.id, timer.generation)] = version
         if result.sent:
             self.queue_sends(self._root or c.event_id, result)
-        self._ids[c.event_id] = self.events[-1]
+        self._ids[c.event_id] = event
         if key is not None:
-            self._keys[(c.type, key)] = self.events[-1]
-        self.outbox.extend(outbox_rows(self.instance_id, version, result.emitted, self.now))
+            self._keys[(c.type, key)] = event
+        emitted = result.emitted
+        if emitted:
+            self.outbox.extend(outbox_rows(self.instance_id, version, emitted, self.now))
         if self.snapshot_every and version % self.snapshot_every == 0:
             self.snapshots.append(snapshot_row(self.instance_id, version, new, self.now))
         status = APPLIED if result.status is Status.APPLIED else ALREADY
-        return Outcome(
-            status=status,
-            reason=None,
-            version=version,
-            state=new,
-            event_id=c.event_id,
-            result=result,
-            sequence=version,
-            race=c.after_conflict,
-            emitted=result.emitted,
-        )
+        # Outcome(status=, reason=None, version=, state=, event_id=, result=, sequence=,
+        # duplicate=False, message=None, conflict=None, race=, missing=None, emitted=)
+        return _outcome(
+            status, None, version, new, c.event_id, result, version, False, None, None,
+            c.after_conflict, None, emitted,
+        )  # fmt: skip
 
     def _audit(
         self, c: Command, text: str, digest: str, conflict: Conflict, message: str
@@ -609,41 +613,31 @@ class InstanceTransaction:
             deleted = tuple((self.instance_id, t) for t in changes.deleted)
             inserted = changes.inserted
         moves: tuple[InstanceMove, ...] = ()
+        row = self.row
         if self.events:
+            # InstanceMove(instance_id=, read_version=, new_version=, chart=, columns=, now=,
+            # read=, before=)
             moves = (
-                InstanceMove(
-                    instance_id=self.instance_id,
-                    read_version=self.row.version,
-                    new_version=self.version,
-                    chart=chart_key,
-                    columns=self.columns,
-                    now=self.now,
-                    read=self.row if unread else None,
+                _move(
+                    self.instance_id, row.version, self.version, chart_key, self.columns,
+                    self.now, row if unread else None, row,
                 ),
-            )
-        return DecidedRows(
-            timers_deleted=deleted,
-            timers_inserted=inserted,
-            events=tuple(self.events),
-            moves=moves,
-            outbox=tuple(self.outbox),
-            rejections=tuple(self.rejections),
-            snapshots=tuple(self.snapshots),
-        )
+            )  # fmt: skip
+        # DecidedRows(timers_deleted=, timers_inserted=, events=, moves=, outbox=,
+        # rejections=, snapshots=)
+        return _decided(
+            deleted, inserted, tuple(self.events), moves, tuple(self.outbox),
+            tuple(self.rejections), tuple(self.snapshots),
+        )  # fmt: skip
 
 
 def outbox_rows(
     instance_id: str, sequence: int, emitted: Sequence[EmittedMessage], now: float
 ) -> list[NewOutboxRow]:
     """The outbox rows of the messages emitted by the event at `sequence` (0: creation)."""
-    return [
-        NewOutboxRow(
-            instance_id=instance_id,
-            message_id=m.message_id,
-            sequence=sequence,
-            type=m.type,
-            payload=canonical_json(dict(m.payload)),
-            created_at=now,
+    return [  # NewOutboxRow(instance_id=, message_id=, sequence=, type=, payload=, created_at=)
+        _outbox_row(
+            instance_id, m.message_id, sequence, m.type, canonical_json(dict(m.payload)), now
         )
         for m in emitted
     ]

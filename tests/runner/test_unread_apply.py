@@ -248,12 +248,14 @@ TAMPERED = [
     ("history", "[]", CorruptRowError),
     ("timers", '{"timer_generation":0,"timers":[]}', CorruptRowError),
     ("chart_digest", "sha256:" + "0" * 64, ChartVersionError),
+    ("chart_name", "another", ChartVersionError),
+    ("chart_version", 7, None),  # the digest says which chart: decided on it, version healed
 ]
 
 
 @pytest.mark.parametrize(("column", "text", "error"), TAMPERED)
 def test_a_row_changed_in_place_is_not_written_over(
-    store_url: str, column: str, text: str, error: type[Exception] | None
+    store_url: str, column: str, text: str | int, error: type[Exception] | None
 ) -> None:
     runner = Runner(chart_from(COUNTER), open_store(store_url))
     runner.create("c")
@@ -274,6 +276,10 @@ def test_a_row_changed_in_place_is_not_written_over(
     assert outcome.applied and outcome.version == 2
     if column == "context":
         assert dict(outcome.state.context) == {"count": 8, "total": 71}
+    if column == "chart_version":  # as a runner reading first leaves it
+        stored = runner.store.execute("SELECT chart_version FROM statekit_instances").fetchone()
+        assert stored[0] == 1
+        assert runner.verify("c").ok
 
 
 def test_observers_see_each_event_once_as_the_store_recorded_it(store_url: str) -> None:

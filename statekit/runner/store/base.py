@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import fields
 from operator import attrgetter
 from typing import Any
@@ -28,7 +28,7 @@ from statekit.runner.store.migrations import (
 )
 from statekit.runner.store.packing import (
     pack_evidence,
-    pack_hash,
+    pack_hex_hash,
     pack_status,
     unpack_evidence,
     unpack_hash,
@@ -79,7 +79,7 @@ _event_fields = attrgetter(*_EVENT)
 def _event_values(row: EventRow) -> list[Any]:
     """An event row's column values, its payload hash and evidence packed (`packing`)."""
     values = list(_event_fields(row))
-    values[_HASH] = pack_hash(row.type, row.payload, bytes.fromhex(row.payload_sha256))
+    values[_HASH] = pack_hex_hash(row.type, row.payload, row.payload_sha256)
     values[_EVIDENCE] = pack_evidence(row.type, row.payload, row.evidence)
     values[_STATUS] = pack_status(row.status)
     return values
@@ -164,10 +164,40 @@ _UPDATE_INSTANCE = (
     "updated_at = ? WHERE instance_id = ? AND version = ?"
 )
 # `timers` is NULL until a timer was armed, and its text is never empty.
-_UPDATE_READ_INSTANCE = (
-    f"{_UPDATE_INSTANCE} AND chart_digest = ? AND configuration = ? AND context = ? "
-    "AND history = ? AND COALESCE(timers, '') = COALESCE(?, '')"
+_STATE_GUARD = (
+    " AND configuration = ? AND context = ? AND history = ? "
+    "AND COALESCE(timers, '') = COALESCE(?, '')"
 )
+_UPDATE_READ_INSTANCE = f"{_UPDATE_INSTANCE} AND chart_digest = ?{_STATE_GUARD}"
+# A move decided on a row not read in its transaction (a cached one) checks every column
+# the decision depended on: a row changed in place (its version kept) is never written
+# over, and is read and decided again instead (`runner.row_cache`).
+_READ_GUARD = f" AND chart_name = ? AND chart_version = ? AND chart_digest = ?{_STATE_GUARD}"
+_SET_CHART, _SET_CONFIGURATION, _SET_CONTEXT, _SET_HISTORY, _SET_TIMERS = 1, 2, 4, 8, 16
+_SET_COLUMNS = (
+    (_SET_CHART, "chart_name = ?, chart_version = ?, chart_digest = ?"),
+    (_SET_CONFIGURATION, "configuration = ?"),
+    (_SET_CONTEXT, "context = ?"),
+    (_SET_HISTORY, "history = ?"),
+    (_SET_TIMERS, "timers = ?"),
+)
+_UPDATES: dict[int, str] = {}
+
+
+def _update_setting(changed: int) -> str:
+    """The version-checked instance update setting the version, the columns `changed`
+    names (`_SET_*` flags, in this order) and the time: one text per combination, so
+    that each dialect prepares it once."""
+    sql = _UPDATES.get(changed)
+    if sql is None:
+        sets = ", ".join(["version = ?", *(text for flag, text in _SET_COLUMNS if changed & flag)])
+        sql = _UPDATES[changed] = (
+            f"UPDATE statekit_instances SET {sets}, updated_at = ? "
+            "WHERE instance_id = ? AND version = ?"
+        )
+    return sql
+
+
 # An outbox message is deliverable when it is pending, due, unclaimed (or its claim
 # expired) and no earlier message of its instance is still pending: per-instance order.
 ELIGIBLE = (
@@ -208,45 +238,18 @@ class Store:
 
     _depth = 0  # how many `_transaction` blocks are open (nested ones join the outer one)
 
-    @contextmanager
-    def _transaction(self, begin: str) -> Iterator[None]:
+    def _transaction(self, begin: str) -> AbstractContextManager[None]:
         """`begin` … COMMIT, rolled back on an exception; a nested block is part of the
         enclosing transaction."""
-        if self._depth:
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
-            return
-        self._control(begin)
-        self._depth = 1
-        try:
-            yield
-        except BaseException:
-            self._depth = 0
-            if self._open_transaction():
-                self._control("ROLLBACK")
-            raise
-        self._depth = 0
-        try:
-            self._control("COMMIT")
-        except BaseException:  # a failed commit (disk full) leaves nothing half-open
-            if self._open_transaction():
-                self._control("ROLLBACK")
-            raise
+        return _Transaction(self, begin)
 
-    @contextmanager
-    def write(self) -> Iterator[None]:
+    def write(self) -> AbstractContextManager[None]:
         """A write transaction: committed on exit, rolled back on an exception."""
         raise NotImplementedError
-        yield
 
-    @contextmanager
-    def read(self) -> Iterator[None]:
+    def read(self) -> AbstractContextManager[None]:
         """A consistent read-only snapshot across several queries."""
         raise NotImplementedError
-        yield
 
     def claim_outbox(self, owner: str, now: float, lease: float, limit: int) -> list[OutboxRow]:
         """Claim up to `limit` deliverable messages for `owner` until `now + lease`.
@@ -523,15 +526,7 @@ class Store:
         a stale version then fails the whole pipeline instead of committing); here the
         caller's `write()` block commits on exit as always."""
         for move in rows.moves:  # first: a writer that did not lock the row locks it here
-            if not self.update_instance(
-                move.instance_id,
-                read_version=move.read_version,
-                new_version=move.new_version,
-                chart=move.chart,
-                columns=move.columns,
-                now=move.now,
-                read=move.read,
-            ):
+            if self.execute(*self._move_values(move)).rowcount != 1:
                 return False
         for sql, params in self._writes(rows):
             self.executemany(sql, params)
@@ -557,15 +552,48 @@ class Store:
 
     @staticmethod
     def _move_values(move: InstanceMove) -> tuple[str, tuple[Any, ...]]:
-        """The statement and parameters of one instance move (the version check, and with
-        `move.read` the chart digest and state texts of the row assumed)."""
-        params = (
-            move.new_version, *_chart(move.chart), *_state(move.columns), move.now,
-            move.instance_id, move.read_version,
+        """The statement and parameters of one instance move: the version check, with
+        `move.read` also the chart and state texts of the row assumed; given
+        `move.before`, it sets only the columns that differ from that row's (and the
+        version and time), since the row is written whole anyway and every parameter
+        is bound and compared in Python (usually the context alone moved)."""
+        before = move.before
+        chart, columns = move.chart, move.columns
+        if before is None:
+            sql = _UPDATE_INSTANCE
+            params: tuple[Any, ...] = (
+                move.new_version, *_chart(chart), *_state(columns), move.now,
+                move.instance_id, move.read_version,
+            )  # fmt: skip
+        else:
+            held = before.columns
+            values: list[Any] = [move.new_version]
+            changed = 0
+            if (
+                chart.digest != before.chart_digest
+                or chart.name != before.chart_name
+                or chart.version != before.chart_version
+            ):
+                changed = _SET_CHART
+                values.extend(_chart(chart))
+            for flag, new, old in (
+                (_SET_CONFIGURATION, columns.configuration, held.configuration),
+                (_SET_CONTEXT, columns.context, held.context),
+                (_SET_HISTORY, columns.history, held.history),
+                (_SET_TIMERS, columns.timers, held.timers),
+            ):
+                if new != old:
+                    changed |= flag
+                    values.append(new)
+            values += (move.now, move.instance_id, move.read_version)
+            sql = _update_setting(changed)
+            params = tuple(values)
+        read = move.read
+        if read is None:
+            return sql, params
+        return f"{sql}{_READ_GUARD}", (
+            *params, read.chart_name, read.chart_version, read.chart_digest, *_state(read.columns),
         )  # fmt: skip
-        if move.read is None:
-            return _UPDATE_INSTANCE, params
-        return _UPDATE_READ_INSTANCE, (*params, move.read.chart_digest, *_state(move.read.columns))
 
     def instance_ids(self) -> list[str]:
         """Every instance ID, sorted."""
@@ -798,6 +826,43 @@ class Store:
             (consumer, instance_id, message_id, now),
         )
         return bool(cursor.rowcount == 1)
+
+
+class _Transaction:
+    """`Store._transaction`: a class rather than a generator-based context manager, since
+    every event enters one (a generator's machinery cost more than the statements'
+    Python); it holds nothing of its own (the depth is the store's), so one object can
+    be entered again and again, nested too."""
+
+    __slots__ = ("_begin", "_store")
+
+    def __init__(self, store: Store, begin: str) -> None:
+        self._store, self._begin = store, begin
+
+    def __enter__(self) -> None:
+        store = self._store
+        if store._depth:
+            store._depth += 1
+            return
+        store._control(self._begin)
+        store._depth = 1
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        store = self._store
+        if store._depth > 1:
+            store._depth -= 1
+            return
+        store._depth = 0
+        if kind is not None:
+            if store._open_transaction():
+                store._control("ROLLBACK")
+            return
+        try:
+            store._control("COMMIT")
+        except BaseException:  # a failed commit (disk full) leaves nothing half-open
+            if store._open_transaction():
+                store._control("ROLLBACK")
+            raise
 
 
 def _chart(chart: ChartKey) -> tuple[str, int, str]:

@@ -30,12 +30,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from statekit.compiler.serialize import canonical_json
-from statekit.runner.hashes import payload_digest
+from statekit.runner.hashes import payload_digest, type_head
 
 HASH_CHECK = 8
 """How many leading bytes of the payload hash an event row keeps."""
-_COMPACT_HEAD = "[2,[["
+_COMPACT_HEAD = "[2,["  # then `type_head`: `[<type>,`
 _PACKED_HEAD = "~"
 
 
@@ -45,6 +44,16 @@ def pack_hash(event_type: str, payload: str, digest: bytes) -> bytes:
     if len(digest) == 32 and payload_digest(event_type, payload) == digest:
         return digest[:HASH_CHECK]
     return digest
+
+
+def pack_hex_hash(event_type: str, payload: str, hexdigest: str) -> bytes:
+    """`pack_hash` of a hash given as hex (an `EventRow`'s): the hex is compared with the
+    recomputed hash's instead of being converted first (this runs for every event row
+    written, right after the hash was computed for the same texts)."""
+    full = payload_digest(event_type, payload)
+    if full.hex() == hexdigest:
+        return full[:HASH_CHECK]
+    return bytes.fromhex(hexdigest)
 
 
 def unpack_hash(event_type: Any, payload: Any, stored: Any) -> str:
@@ -74,7 +83,7 @@ def unpack_status(stored: Any) -> Any:
 
 
 def _head(event_type: str, payload: str) -> str:
-    return f"{_COMPACT_HEAD}{canonical_json(event_type)},{payload},"
+    return f"{_COMPACT_HEAD}{type_head(event_type)}{payload},"
 
 
 def pack_evidence(event_type: str, payload: str, evidence: str) -> str:

@@ -200,7 +200,9 @@ class InstanceMove:
     """An instance row to move from the version it was read at to `new_version`, only if
     it is still at `read_version` (the optimistic check), with its chart and state;
     `read`: the row the decision assumed when it was not read in this transaction (a
-    cached one), whose chart digest and state texts the update also checks."""
+    cached one), whose chart and state texts the update also checks; `before`: the row
+    as the decision found it (read or cached), so that the update sets only the
+    columns that differ from it (None: all of them)."""
 
     instance_id: str
     read_version: int
@@ -209,6 +211,7 @@ class InstanceMove:
     columns: StateColumns
     now: float
     read: InstanceRow | None = None
+    before: InstanceRow | None = None
 
 
 @dataclass(frozen=True, slots=True)

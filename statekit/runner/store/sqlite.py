@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +124,8 @@ class SQLiteStore(Store):
             raise StoreURLError(f"{url!r}: unknown SQLite options {sorted(options)}")
         self.path = path
         self.busy_timeout = busy
+        self._writer = self._transaction("BEGIN IMMEDIATE")
+        self._reader = self._transaction("BEGIN")
         folder = Path(path).parent
         for part in [folder, *folder.parents] if path != ":memory:" else []:
             if part.is_file():
@@ -217,17 +219,13 @@ class SQLiteStore(Store):
     def _open_transaction(self) -> bool:
         return bool(self._conn.in_transaction)
 
-    @contextmanager
-    def write(self) -> Iterator[None]:
+    def write(self) -> AbstractContextManager[None]:
         """`BEGIN IMMEDIATE` … `COMMIT` (rolled back on an exception)."""
-        with self._transaction("BEGIN IMMEDIATE"):
-            yield
+        return self._writer
 
-    @contextmanager
-    def read(self) -> Iterator[None]:
+    def read(self) -> AbstractContextManager[None]:
         """A deferred transaction: one WAL snapshot for several reads."""
-        with self._transaction("BEGIN"):
-            yield
+        return self._reader
 
     def close(self) -> None:
         """Close the connection."""
