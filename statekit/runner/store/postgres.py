@@ -212,22 +212,19 @@ class PostgresStore(Store):
         self._committed = last
 
     def _bound(self, sql: str, params: Sequence[Any]) -> str:
-        """`sql` (`%s` placeholders) with `params` bound as literals (`_literal`); psycopg's
-        `ClientCursor.mogrify` binds it when a value is of another type."""
+        """`sql` (`%s` placeholders) with `params` bound as literals (`_literal`; a value of
+        another type as psycopg's `ClientCursor.mogrify` binds it)."""
         pieces = self._pieces.get(sql)
         if pieces is None:
             pieces = self._pieces[sql] = sql.split("%s")
-        if len(pieces) == len(params) + 1:
-            out = [pieces[0]]
-            for value, piece in zip(params, pieces[1:], strict=True):
-                literal = _literal(value)
-                if literal is None:
-                    break
-                out.append(literal)
-                out.append(piece)
-            else:
-                return "".join(out)
-        return str(self._client.mogrify(sql, params))
+        if len(pieces) != len(params) + 1:
+            return str(self._client.mogrify(sql, params))  # psycopg's error
+        out = [pieces[0]]
+        for value, piece in zip(params, pieces[1:], strict=True):
+            literal = _literal(value)
+            out.append(literal if literal is not None else self._client.mogrify("%s", (value,)))
+            out.append(piece)
+        return "".join(out)
 
     def _control(self, statement: str) -> None:
         if statement.startswith("BEGIN"):
