@@ -8,7 +8,8 @@ server is started on loopback with default durability).
   `Runner.apply` of `runner_throughput`'s counter chart next to the raw
   5-statement transaction (five round trips on the connection; also as
   `runner_throughput` sends it through `Store.execute`, which now sends the
-  BEGIN with the first insert) and in psycopg's pipeline mode,
+  BEGIN with the first insert), in psycopg's pipeline mode, and as one query of
+  five statements (`raw_query_loop`: one round trip, the least client work),
   on the same server, interleaved run by run (medians of 3 with their range;
   ratios taken run by run).
 - Bytes per event on disk: 5,000 events over 10 instances, the event and outbox
@@ -67,7 +68,34 @@ def raw_plain_loop(store: Store, instance: str, events: int, tag: str) -> None:
         conn.execute("COMMIT")
 
 
+def raw_query_loop(store: Store, instance: str, events: int, tag: str) -> None:
+    """The raw transaction as one query of five statements (BEGIN, the three writes, COMMIT;
+    parameters bound on the client by psycopg's `ClientCursor`): one round trip and the
+    least client work, the fastest form of the raw transaction found on this machine."""
+    import psycopg
+
+    raw_loop(store, instance, 0, tag)  # the version row
+    conn = store.connection
+    version = conn.execute("SELECT version FROM raw_instances WHERE id = %s", (instance,))
+    base = int(version.fetchone()[0])
+    cursor = psycopg.ClientCursor(conn)
+    query = (
+        "BEGIN; INSERT INTO raw_events VALUES (%s, %s, %s, %s); "
+        "UPDATE raw_instances SET version = %s, state = %s WHERE id = %s AND version = %s; "
+        "INSERT INTO raw_outbox (instance_id, message_id, payload) VALUES (%s, %s, %s); COMMIT"
+    )
+    for n in range(events):
+        seq = base + n + 1
+        state = f'{{"total":{seq}}}'
+        cursor.execute(
+            query,
+            (instance, seq, f"{tag}-{n}", '{"by":1}', seq, state, instance, seq - 1,
+             instance, f"{tag}-{n}/0", state),
+        )  # fmt: skip
+
+
 LOOPS["raw-plain"] = raw_plain_loop
+LOOPS["raw-query"] = raw_query_loop
 
 
 def fill(url: str, events: int) -> None:
@@ -161,7 +189,7 @@ def main() -> None:
                 _before(tree, f"prepare({old_url!r})")
             for workers in (1, 8):
                 n = events if workers == 1 else events // 4
-                kinds = ("raw-plain", "raw", "raw-pipeline", "runner")
+                kinds = ("raw-plain", "raw", "raw-pipeline", "raw-query", "runner")
                 got: dict[str, list[float]] = {k: [] for k in kinds}
                 if tree is not None:
                     got["before"] = []
@@ -178,6 +206,8 @@ def main() -> None:
                       f"tx/s: runner/that {ratio(got['runner'], got['raw'])}")  # fmt: skip
                 print(f"  raw pipelined {shown(got['raw-pipeline'])} tx/s: runner/pipelined "
                       f"{ratio(got['runner'], got['raw-pipeline'])}")  # fmt: skip
+                print(f"  raw as one query {shown(got['raw-query'])} tx/s: runner/that "
+                      f"{ratio(got['runner'], got['raw-query'])}")  # fmt: skip
                 if tree is not None:
                     print(f"  before ({before}) {shown(got['before'])} ev/s: before/raw "
                           f"{ratio(got['before'], got['raw-plain'])}; after/before "

@@ -37,6 +37,8 @@ NOWHERE = -1
 """`MacrostepBranch.target` when nothing fired (the state is unchanged)."""
 BEYOND = -2
 """`MacrostepBranch.target` when the target was not explored (over `max_configurations`)."""
+OUTCOME_CACHE = 4096
+"""How many nodes' outcomes `Exploration.outcomes_of` keeps built."""
 
 History = Mapping[int, tuple[int, ...]]
 HistoryKey = tuple[tuple[int, tuple[int, ...]], ...]
@@ -279,6 +281,10 @@ class Exploration:
         """Per outcome slot, the shared branch (its target aside when it fired)."""
         self.targets = array("i")
         """Per outcome slot, the target node (`NOWHERE`, `BEYOND`)."""
+        # The outcomes of the nodes asked for last, built once: the rules ask for each
+        # node's several times. Bounded, so that a large exploration keeps its compact
+        # form (the cache starts over when full).
+        self._outcomes: dict[int, tuple[MacrostepBranch, ...]] = {}
 
     def config_number(self, ordered: tuple[int, ...]) -> int:
         """The index of the configuration with these sorted state ids (interned when new)."""
@@ -342,6 +348,9 @@ class Exploration:
 
     def outcomes_of(self, node_id: int) -> list[MacrostepBranch] | None:
         """The outcomes of node `node_id` (None when it was not expanded)."""
+        cached = self._outcomes.get(node_id)
+        if cached is not None:
+            return list(cached)
         starts = self.outcome_start
         if node_id + 1 >= len(starts):
             return None
@@ -352,6 +361,9 @@ class Exploration:
             if branch.target != target:
                 branch = _new(MacrostepBranch, (*branch[:2], target, *branch[3:]))
             out.append(branch)
+        if len(self._outcomes) >= OUTCOME_CACHE:
+            self._outcomes.clear()
+        self._outcomes[node_id] = tuple(out)
         return out
 
     @property

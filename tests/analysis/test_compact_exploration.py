@@ -15,6 +15,7 @@ import pytest
 from analysis_charts import MACHINES, chart_of
 
 import statekit
+import statekit.analysis.exploration as exploration_module
 import statekit.analysis.explorer as explorer_module
 from statekit.analysis.exploration import BEYOND, NOWHERE, Exploration, MacrostepBranch
 from statekit.analysis.explorer import explore
@@ -252,3 +253,22 @@ def test_the_answers_do_not_depend_on_when_the_working_caches_are_dropped(
     monkeypatch.setattr(explorer_module, "SCOPE_EXPANSIONS", scope)
     for (name, chart), expected in zip(charts, reference, strict=True):
         assert _everything(explore(chart)) == expected, name
+
+
+@pytest.mark.parametrize("kept", [1, 3, 4096])
+def test_outcomes_read_again_in_any_order_are_the_same(
+    kept: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Node.outcomes` keeps the last nodes' outcomes built (`OUTCOME_CACHE` of them):
+    read forwards, backwards and again, every node answers what it answered first, and
+    changing what a caller got back changes nothing stored."""
+    monkeypatch.setattr(exploration_module, "OUTCOME_CACHE", kept)
+    for name, chart in _charts():
+        exploration = explore(chart)
+        first = [n.outcomes for n in exploration.nodes]
+        backwards = [n.outcomes for n in reversed(exploration.nodes)][::-1]
+        assert backwards == first, name
+        for got in first:
+            if got:
+                got.clear()  # the caller's list, not the store's
+        assert [n.outcomes for n in exploration.nodes] == backwards, name
