@@ -106,7 +106,9 @@ class PayloadValidator:
 
     def __call__(self, payload: object) -> Mapping[str, Any]:
         """The validated payload (a new dict; defaults filled in), or `PayloadError`."""
-        if payload is None:
+        if payload.__class__ is dict:  # the usual payload, before an ABC's isinstance
+            pass
+        elif payload is None:
             payload = EMPTY
         elif not isinstance(payload, Mapping):
             raise PayloadError(
