@@ -19,8 +19,12 @@ measures the reducer and then statekit over the whole stream, so every ratio
 is between two figures of the same run; rows show the median over the runs
 and the range (min-max). "with evidence" reads `Result.evidence` of every
 result (the runner always does); "evidence JSON" also encodes it as the
-runner stores it. Then: how the cost grows with work (regions that move per
-event, eventless transitions per macrostep, context fields).
+runner stores it. Then the engine's share of one durable-runner event: the
+counter chart of bench/runner_throughput.py stepped as `Runner.apply` steps it
+(`Chart.send` given `now_ms`, then the result's state, evidence, armed timers,
+sends and messages read), in µs per event. Then: how the cost grows with work
+(regions that move per event, eventless transitions per macrostep, context
+fields).
 """
 
 from __future__ import annotations
@@ -177,6 +181,25 @@ def measure(runs: int, what: str, ours: Callable[[], float], limit: Callable[[],
     return row
 
 
+def runner_step_us(chart: Chart, events: int = 5000) -> float:
+    """µs of CPU per event of the counter chart stepped as the runner steps it: `send`
+    with `now_ms`, then the state, the evidence, the armed timers, the undelayed sends
+    and the messages read (the runner's own work, such as encoding, is left out)."""
+    stream = [("Incr", {"by": i % 7}, f"evt-{i}") for i in range(events)]
+    state = chart.start()
+    send = chart.send
+    now = 1_700_000_000_000
+    began = time.process_time()
+    for event, payload, event_id in stream:
+        result = send(state, event, payload, event_id=event_id, now_ms=now)
+        state = result.state
+        result.evidence  # noqa: B018 (read, as the runner reads them)
+        result.timers_armed  # noqa: B018
+        result.sent  # noqa: B018
+        result.emitted  # noqa: B018
+    return (time.process_time() - began) / events * 1e6
+
+
 def main() -> None:
     """Check the reducers against `Chart.send`, then print events/s and ratios."""
     from bench import growth, hand_flat, hand_task
@@ -241,6 +264,15 @@ def main() -> None:
         )
     for row in rows:
         print(row.show())
+    from bench.runner_throughput import counter
+
+    counter_chart = counter()
+    runner_step_us(counter_chart)
+    steps = [runner_step_us(counter_chart) for _ in range(runs)]
+    print(
+        f"{'counter chart as Runner.apply steps it (evidence read), µs/event':58} "
+        f"{statistics.median(steps):7.2f} ({min(steps):.2f}-{max(steps):.2f})"
+    )
     if not args.no_growth:
         growth.main(runs)
 

@@ -75,7 +75,7 @@ def main() -> None:
     timed = compiled(timed_task_text(), "task_timed.yaml")
     flat = compiled(FLAT_CHART, "flat.yaml")
     assert timed.ir.timers and not plain.ir.timers
-    tasks, flats = task_stream(200), flat_stream(500)
+    tasks, flats = task_stream(1000), flat_stream(500)
     check(plain, tasks)
     check(timed, tasks)
     armed = timed.send(timed.start(), *tasks[0][:2], now_ms=0)

@@ -12,15 +12,17 @@ with the SCXML procedures of `statekit.engine.algorithm` (the same selections,
 plans and conflict resolutions the general loop makes) and compiles each
 microstep's effects into a tuple of closures over the expressions' own
 evaluators, in the order `effect_interpreter.run_effects` runs them: `assign`,
-`emit`, and the engine's arming and cancelling of a state's `after` timers
-(`statekit.engine.timers`). `step` then runs it without the general loop (no
-`MacrostepRun`, no internal queue, no selection at run time).
+`emit`, and the evaluation of the `at:`/`delay:` expressions of the `after`
+timers the engine arms; the arming and cancelling themselves become the
+macrostep's `TimerPlan` (`statekit.engine.timer_plan`). `step` then runs it
+without the general loop (no `MacrostepRun`, no internal queue, no selection at
+run time, no `TimerRun` unless the timers it armed and cancelled are read).
 
 The result is the one the general macrostep gives: the same context (copied
 once, each effect seeing the fields assigned before it), the same outbox
 bodies, the same trace (`AppliedMicrostep` per microstep, with the done events
-each raised) and so the same evidence, the same timers (one `TimerRun` for the
-macrostep, as the general loop makes on its first timer effect), the same
+each raised) and so the same evidence, the same timers (the new state's, and
+the `TimerRun` the general loop would have made, replayed when read), the same
 `EvaluationError` (values are checked by `evaluation.checked`, which hands
 failures to the one value evaluator). A path with anything else (a `raise`, a
 `send` or `cancel`, a transition that targets a history state, a selection
@@ -47,19 +49,21 @@ from statekit.engine.algorithm import (
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import Evaluate, assigner, computer
 from statekit.engine.tables import EMPTY, Configuration, EventEntry, MicrostepPlan, Tables
-from statekit.engine.timers import ArmedTimer, ArmTimers, CancelTimers, TimerRun
+from statekit.engine.timer_plan import VALUES, TimerOp, TimerPlan
+from statekit.engine.timers import ArmTimers, CancelTimers
 from statekit.engine.trace import AssignedValue, InternalEvent
 from statekit.engine.validation import INT_MAX, INT_MIN
 from statekit.engine.value_domain import CONCRETE
 
 Outbox = list[tuple[str, dict[str, Any]]]
 Effect = Callable[
-    [dict[str, Any], Mapping[str, Any], list[AssignedValue], Outbox, "TimerRun | None"], None
+    [dict[str, Any], Mapping[str, Any], list[AssignedValue], Outbox, "list[Any] | None"], None
 ]
-"""One fused effect: (context being written, payload, changes, outbox, timers) -> None."""
+"""One fused effect: (context being written, payload, changes, outbox, the step's pending
+timer record (`statekit.engine.timer_plan.resolve`) when the macrostep has timers) -> None."""
 _new = tuple.__new__
-AFTER, AT = TimerKind.AFTER, TimerKind.AT
-"""A literal `after:` delay, and an `at:` due time (the third kind is `delay: expr`)."""
+AFTER = TimerKind.AFTER
+"""A literal `after:` delay (the other kinds, `at:` and `delay:`, are expressions)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +82,14 @@ class CompiledMicrostep:
 @dataclass(frozen=True, slots=True)
 class CompiledMacrostep:
     """A compiled macrostep: its microsteps (the external event's first), where it ends,
-    whether any effect assigns (else the context is shared, never copied), whether any
-    runs a timer effect (then the step keeps a `TimerRun`), and the history records of
-    its exits merged in order."""
+    whether any effect assigns (else the context is shared, never copied), its timer
+    operations when it arms or cancels any (`statekit.engine.timer_plan`), and the
+    history records of its exits merged in order."""
 
     steps: tuple[CompiledMicrostep, ...]
     target: Configuration
     assigns: bool
-    timed: bool
+    timers: TimerPlan | None
     history_updates: tuple[tuple[int, tuple[int, ...]], ...]
 
     @property
@@ -146,18 +150,19 @@ def _compile(
     steps: list[CompiledMicrostep] = []
     queue: list[str] = []
     history: list[tuple[int, tuple[int, ...]]] = []
-    assigns = timed = False
+    ops: list[TimerOp] = []
+    assigns = False
     current, enabled = config, transitions
     event: InternalEvent | None = None
     while True:
         if not history_targeting.isdisjoint(enabled) or len(steps) >= limit:
             return NOT_COMPILED  # the plan reads the history, or a livelock to word
         plan = plan_of(tables, current, enabled, NO_HISTORY)
-        compiled = _compile_effects(plan, len(steps))
+        compiled = _compile_effects(plan, len(steps), ops)
         if compiled is None:
             return NOT_COMPILED
-        effects, raised, assigned, timer_effects = compiled
-        assigns, timed = assigns or assigned, timed or timer_effects
+        effects, raised, assigned = compiled
+        assigns = assigns or assigned
         history.extend(plan.history_updates)
         steps.append(CompiledMicrostep(plan=plan, effects=effects, event=event, raised=raised))
         queue.extend(raised)
@@ -181,19 +186,20 @@ def _compile(
         steps=tuple(steps),
         target=current,
         assigns=assigns,
-        timed=timed,
+        timers=TimerPlan.of(ops) if ops else None,
         history_updates=tuple(history),
     )
 
 
 def _compile_effects(
-    plan: MicrostepPlan, index: int
-) -> tuple[tuple[Effect, ...], tuple[str, ...], bool, bool] | None:
-    """A plan's effects as closures, its raised done events, whether it assigns and
-    whether it runs a timer effect; None when an effect needs the general interpreter."""
+    plan: MicrostepPlan, index: int, ops: list[TimerOp]
+) -> tuple[tuple[Effect, ...], tuple[str, ...], bool] | None:
+    """A plan's effects as closures (its timer effects appended to `ops`), its raised
+    done events and whether it assigns; None when an effect needs the general
+    interpreter."""
     effects: list[Effect] = []
     raised: list[str] = []
-    assigns = timed = False
+    assigns = False
     for segment in plan.segments:
         for effect in segment.effects:
             cls = effect.__class__
@@ -206,16 +212,14 @@ def _compile_effects(
                 effects.append(_emit(effect, segment.active))
             elif cls is ArmTimers:
                 assert isinstance(effect, ArmTimers)
-                effects.append(_arm(effect, segment.active, index))
-                timed = True
-            elif cls is CancelTimers:
+                effects.extend(_arm(effect, segment.active, index, ops))
+            elif cls is CancelTimers:  # no closure: it reads no data (see timer_plan)
                 assert isinstance(effect, CancelTimers)
-                effects.append(_cancel_owned(effect.state, index))
-                timed = True
+                ops.append((index, effect.state, None, None, None, -1))
             else:  # raise, send, cancel: the general interpreter runs them
                 return None
         raised.extend(segment.done)
-    return tuple(effects), tuple(raised), assigns, timed
+    return tuple(effects), tuple(raised), assigns
 
 
 def _assign(field: str, expression: Any, active: frozenset[int]) -> Effect:
@@ -226,7 +230,7 @@ def _assign(field: str, expression: Any, active: frozenset[int]) -> Effect:
         payload: Mapping[str, Any],
         changes: list[AssignedValue],
         _: Outbox,
-        __: TimerRun | None,
+        __: list[Any] | None,
     ) -> None:
         value = value_of(ctx, payload, active)
         changes.append(_new(AssignedValue, (field, ctx[field], value)))
@@ -246,120 +250,54 @@ def _emit(effect: Emit, active: frozenset[int]) -> Effect:
         payload: Mapping[str, Any],
         _: list[AssignedValue],
         outbox: Outbox,
-        __: TimerRun | None,
+        __: list[Any] | None,
     ) -> None:
         outbox.append((kind, {key: value_of(ctx, payload, active) for key, value_of in fields}))
 
     return emit
 
 
-def _clamped(due: int) -> int:
-    """A due time within the 64-bit range."""
-    return due if INT_MIN <= due <= INT_MAX else max(INT_MIN, min(due, INT_MAX))
-
-
-def _arm(effect: ArmTimers, active: frozenset[int], at: int) -> Effect:
-    """Arm a state's `after` timers after its entry effects, as
-    `timer_effects.run_timer_effect` does: an expression's value through
-    `evaluation.checked`, and any failure (or a value that is not an integer)
-    handed to the one value domain's `timed`, which words the `EvaluationError`."""
+def _arm(effect: ArmTimers, active: frozenset[int], at: int, ops: list[TimerOp]) -> list[Effect]:
+    """A state's `after` timers armed after its entry effects, as
+    `timer_effects.run_timer_effect` arms them: each becomes an operation of the
+    macrostep's `TimerPlan`, and each `at:`/`delay:` expression an effect that
+    evaluates it where the general loop does (any failure, or a value that is not an
+    integer in range, is handed to the one value domain's `timed`, which words the
+    `EvaluationError`) and appends its value to the step's pending record."""
     owner = effect.state
-    fail = CONCRETE.timed
-    decls: list[tuple[str, TimerKind, int | None, Evaluate | None, Callable[..., Any]]] = []
+    effects: list[Effect] = []
     for decl, role in zip(effect.timers, effect.roles, strict=True):
         expression = decl.expression
         if decl.kind is AFTER:
-            decls.append((decl.name, decl.kind, decl.delay_ms, None, fail))
+            ops.append((at, owner, decl.name, decl.kind, decl.delay_ms, -1))
             continue
         assert expression is not None
-        checked_value = computer(role, expression)
+        slot = VALUES + sum(1 for op in ops if op[5] >= 0)
+        ops.append((at, owner, decl.name, decl.kind, decl.delay_ms, slot))
+        effects.append(_timer_value(role, expression, active))
+    return effects
 
-        def timed(
-            ctx: Mapping[str, Any], role: str = role, expression: Any = expression
-        ) -> int | None:
-            return fail(role, expression, ctx, EMPTY, active)
 
-        decls.append((decl.name, decl.kind, decl.delay_ms, checked_value, timed))
-    compiled = tuple(decls)
-    if len(compiled) == 1 and compiled[0][1] is AT:  # the common `at:` lease: no loop
-        name, _kind, _fixed, at_value, at_failed = compiled[0]
-        assert at_value is not None
+def _timer_value(role: str, expression: Any, active: frozenset[int]) -> Effect:
+    # One closure around the expression itself (not `evaluation.checked`'s, whose
+    # checks this repeats): it runs on every entry of a state with an `at:` lease.
+    evaluate = expression.evaluate
+    fail = CONCRETE.timed
 
-        def arm_at(
-            ctx: dict[str, Any],
-            _: Mapping[str, Any],
-            __: list[AssignedValue],
-            ___: Outbox,
-            timing: TimerRun | None,
-        ) -> None:
-            assert timing is not None
-            due = at_value(ctx, EMPTY, active)
-            if due.__class__ is not int:
-                due = at_failed(ctx)  # raises the domain's EvaluationError
-            timing.generation = generation = timing.generation + 1
-            timer = _new(ArmedTimer, (name, name, EMPTY, None, due, generation, owner))
-            timing.armed.append(timer)
-            timing.log.append((at, "armed", timer))
-
-        return arm_at
-
-    def arm(
+    def timer_value(
         ctx: dict[str, Any],
         _: Mapping[str, Any],
         __: list[AssignedValue],
         ___: Outbox,
-        timing: TimerRun | None,
+        record: list[Any] | None,
     ) -> None:
-        assert timing is not None
-        now, generation = timing.now_ms, timing.generation
-        armed, log = timing.armed, timing.log
-        delay: int | None
-        due: int | None
-        for name, kind, fixed, value_of, timed in compiled:
-            if value_of is None:
-                delay = fixed
-                due = None if now is None or delay is None else _clamped(now + delay)
-            else:
-                value = value_of(ctx, EMPTY, active)
-                if value.__class__ is not int:
-                    value = timed(ctx)  # raises the domain's EvaluationError
-                if kind is AT:
-                    delay, due = None, value
-                else:
-                    delay = value
-                    due = None if now is None else _clamped(now + value)
-            generation += 1
-            timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner))
-            armed.append(timer)
-            log.append((at, "armed", timer))
-        timing.generation = generation
+        try:
+            value = evaluate(ctx, EMPTY, active)
+        except Exception:
+            value = fail(role, expression, ctx, EMPTY, active)  # raises EvaluationError
+        if value.__class__ is not int or not INT_MIN <= value <= INT_MAX:
+            value = fail(role, expression, ctx, EMPTY, active)  # raises EvaluationError
+        assert record is not None
+        record.append(value)
 
-    return arm
-
-
-def _cancel_owned(owner: str, at: int) -> Effect:
-    """Cancel a state's armed `after` timers after its exit effects."""
-
-    def cancel(
-        _: dict[str, Any],
-        __: Mapping[str, Any],
-        ___: list[AssignedValue],
-        ____: Outbox,
-        timing: TimerRun | None,
-    ) -> None:
-        assert timing is not None
-        armed = timing.armed
-        for i in range(len(armed)):
-            if armed[i].owner == owner:  # as `TimerRun.cancel_owned`, from the first one
-                log = timing.log
-                kept = armed[:i]
-                for timer in armed[i:]:
-                    if timer.owner == owner:
-                        log.append((at, "cancelled", timer))
-                    else:
-                        kept.append(timer)
-                timing.armed = kept
-                return
-        # nothing of this state is armed: no copy, no log
-
-    return cancel
+    return timer_value

@@ -3,7 +3,8 @@
 A frozen dataclass's generated `__init__` sets each field through
 `object.__setattr__` by name; on the evidence path (one `Microstep` per
 microstep, one `ContextChange` per assignment, built every time the runner
-reads `Result.evidence`) that was most of the cost of the evidence. `maker`
+reads `Result.evidence`, and one `EmittedMessage` per message a step emits) that was
+most of the cost of the evidence. `maker`
 returns a constructor that fills the slots through their descriptors instead:
 the same object (`==`, `hash`, `repr` and pickling see only the fields), built
 in about half the time. Only for slotted frozen dataclasses without
@@ -16,7 +17,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from statekit.engine.evidence import ContextChange, FiredTransition, Microstep
+from statekit.engine.evidence import ContextChange, EmittedMessage, FiredTransition, Microstep
 
 T = TypeVar("T")
 
@@ -94,19 +95,20 @@ def _microstep_maker() -> Callable[..., Microstep]:
     return make
 
 
-def _change_maker() -> Callable[[str, Any, Any], ContextChange]:
-    """`ContextChange(field, old, new)`, its slots set one by one (see `_microstep_maker`)."""
-    names = tuple(f.name for f in dataclasses.fields(ContextChange))
-    if names != ("field", "old", "new"):
-        return maker(ContextChange)
-    s0, s1, s2 = (ContextChange.__dict__[n].__set__ for n in names)
+def _three_field_maker(cls: type[T], known: tuple[str, str, str]) -> Callable[[Any, Any, Any], T]:
+    """`cls(a, b, c)` for a record of three fields named `known`, its slots set one by
+    one (see `_microstep_maker`); `maker(cls)` if its fields are not those."""
+    names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    if names != known:
+        return maker(cls)
+    s0, s1, s2 = (cls.__dict__[n].__set__ for n in names)
     new = object.__new__
 
-    def make(field: str, old: Any, value: Any) -> ContextChange:
-        obj = new(ContextChange)
-        s0(obj, field)
-        s1(obj, old)
-        s2(obj, value)
+    def make(a: Any, b: Any, c: Any) -> T:
+        obj = new(cls)
+        s0(obj, a)
+        s1(obj, b)
+        s2(obj, c)
         return obj
 
     return make
@@ -136,7 +138,9 @@ def _timer_logs_setter() -> Callable[
 
 make_microstep = _microstep_maker()
 """A fast `Microstep` constructor: the eight fields before the timer logs, positionally."""
-make_change = _change_maker()
+make_change = _three_field_maker(ContextChange, ("field", "old", "new"))
 """A fast `ContextChange(field, old, new)`."""
+make_message = _three_field_maker(EmittedMessage, ("message_id", "type", "payload"))
+"""A fast `EmittedMessage(message_id, type, payload)` (one per message a step emits)."""
 set_timer_logs = _timer_logs_setter()
 """Fill the timer logs of a `Microstep` just built by `make_microstep` (never a shared one)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
+from typing import Any
 
 from statekit.engine.evidence import (
     REDACTED,
@@ -26,6 +27,7 @@ from statekit.engine.evidence import (
     Microstep,
 )
 from statekit.engine.state import State
+from statekit.engine.timer_plan import resolve
 from statekit.engine.timers import ArmedTimer, SentEvent, TimerRun
 
 __all__ = [
@@ -119,8 +121,9 @@ class Result:
         "_timing",
         "_trace",
     )
-    _timing: TimerRun  # set only by a step that touched a timer
-    _timer: ArmedTimer  # set only by a delivery
+    _timing: TimerRun | list[Any] | None  # set by a step that touched a timer (a compiled
+    # macrostep's is its pending record, replayed on first read: statekit.engine.timer_plan)
+    _timer: ArmedTimer | None  # set by a delivery
 
     def __init__(
         self,
@@ -144,8 +147,10 @@ class Result:
         self._invariant = invariant
         self._message = message
         self._evidence: tuple[Microstep, ...] | None = None
-        # `_timing` (the macrostep's timers, read on access) and `_timer` (the delivered
-        # timer) are set by the step only when there is time: a step without pays nothing.
+        # the macrostep's timers (read on access) and the delivered timer, set by the step
+        # when there is time (two stores are cheaper than the AttributeError of a slot
+        # never set, which the runner's reads of `timers_armed` and `sent` would raise)
+        self._timing = self._timer = None
 
     @property
     def status(self) -> Status:
@@ -197,18 +202,15 @@ class Result:
         return () if timing is None else timing.sent()
 
     def _timing_run(self) -> TimerRun | None:
-        try:
-            return self._timing
-        except AttributeError:  # the step touched no timer
-            return None
+        timing = self._timing
+        if timing is None or timing.__class__ is TimerRun:
+            return timing
+        return resolve(timing)  # type: ignore[arg-type]
 
     @property
     def timer(self) -> ArmedTimer | None:
         """The timer this step delivered and consumed (`Chart.fire`), else None."""
-        try:
-            return self._timer
-        except AttributeError:  # not a delivery
-            return None
+        return self._timer
 
     @property
     def evidence(self) -> tuple[Microstep, ...]:

@@ -52,7 +52,7 @@ from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
 from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.memo import memoised_macrostep
-from statekit.engine.records import make_change, make_microstep, set_timer_logs
+from statekit.engine.records import make_change, make_message, make_microstep, set_timer_logs
 from statekit.engine.result import (
     EVALUATION_ERROR,
     INVALID_PAYLOAD,
@@ -79,6 +79,7 @@ from statekit.engine.tables import (
     StaticMacrostep,
     Tables,
 )
+from statekit.engine.timer_plan import resolve
 from statekit.engine.timers import ArmedTimer, TimerRun, Timers
 from statekit.engine.trace import AppliedMicrostep, AssignedValue, InternalEvent
 from statekit.engine.validation import PayloadError
@@ -87,6 +88,7 @@ APPLIED = Status.APPLIED
 _new = tuple.__new__
 _microstep = make_microstep
 _change = make_change
+_message = make_message
 _timer_logs = set_timer_logs
 REJECTED = Status.REJECTED
 
@@ -285,22 +287,25 @@ def _compiled(
     event_type, payload = event
     ctx: Any = dict(state._context) if compiled.assigns else state._context
     outbox: list[tuple[str, dict[str, Any]]] = []
-    timing = TimerRun(state._timers, now_ms) if compiled.timed else None
-    trace: list[AppliedMicrostep] = []
+    plan = compiled.timers
+    # the pending timer record `statekit.engine.timer_plan.resolve` reads (a display: hot path)
+    record = None if plan is None else [plan, state._timers, now_ms, None]
     steps = compiled.steps
-    triggered: InternalEvent | None
-    for micro in steps:
-        changes: list[AssignedValue] = []
-        start = len(outbox)
-        if micro is steps[0]:
-            triggered, given = event, payload
-        else:
-            triggered = micro.event
-            given = EMPTY
-        for effect in micro.effects:
-            effect(ctx, given, changes, outbox, timing)
-        applied = (triggered, micro.plan, tuple(changes), start, len(outbox), micro.raised)
-        trace.append(_new(AppliedMicrostep, applied))
+    changes: list[AssignedValue] = []
+    first = steps[0]
+    for effect in first.effects:  # the event's microstep
+        effect(ctx, payload, changes, outbox, record)
+    trace = [
+        _new(AppliedMicrostep, (event, first.plan, tuple(changes), 0, len(outbox), first.raised))
+    ]
+    if len(steps) > 1:  # the eventless and done microsteps that follow
+        for micro in steps[1:]:
+            changes = []
+            start = len(outbox)
+            for effect in micro.effects:
+                effect(ctx, EMPTY, changes, outbox, record)
+            applied = (micro.event, micro.plan, tuple(changes), start, len(outbox), micro.raised)
+            trace.append(_new(AppliedMicrostep, applied))
     history = state._history
     if compiled.history_updates:
         history = {**history, **dict(compiled.history_updates)}
@@ -311,11 +316,12 @@ def _compiled(
         except EvaluationError:
             broken = ""
         if broken is not None:
+            timing = None if record is None else resolve(record)
             return _applied(
                 tables, state, event, event_id, target, ctx, history, outbox, trace, timing
             )
     emitted = messages(tables, state, event_type, payload, event_id, outbox) if outbox else ()
-    if timing is None:
+    if plan is None:
         return Result(
             APPLIED,
             None,
@@ -325,16 +331,17 @@ def _compiled(
             emitted,
             lambda: build_evidence(tables, trace, emitted),
         )
+    assert record is not None
     result = Result(
         APPLIED,
         None,
-        State(target, ctx, history, _new(Timers, (tuple(timing.armed), timing.generation))),
+        State(target, ctx, history, plan.timers(record)),
         event_type,
         event_id,
         emitted,
-        lambda: build_evidence(tables, trace, emitted, timing),
+        lambda: build_evidence(tables, trace, emitted, resolve(record)),
     )
-    result._timing = timing
+    result._timing = record
     return result
 
 
@@ -518,9 +525,12 @@ def messages(
         basis = [tables.digest, state.to_data() if state else None, event]
         basis.append(dict(redacted(tables, event, payload)))
         event_id = "auto-" + hashlib.sha256(canonical_json(basis).encode()).hexdigest()[:32]
+    view = MappingProxyType
+    if len(raw) == 1:  # the common case, without a comprehension
+        kind, body = raw[0]
+        return (_message(f"{event_id}/0", kind, view(body)),)
     return tuple(
-        EmittedMessage(f"{event_id}/{i}", kind, MappingProxyType(body))
-        for i, (kind, body) in enumerate(raw)
+        [_message(f"{event_id}/{i}", kind, view(body)) for i, (kind, body) in enumerate(raw)]
     )
 
 
@@ -552,15 +562,21 @@ def build_evidence(
             fired(plan.transitions),
             plan.exited,
             plan.entered,
-            tuple(
+            ()
+            if not changes
+            else tuple(
                 [
                     _change(f, REDACTED, REDACTED) if f in secret_ctx else _change(f, old, new)
                     for f, old, new in changes
                 ]
             )
-            if changes
-            else (),
-            tuple([m.message_id for m in emitted[start:end]]) if end > start else (),
+            if len(changes) > 1 or secret_ctx
+            else (_change(*changes[0]),),
+            ()
+            if end == start
+            else (emitted[start].message_id,)
+            if end == start + 1
+            else tuple([m.message_id for m in emitted[start:end]]),
             raised,
         )
         if logs is not None:  # the timer logs, set before anyone sees the record

@@ -7,12 +7,19 @@ compound state whose final child raises a done event that nothing answers or
 that a `done` transition answers (guard-free, `active()`, or the context);
 final states of both regions (so the chart becomes final inside a
 macrostep); `after` timers (a literal delay, `at:` and `delay:` over the
-context) on the chain's states; a `raise` and a history state (which need the
-general loop) next to them; and a microstep bound that a chain may reach.
+context, an `at:` whose value leaves the 64-bit range for most values of
+the context) on the chain's states, armed and cancelled in one macrostep
+when an eventless transition passes through their state, re-armed when
+`RESET` re-enters it; a `raise` and a history state (which need the general
+loop) next to them; and a microstep bound that a chain may reach. Delayed
+`send`s (timers no state owns) sit among the `after` timers of the state,
+and deliveries of armed timers (`fire`) leave a state active without its
+timer, whose exit then has nothing to cancel.
 On each chart a drawn stream of events goes through `step` (memo and
 compiled macrosteps on) and `step(..., memoised=False)` (the general loop
-alone): results, messages, timers, evidence, rejection messages and the
-state's JSON must be equal after every event.
+alone): results, messages, timers (the state's, and those each step armed
+and cancelled), evidence, rejection messages and the state's JSON must be
+equal after every event.
 """
 
 from __future__ import annotations
@@ -25,13 +32,16 @@ from hypothesis import strategies as st
 import statekit
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.compiled_macrostep import CompiledMacrostep, compiled_macrostep
-from statekit.engine.result import Status
+from statekit.engine.result import Result, Status
+from statekit.engine.state import State
 from statekit.engine.step import step
+from statekit.engine.tables import Tables
+from statekit.engine.timers import ArmedTimer
 
 GUARDS = ("none", "free", "active", "data")
 """How an eventless or done transition is guarded: absent, guard-free, `active()`, context."""
 CONDITION = {"active": "active('right.y')", "data": "ctx.n > 2"}
-TIMERS = ("none", "after", "at", "delay")
+TIMERS = ("none", "after", "at", "delay", "overflow")
 
 
 def _transition(target: str, kind: str, effect: bool) -> str:
@@ -48,6 +58,8 @@ def _timer(kind: str) -> str:
         return "after: {1s: left.s0}"
     if kind == "at":
         return 'after: [{at: "ctx.m + 5000", to: left.s0}]'
+    if kind == "overflow":  # out of range once ctx.n is 3 or more: EVALUATION_ERROR
+        return 'after: [{at: "ctx.n * 4000000000000000000", to: left.s0}]'
     return 'after: [{delay: "ctx.m", to: left.s0}]'
 
 
@@ -72,6 +84,7 @@ def generated_chart(
         "  RESET: {}",
         "  BACK: {}",
         "  TICK: {}",
+        "  LATER: {}",
         "parallel: true",
         "states:",
         "  left:",
@@ -113,8 +126,10 @@ def generated_chart(
         "  right:",
         "    initial: x",
         "    states:",
-        "      x: {on: {FLIP: right.y, BACK: left.last}}",
-        "      y: {on: {FLIP: right.x, END: right.z}}",
+        "      x: {on: {FLIP: right.y, BACK: left.last, LATER: {do: [{send: {event: TICK,"
+        " delay: 2s}}]}}}",
+        "      y: {on: {FLIP: right.x, END: right.z, LATER: {do: [{send: {event: STEP, at:"
+        ' "ctx.m"}}]}}}',
         "      z: {final: true}",
     ]
     return "\n".join(lines) + "\n"
@@ -127,8 +142,10 @@ def chart_of(text: str, bound: int) -> statekit.Chart:
 
 
 link = st.tuples(st.sampled_from(GUARDS), st.booleans(), st.sampled_from(TIMERS))
-EVENTS = ("GO",) * 2 + ("STEP",) * 3 + ("FLIP",) * 2 + ("END", "POKE", "RESET", "BACK", "TICK")
-"""The events of a stream, weighted towards those that move along the chain."""
+EVENTS: tuple[str, ...] = ("GO",) * 2 + ("STEP",) * 3 + ("FLIP",) * 2
+EVENTS += ("END", "POKE", "RESET", "BACK", "TICK", "LATER", "FIRE", "FIRE")
+"""The events of a stream, weighted towards those that move along the chain; `FIRE`
+delivers one of the state's armed timers (the stream's number picks which)."""
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -154,13 +171,47 @@ def test_compiled_macrosteps_equal_the_general_loop(
     state = chart.start(now_ms=0)
     for i, (event, k) in enumerate(stream):
         payload = {"k": k} if event == "GO" else None
-        fast = step(tables, state, event, payload, f"e{i}", now_ms=i * 700)
-        general = step(tables, state, event, payload, f"e{i}", now_ms=i * 700, memoised=False)
-        assert fast == general, (event, fast, general)
+        if event == "FIRE":
+            if not state.timers:
+                continue
+            armed = state.timers[k % len(state.timers)]
+            fast = chart.fire(state, armed.id, now_ms=i * 700, event_id=f"e{i}")
+            general = _delivered(tables, state, armed, f"e{i}", i * 700)
+            assert fast.timer == armed
+        else:
+            fast = step(tables, state, event, payload, f"e{i}", now_ms=i * 700)
+            general = step(tables, state, event, payload, f"e{i}", now_ms=i * 700, memoised=False)
+            assert fast == general, (event, fast, general)
+        assert (fast.status, fast.reason, fast.state, fast.emitted) == (
+            general.status,
+            general.reason,
+            general.state,
+            general.emitted,
+        )
+        assert (fast.timers_armed, fast.timers_cancelled, fast.sent) == (
+            general.timers_armed,
+            general.timers_cancelled,
+            general.sent,
+        )
+        assert fast.evidence == general.evidence
         assert fast.message == general.message
         assert fast.state.to_json() == general.state.to_json()
         assert [m.payload for m in fast.emitted] == [m.payload for m in general.emitted]
         state = fast.state if not fast.state.is_final else chart.start(now_ms=i)
+
+
+def _delivered(
+    tables: Tables, state: State, armed: ArmedTimer, event_id: str, now_ms: int
+) -> Result:
+    """The delivery of `armed` as the general loop makes it: the step of its event from
+    the state without the timer (read back from the state's JSON without it)."""
+    data = state.to_data()
+    data["timers"] = [t for t in data["timers"] if t["id"] != armed.id]
+    without = State.from_json(tables, data)
+    payload = armed.payload if armed.owner is None else None
+    return step(
+        tables, without, armed.event, payload, event_id, now_ms=now_ms, memoised=False, timer=armed
+    )
 
 
 def test_the_reference_charts_macrosteps_with_done_events_and_eventless_steps_compile() -> None:

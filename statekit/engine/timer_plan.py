@@ -1,0 +1,195 @@
+"""The timers of a compiled macrostep: the new state's built in one pass, the rest on read.
+
+A compiled macrostep (`statekit.engine.compiled_macrostep`) runs no timer effect
+but the engine's own: arming a state's `after` timers after its entry effects
+and cancelling them after its exit effects (`statekit.engine.timers`). Which
+states it enters and exits, in which microstep and in which order, is fixed by
+its structure; what varies is the input state's timers and the values of the
+`at:` and `delay:` expressions. So the compiled macrostep holds its timer
+operations once, as a `TimerPlan`, and a step that runs it:
+
+1. evaluates each `at:`/`delay:` expression where the general loop does (its
+   arm effect appends the value to the step's pending record, see `resolve`);
+2. builds the new state's `Timers` in one pass (`TimerPlan.timers`): the input's
+   timers without those of the states the macrostep exits, then the timers it
+   armed and did not cancel again, numbered by the arming counter, which moves
+   on by one for every timer armed (cancelled later or not);
+3. leaves what it armed and cancelled in which microstep (`Result.timers_armed`,
+   `timers_cancelled`, the evidence) to `resolve`, which replays the operations
+   on a `TimerRun` the first time one of them is read, exactly as
+   `timer_effects.run_timer_effect` runs them in the general loop.
+
+The input's timers owned by a state the macrostep exits are the ones that
+exit cancels: a state's `after` timers are armed when it is entered and
+cancelled when it is left, and an active state is entered again only after
+it is left, so before a state's first exit the macrostep has armed none of its
+timers. (A state may hold fewer than its declared timers: a delivery consumes
+its timer and the state can stay active; then there is nothing to cancel.)
+
+This exists for speed: a `TimerRun` with its lists and log, and one record per
+timer effect, was most of what a lease timer (armed by one event, cancelled by
+another) added to a step; the step now builds only the state's new timers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from statekit.compiler.ir import TimerKind
+from statekit.engine.timers import ArmedTimer, TimerRun, Timers
+from statekit.engine.validation import EMPTY, INT_MAX, INT_MIN
+
+AT = TimerKind.AT
+_new = tuple.__new__
+
+VALUES = 4
+"""Where the evaluated `at:`/`delay:` values start in a pending record."""
+
+TimerOp = tuple[int, str, str | None, TimerKind | None, int | None, int]
+"""(microstep index, owner state's path, timer name or None for a cancel, kind,
+literal delay, the value's index in the pending record or -1 for a literal delay)."""
+
+
+def resolve(record: list[Any]) -> TimerRun:
+    """The `TimerRun` of a step's pending record (replayed on the first call, kept after).
+
+    The record is `[plan, input timers, now_ms, TimerRun or None, values…]`, a plain list
+    and not an object for speed: the step builds one per timed macrostep, and a list
+    display is the cheapest mutable record there is (the arm effects append their
+    values to it, this function keeps the replayed `TimerRun` in it)."""
+    run = record[3]
+    if run is None:
+        run = record[3] = record[0].replay(record)
+    assert isinstance(run, TimerRun)
+    return run
+
+
+Survivor = tuple[str, TimerKind, int | None, int, int, str]
+"""A timer the plan arms and does not cancel again: (name, kind, literal delay, value
+index, generation offset from the input's counter, owner)."""
+MakeTimers = Callable[[list[Any]], Timers]
+"""The new state's timers from a step's pending record."""
+
+
+@dataclass(frozen=True, slots=True)
+class TimerPlan:
+    """A compiled macrostep's timer operations in the order its effects run them
+    (`ops`) and `timers`, which builds the new state's timers from a step's pending
+    record (the input's without those of the states exited, then the survivors)."""
+
+    ops: tuple[TimerOp, ...]
+    timers: MakeTimers
+
+    @classmethod
+    def of(cls, ops: list[TimerOp]) -> TimerPlan:
+        """The plan of these operations (in effect order)."""
+        survivors: list[Survivor] = []
+        offset = 0
+        for i, (_at, owner, name, kind, fixed, slot) in enumerate(ops):
+            if name is None:
+                continue
+            offset += 1
+            later = ops[i + 1 :]
+            if not any(n is None and o == owner for _a, o, n, _k, _f, _s in later):
+                assert kind is not None
+                survivors.append((name, kind, fixed, slot, offset, owner))
+        cancels = frozenset(owner for _at, owner, name, *_ in ops if name is None)
+        return cls(ops=tuple(ops), timers=_maker(cancels, tuple(survivors), offset))
+
+    def replay(self, record: list[Any]) -> TimerRun:
+        """The operations run on a `TimerRun` from the input timers, as the general loop
+        runs them: the arming and cancelling log, what was armed and cancelled."""
+        now = record[2]
+        run = TimerRun(record[1], now)
+        for at, owner, name, kind, fixed, slot in self.ops:
+            if name is None:
+                run.cancel_owned(at, owner)
+                continue
+            assert kind is not None
+            run.generation = generation = run.generation + 1
+            timer = _timer(name, kind, fixed, slot, owner, generation, record, now)
+            run.armed.append(timer)
+            run.log.append((at, "armed", timer))
+        return run
+
+
+def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) -> MakeTimers:
+    """`TimerPlan.timers` for these cancels, survivors and count of timers armed: a
+    closure specialised to the two shapes a lease timer takes (one state's timers
+    cancelled; one `at:` timer armed with nothing cancelled), else the general one."""
+    if not survivors and not arms:
+
+        def cancelled(record: list[Any]) -> Timers:
+            before: Timers = record[1]
+            armed = before.armed
+            if not armed:  # nothing to cancel (a delivery consumed it): no new timers
+                return before
+            if len(armed) == 1:  # the common case, without a comprehension
+                return (
+                    _new(Timers, ((), before.generation)) if armed[0].owner in cancels else before
+                )
+            kept = tuple([t for t in armed if t.owner not in cancels])
+            return before if len(kept) == len(armed) else _new(Timers, (kept, before.generation))
+
+        return cancelled
+    if not cancels and len(survivors) == 1 and survivors[0][1] is AT:
+        name, _kind, _fixed, slot, _offset, owner = survivors[0]
+
+        def armed_at(record: list[Any]) -> Timers:
+            before: Timers = record[1]
+            generation = before.generation + 1
+            timer = _new(ArmedTimer, (name, name, EMPTY, None, record[slot], generation, owner))
+            armed = before.armed
+            return _new(Timers, ((*armed, timer) if armed else (timer,), generation))
+
+        return armed_at
+
+    def general(record: list[Any]) -> Timers:
+        before: Timers = record[1]
+        armed = before.armed
+        if armed and cancels:
+            armed = tuple([t for t in armed if t.owner not in cancels])
+        start = before.generation
+        if survivors:
+            now = record[2]
+            made = tuple(
+                [
+                    _timer(name, kind, fixed, slot, owner, start + offset, record, now)
+                    for name, kind, fixed, slot, offset, owner in survivors
+                ]
+            )
+            armed = armed + made if armed else made
+        return _new(Timers, (armed, start + arms))
+
+    return general
+
+
+def _timer(
+    name: str,
+    kind: TimerKind,
+    fixed: int | None,
+    slot: int,
+    owner: str,
+    generation: int,
+    record: list[Any],
+    now: int | None,
+) -> ArmedTimer:
+    """An `after` timer armed with its value (`timer_effects.run_timer_effect`'s rule)."""
+    delay: int | None
+    due: int | None
+    if slot < 0:  # a literal delay
+        delay = fixed
+        due = None if now is None or delay is None else _clamped(now + delay)
+    elif kind is AT:
+        delay, due = None, record[slot]
+    else:
+        delay = record[slot]
+        due = None if now is None or delay is None else _clamped(now + delay)
+    return _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner))
+
+
+def _clamped(due: int) -> int:
+    """A due time within the 64-bit range."""
+    return due if INT_MIN <= due <= INT_MAX else max(INT_MIN, min(due, INT_MAX))
