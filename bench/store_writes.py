@@ -31,13 +31,21 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.runner_throughput import LOOPS, RUNS, counter, prepare, rate, raw_loop
+from bench.runner_throughput import (
+    LOOPS,
+    ROOT,
+    RUNS,
+    counter,
+    export,
+    prepare,
+    rate,
+    raw_loop,
+)
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
 from statekit.testing.postgres_server import ThrowawayPostgres
 
-ROOT = Path(__file__).resolve().parents[1]
 RUNNER_TABLES = ("statekit_events", "statekit_outbox")
 RAW_TABLES = ("raw_events", "raw_outbox")
 
@@ -149,16 +157,6 @@ def _before(tree: Path, call: str) -> object:
         text=True,
     )  # fmt: skip
     return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def export(rev: str, folder: Path) -> Path:
-    """The `statekit` package at git revision `rev`, in `folder`."""
-    folder.mkdir(parents=True)
-    archive = subprocess.run(
-        ["git", "archive", rev, "statekit"], cwd=ROOT, check=True, capture_output=True
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder
 
 
 def shown(values: list[float]) -> str:
