@@ -34,16 +34,16 @@ transaction's first statement, and `write_decided` sends all of a decision's
 writes as one query of several statements, with the `COMMIT` when the caller
 says nothing follows (`last`): an event costs two round trips, the locked read
 and the writes with the commit; one on the cached path. Those queries bind their
-parameters on the client (psycopg's `ClientCursor` quotes each value as a literal
-of its type) and go by the simple query protocol, which takes several statements
-in one message; psycopg's pipeline mode does the same in one round trip but
-costs the client several times the CPU (it flushes and polls the socket after
-every statement). The statements of one query cannot look at each other's row
-counts, so the instance update's version check is made an error inside the
-database (`statekit_moved`, schema 6): a stale write fails the query, the server
-skips the rest of it (the `COMMIT` too) and the transaction is rolled back,
-never committed. An instance row is never deleted, so the update always finds
-the row it checks.
+parameters on the client (each value quoted as a literal of its type) and go by
+the simple query protocol, which takes several statements in one message;
+psycopg's pipeline mode does the same in one round trip but costs the client
+several times the CPU (it flushes and polls the socket after every statement).
+The statements of one query cannot look at each other's row counts, so the
+instance update's version check is made an error inside the database
+(`statekit_moved`, schema 6): a stale write fails the query, the server skips
+the rest of it (the `COMMIT` too) and the transaction is rolled back, never
+committed. An instance row is never deleted, so the update always finds the row
+it checks.
 """
 
 from __future__ import annotations
@@ -196,10 +196,10 @@ class PostgresStore(Store):
 
         One query of several statements, not psycopg's pipeline mode: the simple query
         protocol takes statements joined by `;` in one message, with their parameters
-        bound on the client (psycopg's `ClientCursor` quotes each value as a literal of
-        its type). Measured on loopback, the raw three-write transaction sent this way
-        costs the client about a quarter of the CPU it costs as a pipeline (which
-        flushes and polls the socket after every statement), in the same one round trip."""
+        bound on the client as literals of their types (`_bound`). Measured on loopback,
+        the raw three-write transaction sent this way costs the client about a quarter
+        of the CPU it costs as a pipeline (which flushes and polls the socket after
+        every statement), in the same one round trip."""
         bound = self._bound
         begin, self._begin = self._begin, None
         parts = [] if begin is None else [begin]
@@ -272,8 +272,8 @@ def _literal(value: object) -> str | None:
     as much as the rest of the query's sending. The forms are the ones that read the same
     whatever the server's `standard_conforming_strings`: text as an escape string with
     quotes and backslashes doubled, bytes in bytea's hex form, a float typed as one, a
-    negative number after a space (so that `- -1` can never become a comment). `tests/runner/store/
-    test_hostile_texts.py` reads back what the server made of each."""
+    negative number after a space (a `-` before it never makes `--`, a comment). The
+    hostile-text tests of the store read back what the server made of each."""
     # exactly these types (`type(…) is`): a subclass may print itself otherwise
     if type(value) is str:
         if "\x00" in value:
