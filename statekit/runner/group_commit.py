@@ -142,7 +142,7 @@ class _Rows:
 
     def write(self, store: Store, work: GroupWork) -> None:
         """Everything in one `Store.write_decided` (one statement per table, one update
-        per moved instance; one pipeline on PostgreSQL); `_Refused` when the database
+        per moved instance; one query on PostgreSQL); `_Refused` when the database
         refuses a row."""
         timers_deleted: list[tuple[str, str]] = []
         timers_inserted: list[TimerRow] = []

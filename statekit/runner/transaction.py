@@ -613,7 +613,7 @@ class InstanceTransaction:
         rest), and never deadlocks; the database refusing a row (a unique index: a
         recorded event ID or business key) raises its own error. `last`: nothing else
         follows in the transaction, so the store may commit with the writes (PostgreSQL:
-        one pipeline)."""
+        one query)."""
         return store.write_decided(self.decided(chart_key, unread=unread), last=last)
 
     def decided(self, chart_key: ChartKey, *, unread: bool = False) -> DecidedRows:

@@ -6,7 +6,7 @@
 Modules: `base` (`Store`, the interface the runner, the dispatcher and the
 inbox use, with the SQL both dialects share), `sqlite` (`SQLiteStore`) and
 `postgres` (`PostgresStore`): each dialect's locking (and PostgreSQL's
-pipelined writes), `migrations` (the versioned schema), `rows` (the stored
+writes in one query), `migrations` (the versioned schema), `rows` (the stored
 forms), `packing` (how an event row's hash, evidence and status are kept on
 disk). psycopg is imported only when a PostgreSQL store is opened.
 """

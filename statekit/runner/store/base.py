@@ -522,8 +522,8 @@ class Store:
         raises its error, and the caller's transaction (or savepoint) is rolled back.
 
         `last`: nothing else follows in this transaction, so the store may commit it
-        with these writes (PostgreSQL sends the writes and the COMMIT as one pipeline;
-        a stale version then fails the whole pipeline instead of committing); here the
+        with these writes (PostgreSQL sends the writes and the COMMIT as one query;
+        a stale version then fails the whole query instead of committing); here the
         caller's `write()` block commits on exit as always."""
         for move in rows.moves:  # first: a writer that did not lock the row locks it here
             if self.execute(*self._move_values(move)).rowcount != 1:

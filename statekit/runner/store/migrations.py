@@ -64,8 +64,8 @@ message by status gives way to one of the dead messages (pending ones have
 theirs). Rows already there are converted; a value that does not match its
 row is kept whole. An event's status `APPLIED` is kept as NULL. On
 PostgreSQL it also adds `statekit_moved`, which raises SQLSTATE SK409 when an
-instance update moved no row, so that the writes of an event can be pipelined
-with the COMMIT.
+instance update moved no row, so that the writes of an event can be sent
+with the COMMIT in one round trip.
 """
 
 from __future__ import annotations
@@ -274,7 +274,7 @@ STALE_VERSION = "SK409"
 """The SQLSTATE `statekit_moved` raises (PostgreSQL): an instance update found the row no
 longer at the version its transaction read."""
 # PostgreSQL: the instance update's version check as an error, so that writes sent in one
-# pipeline with the COMMIT cannot commit a stale write (`PostgresStore.write_decided`).
+# query with the COMMIT cannot commit a stale write (`PostgresStore.write_decided`).
 _MOVED_CHECK_POSTGRESQL = (
     "CREATE OR REPLACE FUNCTION statekit_moved(moved BIGINT) RETURNS BIGINT "
     "LANGUAGE plpgsql AS $$ BEGIN IF moved <> 1 THEN RAISE EXCEPTION USING "
