@@ -2,8 +2,9 @@
 
 - a worker (a forked process with its own connection) is killed with SIGKILL 100
   times (after a random count of acknowledged deliveries, then a random short
-  pause: often inside a transaction) while 1,000
-  timers come due on an injected clock: every timer takes effect exactly once (one
+  pause: often inside a transaction) while timers come due on an injected clock (1,000
+  of them, and 1,000 more in each new wave while fewer than 100 kills have landed, for
+  a worker may finish what is due before its kill): every timer takes effect once (one
   history event per armed timer), none before its due time (the event row records
   the clock reading), none is lost, and every instance equals its replay;
 - several workers at once (8 on PostgreSQL, 4 on SQLite) over 10,000 due timers:
@@ -43,14 +44,30 @@ def _fast(url: str) -> str:
     return f"{url}?synchronous=NORMAL" if url.startswith("sqlite") else url
 
 
+class _Tickers:
+    """A runner on an injected clock that creates ticker instances `i0`, `i1`, … in
+    waves; each creation arms the instance's ten timers at the clock's reading."""
+
+    def __init__(self, url: str) -> None:
+        self.clock = T0
+        self.runner = Runner(chart_from(TICKER), open_store(url), clock=lambda: self.clock)
+        self.count = 0
+
+    def create(self, instances: int, start: int, stagger: int) -> int:
+        """`instances` more tickers, the k-th of them created at `start + stagger*k`;
+        returns when the last of their timers is due."""
+        for k in range(instances):
+            self.clock = start + stagger * k
+            self.runner.create(f"i{self.count}")
+            self.count += 1
+        return self.clock + 100 * TIMERS
+
+
 def _created(url: str, instances: int, stagger: int) -> Runner:
     """`instances` tickers, instance i created (and its timers armed) at T0 + stagger*i."""
-    clock = [T0]
-    runner = Runner(chart_from(TICKER), open_store(url), clock=lambda: clock[0])
-    for i in range(instances):
-        clock[0] = T0 + stagger * i
-        runner.create(f"i{i}")
-    return runner
+    tickers = _Tickers(url)
+    tickers.create(instances, T0, stagger)
+    return tickers.runner
 
 
 def _worker(url: str, chart: Path, clock_file: Path, batch: int) -> subprocess.Popen[str]:
@@ -109,8 +126,12 @@ def test_sigkill_while_timers_come_due_loses_none_and_doubles_none(
     store_url: str, tmp_path: Path
 ) -> None:
     url = _fast(store_url)
-    instances = 100  # x 10 timers: 1,000, due from T0 + 100 ms to T0 + 1,297 ms
-    runner = _created(url, instances, 3)
+    tickers = _Tickers(url)
+    # 100 x 10 timers: 1,000, due from T0 + 100 ms to T0 + 1,297 ms; a worker may finish
+    # what is due before its kill lands, so a new wave of tickers comes due whenever the
+    # clock passes the last one's timers and fewer than KILLS kills have landed
+    last_due = tickers.create(100, T0, 3)
+    runner = tickers.runner
     chart = write_chart(TICKER, tmp_path, "ticker")
     clock_file = tmp_path / "clock"
     rng = random.Random(10)
@@ -143,10 +164,13 @@ def test_sigkill_while_timers_come_due_loses_none_and_doubles_none(
         kills += killed
         acknowledged += [json.loads(line) for line in lines if line.strip()]
         if not killed:  # everything due at `now` was delivered: time moves on
-            if now >= T0 + 1_300:
-                break
+            if now > last_due:
+                if kills >= KILLS:
+                    break
+                last_due = tickers.create(100, now, 3)
             now += rng.randrange(20, 60)
     assert kills == KILLS
+    instances = tickers.count
     history = {
         (f"i{i}", e.event_id): (e.status, e.sequence)
         for i in range(instances)
