@@ -49,8 +49,8 @@ it checks.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from statekit.runner.errors import StoreURLError
@@ -89,6 +89,9 @@ class PostgresStore(Store):
     ) -> None:
         # `check_integrity` is SQLite's check on open; PostgreSQL checks its pages itself.
         super().__init__(url)
+        # one reusable object each (as SQLite's): no generator per transaction
+        self._writer = self._transaction("BEGIN")
+        self._reader = self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         try:
             import psycopg  # the optional dependency: only PostgreSQL users need it
         except ImportError as exc:
@@ -243,17 +246,13 @@ class PostgresStore(Store):
             return True  # `_control` ends it without a round trip
         return bool(not self._conn.closed)
 
-    @contextmanager
-    def write(self) -> Iterator[None]:
+    def write(self) -> AbstractContextManager[None]:
         """`BEGIN` … `COMMIT` (rolled back on an exception); rows are locked as read."""
-        with self._transaction("BEGIN"):
-            yield
+        return self._writer
 
-    @contextmanager
-    def read(self) -> Iterator[None]:
+    def read(self) -> AbstractContextManager[None]:
         """A REPEATABLE READ, READ ONLY transaction: one snapshot for several reads."""
-        with self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"):
-            yield
+        return self._reader
 
     def _lock_schema(self) -> None:
         self.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))
