@@ -108,12 +108,14 @@ class PostgresStore(Store):
         except psycopg.Error as exc:
             raise StoreURLError(f"{_safe(url)}: cannot connect: {exc}") from exc
         self._sql: dict[str, str] = {}
+        self._moves: dict[str, tuple[str, int]] = {}  # `_checked`: an update's form, once
         self._begin: str | None = None  # a BEGIN not sent yet: it goes with the next statement
         self._committed = False  # `write_decided(last=True)` committed the open transaction
         self._errors = psycopg.Error
         self._psycopg = psycopg
         self._client = psycopg.ClientCursor(self._conn)  # `_send_query`'s statements
-        self._pieces: dict[str, list[str]] = {}  # a statement split at its placeholders
+        # a statement (`%s` placeholders) as a `%` format, with its number of parameters
+        self._templates: dict[str, tuple[int, str]] = {}
         self.migrate()
 
     @property
@@ -173,18 +175,16 @@ class PostgresStore(Store):
 
     def _checked(self, update: str, params: Sequence[Any]) -> tuple[str, Sequence[Any]]:
         """An instance update and its parameters as `_CHECKED_MOVE` (converted once)."""
-        head, _, guard = update.partition(_MOVE_KEY)
-        if not head.startswith(_MOVE_HEAD) or not guard:
-            raise RuntimeError(f"not an instance move: {update!r}")
-        key = "moved:" + update
-        converted = self._sql.get(key)
-        if converted is None:
+        known = self._moves.get(update)
+        if known is None:
+            head, _, guard = update.partition(_MOVE_KEY)
+            if not head.startswith(_MOVE_HEAD) or not guard:
+                raise RuntimeError(f"not an instance move: {update!r}")
             assignments = self._convert(head[len(_MOVE_HEAD) :])
-            converted = self._sql[key] = _CHECKED_MOVE.format(
-                guard=self._convert(guard), assignments=assignments
-            )
-        at = head.count("?")  # the instance ID's parameter; the guard's follow it
-        return converted, (*params[at + 1 :], params[0], *params[1:at], params[at])
+            checked = _CHECKED_MOVE.format(guard=self._convert(guard), assignments=assignments)
+            known = self._moves[update] = (checked, head.count("?"))
+        checked, at = known  # `at`: the instance ID's parameter; the guard's follow it
+        return checked, (*params[at + 1 :], params[0], *params[1:at], params[at])
 
     def _send_query(
         self,
@@ -215,19 +215,32 @@ class PostgresStore(Store):
         self._committed = last
 
     def _bound(self, sql: str, params: Sequence[Any]) -> str:
-        """`sql` (`%s` placeholders) with `params` bound as literals (`_literal`; a value of
-        another type as psycopg's `ClientCursor.mogrify` binds it)."""
-        pieces = self._pieces.get(sql)
-        if pieces is None:
-            pieces = self._pieces[sql] = sql.split("%s")
-        if len(pieces) != len(params) + 1:
+        """`sql` (`%s` placeholders) with `params` bound as literals: text here, inline (the
+        most frequent value: one call fewer each), the other types by `_literal` (a value
+        of a type it does not know as psycopg's `ClientCursor.mogrify` binds it).
+
+        The forms read the same whatever the server's `standard_conforming_strings`: text
+        as an escape string with quotes and backslashes doubled (text with a NUL goes to
+        `_literal`, which leaves it to psycopg's error). The hostile-text tests of the
+        store read back what the server made of each."""
+        template = self._templates.get(sql)
+        if template is None:
+            pieces = sql.split("%s")
+            # the statement as a `%` format (its own `%` doubled): one C call fills it in
+            filled = "%s".join(piece.replace("%", "%%") for piece in pieces)
+            template = self._templates[sql] = (len(pieces) - 1, filled)
+        count, filled = template
+        if count != len(params):
             return str(self._client.mogrify(sql, params))  # psycopg's error
-        out = [pieces[0]]
-        for value, piece in zip(params, pieces[1:], strict=True):
-            literal = _literal(value)
-            out.append(literal if literal is not None else self._client.mogrify("%s", (value,)))
-            out.append(piece)
-        return "".join(out)
+        # exactly `str` (`type(…) is`): a subclass may print itself otherwise
+        return filled % tuple(
+            [
+                "E'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
+                if type(value) is str and "\x00" not in value
+                else _literal(value) or self._client.mogrify("%s", (value,))
+                for value in params
+            ]
+        )
 
     def _control(self, statement: str) -> None:
         if statement.startswith("BEGIN"):
@@ -263,21 +276,17 @@ class PostgresStore(Store):
 
 
 def _literal(value: object) -> str | None:
-    """`value` as a PostgreSQL literal, for the types the store writes (text without NUL,
-    64-bit integers, finite floats, bytes, NULL); None for any other value.
+    """`value` as a PostgreSQL literal, for the types the store writes besides text (which
+    `PostgresStore._bound` quotes itself): 64-bit integers, finite floats, bytes, NULL;
+    None for any other value (text with a NUL included).
 
     Our own rather than psycopg's `ClientCursor.mogrify`, which binds every value through
     its adapter lookup: for the 30 values of one event that was about 40 µs of client CPU,
     as much as the rest of the query's sending. The forms are the ones that read the same
-    whatever the server's `standard_conforming_strings`: text as an escape string with
-    quotes and backslashes doubled, bytes in bytea's hex form, a float typed as one, a
-    negative number after a space (a `-` before it never makes `--`, a comment). The
-    hostile-text tests of the store read back what the server made of each."""
+    whatever the server's `standard_conforming_strings`: bytes in bytea's hex form (an
+    escape string), a float typed as one, a negative number after a space (a `-` before
+    it never makes `--`, a comment)."""
     # exactly these types (`type(…) is`): a subclass may print itself otherwise
-    if type(value) is str:
-        if "\x00" in value:
-            return None  # psycopg refuses it with its own error
-        return "E'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
     if type(value) is int:
         return repr(value) if value >= 0 else f" {value!r}"
     if value is None:
