@@ -98,7 +98,10 @@ def _claim(runner: FiringRunner, now_ms: int, want: int) -> list[TimerRow]:
 
 
 def _peek(runner: FiringRunner, now_ms: int, want: int) -> list[TimerRow]:
-    with runner.store.read():
+    """The rows `_claim` would claim, for `_one_by_one` to redo after the database refused
+    the batch: claimed in a write transaction that writes nothing (a claim locks its rows
+    where the dialect locks them, which a read-only transaction may not)."""
+    with runner.store.write():
         problems = runner.timer_problems
         rows = runner.store.claim_due_timers(runner.chart.name, now_ms, want + len(problems))
     return [r for r in rows if key_of(r) not in problems][:want]

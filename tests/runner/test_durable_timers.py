@@ -281,3 +281,55 @@ def test_the_runner_simulator_applies_undelayed_sends_as_the_runner_does(store_u
         (o.event_id, o.status, o.reason, o.version) for o in stored.sent
     ]
     assert [e.event_id for e in sim.history("a")] == [e.event_id for e in r.history("a")]
+
+
+KEYED_TICKS = """
+statechart: keyed_ticks
+version: 1
+context:
+  ticks: {type: integer, default: 0}
+events:
+  Tick: {n: integer}
+idempotency:
+  Tick: [n]
+initial: ticking
+states:
+  ticking:
+    entry:
+      - send: {event: Tick, payload: {n: 1}, delay: 100ms, id: t1}
+      - send: {event: Tick, payload: {n: 2}, delay: 200ms, id: t2}
+      - send: {event: Tick, payload: {n: 3}, delay: 300ms, id: t3}
+    on:
+      Tick: {do: [{assign: {ticks: ctx.ticks + 1}}]}
+"""
+
+
+def test_a_delivery_the_store_refuses_is_skipped_and_the_rest_of_its_batch_fires(
+    store_url: str,
+) -> None:
+    # (timer tN is armed at generation N) a/t2 delivers Tick(n=2), whose business key an
+    # event of `a` already holds: the
+    # unique index refuses it, which fails the whole batch; the batch is then redone one
+    # delivery per transaction, and only that one is left (armed, reported once)
+    r = Runner(chart_from(KEYED_TICKS), open_store(store_url), clock=Clock())
+    for instance in ("a", "b"):
+        r.create(instance)
+    assert r.apply("a", "e1", "Tick", {"n": 2}).applied
+    fired = r.fire_due(now_ms=T0 + 1_000)
+    delivered = sorted((o.instance_id, o.event_id) for o in fired)
+    assert delivered == [
+        (i, f"statekit.timer/t{n}/{n}")
+        for i, n in [("a", 1), ("a", 3), ("b", 1), ("b", 2), ("b", 3)]
+    ]
+    assert all(o.status is OutcomeStatus.APPLIED for o in fired)
+    assert [(k[0], k[1]) for k in r.timer_problems] == [("a", "t2")]
+    assert "refused its delivery" in next(iter(r.timer_problems.values()))
+    assert set(rows(r, "a")) == {"t2"} and rows(r, "b") == {}
+    assert armed(r, "a") == {"t2": (2, T0 + 200)} and stored_equal_state(r, "a")
+    assert r.load("a").state.context["ticks"] == 3 and r.load("b").state.context["ticks"] == 3
+    assert [e.event_id for e in r.history("a")] == [
+        "e1", "statekit.timer/t1/1", "statekit.timer/t3/3",
+    ]  # fmt: skip
+    assert r.fire_due(now_ms=T0 + 2_000) == []  # skipped from then on
+    assert len(r.timer_problems) == 1
+    assert r.verify("a").ok and r.verify("b").ok
