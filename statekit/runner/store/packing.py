@@ -46,11 +46,14 @@ def pack_hash(event_type: str, payload: str, digest: bytes) -> bytes:
     return digest
 
 
-def pack_hex_hash(event_type: str, payload: str, hexdigest: str) -> bytes:
-    """`pack_hash` of a hash given as hex (an `EventRow`'s): the hex is compared with the
-    recomputed hash's instead of being converted first (this runs for every event row
-    written, right after the hash was computed for the same texts)."""
-    full = payload_digest(event_type, payload)
+def pack_hex_hash(
+    event_type: str, payload: str, hexdigest: str, computed: bytes | None = None
+) -> bytes:
+    """`pack_hash` of a hash given as hex (an `EventRow`'s). `computed`: the 32 bytes its
+    writer hashed from this very type and payload text (`EventRow.payload_digest`), so
+    that only its comparison with `hexdigest` is left; without it the hash of the row is
+    computed here. Either way, a hex that is not that hash is kept whole."""
+    full = payload_digest(event_type, payload) if computed is None else computed
     if full.hex() == hexdigest:
         return full[:HASH_CHECK]
     return bytes.fromhex(hexdigest)
