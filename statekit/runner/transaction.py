@@ -159,6 +159,13 @@ class InstanceTransaction:
     """See the module docstring; `state`, `columns` and `version` follow each decision,
     `now` is the time every row written by this transaction records."""
 
+    # slotted: one is built for every event `Runner.apply` decides
+    __slots__ = (
+        "_armed_at", "_ids", "_keys", "_root", "_sends", "_sent", "accepted", "chart",
+        "columns", "events", "instance_id", "now", "now_ms", "outbox", "rejections", "row",
+        "snapshot_every", "snapshots", "start", "state", "version",
+    )  # fmt: skip
+
     def __init__(
         self,
         chart: Chart,
