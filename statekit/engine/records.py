@@ -14,12 +14,18 @@ in about half the time. Only for slotted frozen dataclasses without
 from __future__ import annotations
 
 import dataclasses
+from collections import deque
 from collections.abc import Callable, Mapping
+from dataclasses import MISSING
+from itertools import repeat
+from operator import call
 from typing import Any, TypeVar
 
 from statekit.engine.evidence import ContextChange, EmittedMessage, FiredTransition, Microstep
 
 T = TypeVar("T")
+
+_drain = deque(maxlen=0).extend  # runs an iterator to its end, keeping nothing
 
 
 def maker(cls: type[T]) -> Callable[..., T]:
@@ -27,25 +33,25 @@ def maker(cls: type[T]) -> Callable[..., T]:
     their defaults (every field after the given ones must have a plain default)."""
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     setters = tuple(cls.__dict__[f.name].__set__ for f in fields)
-    # the defaults to set after `k` given values, per `k` (looked up once per call, rather
-    # than every default field tested against the count: a record of many defaulted
-    # fields, `Outcome`'s, was built in twice the time)
-    after = tuple(
-        tuple(
-            (setters[i], f.default)
-            for i, f in enumerate(fields)
-            if i >= given and f.default is not dataclasses.MISSING
-        )
-        for given in range(len(fields) + 1)
-    )
+    # the setters and values of the defaults to set after `k` given values, per `k`
+    # (looked up once per call, rather than every default field tested against the count:
+    # a record of many defaulted fields, `Outcome`'s, was built in twice the time)
+    after: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []
+    for given in range(len(fields) + 1):
+        rest = [(setters[i], f.default) for i, f in enumerate(fields[given:], given)]
+        defaulted = [(setter, value) for setter, value in rest if value is not MISSING]
+        after.append((tuple(s for s, _ in defaulted), tuple(v for _, v in defaulted)))
+    tails = tuple(after)
     new = object.__new__
 
     def make(*values: Any) -> T:
         obj = new(cls)
-        for setter, value in zip(setters, values, strict=False):
-            setter(obj, value)
-        for setter, default in after[len(values)]:
-            setter(obj, default)
+        # every slot set through its descriptor, the loop run in C (`map` of
+        # `operator.call`, drained): a quarter faster than a Python loop over the fields
+        _drain(map(call, setters, repeat(obj), values))
+        tail, defaults = tails[len(values)]
+        if tail:
+            _drain(map(call, tail, repeat(obj), defaults))
         return obj
 
     return make
