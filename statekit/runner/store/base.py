@@ -224,6 +224,19 @@ def _update_setting(changed: int) -> str:
     return sql
 
 
+_GUARDED: dict[str, str] = {}
+
+
+def _guarded(update: str) -> str:
+    """`update` with `_READ_GUARD`: one text object per update, so that the statement
+    caches (SQLite's by text, PostgreSQL's conversions) find it without hashing a new
+    string of 400 characters for every event."""
+    sql = _GUARDED.get(update)
+    if sql is None:
+        sql = _GUARDED[update] = f"{update}{_READ_GUARD}"
+    return sql
+
+
 # An outbox message is deliverable when it is pending, due, unclaimed (or its claim
 # expired) and no earlier message of its instance is still pending: per-instance order.
 ELIGIBLE = (
@@ -602,22 +615,26 @@ class Store:
             ):
                 changed = _SET_CHART
                 values.extend(_chart(chart))
-            for flag, new, old in (
-                (_SET_CONFIGURATION, columns.configuration, held.configuration),
-                (_SET_CONTEXT, columns.context, held.context),
-                (_SET_HISTORY, columns.history, held.history),
-                (_SET_TIMERS, columns.timers, held.timers),
-            ):
-                if new != old:
-                    changed |= flag
-                    values.append(new)
+            # in the order of `_SET_COLUMNS` (not a loop over tuples built for each event)
+            if columns.configuration != held.configuration:
+                changed |= _SET_CONFIGURATION
+                values.append(columns.configuration)
+            if columns.context != held.context:
+                changed |= _SET_CONTEXT
+                values.append(columns.context)
+            if columns.history != held.history:
+                changed |= _SET_HISTORY
+                values.append(columns.history)
+            if columns.timers != held.timers:
+                changed |= _SET_TIMERS
+                values.append(columns.timers)
             values += (move.now, move.instance_id, move.read_version)
             sql = _update_setting(changed)
             params = tuple(values)
         read = move.read
         if read is None:
             return sql, params
-        return f"{sql}{_READ_GUARD}", (
+        return _guarded(sql), (
             *params, read.chart_name, read.chart_version, read.chart_digest, *_state(read.columns),
         )  # fmt: skip
 
