@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING
 from itertools import repeat
 from operator import call
@@ -25,7 +25,8 @@ from statekit.engine.evidence import ContextChange, EmittedMessage, FiredTransit
 
 T = TypeVar("T")
 
-_drain = deque(maxlen=0).extend  # runs an iterator to its end, keeping nothing
+# runs an iterator to its end, keeping nothing
+_drain: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
 
 
 def maker(cls: type[T]) -> Callable[..., T]:
