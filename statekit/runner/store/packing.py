@@ -11,7 +11,10 @@ sees the same values as before:
   does not (the payload or the check was changed), the stored bytes are given
   as they are (16 hex digits), which compares equal to no payload's hash: a
   redelivery is then a payload conflict and `verify` reports the row. A hash
-  that did not match its row when packed is kept whole.
+  that did not match its row when packed is kept whole. Packing compares the
+  row's hash with the one its writer computed from the row's very type and
+  payload text, which the runner's rows carry (`EventRow.payload_digest`), or
+  else with the hash computed here.
 - **evidence**: the compact form (`statekit.runner.evidence`) begins with the
   first microstep's event type and payload, which are the row's own type and
   payload (its canonical JSON text, byte for byte) for every event the runner
