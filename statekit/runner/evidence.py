@@ -105,20 +105,25 @@ def _compact_step(step: Microstep, event_id: str, position: int) -> list[Any]:
     """`microstep_data(step)` in the compact form, built from the microstep directly
     (this runs once per stored microstep: going through the full form's dictionaries
     first cost more than the rest of the evidence together)."""
-    emitted: Any = list(step.emitted)
-    if len(emitted) <= MAX_COUNTED and all(
+    # The record's tuples go in as they are: JSON writes a tuple as the array a list is.
+    emitted: Any = step.emitted
+    count = len(emitted)
+    if count == 1:  # the usual step that emits (without a generator)
+        if emitted[0] == f"{event_id}/{position}":
+            emitted = 1
+    elif count <= MAX_COUNTED and all(
         m == f"{event_id}/{position + k}" for k, m in enumerate(emitted)
     ):
-        emitted = len(emitted)
+        emitted = count
     out = [
         step.event,
         dict(step.payload),
-        [[t.id, t.source, list(t.targets), t.kind] for t in step.transitions],
-        list(step.exited),
-        list(step.entered),
+        [[t.id, t.source, t.targets, t.kind] for t in step.transitions],
+        step.exited,
+        step.entered,
         [[c.field, c.old, c.new] for c in step.changes],
         emitted,
-        list(step.raised),
+        step.raised,
     ]
     if step.armed or step.cancelled or step.sent:
         extra = {}

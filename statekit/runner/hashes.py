@@ -25,33 +25,24 @@ class EncodedPayload:
 def encode_payload(event_type: str, payload: Mapping[str, Any]) -> EncodedPayload:
     """The payload's canonical JSON and the sha256 of `[type, payload]` in that form:
     equal events, equal hashes."""
-    text, sha256 = payload_text_and_hash(event_type, payload)
-    return EncodedPayload(text=text, sha256=sha256)
+    text, digest = payload_text_and_digest(event_type, payload)
+    return EncodedPayload(text=text, sha256=digest.hex())
 
 
-def payload_text_and_hash(event_type: str, payload: Mapping[str, Any]) -> tuple[str, str]:
-    """`encode_payload` as a pair (text, sha256 hex), without the record: once per event."""
+def payload_text_and_digest(event_type: str, payload: Mapping[str, Any]) -> tuple[str, bytes]:
+    """`encode_payload` as a pair (text, the 32-byte sha256), without the record: once per
+    event (the runner's event row carries the bytes to the store: `EventRow.payload_digest`)."""
     text = canonical_json(payload)
-    return text, payload_digest(event_type, text).hex()
+    return text, payload_digest(event_type, text)
 
 
 def payload_digest(event_type: str, text: str) -> bytes:
     """The 32-byte sha256 of `[type, payload]` for a payload already in its canonical JSON
     `text` (what `encode_payload` hashes; the store recomputes it on read, schema 6)."""
-    last = _last
-    if last[1] == text and last[0] == event_type:
-        return last[2]
     whole = f"{type_head(event_type)}{text}]"  # == canonical_json([event_type, payload])
-    digest = hashlib.sha256(whole.encode("utf-8")).digest()
-    _set_last((event_type, text, digest))
-    return digest
+    return hashlib.sha256(whole.encode("utf-8")).digest()
 
 
-# The last hash computed, as one tuple (read and replaced whole, so threads never see a
-# mixed one): the store packs an event row's hash by computing it again from the row
-# (`store.packing`), right after `encode_payload` computed it for the same texts; this
-# memo makes that second computation a comparison of two strings.
-_last: tuple[str | None, str | None, bytes] = (None, None, b"")
 _TYPE_HEADS: dict[str, str] = {}  # event type → `[<type as JSON>,`, the head of the hashed text
 
 
@@ -64,11 +55,6 @@ def type_head(event_type: str) -> str:
             _TYPE_HEADS.clear()
         head = _TYPE_HEADS[event_type] = f"[{canonical_json(event_type)},"
     return head
-
-
-def _set_last(value: tuple[str | None, str | None, bytes]) -> None:
-    global _last
-    _last = value
 
 
 def text_sha256(text: str) -> str:

@@ -29,7 +29,7 @@ from statekit.engine.chart import Chart
 from statekit.engine.result import STALE_TIMER, EmittedMessage, Result, Status
 from statekit.engine.state import State
 from statekit.runner.evidence import evidence_json
-from statekit.runner.hashes import encode_payload, payload_text_and_hash
+from statekit.runner.hashes import payload_text_and_digest
 from statekit.runner.keys import idempotency_key
 from statekit.runner.outcome import (
     BUSINESS_KEY_CONFLICT,
@@ -72,6 +72,7 @@ REJECTED, CONFLICT = OutcomeStatus.REJECTED, OutcomeStatus.CONFLICT
 _event_row = positional(
     EventRow, "instance_id", "sequence", "event_id", "type", "payload", "payload_sha256",
     "status", "chart_version", "evidence", "recorded_at", "idempotency_key", "clock_ms",
+    "payload_digest",
 )  # fmt: skip
 _outbox_row = positional(
     NewOutboxRow, "instance_id", "message_id", "sequence", "type", "payload", "created_at"
@@ -157,6 +158,13 @@ class Mark:
 class InstanceTransaction:
     """See the module docstring; `state`, `columns` and `version` follow each decision,
     `now` is the time every row written by this transaction records."""
+
+    # slotted: one is built for every event `Runner.apply` decides
+    __slots__ = (
+        "_armed_at", "_ids", "_keys", "_root", "_sends", "_sent", "accepted", "chart",
+        "columns", "events", "instance_id", "now", "now_ms", "outbox", "rejections", "row",
+        "snapshot_every", "snapshots", "start", "state", "version",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -295,7 +303,8 @@ class InstanceTransaction:
         `read_facts`); queue its rows."""
         c, version, state = command, self.version, self.state
         race, recorded = c.after_conflict, facts.recorded
-        text, digest = payload_text_and_hash(c.type, c.payload)
+        text, raw = payload_text_and_digest(c.type, c.payload)
+        digest = raw.hex()
         if recorded is not None:  # this event ID is already in the history
             sequence, status = recorded.sequence, recorded.status
             if recorded.payload_sha256 == digest:
@@ -402,7 +411,7 @@ class InstanceTransaction:
                 message=result.message,
                 race=race,
             )
-        return self._accept(c, text, digest, result)
+        return self._accept(c, text, digest, raw, result)
 
     def sends(self) -> Iterator[Command]:
         """The undelayed sends of the events accepted so far, in the order of the external
@@ -462,10 +471,10 @@ class InstanceTransaction:
         result = self.chart.fire(
             state, timer_id, generation=generation, now_ms=self.now_ms, event_id=event_id
         )
-        encoded = encode_payload(command.type, command.payload)
+        text, raw = payload_text_and_digest(command.type, command.payload)
         if result.status is not Status.REJECTED:
-            return self._accept(command, encoded.text, encoded.sha256, result)
-        outcome = self._accept(command, encoded.text, encoded.sha256, result, rejected=True)
+            return self._accept(command, text, raw.hex(), raw, result)
+        outcome = self._accept(command, text, raw.hex(), raw, result, rejected=True)
         return replace(
             outcome,
             status=REJECTED,
@@ -506,10 +515,19 @@ class InstanceTransaction:
         )
 
     def _accept(
-        self, c: Command, text: str, digest: str, result: Result, *, rejected: bool = False
+        self,
+        c: Command,
+        text: str,
+        digest: str,
+        raw: bytes,
+        result: Result,
+        *,
+        rejected: bool = False,
     ) -> Outcome:
         """Record the event (or, `rejected`, a timer delivery that consumed its timer) at
-        the next sequence; queue its rows, its timers' sequence and its sends."""
+        the next sequence, with its payload `text` and the sha256 of its type and `text`
+        (`raw`, its hex `digest`: the row carries both to the store, which packs the hash
+        without computing it again); queue its rows, its timers' sequence and its sends."""
         version = self.version + 1
         key = None if rejected else self.key_of(c)
         new = result.state
@@ -529,6 +547,7 @@ class InstanceTransaction:
             self.now,
             key,
             self.now_ms,
+            raw,
         )
         self.events.append(event)
         for timer in result.timers_armed:

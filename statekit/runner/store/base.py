@@ -59,7 +59,7 @@ def _names(record: type[Any], *, without: tuple[str, ...] = ()) -> tuple[str, ..
     return tuple(f.name for f in fields(record) if f.name not in without)
 
 
-_EVENT = _names(EventRow)
+_EVENT = _names(EventRow, without=("payload_digest",))  # its one field that is no column
 _REJECTION_INSERT = _names(RejectionRow, without=("id",))
 _REJECTION = ("id", *_REJECTION_INSERT)
 _SNAPSHOT = _names(SnapshotRow)
@@ -73,16 +73,43 @@ _PAYLOAD = _EVENT.index("payload")
 _STATUS = _EVENT.index("status")
 
 
-_event_fields = attrgetter(*_EVENT)
+def _written_in_order(record: type[Any], columns: tuple[str, ...], *order: str) -> None:
+    """TypeError, when this module is imported, unless `record`'s columns are `order`:
+    `_event_values` and `_outbox_values` name them in that order (a tuple built at once,
+    once per row written), and a reordered record must not be written column-shifted."""
+    if columns != order:
+        raise TypeError(f"{record.__name__} has the columns {columns}, not {order}")
 
 
-def _event_values(row: EventRow) -> list[Any]:
-    """An event row's column values, its payload hash and evidence packed (`packing`)."""
-    values = list(_event_fields(row))
-    values[_HASH] = pack_hex_hash(row.type, row.payload, row.payload_sha256)
-    values[_EVIDENCE] = pack_evidence(row.type, row.payload, row.evidence)
-    values[_STATUS] = pack_status(row.status)
-    return values
+_written_in_order(
+    EventRow, _EVENT, "instance_id", "sequence", "event_id", "type", "payload",
+    "payload_sha256", "status", "chart_version", "evidence", "recorded_at", "idempotency_key",
+    "clock_ms",
+)  # fmt: skip
+_written_in_order(
+    NewOutboxRow, _NEW_OUTBOX, "instance_id", "message_id", "sequence", "type", "payload",
+    "created_at",
+)  # fmt: skip
+
+
+def _event_values(row: EventRow) -> tuple[Any, ...]:
+    """An event row's column values, its payload hash, evidence and status packed
+    (`packing`)."""
+    event_type, payload = row.type, row.payload
+    return (
+        row.instance_id,
+        row.sequence,
+        row.event_id,
+        event_type,
+        payload,
+        pack_hex_hash(event_type, payload, row.payload_sha256, row.payload_digest),
+        pack_status(row.status),
+        row.chart_version,
+        pack_evidence(event_type, payload, row.evidence),
+        row.recorded_at,
+        row.idempotency_key,
+        row.clock_ms,
+    )
 
 
 def _event(row: Sequence[Any]) -> EventRow:
@@ -97,16 +124,15 @@ def _event(row: Sequence[Any]) -> EventRow:
 _rejection_values = attrgetter(*_REJECTION_INSERT)
 _snapshot_values = attrgetter(*_SNAPSHOT)
 _new_outbox_values = attrgetter(*_NEW_OUTBOX)
-_CREATED = _NEW_OUTBOX.index("created_at")
 
 
 def _outbox_values(row: NewOutboxRow, times: dict[tuple[str, int], float]) -> Sequence[Any]:
     """An outbox row's values, its `created_at` NULL when it is the `recorded_at` of its
     event, written with it (read back as the event's: see `_OUTBOX_COLUMNS`)."""
-    values = _new_outbox_values(row)
-    if times.get((row.instance_id, row.sequence)) == row.created_at:
-        values = (*values[:_CREATED], None, *values[_CREATED + 1 :])
-    return values
+    created: float | None = row.created_at
+    if times.get((row.instance_id, row.sequence)) == created:
+        created = None
+    return (row.instance_id, row.message_id, row.sequence, row.type, row.payload, created)
 
 
 _timer_values = attrgetter(*_TIMER)
@@ -195,6 +221,19 @@ def _update_setting(changed: int) -> str:
             f"UPDATE statekit_instances SET {sets}, updated_at = ? "
             "WHERE instance_id = ? AND version = ?"
         )
+    return sql
+
+
+_GUARDED: dict[str, str] = {}
+
+
+def _guarded(update: str) -> str:
+    """`update` with `_READ_GUARD`: one text object per update, so that the statement
+    caches (SQLite's by text, PostgreSQL's conversions) find it without hashing a new
+    string of 400 characters for every event."""
+    sql = _GUARDED.get(update)
+    if sql is None:
+        sql = _GUARDED[update] = f"{update}{_READ_GUARD}"
     return sql
 
 
@@ -576,22 +615,26 @@ class Store:
             ):
                 changed = _SET_CHART
                 values.extend(_chart(chart))
-            for flag, new, old in (
-                (_SET_CONFIGURATION, columns.configuration, held.configuration),
-                (_SET_CONTEXT, columns.context, held.context),
-                (_SET_HISTORY, columns.history, held.history),
-                (_SET_TIMERS, columns.timers, held.timers),
-            ):
-                if new != old:
-                    changed |= flag
-                    values.append(new)
+            # in the order of `_SET_COLUMNS` (not a loop over tuples built for each event)
+            if columns.configuration != held.configuration:
+                changed |= _SET_CONFIGURATION
+                values.append(columns.configuration)
+            if columns.context != held.context:
+                changed |= _SET_CONTEXT
+                values.append(columns.context)
+            if columns.history != held.history:
+                changed |= _SET_HISTORY
+                values.append(columns.history)
+            if columns.timers != held.timers:
+                changed |= _SET_TIMERS
+                values.append(columns.timers)
             values += (move.now, move.instance_id, move.read_version)
             sql = _update_setting(changed)
             params = tuple(values)
         read = move.read
         if read is None:
             return sql, params
-        return f"{sql}{_READ_GUARD}", (
+        return _guarded(sql), (
             *params, read.chart_name, read.chart_version, read.chart_digest, *_state(read.columns),
         )  # fmt: skip
 

@@ -11,7 +11,10 @@ sees the same values as before:
   does not (the payload or the check was changed), the stored bytes are given
   as they are (16 hex digits), which compares equal to no payload's hash: a
   redelivery is then a payload conflict and `verify` reports the row. A hash
-  that did not match its row when packed is kept whole.
+  that did not match its row when packed is kept whole. Packing compares the
+  row's hash with the one its writer computed from the row's very type and
+  payload text, which the runner's rows carry (`EventRow.payload_digest`), or
+  else with the hash computed here.
 - **evidence**: the compact form (`statekit.runner.evidence`) begins with the
   first microstep's event type and payload, which are the row's own type and
   payload (its canonical JSON text, byte for byte) for every event the runner
@@ -46,11 +49,14 @@ def pack_hash(event_type: str, payload: str, digest: bytes) -> bytes:
     return digest
 
 
-def pack_hex_hash(event_type: str, payload: str, hexdigest: str) -> bytes:
-    """`pack_hash` of a hash given as hex (an `EventRow`'s): the hex is compared with the
-    recomputed hash's instead of being converted first (this runs for every event row
-    written, right after the hash was computed for the same texts)."""
-    full = payload_digest(event_type, payload)
+def pack_hex_hash(
+    event_type: str, payload: str, hexdigest: str, computed: bytes | None = None
+) -> bytes:
+    """`pack_hash` of a hash given as hex (an `EventRow`'s). `computed`: the 32 bytes its
+    writer hashed from this very type and payload text (`EventRow.payload_digest`), so
+    that only its comparison with `hexdigest` is left; without it the hash of the row is
+    computed here. Either way, a hex that is not that hash is kept whole."""
+    full = payload_digest(event_type, payload) if computed is None else computed
     if full.hex() == hexdigest:
         return full[:HASH_CHECK]
     return bytes.fromhex(hexdigest)

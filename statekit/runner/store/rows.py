@@ -1,15 +1,16 @@
 """The stored forms of the runner's tables, as frozen records (JSON columns still as text).
 
 A record read back from a table has that table's columns in order (the store
-derives its column lists from these fields), so the SQL and the record
-cannot disagree; records written by the runner are built with keywords.
+derives its column lists from these fields; `EventRow.payload_digest`, last,
+is the one field that is not a column), so the SQL and the record cannot
+disagree; records written by the runner are built with keywords.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from statekit.engine.records import maker
@@ -133,6 +134,11 @@ class EventRow:
     recorded_at: float
     idempotency_key: str | None = None
     clock_ms: int | None = None
+    payload_digest: bytes | None = field(default=None, compare=False, repr=False)
+    """Not a column: the 32-byte sha256 of `[type, payload]` when whoever built the row
+    hashed this very `type` and `payload` text for `payload_sha256` (the runner does), so
+    that the store packs it without hashing again (`store.packing.pack_hex_hash`); None
+    otherwise, and in rows read back."""
 
 
 @dataclass(frozen=True, slots=True)

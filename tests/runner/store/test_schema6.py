@@ -14,11 +14,13 @@ from store_legacy import before_schema_6
 
 from statekit.engine.chart import Chart
 from statekit.runner.evidence import stored_evidence
+from statekit.runner.hashes import payload_digest, payload_text_and_digest
 from statekit.runner.outbox import Dispatcher
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
 from statekit.runner.store.migrations import LATEST
+from statekit.runner.store.rows import EventRow
 from statekit.runner.verify import verify_store
 
 # Written by statekit at schema 5 (the commit before migration 6): a counter with applied,
@@ -209,3 +211,51 @@ def test_damaged_packed_evidence_is_reported_never_a_traceback(
         runner.store.execute("UPDATE statekit_events SET evidence = ?", (evidence,))
     report = runner.verify("c")
     assert not report.ok and any("evidence" in d for d in report.differences)
+
+
+def _event_row(payload: str, sha256: str, digest: bytes | None) -> EventRow:
+    return EventRow(
+        instance_id="h",
+        sequence=1,
+        event_id="e1",
+        type="Incr",
+        payload=payload,
+        payload_sha256=sha256,
+        status="APPLIED",
+        chart_version=1,
+        evidence="{}",
+        recorded_at=1.0,
+        payload_digest=digest,
+    )
+
+
+def _written(store_url: str, row: EventRow) -> tuple[int, str]:
+    """The stored hash's length and the hash read back, of `row` written alone."""
+    store = open_store(store_url)
+    with store.write():
+        store.insert_events([row])
+    stored = store.execute("SELECT payload_sha256 FROM statekit_events").fetchone()[0]
+    (read,) = store.events("h")
+    with store.write():
+        store.execute("DELETE FROM statekit_events")
+    store.close()
+    return len(bytes(stored)), read.payload_sha256
+
+
+def test_a_row_s_own_hash_is_kept_as_its_check_whether_or_not_its_writer_hashed_it(
+    store_url: str,
+) -> None:
+    text, digest = payload_text_and_digest("Incr", {"by": 1})
+    assert _written(store_url, _event_row(text, digest.hex(), digest)) == (8, digest.hex())
+    assert _written(store_url, _event_row(text, digest.hex(), None)) == (8, digest.hex())
+
+
+@pytest.mark.parametrize("carried", ["nothing", "the row's hash"])
+def test_a_hash_that_is_not_the_row_s_is_kept_whole(store_url: str, carried: str) -> None:
+    """A hash that is not the one of the row's type and payload is stored and read back as
+    it is, whether the row carries no hash its writer computed or the row's own (the
+    writer's word, `EventRow.payload_digest`, is that it hashed this very text)."""
+    text, digest = payload_text_and_digest("Incr", {"by": 1})
+    wrong = payload_digest("Incr", '{"by":2}')
+    given = None if carried == "nothing" else digest
+    assert _written(store_url, _event_row(text, wrong.hex(), given)) == (32, wrong.hex())
