@@ -17,7 +17,11 @@ the instance (locked) and the record of the event ID first. Next to it, in
 the same run and on the same database, the raw rate: a hand-written
 transaction inserting an event row, updating a version row and inserting an
 outbox row (the physical limit of one durable commit per event); on PostgreSQL
-also that transaction in psycopg's pipeline mode. SQLite runs in WAL mode with
+also that transaction in psycopg's pipeline mode. On SQLite also "the runner's
+statements replayed": the very statements and parameters of `Runner.apply` (recorded
+from a runner, then run with `sqlite3` alone): what the runner would reach with no
+Python at all, which splits its distance to the raw rate into what its rows and
+indexes cost and what its Python costs. SQLite runs in WAL mode with
 synchronous=OFF (fsync taken out: what the code costs) and FULL (each commit
 waits for the disk). Medians of 3 runs, interleaved with the raw ones, with
 their range; the ratio is taken run by run.
@@ -34,6 +38,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -41,12 +46,14 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
+from statekit.runner.store.sqlite import SQLiteStore
 from statekit.runner.transaction import Command
 from statekit.testing.postgres_server import ThrowawayPostgres
 
@@ -156,6 +163,60 @@ def raw_pipeline_loop(store: Store, instance: str, events: int, tag: str) -> Non
             conn.execute("COMMIT")
 
 
+class _Recording:
+    """A `sqlite3.Connection` stand-in that runs each statement and keeps it with its
+    parameters (`statements_rate` replays them)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.calls: list[tuple[str, Any, bool]] = []  # (sql, parameters, executemany)
+
+    def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+        self.calls.append((sql, params, False))
+        return self.conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Any) -> sqlite3.Cursor:
+        rows = list(rows)
+        self.calls.append((sql, rows, True))
+        return self.conn.executemany(sql, rows)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.conn, name)
+
+
+def statements_rate(url: str, events: int, tag: str) -> float:
+    """Events/s of the runner's own SQLite statements without its Python: `events` applies
+    of `runner_loop` are recorded (statements and parameters, in a database of their own),
+    then replayed verbatim with `sqlite3` on an instance created the same way in the
+    database of `url`; only the replay is timed. The ceiling of `Runner.apply` on this
+    schema, whatever its Python costs."""
+    with tempfile.TemporaryDirectory() as folder:
+        recorded = open_store(f"sqlite:///{Path(folder) / 'recorded.db'}?synchronous=OFF")
+        runner = Runner(counter(), recorded)
+        runner.create(tag)
+        assert isinstance(recorded, SQLiteStore)
+        recording = _Recording(recorded.connection)
+        # the store runs its statements on this attribute: the bench looks inside here
+        recorded._conn = recording  # type: ignore[assignment]
+        for n in range(events):
+            assert runner.apply(tag, f"{tag}-{n}", "Incr", {"by": 1}).applied
+        recorded._conn = recording.conn
+        recorded.close()
+    store = open_store(url)
+    Runner(counter(), store).create(tag)
+    assert isinstance(store, SQLiteStore)
+    conn = store.connection
+    start = time.perf_counter()
+    for sql, params, many in recording.calls:
+        if many:
+            conn.executemany(sql, params)
+        else:
+            conn.execute(sql, params)
+    elapsed = time.perf_counter() - start
+    store.close()
+    return events / elapsed
+
+
 LOOPS = {
     "runner": runner_loop,
     "turns": turns_loop,
@@ -206,6 +267,8 @@ def rate(url: str, kind: str, workers: int, events: int, run: int) -> float:
     jobs = [(url, kind, events, f"{kind}-n{workers}-r{run}-w{w}") for w in range(workers)]
     if kind == "before":
         return before_rate(url, events, jobs[0][3])
+    if kind == "statements":
+        return statements_rate(url, events, jobs[0][3])
     if workers == 1:
         start = time.perf_counter()
         _child(jobs[0])
@@ -331,9 +394,13 @@ def main() -> None:
             url = f"sqlite:///{Path(folder) / f'bench-{sync}.db'}?synchronous={sync}"
             prepare(url)
             n = events if sync == "OFF" else events // 4
-            kinds = ("raw", "runner", "turns", *(("before",) if before else ()))
+            kinds = ("raw", "runner", "turns", "statements", *(("before",) if before else ()))
             got = pair(url, 1, n, kinds)
             row(f"SQLite, WAL, synchronous={sync}, 1 process", got["runner"], got["raw"])
+            row(f"SQLite {sync}, the runner's statements replayed (no Python)",
+                got["statements"], got["raw"])  # fmt: skip
+            row(f"SQLite {sync}, runner against its statements replayed", got["runner"],
+                got["statements"])  # fmt: skip
             row(f"SQLite {sync}, runner, two taking turns (reading first)", got["turns"],
                 got["raw"])  # fmt: skip
             if before:
