@@ -152,6 +152,7 @@ class Mark:
     sent: int
     root: str
     armed_at: dict[tuple[str, int], int]
+    built: State | None
 
 
 class InstanceTransaction:
@@ -167,8 +168,12 @@ class InstanceTransaction:
         snapshot_every: int | None,
         now: float,
         now_ms: int | None = None,
+        built: State | None = None,
     ) -> None:
         self.chart, self.row = chart, row
+        # the state whose `timers` text `columns` holds as this runner built it (None: the
+        # text was read): `timers_text` gives it again for a state with the same timers
+        self.built = built
         self.instance_id = row.instance_id
         self.state, self.columns, self.version = state, row.columns, row.version
         self.start = state  # the timers the store holds before this transaction
@@ -203,6 +208,7 @@ class InstanceTransaction:
             sent=self._sent,
             root=self._root,
             armed_at=dict(self._armed_at),
+            built=self.built,
         )
 
     def restore(self, mark: Mark) -> None:
@@ -213,7 +219,7 @@ class InstanceTransaction:
         del self.rejections[mark.rejections :], self.snapshots[mark.snapshots :]
         self._ids, self._keys = mark.ids, mark.keys
         self._sends, self._sent, self._root = deque(mark.sends), mark.sent, mark.root
-        self._armed_at = mark.armed_at
+        self._armed_at, self.built = mark.armed_at, mark.built
 
     def written(self) -> None:
         """The queued rows are written (inside the transaction): queue anew from here, the
@@ -514,7 +520,8 @@ class InstanceTransaction:
         key = None if rejected else self.key_of(c)
         new = result.state
         if new is not self.state:
-            self.columns = state_columns(new)
+            self.columns = state_columns(new, self.built, self.columns.timers)
+            self.built = new
         self.state, self.version, self.accepted = new, version, True
         event = _event_row(  # the fields of `EventRow`, in order
             self.instance_id,
@@ -622,9 +629,7 @@ class InstanceTransaction:
         deleted: tuple[tuple[str, str], ...] = ()
         inserted: tuple[TimerRow, ...] = ()
         if self.state is not self.start:
-            changes = timer_rows(self.instance_id, self.start, self.state, self._armed_at)
-            deleted = tuple((self.instance_id, t) for t in changes.deleted)
-            inserted = changes.inserted
+            deleted, inserted = timer_rows(self.instance_id, self.start, self.state, self._armed_at)
         moves: tuple[InstanceMove, ...] = ()
         row = self.row
         if self.events:
