@@ -79,15 +79,18 @@ def timers_text(state: State, before: State | None = None, text: str | None = No
 
 def armed_text(timer: ArmedTimer) -> str:
     """`canonical_json(timer.to_data())`: the keys in sorted order, the strings and the
-    payload in canonical JSON."""
-    delay, due, owner = timer.delay_ms, timer.due_ms, timer.owner
+    payload in canonical JSON (an `after` timer's event is its ID: encoded once)."""
+    delay, due, owner, timer_id, payload = (
+        timer.delay_ms, timer.due_ms, timer.owner, timer.id, timer.payload,
+    )  # fmt: skip
+    head = canonical_string(timer_id)
+    event = head if timer.event == timer_id else canonical_string(timer.event)
     return (
-        f'{{"delay_ms":{"null" if delay is None else int(delay)},'
-        f'"due_ms":{"null" if due is None else int(due)},'
-        f'"event":{canonical_string(timer.event)},"generation":{int(timer.generation)},'
-        f'"id":{canonical_string(timer.id)},'
+        f'{{"delay_ms":{"null" if delay is None else delay},'
+        f'"due_ms":{"null" if due is None else due},'
+        f'"event":{event},"generation":{timer.generation},"id":{head},'
         f'"owner":{"null" if owner is None else canonical_string(owner)},'
-        f'"payload":{payload_text(timer.payload)}}}'
+        f'"payload":{payload_text(payload) if payload else "{}"}}}'
     )
 
 

@@ -519,6 +519,7 @@ class InstanceTransaction:
         version = self.version + 1
         key = None if rejected else self.key_of(c)
         new = result.state
+        counter = self.state.timer_generation  # the arming counter before this event
         if new is not self.state:
             self.columns = state_columns(new, self.built, self.columns.timers)
             self.built = new
@@ -538,8 +539,14 @@ class InstanceTransaction:
             self.now_ms,
         )
         self.events.append(event)
-        for timer in result.timers_armed:
-            self._armed_at[(timer.id, timer.generation)] = version
+        # the timers this event armed (`result.timers_armed`) are the state's last ones, those
+        # past the counter before it: read from the state, since a compiled macrostep's
+        # result would replay its timer operations to give them (once per timed event)
+        armed = new.timers
+        n = len(armed)
+        while n and armed[n - 1].generation > counter:
+            n -= 1
+            self._armed_at[(armed[n].id, armed[n].generation)] = version
         if result.sent:
             self.queue_sends(self._root or c.event_id, result)
         self._ids[c.event_id] = event
