@@ -9,8 +9,9 @@ what the runner itself costs.
 - "plain": `Runner.apply` of a chart whose every event re-enters its state,
   assigns the context and emits a message (one transaction per event);
 - "timed": the same chart with an `after: 1h` timer on that state, so every
-  event also cancels one timer and arms another (one timer row deleted, one
-  inserted, in the event's transaction);
+  event also cancels one timer and arms it again under the same ID (its row
+  replaced in place by one upsert, and the instance row's timers text
+  rewritten, in the event's transaction);
 - "fire_due": `Runner.fire_due` delivering EVENTS due timers of as many
   instances (each delivery assigns and emits, like a plain event), 32
   deliveries per transaction (its default) and one per transaction (the
