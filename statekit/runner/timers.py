@@ -115,7 +115,7 @@ def timer_row(instance_id: str, timer: ArmedTimer, sequence: int) -> TimerRow:
         timer.id,
         timer.generation,
         timer.event,
-        payload_text(timer.payload),
+        payload_text(payload) if (payload := timer.payload) else "{}",
         due,
         sequence,
     )
@@ -135,6 +135,8 @@ class TimerChanges(NamedTuple):
 
 
 NO_CHANGES = TimerChanges(deleted=(), inserted=())
+_changes = tuple.__new__  # `_changes(TimerChanges, (deleted, inserted))`: without the
+# named tuple's own `__new__` frame (once per timed event)
 
 
 def timer_rows(
@@ -154,7 +156,7 @@ def timer_rows(
         if old_armed[0].generation == timer.generation:
             return NO_CHANGES
         sequence = armed_at.get((timer.id, timer.generation), 0)
-        return TimerChanges((), (timer_row(instance_id, timer, sequence),))
+        return _changes(TimerChanges, ((), (timer_row(instance_id, timer, sequence),)))
     # a timer is its (ID, generation): the arming counter never repeats a generation, so
     # equal pairs are the same arming, whatever else the records hold
     old = {t.id: t.generation for t in old_armed}
@@ -172,7 +174,7 @@ def timer_rows(
     )
     if not deleted and not inserted:
         return NO_CHANGES
-    return TimerChanges(deleted, inserted)
+    return _changes(TimerChanges, (deleted, inserted))
 
 
 def expected_rows(
