@@ -9,8 +9,9 @@ what the runner itself costs.
 - "plain": `Runner.apply` of a chart whose every event re-enters its state,
   assigns the context and emits a message (one transaction per event);
 - "timed": the same chart with an `after: 1h` timer on that state, so every
-  event also cancels one timer and arms another (one timer row deleted, one
-  inserted, in the event's transaction);
+  event also cancels one timer and arms it again under the same ID (its row
+  replaced in place by one upsert, and the instance row's timers text
+  rewritten, in the event's transaction);
 - "fire_due": `Runner.fire_due` delivering EVENTS due timers of as many
   instances (each delivery assigns and emits, like a plain event), 32
   deliveries per transaction (its default) and one per transaction (the
@@ -22,11 +23,18 @@ what the runner itself costs.
 Each figure is the median of RUNS (5) runs with its range, the runs of the figures
 compared with each other interleaved; each run uses fresh instances. The machine is
 shared: compare the ratios, not the absolute figures.
+
+`--before REV` adds the plain and timed streams of the `statekit` of git revision REV
+(exported to a temporary folder and run in a subprocess, timed as the runner here is,
+in a store of its own, since its schema may be older), interleaved with the others.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -97,6 +105,36 @@ def applying(store: Store, text: str, events: int, tag: str) -> float:
     return events / (time.perf_counter() - start)
 
 
+ROOT = Path(__file__).resolve().parents[1]
+BEFORE: Path | None = None  # the exported `statekit` of `--before REV`, when given
+
+
+def export(rev: str, folder: Path) -> Path:
+    """The `statekit` package at git revision `rev`, in `folder`."""
+    folder.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "archive", rev, "statekit"], cwd=ROOT, check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
+def before_applying(url: str, name: str, events: int, tag: str) -> float:
+    """`applying(open_store(url), <name>, events, tag)` run by the code of `BEFORE` in a
+    subprocess (`name`: PLAIN or TIMED)."""
+    assert BEFORE is not None
+    code = (
+        "import json, bench.timer_throughput as b, statekit.runner.store as s; "
+        f"print(json.dumps(b.applying(s.open_store({url!r}), b.{name}, {events}, {tag!r})))"
+    )
+    env = {**os.environ, "PYTHONPATH": f"{BEFORE}{os.pathsep}{ROOT}"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=BEFORE, check=True, capture_output=True,
+        text=True,
+    )  # fmt: skip
+    return float(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
 def firing(store: Store, events: int, tag: str, per_call: int = 1_000_000) -> float:
     """Deliveries/s of `fire_due` over `events` due timers of as many instances, at most
     `per_call` deliveries per call (1: one transaction per delivery, as `apply`)."""
@@ -146,16 +184,27 @@ def interleaved(*measures: Callable[[int], float]) -> list[tuple[float, float, f
     return [(statistics.median(r), min(r), max(r)) for r in rates]
 
 
-def bench(url: str, name: str, events: int) -> None:
+def bench(url: str, name: str, events: int, before_url: str | None = None) -> None:
+    """The figures of one store; `before_url`: the store of `--before REV`'s streams."""
     store = open_store(url)
-    plain, timed, fired, single = interleaved(
+    measures = [
         lambda r: applying(store, PLAIN, events, f"plain-{r}"),
         lambda r: applying(store, TIMED, events, f"timed-{r}"),
         lambda r: firing(store, events, f"due-{r}"),
         lambda r: firing(store, events, f"single-{r}", 1),
-    )
+    ]
+    if before_url is not None:
+        measures += [
+            lambda r: before_applying(before_url, "PLAIN", events, f"plain-{r}"),
+            lambda r: before_applying(before_url, "TIMED", events, f"timed-{r}"),
+        ]
+    plain, timed, fired, single, *before = interleaved(*measures)
     line(f"{name}: plain apply", plain, plain[0])
     line(f"{name}: timed apply (a timer cancelled and armed per event)", timed, plain[0])
+    if before:
+        rev = sys.argv[sys.argv.index("--before") + 1]
+        line(f"{name}: plain apply of {rev}", before[0], before[0][0])
+        line(f"{name}: timed apply of {rev}", before[1], before[0][0])
     line(f"{name}: fire_due deliveries (32 per transaction)", fired, plain[0])
     line(f"{name}: fire_due deliveries, one per transaction", single, plain[0])
     fill(store, 100_000)
@@ -169,17 +218,22 @@ def bench(url: str, name: str, events: int) -> None:
 
 
 def main() -> None:
+    global BEFORE
     events = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 1000
+    rev = sys.argv[sys.argv.index("--before") + 1] if "--before" in sys.argv else None
     print("| what | events/s (median) | range | ratio |")
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
-        bench(f"sqlite:///{Path(folder) / 'bench.db'}", "SQLite", events)
-        cpu = f"sqlite:///{Path(folder) / 'cpu.db'}?synchronous=OFF"
-        bench(cpu, "SQLite, synchronous=OFF (CPU only)", events * 5)
-    if "--sqlite-only" in sys.argv:
-        return
-    with ThrowawayPostgres() as server:
-        bench(server.create_database("bench"), "PostgreSQL", events)
+        BEFORE = export(rev, Path(folder) / "before") if rev else None
+        for what, sync, n in (("SQLite", "", events), ("SQLite, synchronous=OFF (CPU only)",
+                              "?synchronous=OFF", events * 5)):  # fmt: skip
+            urls = [f"sqlite:///{Path(folder) / f'{k}{len(sync)}.db'}{sync}" for k in "ab"]
+            bench(urls[0], what, n, urls[1] if rev else None)
+        if "--sqlite-only" in sys.argv:
+            return
+        with ThrowawayPostgres() as server:
+            before_url = server.create_database("before") if rev else None
+            bench(server.create_database("bench"), "PostgreSQL", events, before_url)
 
 
 if __name__ == "__main__":

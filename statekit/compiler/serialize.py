@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from statekit.compiler.diagnostics import SourceSpan
@@ -225,6 +226,11 @@ _FAST: Any = (
         None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", True, False, True
     )
 )
+
+
+canonical_string: Callable[[str], str] = json.encoder.encode_basestring
+"""`canonical_json` of a string, without going through the encoder (it encodes strings
+with this function: `ensure_ascii=False`)."""
 
 
 def canonical_json(value: Any) -> str:

@@ -198,8 +198,10 @@ class Result:
     def sent(self) -> tuple[SentEvent, ...]:
         """The undelayed `send`s of the macrostep, in order: events for this instance's
         external queue, to be processed after this one."""
-        timing = self._timing_run()
-        return () if timing is None else timing.sent()
+        timing = self._timing
+        if not isinstance(timing, TimerRun):  # none, or a compiled macrostep's: it never sends
+            return ()
+        return timing.sent()
 
     def _timing_run(self) -> TimerRun | None:
         timing = self._timing

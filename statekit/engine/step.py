@@ -79,7 +79,7 @@ from statekit.engine.tables import (
     StaticMacrostep,
     Tables,
 )
-from statekit.engine.timer_plan import resolve
+from statekit.engine.timer_plan import Logs, resolve
 from statekit.engine.timers import ArmedTimer, TimerRun, Timers
 from statekit.engine.trace import AppliedMicrostep, AssignedValue, InternalEvent
 from statekit.engine.validation import PayloadError
@@ -339,7 +339,7 @@ def _compiled(
         event_type,
         event_id,
         emitted,
-        lambda: build_evidence(tables, trace, emitted, resolve(record)),
+        lambda: build_evidence(tables, trace, emitted, plan.logs(record, len(trace))),
     )
     result._timing = record
     return result
@@ -370,7 +370,7 @@ def _applied(
     raw = _static_trace(event, trace) if isinstance(trace, tuple) else trace
 
     def evidence(emitted: tuple[EmittedMessage, ...]) -> Callable[[], tuple[Microstep, ...]]:
-        return lambda: build_evidence(tables, raw, emitted, timing)
+        return lambda: build_evidence(tables, raw, emitted, _logs(timing, len(raw)))
 
     if tables.chart.invariants:
         try:
@@ -423,7 +423,7 @@ def applied_result(
         event_type,
         event_id,
         emitted,
-        lambda: build_evidence(tables, trace, emitted, timing),
+        lambda: build_evidence(tables, trace, emitted, _logs(timing, len(trace))),
     )
     if timing is not None:
         result._timing = timing
@@ -534,19 +534,24 @@ def messages(
     )
 
 
+def _logs(timing: TimerRun | None, count: int) -> Logs | None:
+    """The timer logs of a macrostep's `TimerRun` for its evidence (None: it ran none)."""
+    return None if timing is None else timing.microstep_logs(count)
+
+
 def build_evidence(
     tables: Tables,
     trace: Sequence[AppliedMicrostep],
     emitted: tuple[EmittedMessage, ...],
-    timing: TimerRun | None = None,
+    logs: Logs | None = None,
 ) -> tuple[Microstep, ...]:
-    """The microsteps as frozen records, with secrets redacted (and, when the macrostep
-    ran timer effects, the timers each armed and cancelled and the events it sent)."""
+    """The microsteps as frozen records, with secrets redacted (and, given the timer
+    `logs` of a macrostep that ran timer effects, the timers each armed and cancelled
+    and the events it sent)."""
     secret_ctx = tables.secret_context
     secret_payload = tables.secret_payload
     fired = tables.fired_all
     view = MappingProxyType
-    logs = None if timing is None else timing.microstep_logs(len(trace))
     out = []
     for index, (event, plan, changes, start, end, raised) in enumerate(trace):
         name, payload = (None, EMPTY) if event is None else event

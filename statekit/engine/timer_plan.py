@@ -14,10 +14,11 @@ operations once, as a `TimerPlan`, and a step that runs it:
    timers without those of the states the macrostep exits, then the timers it
    armed and did not cancel again, numbered by the arming counter, which moves
    on by one for every timer armed (cancelled later or not);
-3. leaves what it armed and cancelled in which microstep (`Result.timers_armed`,
-   `timers_cancelled`, the evidence) to `resolve`, which replays the operations
-   on a `TimerRun` the first time one of them is read, exactly as
-   `timer_effects.run_timer_effect` runs them in the general loop.
+3. leaves what it armed and cancelled (`Result.timers_armed`, `timers_cancelled`)
+   to `resolve`, which replays the operations on a `TimerRun` the first time one
+   of them is read, exactly as `timer_effects.run_timer_effect` runs them in the
+   general loop; the evidence's IDs of what each microstep armed and cancelled
+   come from `TimerPlan.logs`, worked out with the plan, without the replay.
 
 The input's timers owned by a state the macrostep exits are the ones that
 exit cancels: a state's `after` timers are armed when it is entered and
@@ -71,16 +72,24 @@ Survivor = tuple[str, TimerKind, int | None, int, int, str]
 index, generation offset from the input's counter, owner)."""
 MakeTimers = Callable[[list[Any]], Timers]
 """The new state's timers from a step's pending record."""
+Logs = list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]
+"""Per microstep, the IDs of the timers it armed and cancelled and the events it sent
+(`TimerRun.microstep_logs`)."""
+MakeLogs = Callable[[list[Any], int], Logs]
+"""The evidence's timer logs of the first `count` microsteps from a step's pending record."""
+_NO_LOGS: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ())
 
 
 @dataclass(frozen=True, slots=True)
 class TimerPlan:
     """A compiled macrostep's timer operations in the order its effects run them
-    (`ops`) and `timers`, which builds the new state's timers from a step's pending
-    record (the input's without those of the states exited, then the survivors)."""
+    (`ops`); `timers`, which builds the new state's timers from a step's pending
+    record (the input's without those of the states exited, then the survivors); and
+    `logs`, the evidence's timer logs from that record (see `_log_maker`)."""
 
     ops: tuple[TimerOp, ...]
     timers: MakeTimers
+    logs: MakeLogs
 
     @classmethod
     def of(cls, ops: list[TimerOp]) -> TimerPlan:
@@ -96,7 +105,9 @@ class TimerPlan:
                 assert kind is not None
                 survivors.append((name, kind, fixed, slot, offset, owner))
         cancels = frozenset(owner for _at, owner, name, *_ in ops if name is None)
-        return cls(ops=tuple(ops), timers=_maker(cancels, tuple(survivors), offset))
+        return cls(
+            ops=tuple(ops), timers=_maker(cancels, tuple(survivors), offset), logs=_log_maker(ops)
+        )
 
     def replay(self, record: list[Any]) -> TimerRun:
         """The operations run on a `TimerRun` from the input timers, as the general loop
@@ -115,10 +126,50 @@ class TimerPlan:
         return run
 
 
+def _log_maker(ops: list[TimerOp]) -> MakeLogs:
+    """`TimerPlan.logs`: what `replay(record).microstep_logs(count)` gives, without the
+    replay (the evidence of every timed macrostep reads it; the `TimerRun`, its
+    `ArmedTimer`s and its log were most of what the evidence added to such a step).
+
+    What varies with the record is only which of the input's timers a cancel removes;
+    the rest is worked out here once. An `after` timer's ID is its name; a cancel
+    removes the owner's armed timers in the run's order: the input's (those left: none
+    after an earlier cancel of the same owner), then those this macrostep armed since
+    its last cancel; a plan sends nothing."""
+    steps: dict[int, tuple[list[str], list[tuple[str, bool, tuple[str, ...]]]]] = {}
+    armed_since: dict[str, list[str]] = {}  # owner → what it armed since its last cancel
+    cancelled: set[str] = set()
+    for at, owner, name, *_ in ops:
+        armed, cancels = steps.setdefault(at, ([], []))
+        if name is not None:
+            armed.append(name)
+            armed_since.setdefault(owner, []).append(name)
+        else:
+            cancels.append((owner, owner not in cancelled, tuple(armed_since.pop(owner, ()))))
+            cancelled.add(owner)
+    template = tuple((at, tuple(armed), tuple(cancels)) for at, (armed, cancels) in steps.items())
+
+    def logs(record: list[Any], count: int) -> Logs:
+        out: Logs = [_NO_LOGS] * count
+        inputs: tuple[ArmedTimer, ...] = record[1].armed
+        for at, armed, cancels in template:
+            if at < count:
+                ids: list[str] = []
+                for owner, first, names in cancels:
+                    if first and inputs:
+                        ids += [t.id for t in inputs if t.owner == owner]
+                    ids += names
+                out[at] = (armed, tuple(ids), ())
+        return out
+
+    return logs
+
+
 def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) -> MakeTimers:
     """`TimerPlan.timers` for these cancels, survivors and count of timers armed: a
     closure specialised to the two shapes a lease timer takes (one state's timers
-    cancelled; one `at:` timer armed with nothing cancelled), else the general one."""
+    cancelled; one `at:` timer armed with nothing cancelled) and to one literal delay
+    armed and kept (whatever is cancelled), else the general one."""
     if not survivors and not arms:
 
         def cancelled(record: list[Any]) -> Timers:
@@ -145,6 +196,25 @@ def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) 
             return _new(Timers, ((*armed, timer) if armed else (timer,), generation))
 
         return armed_at
+    if len(survivors) == 1 and survivors[0][3] < 0:
+        # one timer of a literal delay armed and kept (a state entered, or left and entered
+        # again: the commonest timed macrostep), what `general` and `_timer` do, inline
+        name, _kind, delay, _slot, offset, owner = survivors[0]
+
+        def one_literal(record: list[Any]) -> Timers:
+            before: Timers = record[1]
+            armed = before.armed
+            if armed and cancels:
+                armed = tuple([t for t in armed if t.owner not in cancels])
+            now = record[2]
+            due = None if now is None or delay is None else now + delay
+            if due is not None and not INT_MIN <= due <= INT_MAX:
+                due = _clamped(due)
+            start = before.generation
+            timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, start + offset, owner))
+            return _new(Timers, ((*armed, timer) if armed else (timer,), start + arms))
+
+        return one_literal
 
     def general(record: list[Any]) -> Timers:
         before: Timers = record[1]

@@ -222,8 +222,19 @@ class TimerRun:
         """For each of the first `count` microsteps, the ids of the timers it armed and
         cancelled and the events it sent, in order (one pass over the logs)."""
         out: list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = [_NO_LOGS] * count
+        log = self.log
+        if self.sends is None and log and log[0][0] == log[-1][0]:
+            # every entry in one microstep (the log is in effect order), no sends: a state
+            # left and entered again, a timer armed or cancelled; two passes instead of
+            # the dictionary of lists below (this runs once per timed event's evidence)
+            at = log[0][0]
+            if at < count:
+                ids = [t.id for _at, kind, t in log if kind == "armed"]
+                others = [t.id for _at, kind, t in log if kind != "armed"]
+                out[at] = (tuple(ids), tuple(others), ())
+            return out
         found: dict[int, tuple[list[str], list[str], list[str]]] = {}
-        for at, kind, timer in self.log:
+        for at, kind, timer in log:
             entry = found.get(at) or found.setdefault(at, ([], [], []))
             entry[0 if kind == "armed" else 1].append(timer.id)
         for at, event in self.sends or ():

@@ -125,12 +125,16 @@ def _compact_step(step: Microstep, event_id: str, position: int) -> list[Any]:
         emitted,
         step.raised,
     ]
-    if step.armed or step.cancelled or step.sent:
+    armed, cancelled, sent = step.armed, step.cancelled, step.sent
+    if armed or cancelled or sent:  # _TIMED_KEYS written out, not looped over with getattr:
+        # once per stored microstep that armed or cancelled a timer
         extra = {}
-        for name in _TIMED_KEYS:
-            value = getattr(step, name)
-            if value:
-                extra[name] = list(value)
+        if armed:
+            extra["armed"] = list(armed)
+        if cancelled:
+            extra["cancelled"] = list(cancelled)
+        if sent:
+            extra["sent"] = list(sent)
         out.append(extra)
     return out
 

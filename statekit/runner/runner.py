@@ -157,6 +157,7 @@ class Runner:
         now = time.time()
         initial_context = canonical_json(dict(context or {}))
         state, version = result.state, 0
+        built: State | None = state  # the state `columns` were built from
         with self.store.write():
             created = self.store.insert_instance(
                 instance_id,
@@ -183,17 +184,17 @@ class Runner:
             if created and result.sent:  # the creation's undelayed sends, in order
                 tx = InstanceTransaction(
                     self.chart, row, state, snapshot_every=self.snapshot_every, now=now,
-                    now_ms=now_ms,
+                    now_ms=now_ms, built=built,
                 )  # fmt: skip
                 tx.queue_sends(START_EVENT, result)
                 self.decide_sends(tx)
                 tx.flush(self.store, self._chart_key)
-                state, version, row = tx.state, tx.version, tx.committed_row()
+                state, version, row, built = tx.state, tx.version, tx.committed_row(), tx.built
         if not created:
             if exist_ok:
                 return self.load(instance_id)
             raise InstanceExistsError(f"instance {instance_id!r} already exists")
-        self._rows.put(row, state)
+        self._rows.put(row, state, built)
         return Instance(
             instance_id=instance_id,
             version=version,
@@ -302,7 +303,7 @@ class Runner:
             now_ms = self.now_ms()
             tx = InstanceTransaction(
                 self._chart_of(row), row, cached.state, snapshot_every=self.snapshot_every,
-                now=time.time(), now_ms=now_ms,
+                now=time.time(), now_ms=now_ms, built=cached.built,
             )  # fmt: skip
             outcome = tx.decide(command, tx.local_facts(command))
             sent: list[Outcome] = []
@@ -324,7 +325,7 @@ class Runner:
                 written = False
             if not written:
                 raise _Stale(now_ms)
-        self._rows.put(tx.committed_row(), tx.state)
+        self._rows.put(tx.committed_row(), tx.state, tx.built)
         return replace(outcome, sent=tuple(sent)) if sent else outcome
 
     def _apply_read(self, instance_id: str, command: Command, now_ms: int | None) -> Outcome:
@@ -345,7 +346,7 @@ class Runner:
         sent = self.decide_sends(tx)
         tx.flush(self.store, self._chart_keys(tx.chart), last=True)
         if tx.events:
-            self._rows.put(tx.committed_row(), tx.state)
+            self._rows.put(tx.committed_row(), tx.state, tx.built)
         return replace(outcome, sent=tuple(sent)) if sent else outcome
 
     def apply_batch(self, instance_id: str, commands: Iterable[Command]) -> list[Outcome]:
@@ -376,7 +377,7 @@ class Runner:
                 outcomes.append(replace(outcome, sent=tuple(sent)) if sent else outcome)
             tx.flush(self.store, self._chart_keys(tx.chart), last=True)
         if tx.events:
-            self._rows.put(tx.committed_row(), tx.state)
+            self._rows.put(tx.committed_row(), tx.state, tx.built)
         return outcomes
 
     def apply_many(self, commands: Iterable[tuple[str, Command]]) -> list[Item]:
@@ -412,7 +413,7 @@ class Runner:
         )
         items, accepted = run_group(self.store, work, checked)
         for tx in accepted:
-            self._rows.put(tx.committed_row(), tx.state)
+            self._rows.put(tx.committed_row(), tx.state, tx.built)
         return items
 
     def migrate(self, instance_id: str, *, dry_run: bool = False) -> MigrationReport:
@@ -565,7 +566,7 @@ class Runner:
         cached row stale)."""
         tx.flush(self.store, self._chart_keys(tx.chart))
         if tx.events:
-            self._rows.put(tx.committed_row(), tx.state)
+            self._rows.put(tx.committed_row(), tx.state, tx.built)
 
     def _decide(
         self, tx: InstanceTransaction, command: Command, known: LookedUp | None = None

@@ -19,8 +19,11 @@ from statekit.runner.store.rows import InstanceRow, StateColumns, positional
 from statekit.runner.timers import timers_text
 
 
-def state_columns(state: State) -> StateColumns:
-    """The columns of `state` (a configuration's text is computed once)."""
+def state_columns(
+    state: State, before: State | None = None, timers: str | None = None
+) -> StateColumns:
+    """The columns of `state` (a configuration's text is computed once); `before` and its
+    `timers` text, when the caller built that text: see `timers_text`."""
     key = (state.chart_digest, state.active_ids)
     configuration = _CONFIGURATIONS.get(key)
     if configuration is None:
@@ -32,7 +35,7 @@ def state_columns(state: State) -> StateColumns:
         configuration,
         canonical_json(dict(state.context)),
         canonical_json({k: list(v) for k, v in history.items()}) if history else "{}",
-        timers_text(state),
+        timers_text(state, before, timers),
     )
 
 

@@ -25,10 +25,9 @@ or creation) `<root>`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.serialize import canonical_json, canonical_string
 from statekit.engine.state import State
 from statekit.engine.timers import ArmedTimer
 from statekit.runner.store.rows import STORED_INT_MAX, STORED_INT_MIN, TimerRow, positional
@@ -59,53 +58,65 @@ def sent_event_id(root: str, n: int) -> str:
     return f"{SEND_PREFIX}{root}/{n}"
 
 
-def stored_due(timer: ArmedTimer) -> int | None:
-    """The due time a row stores for `timer`: its due time within the stored integers'
-    range (a later one never comes; an earlier one is long past), None when the
-    timer has none (armed without a clock)."""
-    if timer.due_ms is None:
-        return None
-    return min(max(timer.due_ms, STORED_INT_MIN), STORED_INT_MAX)
-
-
-def timers_text(state: State) -> str | None:
+def timers_text(state: State, before: State | None = None, text: str | None = None) -> str | None:
     """The instance row's `timers` column for `state` (None: it never armed a timer): the
-    `timers` and `timer_generation` of `State.to_data()`, built from the timers alone."""
+    `timers` and `timer_generation` of `State.to_data()`, built from the timers alone.
+    `before` and its column's `text`, when the caller knows them (the transaction's
+    previous state, the text it built for it): a state holding the same timers (most
+    events of a timed chart move none) has that text, and it is not encoded again."""
     generation = state.timer_generation
     if not generation:
         return None
     armed = state.timers
-    last = _last_text
-    if last[0] is armed and last[1] == generation:
-        return last[2]
-    text = canonical_json({"timer_generation": generation, "timers": [t.to_data() for t in armed]})
-    _remember((armed, generation, text))
-    return text
+    if before is not None and before.timers is armed and before.timer_generation == generation:
+        return text
+    # written out instead of `canonical_json({"timer_generation": …, "timers": [t.to_data()
+    # …]})`, which builds two dictionaries per timer and costs twice as much: once per
+    # event that arms or cancels a timer (the same text: tests/runner/test_timer_texts.py)
+    timers = ",".join([armed_text(t) for t in armed])
+    return f'{{"timer_generation":{generation},"timers":[{timers}]}}'
 
 
-# The last text `timers_text` built, with the timers tuple it was built from (held here,
-# so its identity cannot be taken by another) and the generation, as one tuple replaced
-# whole: an event that moves neither (most events of a timed chart) gets the text back
-# without encoding every armed timer again.
-_last_text: tuple[tuple[ArmedTimer, ...] | None, int, str] = (None, 0, "")
+def armed_text(timer: ArmedTimer) -> str:
+    """`canonical_json(timer.to_data())`: the keys in sorted order, the strings and the
+    payload in canonical JSON (an `after` timer's event is its ID: encoded once)."""
+    delay, due, owner, timer_id, payload = (
+        timer.delay_ms, timer.due_ms, timer.owner, timer.id, timer.payload,
+    )  # fmt: skip
+    head = canonical_string(timer_id)
+    event = head if timer.event == timer_id else canonical_string(timer.event)
+    return (
+        f'{{"delay_ms":{"null" if delay is None else delay},'
+        f'"due_ms":{"null" if due is None else due},'
+        f'"event":{event},"generation":{timer.generation},"id":{head},'
+        f'"owner":{"null" if owner is None else canonical_string(owner)},'
+        f'"payload":{payload_text(payload) if payload else "{}"}}}'
+    )
 
 
-def _remember(value: tuple[tuple[ArmedTimer, ...] | None, int, str]) -> None:
-    global _last_text
-    _last_text = value
+def payload_text(payload: Mapping[str, Any]) -> str:
+    """A timer's payload in canonical JSON (the empty one, an `after` timer's, without
+    encoding it: a third of what writing a timer row cost)."""
+    return canonical_json(dict(payload)) if payload else "{}"
 
 
 def timer_row(instance_id: str, timer: ArmedTimer, sequence: int) -> TimerRow:
-    """The stored row of an armed timer (armed by the event at `sequence`, 0: creation)."""
-    due = stored_due(timer)
-    # its slots set directly (`rows.positional`): one per timer armed, on a timed event
+    """The stored row of an armed timer (armed by the event at `sequence`, 0: creation); its
+    due time within the stored integers' range (a later one never comes; an earlier one is
+    long past), the largest one for a timer armed without a clock (it never comes)."""
+    due = timer.due_ms
+    if due is None:
+        due = STORED_INT_MAX
+    elif not STORED_INT_MIN <= due <= STORED_INT_MAX:
+        due = min(max(due, STORED_INT_MIN), STORED_INT_MAX)
+    # its slots set directly (`rows.positional`): once per timer armed, on a timed event
     return _timer_row(
         instance_id,
         timer.id,
         timer.generation,
         timer.event,
-        canonical_json(dict(timer.payload)),
-        STORED_INT_MAX if due is None else due,
+        payload_text(payload) if (payload := timer.payload) else "{}",
+        due,
         sequence,
     )
 
@@ -115,16 +126,17 @@ _timer_row = positional(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class TimerChanges:
-    """The timer rows one transaction removes (by timer ID) and adds."""
+class TimerChanges(NamedTuple):
+    """The timer rows one transaction removes (as `(instance ID, timer ID)`) and adds (a
+    named tuple, the cheapest record to build: once per timed event)."""
 
-    deleted: tuple[str, ...]
+    deleted: tuple[tuple[str, str], ...]
     inserted: tuple[TimerRow, ...]
 
 
 NO_CHANGES = TimerChanges(deleted=(), inserted=())
-_timer_changes = positional(TimerChanges, "deleted", "inserted")
+_changes = tuple.__new__  # `_changes(TimerChanges, (deleted, inserted))`: without the
+# named tuple's own `__new__` frame (once per timed event)
 
 
 def timer_rows(
@@ -134,17 +146,35 @@ def timer_rows(
     not armed after is deleted; one armed after and not before, or armed again (another
     generation: it replaces its row, `Store.insert_timers` writes it over), is
     inserted, with the sequence `armed_at` gives its (ID, generation)."""
-    if before.timers == after.timers:
+    old_armed, new_armed = before.timers, after.timers
+    if old_armed is new_armed:
         return NO_CHANGES
-    old = {t.id: t.generation for t in before.timers}
-    new = {t.id: t for t in after.timers}
-    deleted = tuple(i for i in old if i not in new)
+    if len(old_armed) == 1 == len(new_armed) and old_armed[0].id == new_armed[0].id:
+        # one timer before and after (a lease, a state re-entered): the general case's
+        # dictionaries, sets and lists were half of what a timed event spent here
+        timer = new_armed[0]
+        if old_armed[0].generation == timer.generation:
+            return NO_CHANGES
+        sequence = armed_at.get((timer.id, timer.generation), 0)
+        return _changes(TimerChanges, ((), (timer_row(instance_id, timer, sequence),)))
+    # a timer is its (ID, generation): the arming counter never repeats a generation, so
+    # equal pairs are the same arming, whatever else the records hold
+    old = {t.id: t.generation for t in old_armed}
+    if old:
+        new_ids = {t.id for t in new_armed}
+        deleted = tuple([(instance_id, i) for i in old if i not in new_ids])
+    else:
+        deleted = ()
     inserted = tuple(
-        timer_row(instance_id, t, armed_at.get((t.id, t.generation), 0))
-        for t in after.timers
-        if old.get(t.id) != t.generation
+        [
+            timer_row(instance_id, t, armed_at.get((t.id, t.generation), 0))
+            for t in new_armed
+            if old.get(t.id) != t.generation
+        ]
     )
-    return _timer_changes(deleted, inserted)
+    if not deleted and not inserted:
+        return NO_CHANGES
+    return _changes(TimerChanges, (deleted, inserted))
 
 
 def expected_rows(

@@ -153,6 +153,7 @@ class Mark:
     sent: int
     root: str
     armed_at: dict[tuple[str, int], int]
+    built: State | None
 
 
 class InstanceTransaction:
@@ -175,8 +176,12 @@ class InstanceTransaction:
         snapshot_every: int | None,
         now: float,
         now_ms: int | None = None,
+        built: State | None = None,
     ) -> None:
         self.chart, self.row = chart, row
+        # the state whose `timers` text `columns` holds as this runner built it (None: the
+        # text was read): `timers_text` gives it again for a state with the same timers
+        self.built = built
         self.instance_id = row.instance_id
         self.state, self.columns, self.version = state, row.columns, row.version
         self.start = state  # the timers the store holds before this transaction
@@ -211,6 +216,7 @@ class InstanceTransaction:
             sent=self._sent,
             root=self._root,
             armed_at=dict(self._armed_at),
+            built=self.built,
         )
 
     def restore(self, mark: Mark) -> None:
@@ -221,7 +227,7 @@ class InstanceTransaction:
         del self.rejections[mark.rejections :], self.snapshots[mark.snapshots :]
         self._ids, self._keys = mark.ids, mark.keys
         self._sends, self._sent, self._root = deque(mark.sends), mark.sent, mark.root
-        self._armed_at = mark.armed_at
+        self._armed_at, self.built = mark.armed_at, mark.built
 
     def written(self) -> None:
         """The queued rows are written (inside the transaction): queue anew from here, the
@@ -531,8 +537,10 @@ class InstanceTransaction:
         version = self.version + 1
         key = None if rejected else self.key_of(c)
         new = result.state
+        counter = self.state.timer_generation  # the arming counter before this event
         if new is not self.state:
-            self.columns = state_columns(new)
+            self.columns = state_columns(new, self.built, self.columns.timers)
+            self.built = new
         self.state, self.version, self.accepted = new, version, True
         event = _event_row(  # the fields of `EventRow`, in order
             self.instance_id,
@@ -550,8 +558,14 @@ class InstanceTransaction:
             raw,
         )
         self.events.append(event)
-        for timer in result.timers_armed:
-            self._armed_at[(timer.id, timer.generation)] = version
+        # the timers this event armed (`result.timers_armed`) are the state's last ones, those
+        # past the counter before it: read from the state, since a compiled macrostep's
+        # result would replay its timer operations to give them (once per timed event)
+        armed = new.timers
+        n = len(armed)
+        while n and armed[n - 1].generation > counter:
+            n -= 1
+            self._armed_at[(armed[n].id, armed[n].generation)] = version
         if result.sent:
             self.queue_sends(self._root or c.event_id, result)
         self._ids[c.event_id] = event
@@ -641,9 +655,7 @@ class InstanceTransaction:
         deleted: tuple[tuple[str, str], ...] = ()
         inserted: tuple[TimerRow, ...] = ()
         if self.state is not self.start:
-            changes = timer_rows(self.instance_id, self.start, self.state, self._armed_at)
-            deleted = tuple((self.instance_id, t) for t in changes.deleted)
-            inserted = changes.inserted
+            deleted, inserted = timer_rows(self.instance_id, self.start, self.state, self._armed_at)
         moves: tuple[InstanceMove, ...] = ()
         row = self.row
         if self.events:
