@@ -162,8 +162,8 @@ class InstanceTransaction:
 
     # slotted: one is built for every event `Runner.apply` decides
     __slots__ = (
-        "_armed_at", "_ids", "_keys", "_root", "_sends", "_sent", "accepted", "chart",
-        "columns", "events", "instance_id", "now", "now_ms", "outbox", "rejections", "row",
+        "_armed_at", "_ids", "_keys", "_root", "_sends", "_sent", "accepted", "built",
+        "chart", "columns", "events", "instance_id", "now", "now_ms", "outbox", "rejections", "row",
         "snapshot_every", "snapshots", "start", "state", "version",
     )  # fmt: skip
 
