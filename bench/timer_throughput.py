@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.runner_throughput import ROOT, export
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
 from statekit.runner.runner import Runner
@@ -105,18 +106,7 @@ def applying(store: Store, text: str, events: int, tag: str) -> float:
     return events / (time.perf_counter() - start)
 
 
-ROOT = Path(__file__).resolve().parents[1]
 BEFORE: Path | None = None  # the exported `statekit` of `--before REV`, when given
-
-
-def export(rev: str, folder: Path) -> Path:
-    """The `statekit` package at git revision `rev`, in `folder`."""
-    folder.mkdir(parents=True)
-    archive = subprocess.run(
-        ["git", "archive", rev, "statekit"], cwd=ROOT, check=True, capture_output=True
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder
 
 
 def before_applying(url: str, name: str, events: int, tag: str) -> float:
