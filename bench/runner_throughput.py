@@ -246,20 +246,26 @@ def export(rev: str, folder: Path) -> Path:
     return folder
 
 
-def before_rate(url: str, events: int, tag: str) -> float:
-    """`rate(url, "runner", 1, …)` measured by the code of `BEFORE` in a subprocess."""
-    assert BEFORE is not None
-    code = (
-        "import json, time, bench.runner_throughput as b; t = time.perf_counter(); "
-        f"b._child(({url!r}, 'runner', {events}, {tag!r})); "
-        f"print(json.dumps({events} / (time.perf_counter() - t)))"
-    )
-    env = {**os.environ, "PYTHONPATH": f"{BEFORE}{os.pathsep}{ROOT}"}
+def run_before(before: Path, code: str) -> float:
+    """The number `code` prints last as JSON, run by `python -c` in a subprocess that
+    imports `statekit` from `before` (an `export`) and `bench` from this repository."""
+    env = {**os.environ, "PYTHONPATH": f"{before}{os.pathsep}{ROOT}"}
     out = subprocess.run(
-        [sys.executable, "-c", code], env=env, cwd=BEFORE, check=True, capture_output=True,
+        [sys.executable, "-c", code], env=env, cwd=before, check=True, capture_output=True,
         text=True,
     )  # fmt: skip
     return float(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def before_rate(url: str, events: int, tag: str) -> float:
+    """`rate(url, "runner", 1, …)` measured by the code of `BEFORE` in a subprocess."""
+    assert BEFORE is not None
+    return run_before(
+        BEFORE,
+        "import json, time, bench.runner_throughput as b; t = time.perf_counter(); "
+        f"b._child(({url!r}, 'runner', {events}, {tag!r})); "
+        f"print(json.dumps({events} / (time.perf_counter() - t)))",
+    )
 
 
 def rate(url: str, kind: str, workers: int, events: int, run: int) -> float:

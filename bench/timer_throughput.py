@@ -31,17 +31,14 @@ in a store of its own, since its schema may be older), interleaved with the othe
 
 from __future__ import annotations
 
-import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.runner_throughput import ROOT, export
+from bench.runner_throughput import export, run_before
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
 from statekit.runner.runner import Runner
@@ -113,16 +110,11 @@ def before_applying(url: str, name: str, events: int, tag: str) -> float:
     """`applying(open_store(url), <name>, events, tag)` run by the code of `BEFORE` in a
     subprocess (`name`: PLAIN or TIMED)."""
     assert BEFORE is not None
-    code = (
+    return run_before(
+        BEFORE,
         "import json, bench.timer_throughput as b, statekit.runner.store as s; "
-        f"print(json.dumps(b.applying(s.open_store({url!r}), b.{name}, {events}, {tag!r})))"
+        f"print(json.dumps(b.applying(s.open_store({url!r}), b.{name}, {events}, {tag!r})))",
     )
-    env = {**os.environ, "PYTHONPATH": f"{BEFORE}{os.pathsep}{ROOT}"}
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, cwd=BEFORE, check=True, capture_output=True,
-        text=True,
-    )  # fmt: skip
-    return float(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
 def firing(store: Store, events: int, tag: str, per_call: int = 1_000_000) -> float:
