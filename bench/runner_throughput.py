@@ -21,10 +21,14 @@ also that transaction in psycopg's pipeline mode. On SQLite also "the runner's
 statements replayed": the very statements and parameters of `Runner.apply` (recorded
 from a runner, then run with `sqlite3` alone): what the runner would reach with no
 Python at all, which splits its distance to the raw rate into what its rows and
-indexes cost and what its Python costs. SQLite runs in WAL mode with
-synchronous=OFF (fsync taken out: what the code costs) and FULL (each commit
-waits for the disk). Medians of 3 runs, interleaved with the raw ones, with
-their range; the ratio is taken run by run.
+indexes cost and what its Python costs. And "the floor": the work any runner of this
+design must do per event (the payload's text and hash, the engine's step with its
+evidence, the evidence, context and message texts) and those statements, written by hand
+as one loop with no layers (`fused_loop`; checked to store exactly what the runner
+stores before it is timed): how close to the raw rate the runner could come at best.
+SQLite runs in WAL mode with synchronous=OFF (fsync taken out: what the code
+costs) and FULL (each commit waits for the disk). Medians of 3 runs, interleaved
+with the raw ones, with their range; the ratio is taken run by run.
 
 `python -m bench.runner_throughput [EVENTS] [--sqlite-only] [--before REV]`:
 `--sqlite-only` skips PostgreSQL, group commit and the bytes; `--before REV` adds,
@@ -49,11 +53,17 @@ from pathlib import Path
 from typing import Any
 
 from statekit.compiler.pipeline import compile_source
+from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
+from statekit.runner.evidence import evidence_json
+from statekit.runner.hashes import payload_text_and_digest
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
+from statekit.runner.store.packing import pack_evidence, pack_hash
+from statekit.runner.store.rows import StateColumns
 from statekit.runner.store.sqlite import SQLiteStore
+from statekit.runner.stored_state import state_columns
 from statekit.runner.transaction import Command
 from statekit.testing.postgres_server import ThrowawayPostgres
 
@@ -186,14 +196,36 @@ class _Recording:
 
 def statements_rate(url: str, events: int, tag: str) -> float:
     """Events/s of the runner's own SQLite statements without its Python: `events` applies
-    of `runner_loop` are recorded (statements and parameters, in a database of their own),
-    then replayed verbatim with `sqlite3` on an instance created the same way in the
-    database of `url`; only the replay is timed. The ceiling of `Runner.apply` on this
-    schema, whatever its Python costs."""
+    of `runner_loop` are recorded (`_recorded_statements`), then replayed verbatim with
+    `sqlite3` on an instance brought to the same row in the database of `url`; only the
+    replay is timed. The ceiling of `Runner.apply` on this schema, whatever its Python
+    costs."""
+    calls = _recorded_statements(events, tag)
+    store = open_store(url)
+    runner = Runner(counter(), store)
+    runner.create(tag)
+    assert runner.apply(tag, f"{tag}-first", "Incr", {"by": 1}).applied
+    assert isinstance(store, SQLiteStore)
+    conn = store.connection
+    start = time.perf_counter()
+    for sql, params, many in calls:
+        if many:
+            conn.executemany(sql, params)
+        else:
+            conn.execute(sql, params)
+    elapsed = time.perf_counter() - start
+    store.close()
+    return events / elapsed
+
+
+def _recorded_statements(events: int, tag: str) -> list[tuple[str, Any, bool]]:
+    """The statements and parameters of `events` applies of `runner_loop` (after its
+    first, which reads), recorded in a database of their own."""
     with tempfile.TemporaryDirectory() as folder:
         recorded = open_store(f"sqlite:///{Path(folder) / 'recorded.db'}?synchronous=OFF")
         runner = Runner(counter(), recorded)
         runner.create(tag)
+        assert runner.apply(tag, f"{tag}-first", "Incr", {"by": 1}).applied
         assert isinstance(recorded, SQLiteStore)
         recording = _Recording(recorded.connection)
         # the store runs its statements on this attribute: the bench looks inside here
@@ -202,16 +234,90 @@ def statements_rate(url: str, events: int, tag: str) -> float:
             assert runner.apply(tag, f"{tag}-{n}", "Incr", {"by": 1}).applied
         recorded._conn = recording.conn
         recorded.close()
-    store = open_store(url)
-    Runner(counter(), store).create(tag)
-    assert isinstance(store, SQLiteStore)
+    return recording.calls
+
+
+_CONTROL = ("BEGIN IMMEDIATE", "COMMIT")
+
+
+def fused_loop(store: SQLiteStore, instance: str, events: int, tag: str) -> None:
+    """The floor of this design: what any runner of it must do for each event, written by
+    hand as one loop with no layers, on the runner's own statements. For each event: the
+    payload's canonical text and hash, the engine's step with its evidence, the evidence,
+    context and message texts, and the runner's three statements (version- and
+    state-guarded update, event row, outbox row) in one transaction. Nothing a chart
+    other than `COUNTER` needs (another shape of update, sends, keys, timers, snapshots,
+    conflicts): `fused_agrees` checks that it stores what the runner stores."""
+    update, insert_event, insert_outbox = (
+        sql for sql, _, _ in _recorded_statements(1, "shape") if sql not in _CONTROL
+    )
+    chart = counter()
+    Runner(chart, store).create(instance)
     conn = store.connection
+    version, columns = 0, state_columns(chart.start())
+    state = chart.start()
+    head = ("Incr", '{"by":1}')
+    for n in range(events):
+        event_id = f"{tag}-{n}"
+        payload = {"by": 1}
+        conn.execute("BEGIN IMMEDIATE")
+        now = time.time()
+        text, digest = payload_text_and_digest("Incr", payload)
+        result = chart.send(state, "Incr", payload, event_id=event_id, now_ms=int(now * 1000))
+        evidence = pack_evidence(*head, evidence_json(result, None, event_id))
+        new, sequence = result.state, version + 1
+        moved = state_columns(new)
+        guard = (chart.name, chart.version, chart.digest, *_state_texts(columns))
+        cursor = conn.execute(update, (sequence, moved.context, now, instance, version, *guard))
+        if cursor.rowcount != 1:
+            raise AssertionError("the fused loop's instance row moved under it")
+        conn.execute(insert_event, (
+            instance, sequence, event_id, "Incr", text, pack_hash("Incr", text, digest), None,
+            chart.version, evidence, now, None, int(now * 1000),
+        ))  # fmt: skip
+        for message in result.emitted:
+            conn.execute(insert_outbox, (
+                instance, message.message_id, sequence, message.type,
+                canonical_json(dict(message.payload)), None,
+            ))  # fmt: skip
+        conn.execute("COMMIT")
+        state, version, columns = new, sequence, moved
+
+
+def _state_texts(columns: StateColumns) -> tuple[str, str, str, str | None]:
+    return (columns.configuration, columns.context, columns.history, columns.timers)
+
+
+def fused_agrees(events: int) -> None:
+    """AssertionError unless `fused_loop` stores what `Runner.apply` stores for the same
+    events (every column but the instance ID and the times), before it is timed."""
+    with tempfile.TemporaryDirectory() as folder:
+        store = open_store(f"sqlite:///{Path(folder) / 'agree.db'}?synchronous=OFF")
+        assert isinstance(store, SQLiteStore)
+        fused_loop(store, "fused", events, "e")
+        runner_loop(store, "runner", events, "e")
+        conn = store.connection
+        queries = (
+            "SELECT sequence, event_id, type, payload, payload_sha256, status, chart_version, "
+            "evidence, idempotency_key FROM statekit_events WHERE instance_id = ? ORDER BY 1",
+            "SELECT message_id, sequence, type, payload, created_at FROM statekit_outbox "
+            "WHERE instance_id = ? ORDER BY sequence, message_id",
+            "SELECT version, chart_name, chart_version, chart_digest, configuration, context, "
+            "history, timers FROM statekit_instances WHERE instance_id = ?",
+        )
+        for query in queries:
+            fused = conn.execute(query, ("fused",)).fetchall()
+            ours = conn.execute(query, ("runner",)).fetchall()
+            assert fused == ours and len(fused) > 0, (query, fused[:2], ours[:2])
+        store.close()
+
+
+def fused_rate(url: str, events: int, tag: str) -> float:
+    """Events/s of `fused_loop` on the database of `url`."""
+    store = open_store(url)
+    assert isinstance(store, SQLiteStore)
     start = time.perf_counter()
-    for sql, params, many in recording.calls:
-        if many:
-            conn.executemany(sql, params)
-        else:
-            conn.execute(sql, params)
+    fused_loop(store, tag, events, tag)
     elapsed = time.perf_counter() - start
     store.close()
     return events / elapsed
@@ -275,6 +381,8 @@ def rate(url: str, kind: str, workers: int, events: int, run: int) -> float:
         return before_rate(url, events, jobs[0][3])
     if kind == "statements":
         return statements_rate(url, events, jobs[0][3])
+    if kind == "fused":
+        return fused_rate(url, events, jobs[0][3])
     if workers == 1:
         start = time.perf_counter()
         _child(jobs[0])
@@ -394,19 +502,24 @@ def main() -> None:
     events = int(args[0]) if args and args[0].isdigit() else 2000
     print("| store | runner events/s | raw tx/s | runner / raw |")
     print("|---|---|---|---|")
+    fused_agrees(200)  # the floor is timed only once it stores what the runner does
     with tempfile.TemporaryDirectory() as folder:
         BEFORE = export(before, Path(folder) / "before") if before else None
         for sync in ("OFF", "FULL"):
             url = f"sqlite:///{Path(folder) / f'bench-{sync}.db'}?synchronous={sync}"
             prepare(url)
             n = events if sync == "OFF" else events // 4
-            kinds = ("raw", "runner", "turns", "statements", *(("before",) if before else ()))
+            kinds = ("raw", "runner", "turns", "statements", "fused",
+                     *(("before",) if before else ()))  # fmt: skip
             got = pair(url, 1, n, kinds)
             row(f"SQLite, WAL, synchronous={sync}, 1 process", got["runner"], got["raw"])
             row(f"SQLite {sync}, the runner's statements replayed (no Python)",
                 got["statements"], got["raw"])  # fmt: skip
             row(f"SQLite {sync}, runner against its statements replayed", got["runner"],
                 got["statements"])  # fmt: skip
+            row(f"SQLite {sync}, the floor: the necessary work fused by hand", got["fused"],
+                got["raw"])  # fmt: skip
+            row(f"SQLite {sync}, runner against the floor", got["runner"], got["fused"])
             row(f"SQLite {sync}, runner, two taking turns (reading first)", got["turns"],
                 got["raw"])  # fmt: skip
             if before:
