@@ -52,7 +52,7 @@ from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
 from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.memo import memoised_macrostep
-from statekit.engine.records import make_change, make_message, make_microstep, set_timer_logs
+from statekit.engine.record_makers import make_change, make_message, make_microstep, set_timer_logs
 from statekit.engine.result import (
     EVALUATION_ERROR,
     INVALID_PAYLOAD,

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from statekit.engine.records import maker
+from statekit.engine.record_makers import maker
 
 T = TypeVar("T")
 
@@ -30,7 +30,7 @@ def stored_int_problem(value: int, what: str) -> str | None:
 
 
 def positional(cls: type[T], *names: str) -> Callable[..., T]:
-    """`records.maker(cls)`: a constructor taking the fields `names` in this order (the
+    """`record_makers.maker(cls)`: a constructor taking the fields `names` in this order (the
     rest take their defaults) and setting the slots directly, for records built once per
     event. TypeError, when the module defining it is imported, if `names` are not the
     first fields of `cls`: a positional call must never follow a reordered record."""
