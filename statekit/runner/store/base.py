@@ -6,41 +6,31 @@ written with `?` placeholders; each dialect's subclass (`sqlite`, `postgres`)
 says how a write transaction starts (and so how writers are serialised), how
 a row is locked and how dispatchers claim outbox messages. The runner calls
 the methods below inside `store.write()` or `store.read()`; nothing here
-decides anything. Rows come and go as the records of `rows`.
+decides anything. Rows come and go as the records of `rows`; the statements
+and the parameters they take are `statements`.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from dataclasses import fields
-from operator import attrgetter
 from typing import Any
 
 from statekit.runner.errors import ChartVersionError, CorruptRowError, SchemaVersionError
 from statekit.runner.store.migrations import (
-    EVENT_TIME,
     MIGRATIONS,
     MIGRATIONS_TABLE,
     Migration,
     create_migrations_table,
 )
-from statekit.runner.store.packing import (
-    pack_evidence,
-    pack_hex_hash,
-    pack_status,
-    unpack_evidence,
-    unpack_hash,
-    unpack_status,
-)
+from statekit.runner.store.packing import unpack_hash, unpack_status
 from statekit.runner.store.rows import (
     ChartKey,
     ChartRow,
     DecidedRows,
     EventRow,
     InstanceChart,
-    InstanceMove,
     InstanceRow,
     NewOutboxRow,
     OutboxRow,
@@ -52,198 +42,34 @@ from statekit.runner.store.rows import (
     TimerRow,
     stored_int_problem,
 )
-
-
-def _names(record: type[Any], *, without: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The columns of a table, in the order of its record's fields."""
-    return tuple(f.name for f in fields(record) if f.name not in without)
-
-
-_EVENT = _names(EventRow, without=("payload_digest",))  # its one field that is no column
-_REJECTION_INSERT = _names(RejectionRow, without=("id",))
-_REJECTION = ("id", *_REJECTION_INSERT)
-_SNAPSHOT = _names(SnapshotRow)
-_NEW_OUTBOX = _names(NewOutboxRow)
-_OUTBOX = _names(OutboxRow)
-_TIMER = _names(TimerRow)
-_HASH = _EVENT.index("payload_sha256")
-_EVIDENCE = _EVENT.index("evidence")
-_TYPE = _EVENT.index("type")
-_PAYLOAD = _EVENT.index("payload")
-_STATUS = _EVENT.index("status")
-
-
-def _written_in_order(record: type[Any], columns: tuple[str, ...], *order: str) -> None:
-    """TypeError, when this module is imported, unless `record`'s columns are `order`:
-    `_event_values` and `_outbox_values` name them in that order (a tuple built at once,
-    once per row written), and a reordered record must not be written column-shifted."""
-    if columns != order:
-        raise TypeError(f"{record.__name__} has the columns {columns}, not {order}")
-
-
-_written_in_order(
-    EventRow, _EVENT, "instance_id", "sequence", "event_id", "type", "payload",
-    "payload_sha256", "status", "chart_version", "evidence", "recorded_at", "idempotency_key",
-    "clock_ms",
-)  # fmt: skip
-_written_in_order(
-    NewOutboxRow, _NEW_OUTBOX, "instance_id", "message_id", "sequence", "type", "payload",
-    "created_at",
-)  # fmt: skip
-
-
-def _event_values(row: EventRow) -> tuple[Any, ...]:
-    """An event row's column values, its payload hash, evidence and status packed
-    (`packing`)."""
-    event_type, payload = row.type, row.payload
-    return (
-        row.instance_id,
-        row.sequence,
-        row.event_id,
-        event_type,
-        payload,
-        pack_hex_hash(event_type, payload, row.payload_sha256, row.payload_digest),
-        pack_status(row.status),
-        row.chart_version,
-        pack_evidence(event_type, payload, row.evidence),
-        row.recorded_at,
-        row.idempotency_key,
-        row.clock_ms,
-    )
-
-
-def _event(row: Sequence[Any]) -> EventRow:
-    """An event row selected as `_EVENT`, its hash and evidence unpacked."""
-    values = list(row)
-    values[_HASH] = unpack_hash(values[_TYPE], values[_PAYLOAD], values[_HASH])
-    values[_EVIDENCE] = unpack_evidence(values[_TYPE], values[_PAYLOAD], values[_EVIDENCE])
-    values[_STATUS] = unpack_status(values[_STATUS])
-    return EventRow(*values)
-
-
-_rejection_values = attrgetter(*_REJECTION_INSERT)
-_snapshot_values = attrgetter(*_SNAPSHOT)
-_new_outbox_values = attrgetter(*_NEW_OUTBOX)
-
-
-def _outbox_values(row: NewOutboxRow, times: dict[tuple[str, int], float]) -> Sequence[Any]:
-    """An outbox row's values, its `created_at` NULL when it is the `recorded_at` of its
-    event, written with it (read back as the event's: see `_OUTBOX_COLUMNS`)."""
-    created: float | None = row.created_at
-    if times.get((row.instance_id, row.sequence)) == created:
-        created = None
-    return (row.instance_id, row.message_id, row.sequence, row.type, row.payload, created)
-
-
-_timer_values = attrgetter(*_TIMER)
-
-
-def _insert(table: str, names: tuple[str, ...]) -> str:
-    """`INSERT INTO table (names…) VALUES (?, …)`."""
-    return f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})"
-
-
-_INSERT_EVENT = _insert("statekit_events", _EVENT)
-_INSERT_REJECTION = _insert("statekit_rejections", _REJECTION_INSERT)
-_INSERT_SNAPSHOT = _insert("statekit_snapshots", _SNAPSHOT)
-_INSERT_OUTBOX = _insert("statekit_outbox", _NEW_OUTBOX)
-_UPSERT_TIMER = _insert("statekit_timers", _TIMER) + (
-    " ON CONFLICT (instance_id, timer_id) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in _TIMER[2:])
-)
-_UPSERT_SNAPSHOT = (
-    f"{_INSERT_SNAPSHOT} ON CONFLICT (instance_id, through_sequence) "
-    "DO UPDATE SET state = excluded.state, "
-    "state_sha256 = excluded.state_sha256, chart_digest = excluded.chart_digest, "
-    "chart_version = excluded.chart_version, engine_version = excluded.engine_version, "
-    "created_at = excluded.created_at"
-)
-_DELETE_TIMER = "DELETE FROM statekit_timers WHERE instance_id = ? AND timer_id = ?"
-_TIMER_COLUMNS = ", ".join(f"t.{name}" for name in _TIMER)
-_EVENT_COLUMNS = ", ".join(_EVENT)
-_REJECTION_COLUMNS = ", ".join(_REJECTION)
-_SNAPSHOT_COLUMNS = ", ".join(_SNAPSHOT)
-# an outbox row without a time of its own was created with its event (schema 6)
-_OUTBOX_COLUMNS = ", ".join(
-    f"COALESCE(o.created_at, {EVENT_TIME})" if name == "created_at" else f"o.{name}"
-    for name in _OUTBOX
-)
-
-
-def _rejection(row: Sequence[Any]) -> RejectionRow:
-    """A rejection row selected as `_REJECTION` (its key first)."""
-    return RejectionRow(**dict(zip(_REJECTION, row, strict=True)))
-
-
-_INSTANCE = (
-    "SELECT i.instance_id, i.chart_name, i.chart_version, i.chart_digest, i.version, "
-    "i.configuration, i.context, i.history, i.initial_context, "
-    "e.sequence, e.payload_sha256, e.status, i.timers, i.start_clock_ms, e.type, e.payload "
-    "FROM statekit_instances i "
-    "LEFT JOIN statekit_events e ON e.instance_id = i.instance_id AND e.event_id = ? "
-    "WHERE i.instance_id = ?"
-)
-_PAIRS_PER_STATEMENT = 400  # two parameters each: within SQLite's oldest limit (999)
-_UPDATE_INSTANCE = (
-    "UPDATE statekit_instances SET version = ?, chart_name = ?, chart_version = ?, "
-    "chart_digest = ?, configuration = ?, context = ?, history = ?, timers = ?, "
-    "updated_at = ? WHERE instance_id = ? AND version = ?"
-)
-# `timers` is NULL until a timer was armed, and its text is never empty.
-_STATE_GUARD = (
-    " AND configuration = ? AND context = ? AND history = ? "
-    "AND COALESCE(timers, '') = COALESCE(?, '')"
-)
-_UPDATE_READ_INSTANCE = f"{_UPDATE_INSTANCE} AND chart_digest = ?{_STATE_GUARD}"
-# A move decided on a row not read in its transaction (a cached one) checks every column
-# the decision depended on: a row changed in place (its version kept) is never written
-# over, and is read and decided again instead (`runner.row_cache`).
-_READ_GUARD = f" AND chart_name = ? AND chart_version = ? AND chart_digest = ?{_STATE_GUARD}"
-_SET_CHART, _SET_CONFIGURATION, _SET_CONTEXT, _SET_HISTORY, _SET_TIMERS = 1, 2, 4, 8, 16
-_SET_COLUMNS = (
-    (_SET_CHART, "chart_name = ?, chart_version = ?, chart_digest = ?"),
-    (_SET_CONFIGURATION, "configuration = ?"),
-    (_SET_CONTEXT, "context = ?"),
-    (_SET_HISTORY, "history = ?"),
-    (_SET_TIMERS, "timers = ?"),
-)
-_UPDATES: dict[int, str] = {}
-
-
-def _update_setting(changed: int) -> str:
-    """The version-checked instance update setting the version, the columns `changed`
-    names (`_SET_*` flags, in this order) and the time: one text per combination, so
-    that each dialect prepares it once."""
-    sql = _UPDATES.get(changed)
-    if sql is None:
-        sets = ", ".join(["version = ?", *(text for flag, text in _SET_COLUMNS if changed & flag)])
-        sql = _UPDATES[changed] = (
-            f"UPDATE statekit_instances SET {sets}, updated_at = ? "
-            "WHERE instance_id = ? AND version = ?"
-        )
-    return sql
-
-
-_GUARDED: dict[str, str] = {}
-
-
-def _guarded(update: str) -> str:
-    """`update` with `_READ_GUARD`: one text object per update, so that the statement
-    caches (SQLite's by text, PostgreSQL's conversions) find it without hashing a new
-    string of 400 characters for every event."""
-    sql = _GUARDED.get(update)
-    if sql is None:
-        sql = _GUARDED[update] = f"{update}{_READ_GUARD}"
-    return sql
-
-
-# An outbox message is deliverable when it is pending, due, unclaimed (or its claim
-# expired) and no earlier message of its instance is still pending: per-instance order.
-ELIGIBLE = (
-    "o.status = 'pending' AND o.next_attempt_at <= ? "
-    "AND (o.claimed_until IS NULL OR o.claimed_until < ?) "
-    "AND NOT EXISTS (SELECT 1 FROM statekit_outbox p WHERE p.instance_id = o.instance_id "
-    "AND p.status = 'pending' AND p.id < o.id)"
+from statekit.runner.store.statements import (
+    DELETE_TIMER,
+    ELIGIBLE,
+    EVENT_COLUMNS,
+    INSERT_EVENT,
+    INSERT_OUTBOX,
+    INSERT_REJECTION,
+    OUTBOX_COLUMNS,
+    PAIRS_PER_STATEMENT,
+    REJECTION_COLUMNS,
+    SELECT_INSTANCE,
+    SNAPSHOT_COLUMNS,
+    TIMER_COLUMNS,
+    UPDATE_INSTANCE,
+    UPDATE_READ_INSTANCE,
+    UPSERT_SNAPSHOT,
+    UPSERT_TIMER,
+    chart_values,
+    decided_statements,
+    event_row,
+    event_values,
+    move_values,
+    new_outbox_values,
+    rejection_row,
+    rejection_values,
+    snapshot_values,
+    state_values,
+    timer_values,
 )
 
 
@@ -299,7 +125,7 @@ class Store:
         """
         with self.write():
             rows = self.execute(
-                f"SELECT {_OUTBOX_COLUMNS} FROM statekit_outbox o WHERE {ELIGIBLE} "
+                f"SELECT {OUTBOX_COLUMNS} FROM statekit_outbox o WHERE {ELIGIBLE} "
                 f"ORDER BY o.id LIMIT ?{self.claim_lock_clause}",
                 (now, now, limit),
             ).fetchall()
@@ -482,8 +308,8 @@ class Store:
             "ON CONFLICT (instance_id) DO NOTHING",
             (
                 instance_id,
-                *_chart(chart),
-                *_state(columns),
+                *chart_values(chart),
+                *state_values(columns),
                 initial_context,
                 now,
                 now,
@@ -498,7 +324,7 @@ class Store:
         """The instance row, with the recorded event of `event_id` when there is one;
         `lock`: locked until the end of this write transaction where the dialect
         locks rows."""
-        sql = _INSTANCE + self.lock_clause if lock else _INSTANCE
+        sql = SELECT_INSTANCE + self.lock_clause if lock else SELECT_INSTANCE
         row = self.execute(sql, (event_id, instance_id)).fetchone()
         if row is None:
             return None
@@ -543,12 +369,15 @@ class Store:
         """Move the instance to `new_version` only if it is still at `read_version` (and,
         given `read`, still holds that row's chart digest and state texts: a row the
         caller did not read in this transaction)."""
-        params = (new_version, *_chart(chart), *_state(columns), now, instance_id, read_version)
+        params = (
+            new_version, *chart_values(chart), *state_values(columns), now, instance_id,
+            read_version,
+        )  # fmt: skip
         if read is None:
-            cursor = self.execute(_UPDATE_INSTANCE, params)
+            cursor = self.execute(UPDATE_INSTANCE, params)
         else:
-            held = (read.chart_digest, *_state(read.columns))
-            cursor = self.execute(_UPDATE_READ_INSTANCE, (*params, *held))
+            held = (read.chart_digest, *state_values(read.columns))
+            cursor = self.execute(UPDATE_READ_INSTANCE, (*params, *held))
         return bool(cursor.rowcount == 1)
 
     # ---- one transaction's decisions, written together ----------------------------------
@@ -565,78 +394,11 @@ class Store:
         a stale version then fails the whole query instead of committing); here the
         caller's `write()` block commits on exit as always."""
         for move in rows.moves:  # first: a writer that did not lock the row locks it here
-            if self.execute(*self._move_values(move)).rowcount != 1:
+            if self.execute(*move_values(move)).rowcount != 1:
                 return False
-        for sql, params in self._writes(rows):
+        for sql, params in decided_statements(rows):
             self.executemany(sql, params)
         return True
-
-    @staticmethod
-    def _writes(rows: DecidedRows) -> Iterator[tuple[str, list[Sequence[Any]]]]:
-        """The statements after the instance moves (timer rows, history entries, outbox,
-        audit rows, snapshots), each with its parameter rows."""
-        if rows.timers_deleted:
-            yield _DELETE_TIMER, list(rows.timers_deleted)
-        if rows.timers_inserted:
-            yield _UPSERT_TIMER, [_timer_values(r) for r in rows.timers_inserted]
-        if rows.events:
-            yield _INSERT_EVENT, [_event_values(r) for r in rows.events]
-        if rows.outbox:
-            times = {(e.instance_id, e.sequence): e.recorded_at for e in rows.events}
-            yield _INSERT_OUTBOX, [_outbox_values(r, times) for r in rows.outbox]
-        if rows.rejections:
-            yield _INSERT_REJECTION, [_rejection_values(r) for r in rows.rejections]
-        if rows.snapshots:
-            yield _UPSERT_SNAPSHOT, [_snapshot_values(r) for r in rows.snapshots]
-
-    @staticmethod
-    def _move_values(move: InstanceMove) -> tuple[str, tuple[Any, ...]]:
-        """The statement and parameters of one instance move: the version check, with
-        `move.read` also the chart and state texts of the row assumed; given
-        `move.before`, it sets only the columns that differ from that row's (and the
-        version and time), since the row is written whole anyway and every parameter
-        is bound and compared in Python (usually the context alone moved)."""
-        before = move.before
-        chart, columns = move.chart, move.columns
-        if before is None:
-            sql = _UPDATE_INSTANCE
-            params: tuple[Any, ...] = (
-                move.new_version, *_chart(chart), *_state(columns), move.now,
-                move.instance_id, move.read_version,
-            )  # fmt: skip
-        else:
-            held = before.columns
-            values: list[Any] = [move.new_version]
-            changed = 0
-            if (
-                chart.digest != before.chart_digest
-                or chart.name != before.chart_name
-                or chart.version != before.chart_version
-            ):
-                changed = _SET_CHART
-                values.extend(_chart(chart))
-            # in the order of `_SET_COLUMNS` (not a loop over tuples built for each event)
-            if columns.configuration != held.configuration:
-                changed |= _SET_CONFIGURATION
-                values.append(columns.configuration)
-            if columns.context != held.context:
-                changed |= _SET_CONTEXT
-                values.append(columns.context)
-            if columns.history != held.history:
-                changed |= _SET_HISTORY
-                values.append(columns.history)
-            if columns.timers != held.timers:
-                changed |= _SET_TIMERS
-                values.append(columns.timers)
-            values += (move.now, move.instance_id, move.read_version)
-            sql = _update_setting(changed)
-            params = tuple(values)
-        read = move.read
-        if read is None:
-            return sql, params
-        return _guarded(sql), (
-            *params, read.chart_name, read.chart_version, read.chart_digest, *_state(read.columns),
-        )  # fmt: skip
 
     def instance_ids(self) -> list[str]:
         """Every instance ID, sorted."""
@@ -655,8 +417,8 @@ class Store:
         """Record accepted events (the primary key, the unique event ID and the unique
         idempotency key are the database's last word against a duplicate)."""
         self.executemany(
-            _INSERT_EVENT,
-            [_event_values(r) for r in rows],
+            INSERT_EVENT,
+            [event_values(r) for r in rows],
         )
 
     def recorded_event(self, instance_id: str, event_id: str) -> RecordedId | None:
@@ -681,8 +443,8 @@ class Store:
         `recorded_event` of many events in a few statements (a batch's lookups)."""
         found: dict[tuple[str, str], RecordedId] = {}
         unique = list(dict.fromkeys(pairs))
-        for start in range(0, len(unique), _PAIRS_PER_STATEMENT):
-            chunk = unique[start : start + _PAIRS_PER_STATEMENT]
+        for start in range(0, len(unique), PAIRS_PER_STATEMENT):
+            chunk = unique[start : start + PAIRS_PER_STATEMENT]
             rows = self.execute(
                 "SELECT instance_id, event_id, sequence, payload_sha256, status, type, payload "
                 "FROM statekit_events WHERE (instance_id, event_id) IN "
@@ -723,40 +485,40 @@ class Store:
     def events(self, instance_id: str, after: int = 0) -> list[EventRow]:
         """The history after sequence `after`, in order."""
         rows = self.execute(
-            f"SELECT {_EVENT_COLUMNS} FROM statekit_events WHERE instance_id = ? "
+            f"SELECT {EVENT_COLUMNS} FROM statekit_events WHERE instance_id = ? "
             "AND sequence > ? ORDER BY sequence",
             (instance_id, after),
         ).fetchall()
-        return [_event(r) for r in rows]  # selected in the record's field order
+        return [event_row(r) for r in rows]  # selected in the record's field order
 
     # ---- rejections --------------------------------------------------------------------
     def insert_rejection(self, row: RejectionRow) -> None:
         """Audit a rejection or a history conflict (`row.id` is ignored: the database
         numbers the rows)."""
         self.execute(
-            _INSERT_REJECTION,
-            _rejection_values(row),
+            INSERT_REJECTION,
+            rejection_values(row),
         )
 
     def rejections(self, instance_id: str | None = None) -> list[RejectionRow]:
         """Audited rejections, oldest first (of one instance, or all)."""
-        sql = f"SELECT {_REJECTION_COLUMNS} FROM statekit_rejections"
+        sql = f"SELECT {REJECTION_COLUMNS} FROM statekit_rejections"
         if instance_id is None:
             rows = self.execute(sql + " ORDER BY id").fetchall()
         else:
             rows = self.execute(sql + " WHERE instance_id = ? ORDER BY id", (instance_id,))
             rows = rows.fetchall()
-        return [_rejection(r) for r in rows]
+        return [rejection_row(r) for r in rows]
 
     # ---- snapshots ---------------------------------------------------------------------
     def insert_snapshot(self, row: SnapshotRow) -> None:
         """Store (or replace) the snapshot of an instance at `through_sequence`."""
-        self.execute(_UPSERT_SNAPSHOT, _snapshot_values(row))
+        self.execute(UPSERT_SNAPSHOT, snapshot_values(row))
 
     def snapshots(self, instance_id: str) -> list[SnapshotRow]:
         """The snapshots of an instance, newest first."""
         rows = self.execute(
-            f"SELECT {_SNAPSHOT_COLUMNS} FROM statekit_snapshots WHERE instance_id = ? "
+            f"SELECT {SNAPSHOT_COLUMNS} FROM statekit_snapshots WHERE instance_id = ? "
             "ORDER BY through_sequence DESC",
             (instance_id,),
         ).fetchall()
@@ -766,14 +528,14 @@ class Store:
     def insert_outbox(self, rows: Sequence[NewOutboxRow]) -> None:
         """Put messages in the outbox, pending."""
         self.executemany(
-            _INSERT_OUTBOX,
-            [_new_outbox_values(r) for r in rows],
+            INSERT_OUTBOX,
+            [new_outbox_values(r) for r in rows],
         )
 
     def outbox(self, statuses: Sequence[str], instance_id: str | None = None) -> list[OutboxRow]:
         """Messages in the given states, in outbox order."""
         marks = ", ".join("?" for _ in statuses)
-        sql = f"SELECT {_OUTBOX_COLUMNS} FROM statekit_outbox o WHERE o.status IN ({marks})"
+        sql = f"SELECT {OUTBOX_COLUMNS} FROM statekit_outbox o WHERE o.status IN ({marks})"
         params: list[Any] = list(statuses)
         if instance_id is not None:
             sql += " AND o.instance_id = ?"
@@ -818,16 +580,16 @@ class Store:
         """Record armed timers (the runner writes them in the transaction of the event that
         armed them); a row of the same `(instance_id, timer_id)` is replaced (a timer
         armed again: one statement instead of a delete and an insert)."""
-        self.executemany(_UPSERT_TIMER, [_timer_values(r) for r in rows])
+        self.executemany(UPSERT_TIMER, [timer_values(r) for r in rows])
 
     def delete_timers(self, instance_id: str, timer_ids: Sequence[str]) -> None:
         """Remove the rows of timers the instance no longer has armed (cancelled, replaced
         or delivered), in the transaction of the event that did it."""
-        self.executemany(_DELETE_TIMER, [(instance_id, t) for t in timer_ids])
+        self.executemany(DELETE_TIMER, [(instance_id, t) for t in timer_ids])
 
     def timers(self, instance_id: str | None = None) -> list[TimerRow]:
         """The armed timers (of one instance, or all), by due time then arming order."""
-        sql = f"SELECT {_TIMER_COLUMNS} FROM statekit_timers t"
+        sql = f"SELECT {TIMER_COLUMNS} FROM statekit_timers t"
         params: tuple[Any, ...] = ()
         if instance_id is not None:
             sql += " WHERE t.instance_id = ?"
@@ -841,7 +603,7 @@ class Store:
         stay locked until it ends where the dialect locks rows (`timer_lock_clause`:
         PostgreSQL skips instances another worker holds)."""
         rows = self.execute(
-            f"SELECT {_TIMER_COLUMNS} FROM statekit_timers t JOIN statekit_instances i "
+            f"SELECT {TIMER_COLUMNS} FROM statekit_timers t JOIN statekit_instances i "
             "ON i.instance_id = t.instance_id WHERE t.due_ms <= ? AND i.chart_name = ? "
             f"ORDER BY t.due_ms, t.generation LIMIT ?{self.timer_lock_clause}",
             (now_ms, chart_name, limit),
@@ -853,7 +615,7 @@ class Store:
         sleeps until the first it can fire); reads, locks nothing."""
         marks = ", ".join("?" for _ in chart_names)
         rows = self.execute(
-            f"SELECT {_TIMER_COLUMNS} FROM statekit_timers t JOIN statekit_instances i ON "
+            f"SELECT {TIMER_COLUMNS} FROM statekit_timers t JOIN statekit_instances i ON "
             f"i.instance_id = t.instance_id WHERE i.chart_name IN ({marks}) "
             "ORDER BY t.due_ms, t.generation LIMIT ?",
             [*chart_names, limit],
@@ -906,11 +668,3 @@ class _Transaction:
             if store._open_transaction():
                 store._control("ROLLBACK")
             raise
-
-
-def _chart(chart: ChartKey) -> tuple[str, int, str]:
-    return (chart.name, chart.version, chart.digest)
-
-
-def _state(columns: StateColumns) -> tuple[str, str, str, str | None]:
-    return (columns.configuration, columns.context, columns.history, columns.timers)

@@ -57,14 +57,16 @@ from statekit.runner.errors import StoreURLError
 from statekit.runner.store.base import Store
 from statekit.runner.store.migrations import STALE_VERSION
 from statekit.runner.store.rows import DecidedRows
+from statekit.runner.store.statements import decided_statements, move_values
 
 SCHEMA_LOCK = 0x5743_4B54  # pg_advisory_xact_lock key serialising migrations
-# The instance update of `write_decided` (either of the store's two, as `_move_values` gives
-# it: `SET version = ?, … WHERE instance_id = ? AND <guard>`) with its guard moved into the
-# new version, `CASE WHEN <guard> THEN ? ELSE statekit_moved(0) END`: a row no longer as read
-# raises STALE_VERSION (`statekit_moved`), so that a query of several statements cannot commit
-# a stale write. Measured on loopback, this costs the server about what the plain UPDATE costs,
-# and 15% less per event than the update in a CTE with its moved rows counted.
+# The instance update of `write_decided` (either of the store's two, as
+# `statements.move_values` gives it: `SET version = ?, … WHERE instance_id = ? AND <guard>`)
+# with its guard moved into the new version, `CASE WHEN <guard> THEN ? ELSE
+# statekit_moved(0) END`: a row no longer as read raises STALE_VERSION (`statekit_moved`),
+# so that a query of several statements cannot commit a stale write. Measured on
+# loopback, this costs the server about what the plain UPDATE costs, and 15% less per
+# event than the update in a CTE with its moved rows counted.
 _MOVE_HEAD = "UPDATE statekit_instances SET version = ?, "
 _MOVE_KEY = " WHERE instance_id = ? AND "
 _CHECKED_MOVE = (
@@ -163,8 +165,8 @@ class PostgresStore(Store):
         """`Store.write_decided` as one query (one round trip), with the COMMIT when
         `last`; False (and nothing committed) when an instance was no longer as read."""
         self._check_open()
-        moves = [self._checked(*self._move_values(move)) for move in rows.moves]
-        statements = [(self._convert(sql), params) for sql, params in self._writes(rows)]
+        moves = [self._checked(*move_values(move)) for move in rows.moves]
+        statements = [(self._convert(sql), params) for sql, params in decided_statements(rows)]
         try:
             self._send_query(moves, statements, last=last)
         except self._errors as exc:
