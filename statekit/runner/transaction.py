@@ -32,8 +32,6 @@ from statekit.runner.evidence import evidence_json
 from statekit.runner.hashes import payload_text_and_digest
 from statekit.runner.keys import idempotency_key
 from statekit.runner.outcome import (
-    BUSINESS_KEY_CONFLICT,
-    DUPLICATE_FACT,
     DUPLICATE_OR_OLD_SEQUENCE,
     EVENT_ID_PAYLOAD_CONFLICT,
     SEQUENCE_GAP,
@@ -42,6 +40,7 @@ from statekit.runner.outcome import (
     Outcome,
     OutcomeStatus,
 )
+from statekit.runner.repeated_facts import RepeatedFact
 from statekit.runner.snapshots import snapshot_row
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import (
@@ -492,32 +491,45 @@ class InstanceTransaction:
     def _same_fact(self, c: Command, text: str, digest: str, holder: RecordedKey) -> Outcome:
         """The outcome of a new event ID whose idempotency key `holder` recorded: an
         audited duplicate when the payloads agree, else an audited BUSINESS_KEY_CONFLICT."""
-        sequence, first = holder.sequence, holder.event_id
-        same = holder.payload_sha256 == digest
-        conflict = Conflict(
-            reason=DUPLICATE_FACT if same else BUSINESS_KEY_CONFLICT,
-            expected_version=c.expected_version,
-            version=self.version,
-            event_id=first,
-            sequence=sequence,
+        fact = RepeatedFact(
+            c.type,
+            self.key_of(c),
+            holder.event_id,
+            holder.sequence,
+            holder.payload_sha256 == digest,
         )
-        said = f"this {c.type} (key {self.key_of(c)}) was recorded by event {first!r} at sequence "
-        if not same:
-            message = f"{said}{sequence} with another payload; nothing applied"
-            return replace(self._audit(c, text, digest, conflict, message), first_event_id=first)
-        message = f"{said}{sequence}"
-        self._audit_row(c, text, digest, ALREADY, conflict, message)
+        conflict = fact.conflict(c.expected_version, self.version)
+        message = fact.message()
+        self._audit_row(c, text, digest, ALREADY if fact.same else CONFLICT, conflict, message)
+        return self._repeated(c, fact, conflict, message)
+
+    def _repeated(
+        self, c: Command, fact: RepeatedFact, conflict: Conflict, message: str
+    ) -> Outcome:
+        """The outcome of `c`, which repeats `fact`, at the current version and state."""
+        if fact.same:
+            return Outcome(
+                status=ALREADY,
+                reason=None,
+                version=self.version,
+                state=self.state,
+                event_id=c.event_id,
+                sequence=fact.sequence,
+                duplicate=True,
+                race=c.after_conflict,
+                first_event_id=fact.event_id,
+                message=message,
+            )
         return Outcome(
-            status=ALREADY,
-            reason=None,
+            status=CONFLICT,
+            reason=conflict.reason,
             version=self.version,
             state=self.state,
             event_id=c.event_id,
-            sequence=sequence,
-            duplicate=True,
-            race=c.after_conflict,
-            first_event_id=first,
             message=message,
+            conflict=conflict,
+            race=c.after_conflict,
+            first_event_id=fact.event_id,
         )
 
     def _accept(
