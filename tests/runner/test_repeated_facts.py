@@ -32,6 +32,7 @@ context:
   notes: {type: string, default: ""}
 events:
   Tick: {n: integer, note: string}
+  Close: {}
 idempotency:
   Tick: [n]
 initial: ticking
@@ -47,6 +48,9 @@ states:
         do:
           - assign: {ticks: ctx.ticks + 1, notes: ctx.notes + event.note}
           - emit: {type: Ticked, payload: {n: event.n}}
+      Close: closed
+  closed:
+    reject: {Tick: CLOSED}
 """
 T1, T2, T3, T4 = (f"statekit.timer/t{n}/{n}" for n in range(1, 5))
 ALREADY, CONFLICT = OutcomeStatus.ALREADY_APPLIED, OutcomeStatus.CONFLICT
@@ -158,6 +162,21 @@ def test_an_event_repeating_a_consumed_delivery_is_not_a_duplicate_of_it(store_u
     _fire(r, together=True)
     o = r.apply("a", "e2", "Tick", {"n": 1, "note": "a"})
     assert (o.status, o.first_event_id, o.sequence) == (ALREADY, T1, 2)
+
+
+def test_a_delivery_the_chart_rejects_stays_its_rejection_though_its_fact_is_held(
+    store_url: str,
+) -> None:
+    # only a delivery the chart accepts would record its fact (as before keys were looked
+    # at for deliveries: such rows verify as they always did)
+    r = _started(store_url, {"n": 2, "note": "a"})
+    assert r.apply("a", "e2", "Close").applied
+    fired = r.fire_due(now_ms=T0 + 1_000)
+    assert [(o.status, o.reason, o.first_event_id) for o in fired] == [
+        (OutcomeStatus.REJECTED, "CLOSED", None)
+    ] * 4
+    assert r.history("a")[-1].evidence["rejected"]["reason"] == "CLOSED"
+    assert r.verify("a").ok and r.rebuild("a").state == r.load("a").state
 
 
 # name → (what the instance records before its timers come due, as in BEFORE; statements
