@@ -30,7 +30,7 @@ from statekit.engine.observers import installed as _observers
 from statekit.engine.replay import EventLike, ReplayResult, fold
 from statekit.engine.result import Result
 from statekit.engine.state import State
-from statekit.engine.step import applied_result, fire, step
+from statekit.engine.step import applied_result, consume, fire, step
 from statekit.engine.tables import DEFAULT_MAX_MICROSTEPS, Tables
 from statekit.engine.validation import PayloadError, check_context
 
@@ -190,6 +190,32 @@ class Chart:
         if _observers:
             observers.notify(self, state, result)
         return result
+
+    def consume(
+        self,
+        state: State,
+        timer_id: str,
+        *,
+        generation: int,
+        reason: str,
+        message: str,
+        event_id: str | None = None,
+    ) -> Result:
+        """Consume the armed timer `timer_id` without delivering its event, for a caller
+        that decided the delivery itself (the durable runner, when the event repeats a
+        fact already recorded): REJECTED with `reason` and `message`, the state without
+        the timer and nothing else, as a delivery `fire` rejects; `STALE_TIMER` as
+        `fire` when the timer is not armed with `generation`. Observers see nothing: the
+        chart decided nothing."""
+        return consume(
+            self._tables,
+            state,
+            timer_id,
+            generation=generation,
+            reason=reason,
+            message=message,
+            event_id=event_id,
+        )
 
     def replay(self, events: Iterable[EventLike], *, state: State | None = None) -> ReplayResult:
         """Fold a history from `state` (default: `start()`); stops at the first rejection."""

@@ -25,7 +25,8 @@ Order of the checks (the classification table; each rule is marked in `step`):
    declaration order; the evidence shows the rolled-back microsteps).
 
 Every rejection returns the input state object itself, with nothing emitted,
-except the rejection of a timer's delivery (`fire`): it consumes the timer.
+except the rejection of a timer's delivery (`fire`): it consumes the timer, as
+`consume` does for a delivery its caller decided without the chart.
 
 Time: `fire` delivers an armed timer (`statekit.engine.timers`): a timer that
 is not armed (or whose generation differs) is `STALE_TIMER`; otherwise the
@@ -265,12 +266,45 @@ def fire(
             message += f"not {generation}"
         event = armed.event if armed is not None else str(timer_id)
         return Result(REJECTED, STALE_TIMER, state, event, event_id, message=message)
-    rest = Timers(tuple(t for t in timers.armed if t is not armed), timers.generation)
-    without = State(state._config, state._context, state._history, rest)
+    without = _without(state, armed)
     payload = armed.payload if armed.owner is None else None
     result = step(tables, without, armed.event, payload, event_id, now_ms=now_ms, timer=armed)
     result._timer = armed
     return result
+
+
+def consume(
+    tables: Tables,
+    state: State,
+    timer_id: str,
+    *,
+    generation: int,
+    reason: str,
+    message: str,
+    event_id: str | None = None,
+) -> Result:
+    """Consume the armed timer `timer_id` without classifying its event (the caller decided
+    the delivery, see `Chart.consume`): REJECTED with `reason` and `message`, the state
+    without the timer, `Result.timer` naming it; `STALE_TIMER` as `fire` when it is not
+    armed with `generation`."""
+    if not isinstance(state, State):
+        raise TypeError(f"expected a statekit State, got {type(state).__name__}")
+    state = adopt(tables, state)
+    armed = state._timers.find(timer_id) if isinstance(timer_id, str) else None
+    if armed is None or armed.generation != generation:
+        return fire(tables, state, timer_id, generation=generation, event_id=event_id)
+    result = Result(
+        REJECTED, reason, _without(state, armed), armed.event, event_id, message=message
+    )
+    result._timer = armed
+    return result
+
+
+def _without(state: State, armed: ArmedTimer) -> State:
+    """`state` without the armed timer `armed` (the arming counter unchanged)."""
+    timers = state._timers
+    rest = Timers(tuple(t for t in timers.armed if t is not armed), timers.generation)
+    return State(state._config, state._context, state._history, rest)
 
 
 def _compiled(

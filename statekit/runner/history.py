@@ -8,7 +8,7 @@ under a newer version with no entry before it) is still carried over."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from statekit.engine.chart import START_EVENT, Chart, StartError
@@ -17,10 +17,16 @@ from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet, carry_over
 from statekit.runner.errors import ChartVersionError, CorruptRowError
 from statekit.runner.evidence import evidence_json
+from statekit.runner.hashes import encode_payload
+from statekit.runner.keys import idempotency_key
 from statekit.runner.migration import Stranded, entry_evidence, is_migration, map_state
-from statekit.runner.store.rows import EventRow
+from statekit.runner.repeated_facts import RepeatedFact, consume_delivery
+from statekit.runner.store.rows import EventRow, RecordedKey
 from statekit.runner.stored_state import loads
 from statekit.runner.timers import parse_timer_event_id
+
+KeyLookup = Callable[[str, str], RecordedKey | None]
+"""The accepted event holding (event type, idempotency key) in the store, if any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +73,13 @@ def fold(
     keep: frozenset[int] = frozenset(),
     *,
     with_evidence: bool = False,
+    recorded_key: KeyLookup | None = None,
 ) -> Replayed:
     """Apply `events` (contiguous after `start.version`) to `start.state`; keep the
-    states after the sequences in `keep`, and each event's evidence if asked."""
+    states after the sequences in `keep`, and each event's evidence if asked. A timer
+    delivery whose event repeats the fact of an earlier accepted event (its idempotency
+    key) is consumed as the runner consumed it (`runner.repeated_facts`): the events
+    folded show the holder, and `recorded_key` those before `start` (a snapshot's)."""
     state, version = start.state, start.version
     if state is None:
         return start
@@ -78,6 +88,7 @@ def fold(
     states: dict[int, State] = {}
     evidence: dict[int, str] = {}
     armed_at = dict(start.armed_at)
+    holders: dict[tuple[str, str], RecordedKey] = {}  # the accepted events by (type, key)
     for row in events:
         where = f"event #{row.sequence} ({row.event_id}, {row.type})"
         if row.sequence != version + 1:
@@ -107,12 +118,26 @@ def fold(
             break
         clock = row.clock_ms if type(row.clock_ms) is int else None
         timer = parse_timer_event_id(row.event_id)
-        if timer is not None:
+        armed = None if timer is None else state.timer(timer[0])
+        if timer is None:
+            result = chart.send(state, row.type, payload, event_id=row.event_id, now_ms=clock)
+            event_type, sent = row.type, payload
+        else:
             result = chart.fire(
                 state, timer[0], generation=timer[1], now_ms=clock, event_id=row.event_id
             )
-        else:
-            result = chart.send(state, row.type, payload, event_id=row.event_id, now_ms=clock)
+            event_type, sent = result.event, None if armed is None else dict(armed.payload)
+        key = None  # the key of the fact the event records, when the chart accepts it
+        if result.status is not Status.REJECTED and isinstance(sent, dict):
+            key = idempotency_key(chart.ir, event_type, sent)
+        if key is not None and armed is not None:
+            holder = holders.get((event_type, key)) or _stored_holder(
+                recorded_key, start.version, event_type, key
+            )
+            if holder is not None:  # a delivery repeating a recorded fact: consumed
+                same = encode_payload(event_type, sent).sha256 == holder.payload_sha256
+                fact = RepeatedFact(event_type, key, holder.event_id, holder.sequence, same)
+                result = consume_delivery(chart, state, armed, fact, row.event_id)
         if result.status.value != row.status:
             why = f" ({result.reason})" if result.status is Status.REJECTED else ""
             problems.append(
@@ -124,8 +149,12 @@ def fold(
             problems.append(f"{where}: records a rejected delivery of {what}")
             break
         state, version = result.state, row.sequence
-        for armed in result.timers_armed:
-            armed_at[(armed.id, armed.generation)] = version
+        if key is not None and result.status is not Status.REJECTED:
+            holders.setdefault(
+                (event_type, key), RecordedKey(row.sequence, row.event_id, row.payload_sha256)
+            )
+        for new in result.timers_armed:
+            armed_at[(new.id, new.generation)] = version
         if with_evidence:
             evidence[version] = evidence_json(result, None, row.event_id)
         if result.emitted:
@@ -141,6 +170,15 @@ def fold(
         evidence=evidence,
         armed_at=armed_at,
     )
+
+
+def _stored_holder(
+    lookup: KeyLookup | None, through: int, event_type: str, key: str
+) -> RecordedKey | None:
+    """The holder of the key `lookup` finds in the store among the events through
+    `through` (those before the snapshot the fold starts from; a later one is folded)."""
+    holder = None if lookup is None else lookup(event_type, key)
+    return holder if holder is not None and holder.sequence <= through else None
 
 
 def _migrated(charts: ChartSet, state: State, new: Chart, row: EventRow) -> tuple[State, str]:

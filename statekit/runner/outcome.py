@@ -18,6 +18,9 @@ A new event ID whose idempotency key is taken with the same payload is
 `ALREADY_APPLIED` with `duplicate` true, like a redelivered event ID;
 `sequence` and `first_event_id` name the event that recorded the fact; it is
 audited (reason `DUPLICATE_FACT`), a sender re-sending facts being worth a look.
+`fire_due` reports a timer delivery whose event repeats a recorded fact the same
+way (ALREADY_APPLIED or CONFLICT `BUSINESS_KEY_CONFLICT`, not audited): the
+delivery consumed its timer and is in the history, so `version` is past it.
 
 Every outcome reports the instance's current version.
 """

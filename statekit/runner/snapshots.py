@@ -91,7 +91,9 @@ def snapshot_state(charts: ChartSet, row: SnapshotRow) -> CheckedSnapshot:
 
 
 def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
-    """The instance's state from the newest valid snapshot plus the later events."""
+    """The instance's state from the newest valid snapshot plus the later events (a timer
+    delivery after it that repeated a fact recorded before it finds the fact's holder in
+    the store)."""
     with store.read():
         row = store.instance(instance_id)
         if row is None:
@@ -111,11 +113,20 @@ def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
             refused.append(checked.refused or "")
         through = start.version if start is not None else 0
         events = store.events(instance_id, after=through)
-    snapshot = start.version if start is not None else None
-    if start is None:
-        first = events[0].chart_version if events else row.chart_version
-        start = initial_state(charts, first, row.initial_context, row.start_clock_ms)
-    done = fold(charts, start, events)
+        snapshot = start.version if start is not None else None
+        if start is None:
+            first = events[0].chart_version if events else row.chart_version
+            start = initial_state(charts, first, row.initial_context, row.start_clock_ms)
+            done = fold(charts, start, events)
+        else:  # the facts recorded before the snapshot are the store's (in this transaction)
+            done = fold(
+                charts,
+                start,
+                events,
+                recorded_key=lambda event_type, key: store.recorded_key(
+                    instance_id, event_type, key
+                ),
+            )
     return Rebuilt(
         instance_id=instance_id,
         state=done.state,

@@ -7,14 +7,19 @@ each other's instances; on SQLite the write lock orders workers), and
 delivers them instance by instance, each instance's in order, through one
 `InstanceTransaction` (`fire`: the event ID `statekit.timer/<id>/<generation>`,
 so a delivery already recorded is ALREADY_APPLIED and changes nothing),
-followed by the undelayed sends each delivery makes; then it commits.
+followed by the undelayed sends each delivery makes; then it commits. The
+holder of the idempotency key of a delivery's event (earlier in the
+transaction, or in the store) is read with it: a delivery repeating a
+recorded fact consumes its timer (`InstanceTransaction.fire`) and never meets
+the unique index.
 
 A row is delivered only when it fits the instance's state: the state has
 that timer armed, with the row's generation, event, payload and due time
 (`timers.row_problem`), so a row altered to come due early never fires
 early and a row left over never fires at all. A row that does not fit, an
 instance that cannot be loaded (unknown chart version, a damaged row), or a
-row whose delivery the database refuses is recorded in the runner's
+row whose delivery the database still refuses (the last line of defence:
+redone one row per transaction to find it) is recorded in the runner's
 `timer_problems` with the reason and skipped from then on (a worker reports
 it once on standard error): never a crash loop, and the rows behind it
 still fire. A row that vanished since it was claimed (cancelled by a writer
@@ -33,7 +38,13 @@ from statekit.runner.outcome import Outcome
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import InstanceRow, TimerRow
 from statekit.runner.timers import row_problem, timer_event_id
-from statekit.runner.transaction import Command, HistoryFacts, InstanceTransaction
+from statekit.runner.transaction import (
+    Command,
+    HistoryFacts,
+    InstanceTransaction,
+    delivery_command,
+    read_facts,
+)
 
 TimerKey = tuple[str, str, object, object]
 """A stored timer row as the problems remember it: (instance, timer ID, generation, due)."""
@@ -160,14 +171,17 @@ def _fire_one(
     timer = tx.state.timer(row.timer_id)
     if timer is None or timer.generation != row.generation:
         return None  # an earlier delivery in this transaction cancelled it
-    event_id = timer_event_id(row.timer_id, row.generation)
+    command = delivery_command(timer)
+    event_id = command.event_id
     recorded = stored.recorded if event_id == first else None
     if recorded is None:
         recorded = tx.recorded_here(event_id) or runner.store.recorded_event(
             row.instance_id, event_id
         )
-    outcome = tx.fire(row.timer_id, row.generation, HistoryFacts(recorded=recorded))
-    if outcome.duplicate:
+    # the holder of its event's key too (in this transaction or the store), so that a
+    # delivery repeating a recorded fact consumes the timer instead of meeting the index
+    outcome = tx.fire(row.timer_id, row.generation, read_facts(runner.store, tx, command, recorded))
+    if recorded is not None:
         runner.timer_problems[key_of(row)] = (
             f"{outcome.message}: the row is left over (nothing fires it again)"
         )

@@ -28,12 +28,11 @@ from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
 from statekit.engine.result import STALE_TIMER, EmittedMessage, Result, Status
 from statekit.engine.state import State
+from statekit.engine.timers import ArmedTimer
 from statekit.runner.evidence import evidence_json
 from statekit.runner.hashes import payload_text_and_digest
 from statekit.runner.keys import idempotency_key
 from statekit.runner.outcome import (
-    BUSINESS_KEY_CONFLICT,
-    DUPLICATE_FACT,
     DUPLICATE_OR_OLD_SEQUENCE,
     EVENT_ID_PAYLOAD_CONFLICT,
     SEQUENCE_GAP,
@@ -42,6 +41,7 @@ from statekit.runner.outcome import (
     Outcome,
     OutcomeStatus,
 )
+from statekit.runner.repeated_facts import RepeatedFact, consume_delivery
 from statekit.runner.snapshots import snapshot_row
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import (
@@ -443,10 +443,16 @@ class InstanceTransaction:
 
     def fire(self, timer_id: str, generation: int, facts: HistoryFacts) -> Outcome:
         """Decide the delivery of the timer `timer_id` armed at `generation` (its event ID
-        is `timer_event_id`; `facts.recorded`: where it is recorded already). A timer
-        no longer armed is REJECTED as `STALE_TIMER` and writes nothing; a delivery the
-        chart rejects consumes the timer: it is recorded in the history with status
-        REJECTED (so replay and `verify` see the timer go), nothing else changes."""
+        is `timer_event_id`; `facts.recorded`: where it is recorded already;
+        `facts.key_holder`: the accepted event holding the key of its event, read with
+        `read_facts` for `delivery_command`). A timer no longer armed is REJECTED as
+        `STALE_TIMER` and writes nothing; a delivery the chart rejects consumes the
+        timer: it is recorded in the history with status REJECTED (so replay and
+        `verify` see the timer go), nothing else changes. A delivery the chart accepts
+        whose event repeats a fact the history holds consumes the timer the same way,
+        with the repeat's reason and message (`runner.repeated_facts`), and is reported
+        as `decide` reports such an event: ALREADY_APPLIED, a duplicate of the holder,
+        or CONFLICT `BUSINESS_KEY_CONFLICT`."""
         event_id = timer_event_id(timer_id, generation)
         state, version = self.state, self.version
         if facts.recorded is not None:
@@ -473,12 +479,14 @@ class InstanceTransaction:
                 message=f"timer {timer_id!r} (generation {generation}) is not armed",
             )
         self._root, self._sent = event_id, 0
-        command = Command(event_id=event_id, type=timer.event, payload=dict(timer.payload))
+        command = delivery_command(timer)
         result = self.chart.fire(
             state, timer_id, generation=generation, now_ms=self.now_ms, event_id=event_id
         )
         text, raw = payload_text_and_digest(command.type, command.payload)
         if result.status is not Status.REJECTED:
+            if facts.key_holder is not None:  # the fact is recorded: the timer goes
+                return self._consume_repeat(command, text, raw, timer, facts.key_holder)
             return self._accept(command, text, raw.hex(), raw, result)
         outcome = self._accept(command, text, raw.hex(), raw, result, rejected=True)
         return replace(
@@ -492,32 +500,63 @@ class InstanceTransaction:
     def _same_fact(self, c: Command, text: str, digest: str, holder: RecordedKey) -> Outcome:
         """The outcome of a new event ID whose idempotency key `holder` recorded: an
         audited duplicate when the payloads agree, else an audited BUSINESS_KEY_CONFLICT."""
-        sequence, first = holder.sequence, holder.event_id
-        same = holder.payload_sha256 == digest
-        conflict = Conflict(
-            reason=DUPLICATE_FACT if same else BUSINESS_KEY_CONFLICT,
-            expected_version=c.expected_version,
-            version=self.version,
-            event_id=first,
-            sequence=sequence,
+        fact = RepeatedFact(
+            c.type,
+            self.key_of(c),
+            holder.event_id,
+            holder.sequence,
+            holder.payload_sha256 == digest,
         )
-        said = f"this {c.type} (key {self.key_of(c)}) was recorded by event {first!r} at sequence "
-        if not same:
-            message = f"{said}{sequence} with another payload; nothing applied"
-            return replace(self._audit(c, text, digest, conflict, message), first_event_id=first)
-        message = f"{said}{sequence}"
-        self._audit_row(c, text, digest, ALREADY, conflict, message)
+        conflict = fact.conflict(c.expected_version, self.version)
+        message = fact.message()
+        self._audit_row(c, text, digest, ALREADY if fact.same else CONFLICT, conflict, message)
+        return self._repeated(c, fact, conflict, message)
+
+    def _consume_repeat(
+        self, c: Command, text: str, raw: bytes, timer: ArmedTimer, holder: RecordedKey
+    ) -> Outcome:
+        """The delivery `c` of `timer`, whose fact `holder` recorded: the timer consumed and
+        recorded as a rejected delivery is (no key claimed), reported as `_same_fact`
+        reports the repeat, without an audit row (see `fire`)."""
+        fact = RepeatedFact(
+            c.type,
+            self.key_of(c),
+            holder.event_id,
+            holder.sequence,
+            holder.payload_sha256 == raw.hex(),
+        )
+        conflict = fact.conflict(None, self.version)
+        result = consume_delivery(self.chart, self.state, timer, fact, c.event_id)
+        self._accept(c, text, raw.hex(), raw, result, rejected=True)
+        return self._repeated(c, fact, conflict, fact.message(timer=True))
+
+    def _repeated(
+        self, c: Command, fact: RepeatedFact, conflict: Conflict, message: str
+    ) -> Outcome:
+        """The outcome of `c`, which repeats `fact`, at the current version and state."""
+        if fact.same:
+            return Outcome(
+                status=ALREADY,
+                reason=None,
+                version=self.version,
+                state=self.state,
+                event_id=c.event_id,
+                sequence=fact.sequence,
+                duplicate=True,
+                race=c.after_conflict,
+                first_event_id=fact.event_id,
+                message=message,
+            )
         return Outcome(
-            status=ALREADY,
-            reason=None,
+            status=CONFLICT,
+            reason=conflict.reason,
             version=self.version,
             state=self.state,
             event_id=c.event_id,
-            sequence=sequence,
-            duplicate=True,
-            race=c.after_conflict,
-            first_event_id=first,
             message=message,
+            conflict=conflict,
+            race=c.after_conflict,
+            first_event_id=fact.event_id,
         )
 
     def _accept(
@@ -681,6 +720,16 @@ def outbox_rows(
         )
         for m in emitted
     ]
+
+
+def delivery_command(timer: ArmedTimer) -> Command:
+    """The event a delivery of the armed `timer` decides (what `read_facts` is asked about
+    before `InstanceTransaction.fire`)."""
+    return Command(
+        event_id=timer_event_id(timer.id, timer.generation),
+        type=timer.event,
+        payload=dict(timer.payload),
+    )
 
 
 def read_facts(

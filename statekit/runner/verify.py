@@ -5,9 +5,12 @@ reports every difference, never choosing a side: neither the stored row nor
 the replay is "corrected". Per instance (`verify`): the instance row (chart
 version and digest, version, configuration, context, history), each event
 (its payload against its sha256 and canonical form, its status and evidence
-against the replay, its idempotency key against the key its chart version
-gives its payload, and no fact recorded twice), the outbox (each message, its order, and whether its
-delivery state is self-consistent), the armed timers (the instance row's
+against the replay: a timer delivery consumed because its event repeated a
+recorded fact replays so only when an earlier accepted event holds that fact,
+with the reason and the holder its evidence names; its idempotency key against
+the key its chart version gives its payload, and no fact recorded twice), the
+outbox (each message, its order, and whether its delivery state is
+self-consistent), the armed timers (the instance row's
 `timers` and the rows of `statekit_timers`, each column, against the
 replayed state; each event replayed with the clock reading it records, so
 the due times are recomputed), the snapshots, and the audited

@@ -129,6 +129,26 @@ def test_a_failing_guard_on_a_timer_is_a_classified_rejection_that_consumes_it(
     assert lease.fire(r.state, TIMER).reason == STALE_TIMER
 
 
+def test_consume_removes_an_armed_timer_with_the_callers_reason_and_nothing_else(
+    lease: statekit.Chart,
+) -> None:
+    running = lease.send(lease.start(), "TaskStarted", now_ms=1_000).state
+    (armed,) = running.timers
+    r = lease.consume(
+        running, TIMER, generation=1, reason="DUPLICATE_FACT", message="said", event_id="x"
+    )
+    assert (r.status, r.reason, r.message, r.event, r.event_id) == (
+        Status.REJECTED, "DUPLICATE_FACT", "said", TIMER, "x",
+    )  # fmt: skip
+    assert r.timer == armed and r.emitted == () and r.evidence == () and r.sent == ()
+    assert r.state.configuration == running.configuration and r.state.context == running.context
+    assert r.state.timers == () and r.state.timer_generation == running.timer_generation
+    for generation, state in ((2, running), (1, r.state)):  # not armed with that generation
+        stale = lease.consume(state, TIMER, generation=generation, reason="R", message="m")
+        assert stale == lease.fire(state, TIMER, generation=generation)
+        assert stale.reason == STALE_TIMER and stale.state is state
+
+
 TRANSIENT = """
 statechart: transient
 context:
