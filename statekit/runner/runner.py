@@ -693,7 +693,7 @@ def make_command(
     if expected_version is not None:
         check_stored_int(expected_version, "expected_version")
     body = dict(payload) if payload is not None else {}
-    # its slots set directly (`rows.positional`): one per event
+    # built positionally (`rows.positional`): one per event
     return _command(event_id, type, body, expected_version, sequence, after_conflict)
 
 

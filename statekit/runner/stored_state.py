@@ -39,7 +39,7 @@ def state_columns(
     )
 
 
-# The instance row's columns, their slots set directly (`rows.positional`): once per
+# The instance row's columns, built positionally (`rows.positional`): once per
 # accepted event.
 _columns = positional(StateColumns, "configuration", "context", "history", "timers")
 _CONFIGURATIONS: dict[tuple[str, frozenset[int]], str] = {}

@@ -109,7 +109,7 @@ def timer_row(instance_id: str, timer: ArmedTimer, sequence: int) -> TimerRow:
         due = STORED_INT_MAX
     elif not STORED_INT_MIN <= due <= STORED_INT_MAX:
         due = min(max(due, STORED_INT_MIN), STORED_INT_MAX)
-    # its slots set directly (`rows.positional`): once per timer armed, on a timed event
+    # built positionally (`rows.positional`): once per timer armed, on a timed event
     return _timer_row(
         instance_id,
         timer.id,

@@ -30,10 +30,10 @@ def stored_int_problem(value: int, what: str) -> str | None:
 
 
 def positional(cls: type[T], *names: str) -> Callable[..., T]:
-    """`record_makers.maker(cls)`: a constructor taking the fields `names` in this order (the
-    rest take their defaults) and setting the slots directly, for records built once per
-    event. TypeError, when the module defining it is imported, if `names` are not the
-    first fields of `cls`: a positional call must never follow a reordered record."""
+    """`record_makers.maker(cls)`: a fast constructor taking the fields `names` in this
+    order (the rest take their defaults), for records built once per event. TypeError,
+    when the module defining it is imported, if `names` are not the first fields of
+    `cls`: a positional call must never follow a reordered record."""
     fields = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
     if fields[: len(names)] != names:
         raise TypeError(f"{cls.__name__} has the fields {fields}, not {names} first")
