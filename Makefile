@@ -49,7 +49,11 @@ test: $(STAMP) $(NODE_STAMP)
 		--statekit-cov-report=term --statekit-cov-report=html:build/coverage
 	$(BIN)/statekit docs machines/ -o docs/machines --check
 
+# Every benchmark (bench/README.md): PostgreSQL for the runner's, valgrind for the
+# instruction counts (bench/instructions.py).
 bench: $(STAMP)
+	command -v valgrind >/dev/null || (apt-get update && apt-get install -y valgrind)
+	bash scripts/ensure-postgres.sh
 	$(BIN)/python bench/run_all.py
 
 clean:

@@ -34,7 +34,9 @@ with the raw ones, with their range; the ratio is taken run by run.
 `--sqlite-only` skips PostgreSQL, group commit and the bytes; `--before REV` adds,
 interleaved with the others, the runner of git revision REV (its `statekit` exported
 to a temporary folder and run in a subprocess, timed as the runner here is), with
-its ratio to the raw rate and this tree's ratio to it.
+its ratio to the raw rate, and this tree's runner run the same way in a subprocess of
+its own, so that the two are compared alike (a fresh process against this long-lived
+one differed by up to about 20% with the same code).
 """
 
 from __future__ import annotations
@@ -363,11 +365,11 @@ def run_before(before: Path, code: str) -> float:
     return float(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def before_rate(url: str, events: int, tag: str) -> float:
-    """`rate(url, "runner", 1, …)` measured by the code of `BEFORE` in a subprocess."""
-    assert BEFORE is not None
+def subprocess_rate(tree: Path, url: str, events: int, tag: str) -> float:
+    """`rate(url, "runner", 1, …)` measured in a subprocess on the `statekit` of `tree`
+    (`BEFORE`, or this repository)."""
     return run_before(
-        BEFORE,
+        tree,
         "import json, time, bench.runner_throughput as b; t = time.perf_counter(); "
         f"b._child(({url!r}, 'runner', {events}, {tag!r})); "
         f"print(json.dumps({events} / (time.perf_counter() - t)))",
@@ -378,7 +380,10 @@ def rate(url: str, kind: str, workers: int, events: int, run: int) -> float:
     """Committed events/s of `workers` processes, each on its own instance."""
     jobs = [(url, kind, events, f"{kind}-n{workers}-r{run}-w{w}") for w in range(workers)]
     if kind == "before":
-        return before_rate(url, events, jobs[0][3])
+        assert BEFORE is not None
+        return subprocess_rate(BEFORE, url, events, jobs[0][3])
+    if kind == "this":
+        return subprocess_rate(ROOT, url, events, jobs[0][3])
     if kind == "statements":
         return statements_rate(url, events, jobs[0][3])
     if kind == "fused":
@@ -510,7 +515,7 @@ def main() -> None:
             prepare(url)
             n = events if sync == "OFF" else events // 4
             kinds = ("raw", "runner", "turns", "statements", "fused",
-                     *(("before",) if before else ()))  # fmt: skip
+                     *(("before", "this") if before else ()))  # fmt: skip
             got = pair(url, 1, n, kinds)
             row(f"SQLite, WAL, synchronous={sync}, 1 process", got["runner"], got["raw"])
             row(f"SQLite {sync}, the runner's statements replayed (no Python)",
@@ -524,8 +529,8 @@ def main() -> None:
                 got["raw"])  # fmt: skip
             if before:
                 row(f"SQLite {sync}, runner of {before}", got["before"], got["raw"])
-                row(f"SQLite {sync}, this runner against {before}'s", got["runner"],
-                    got["before"])  # fmt: skip
+                row(f"SQLite {sync}, this runner against {before}'s, both in a subprocess",
+                    got["this"], got["before"])  # fmt: skip
             if sync == "FULL" and "--sqlite-only" not in args:
                 group_rows(url, "SQLite FULL", got["raw"], n // 4)
     if "--sqlite-only" in args:
