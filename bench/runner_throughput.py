@@ -354,15 +354,21 @@ def export(rev: str, folder: Path) -> Path:
     return folder
 
 
-def run_before(before: Path, code: str) -> float:
-    """The number `code` prints last as JSON, run by `python -c` in a subprocess that
-    imports `statekit` from `before` (an `export`) and `bench` from this repository."""
-    env = {**os.environ, "PYTHONPATH": f"{before}{os.pathsep}{ROOT}"}
+def run_in(tree: Path, code: str) -> Any:
+    """The value `code` prints last as JSON, run by `python -c` in a subprocess that
+    imports `statekit` from `tree` (an `export`, or this repository) and `bench` from
+    this repository."""
+    env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{ROOT}"}
     out = subprocess.run(
-        [sys.executable, "-c", code], env=env, cwd=before, check=True, capture_output=True,
+        [sys.executable, "-c", code], env=env, cwd=tree, check=True, capture_output=True,
         text=True,
     )  # fmt: skip
-    return float(json.loads(out.stdout.strip().splitlines()[-1]))
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run_before(before: Path, code: str) -> float:
+    """`run_in` of code that prints a number."""
+    return float(run_in(before, code))
 
 
 def subprocess_rate(tree: Path, url: str, events: int, tag: str) -> float:

@@ -23,23 +23,21 @@ its own database of the same server), interleaved with this tree's.
 
 from __future__ import annotations
 
-import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from bench.runner_throughput import (
     LOOPS,
-    ROOT,
     RUNS,
     counter,
     export,
     prepare,
     rate,
     raw_loop,
+    run_in,
 )
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
@@ -148,15 +146,9 @@ def bytes_per_event(url: str, events: int) -> dict[str, float]:
     }
 
 
-def _before(tree: Path, call: str) -> object:
+def _before(tree: Path, call: str) -> Any:
     """`call` (an expression over this module's names) evaluated by the code in `tree`."""
-    code = f"import json, bench.store_writes as b; print(json.dumps(b.{call}))"
-    env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{ROOT}"}
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, cwd=tree, check=True, capture_output=True,
-        text=True,
-    )  # fmt: skip
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_in(tree, f"import json, bench.store_writes as b; print(json.dumps(b.{call}))")
 
 
 def shown(values: list[float]) -> str:
@@ -196,7 +188,7 @@ def main() -> None:
                         got[kind].append(rate(url, kind, workers, n, run))
                     if tree is not None:
                         call = f"rate({old_url!r}, 'runner', {workers}, {n}, {run})"
-                        got["before"].append(float(_before(tree, call)))  # type: ignore[arg-type]
+                        got["before"].append(float(_before(tree, call)))
                 print(f"\n{workers} worker(s): runner {shown(got['runner'])} ev/s")
                 print(f"  raw, 5 round trips {shown(got['raw-plain'])} tx/s: runner/raw "
                       f"{ratio(got['runner'], got['raw-plain'])}")  # fmt: skip
