@@ -62,7 +62,7 @@ from statekit.runner.hashes import payload_text_and_digest
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
-from statekit.runner.store.packing import pack_evidence, pack_hash
+from statekit.runner.store.packing import HASH_CHECK, pack_evidence
 from statekit.runner.store.rows import StateColumns
 from statekit.runner.store.sqlite import SQLiteStore
 from statekit.runner.stored_state import state_columns
@@ -256,17 +256,17 @@ def fused_loop(store: SQLiteStore, instance: str, events: int, tag: str) -> None
     chart = counter()
     Runner(chart, store).create(instance)
     conn = store.connection
-    version, columns = 0, state_columns(chart.start())
     state = chart.start()
-    head = ("Incr", '{"by":1}')
+    version, columns = 0, state_columns(state)
     for n in range(events):
         event_id = f"{tag}-{n}"
         payload = {"by": 1}
         conn.execute("BEGIN IMMEDIATE")
         now = time.time()
+        now_ms = int(now * 1000)
         text, digest = payload_text_and_digest("Incr", payload)
-        result = chart.send(state, "Incr", payload, event_id=event_id, now_ms=int(now * 1000))
-        evidence = pack_evidence(*head, evidence_json(result, None, event_id))
+        result = chart.send(state, "Incr", payload, event_id=event_id, now_ms=now_ms)
+        evidence = pack_evidence("Incr", text, evidence_json(result, None, event_id))
         new, sequence = result.state, version + 1
         moved = state_columns(new)
         guard = (chart.name, chart.version, chart.digest, *_state_texts(columns))
@@ -274,8 +274,8 @@ def fused_loop(store: SQLiteStore, instance: str, events: int, tag: str) -> None
         if cursor.rowcount != 1:
             raise AssertionError("the fused loop's instance row moved under it")
         conn.execute(insert_event, (
-            instance, sequence, event_id, "Incr", text, pack_hash("Incr", text, digest), None,
-            chart.version, evidence, now, None, int(now * 1000),
+            instance, sequence, event_id, "Incr", text, digest[:HASH_CHECK], None,
+            chart.version, evidence, now, None, now_ms,
         ))  # fmt: skip
         for message in result.emitted:
             conn.execute(insert_outbox, (
