@@ -1,16 +1,33 @@
-"""What the rest of the suite leaves out of the reference machines' coverage (`make test`
-runs the suite with `--statekit-cov=machines --statekit-cov-fail-under=transition:100,
-rejection:100`): the task's last attempt running out of budget."""
+"""The reference machines' coverage gate (`make test` runs the suite with
+`--statekit-cov=machines --statekit-cov-fail-under=transition:100,rejection:100`) is met
+by deterministic tests alone: tests/machines/test_reference_paths.py reaches every
+transition and rejection reason by itself. Below, the task's last attempt running out
+of budget, as a story."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 import statekit
 from statekit.engine.result import Status
 from statekit.testing import Simulator
 
 MACHINES = Path(__file__).resolve().parents[2] / "machines"
+REFERENCE_PATHS = MACHINES.parent / "tests" / "machines" / "test_reference_paths.py"
+
+
+def test_the_reference_paths_alone_meet_the_gate_of_make_test(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess(
+        str(REFERENCE_PATHS),
+        f"--statekit-cov={MACHINES}",
+        "--statekit-cov-fail-under=transition:100,rejection:100",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["statekit coverage reached every bound*"])
 
 
 def test_an_expired_last_attempt_that_recovery_abandons_fails_the_task_for_good() -> None:
