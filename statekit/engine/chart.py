@@ -27,6 +27,7 @@ from statekit.engine.algorithm import initial_macrostep
 from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
 from statekit.engine.observers import installed as _observers
+from statekit.engine.observers import watchers as _watchers
 from statekit.engine.replay import EventLike, ReplayResult, fold
 from statekit.engine.result import Result
 from statekit.engine.state import State
@@ -63,6 +64,8 @@ class Chart:
         self._tables = Tables(ir, max_microsteps)
         self._initial: State | None = None
         self._source = source
+        if _watchers:
+            observers.made(self)
 
     @property
     def source(self) -> str | None:

@@ -13,8 +13,11 @@ was sent to, the `Result`, and the instance ID when the durable runner applies
 the event (None otherwise). It must not raise and must not change anything it is
 given. With no observer installed the step pays one check of an empty list.
 
-The test-coverage plugin (`statekit.testing.coverage`) is the observer statekit
-ships; nothing in the engine depends on what an observer does.
+A watcher (`watch`) is told of every `Chart` made while it is installed, whether
+or not anything is ever sent to it (`statekit.load` makes one).
+
+The test-coverage plugin (`statekit.testing.coverage`) is the observer and the
+watcher statekit ships; nothing in the engine depends on what they do.
 """
 
 from __future__ import annotations
@@ -37,6 +40,13 @@ installed: list[Observer] = []
 """The observers called after each step, in installation order. Changed in place only
 (`install`, `uninstall`): `Chart` reads this very list on its hot path."""
 
+ChartWatcher = Callable[["TablesOwner"], None]
+"""`watcher(chart)`: called with each `Chart` made while the watcher is installed."""
+
+watchers: list[ChartWatcher] = []
+"""The installed watchers. Changed in place only (`watch`, `unwatch`): `Chart` reads
+this very list when it is made."""
+
 _instance: ContextVar[str | None] = ContextVar("statekit_observed_instance", default=None)
 """The durable instance whose event is being stepped, per thread and per task: runners
 in several threads (or asyncio tasks) each see their own."""
@@ -53,6 +63,25 @@ def uninstall(observer: Observer) -> None:
         if installed[i] is observer:
             del installed[i]
             return
+
+
+def watch(watcher: ChartWatcher) -> None:
+    """Call `watcher` with every `Chart` made from now on (until `unwatch`)."""
+    watchers.append(watcher)
+
+
+def unwatch(watcher: ChartWatcher) -> None:
+    """Stop calling `watcher` (its last installation); nothing when it is not installed."""
+    for i in range(len(watchers) - 1, -1, -1):
+        if watchers[i] == watcher:
+            del watchers[i]
+            return
+
+
+def made(chart: TablesOwner) -> None:
+    """Call every installed watcher with a chart just made."""
+    for watcher in tuple(watchers):
+        watcher(chart)
 
 
 @contextmanager

@@ -259,6 +259,35 @@ def test_the_same_chart_compiled_from_text_counts_and_others_are_not_kept(
     )
 
 
+LOAD_ONLY_SUITE = """
+import statekit
+
+def test_loads_without_sending():
+    assert statekit.load("charts/door.yaml").name == "door"
+"""
+
+
+@pytest.mark.parametrize("where", ["--statekit-cov", "--statekit-cov=charts"])
+def test_a_chart_loaded_and_never_sent_anything_is_listed_at_zero(
+    pytester: pytest.Pytester, where: str
+) -> None:
+    pytester.makefile(".yaml", **{"charts/door": textwrap.dedent(DOOR)})
+    pytester.makefile(".yaml", **{"charts/unused": textwrap.dedent(UNUSED)})
+    pytester.makepyfile(test_plugin_load_only=LOAD_ONLY_SUITE)
+    result, report = _report(pytester, where, "--statekit-cov-report=term")
+    assert result.ret == 0, result.stdout.str()
+    door = report["charts"]["door"]
+    assert door["loaded"] is True
+    assert [door[m]["covered"] for m in ("transition", "classification", "rejection")] == [0] * 3
+    result.stdout.fnmatch_lines(["door*0/3   0.0%*0/9   0.0%*0/5   0.0%*"])
+    assert "door (never loaded)" not in result.stdout.str()
+    if where == "--statekit-cov":
+        assert list(report["charts"]) == ["door"]
+    else:
+        assert report["charts"]["unused"]["loaded"] is False
+        result.stdout.fnmatch_lines(["unused (never loaded)*"])
+
+
 @pytest.mark.parametrize(
     ("paths", "charts"),
     [

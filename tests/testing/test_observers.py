@@ -128,3 +128,20 @@ def test_instance_scopes_of_threads_do_not_leak_into_each_other(tmp_path: Path) 
     sends = [instance for _, initial, _, _, instance in seen if not initial]
     assert sorted(sends[:2], key=str) == ["a", "b"]
     assert sends[2:] == [None]
+
+
+def test_a_watcher_sees_every_chart_made_until_unwatched() -> None:
+    made: list[str] = []
+
+    def watcher(chart: TablesOwner) -> None:
+        made.append(chart.tables.chart.name)
+
+    observers.watch(watcher)
+    try:
+        payment = statekit.load(MACHINES / "payment.yaml")
+        statekit.Chart(payment.ir)
+    finally:
+        observers.unwatch(watcher)
+    statekit.load(MACHINES / "task.yaml")
+    assert made == ["payment", "payment"]
+    assert watcher not in observers.watchers

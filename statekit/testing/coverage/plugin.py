@@ -7,23 +7,29 @@
 
 Off unless `--statekit-cov` is given; then an engine observer records every
 classified result (`Chart.send`, `Chart.initialize`, the durable runner's
-`apply`, anything else that sends through a `Chart`) until the run ends. This
-module imports the rest of statekit only when the plugin is on.
+`apply`, anything else that sends through a `Chart`) and an engine watcher every
+chart made, until the run ends. Under pytest-xdist each worker records its own
+tests and sends its recordings to the controller when it finishes; the
+controller merges them (`workers`) and reports on the whole run. This module
+imports the rest of statekit only when the plugin is on.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
+    from statekit.compiler.ir import CompiledChart
     from statekit.testing.coverage.metrics import ChartCoverage
     from statekit.testing.coverage.recorder import Recorder
 
 REPORT_KINDS = ("term", "json", "html")
+WORKER_OUTPUT = "statekit_cov"
+"""The key of a pytest-xdist worker's `workeroutput` that carries its recordings."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -63,7 +69,7 @@ class CoveragePlugin:
 
     def __init__(self, config: pytest.Config) -> None:
         from statekit.testing.coverage.recorder import Recorder
-        from statekit.testing.coverage.report import ThresholdError, digests, parse_thresholds
+        from statekit.testing.coverage.report import ThresholdError, charts_under, parse_thresholds
 
         values: list[str | bool] = config.getoption("statekit_cov")
         paths = [str(v) for v in values if v is not True]
@@ -85,31 +91,60 @@ class CoveragePlugin:
             if not Path(path).exists():
                 raise pytest.UsageError(f"--statekit-cov: {path!r} does not exist")
         # with paths, only their charts are recorded (the suite may load thousands)
-        self.recorder: Recorder = Recorder(None if self.paths is None else digests(self.paths))
+        self.measured: dict[str, CompiledChart] = charts_under(self.paths or ())
+        self.recorder: Recorder = Recorder(None if self.paths is None else frozenset(self.measured))
         self.charts: dict[str, ChartCoverage] = {}
         self.notes: list[str] = []
         self.failed: list[str] = []
         self.written: list[str] = []
+        # on a pytest-xdist worker: where its recordings go (the controller reports)
+        self.worker_output: dict[str, Any] | None = getattr(config, "workeroutput", None)
+        self.merge_notes: list[str] = []
 
     def start(self) -> None:
-        """Install the recorder as an engine observer."""
+        """Install the recorder as an engine observer and chart watcher."""
         from statekit.engine import observers
 
         observers.install(self.recorder)
+        observers.watch(self.recorder.loaded)
 
     def stop(self) -> None:
         """Uninstall it."""
         from statekit.engine import observers
 
         observers.uninstall(self.recorder)
+        observers.unwatch(self.recorder.loaded)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """pytest-xdist, on the controller: merge a finished worker's recordings."""
+        from statekit.testing.coverage.workers import merge
+
+        output = getattr(node, "workeroutput", None) or {}
+        text = output.get(WORKER_OUTPUT)
+        if isinstance(text, str):
+            self.merge_notes += merge(self.recorder, text, self.measured)
+        else:
+            name = output.get("workerid", getattr(node, "gateway", None))
+            self.merge_notes.append(
+                f"statekit coverage: worker {name} ended without its recordings "
+                "(it crashed?): the numbers leave its tests out"
+            )
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Measure, write the reports, check the bounds (a failing bound fails the run)."""
+        """Measure, write the reports, check the bounds (a failing bound fails the run);
+        on a pytest-xdist worker, hand the recordings over instead."""
         from statekit.testing.coverage.report import collect, failures, to_json, write_html
 
         self.stop()
+        if self.worker_output is not None:
+            from statekit.testing.coverage.workers import recordings
+
+            self.worker_output[WORKER_OUTPUT] = recordings(self.recorder)
+            return
         self.charts, self.notes = collect(self.recorder, self.paths)
+        self.notes = [*self.merge_notes, *self.notes]
         for kind, where in self.reports:
             if kind == "json" and where is not None:
                 Path(where).parent.mkdir(parents=True, exist_ok=True)
@@ -122,9 +157,11 @@ class CoveragePlugin:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        """The table, the notes, and why the run failed."""
+        """The table, the notes, and why the run failed (nothing on a worker)."""
         from statekit.testing.coverage.report import terminal_lines
 
+        if self.worker_output is not None:
+            return
         terminalreporter.write_sep("-", "statekit coverage")
         if any(kind == "term" for kind, _ in self.reports):
             for line in terminal_lines(self.charts):

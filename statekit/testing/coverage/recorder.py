@@ -7,7 +7,8 @@ two-event sequences delivered one right after the other from one configuration
 (for race coverage: "A then B from C"). A sequence is followed through the
 state objects (`chart.send(r.state, ...)` after `r = chart.send(s, ...)`) and,
 for the durable runner, through the instance ID (when the instance's state is the
-one its previous event left).
+one its previous event left). A chart made while it records (`loaded`, an engine
+watcher) has a record too, empty until something is sent to it.
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ _FOLLOWED = 4096
 
 @dataclass(slots=True)
 class ChartRecord:
-    """What the run exercised of one chart (`chart`: its IR, as first seen)."""
+    """What the run exercised of one chart (`chart`: its IR, as first seen; `source`:
+    the text it was compiled from, when the `Chart` had it)."""
 
     chart: CompiledChart
+    source: str | None = None
     transitions: set[int] = field(default_factory=set)
     pairs: set[tuple[frozenset[int], str]] = field(default_factory=set)
     reasons: set[str] = field(default_factory=set)
@@ -48,15 +51,28 @@ class Recorder:
         self._after: dict[int, tuple[State, frozenset[int], str]] = {}
         self._instances: dict[tuple[str, str], tuple[State, frozenset[int], str]] = {}
 
-    def __call__(
-        self, owner: TablesOwner, before: State | None, result: Result, instance: str | None
-    ) -> None:
+    def _record(self, owner: TablesOwner) -> ChartRecord | None:
         tables = owner.tables
         record = self.charts.get(tables.digest)
         if record is None:
             if self.only is not None and tables.digest not in self.only:
-                return
-            record = self.charts[tables.digest] = ChartRecord(tables.chart)
+                return None
+            source = getattr(owner, "source", None)
+            record = ChartRecord(tables.chart, source if isinstance(source, str) else None)
+            self.charts[tables.digest] = record
+        return record
+
+    def loaded(self, owner: TablesOwner) -> None:
+        """A chart was made (an engine watcher): it is measured, sent anything or not."""
+        self._record(owner)
+
+    def __call__(
+        self, owner: TablesOwner, before: State | None, result: Result, instance: str | None
+    ) -> None:
+        record = self._record(owner)
+        if record is None:
+            return
+        tables = owner.tables
         record.events += 1
         if result.status is Status.APPLIED:
             for microstep in result.evidence:

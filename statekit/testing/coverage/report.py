@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from statekit.analysis.explorer import explore
+from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_file
 from statekit.engine.chart import Chart
 from statekit.testing.coverage.metrics import METRICS, ChartCoverage, measure
@@ -39,14 +40,14 @@ def chart_files(paths: Iterable[str | Path]) -> list[Path]:
     return sorted(found)
 
 
-def digests(paths: Sequence[str | Path]) -> frozenset[str]:
-    """The digests of the charts under `paths` that compile (what `collect` will measure)."""
-    found = set()
+def charts_under(paths: Sequence[str | Path]) -> dict[str, CompiledChart]:
+    """The charts under `paths` that compile (what `collect` will measure), by digest."""
+    found = {}
     for file in chart_files(paths):
         compiled = compile_file(file)
         if compiled.chart is not None:
-            found.add(Chart(compiled.chart).digest)
-    return frozenset(found)
+            found[Chart(compiled.chart).digest] = compiled.chart
+    return found
 
 
 def collect(
