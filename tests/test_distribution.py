@@ -2,11 +2,15 @@
 
 Builds both as a release would (`python -m build`: the sdist, then the wheel from
 the unpacked sdist, so a file the sdist lacks fails the wheel too), without
-build isolation, with the build dependencies of the dev extra.
+build isolation, with the build dependencies of the dev extra. The build runs on a
+copy of the working tree (caches included, the virtual environment, git and build
+folders left out): building the sdist rewrites `statekit.egg-info`, which other
+tests running at the same time (pytest-xdist) read to find the pytest plugin.
 """
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -18,6 +22,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+NOT_COPIED = (".venv", ".git", "build", "dist", "*.egg-info", "node_modules", ".mypy_cache")
 
 
 @dataclass(frozen=True)
@@ -47,8 +52,10 @@ class Built:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     out = tmp_path_factory.mktemp("dist")
+    tree = tmp_path_factory.mktemp("tree") / "statekit"
+    shutil.copytree(REPO, tree, ignore=shutil.ignore_patterns(*NOT_COPIED))
     done = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(REPO)],
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(tree)],
         capture_output=True,
         text=True,
         check=False,
