@@ -37,7 +37,11 @@ demo: $(STAMP)
 
 # Set up, then run every check CI runs: ruff, mypy --strict, the whole test suite (with
 # the statekit coverage plugin over the reference machines: transition and rejection
-# coverage kept at 100%; headless Chromium opens the HTML coverage report in a test).
+# coverage kept at 100%, met by tests/machines/test_reference_paths.py alone; headless
+# Chromium opens the HTML coverage report in a test). The suite runs in TEST_PROCESSES
+# pytest-xdist workers (`auto`: one per core, at most 8; each PostgreSQL test worker
+# starts its own throwaway server), whose coverage the plugin merges.
+TEST_PROCESSES ?= auto
 test: $(STAMP) $(NODE_STAMP)
 	command -v dot >/dev/null || (apt-get update && apt-get install -y graphviz)
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
@@ -45,7 +49,8 @@ test: $(STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/pytest --statekit-cov=machines --statekit-cov-fail-under=transition:100,rejection:100 \
+	$(BIN)/pytest -n $(TEST_PROCESSES) --maxprocesses=8 --durations=20 \
+		--statekit-cov=machines --statekit-cov-fail-under=transition:100,rejection:100 \
 		--statekit-cov-report=term --statekit-cov-report=html:build/coverage
 	$(BIN)/statekit docs machines/ -o docs/machines --check
 
