@@ -18,12 +18,18 @@ from statekit.testing.postgres_server import PostgresUnavailable, ThrowawayPostg
 
 _names = itertools.count(1)
 
+FAST_SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
+"""The tests' server never outlives a crash of its machine (the tests kill clients,
+never the server), so nothing it writes must reach the disk; without the flushes
+each test's `CREATE DATABASE` is cheaper: 20 of them on one connection took 9.8 s
+with the defaults and 1.6 s with these (a loaded 2-core machine, PostgreSQL 15)."""
+
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[ThrowawayPostgres]:
-    """One PostgreSQL server for the session."""
+    """One PostgreSQL server for the session (for each pytest-xdist worker: its own)."""
     try:
-        server = ThrowawayPostgres().start()
+        server = ThrowawayPostgres(FAST_SETTINGS).start()
     except PostgresUnavailable as exc:
         pytest.fail(f"PostgreSQL is required by the runner tests and could not start: {exc}")
     try:

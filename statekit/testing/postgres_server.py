@@ -5,8 +5,8 @@
         other = server.create_database("t1")    # a fresh database's URL
 
 `initdb` into a temporary directory, `pg_ctl start` on a free port bound to
-127.0.0.1 (its socket in the data directory), `pg_ctl stop` and removal on
-exit. As root the server runs as the `postgres` user (initdb refuses root).
+127.0.0.1 (its socket in the data directory), `pg_ctl stop -m immediate` and
+removal on exit. As root the server runs as the `postgres` user (initdb refuses root).
 Raises `PostgresUnavailable` with what to do when PostgreSQL is not installed.
 """
 
@@ -97,10 +97,13 @@ class ThrowawayPostgres:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
 
     def stop(self) -> None:
-        """Stop the server and remove its files."""
+        """Stop the server and remove its files (`immediate`: nothing is flushed or
+        checkpointed on the way out, the files are removed right after)."""
         if self.url:
             try:
-                self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "stop")
+                self._run(
+                    str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop"
+                )
             except (PostgresUnavailable, subprocess.TimeoutExpired):
                 pid_file = self.data / "postmaster.pid"
                 if pid_file.exists():

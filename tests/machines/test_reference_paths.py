@@ -5,8 +5,13 @@ replayed step by step, plus an unknown event and an invalid payload per chart.
 The paths name each step's event, classification, configuration and fired
 transitions, but no payloads: `replay` finds them by a small deterministic
 search (candidate values from each field's declared type and the instance's
-context, backtracking over the path, with a bounded number of sends). A path
-the search cannot replay fails its test. `make test`'s coverage gate
+context, backtracking over the path, with a bounded number of sends), and a
+step counts only when the chart answers it with exactly the path's status,
+reason, fired transitions and configuration. A timer step
+(`after(15m)@processing`) is sent by its timer event's name, which delivers the
+armed timer. A path the search cannot replay fails its test, unless the step it
+stops at is listed in `OUT_OF_REACH` with the reason no data can take it (a test
+checks each entry still is). `make test`'s coverage gate
 (`--statekit-cov=machines --statekit-cov-fail-under=transition:100,rejection:100`)
 is met by this file alone (`tests/testing/test_machines_coverage.py` checks that).
 """
