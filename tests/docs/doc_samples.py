@@ -1,0 +1,142 @@
+"""The fenced blocks of the documentation and the markers that say what each one shows.
+
+Which pages are read (`PAGES`), which are generated and checked elsewhere
+(`GENERATED`), how a page is cut into `Sample`s and how a marker is read. The
+vocabulary is documented in docs/contributing-docs.md and at the top of
+tests/docs/test_doc_samples.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+GENERATED: dict[str, str] = {
+    "docs/rules.md": (
+        "written by `statekit rules --markdown` from the rule modules' docstrings: "
+        "tests/cli/test_lint_cli.py::test_docs_rules_md_is_the_rules_markdown keeps it equal; "
+        "each rule's behaviour is pinned by a fixture (tests/lint/test_rule_fixtures.py), "
+        "not by these snippets"
+    ),
+    "docs/machines/": (
+        "written by `statekit docs machines/ -o docs/machines`: `make test` runs it with "
+        "--check, tests/diagrams/test_site.py tests the writer"
+    ),
+}
+"""Pages the harness does not read, and what keeps each of them true."""
+
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)(?P<lang>[^\s`]*)\s*$")
+MARKER = re.compile(r"^\s*<!--\s*sample:(?P<body>.*?)-->\s*$")
+WORDS = ("file", "expect", "fragment", "excerpt", "exit", "install", "skip")
+
+
+def pages(root: Path = ROOT) -> list[Path]:
+    """README.md, docs/*.md and machines/README.md, without the generated pages."""
+    found = [root / "README.md", *sorted((root / "docs").glob("*.md")), root / "machines/README.md"]
+    return [p for p in found if p.relative_to(root).as_posix() not in GENERATED]
+
+
+@dataclass(frozen=True)
+class Marker:
+    """What an `<!-- sample: ... -->` comment right before a fence says of its block."""
+
+    file: str | None = None
+    expect: frozenset[str] = frozenset()
+    fragment: bool = False
+    base: str | None = None
+    excerpt: str | None = None
+    exits: frozenset[int] = frozenset({0})
+    install: bool = False
+    skip: str | None = None
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One fenced block: where it is, its language, its text (dedented) and its marker."""
+
+    page: str
+    line: int
+    lang: str
+    text: str
+    marker: Marker = field(default_factory=Marker)
+    problem: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.page}:{self.line}:{self.lang or 'no-language'}"
+
+
+def parse_marker(body: str) -> Marker:
+    """Read the words of a marker (`file NAME; expect SLUG, SLUG`); ValueError when unknown."""
+    values: dict[str, object] = {}
+    for clause in filter(None, (c.strip() for c in body.split(";"))):
+        word, _, rest = clause.partition(" ")
+        rest = rest.strip()
+        if word.rstrip(":") == "skip":
+            if not rest:
+                raise ValueError("`skip` needs a reason")
+            values["skip"] = rest
+        elif word == "file" and rest:
+            values["file"] = rest
+        elif word == "expect" and rest:
+            values["expect"] = frozenset(s.strip() for s in rest.split(","))
+        elif word == "fragment":
+            values["fragment"] = True
+            if rest:
+                of, _, base = rest.partition(" ")
+                if of != "of" or not base.strip():
+                    raise ValueError(f"`fragment` takes `of PATH`, not {rest!r}")
+                values["base"] = base.strip()
+        elif word == "excerpt" and rest.startswith("of "):
+            values["excerpt"] = rest[3:].strip()
+        elif word == "exit" and rest:
+            values["exits"] = frozenset(int(n) for n in rest.split(","))
+        elif word == "install" and not rest:
+            values["install"] = True
+        else:
+            raise ValueError(f"unknown marker clause {clause!r} (words: {', '.join(WORDS)})")
+    return Marker(**values)  # type: ignore[arg-type]
+
+
+def samples_of(page: Path, root: Path = ROOT) -> list[Sample]:
+    """Every fenced block of `page`, with the marker on the line before it (blank lines between
+    allowed); a malformed marker or an unclosed fence gives a Sample with its `problem`."""
+    name = page.relative_to(root).as_posix()
+    lines = page.read_text(encoding="utf-8").split("\n")
+    found: list[Sample] = []
+    index = 0
+    while index < len(lines):
+        opening = FENCE.match(lines[index])
+        if not opening:
+            index += 1
+            continue
+        indent, fence, lang = opening["indent"], opening["fence"], opening["lang"]
+        end = index + 1
+        while end < len(lines) and lines[end].strip() != fence:
+            end += 1
+        body = [
+            line[len(indent) :] if line.startswith(indent) else line
+            for line in lines[index + 1 : end]
+        ]
+        marker, problem = Marker(), None
+        before = index - 1
+        while before >= 0 and not lines[before].strip():
+            before -= 1
+        match = MARKER.match(lines[before]) if before >= 0 else None
+        if match:
+            try:
+                marker = parse_marker(match["body"])
+            except ValueError as exc:
+                problem = str(exc)
+        if end == len(lines):
+            problem = "the fence is never closed"
+        found.append(Sample(name, index + 1, lang.lower(), "\n".join(body) + "\n", marker, problem))
+        index = end + 1
+    return found
+
+
+def all_samples(root: Path = ROOT) -> list[Sample]:
+    """The samples of every page the harness reads, in page order."""
+    return [sample for page in pages(root) for sample in samples_of(page, root)]
