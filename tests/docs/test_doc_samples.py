@@ -10,8 +10,9 @@ the `statekit` and `python` of this environment first on PATH:
   above it, and the result compiles; other YAML needs a marker.
 - python: runs with `python`; a block defining `test_` functions runs under pytest.
 - sh: each command (a `\\` continues it) runs with bash and exits 0 (or one of
-  `exit`); console: `$ ` lines are commands, the lines below them their exact
-  standard output (a `...` line stands for any lines).
+  `exit`); console: `$ ` lines are commands, the lines below them exactly what
+  they print, standard output and error as a terminal shows them (a `...` line
+  stands for any lines).
 - json, toml: parse; a `[tool.statekit.lint]` table loads as statekit's configuration.
 
 The marker, an HTML comment on the line before the fence (blank lines between
@@ -122,16 +123,19 @@ def _env(folder: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONUNBUFFERED"] = "1"  # standard output and error interleave as on a terminal
     env.pop("PYTHONPATH", None)
     return env
 
 
-def _run(command: str, folder: Path) -> subprocess.CompletedProcess[str]:
+def _run(command: str, folder: Path, *, merged: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run `command` with bash in `folder`; `merged`: standard error into standard output."""
     return subprocess.run(
         ["bash", "-o", "pipefail", "-c", command],
         cwd=folder,
         env=_env(folder),
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merged else subprocess.PIPE,
         text=True,
         timeout=TIMEOUT,
         check=False,
@@ -220,7 +224,14 @@ def _prepare_git(text: str, folder: Path) -> None:
         subprocess.run(step.split(), cwd=folder, check=True, capture_output=True)
 
 
+def _refuse_installs(sample: Sample) -> None:
+    """A block that installs something is never run here (it would change this environment)."""
+    if re.search(r"\b(?:pip|pipx|uv|apt-get|npm) install\b|\bmake\b", sample.text):
+        pytest.fail(f"{sample} installs or builds: mark it `install` (checked, not run)")
+
+
 def _check_sh(sample: Sample, tmp_path: Path) -> None:
+    _refuse_installs(sample)
     _prepare_git(sample.text, tmp_path)
     for command in _commands(sample.text):
         done = _run(command, tmp_path)
@@ -253,10 +264,11 @@ def _matches(expected: list[str], actual: list[str]) -> bool:
 
 
 def _check_console(sample: Sample, tmp_path: Path) -> None:
+    _refuse_installs(sample)
     _prepare_git(sample.text, tmp_path)
     for command, expected in _console_steps(sample.text):
-        done = _run(command, tmp_path)
-        assert done.returncode in sample.marker.exits, f"`{command}`: {done.stderr}"
+        done = _run(command, tmp_path, merged=True)
+        assert done.returncode in sample.marker.exits, f"`{command}`: {done.stdout}"
         actual = (
             [line.rstrip() for line in done.stdout.rstrip("\n").split("\n")] if done.stdout else []
         )
@@ -323,11 +335,18 @@ def _check_install(sample: Sample, tmp_path: Path) -> None:
         }
         for repo in data.get("repos", []) if isinstance(data, dict) else []:
             problems += [f"no hook {h['id']}" for h in repo["hooks"] if h["id"] not in hooks]
+            if repo["rev"] not in {"<commit SHA>", f"v{_version()}"}:
+                problems.append(f"rev {repo['rev']!r}: a commit SHA, or the tag v{_version()}")
     if "python -m build" in sample.text:
         assert "build" in " ".join(_dev_requirements()), (
             "python -m build needs `build` in the dev extra"
         )
     assert problems == [], problems
+
+
+def _version() -> str:
+    with (ROOT / "pyproject.toml").open("rb") as handle:
+        return str(tomllib.load(handle)["project"]["version"])
 
 
 def _dev_requirements() -> list[str]:
@@ -347,7 +366,22 @@ def _check_skipped(sample: Sample) -> None:
             ["bash", "-n", "-c", sample.text], capture_output=True, text=True, check=False
         )
         assert done.returncode == 0, done.stderr
+        for command in _commands(sample.text):
+            assert _unknown_options(command) == [], f"{sample}: `{command}`"
     assert pip_install_problems(sample.text) == []
+
+
+def _unknown_options(command: str) -> list[str]:
+    """The `--options` of a `statekit SUBCOMMAND` or `pytest` command that its `--help` lacks."""
+    words = shlex.split(command, comments=True)
+    if not words or words[0] not in {"statekit", "pytest"}:
+        return []
+    asks = [words[0], words[1]] if words[0] == "statekit" and len(words) > 1 else words[:1]
+    done = subprocess.run(
+        [str(BIN / asks[0]), *asks[1:], "--help"], capture_output=True, text=True, check=True
+    )
+    options = [w.split("=")[0] for w in words if w.startswith("--")]
+    return [o for o in options if not re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", done.stdout)]
 
 
 def _check_excerpt(sample: Sample) -> None:
