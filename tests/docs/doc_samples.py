@@ -69,31 +69,32 @@ class Sample:
 
 
 def parse_marker(body: str) -> Marker:
-    """Read the words of a marker (`file NAME; expect SLUG, SLUG`); ValueError when unknown."""
+    """Read the clauses of a marker (`file NAME; expect SLUG, SLUG`; `skip REASON` comes last,
+    its reason free text); ValueError for anything else."""
     values: dict[str, object] = {}
-    for clause in filter(None, (c.strip() for c in body.split(";"))):
-        word, _, rest = clause.partition(" ")
-        rest = rest.strip()
-        if word.rstrip(":") == "skip":
-            if not rest:
+    rest = body.strip()
+    while rest:
+        if rest.startswith("skip"):
+            reason = rest[4:].lstrip(" :").strip()
+            if not reason:
                 raise ValueError("`skip` needs a reason")
-            values["skip"] = rest
-        elif word == "file" and rest:
-            values["file"] = rest
-        elif word == "expect" and rest:
-            values["expect"] = frozenset(s.strip() for s in rest.split(","))
-        elif word == "fragment":
+            values["skip"] = reason
+            break
+        clause, _, rest = (c.strip() for c in rest.partition(";"))
+        word, _, argument = clause.partition(" ")
+        argument = argument.strip()
+        if word == "file" and argument:
+            values["file"] = argument
+        elif word == "expect" and argument:
+            values["expect"] = frozenset(s.strip() for s in argument.split(","))
+        elif word == "fragment" and (not argument or argument.startswith("of ")):
             values["fragment"] = True
-            if rest:
-                of, _, base = rest.partition(" ")
-                if of != "of" or not base.strip():
-                    raise ValueError(f"`fragment` takes `of PATH`, not {rest!r}")
-                values["base"] = base.strip()
-        elif word == "excerpt" and rest.startswith("of "):
-            values["excerpt"] = rest[3:].strip()
-        elif word == "exit" and rest:
-            values["exits"] = frozenset(int(n) for n in rest.split(","))
-        elif word == "install" and not rest:
+            values["base"] = argument[3:].strip() or None
+        elif word == "excerpt" and argument.startswith("of "):
+            values["excerpt"] = argument[3:].strip()
+        elif word == "exit" and re.fullmatch(r"\d+(,\d+)*", argument):
+            values["exits"] = frozenset(int(n) for n in argument.split(","))
+        elif word == "install" and not argument:
             values["install"] = True
         else:
             raise ValueError(f"unknown marker clause {clause!r} (words: {', '.join(WORDS)})")
