@@ -189,7 +189,7 @@ def _check_python(sample: Sample, tmp_path: Path) -> None:
     script = tmp_path / (sample.marker.file or "test_sample.py")
     script.write_text(sample.text, encoding="utf-8")
     if re.search(r"^def test_", sample.text, re.M):
-        command = f"python -m pytest -q -p no:cacheprovider {shlex.quote(script.name)}"
+        command = f"python -m pytest -q -o addopts= -p no:cacheprovider {shlex.quote(script.name)}"
     else:
         command = f"python {shlex.quote(script.name)}"
     done = _run(command, tmp_path)
