@@ -9,8 +9,11 @@ tests/docs/test_doc_samples.py.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,9 +36,32 @@ MARKER = re.compile(r"^\s*<!--\s*sample:(?P<body>.*?)-->\s*$")
 WORDS = ("file", "expect", "fragment", "excerpt", "exit", "install", "skip")
 
 
+class _Loader(yaml.SafeLoader):
+    """YAML as statekit reads it: only true/false are booleans (`on:` stays a string)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+def load_yaml(text: str) -> Any:
+    """The YAML value of `text`, read as statekit reads charts (`on:` a string)."""
+    return yaml.load(text, Loader=_Loader)
+
+
 def pages(root: Path = ROOT) -> list[Path]:
-    """README.md, docs/*.md and machines/README.md, without the generated pages."""
-    found = [root / "README.md", *sorted((root / "docs").glob("*.md")), root / "machines/README.md"]
+    """README.md, CHANGELOG.md, docs/*.md and machines/README.md, without the generated pages."""
+    found = [
+        root / "README.md",
+        root / "CHANGELOG.md",
+        *sorted((root / "docs").glob("*.md")),
+        root / "machines/README.md",
+    ]
     return [p for p in found if p.relative_to(root).as_posix() not in GENERATED]
 
 
@@ -71,34 +97,32 @@ class Sample:
 def parse_marker(body: str) -> Marker:
     """Read the clauses of a marker (`file NAME; expect SLUG, SLUG`; `skip REASON` comes last,
     its reason free text); ValueError for anything else."""
-    values: dict[str, object] = {}
+    marker = Marker()
     rest = body.strip()
     while rest:
         if rest.startswith("skip"):
             reason = rest[4:].lstrip(" :").strip()
             if not reason:
                 raise ValueError("`skip` needs a reason")
-            values["skip"] = reason
-            break
+            return replace(marker, skip=reason)
         clause, _, rest = (c.strip() for c in rest.partition(";"))
         word, _, argument = clause.partition(" ")
         argument = argument.strip()
         if word == "file" and argument:
-            values["file"] = argument
+            marker = replace(marker, file=argument)
         elif word == "expect" and argument:
-            values["expect"] = frozenset(s.strip() for s in argument.split(","))
+            marker = replace(marker, expect=frozenset(s.strip() for s in argument.split(",")))
         elif word == "fragment" and (not argument or argument.startswith("of ")):
-            values["fragment"] = True
-            values["base"] = argument[3:].strip() or None
+            marker = replace(marker, fragment=True, base=argument[3:].strip() or None)
         elif word == "excerpt" and argument.startswith("of "):
-            values["excerpt"] = argument[3:].strip()
+            marker = replace(marker, excerpt=argument[3:].strip())
         elif word == "exit" and re.fullmatch(r"\d+(,\d+)*", argument):
-            values["exits"] = frozenset(int(n) for n in argument.split(","))
+            marker = replace(marker, exits=frozenset(int(n) for n in argument.split(",")))
         elif word == "install" and not argument:
-            values["install"] = True
+            marker = replace(marker, install=True)
         else:
             raise ValueError(f"unknown marker clause {clause!r} (words: {', '.join(WORDS)})")
-    return Marker(**values)  # type: ignore[arg-type]
+    return marker
 
 
 def samples_of(page: Path, root: Path = ROOT) -> list[Sample]:

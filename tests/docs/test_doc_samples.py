@@ -54,7 +54,8 @@ from typing import Any
 
 import pytest
 import yaml
-from doc_samples import ROOT, Sample, all_samples, samples_of
+from doc_samples import ROOT, Sample, all_samples, load_yaml, samples_of
+from install_checks import check_install, pip_install_problems
 
 import statekit
 from statekit.lint.config import LintConfig, load_project_config
@@ -64,29 +65,6 @@ SAMPLES = all_samples()
 COPIED = ["machines", "examples", "docs", "tests/charts", "pyproject.toml"]
 BIN = Path(sys.executable).parent
 TIMEOUT = 120
-# `pip install` arguments that name what a reader can install from (the package is not on
-# an index): this checkout, a path, a built wheel, or the repository by URL.
-INSTALL_SOURCES = re.compile(
-    r"^(?:\.|/path/to/statekit|dist/statekit-[\w.]+-py3-none-any\.whl)(?:\[(?P<a>[\w,]+)\])?$"
-    r"|^statekit(?:\[(?P<b>[\w,]+)\])? @ git\+<repository URL>(?:@<[\w -]+>)?$"
-)
-
-
-class _Loader(yaml.SafeLoader):
-    """YAML as statekit reads it: only true/false are booleans (`on:` stays a string)."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-
-
-def _load_yaml(text: str) -> Any:
-    return yaml.load(text, Loader=_Loader)
 
 
 def _is_chart(data: Any) -> bool:
@@ -152,7 +130,7 @@ def _lint_slugs(path: Path) -> set[str]:
 
 
 def _check_yaml(sample: Sample, tmp_path: Path) -> None:
-    data = _load_yaml(sample.text)
+    data = load_yaml(sample.text)
     if sample.marker.fragment:
         base = _base_chart(sample, tmp_path)
         merged = tmp_path / "merged.yaml"
@@ -173,16 +151,16 @@ def _base_chart(sample: Sample, tmp_path: Path) -> Any:
     if sample.marker.base:
         for folder in (tmp_path, ROOT):
             if (folder / sample.marker.base).is_file():
-                return _load_yaml((folder / sample.marker.base).read_text(encoding="utf-8"))
+                return load_yaml((folder / sample.marker.base).read_text(encoding="utf-8"))
         pytest.fail(f"{sample}: no chart {sample.marker.base}")
     charts = [
         s
         for s in samples_of(ROOT / sample.page)
         if s.line < sample.line and s.lang == "yaml" and not s.marker.fragment
     ]
-    charts = [s for s in charts if _is_chart(_load_yaml(s.text))]
+    charts = [s for s in charts if _is_chart(load_yaml(s.text))]
     assert charts, f"{sample} is a fragment with no chart above it"
-    return _load_yaml(charts[-1].text)
+    return load_yaml(charts[-1].text)
 
 
 def _check_python(sample: Sample, tmp_path: Path) -> None:
@@ -286,87 +264,13 @@ def _check_toml(sample: Sample, tmp_path: Path) -> None:
         pytest.fail(f"{sample}: TOML that is not statekit's configuration needs a marker")
 
 
-# -- installs ---------------------------------------------------------------------------
-
-
-def _extra_requirements() -> set[str]:
-    with (ROOT / "pyproject.toml").open("rb") as handle:
-        extras = tomllib.load(handle)["project"]["optional-dependencies"]
-    return {r for requirements in extras.values() for r in requirements}
-
-
-def _extras() -> set[str]:
-    with (ROOT / "pyproject.toml").open("rb") as handle:
-        return set(tomllib.load(handle)["project"]["optional-dependencies"])
-
-
-def pip_install_problems(text: str) -> list[str]:
-    """What is wrong with each `pip install` of `text`: a source a reader cannot install
-    from (a name on a package index) or an extra pyproject.toml does not declare."""
-    problems = []
-    for found in re.finditer(
-        r"pip install ((?:[^\s#'\"]+|'[^']*'|\"[^\"]*\")(?: -e)?(?: (?:'[^']*'|[^\s#]+))*)", text
-    ):
-        for argument in shlex.split(found[1]):
-            if argument.startswith("-") and argument != "-e":
-                continue
-            if argument == "-e":
-                continue
-            if argument in {"build", "pre-commit"} or argument in _extra_requirements():
-                continue  # from an index: a tool, or what an extra installs beside statekit
-            match = INSTALL_SOURCES.match(argument)
-            if not match:
-                problems.append(f"`pip install {argument}`: not something a reader can install")
-                continue
-            extras = (match["a"] or match["b"] or "").split(",")
-            problems += [
-                f"`{argument}`: no extra {e!r}" for e in extras if e and e not in _extras()
-            ]
-    return problems
-
-
-def _check_install(sample: Sample, tmp_path: Path) -> None:
-    problems = pip_install_problems(sample.text)
-    targets = set(re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M))
-    problems += [
-        f"no make target {t}"
-        for t in re.findall(r"\bmake ([\w-]+)", sample.text)
-        if t not in targets
-    ]
-    if sample.lang == "yaml":
-        data = _load_yaml(sample.text)
-        hooks = {
-            h["id"]
-            for h in _load_yaml((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
-        }
-        for repo in data.get("repos", []) if isinstance(data, dict) else []:
-            problems += [f"no hook {h['id']}" for h in repo["hooks"] if h["id"] not in hooks]
-            if repo["rev"] not in {"<commit SHA>", f"v{_version()}"}:
-                problems.append(f"rev {repo['rev']!r}: a commit SHA, or the tag v{_version()}")
-    if "python -m build" in sample.text:
-        assert "build" in " ".join(_dev_requirements()), (
-            "python -m build needs `build` in the dev extra"
-        )
-    assert problems == [], problems
-
-
-def _version() -> str:
-    with (ROOT / "pyproject.toml").open("rb") as handle:
-        return str(tomllib.load(handle)["project"]["version"])
-
-
-def _dev_requirements() -> list[str]:
-    with (ROOT / "pyproject.toml").open("rb") as handle:
-        return list(tomllib.load(handle)["project"]["optional-dependencies"]["dev"])
-
-
 def _check_skipped(sample: Sample) -> None:
     if sample.lang == "json":
         json.loads(sample.text)
     elif sample.lang == "toml":
         tomllib.loads(sample.text)
     elif sample.lang == "yaml":
-        _load_yaml(sample.text)
+        load_yaml(sample.text)
     elif sample.lang in {"sh", "bash"}:
         done = subprocess.run(
             ["bash", "-n", "-c", sample.text], capture_output=True, text=True, check=False
@@ -424,7 +328,7 @@ def test_the_sample_works_as_written(sample: Sample, tmp_path: Path) -> None:
     if marker.skip:
         _check_skipped(sample)
     elif marker.install:
-        _check_install(sample, tmp_path)
+        check_install(sample)
     elif marker.excerpt:
         _check_excerpt(sample)
     elif sample.lang == "text":
