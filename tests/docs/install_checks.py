@@ -33,7 +33,9 @@ def pip_install_problems(text: str) -> list[str]:
     pyproject.toml does not declare."""
     project = _project()
     extras: dict[str, list[str]] = project["optional-dependencies"]
-    from_index = {"build", "pre-commit"} | {r for rs in extras.values() for r in rs}
+    from_index = {"build", "pre-commit"} | {
+        r for rs in extras.values() for r in rs if not r.startswith("statekit")
+    }  # (the dev extra names statekit's own extras: those are not on an index either)
     problems = []
     for found in re.finditer(
         r"pip install ((?:[^\s#'\"]+|'[^']*'|\"[^\"]*\")(?: (?:'[^']*'|[^\s#]+))*)", text
