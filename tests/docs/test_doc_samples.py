@@ -1,4 +1,5 @@
-"""Every fenced block of README.md, docs/*.md and machines/README.md works as written.
+"""Every fenced block of README.md, CHANGELOG.md, docs/*.md and machines/README.md works
+as written.
 
 Each block runs as a reader would run it, in a scratch folder holding a copy of
 the checkout's machines/, examples/, docs/, tests/charts/ and pyproject.toml, with
@@ -31,12 +32,18 @@ are allowed), says what a block demonstrates; clauses are separated by `;`:
                                                wheel or `<repository URL>`, with extras
                                                pyproject.toml declares; `make X` a target
                                                of the Makefile; a hook id one of
-                                               .pre-commit-hooks.yaml
-    <!-- sample: skip REASON -->              not run (an editor's configuration); parsed
-                                               when its language has a parser here
+                                               .pre-commit-hooks.yaml, `rev:` a commit
+                                               SHA or this version's tag
+    <!-- sample: skip REASON -->              not run (an editor's configuration, your own
+                                               test suite); the reason is free text and
+                                               comes last; parsed when its language has a
+                                               parser here, and the `--options` of a
+                                               `statekit` or `pytest` command must be in
+                                               its `--help`
 
 docs/writing-docs.md says the same for contributors. Generated pages are not read
-here: doc_samples.GENERATED names each and what keeps it true.
+here: doc_samples.GENERATED names each and what keeps it true. tests/docs/test_pages.py
+checks the pages as a whole (no page installs statekit from a package index).
 """
 
 from __future__ import annotations
