@@ -31,7 +31,7 @@ class Built:
     wheel: Path
 
     def sdist_members(self) -> set[str]:
-        """Paths inside the sdist, without its top folder (`statekit-0.1.0/`)."""
+        """Paths inside the sdist, without its top folder (`statekit-0.2.0/`)."""
         with tarfile.open(self.sdist) as archive:
             return {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
 
@@ -87,7 +87,8 @@ def test_the_sdist_carries_every_tracked_file_of(built: Built, folder: str) -> N
 
 
 @pytest.mark.parametrize(
-    "name", ["LICENSE", "README.md", "pyproject.toml", "Makefile", "statekit/py.typed"]
+    "name",
+    ["LICENSE", "README.md", "CHANGELOG.md", "pyproject.toml", "Makefile", "statekit/py.typed"],
 )
 def test_the_sdist_carries(built: Built, name: str) -> None:
     assert name in built.sdist_members()

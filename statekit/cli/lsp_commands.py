@@ -12,6 +12,10 @@ from statekit.lsp.settings import (
     ServerSettings,
 )
 
+LSP_REQUIREMENT = "pygls>=2.0,<3"
+"""What the `lsp` extra installs (pyproject.toml); statekit is on no package index, so the
+message names this requirement, not the extra."""
+
 
 @click.command("lsp")
 @click.option(
@@ -40,8 +44,8 @@ def lsp_command(max_configurations: int, compile_delay: float, analysis_delay: f
 
     Charts get compile findings as you type and the analysis rules' findings on
     save or when the text is still, plus completion, hover, definitions,
-    references, outline, rename and quick fixes. Needs the `lsp` extra:
-    pip install 'statekit[lsp]'.
+    references, outline, rename and quick fixes. Needs the `lsp` extra
+    (pygls): pip install 'pygls>=2.0,<3'.
     """
     try:
         from statekit.lsp.server import make_server
@@ -49,7 +53,8 @@ def lsp_command(max_configurations: int, compile_delay: float, analysis_delay: f
         if (exc.name or "").split(".")[0] not in {"pygls", "lsprotocol"}:
             raise
         click.echo(
-            "statekit lsp needs the language server library: pip install 'statekit[lsp]'",
+            "statekit lsp needs the language server library pygls (statekit's `lsp` extra): "
+            f"pip install {LSP_REQUIREMENT!r}",
             err=True,
         )
         raise SystemExit(EXIT_USAGE) from None

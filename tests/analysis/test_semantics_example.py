@@ -21,10 +21,7 @@ def test_the_cross_region_example_matches_explain(tmp_path: Path) -> None:
     section = page.split(SECTION, 1)[1].split("\n## ", 1)[0]
     body = section.split("```yaml\n", 1)[1].split("```", 1)[0]
     chart = tmp_path / "order.yaml"
-    chart.write_text(
-        "statechart: order\nevents: {PAY_START: {}, PAY_SUCCESS: {}, ISSUE: {}}\n" + body,
-        encoding="utf-8",
-    )
+    chart.write_text(body, encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-m", "statekit.cli", "explain", str(chart), "--format", "json"],
         capture_output=True,

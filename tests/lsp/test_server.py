@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,9 @@ from statekit.lint.config import LintConfig, find_pyproject, load_project_config
 from statekit.lint.lint_files import lint_source
 
 ROOT = Path(__file__).resolve().parents[2]
+EXTRAS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+    "optional-dependencies"
+]
 MACHINES = [*sorted((ROOT / "machines").glob("*.yaml")), ROOT / "tests" / "charts" / "order.yaml"]
 
 SMALL = """\
@@ -628,8 +632,10 @@ def test_without_the_lsp_extra_the_command_says_what_to_install(missing: str) ->
     )
     assert done.returncode == 2
     assert done.stderr == (
-        "statekit lsp needs the language server library: pip install 'statekit[lsp]'\n"
+        "statekit lsp needs the language server library pygls (statekit's `lsp` extra): "
+        "pip install 'pygls>=2.0,<3'\n"
     )
+    assert "pygls>=2.0,<3" in EXTRAS["lsp"], "the message names what the extra installs"
     assert "Traceback" not in done.stderr
 
 

@@ -59,6 +59,9 @@ from statekit.runner.store.migrations import STALE_VERSION
 from statekit.runner.store.rows import DecidedRows
 from statekit.runner.store.statements import decided_statements, move_values
 
+POSTGRES_REQUIREMENT = "psycopg[binary]>=3.1"
+"""What the `postgres` extra installs (pyproject.toml); statekit is on no package index, so a
+missing driver is installed by this requirement, not by the extra's name."""
 SCHEMA_LOCK = 0x5743_4B54  # pg_advisory_xact_lock key serialising migrations
 # The instance update of `write_decided` (either of the store's two, as
 # `statements.move_values` gives it: `SET version = ?, … WHERE instance_id = ? AND <guard>`)
@@ -98,7 +101,8 @@ class PostgresStore(Store):
             import psycopg  # the optional dependency: only PostgreSQL users need it
         except ImportError as exc:
             raise StoreURLError(
-                f"{url!r}: PostgreSQL needs psycopg 3: pip install 'statekit[postgres]'"
+                f"{url!r}: PostgreSQL needs psycopg 3 (statekit's `postgres` extra): "
+                f"pip install {POSTGRES_REQUIREMENT!r}"
             ) from exc
         try:
             # No server-side prepared statements: the hot statements go as client-bound

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,9 @@ from runner_charts import COUNTER, chart_from
 from statekit.runner.errors import StoreURLError
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
+
+PYPROJECT = Path(__file__).resolve().parents[3] / "pyproject.toml"
+EXTRAS = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["optional-dependencies"]
 
 
 @pytest.mark.parametrize(
@@ -59,3 +63,22 @@ def test_sqlite_users_do_not_import_psycopg(tmp_path: Path) -> None:
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "False"
+
+
+def test_without_psycopg_the_error_names_what_to_install() -> None:
+    """statekit is on no package index: the message names the extra's own requirement."""
+    code = (
+        "import sys; sys.modules['psycopg'] = None\n"
+        "from statekit.runner.store import open_store\n"
+        "from statekit.runner.errors import StoreURLError\n"
+        "try:\n"
+        "    open_store('postgresql://nobody@127.0.0.1:1/none')\n"
+        "except StoreURLError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == (
+        "'postgresql://nobody@127.0.0.1:1/none': PostgreSQL needs psycopg 3 (statekit's "
+        "`postgres` extra): pip install 'psycopg[binary]>=3.1'\n"
+    )
+    assert "psycopg[binary]>=3.1" in EXTRAS["postgres"]
