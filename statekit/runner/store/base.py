@@ -17,8 +17,14 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from statekit.runner.errors import ChartVersionError, CorruptRowError, SchemaVersionError
+from statekit.runner.errors import (
+    ChartVersionError,
+    CorruptRowError,
+    NoStoreError,
+    SchemaVersionError,
+)
 from statekit.runner.store.migrations import (
+    LATEST,
     MIGRATIONS,
     MIGRATIONS_TABLE,
     Migration,
@@ -81,8 +87,11 @@ class Store:
     claim_lock_clause = ""
     timer_lock_clause = ""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, read_only: bool = False) -> None:
         self.url = url
+        self.read_only = read_only
+        """Opened by `open_read_only_store`: the connection refuses every write, and the
+        schema was checked, never created or upgraded."""
 
     # ---- what each dialect provides ------------------------------------------------------
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
@@ -187,6 +196,38 @@ class Store:
                     (migration.version, migration.description, time.time()),
                 )
         return max(current, latest)
+
+    def _has_table(self, name: str) -> bool:
+        """Whether the database has a table called `name`."""
+        raise NotImplementedError
+
+    def _display_url(self) -> str:
+        """The URL as messages show it (without a password)."""
+        return self.url
+
+    def check_schema(self) -> int:
+        """The schema version of a store opened to be read, checked without writing:
+        `NoStoreError` when the database has no statekit tables, `SchemaVersionError`
+        when its schema is older or newer than this statekit's (`LATEST`)."""
+        if not self._has_table(MIGRATIONS_TABLE):
+            raise NoStoreError(
+                f"no statekit store at {self._display_url()}: the database has no statekit "
+                "tables; check the path, or run `statekit run` to create one"
+            )
+        current = self.schema_version()
+        if current > LATEST:
+            raise SchemaVersionError(
+                f"the database schema is at version {current}, newer than this statekit "
+                f"knows ({LATEST}); upgrade statekit"
+            )
+        if current < LATEST:
+            raise SchemaVersionError(
+                f"the store at {self._display_url()} has schema version {current}, older than "
+                f"this statekit's ({LATEST}), and reading never upgrades it: open it once "
+                "with a command that writes (`statekit run`, `statekit worker`, `statekit "
+                "migrate`) or with `statekit.open_store(url)`, then read it again"
+            )
+        return current
 
     def migration_rows(self) -> list[tuple[int, str]]:
         """The migrations the database records (version, description), in order."""
