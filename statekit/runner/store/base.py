@@ -181,10 +181,7 @@ class Store:
             row = self.execute(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE}").fetchone()
             current = int(row[0] or 0)
             if current > latest:
-                raise SchemaVersionError(
-                    f"the database schema is at version {current}, newer than this statekit "
-                    f"knows ({latest}); upgrade statekit"
-                )
+                raise _newer_schema(current, latest)
             for migration in migrations:
                 if migration.version <= current:
                     continue
@@ -216,10 +213,7 @@ class Store:
             )
         current = self.schema_version()
         if current > LATEST:
-            raise SchemaVersionError(
-                f"the database schema is at version {current}, newer than this statekit "
-                f"knows ({LATEST}); upgrade statekit"
-            )
+            raise _newer_schema(current, LATEST)
         if current < LATEST:
             raise SchemaVersionError(
                 f"the store at {self._display_url()} has schema version {current}, older than "
@@ -672,6 +666,13 @@ class Store:
             (consumer, instance_id, message_id, now),
         )
         return bool(cursor.rowcount == 1)
+
+
+def _newer_schema(current: int, latest: int) -> SchemaVersionError:
+    return SchemaVersionError(
+        f"the database schema is at version {current}, newer than this statekit "
+        f"knows ({latest}); upgrade statekit"
+    )
 
 
 class _Transaction:
