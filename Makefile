@@ -52,6 +52,7 @@ test: $(STAMP) $(NODE_STAMP)
 	$(BIN)/pytest -n $(TEST_PROCESSES) --maxprocesses=8 --durations=20 \
 		--statekit-cov=machines --statekit-cov-fail-under=transition:100,rejection:100 \
 		--statekit-cov-report=term --statekit-cov-report=html:build/coverage
+	STATEKIT=$(BIN)/statekit bash scripts/check-chart-versions.sh
 	$(BIN)/statekit docs machines/ -o docs/machines --check
 
 # Every benchmark (bench/README.md): PostgreSQL for the runner's, valgrind for the

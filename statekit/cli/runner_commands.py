@@ -35,7 +35,7 @@ from statekit.runner.errors import RunnerError, StoreFailure
 from statekit.runner.json_text import parse_json
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner, check_instance_id, make_command
-from statekit.runner.store import open_store
+from statekit.runner.store import open_read_only_store, open_store
 from statekit.runner.store.base import Store
 from statekit.runner.transaction import Command
 from statekit.runner.verify import verify, verify_store
@@ -63,8 +63,18 @@ def compiled_chart(path: str) -> Chart:
 
 
 def open_cli_store(url: str) -> Store:
-    """The store at `url`, or a usage error saying why it cannot be opened."""
+    """The store at `url` (created or upgraded), or a usage error saying why it cannot be
+    opened: for the commands that write."""
     return _store(url)
+
+
+def open_cli_reader(url: str, *, check_integrity: bool = True) -> Store:
+    """The existing store at `url` opened read-only (`open_read_only_store`: nothing is
+    created, upgraded or written), or a usage error saying why it cannot be (exit 2)."""
+    try:
+        return open_read_only_store(url, check_integrity=check_integrity)
+    except RunnerError as exc:
+        raise click.UsageError(str(exc)) from exc
 
 
 def write_line(out: IO[str], data: dict[str, Any]) -> None:
@@ -377,7 +387,7 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
     it can be."""
     given = [_chart(_compiled(path)) for path in charts]
     try:
-        store = open_store(url, check_integrity=False)
+        store = open_read_only_store(url, check_integrity=False)
     except StoreFailure as exc:  # too damaged to open at all: a finding, not a usage error
         _report(output_format, {"store": url, "ok": False, "error": f"cannot be read: {exc}"})
         click.echo("the store cannot be read", err=True)
@@ -444,7 +454,7 @@ def _report(output_format: str, data: dict[str, Any]) -> None:
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
 def outbox_command(url: str, statuses: tuple[str, ...], output_format: str) -> None:
     """List outbox messages not yet delivered (pending) and given up on (dead)."""
-    store = _store(url)
+    store = open_cli_reader(url)
     try:
         rows = store.outbox(list(statuses) or ["pending", "dead"])
     except RunnerError as exc:

@@ -27,7 +27,12 @@ from typing import IO, Any
 import click
 
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
-from statekit.cli.runner_commands import compiled_chart, open_cli_store, write_line
+from statekit.cli.runner_commands import (
+    compiled_chart,
+    open_cli_reader,
+    open_cli_store,
+    write_line,
+)
 from statekit.engine.chart import Chart
 from statekit.runner.errors import RunnerError
 from statekit.runner.runner import Runner, wall_clock_ms
@@ -154,7 +159,7 @@ def worker_command(url: str, files: tuple[str, ...], once: bool, max_sleep: floa
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
 def timers_command(url: str, output_format: str) -> None:
     """List the armed timers: instance, timer, due time and how long until it is due."""
-    store = open_cli_store(url)
+    store = open_cli_reader(url)
     try:
         with store.read():
             rows = store.timers()

@@ -16,6 +16,11 @@ class StoreURLError(RunnerError, ValueError):
     """`open_store` was given a URL it cannot use (unknown scheme, missing path...)."""
 
 
+class NoStoreError(RunnerError):
+    """A store opened to be read is not there: no such database file, or a database
+    without statekit's tables. Nothing was created."""
+
+
 class SchemaVersionError(RunnerError):
     """The database schema is newer than this statekit knows, or a migration failed."""
 

@@ -110,7 +110,9 @@ class Runner:
     `snapshot_every=N` stores a snapshot in the same transaction as every Nth event.
     `clock`: a zero-argument callable giving epoch milliseconds (an int), read once
     per transaction (default: the wall clock); due times come from it.
-    A runner holds its store's connection: use one per thread or process.
+    A runner holds its store's connection: use one per thread or process. Over a store
+    opened with `open_read_only_store` it registers nothing and can only read (`history`,
+    `verify`, `migrate(dry_run=True)`).
     """
 
     def __init__(
@@ -134,6 +136,8 @@ class Runner:
         self._chart_key = _key(chart)
         self._rows = RowCache()
         self._keys: dict[str, ChartKey] = {}
+        if store.read_only:  # `open_read_only_store`: reads and dry runs only, no registration
+            return
         known = {row.digest: row for row in store.charts()}
         row = known.get(chart.digest)
         if row is None or (row.source is None and chart.source is not None):

@@ -34,7 +34,7 @@ invariants:
 def test_load_returns_a_chart_and_compile_the_raw_ir() -> None:
     chart = statekit.load(MACHINES / "payment.yaml")
     assert isinstance(chart, statekit.Chart)
-    assert (chart.name, chart.version) == ("payment", 1)
+    assert (chart.name, chart.version) == ("payment", 2)
     ir = statekit.compile(MACHINES / "payment.yaml")
     assert isinstance(ir, statekit.CompiledChart)
     assert chart.digest == ir.digest == chart.ir.digest

@@ -44,7 +44,7 @@ def test_applied_event_writes_event_state_and_outbox_together(payment_runner: Ru
     assert [m.message_id for m in o.emitted] == ["e2/0"]
     loaded = r.load("pay-1")
     assert (loaded.version, loaded.state) == (2, o.state)
-    assert (loaded.chart_name, loaded.chart_version) == ("payment", 1)
+    assert (loaded.chart_name, loaded.chart_version) == ("payment", 2)
     assert loaded.chart_digest == r.chart.digest
     history = r.history("pay-1")
     assert [(e.sequence, e.event_id, e.status) for e in history] == [
@@ -182,49 +182,49 @@ def test_a_corrupt_creation_context_is_reported_by_verify_and_rebuild(
         assert rebuilt.state is None and "creation context" in rebuilt.problems[0]
 
 
-V2_REMOVES_FAILED = (MACHINES / "payment.yaml").read_text().replace("version: 1", "version: 2", 1)
+V3_REMOVES_FAILED = (MACHINES / "payment.yaml").read_text().replace("version: 2", "version: 3", 1)
 
 
 def test_a_newer_chart_version_moves_instances_only_by_migration(store_url: str) -> None:
     store = open_store(store_url)
-    v1 = Runner(statekit.load(MACHINES / "payment.yaml"), store)
-    v1.create("p")
-    v1.apply("p", "e1", "START_PAY", {"amount": 10})
-    v2 = Runner(chart_from(V2_REMOVES_FAILED), store, previous=[v1.chart])
-    assert v2.load("p").state.configuration == {"processing"}
-    assert v2.load("p").chart_version == 1  # stays on its version
-    assert v2.migrate("p").status == "MIGRATED"
-    o = v2.apply("p", "e2", "PAY_SUCCESS", {"channel_ref": "x"})
+    v2 = Runner(statekit.load(MACHINES / "payment.yaml"), store)
+    v2.create("p")
+    v2.apply("p", "e1", "START_PAY", {"amount": 10})
+    v3 = Runner(chart_from(V3_REMOVES_FAILED), store, previous=[v2.chart])
+    assert v3.load("p").state.configuration == {"processing"}
+    assert v3.load("p").chart_version == 2  # stays on its version
+    assert v3.migrate("p").status == "MIGRATED"
+    o = v3.apply("p", "e2", "PAY_SUCCESS", {"channel_ref": "x"})
     assert o.status is APPLIED
-    loaded = v2.load("p")
-    assert (loaded.chart_version, loaded.chart_digest) == (2, v2.chart.digest)
-    assert [e.chart_version for e in v2.history("p")] == [1, 2, 2]
-    assert v2.verify("p").ok
+    loaded = v3.load("p")
+    assert (loaded.chart_version, loaded.chart_digest) == (3, v3.chart.digest)
+    assert [e.chart_version for e in v3.history("p")] == [2, 3, 3]
+    assert v3.verify("p").ok
     # the old runner now meets an instance of a newer version: a clear error
-    with pytest.raises(ChartVersionError, match="newer than this runner's version 1"):
-        v1.load("p")
+    with pytest.raises(ChartVersionError, match="newer than this runner's version 2"):
+        v2.load("p")
 
 
 def test_a_chart_without_a_stored_state_strands_the_instance(store_url: str) -> None:
     store = open_store(store_url)
-    v1 = Runner(statekit.load(MACHINES / "payment.yaml"), store)
-    v1.create("p")
-    v1.apply("p", "e1", "START_PAY", {"amount": 10})
-    v2_text = COUNTER.replace("statechart: counter", "statechart: payment").replace(
-        "version: 1", "version: 2"
+    v2 = Runner(statekit.load(MACHINES / "payment.yaml"), store)
+    v2.create("p")
+    v2.apply("p", "e1", "START_PAY", {"amount": 10})
+    v3_text = COUNTER.replace("statechart: counter", "statechart: payment").replace(
+        "version: 1", "version: 3"
     )
-    v2 = Runner(chart_from(v2_text), store, previous=[v1.chart])
-    report = v2.migrate("p")
+    v3 = Runner(chart_from(v3_text), store, previous=[v2.chart])
+    report = v3.migrate("p")
     assert report.status == "STRANDED" and report.reason is not None
     assert "is in state 'processing', which chart" in report.reason
-    # it stays on version 1 (its source is in the store), whatever runner serves it
+    # it stays on version 2 (its source is in the store), whatever runner serves it
     assert (
-        Runner(chart_from(v2_text), store)
+        Runner(chart_from(v3_text), store)
         .apply("p", "e2", "PAY_SUCCESS", {"channel_ref": "x"})
         .status
         is APPLIED
     )
-    assert v2.load("p").chart_version == 1 and v2.verify("p").ok
+    assert v3.load("p").chart_version == 2 and v3.verify("p").ok
 
 
 def test_same_version_other_digest_is_an_unknown_chart_version(store_url: str) -> None:

@@ -2,6 +2,7 @@
 
     store = statekit.open_store("sqlite:///tasks.db")      # or sqlite:////abs/path.db
     store = statekit.open_store("postgresql://user@127.0.0.1:5432/db")
+    store = open_read_only_store("sqlite:///tasks.db")     # a reader: creates nothing
 
 Modules: `base` (`Store`, the interface the runner, the dispatcher and the
 inbox use, with the SQL both dialects share), `sqlite` (`SQLiteStore`) and
@@ -21,11 +22,11 @@ from statekit.runner.store.base import Store
 from statekit.runner.store.postgres import PostgresStore
 from statekit.runner.store.sqlite import SQLiteStore
 
-__all__ = ["PostgresStore", "SQLiteStore", "Store", "open_store"]
+__all__ = ["PostgresStore", "SQLiteStore", "Store", "open_read_only_store", "open_store"]
 
 
 def open_store(url: str, **options: Any) -> Store:
-    """Open (creating or upgrading its schema) the store at `url`.
+    """Open (creating or upgrading its schema) the store at `url`: what a writer does.
 
     `sqlite:///relative.db`, `sqlite:////absolute.db` or `sqlite:///:memory:`
     (query options `synchronous=FULL|NORMAL`, `busy_timeout=<seconds>`), or
@@ -37,6 +38,27 @@ def open_store(url: str, **options: Any) -> Store:
     `check_integrity=False` (what `statekit verify` does, to report what it can read).
     A database locked for longer than the busy timeout raises `StoreBusyError`.
     """
+    return _opened(url, options, read_only=False)
+
+
+def open_read_only_store(url: str, **options: Any) -> Store:
+    """Open the statekit store at `url` to read it, never creating, upgrading or writing
+    anything: what `statekit verify`, `timers`, `outbox` and `migrate --dry-run` use.
+
+    The URL and options are `open_store`'s. Raises `NoStoreError` when there is no
+    store there (no such SQLite file, a file that is not a SQLite database, a
+    database without statekit's tables) and `SchemaVersionError` when the store's
+    schema is older (a writer upgrades it: `open_store`) or newer than this
+    statekit's. The connection refuses writes (SQLite `query_only`, PostgreSQL
+    `default_transaction_read_only`), so a `Runner` over it can read and dry-run
+    only. A separate function rather than an option of `open_store`: the caller
+    says which kind of opening it wants, and a reader cannot create a store by
+    forgetting a flag.
+    """
+    return _opened(url, options, read_only=True)
+
+
+def _opened(url: str, options: dict[str, Any], *, read_only: bool) -> Store:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme == "sqlite":
@@ -49,9 +71,9 @@ def open_store(url: str, **options: Any) -> Store:
         if not path:
             raise StoreURLError(f"{url!r}: no database file (sqlite:///path/to/file.db)")
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-        return SQLiteStore(url, path, {**query, **options})
+        return SQLiteStore(url, path, {**query, **options}, read_only=read_only)
     if scheme in ("postgresql", "postgres"):
-        return PostgresStore(url, **options)
+        return PostgresStore(url, **options, read_only=read_only)
     raise StoreURLError(
         f"{url!r}: unknown store; use sqlite:///path.db or postgresql://user@host/db"
     )

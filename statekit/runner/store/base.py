@@ -17,8 +17,14 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from statekit.runner.errors import ChartVersionError, CorruptRowError, SchemaVersionError
+from statekit.runner.errors import (
+    ChartVersionError,
+    CorruptRowError,
+    NoStoreError,
+    SchemaVersionError,
+)
 from statekit.runner.store.migrations import (
+    LATEST,
     MIGRATIONS,
     MIGRATIONS_TABLE,
     Migration,
@@ -81,8 +87,11 @@ class Store:
     claim_lock_clause = ""
     timer_lock_clause = ""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, read_only: bool = False) -> None:
         self.url = url
+        self.read_only = read_only
+        """Opened by `open_read_only_store`: the connection refuses every write, and the
+        schema was checked, never created or upgraded."""
 
     # ---- what each dialect provides ------------------------------------------------------
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
@@ -172,10 +181,7 @@ class Store:
             row = self.execute(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE}").fetchone()
             current = int(row[0] or 0)
             if current > latest:
-                raise SchemaVersionError(
-                    f"the database schema is at version {current}, newer than this statekit "
-                    f"knows ({latest}); upgrade statekit"
-                )
+                raise _newer_schema(current, latest)
             for migration in migrations:
                 if migration.version <= current:
                     continue
@@ -187,6 +193,35 @@ class Store:
                     (migration.version, migration.description, time.time()),
                 )
         return max(current, latest)
+
+    def _has_table(self, name: str) -> bool:
+        """Whether the database has a table called `name`."""
+        raise NotImplementedError
+
+    def _display_url(self) -> str:
+        """The URL as messages show it (without a password)."""
+        return self.url
+
+    def check_schema(self) -> int:
+        """The schema version of a store opened to be read, checked without writing:
+        `NoStoreError` when the database has no statekit tables, `SchemaVersionError`
+        when its schema is older or newer than this statekit's (`LATEST`)."""
+        if not self._has_table(MIGRATIONS_TABLE):
+            raise NoStoreError(
+                f"no statekit store at {self._display_url()}: the database has no statekit "
+                "tables; check the path, or run `statekit run` to create one"
+            )
+        current = self.schema_version()
+        if current > LATEST:
+            raise _newer_schema(current, LATEST)
+        if current < LATEST:
+            raise SchemaVersionError(
+                f"the store at {self._display_url()} has schema version {current}, older than "
+                f"this statekit's ({LATEST}), and reading never upgrades it: open it once "
+                "with a command that writes (`statekit run`, `statekit worker`, `statekit "
+                "migrate`) or with `statekit.open_store(url)`, then read it again"
+            )
+        return current
 
     def migration_rows(self) -> list[tuple[int, str]]:
         """The migrations the database records (version, description), in order."""
@@ -631,6 +666,13 @@ class Store:
             (consumer, instance_id, message_id, now),
         )
         return bool(cursor.rowcount == 1)
+
+
+def _newer_schema(current: int, latest: int) -> SchemaVersionError:
+    return SchemaVersionError(
+        f"the database schema is at version {current}, newer than this statekit "
+        f"knows ({latest}); upgrade statekit"
+    )
 
 
 class _Transaction:

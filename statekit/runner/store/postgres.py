@@ -53,7 +53,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from statekit.runner.errors import StoreURLError
+from statekit.runner.errors import NoStoreError, StoreURLError
 from statekit.runner.store.base import Store
 from statekit.runner.store.migrations import STALE_VERSION
 from statekit.runner.store.rows import DecidedRows
@@ -90,10 +90,15 @@ class PostgresStore(Store):
     timer_lock_clause = " FOR UPDATE OF i SKIP LOCKED"
 
     def __init__(
-        self, url: str, *, connect_timeout: int = 10, check_integrity: bool = True
+        self,
+        url: str,
+        *,
+        connect_timeout: int = 10,
+        check_integrity: bool = True,
+        read_only: bool = False,
     ) -> None:
         # `check_integrity` is SQLite's check on open; PostgreSQL checks its pages itself.
-        super().__init__(url)
+        super().__init__(url, read_only=read_only)
         # one reusable object each (as SQLite's): no generator per transaction
         self._writer = self._transaction("BEGIN")
         self._reader = self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -112,6 +117,12 @@ class PostgresStore(Store):
                 url, autocommit=True, connect_timeout=connect_timeout, prepare_threshold=None
             )
         except psycopg.Error as exc:
+            # libpq gives no SQLSTATE for a failed connection: the server's words
+            # (3D000, invalid_catalog_name) are all there is to tell a missing database
+            if read_only and 'database "' in str(exc) and "does not exist" in str(exc):
+                raise NoStoreError(
+                    f"no statekit store at {_safe(url)}: the database does not exist; check the URL"
+                ) from exc
             raise StoreURLError(f"{_safe(url)}: cannot connect: {exc}") from exc
         self._sql: dict[str, str] = {}
         self._moves: dict[str, tuple[str, int]] = {}  # `_checked`: an update's form, once
@@ -122,7 +133,22 @@ class PostgresStore(Store):
         self._client = psycopg.ClientCursor(self._conn)  # `_send_query`'s statements
         # a statement (`%s` placeholders) as a `%` format, with its number of parameters
         self._templates: dict[str, tuple[int, str]] = {}
-        self.migrate()
+        if not read_only:
+            self.migrate()
+            return
+        try:  # every transaction of this session is read-only: a write statement fails
+            self._conn.execute("SET default_transaction_read_only = on")
+            self.check_schema()
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _has_table(self, name: str) -> bool:
+        row = self.execute("SELECT to_regclass(?) IS NOT NULL", (name,)).fetchone()
+        return bool(row[0])
+
+    def _display_url(self) -> str:
+        return _safe(self.url)
 
     @property
     def connection(self) -> Any:

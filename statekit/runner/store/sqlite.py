@@ -22,10 +22,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from statekit.runner.errors import (
     CorruptRowError,
     DamagedStoreError,
+    NoStoreError,
     RunnerError,
     StoreBusyError,
     StoreFailure,
@@ -109,8 +111,15 @@ class SQLiteStore(Store):
     # dispatcher claims at a time, and a claim holds its messages (and with them
     # their instances' later ones) until settled or until the lease expires.
 
-    def __init__(self, url: str, path: str, options: Mapping[str, Any] | None = None) -> None:
-        super().__init__(url)
+    def __init__(
+        self,
+        url: str,
+        path: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        read_only: bool = False,
+    ) -> None:
+        super().__init__(url, read_only=read_only)
         options = dict(options or {})
         synchronous = str(options.pop("synchronous", "FULL")).upper()
         if synchronous not in SYNCHRONOUS:
@@ -134,16 +143,14 @@ class SQLiteStore(Store):
                 )
             if part.is_dir():
                 break
-        try:
-            self._conn = sqlite3.connect(
-                path, isolation_level=None, timeout=busy, check_same_thread=False
-            )
-        except sqlite3.Error as exc:
-            raise StoreURLError(f"{url!r}: cannot open the database: {exc}") from exc
+        self._conn = self._connect_reader() if read_only else self._connect(path)
         try:  # connect() opens lazily: a file that is not a database fails here
-            if path != ":memory:":
-                self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute(f"PRAGMA synchronous={synchronous}")
+            if read_only:  # a write statement fails; the file's journal mode stays as it is
+                self._conn.execute("PRAGMA query_only=ON")
+            else:
+                if path != ":memory:":
+                    self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute(f"PRAGMA synchronous={synchronous}")
             self._conn.execute(f"PRAGMA busy_timeout={int(busy * 1000)}")
             self._conn.create_function("statekit_unhex", 1, unhex, deterministic=True)
             for name, function in (("statekit_pack_hash", migrated_hash),
@@ -157,6 +164,10 @@ class SQLiteStore(Store):
                 raise error from exc
             raise StoreURLError(f"{url!r}: cannot open the database: {exc}") from exc
         try:
+            if read_only and self._is_not_a_database():
+                raise NoStoreError(
+                    f"no statekit store at {url}: the file is not a SQLite database; check the path"
+                )
             if check and path != ":memory:":
                 problems = self.integrity_problems()
                 if problems:
@@ -165,10 +176,66 @@ class SQLiteStore(Store):
                         " nothing is written to a damaged database; run `statekit verify` to "
                         "see what can be read, and restore it from a backup"
                     )
-            self.migrate()
+            if read_only:
+                self.check_schema()
+            else:
+                self.migrate()
         except RunnerError:
             self._conn.close()
             raise
+
+    def _connect(self, path: str) -> sqlite3.Connection:
+        """A connection that creates the file when it is missing (writers)."""
+        try:
+            return sqlite3.connect(
+                path, isolation_level=None, timeout=self.busy_timeout, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise StoreURLError(f"{self.url!r}: cannot open the database: {exc}") from exc
+
+    def _connect_reader(self) -> sqlite3.Connection:
+        """A connection to a file that exists, never creating it (`NoStoreError` when it is
+        missing). Opened `mode=rw` with `query_only` (set by the caller), not `mode=ro`:
+        a read-only connection to a WAL database leaves its `-wal` and `-shm` files
+        behind, where the last read-write connection to close removes them; a file
+        this process may not write is opened `mode=ro`."""
+        if self.path == ":memory:":
+            raise NoStoreError(
+                f"no statekit store at {self.url}: an in-memory database is always empty"
+            )
+        target = "file:" + quote(str(Path(self.path).absolute()))
+        for mode in ("rw", "ro"):
+            try:
+                return sqlite3.connect(
+                    f"{target}?mode={mode}",
+                    uri=True,
+                    isolation_level=None,
+                    timeout=self.busy_timeout,
+                    check_same_thread=False,
+                )
+            except sqlite3.Error as exc:
+                if not Path(self.path).exists():
+                    raise NoStoreError(
+                        f"no statekit store at {self.url}: check the path, or run "
+                        "`statekit run` to create one"
+                    ) from exc
+                if mode == "ro":
+                    raise StoreURLError(f"{self.url!r}: cannot open the database: {exc}") from exc
+        raise AssertionError("unreachable")
+
+    def _is_not_a_database(self) -> bool:
+        """Whether the file is not a SQLite database at all (its header is not one)."""
+        try:
+            self._conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        except sqlite3.DatabaseError as exc:
+            return (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF == _NOTADB
+        return False
+
+    def _has_table(self, name: str) -> bool:
+        row = self.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        ).fetchone()
+        return row is not None
 
     @property
     def _where(self) -> str:
