@@ -70,6 +70,7 @@ from statekit.runner.outcome import Conflict, Outcome
 from statekit.runner.row_cache import Cached, RowCache
 from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
 from statekit.runner.store.base import Store
+from statekit.runner.store.hold_points import DECIDED, LOCKED
 from statekit.runner.store.rows import (
     ChartKey,
     EventRow,
@@ -317,6 +318,7 @@ class Runner:
                 if held is not None:
                     held.clear()
                 return self._read_and_decide(row.instance_id, command, now_ms)
+            self.store.reach(DECIDED)
             try:
                 written = tx.write(self.store, self._chart_keys(tx.chart), unread=True, last=True)
             except Exception as exc:
@@ -341,9 +343,11 @@ class Runner:
         if row is None:
             raise UnknownInstanceError(f"unknown instance {instance_id!r}")
         self._rows.read(row)
+        self.store.reach(LOCKED)
         tx = self._transaction(row, now_ms)
         outcome = tx.decide(command, read_facts(self.store, tx, command, row.recorded))
         sent = self.decide_sends(tx)
+        self.store.reach(DECIDED)
         tx.flush(self.store, self._chart_keys(tx.chart), last=True)
         if tx.events:
             self._rows.put(tx.committed_row(), tx.state, tx.built)
@@ -369,12 +373,14 @@ class Runner:
             row = self.store.instance(instance_id, lock=True)
             if row is None:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
+            self.store.reach(LOCKED)
             tx = self._transaction(row)
             outcomes = []
             for c in checked:
                 outcome = tx.decide(c, self._facts(tx, c))
                 sent = self.decide_sends(tx)
                 outcomes.append(replace(outcome, sent=tuple(sent)) if sent else outcome)
+            self.store.reach(DECIDED)
             tx.flush(self.store, self._chart_keys(tx.chart), last=True)
         if tx.events:
             self._rows.put(tx.committed_row(), tx.state, tx.built)
