@@ -594,6 +594,20 @@ class Store:
         ).fetchall()
         return [TimerRow(*r) for r in rows]
 
+    def unclaimable_timers(self, now_ms: int, window: int) -> list[TimerRow]:
+        """Timer rows due at `now_ms` whose instance the store does not have (never claimed:
+        `claim_due_timers` joins the instance), among the `window` earliest due rows: one
+        query whose work is bounded by `window` whatever the number of armed timers (the
+        due-time index gives the earliest rows; nothing due, nothing read)."""
+        rows = self.execute(
+            f"SELECT {TIMER_COLUMNS} FROM (SELECT * FROM statekit_timers WHERE due_ms <= ? "
+            "ORDER BY due_ms, generation LIMIT ?) t WHERE NOT EXISTS (SELECT 1 FROM "
+            "statekit_instances i WHERE i.instance_id = t.instance_id) "
+            "ORDER BY t.due_ms, t.generation",
+            (now_ms, window),
+        ).fetchall()
+        return [TimerRow(*r) for r in rows]  # selected in the record's field order
+
     def upcoming_timers(self, chart_names: Sequence[str], limit: int) -> list[TimerRow]:
         """The `limit` earliest timers of instances of these charts, due or not (a worker
         sleeps until the first it can fire); reads, locks nothing."""
