@@ -31,10 +31,11 @@ from statekit.engine.chart import Chart, StartError
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
 from statekit.runner.chart_versions import chart_sets, stored_chart
+from statekit.runner.command_checks import check_instance_id, make_command
 from statekit.runner.errors import RunnerError, StoreFailure
 from statekit.runner.json_text import parse_json
 from statekit.runner.outcome import Outcome
-from statekit.runner.runner import Runner, check_instance_id, make_command
+from statekit.runner.runner import Runner
 from statekit.runner.store import open_read_only_store, open_store
 from statekit.runner.store.base import Store
 from statekit.runner.transaction import Command

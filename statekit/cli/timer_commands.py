@@ -7,11 +7,16 @@ line per delivery on standard output, as `statekit run` writes outcomes
 (`Outcome.to_data`), flushed after each batch. When nothing is due it sleeps
 until the next due time, but at most `--max-sleep` seconds, so a timer armed
 meanwhile by another process with an earlier due time is seen within that
-bound; it never polls faster than the due times ask. SIGTERM or SIGINT ends
-it cleanly: the transaction under way commits, then it exits 0. A stored
-timer row that does not fit (`runner.timer_firing`) is reported once on
-standard error and skipped; so are rows of instances the store does not have.
-`--once` delivers what is due now and exits (1 when a row was skipped).
+bound; it never polls faster than the due times ask. A due timer it could not
+claim (another transaction holds its instance: PostgreSQL's claim skips it) is
+looked at again after a backoff (`BACKOFF_FIRST` doubling to `BACKOFF_LAST`),
+not in a loop. SIGTERM or SIGINT, from the moment the command starts (start-up
+included), ends it cleanly: the transaction under way commits, then it exits 0.
+A stored timer row that does not fit (`runner.timer_firing`) is reported once
+on standard error and skipped; so are due rows of instances the store does not
+have, looked for at start-up and when idle in one query bounded whatever the
+number of armed timers (`Store.unclaimable_timers`). `--once` delivers what is
+due now and exits (1 when a row was skipped).
 """
 
 from __future__ import annotations
@@ -53,7 +58,17 @@ def _runners(store: Store, charts: Sequence[Chart]) -> list[Runner]:
     return runners
 
 
-class _Worker:
+ORPHAN_WINDOW = 1000
+"""How many of the earliest due timer rows a worker looks through for rows of instances
+the store does not have (`Store.unclaimable_timers`), besides those it reported."""
+
+BACKOFF_FIRST, BACKOFF_LAST = 0.05, 1.0
+"""The sleeps, in seconds, before looking again at a due timer the worker could not claim
+(its instance locked by another transaction): doubled from the first to the last (and
+never above `--max-sleep`) while nothing can be delivered."""
+
+
+class Worker:
     """The loop of one `statekit worker` (see the module docstring)."""
 
     def __init__(self, store: Store, runners: list[Runner], out: IO[str], err: IO[str]) -> None:
@@ -62,6 +77,7 @@ class _Worker:
         self.stop = threading.Event()
         self.reported: set[TimerKey] = set()
         self.problems = 0
+        self.backoff = 0.0  # the last sleep before a due timer it could not claim (0: none)
 
     def report(self, key: TimerKey, why: str) -> None:
         if key not in self.reported:
@@ -71,9 +87,13 @@ class _Worker:
             self.err.flush()
 
     def orphans(self) -> None:
-        """Report timer rows of instances the store does not have (never claimed)."""
+        """Report due timer rows of instances the store does not have (never claimed), in
+        one query whose cost does not grow with the armed timers (`ORPHAN_WINDOW`): run at
+        start-up and whenever the worker goes idle, so a row that comes due is reported
+        once it is due. `verify_store` names every such row, due or not."""
+        now_ms = self.runners[0].now_ms()
         with self.store.read():
-            rows = [r for r in self.store.timers() if self.store.instance(r.instance_id) is None]
+            rows = self.store.unclaimable_timers(now_ms, ORPHAN_WINDOW + len(self.reported))
         for row in rows:
             self.report(key_of(row), f"instance {row.instance_id!r} is not stored")
 
@@ -93,7 +113,10 @@ class _Worker:
         return fired
 
     def wait(self, max_sleep: float) -> None:
-        """Sleep until the next due time this worker can deliver, at most `max_sleep`."""
+        """Sleep until the next due time this worker can deliver, at most `max_sleep`; when
+        that time has come already (a due timer whose instance another transaction holds:
+        the claim passed over it), a backoff from `BACKOFF_FIRST` doubling to
+        `BACKOFF_LAST`, so that a locked instance is not polled in a loop."""
         names = [r.chart.name for r in self.runners]
         skipped = set().union(*(r.timer_problems for r in self.runners))
         with self.store.read():
@@ -102,8 +125,27 @@ class _Worker:
         delay = max_sleep
         if due and isinstance(due[0], int):
             delay = min(max_sleep, max(0.0, (due[0] - self.runners[0].now_ms()) / 1000))
+        if due and delay == 0:
+            self.backoff = min(max(BACKOFF_FIRST, self.backoff * 2), BACKOFF_LAST, max_sleep)
+            delay = self.backoff
+        else:
+            self.backoff = 0.0
         if delay > 0:
             self.stop.wait(delay)
+
+    def run(self, *, once: bool, max_sleep: float) -> None:
+        """Report orphan rows, then deliver until stopped (`once`: until nothing is due)."""
+        if not self.stop.is_set():
+            self.orphans()
+        while not self.stop.is_set():
+            fired = self.round()
+            if once and fired == 0:
+                break
+            if fired == 0:
+                self.orphans()
+                self.wait(max_sleep)
+            else:
+                self.backoff = 0.0
 
 
 @click.command("worker")
@@ -126,31 +168,32 @@ class _Worker:
 )
 def worker_command(url: str, files: tuple[str, ...], once: bool, max_sleep: float) -> None:
     """Deliver due timers of the charts' instances, one JSON line per delivery."""
-    charts = [compiled_chart(path) for path in files]
-    store = open_cli_store(url)
-    try:
-        worker = _Worker(store, _runners(store, charts), sys.stdout, sys.stderr)
-    except RunnerError as exc:
-        raise click.UsageError(str(exc)) from exc
+    # The signals are caught before anything else (start-up included: opening and upgrading
+    # the store may wait on another process), so a SIGTERM at any moment ends in a clean 0.
+    stopping = threading.Event()
 
     def stop(signum: int, frame: FrameType | None) -> None:
-        worker.stop.set()
+        stopping.set()
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
-    names = ", ".join(f"{r.chart.name} v{r.chart.version}" for r in worker.runners)
-    click.echo(f"statekit worker: delivering the timers of {names}", err=True)
     try:
-        worker.orphans()
-        while not worker.stop.is_set():
-            fired = worker.round()
-            if once and fired == 0:
-                break
-            if fired == 0:
-                worker.wait(max_sleep)
+        charts = [compiled_chart(path) for path in files]
+        store = open_cli_store(url)
+        try:
+            worker = Worker(store, _runners(store, charts), sys.stdout, sys.stderr)
+        except RunnerError as exc:
+            store.close()
+            raise click.UsageError(str(exc)) from exc
+        worker.stop = stopping
+        names = ", ".join(f"{r.chart.name} v{r.chart.version}" for r in worker.runners)
+        click.echo(f"statekit worker: delivering the timers of {names}", err=True)
+        try:
+            worker.run(once=once, max_sleep=max_sleep)
+        finally:
+            store.close()
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-        store.close()
     sys.exit(EXIT_FINDINGS if once and worker.problems else EXIT_CLEAN)
 
 

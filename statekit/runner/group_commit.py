@@ -39,6 +39,7 @@ from statekit.runner.errors import (
 )
 from statekit.runner.outcome import Outcome
 from statekit.runner.store.base import Store
+from statekit.runner.store.hold_points import DECIDED, LOCKED
 from statekit.runner.store.rows import (
     ChartKey,
     DecidedRows,
@@ -96,6 +97,7 @@ def _run(
     rows = _Rows()
     with store.write():
         txs = _lock(store, work, {i for i, c in commands if not isinstance(c, Exception)})
+        store.reach(LOCKED)
         known = _look_up(store, txs, commands)
         for instance_id, command in commands:
             tx = txs.get(instance_id)
@@ -112,6 +114,7 @@ def _run(
                     items.append(work.decide(tx, command, known))
                 rows.add(tx, mark)
         if not careful:
+            store.reach(DECIDED)
             rows.write(store, work)
     accepted = [tx for tx in txs.values() if isinstance(tx, InstanceTransaction) and tx.accepted]
     return items, accepted

@@ -51,6 +51,7 @@ from statekit.engine import observers
 from statekit.engine.chart import START_EVENT, Chart
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
+from statekit.runner.command_checks import check_instance_id, check_stored_int, make_command
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
 from statekit.runner.evidence import stored_evidence
 from statekit.runner.group_commit import GroupWork, Item, run_group
@@ -70,12 +71,11 @@ from statekit.runner.outcome import Conflict, Outcome
 from statekit.runner.row_cache import Cached, RowCache
 from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
 from statekit.runner.store.base import Store
+from statekit.runner.store.hold_points import DECIDED, LOCKED
 from statekit.runner.store.rows import (
     ChartKey,
     EventRow,
     InstanceRow,
-    positional,
-    stored_int_problem,
 )
 from statekit.runner.stored_state import loads, state_columns, state_of
 from statekit.runner.timer_firing import TimerKey, fire_due, row_error
@@ -89,9 +89,6 @@ from statekit.runner.transaction import (
     read_facts,
 )
 from statekit.runner.verify import VerifyReport, verify
-
-RESERVED_PREFIX = "statekit."
-"""Event IDs starting with this are the runner's own (`statekit.start` at creation)."""
 
 
 def wall_clock_ms() -> int:
@@ -321,6 +318,7 @@ class Runner:
                 if held is not None:
                     held.clear()
                 return self._read_and_decide(row.instance_id, command, now_ms)
+            self.store.reach(DECIDED)
             try:
                 written = tx.write(self.store, self._chart_keys(tx.chart), unread=True, last=True)
             except Exception as exc:
@@ -345,9 +343,11 @@ class Runner:
         if row is None:
             raise UnknownInstanceError(f"unknown instance {instance_id!r}")
         self._rows.read(row)
+        self.store.reach(LOCKED)
         tx = self._transaction(row, now_ms)
         outcome = tx.decide(command, read_facts(self.store, tx, command, row.recorded))
         sent = self.decide_sends(tx)
+        self.store.reach(DECIDED)
         tx.flush(self.store, self._chart_keys(tx.chart), last=True)
         if tx.events:
             self._rows.put(tx.committed_row(), tx.state, tx.built)
@@ -373,12 +373,14 @@ class Runner:
             row = self.store.instance(instance_id, lock=True)
             if row is None:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
+            self.store.reach(LOCKED)
             tx = self._transaction(row)
             outcomes = []
             for c in checked:
                 outcome = tx.decide(c, self._facts(tx, c))
                 sent = self.decide_sends(tx)
                 outcomes.append(replace(outcome, sent=tuple(sent)) if sent else outcome)
+            self.store.reach(DECIDED)
             tx.flush(self.store, self._chart_keys(tx.chart), last=True)
         if tx.events:
             self._rows.put(tx.committed_row(), tx.state, tx.built)
@@ -653,54 +655,3 @@ class _Stale(Exception):
 
 def _key(chart: Chart) -> ChartKey:
     return ChartKey(name=chart.name, version=chart.version, digest=chart.digest)
-
-
-def check_instance_id(value: object) -> None:
-    """ValueError unless `value` can be an instance ID (a non-empty string without NUL)."""
-    _check_id(value, "instance ID")
-
-
-def check_stored_int(value: int, what: str) -> None:
-    """ValueError unless `value` fits the stores' signed 64-bit integers."""
-    problem = stored_int_problem(value, what)
-    if problem is not None:
-        raise ValueError(problem)
-
-
-def _check_id(value: object, what: str) -> None:
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"an {what} is a non-empty string, not {value!r}")
-    if "\x00" in value:
-        # PostgreSQL text cannot hold NUL; refuse it on every store alike.
-        raise ValueError(f"an {what} cannot contain a NUL character: {value!r}")
-    if what == "event ID" and value.startswith(RESERVED_PREFIX):
-        raise ValueError(f"{what} {value!r}: IDs starting with {RESERVED_PREFIX!r} are reserved")
-
-
-def make_command(
-    event_id: str,
-    type: str,
-    payload: Mapping[str, Any] | None,
-    expected_version: int | None = None,
-    sequence: int | None = None,
-    after_conflict: Conflict | None = None,
-) -> Command:
-    """The `Command` `apply` runs, or ValueError when the arguments cannot be one (an
-    empty or reserved event ID, a type that is not a string, a sequence below 1)."""
-    _check_id(event_id, "event ID")
-    if not isinstance(type, str) or "\x00" in type:
-        raise ValueError(f"an event type is a string without NUL characters, not {type!r}")
-    if sequence is not None and sequence < 1:
-        raise ValueError(f"sequence must be at least 1, not {sequence}")
-    if sequence is not None:
-        check_stored_int(sequence, "sequence")
-    if expected_version is not None:
-        check_stored_int(expected_version, "expected_version")
-    body = dict(payload) if payload is not None else {}
-    # built positionally (`rows.positional`): one per event
-    return _command(event_id, type, body, expected_version, sequence, after_conflict)
-
-
-_command = positional(
-    Command, "event_id", "type", "payload", "expected_version", "sequence", "after_conflict"
-)

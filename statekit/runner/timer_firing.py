@@ -36,6 +36,7 @@ from statekit.engine.chart import Chart
 from statekit.runner.errors import ChartVersionError, CorruptRowError, UnknownInstanceError
 from statekit.runner.outcome import Outcome
 from statekit.runner.store.base import Store
+from statekit.runner.store.hold_points import DECIDED, LOCKED
 from statekit.runner.store.rows import InstanceRow, TimerRow
 from statekit.runner.timers import row_problem, timer_event_id
 from statekit.runner.transaction import (
@@ -90,6 +91,7 @@ def fire_due(runner: FiringRunner, now_ms: int, limit: int) -> list[Outcome]:
         try:
             with runner.store.write():
                 rows = _claim(runner, now_ms, want)
+                runner.store.reach(LOCKED)
                 fired.extend(_deliver(runner, rows, now_ms))
         except Exception as exc:
             if not row_error(exc):
@@ -154,6 +156,7 @@ def _deliver(runner: FiringRunner, rows: list[TimerRow], now_ms: int) -> list[Ou
             outcome = _fire_one(runner, tx, row, stored, first)
             if outcome is not None:
                 fired.append(outcome)
+        runner.store.reach(DECIDED)
         runner._settle(tx)
     return fired
 

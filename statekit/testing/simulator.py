@@ -28,11 +28,11 @@ from typing import Any
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import START_EVENT, Chart
 from statekit.engine.state import State
+from statekit.runner.command_checks import check_instance_id, make_command
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
 from statekit.runner.evidence import stored_evidence
 from statekit.runner.instance import Instance, RecordedEvent
 from statekit.runner.outcome import Conflict, Outcome
-from statekit.runner.runner import check_instance_id, make_command
 from statekit.runner.store.rows import (
     EventRow,
     InstanceRow,

@@ -16,8 +16,9 @@ import pytest
 from runner_charts import COUNTER, FACTS, chart_from, write_chart
 from store_legacy import before_schema_5
 
+from statekit.runner.command_checks import make_command
 from statekit.runner.outcome import OutcomeStatus
-from statekit.runner.runner import Runner, make_command
+from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
 from statekit.runner.store.migrations import LATEST

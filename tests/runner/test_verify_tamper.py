@@ -21,9 +21,10 @@ from runner_charts import COUNTER, chart_from
 
 from statekit.engine.chart import Chart
 from statekit.runner.chart_versions import chart_sets
+from statekit.runner.command_checks import make_command
 from statekit.runner.errors import RunnerError
 from statekit.runner.outbox import Dispatcher, Inbox, OutboxMessage
-from statekit.runner.runner import Runner, make_command
+from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
 from statekit.runner.store.migrations import LATEST

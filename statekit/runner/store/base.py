@@ -23,6 +23,7 @@ from statekit.runner.errors import (
     NoStoreError,
     SchemaVersionError,
 )
+from statekit.runner.store.hold_points import BEGIN, COMMIT, Hold
 from statekit.runner.store.migrations import (
     LATEST,
     MIGRATIONS,
@@ -55,10 +56,12 @@ from statekit.runner.store.statements import (
     INSERT_EVENT,
     INSERT_OUTBOX,
     INSERT_REJECTION,
+    INSTANCE_WIDTH,
     OUTBOX_COLUMNS,
     PAIRS_PER_STATEMENT,
     REJECTION_COLUMNS,
     SELECT_INSTANCE,
+    SELECT_RECORDED,
     SNAPSHOT_COLUMNS,
     TIMER_COLUMNS,
     UPDATE_INSTANCE,
@@ -86,6 +89,9 @@ class Store:
     lock_clause = ""
     claim_lock_clause = ""
     timer_lock_clause = ""
+    hold: Hold | None = None
+    """A test's hold on this store's write transactions (`hold_points`); None outside
+    tests."""
 
     def __init__(self, url: str, *, read_only: bool = False) -> None:
         self.url = url
@@ -112,10 +118,18 @@ class Store:
 
     _depth = 0  # how many `_transaction` blocks are open (nested ones join the outer one)
 
-    def _transaction(self, begin: str) -> AbstractContextManager[None]:
+    def _transaction(self, begin: str, *, writes: bool = False) -> AbstractContextManager[None]:
         """`begin` … COMMIT, rolled back on an exception; a nested block is part of the
-        enclosing transaction."""
-        return _Transaction(self, begin)
+        enclosing transaction. `writes`: a write transaction (`hold_points.BEGIN` and
+        `COMMIT` are reached in it)."""
+        return _Transaction(self, begin, writes)
+
+    def reach(self, point: str) -> None:
+        """The write transaction under way is at `point` (`hold_points`): a test's hold,
+        when one is installed, runs here."""
+        hold = self.hold
+        if hold is not None:
+            hold(point)
 
     def write(self) -> AbstractContextManager[None]:
         """A write transaction: committed on exit, rolled back on an exception."""
@@ -358,37 +372,11 @@ class Store:
     ) -> InstanceRow | None:
         """The instance row, with the recorded event of `event_id` when there is one;
         `lock`: locked until the end of this write transaction where the dialect
-        locks rows."""
+        locks rows. The record is read as of the lock: where a locked read waits for
+        the row, the record is read once the wait is over (`PostgresStore.instance`)."""
         sql = SELECT_INSTANCE + self.lock_clause if lock else SELECT_INSTANCE
         row = self.execute(sql, (event_id, instance_id)).fetchone()
-        if row is None:
-            return None
-        for name, value in (("version", row[4]), ("chart version", row[2])):
-            if type(value) is not int:
-                raise CorruptRowError(
-                    f"instance {row[0]!r}: the stored {name} {value!r} is not an integer"
-                )
-        columns = StateColumns(configuration=row[5], context=row[6], history=row[7], timers=row[12])
-        recorded = (
-            None
-            if row[9] is None
-            else RecordedId(
-                sequence=row[9],
-                payload_sha256=unpack_hash(row[14], row[15], row[10]),
-                status=unpack_status(row[11]),
-            )
-        )
-        return InstanceRow(
-            instance_id=row[0],
-            chart_name=row[1],
-            chart_version=row[2],
-            chart_digest=row[3],
-            version=row[4],
-            columns=columns,
-            initial_context=row[8],
-            recorded=recorded,
-            start_clock_ms=row[13],
-        )
+        return None if row is None else instance_row(row, row[INSTANCE_WIDTH:])
 
     def update_instance(
         self,
@@ -458,11 +446,7 @@ class Store:
 
     def recorded_event(self, instance_id: str, event_id: str) -> RecordedId | None:
         """Where the event ID is recorded in the instance's history, if it is."""
-        row = self.execute(
-            "SELECT sequence, payload_sha256, status, type, payload FROM statekit_events "
-            "WHERE instance_id = ? AND event_id = ?",
-            (instance_id, event_id),
-        ).fetchone()
+        row = self.execute(SELECT_RECORDED, (instance_id, event_id)).fetchone()
         if row is None:
             return None
         return RecordedId(
@@ -645,6 +629,20 @@ class Store:
         ).fetchall()
         return [TimerRow(*r) for r in rows]
 
+    def unclaimable_timers(self, now_ms: int, window: int) -> list[TimerRow]:
+        """Timer rows due at `now_ms` whose instance the store does not have (never claimed:
+        `claim_due_timers` joins the instance), among the `window` earliest due rows: one
+        query whose work is bounded by `window` whatever the number of armed timers (the
+        due-time index gives the earliest rows; nothing due, nothing read)."""
+        rows = self.execute(
+            f"SELECT {TIMER_COLUMNS} FROM (SELECT * FROM statekit_timers WHERE due_ms <= ? "
+            "ORDER BY due_ms, generation LIMIT ?) t WHERE NOT EXISTS (SELECT 1 FROM "
+            "statekit_instances i WHERE i.instance_id = t.instance_id) "
+            "ORDER BY t.due_ms, t.generation",
+            (now_ms, window),
+        ).fetchall()
+        return [TimerRow(*r) for r in rows]  # selected in the record's field order
+
     def upcoming_timers(self, chart_names: Sequence[str], limit: int) -> list[TimerRow]:
         """The `limit` earliest timers of instances of these charts, due or not (a worker
         sleeps until the first it can fire); reads, locks nothing."""
@@ -675,22 +673,56 @@ def _newer_schema(current: int, latest: int) -> SchemaVersionError:
     )
 
 
+def instance_row(row: Sequence[Any], recorded: Sequence[Any] | None) -> InstanceRow:
+    """An instance row selected as `SELECT_LOCKED_INSTANCE` (the first `INSTANCE_WIDTH`
+    columns of `SELECT_INSTANCE`), with `recorded` the record of the event ID asked
+    about, selected as `SELECT_RECORDED` (None, or its columns None: not recorded)."""
+    for name, value in (("version", row[4]), ("chart version", row[2])):
+        if type(value) is not int:
+            raise CorruptRowError(
+                f"instance {row[0]!r}: the stored {name} {value!r} is not an integer"
+            )
+    columns = StateColumns(configuration=row[5], context=row[6], history=row[7], timers=row[9])
+    found = (
+        None
+        if recorded is None or recorded[0] is None
+        else RecordedId(
+            sequence=recorded[0],
+            payload_sha256=unpack_hash(recorded[3], recorded[4], recorded[1]),
+            status=unpack_status(recorded[2]),
+        )
+    )
+    return InstanceRow(
+        instance_id=row[0],
+        chart_name=row[1],
+        chart_version=row[2],
+        chart_digest=row[3],
+        version=row[4],
+        columns=columns,
+        initial_context=row[8],
+        recorded=found,
+        start_clock_ms=row[10],
+    )
+
+
 class _Transaction:
     """`Store._transaction`: a class rather than a generator-based context manager, since
     every event enters one (a generator's machinery cost more than the statements'
     Python); it holds nothing of its own (the depth is the store's), so one object can
     be entered again and again, nested too."""
 
-    __slots__ = ("_begin", "_store")
+    __slots__ = ("_begin", "_store", "_writes")
 
-    def __init__(self, store: Store, begin: str) -> None:
-        self._store, self._begin = store, begin
+    def __init__(self, store: Store, begin: str, writes: bool) -> None:
+        self._store, self._begin, self._writes = store, begin, writes
 
     def __enter__(self) -> None:
         store = self._store
         if store._depth:
             store._depth += 1
             return
+        if self._writes and store.hold is not None:
+            store.hold(BEGIN)
         store._control(self._begin)
         store._depth = 1
 
@@ -705,6 +737,8 @@ class _Transaction:
                 store._control("ROLLBACK")
             return
         try:
+            if self._writes and store.hold is not None:
+                store.hold(COMMIT)
             store._control("COMMIT")
         except BaseException:  # a failed commit (disk full) leaves nothing half-open
             if store._open_transaction():

@@ -54,10 +54,15 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from statekit.runner.errors import NoStoreError, StoreURLError
-from statekit.runner.store.base import Store
+from statekit.runner.store.base import Store, instance_row
 from statekit.runner.store.migrations import STALE_VERSION
-from statekit.runner.store.rows import DecidedRows
-from statekit.runner.store.statements import decided_statements, move_values
+from statekit.runner.store.rows import DecidedRows, InstanceRow
+from statekit.runner.store.statements import (
+    SELECT_LOCKED_INSTANCE,
+    SELECT_RECORDED,
+    decided_statements,
+    move_values,
+)
 
 POSTGRES_REQUIREMENT = "psycopg[binary]>=3.1"
 """What the `postgres` extra installs (pyproject.toml); statekit is on no package index, so a
@@ -100,7 +105,7 @@ class PostgresStore(Store):
         # `check_integrity` is SQLite's check on open; PostgreSQL checks its pages itself.
         super().__init__(url, read_only=read_only)
         # one reusable object each (as SQLite's): no generator per transaction
-        self._writer = self._transaction("BEGIN")
+        self._writer = self._transaction("BEGIN ISOLATION LEVEL READ COMMITTED", writes=True)
         self._reader = self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         try:
             import psycopg  # the optional dependency: only PostgreSQL users need it
@@ -184,6 +189,34 @@ class PostgresStore(Store):
         cursor.nextset()
         return cursor
 
+    def instance(
+        self, instance_id: str, event_id: str | None = None, *, lock: bool = False
+    ) -> InstanceRow | None:
+        """`Store.instance`; a locked read with an event ID is two statements in one query
+        (one round trip): the row locked (`SELECT_LOCKED_INSTANCE`), then the record
+        (`SELECT_RECORDED`). Under READ COMMITTED a `SELECT … FOR UPDATE` that waited
+        for the row re-reads only the locked row after the wait, and a record joined to
+        it would be the one of the statement's snapshot, taken before the wait: a
+        redelivery of an event committed meanwhile would find it unrecorded and be
+        decided again (a spurious rejection, or a duplicate refused by the unique
+        index). The second statement takes its snapshot once the lock is held, so it
+        sees every event committed before the lock was granted."""
+        if not lock or event_id is None:
+            return super().instance(instance_id, event_id, lock=lock)
+        self._check_open()
+        bound = self._bound
+        locked = bound(self._convert(SELECT_LOCKED_INSTANCE + self.lock_clause), (instance_id,))
+        record = bound(self._convert(SELECT_RECORDED), (instance_id, event_id))
+        begin, self._begin = self._begin, None
+        cursor = self._psycopg.ClientCursor(self._conn)
+        cursor.execute(";\n".join([locked, record] if begin is None else [begin, locked, record]))
+        if begin is not None:
+            cursor.nextset()
+        row = cursor.fetchone()
+        cursor.nextset()
+        recorded = cursor.fetchone()
+        return None if row is None else instance_row(row, recorded)
+
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement for each parameter row (one round trip: one query)."""
         if len(rows) == 1:
@@ -198,7 +231,8 @@ class PostgresStore(Store):
         moves = [self._checked(*move_values(move)) for move in rows.moves]
         statements = [(self._convert(sql), params) for sql, params in decided_statements(rows)]
         try:
-            self._send_query(moves, statements, last=last)
+            # with a test's hold installed, the COMMIT goes on its own (`hold_points.COMMIT`)
+            self._send_query(moves, statements, last=last and self.hold is None)
         except self._errors as exc:
             if getattr(exc, "sqlstate", None) == STALE_VERSION:
                 return False

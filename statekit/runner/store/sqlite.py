@@ -133,7 +133,7 @@ class SQLiteStore(Store):
             raise StoreURLError(f"{url!r}: unknown SQLite options {sorted(options)}")
         self.path = path
         self.busy_timeout = busy
-        self._writer = self._transaction("BEGIN IMMEDIATE")
+        self._writer = self._transaction("BEGIN IMMEDIATE", writes=True)
         self._reader = self._transaction("BEGIN")
         folder = Path(path).parent
         for part in [folder, *folder.parents] if path != ":memory:" else []:

@@ -161,14 +161,30 @@ def rejection_row(row: Sequence[Any]) -> RejectionRow:
     return RejectionRow(**dict(zip(_REJECTION, row, strict=True)))
 
 
+_INSTANCE_COLUMNS = (
+    "i.instance_id, i.chart_name, i.chart_version, i.chart_digest, i.version, "
+    "i.configuration, i.context, i.history, i.initial_context, i.timers, i.start_clock_ms"
+)
+INSTANCE_WIDTH = 11
+"""How many columns of `SELECT_INSTANCE` are the instance's (the record's follow)."""
+_RECORD_COLUMNS = "sequence, payload_sha256, status, type, payload"
 SELECT_INSTANCE = (
-    "SELECT i.instance_id, i.chart_name, i.chart_version, i.chart_digest, i.version, "
-    "i.configuration, i.context, i.history, i.initial_context, "
-    "e.sequence, e.payload_sha256, e.status, i.timers, i.start_clock_ms, e.type, e.payload "
+    f"SELECT {_INSTANCE_COLUMNS}, {', '.join('e.' + c for c in _RECORD_COLUMNS.split(', '))} "
     "FROM statekit_instances i "
     "LEFT JOIN statekit_events e ON e.instance_id = i.instance_id AND e.event_id = ? "
     "WHERE i.instance_id = ?"
 )
+"""The instance row and the record of an event ID in one statement: the joined record is
+read in the statement's snapshot, so a locked read that waited for the row must not rely
+on it where the dialect re-reads only the locked row after the wait (PostgreSQL's READ
+COMMITTED): there `SELECT_LOCKED_INSTANCE` then `SELECT_RECORDED`, two statements."""
+SELECT_LOCKED_INSTANCE = (
+    f"SELECT {_INSTANCE_COLUMNS} FROM statekit_instances i WHERE i.instance_id = ?"
+)
+SELECT_RECORDED = (
+    f"SELECT {_RECORD_COLUMNS} FROM statekit_events WHERE instance_id = ? AND event_id = ?"
+)
+"""Where an event ID is recorded (`RecordedId`'s columns, unpacked by `instance_row`)."""
 PAIRS_PER_STATEMENT = 400  # two parameters each: within SQLite's oldest limit (999)
 UPDATE_INSTANCE = (
     "UPDATE statekit_instances SET version = ?, chart_name = ?, chart_version = ?, "
