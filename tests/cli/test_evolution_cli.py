@@ -241,12 +241,12 @@ def test_diff_against_a_git_revision(tmp_path: Path) -> None:
         assert bad.returncode == 2 and "revision" in bad.stderr, (hostile, bad.stderr)
         assert sorted(repo.rglob("*")) == files, f"--rev={hostile} wrote a file"
     # an option after --end-of-options is a revision git cannot show, not an option
-    done = subprocess.run(
+    shown = subprocess.run(
         ["git", "-C", str(repo / "machines"), "show", "--end-of-options", "--output=x:./t"],
         capture_output=True,
         check=False,
     )
-    assert done.returncode != 0 and not (repo / "machines" / "x").exists()
+    assert shown.returncode != 0 and not (repo / "machines" / "x").exists()
 
 
 HOSTILE_REVISIONS = [
