@@ -47,6 +47,7 @@ class LanguageServer:
         self._stderr: list[bytes] = []
         self._next_id = 0
         self.notifications: list[Message] = []
+        self.stray: list[Message] = []
         assert self._process.stdout is not None and self._process.stderr is not None
         threading.Thread(target=self._read, args=(self._process.stdout,), daemon=True).start()
         threading.Thread(target=self._drain, args=(self._process.stderr,), daemon=True).start()
@@ -73,6 +74,8 @@ class LanguageServer:
                 if "error" in message:
                     raise ServerFailed(f"{method} failed: {message['error']}")
                 return message.get("result")
+            else:
+                self.stray.append(message)
 
     def notification(self, method: str, matches: Callable[[Any], bool]) -> Any:
         """The params of the first notification `method` whose params match (waits for it)."""
@@ -95,6 +98,39 @@ class LanguageServer:
                 del self.notifications[index]
                 break
         return params
+
+    def send_bytes(self, data: bytes) -> None:
+        """Write `data` to the server as it is (a malformed frame, say)."""
+        stdin = self._process.stdin
+        assert stdin is not None
+        try:
+            stdin.write(data)
+            stdin.flush()
+        except OSError as error:
+            raise ServerFailed(f"the server stopped reading: {error}{self._said()}") from error
+
+    def next_id(self) -> int:
+        """A request id not used yet."""
+        self._next_id += 1
+        return self._next_id
+
+    def response(self, ident: object) -> Message:
+        """The whole response (result or error) to request `ident`; responses to other ids
+        met meanwhile are kept in `stray`."""
+        while True:
+            message = self._receive(f"the response to request {ident!r}")
+            if "method" in message and "id" in message:
+                self._answer(message)
+            elif "method" in message:
+                self.notifications.append(message)
+            elif message.get("id") == ident:
+                return message
+            else:
+                self.stray.append(message)
+
+    def alive(self) -> bool:
+        """Whether the server process is still running."""
+        return self._process.poll() is None
 
     def notify(self, method: str, params: object) -> None:
         """Send a notification (no answer expected)."""

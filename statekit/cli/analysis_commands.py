@@ -32,6 +32,7 @@ from statekit.compiler.diagnostics import Diagnostic
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.model.state_index import StateIndex
 from statekit.compiler.pipeline import compile_file
+from statekit.compiler.terminal_text import terminal_text
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
 from statekit.lint.rules import analysis_limit
@@ -134,10 +135,10 @@ def explain_command(
     if output_format == "json":
         click.echo(json.dumps(explanation.to_json(), indent=2, ensure_ascii=False))
     elif output_format == "table":
-        click.echo("\n".join(_table_lines(explanation, explored)))
+        click.echo("\n".join(map(terminal_text, _table_lines(explanation, explored))))
     elif len(explanation.rows) > TEXT_TABLE_LIMIT:
         click.echo(_too_many_rows(len(explanation.rows)))
-        click.echo("\n".join(_table_lines(explanation, explored)))
+        click.echo("\n".join(map(terminal_text, _table_lines(explanation, explored))))
     else:
         _print_explanation(explanation, explored)
     _finish(explored)
@@ -201,6 +202,11 @@ def _table_lines(explanation: Explanation, explored: Exploration) -> list[str]:
     return out
 
 
+def _shown(value: str) -> Text:
+    """A chart's text as a rich cell: no markup read in it, no control character written."""
+    return Text(terminal_text(value))
+
+
 def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
     console = Console(soft_wrap=False, width=max(Console().width, 100))
     table = Table(
@@ -222,10 +228,10 @@ def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
         for i, (event, verdicts) in enumerate(items):
             for j, verdict in enumerate(verdicts):
                 table.add_row(
-                    label if first else "",
-                    event if j == 0 else "",
-                    verdict.text(),
-                    "; ".join(verdict.assuming),
+                    _shown(label if first else ""),
+                    _shown(event if j == 0 else ""),
+                    _shown(verdict.text()),
+                    _shown("; ".join(verdict.assuming)),
                     end_section=i == len(items) - 1 and j == len(verdicts) - 1,
                 )
                 first = False
@@ -236,7 +242,10 @@ def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
             timers.add_column(column, overflow="fold")
         for timer in explanation.timers:
             timers.add_row(
-                timer.name, timer.state or "(root)", timer.due, "\n".join(timer.transitions)
+                _shown(timer.name),
+                _shown(timer.state or "(root)"),
+                _shown(timer.due),
+                Text("\n").join(_shown(t) for t in timer.transitions),
             )
         console.print(timers)
     invariants = Table(title="invariants")
@@ -247,7 +256,9 @@ def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
     for inv in explanation.invariants:
         style = {"violated": "red", "proven": "green", "not proven": "yellow"}.get(inv.status, "")
         shown = "enforced at runtime" if inv.status == "runtime" else inv.status
-        invariants.add_row(inv.name, inv.form, Text(shown, style=style), inv.detail)
+        invariants.add_row(
+            _shown(inv.name), _shown(inv.form), Text(shown, style=style), _shown(inv.detail)
+        )
     if explanation.invariants:
         console.print(invariants)
     c = explanation.counts
@@ -309,7 +320,7 @@ def _print_paths(suite: PathSuite, explored: Exploration) -> None:
     out.extend(f"never selected: {transition_label(chart, t)}" for t in suite.never_selected)
     if not suite.complete:
         out.append("incomplete: the exploration hit a bound (see statekit lint: analysis-limit)")
-    click.echo("\n".join(out))
+    click.echo("\n".join(map(terminal_text, out)))
 
 
 for _command in (explain_command, paths_command):

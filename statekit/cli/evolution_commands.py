@@ -43,13 +43,30 @@ def _chart_or_exit(result: CompileResult, what: str) -> CompiledChart:
     return result.chart
 
 
+def revision_problem(rev: str) -> str | None:
+    """Why `rev` is no git revision `diff --rev` passes on (None: it may be one).
+
+    A revision never starts with `-` (git would read it as an option), and never holds
+    white space, a control character or `:` (which would name another file)."""
+    if not rev:
+        return "a revision is not empty"
+    if rev.startswith("-"):
+        return "a revision does not start with '-'"
+    if any(c.isspace() or not c.isprintable() or c == ":" for c in rev):
+        return "a revision holds no white space, control character or ':'"
+    return None
+
+
 def _at_revision(path: str, rev: str) -> CompileResult:
     """The chart file's text at git revision `rev`, compiled (a usage error when git
     cannot show it)."""
+    problem = revision_problem(rev)
+    if problem is not None:
+        raise click.UsageError(f"--rev {rev!r}: {problem}")
     file = Path(path)
     try:
-        done = subprocess.run(
-            ["git", "-C", str(file.parent), "show", f"{rev}:./{file.name}"],
+        done = subprocess.run(  # after --end-of-options, git reads no argument as an option
+            ["git", "-C", str(file.parent), "show", "--end-of-options", f"{rev}:./{file.name}"],
             capture_output=True,
             check=False,
         )

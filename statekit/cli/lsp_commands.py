@@ -9,6 +9,7 @@ from statekit.cli.group import EXIT_USAGE
 from statekit.lsp.settings import (
     DEFAULT_ANALYSIS_DELAY_S,
     DEFAULT_COMPILE_DELAY_S,
+    DEFAULT_MAX_MESSAGE_BYTES,
     ServerSettings,
 )
 
@@ -39,7 +40,16 @@ message names this requirement, not the extra."""
     show_default=True,
     help="Milliseconds the text must be still before the analysis rules run (a save runs them).",
 )
-def lsp_command(max_configurations: int, compile_delay: float, analysis_delay: float) -> None:
+@click.option(
+    "--max-message-bytes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_MESSAGE_BYTES,
+    show_default=True,
+    help="Largest message body read; a longer one is answered with an error and skipped.",
+)
+def lsp_command(
+    max_configurations: int, compile_delay: float, analysis_delay: float, max_message_bytes: int
+) -> None:
     """Run the statekit language server on stdin/stdout (for editors).
 
     Charts get compile findings as you type and the analysis rules' findings on
@@ -48,7 +58,7 @@ def lsp_command(max_configurations: int, compile_delay: float, analysis_delay: f
     (pygls): pip install 'pygls>=2.0,<3'.
     """
     try:
-        from statekit.lsp.server import make_server
+        from statekit.lsp.features import make_server
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in {"pygls", "lsprotocol"}:
             raise
@@ -62,5 +72,6 @@ def lsp_command(max_configurations: int, compile_delay: float, analysis_delay: f
         compile_delay_s=compile_delay / 1000,
         analysis_delay_s=analysis_delay / 1000,
         max_configurations=max_configurations,
+        max_message_bytes=max_message_bytes,
     )
     make_server(settings).start_io()

@@ -216,6 +216,7 @@ class _Run:
         self.errors = 0
         self.applied = 0  # lines whose outcome was committed and written
         self.known: set[str] = set()  # instances known to exist
+        self.not_created: dict[str, str] = {}  # instance -> why creating it failed
 
     def write(self, data: dict[str, Any]) -> None:
         write_line(self.out, data)
@@ -249,7 +250,7 @@ class _Run:
                     "instance": line.instance,
                     "event_id": line.command.event_id,
                     "status": "ERROR",
-                    "error": str(item),
+                    "error": self._error_text(line.instance, item),
                 }
             else:
                 self.applied += 1
@@ -266,10 +267,19 @@ class _Run:
                 continue
             try:
                 self.runner.create(instance, exist_ok=True)
-            except (RunnerError, StartError, ValueError):
-                pass  # the line's own answer says why (applying it fails the same way)
+            except (RunnerError, StartError, ValueError) as exc:
+                self.not_created[instance] = str(exc)  # the line's answer says why
             else:
                 self.known.add(instance)
+                self.not_created.pop(instance, None)
+
+    def _error_text(self, instance: str, error: Exception) -> str:
+        """What a line's error says: why its instance could not be created, when it was not
+        (applying to it then fails as an unknown instance, which is not what happened)."""
+        why = self.not_created.get(instance)
+        if why is None or instance in self.known:
+            return str(error)
+        return f"instance {instance!r} could not be created: {why}"
 
 
 def _apply_one(runner: Runner, line: _Line) -> Outcome | Exception:

@@ -32,18 +32,31 @@ CELL = '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0">'
 TABLE = '<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">'
 
 
-_CONTROL: dict[str, str] = {chr(code): " " for code in range(32)}
+# Controls draw as a space; a surrogate or a noncharacter (which Graphviz refuses: "in label
+# of node") as U+FFFD, the replacement character.
+_CONTROL: dict[str, str] = {
+    **{chr(code): " " for code in (*range(0x20), *range(0x7F, 0xA0))},
+    **{chr(code): "\ufffd" for code in range(0xD800, 0xE000)},
+    **{chr(code): "\ufffd" for code in range(0xFDD0, 0xFDF0)},
+    **{
+        chr(plane + low): "\ufffd"
+        for plane in range(0, 0x110000, 0x10000)
+        for low in (0xFFFE, 0xFFFF)
+    },
+}
 _HTML = str.maketrans({**_CONTROL, "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
 _QUOTED = str.maketrans({**_CONTROL, "\n": "\\n", "\\": "\\\\", '"': '\\"'})
 
 
 def html(text: str) -> str:
-    """Escape text for a Graphviz HTML-like label (control characters become spaces)."""
+    """Escape text for a Graphviz HTML-like label: the one escaping function of DOT labels
+    (controls become spaces, surrogates and noncharacters U+FFFD)."""
     return text.translate(_HTML)
 
 
 def quoted(text: str) -> str:
-    """A DOT double-quoted string (for tooltips): backslashes and quotes escaped, lines kept."""
+    """A DOT double-quoted string (for tooltips and ids): backslashes and quotes escaped, lines
+    kept, other controls spaces, surrogates and noncharacters U+FFFD."""
     return '"' + text.translate(_QUOTED) + '"'
 
 

@@ -27,9 +27,11 @@ and angle brackets are structure or HTML, and a line holding the word
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import defaultdict
 
 from statekit.compiler.ir import HistoryKind, StateKind
+from statekit.compiler.terminal_text import is_noncharacter, is_unsafe
 from statekit.diagrams.model import DState
 from statekit.diagrams.views import EdgeKind, EdgeLabel, View, ViewEdge
 
@@ -45,10 +47,21 @@ CLASS_DEFS = (
 
 
 def escape(text: str) -> str:
-    """Text made safe for a Mermaid label or state name (entity codes, one line)."""
+    """Text made safe for a Mermaid label or state name (entity codes, one line): the one
+    escaping function of Mermaid text. Mermaid's own characters and every character a
+    terminal could act on (`is_unsafe`) become entity codes (`#27;`); a surrogate or a
+    noncharacter the replacement character's (`#65533;`)."""
     text = " ".join(text.split())
     text = _SPECIAL.sub(lambda m: f"#{ord(m.group())};", text)
+    if not text.isprintable():
+        text = "".join(_entity(c) if is_unsafe(c) else c for c in text)
     return _DIRECTION.sub(lambda m: f"{m.group(1)}#{ord(m.group(2))};", text)
+
+
+def _entity(char: str) -> str:
+    if is_noncharacter(char) or unicodedata.category(char) == "Cs":
+        return "#65533;"
+    return f"#{ord(char)};"
 
 
 _TOP = -1

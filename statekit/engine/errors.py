@@ -15,15 +15,18 @@ from statekit.engine.trace import AppliedMicrostep
 class EvaluationError(Exception):
     """An expression failed at runtime (division by zero, overflow, a non-finite result).
 
-    The message names the expression's role, its source and its position; it
-    never contains a runtime value.
+    The message names the expression's role, its source and its line and column;
+    it never contains a runtime value, nor the chart's file name: a rejection's
+    message is stored as evidence and replayed by `verify`, so it must not depend
+    on where the chart was loaded from.
     """
 
     def __init__(self, role: str, expression: Expression, problem: str) -> None:
         self.role = role
         self.expression = expression
         self.problem = problem
-        super().__init__(f"{role} `{expression.source}` at {expression.span}: {problem}")
+        where = f"line {expression.span.line}, column {expression.span.column}"
+        super().__init__(f"{role} `{expression.source}` at {where}: {problem}")
 
     @classmethod
     def from_exception(cls, role: str, expression: Expression, exc: Exception) -> EvaluationError:

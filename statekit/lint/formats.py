@@ -31,6 +31,7 @@ from typing import Protocol
 from urllib.parse import quote
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.terminal_text import terminal_text
 from statekit.lint.ruleinfo import RuleInfo
 
 __all__ = [
@@ -132,7 +133,8 @@ def format_text(
     *,
     base_dir: Path | None = None,
 ) -> str:
-    """One `path:line:col: severity[slug] message` line per diagnostic.
+    """One `path:line:col: severity[slug] message` line per diagnostic, for a terminal
+    (`terminal_text`: a control character in a name is written as its escape).
 
     Each note (and any further line of a multi-line message) follows on its own
     line, indented by four spaces. No diagnostics give the empty string.
@@ -143,7 +145,7 @@ def format_text(
         lines.append(f"{diagnostic.span}: {diagnostic.severity.value}[{diagnostic.slug}] {first}")
         for note in (*rest, *diagnostic.notes):
             lines.extend(f"    {line}" for line in _LINE_BREAK.split(note))
-    return "".join(f"{line}\n" for line in lines)
+    return "".join(f"{terminal_text(line)}\n" for line in lines)
 
 
 # -- json ---------------------------------------------------------------------
@@ -516,7 +518,9 @@ def format_github(
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's data: `%`, CR and LF as the runner reads them back, and every
+    other character a log viewer could act on (an escape sequence) as its escape."""
+    return terminal_text(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _escape_property(text: str) -> str:

@@ -30,37 +30,33 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
+import sys
 import threading
 from collections.abc import Callable, Coroutine, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, BinaryIO
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidRequest
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
-from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
 from statekit._version import __version__
 from statekit.analysis.explorer import Progress
 from statekit.analysis.options import ExplorationOptions
-from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.diagnostics import Diagnostic
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import CompileResult, compile_source
-from statekit.lint.config import (
-    ConfigError,
-    LintConfig,
-    find_pyproject,
-    load_project_config,
-    with_chart_settings,
-)
-from statekit.lint.lint_files import CHART_SUFFIXES, is_chart_text, lint_compiled
-from statekit.lsp import navigation, records
+from statekit.lint.config import LintConfig
+from statekit.lint.lint_files import CHART_SUFFIXES, is_chart_text
+from statekit.lsp import navigation, records, stages
+from statekit.lsp.conversions import lsp_diagnostic, span_positions
 from statekit.lsp.settings import ServerSettings
+from statekit.lsp.transport import FrameReader, deliver
 
 LANGUAGE_ID = "statekit-yaml"
 """The language id a client may give any chart document, whatever its name."""
@@ -68,16 +64,8 @@ CHART_NAME_SUFFIX = ".statechart.yaml"
 """A document with this name is a chart, whatever its language id."""
 STATS_COMMAND = "statekit.serverStats"
 """`workspace/executeCommand` that reports what the server retains (for tests and bug reports)."""
-SOURCE = "statekit"
 
-_SEVERITY = {
-    Severity.ERROR: types.DiagnosticSeverity.Error,
-    Severity.WARNING: types.DiagnosticSeverity.Warning,
-}
-
-
-class _Superseded(Exception):
-    """A newer edit of the document: the analysis of the older text stops."""
+_log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -117,6 +105,42 @@ class ChartLanguageServer(LanguageServer):
         self._analyser = ThreadPoolExecutor(max_workers=1, thread_name_prefix="statekit-analysis")
         self._lock = threading.Lock()  # guards `generation` read from the analysis thread
         self._tasks: set[asyncio.Future[None]] = set()
+
+    # --- the wire ---------------------------------------------------------------------
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over `stdin` and `stdout` (the process's by default) until the client exits.
+
+        pygls' own loop is replaced by `statekit.lsp.transport`'s: a bounded frame, every
+        request answered, and resynchronisation after a malformed frame."""
+        self._stop_event = threading.Event()
+        writer = StdoutWriter(stdout or sys.stdout.buffer)
+        self.protocol.set_writer(writer)
+        reader = FrameReader(stdin or sys.stdin.buffer, self.settings.max_message_bytes)
+        try:
+            asyncio.run(self._serve(reader, writer))
+        except BrokenPipeError:
+            _log.error("the client closed the connection")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+    async def _serve(self, reader: FrameReader, writer: StdoutWriter) -> None:
+        loop = asyncio.get_running_loop()
+        stop = self._stop_event
+        while stop is None or not stop.is_set():
+            frame = await loop.run_in_executor(self.thread_pool, reader.next)
+            if frame is None:
+                return
+            try:
+                deliver(
+                    self.protocol, writer, frame, bool(getattr(self.protocol, "_shutdown", False))
+                )
+            except (BrokenPipeError, SystemExit):
+                raise
+            except Exception:  # a bug in statekit or pygls: logged, and the next frame is read
+                _log.exception("unable to handle a message")
 
     # --- document life cycle ---------------------------------------------------------
 
@@ -201,7 +225,7 @@ class ChartLanguageServer(LanguageServer):
             return
         loop = asyncio.get_running_loop()
         compiled, config, problems, findings = await loop.run_in_executor(
-            self._compiler, _compile_stage, text, state.file
+            self._compiler, stages.compile_stage, text, state.file
         )
         if self.documents.get(state.uri) is not state or state.generation != generation:
             return
@@ -234,14 +258,14 @@ class ChartLanguageServer(LanguageServer):
         try:
             findings = await loop.run_in_executor(
                 self._analyser,
-                _analysis_stage,
+                stages.analysis_stage,
                 compiled,
                 state.file,
                 state.config,
                 state.config_problems,
                 options,
             )
-        except _Superseded:
+        except stages.Superseded:
             return
         finally:
             if state.running_analysis == generation:
@@ -259,7 +283,7 @@ class ChartLanguageServer(LanguageServer):
             with self._lock:
                 current = state.generation
             if current != generation:
-                raise _Superseded
+                raise stages.Superseded
 
         @contextmanager
         def factory(_chart: CompiledChart) -> Iterator[Progress | None]:
@@ -319,7 +343,7 @@ class ChartLanguageServer(LanguageServer):
             return ()
         touching = []
         for finding in state.findings:
-            start, end = _span_positions(finding.span)
+            start, end = span_positions(finding.span)
             if start <= where.end and where.start <= end:
                 touching.append(finding)
         return tuple(touching)
@@ -345,343 +369,3 @@ class ChartLanguageServer(LanguageServer):
 def _cancel(timer: asyncio.TimerHandle | None) -> None:
     if timer is not None:
         timer.cancel()
-
-
-def _compile_stage(
-    text: str, file: str
-) -> tuple[CompileResult, LintConfig, tuple[Diagnostic, ...], tuple[Diagnostic, ...]]:
-    """Compile `text`: the result, the project configuration and its problems, and the
-    compile findings with the project's and the chart's settings applied."""
-    config, problems = _project_config(file)
-    try:
-        result = compile_source(text, file)
-    except Exception as exc:  # a bug in statekit: a positioned finding, never a dead server
-        crash = _crash(file, exc)
-        return CompileResult(None, (crash,), text), config, problems, (*problems, crash)
-    found = [*problems, *result.diagnostics]
-    chart_config = config
-    if result.chart is not None:
-        chart_config, chart_problems = with_chart_settings(config, result.chart.lint, file)
-        found.extend(chart_problems)
-    kept = (chart_config.effective(d) for d in found)
-    findings = tuple(sorted((d for d in kept if d is not None), key=Diagnostic.sort_key))
-    return result, config, problems, findings
-
-
-def _analysis_stage(
-    compiled: CompileResult,
-    file: str,
-    config: LintConfig,
-    problems: tuple[Diagnostic, ...],
-    options: ExplorationOptions,
-) -> tuple[Diagnostic, ...]:
-    """Every finding of the compiled chart, as `statekit lint` reports them."""
-    try:
-        found = lint_compiled(compiled, file, config, options)
-    except _Superseded:
-        raise
-    except Exception as exc:  # a bug in statekit: a positioned finding, never a dead server
-        found = [*compiled.diagnostics, _crash(file, exc)]
-    return tuple(sorted([*problems, *found], key=Diagnostic.sort_key))
-
-
-def _project_config(file: str) -> tuple[LintConfig, tuple[Diagnostic, ...]]:
-    """`[tool.statekit.lint]` of the nearest pyproject.toml; a broken one is a finding."""
-    try:
-        return load_project_config(find_pyproject(Path(file).absolute().parent)), ()
-    except ConfigError as exc:
-        return LintConfig(), (
-            Diagnostic("config", Severity.ERROR, str(exc), SourceSpan.start_of(file)),
-        )
-
-
-def _crash(file: str, exc: Exception) -> Diagnostic:
-    return Diagnostic(
-        "internal-error",
-        Severity.ERROR,
-        f"statekit crashed on this file: {type(exc).__name__}: {exc}",
-        SourceSpan.start_of(file),
-        ("please report this",),
-    )
-
-
-# --- conversions (code points here, the client's units there) --------------------------
-
-
-def _span_positions(span: SourceSpan) -> tuple[records.Position, records.Position]:
-    start = records.Position(max(span.line - 1, 0), max(span.column - 1, 0))
-    end = records.Position(max(span.end_line - 1, 0), max(span.end_column - 1, 0))
-    return start, max(start, end)
-
-
-def _to_client(document: TextDocument, where: records.Range) -> types.Range:
-    return document.range_to_client_units(
-        ServerTextRange(
-            start=ServerTextPosition(where.start.line, where.start.character),
-            end=ServerTextPosition(where.end.line, where.end.character),
-        )
-    )
-
-
-def _from_client(document: TextDocument, position: types.Position) -> records.Position:
-    server = document.position_from_client_units(position)
-    return records.Position(server.line, server.character)
-
-
-def _range_from_client(document: TextDocument, where: types.Range) -> records.Range:
-    return records.Range(_from_client(document, where.start), _from_client(document, where.end))
-
-
-def span_range(document: TextDocument, span: SourceSpan) -> types.Range:
-    """The LSP range of a statekit span in `document` (1-based code points to client units)."""
-    start, end = _span_positions(span)
-    return _to_client(document, records.Range(start, end))
-
-
-def lsp_diagnostic(finding: Diagnostic, document: TextDocument, file: str) -> types.Diagnostic:
-    """A statekit finding as an LSP diagnostic: related places and notes as relatedInformation."""
-    here = span_range(document, finding.span)
-    related = [
-        types.DiagnosticRelatedInformation(
-            location=types.Location(
-                uri=_uri_of(r.span.file, document, file), range=_range_in(r.span, document, file)
-            ),
-            message=r.message,
-        )
-        for r in finding.related
-    ]
-    related += [
-        types.DiagnosticRelatedInformation(
-            location=types.Location(uri=document.uri, range=here), message=note
-        )
-        for note in finding.notes
-    ]
-    return types.Diagnostic(
-        range=here,
-        message=finding.message,
-        severity=_SEVERITY.get(finding.severity, types.DiagnosticSeverity.Information),
-        code=finding.slug,
-        source=SOURCE,
-        related_information=related or None,
-    )
-
-
-def _uri_of(span_file: str, document: TextDocument, file: str) -> str:
-    if span_file == file:
-        return document.uri
-    return Path(span_file).absolute().as_uri()
-
-
-def _range_in(span: SourceSpan, document: TextDocument, file: str) -> types.Range:
-    if span.file == file:
-        return span_range(document, span)
-    start, end = _span_positions(span)  # another file: code points, as best we know
-    return types.Range(
-        start=types.Position(start.line, start.character),
-        end=types.Position(end.line, end.character),
-    )
-
-
-def _text_edit(document: TextDocument, edit: records.TextEdit) -> types.TextEdit:
-    return types.TextEdit(range=_to_client(document, edit.range), new_text=edit.new_text)
-
-
-def _completion(document: TextDocument, item: records.CompletionItem) -> types.CompletionItem:
-    return types.CompletionItem(
-        label=item.label,
-        kind=types.CompletionItemKind(int(item.kind)),
-        detail=item.detail,
-        text_edit=_text_edit(document, item.edit),
-        documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=item.documentation)
-        if item.documentation
-        else None,
-    )
-
-
-def _symbol(document: TextDocument, symbol: records.DocumentSymbol) -> types.DocumentSymbol:
-    return types.DocumentSymbol(
-        name=symbol.name,
-        kind=types.SymbolKind(int(symbol.kind)),
-        detail=symbol.detail or None,
-        range=_to_client(document, symbol.range),
-        selection_range=_to_client(document, symbol.selection_range),
-        children=[_symbol(document, c) for c in symbol.children] or None,
-    )
-
-
-# --- the server and its features -------------------------------------------------------
-
-
-class _DocumentRequest(Protocol):
-    """The parameters of a request about one text document."""
-
-    @property
-    def text_document(self) -> types.TextDocumentIdentifier: ...
-
-
-_Request = TypeVar("_Request", bound=_DocumentRequest)
-_Answer = TypeVar("_Answer")
-_ChartAnswer = Callable[
-    [ChartLanguageServer, navigation.ChartDocument, TextDocument, _Request], _Answer
-]
-
-
-def _chart_request(
-    server: ChartLanguageServer, method: str, options: Any | None = None
-) -> Callable[[_ChartAnswer[_Request, _Answer]], _ChartAnswer[_Request, _Answer]]:
-    """A decorator registering an answer to `method`, a request about one document: it is
-    called with the document's current chart and text, and a document that is not a chart
-    gets no answer (null)."""
-
-    def register(answer: _ChartAnswer[_Request, _Answer]) -> _ChartAnswer[_Request, _Answer]:
-        async def handler(ls: ChartLanguageServer, params: _Request) -> _Answer | None:
-            found = await ls.chart_at(params.text_document.uri)
-            return None if found is None else answer(ls, found[0], found[1], params)
-
-        server.feature(method, options)(handler)
-        return answer
-
-    return register
-
-
-def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
-    """A server with every feature registered (start it with `start_io()`)."""
-    server = ChartLanguageServer(settings if settings is not None else ServerSettings())
-
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: ChartLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.opened(params.text_document.uri, params.text_document.language_id)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: ChartLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.changed(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: ChartLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.saved(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: ChartLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.closed(params.text_document.uri)
-
-    @_chart_request(
-        server,
-        types.TEXT_DOCUMENT_COMPLETION,
-        types.CompletionOptions(trigger_characters=[".", "'", '"', " "]),
-    )
-    def completion(
-        ls: ChartLanguageServer,
-        chart: navigation.ChartDocument,
-        document: TextDocument,
-        params: types.CompletionParams,
-    ) -> types.CompletionList:
-        items = navigation.completions(chart, _from_client(document, params.position))
-        return types.CompletionList(
-            is_incomplete=False, items=[_completion(document, i) for i in items]
-        )
-
-    @_chart_request(server, types.TEXT_DOCUMENT_HOVER)
-    def hover(
-        ls: ChartLanguageServer,
-        chart: navigation.ChartDocument,
-        document: TextDocument,
-        params: types.HoverParams,
-    ) -> types.Hover | None:
-        answer = navigation.hover(chart, _from_client(document, params.position))
-        if answer is None:
-            return None
-        return types.Hover(
-            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=answer.markdown),
-            range=_to_client(document, answer.range),
-        )
-
-    @_chart_request(server, types.TEXT_DOCUMENT_DEFINITION)
-    def definition(
-        ls: ChartLanguageServer,
-        chart: navigation.ChartDocument,
-        document: TextDocument,
-        params: types.DefinitionParams,
-    ) -> list[types.Location]:
-        ranges = navigation.definition(chart, _from_client(document, params.position))
-        return [types.Location(uri=document.uri, range=_to_client(document, r)) for r in ranges]
-
-    @_chart_request(server, types.TEXT_DOCUMENT_REFERENCES)
-    def references(
-        ls: ChartLanguageServer,
-        chart: navigation.ChartDocument,
-        document: TextDocument,
-        params: types.ReferenceParams,
-    ) -> list[types.Location]:
-        ranges = navigation.references(
-            chart,
-            _from_client(document, params.position),
-            include_declaration=params.context.include_declaration,
-        )
-        return [types.Location(uri=document.uri, range=_to_client(document, r)) for r in ranges]
-
-    @_chart_request(server, types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def document_symbol(
-        ls: ChartLanguageServer,
-        chart: navigation.ChartDocument,
-        document: TextDocument,
-        params: types.DocumentSymbolParams,
-    ) -> list[types.DocumentSymbol]:
-        return [_symbol(document, s) for s in navigation.document_symbols(chart)]
-
-    @_chart_request(server, types.TEXT_DOCUMENT_PREPARE_RENAME)
-    def prepare_rename(
-        ls: ChartLanguageServer,
-        chart: navigation.ChartDocument,
-        document: TextDocument,
-        params: types.PrepareRenameParams,
-    ) -> types.Range | None:
-        where = navigation.prepare_rename(chart, _from_client(document, params.position))
-        return None if where is None else _to_client(document, where)
-
-    @_chart_request(server, types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
-    def rename(
-        ls: ChartLanguageServer,
-        chart: navigation.ChartDocument,
-        document: TextDocument,
-        params: types.RenameParams,
-    ) -> types.WorkspaceEdit:
-        outcome = navigation.rename(chart, _from_client(document, params.position), params.new_name)
-        if outcome.refusal is not None:
-            raise JsonRpcInvalidRequest(outcome.refusal)
-        return types.WorkspaceEdit(
-            changes={document.uri: [_text_edit(document, e) for e in outcome.edits]}
-        )
-
-    @_chart_request(
-        server,
-        types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
-    )
-    def code_action(
-        ls: ChartLanguageServer,
-        chart: navigation.ChartDocument,
-        document: TextDocument,
-        params: types.CodeActionParams,
-    ) -> list[types.CodeAction]:
-        where = _range_from_client(document, params.range)
-        actions = navigation.code_actions(
-            chart, where, ls.findings_in(params.text_document.uri, where)
-        )
-        return [
-            types.CodeAction(
-                title=a.title,
-                kind=types.CodeActionKind.QuickFix,
-                diagnostics=[d for d in params.context.diagnostics if d.code == a.fixes] or None,
-                is_preferred=a.preferred or None,
-                edit=types.WorkspaceEdit(
-                    changes={document.uri: [_text_edit(document, e) for e in a.edits]}
-                ),
-            )
-            for a in actions
-        ]
-
-    @server.command(STATS_COMMAND)
-    def stats(ls: ChartLanguageServer, *_args: object) -> dict[str, int]:
-        return ls.stats()
-
-    return server

@@ -234,6 +234,33 @@ def test_diff_against_a_git_revision(tmp_path: Path) -> None:
     assert statekit("diff", "machines/task.yaml", "--rev", "HEAD", cwd=repo).returncode == 0
     bad = statekit("diff", "machines/task.yaml", "--rev", "no-such-rev", cwd=repo)
     assert bad.returncode == 2 and "no-such-rev" in bad.stderr
+    (repo / "machines" / "out:").mkdir()  # where `git show --output=out REV:./task.yaml` writes
+    files = sorted(repo.rglob("*"))
+    for hostile in HOSTILE_REVISIONS:
+        bad = statekit("diff", "machines/task.yaml", f"--rev={hostile}", cwd=repo)
+        assert bad.returncode == 2 and "revision" in bad.stderr, (hostile, bad.stderr)
+        assert sorted(repo.rglob("*")) == files, f"--rev={hostile} wrote a file"
+    # an option after --end-of-options is a revision git cannot show, not an option
+    shown = subprocess.run(
+        ["git", "-C", str(repo / "machines"), "show", "--end-of-options", "--output=x:./t"],
+        capture_output=True,
+        check=False,
+    )
+    assert shown.returncode != 0 and not (repo / "machines" / "x").exists()
+
+
+HOSTILE_REVISIONS = [
+    "--output=out",
+    "--output=written.txt",
+    "--output=../written.txt",
+    "-owritten.txt",
+    "-",
+    "",
+    "HEAD --output=written.txt",
+    "HEAD:../written.txt",
+    "HEAD\n--output=written.txt",
+    "HEAD\x1b[31m",
+]
 
 
 USAGE = [

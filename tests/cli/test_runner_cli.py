@@ -244,3 +244,86 @@ def test_run_batch_across_instances_answers_as_one_line_at_a_time(
     for url in (one_url, store_url):
         verified = statekit("verify", "--db", url, "--chart", chart)
         assert verified.returncode == 0, verified.stdout
+
+
+NO_START = """\
+statechart: no_start
+context:
+  x: {type: integer, default: 5}
+  d: {type: integer, default: 0}
+events:
+  GO: {}
+initial: a
+states:
+  a:
+    entry: [{assign: {x: ctx.x // ctx.d}}]
+    on:
+      GO: {do: [{assign: {x: 1}}]}
+"""
+
+
+@pytest.mark.parametrize("batch", ["1", "3"])
+def test_run_says_why_an_instance_could_not_be_created(tmp_path: Path, batch: str) -> None:
+    chart = str(write_chart(NO_START, tmp_path, "no_start"))
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    event = {"instance": "x", "event_id": "e1", "type": "GO"}
+    done = statekit("run", chart, "--db", url, "--batch", batch, stdin=lines(event, event))
+    assert done.returncode == 1, done.stderr
+    for answer in map(json.loads, done.stdout.splitlines()):
+        assert answer["status"] == "ERROR"
+        assert answer["error"].startswith("instance 'x' could not be created: the initial")
+        assert "ZeroDivisionError" in answer["error"] and "unknown instance" not in answer["error"]
+    refused = statekit("run", chart, "--db", url, "--no-create", stdin=lines(event))
+    assert json.loads(refused.stdout)["error"] == "unknown instance 'x'"  # not asked to create
+
+
+DIVIDES = """\
+statechart: divides
+context:
+  x: {type: integer, default: 5}
+events:
+  DIV: {by: integer}
+initial: a
+states:
+  a:
+    on:
+      DIV: {do: [{assign: {x: ctx.x // event.by}}]}
+"""
+
+
+def test_verify_of_evaluation_errors_does_not_depend_on_the_charts_folder(tmp_path: Path) -> None:
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere" / "deeper"
+    (here / "machines").mkdir(parents=True)
+    elsewhere.mkdir(parents=True)
+    (here / "machines" / "divides.yaml").write_text(DIVIDES, encoding="utf-8")
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+
+    def run_in(
+        folder: Path, *args: str, stdin: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "statekit.cli", *args],
+            cwd=folder, capture_output=True, text=True, input=stdin, check=False,
+        )  # fmt: skip
+
+    events = lines(
+        {"instance": "d1", "event_id": "e1", "type": "DIV", "payload": {"by": 0}},
+        {"instance": "d1", "event_id": "e2", "type": "DIV", "payload": {"by": 1}},
+        {"instance": "d1", "event_id": "e3", "type": "DIV", "payload": {"by": 0}},
+    )
+    done = run_in(here, "run", "machines/divides.yaml", "--db", url, stdin=events)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["reason"] for a in answers] == ["EVALUATION_ERROR", None, "EVALUATION_ERROR"]
+    assert "machines" not in answers[0]["message"] and "divides.yaml" not in answers[0]["message"]
+    copy = elsewhere / "renamed.yaml"
+    copy.write_text(DIVIDES, encoding="utf-8")
+    for folder, chart in [
+        (here, []),
+        (elsewhere, []),
+        (here, ["--chart", "machines/divides.yaml"]),
+        (elsewhere, ["--chart", "renamed.yaml"]),
+        (tmp_path, ["--chart", str(copy)]),
+    ]:
+        verified = run_in(folder, "verify", "--db", url, *chart)
+        assert verified.returncode == 0, (folder, chart, verified.stdout + verified.stderr)
+        assert "d1: ok" in verified.stdout

@@ -91,7 +91,7 @@ def test_lint_findings_are_listed() -> None:
     lint = LintSummary(1, 1, ("line 3:5: error[x] bad", "line 9:1: warning[y] meh"))
     text = page(sink(), KITCHEN_SINK, lint)
     assert "`statekit lint`: 1 error(s), 1 warning(s)." in text
-    assert "- line 3:5: error[x] bad" in text
+    assert "- line 3:5: error\\[x\\] bad" in text
     assert "lint: 1 error(s), 1 warning(s)" in text.splitlines()[3]
 
 

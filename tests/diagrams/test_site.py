@@ -57,7 +57,9 @@ def test_a_plan_has_a_page_a_dot_source_and_an_image_per_chart_and_an_index(
     assert plan.file_count == 4
     page = dict(plan.texts)["light.md"]
     assert "../charts/light.yaml" in page  # the page links back to its chart, relatively
-    assert "warning[unused-event] event 'UNUSED' is never used" in page  # the findings passed in
+    assert (
+        "warning\\[unused-event\\] event 'UNUSED' is never used" in page
+    )  # the findings passed in
 
 
 def test_an_empty_folder_misses_every_file(tmp_path: Path) -> None:

@@ -297,8 +297,8 @@ states:
 @pytest.mark.parametrize(
     ("event", "payload", "needle"),
     [
-        ("DIV", None, "assign to ctx.x `ctx.x // ctx.d` at chart.yaml:11:"),
-        ("GUARD", {"by": 0}, "'if' `10 // event.by > 1` at chart.yaml:12:"),
+        ("DIV", None, "assign to ctx.x `ctx.x // ctx.d` at line 11, column "),
+        ("GUARD", {"by": 0}, "'if' `10 // event.by > 1` at line 12, column "),
         ("BIG", None, "not a finite number"),
         ("EMIT", None, "emit Ratio field 'r' `ctx.x % ctx.d`"),
         ("HUGE", None, "does not fit in a 64-bit integer"),

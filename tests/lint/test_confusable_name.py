@@ -29,6 +29,11 @@ FLAGGED = [
     ("byte-order-mark", "\ufeffpaid", "invisible format"),
     ("soft-hyphen", "pa\u00adid", "invisible format"),
     ("control", "pa\u0007id", "control character"),
+    ("c1-control", "pa\u009bid", "control character"),
+    *(
+        (f"noncharacter-U+{c:04X}", f"pa{chr(c)}id", "a noncharacter")
+        for c in (0xFDD0, 0xFDEF, 0xFFFE, 0xFFFF, 0x1FFFE, 0x10FFFF)
+    ),
     ("no-break-space", "pa\u00a0id", "space character"),
     ("ideographic-space", "pa\u3000id", "space character"),
     ("hangul-filler", "paid\u3164", "draws as nothing"),

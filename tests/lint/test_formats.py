@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from statekit.compiler.diagnostics import Diagnostic, RelatedLocation, Severity, SourceSpan
+from statekit.compiler.terminal_text import terminal_text
 from statekit.lint import formats
 from statekit.lint.formats import (
     FINGERPRINT_KEY,
@@ -543,9 +544,15 @@ def test_any_diagnostics_give_one_reversible_github_command_each(
     for line, diagnostic in zip(lines, shown, strict=True):
         command, properties, data = parse_command(line)
         assert command == diagnostic.severity.value
-        assert properties["file"] == diagnostic.span.file
+        assert properties["file"] == shown_in_log(diagnostic.span.file)
         assert properties["title"] == f"statekit [{diagnostic.slug}]"
-        assert data == "\n".join((diagnostic.message, *diagnostic.notes))
+        assert data == shown_in_log("\n".join((diagnostic.message, *diagnostic.notes)))
+
+
+def shown_in_log(text: str) -> str:
+    """What an annotation reads back as: the text, with every character a log viewer could
+    act on but CR and LF (which the runner reads back) written as its escape."""
+    return "".join(c if c in "\r\n" else terminal_text(c) for c in text)
 
 
 @settings(max_examples=100, deadline=None)

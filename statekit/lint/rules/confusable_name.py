@@ -10,7 +10,8 @@ the same for the names a chart declares. It warns when a name contains
 - an invisible character: a format character (zero-width space and joiners,
   U+2060, U+FEFF, the soft hyphen...), a control character, a space other
   than U+0020, or a filler that draws as nothing (U+3164, U+115F, U+1160,
-  U+FFA0);
+  U+FFA0), or a noncharacter (U+FDD0-U+FDEF, U+FFFE, U+FFFF and their
+  like in every plane);
 - letters of several scripts (a Cyrillic `a`, U+0430, among Latin letters; a
   Greek omicron, U+03BF, in `stop`), except the combinations one language
   writes together: Latin with Han, Hiragana and Katakana (Japanese), with Han
@@ -49,6 +50,7 @@ from typing import Final
 from statekit.analysis.facts import ChartFacts
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.ir import CompiledChart
+from statekit.compiler.terminal_text import is_noncharacter
 
 SLUG = "confusable-name"
 DEFAULT_SEVERITY = Severity.WARNING
@@ -82,6 +84,8 @@ def _invisible(char: str) -> str | None:
         return "a space character"
     if char in _FILLERS:
         return "a character that draws as nothing"
+    if is_noncharacter(char):
+        return "a noncharacter (never to be interchanged; Graphviz refuses it)"
     return None
 
 

@@ -1,0 +1,85 @@
+"""The two stages of the language server's diagnostics, as pure functions run in worker threads.
+
+`compile_stage` compiles a text and applies the project's and the chart's lint
+settings; `analysis_stage` runs every chart rule as `statekit lint` does. A bug
+in statekit becomes an `internal-error` finding at the top of the file, never a
+dead server.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from statekit.analysis.options import ExplorationOptions
+from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.pipeline import CompileResult, compile_source
+from statekit.lint.config import (
+    ConfigError,
+    LintConfig,
+    find_pyproject,
+    load_project_config,
+    with_chart_settings,
+)
+from statekit.lint.lint_files import lint_compiled
+
+
+class Superseded(Exception):
+    """A newer edit of the document: the analysis of the older text stops."""
+
+
+def compile_stage(
+    text: str, file: str
+) -> tuple[CompileResult, LintConfig, tuple[Diagnostic, ...], tuple[Diagnostic, ...]]:
+    """Compile `text`: the result, the project configuration and its problems, and the
+    compile findings with the project's and the chart's settings applied."""
+    config, problems = _project_config(file)
+    try:
+        result = compile_source(text, file)
+    except Exception as exc:  # a bug in statekit: a positioned finding, never a dead server
+        crash = _crash(file, exc)
+        return CompileResult(None, (crash,), text), config, problems, (*problems, crash)
+    found = [*problems, *result.diagnostics]
+    chart_config = config
+    if result.chart is not None:
+        chart_config, chart_problems = with_chart_settings(config, result.chart.lint, file)
+        found.extend(chart_problems)
+    kept = (chart_config.effective(d) for d in found)
+    findings = tuple(sorted((d for d in kept if d is not None), key=Diagnostic.sort_key))
+    return result, config, problems, findings
+
+
+def analysis_stage(
+    compiled: CompileResult,
+    file: str,
+    config: LintConfig,
+    problems: tuple[Diagnostic, ...],
+    options: ExplorationOptions,
+) -> tuple[Diagnostic, ...]:
+    """Every finding of the compiled chart, as `statekit lint` reports them."""
+    try:
+        found = lint_compiled(compiled, file, config, options)
+    except Superseded:
+        raise
+    except Exception as exc:  # a bug in statekit: a positioned finding, never a dead server
+        found = [*compiled.diagnostics, _crash(file, exc)]
+    return tuple(sorted([*problems, *found], key=Diagnostic.sort_key))
+
+
+def _project_config(file: str) -> tuple[LintConfig, tuple[Diagnostic, ...]]:
+    """`[tool.statekit.lint]` of the nearest pyproject.toml; a broken one is a finding."""
+    try:
+        return load_project_config(find_pyproject(Path(file).absolute().parent)), ()
+    except ConfigError as exc:
+        return LintConfig(), (
+            Diagnostic("config", Severity.ERROR, str(exc), SourceSpan.start_of(file)),
+        )
+
+
+def _crash(file: str, exc: Exception) -> Diagnostic:
+    return Diagnostic(
+        "internal-error",
+        Severity.ERROR,
+        f"statekit crashed on this file: {type(exc).__name__}: {exc}",
+        SourceSpan.start_of(file),
+        ("please report this",),
+    )
