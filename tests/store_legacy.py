@@ -19,19 +19,6 @@ from __future__ import annotations
 from statekit.compiler.serialize import canonical_json
 from statekit.runner.evidence import stored_evidence
 from statekit.runner.store.base import Store
-from statekit.runner.verify import VerifyReport
-
-FIXTURE_ENGINE = "statekit-0.1.0/state-1"
-"""The engine that wrote the stored fixtures (tests/runner/store/schema*_store.sql)."""
-
-
-def verified_but_for_old_snapshots(report: VerifyReport) -> bool:
-    """The replay agrees with everything stored, and the only problems are the fixture's
-    snapshots, refused because another engine (statekit 0.1.0) made them: a snapshot is
-    trusted only by the engine version that wrote it, so `rebuild` replays instead."""
-    refused = f"made by engine {FIXTURE_ENGINE}, this is "
-    return report.differences == () and all(refused in p for p in report.snapshot_problems)
-
 
 _EVENTS_V5 = """CREATE TABLE statekit_events_v5 (
     instance_id TEXT NOT NULL,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from runner_charts import COUNTER, FACTS, LEASE, chart_from
-from store_legacy import before_schema_6, verified_but_for_old_snapshots
+from store_legacy import before_schema_6
 
 from statekit.engine.chart import Chart
 from statekit.runner.evidence import stored_evidence
@@ -84,7 +84,7 @@ def test_a_store_written_at_schema_5_is_upgraded_in_place_verified_and_continued
     assert verify_store(store) == []
     runners = _runners(store)
     for name, runner in runners.items():
-        assert verified_but_for_old_snapshots(runner.verify(name)), runner.verify(name)
+        assert runner.verify(name).ok, runner.verify(name).differences
         old = [r for r in events if r[0] == name]
         history = runner.history(name)
         assert [e.payload_sha256 for e in history] == [r[3] for r in old]
@@ -118,7 +118,7 @@ def test_a_store_written_at_schema_5_is_upgraded_in_place_verified_and_continued
         pass
     assert "e7/0" in delivered and "e6/0" in delivered
     for name, runner in runners.items():
-        assert verified_but_for_old_snapshots(runner.verify(name)), runner.verify(name)
+        assert runner.verify(name).ok, runner.verify(name).differences
     assert verify_store(store) == []
 
 
@@ -153,7 +153,7 @@ def test_a_schema_6_store_taken_back_to_schema_5_upgrades_to_the_same_rows(
     assert {name: r.history(name) for name, r in runners.items()} == histories
     assert store.outbox(["pending", "delivered", "dead"]) == messages
     for name, runner in runners.items():
-        assert verified_but_for_old_snapshots(runner.verify(name)), runner.verify(name)
+        assert runner.verify(name).ok, runner.verify(name).differences
     assert runners["c"].apply("c", "e4", "Incr", {"by": 1}).version == 3
     assert verify_store(store) == []
 
