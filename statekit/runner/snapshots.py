@@ -4,9 +4,10 @@ A snapshot stores its through-sequence, the state's canonical JSON, that
 text's sha256, the chart digest and version, and the engine version. It is
 used only when all of them check out: the hash matches the text, the digest
 is the one of the chart of that version the runner has, the engine version
-is this one's, and the state loads into the chart. Anything else is refused
-and reported, and the next older snapshot (finally the empty history) is
-tried instead. A snapshot that is consistent but wrong (its hash matches a
+is one this one trusts (the same step semantics and state format, whatever
+the package's version), and the state loads into the chart. Anything else is
+refused and reported, and the next older snapshot (finally the empty history)
+is tried instead. A snapshot that is consistent but wrong (its hash matches a
 state the history never produced) passes these checks; `verify` finds it by
 full replay.
 """
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from statekit._version import __version__
 from statekit.engine.state import STATE_FORMAT, State, StateFormatError
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import UnknownInstanceError
@@ -25,8 +25,18 @@ from statekit.runner.json_text import parse_json
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import SnapshotRow
 
-ENGINE_VERSION = f"statekit-{__version__}/state-{STATE_FORMAT}"
-"""Recorded with every snapshot: a snapshot made by another engine is not trusted."""
+STEP_SEMANTICS = 1
+"""The revision of what a step computes from a chart, a state and an event. A release
+that changes that bumps it (and says so in CHANGELOG.md); a release that does not keeps
+it, so upgrading statekit does not throw away the snapshots of every store."""
+
+ENGINE_VERSION = f"statekit-semantics-{STEP_SEMANTICS}/state-{STATE_FORMAT}"
+"""Recorded with every snapshot: a snapshot made under other step semantics or another
+state format is not trusted (it is refused and the events are replayed instead)."""
+
+SAME_ENGINE = frozenset({ENGINE_VERSION, f"statekit-0.1.0/state-{STATE_FORMAT}"})
+"""The engine versions whose snapshots this one trusts: its own, and the form every
+release up to 0.1.0 wrote (the package's version, of the same step semantics)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +84,7 @@ def snapshot_state(charts: ChartSet, row: SnapshotRow) -> CheckedSnapshot:
     if text_sha256(row.state) != row.state_sha256:
         why = f"{where}: state sha256 does not match its text (tampered or damaged)"
         return CheckedSnapshot(state=None, refused=why)
-    if row.engine_version != ENGINE_VERSION:
+    if row.engine_version not in SAME_ENGINE:
         why = f"{where}: made by engine {row.engine_version}, this is {ENGINE_VERSION}"
         return CheckedSnapshot(state=None, refused=why)
     chart = charts.get(row.chart_version)
