@@ -12,7 +12,8 @@ Then:
 - DOT: Graphviz lays it out (a noncharacter made it fail) and the SVG it writes is XML
   with no element a name brought in;
 - Mermaid: Mermaid's parser reads it, and the text holds no control character;
-- terminal (`explain`, `explain --table`, `paths`, `lint`, `render --format mermaid`):
+- terminal (`explain`, `explain --table`, `paths`, `lint`, `render --format mermaid` and
+  `--format dot`):
   no character a terminal acts on, and no rich markup read;
 - SARIF: JSON whose messages are the findings' own text;
 - GitHub annotations: one workflow command per line, whose data holds no control character.
@@ -181,6 +182,7 @@ TERMINAL_COMMANDS = {
     "paths": ["paths"],
     "lint": ["lint"],
     "render --format mermaid": ["render", "--format", "mermaid"],
+    "render --format dot": ["render", "--format", "dot"],
 }
 
 
