@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from statekit.compiler.ir import HistoryKind, StateKind
+from statekit.compiler.terminal_text import is_unsafe
 from statekit.diagrams.model import DState, DTransition
 from statekit.diagrams.views import EdgeKind, View, ViewEdge
 
@@ -50,14 +51,21 @@ _QUOTED = str.maketrans({**_CONTROL, "\n": "\\n", "\\": "\\\\", '"': '\\"'})
 
 def html(text: str) -> str:
     """Escape text for a Graphviz HTML-like label: the one escaping function of DOT labels
-    (controls become spaces, surrogates and noncharacters U+FFFD)."""
-    return text.translate(_HTML)
+    (controls become spaces, surrogates and noncharacters U+FFFD, format characters such
+    as a bidirectional override entity references, so the DOT text is safe on a terminal)."""
+    return _entities(text.translate(_HTML))
 
 
 def quoted(text: str) -> str:
     """A DOT double-quoted string (for tooltips and ids): backslashes and quotes escaped, lines
-    kept, other controls spaces, surrogates and noncharacters U+FFFD."""
-    return '"' + text.translate(_QUOTED) + '"'
+    kept, other characters as `html` writes them."""
+    return '"' + _entities(text.translate(_QUOTED)) + '"'
+
+
+def _entities(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(f"&#{ord(c)};" if c != "\n" and is_unsafe(c) else c for c in text)
 
 
 def wrap_lines(text: str, width: int) -> list[str]:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from statekit.compiler.ir import HistoryKind, StateKind, TransitionKind
+from statekit.compiler.markdown_text import markdown_code, markdown_text
 from statekit.diagrams.classify import Cell, Fallback
 from statekit.diagrams.model import Diagram, DState, DTransition
 
@@ -67,60 +68,12 @@ class IndexEntry:
     lint: LintSummary
 
 
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-_SPECIAL = re.compile(r"[\\`*\[\]<&!|~#@]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|://|(?<=www)\.")
-_ENTITY = {"<": "&lt;", "&": "&amp;"}
-_LINE_START = re.compile(r"^([-+=>]|\d+(?=[.)]))")
-
-
-def text(value: str | None) -> str:
-    """Chart text (a description, a name) as Markdown that renders as that text, on one line.
-
-    Code spans written in the text (`like this`) stay code spans; everywhere else each
-    character Markdown or GitHub would read as syntax is backslash-escaped: no HTML, no
-    link or autolink, no emphasis, no table cell break, no list or heading. The one
-    escaping function for Markdown: every value from a chart goes through it or `code`."""
-    if not value:
-        return ""
-    value = " ".join(value.split())
-    out: list[str] = []
-    end = 0
-    for span in _CODE_SPAN.finditer(value):
-        out.append(_escaped(value[end : span.start()], at_start=end == 0))
-        out.append(code(span.group(2).strip() or span.group(2)))
-        end = span.end()
-    out.append(_escaped(value[end:], at_start=end == 0))
-    return "".join(out)
-
-
-def _escaped(value: str, *, at_start: bool) -> str:
-    value = _SPECIAL.sub(_escape_one, value)
-    if at_start:
-        value = _LINE_START.sub(
-            lambda m: m.group() + "\\" if m.group()[0].isdigit() else "\\" + m.group(), value
-        )
-    return value
-
-
-def _escape_one(match: re.Match[str]) -> str:
-    found = match.group()
-    if found == "://":
-        return ":\\//"
-    return _ENTITY.get(found) or "\\" + found
-
-
-cell = text
-"""Text for a table cell: `text` (pipes are escaped there too)."""
-
-
-def code(value: str) -> str:
-    """An inline code span holding `value` on one line, whatever backticks or pipes it holds."""
-    value = " ".join(value.split()).replace("|", "\\|")
-    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
-    fence = "`" * (longest + 1)
-    if longest or value.startswith(" ") or value.endswith(" "):
-        return f"{fence} {value} {fence}"
-    return f"{fence}{value}{fence}"
+text = markdown_text
+"""Chart text as Markdown that renders as that text (`markdown_text`)."""
+cell = markdown_text
+"""Text for a table cell: `markdown_text` (pipes are escaped there too)."""
+code = markdown_code
+"""An inline code span (`markdown_code`)."""
 
 
 def first_sentence(text: str, limit: int = 160) -> str:

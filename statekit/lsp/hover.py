@@ -1,7 +1,10 @@
-"""Hover text: what a state, event, guard or field is, in Markdown."""
+"""Hover text: what a state, event, guard or field is, in Markdown (every name and
+description of the chart through `statekit.compiler.markdown_text`)."""
 
 from __future__ import annotations
 
+from statekit.compiler.markdown_text import markdown_code as code
+from statekit.compiler.markdown_text import markdown_text
 from statekit.compiler.model.declarations import text as scalar_text
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.lsp.document import ChartDocument
@@ -22,17 +25,17 @@ def describe(doc: ChartDocument, kind: Kind, key: str) -> str | None:
     if kind in (Kind.CONTEXT, Kind.PAYLOAD):
         title = "context field" if kind is Kind.CONTEXT else "payload field"
         name = f"ctx.{key}" if kind is Kind.CONTEXT else key
-        lines = [f"**{title}** `{name}`: {field_type(decl.node)}"]
+        lines = [f"**{title}** {code(name)}: {markdown_text(field_type(decl.node))}"]
         default = _default(decl.node)
         if default is not None:
-            lines.append(f"default: `{default}`")
+            lines.append(f"default: {code(default)}")
         description = _description(decl.node)
         if description:
             lines += ["", description]
         return "\n".join(lines)
     if kind is Kind.INVARIANT:
         description = _description(decl.node)
-        return f"**invariant** `{key}`" + (f"\n\n{description}" if description else "")
+        return f"**invariant** {code(key)}" + (f"\n\n{description}" if description else "")
     return None
 
 
@@ -52,14 +55,17 @@ def _describe_state(doc: ChartDocument, path: str) -> str | None:
         if info.children
         else "atomic"
     )
-    lines = [f"**state** `{path}` ({kind})", f"reference: `{doc.index.shortest_reference(path)}`"]
+    lines = [
+        f"**state** {code(path)} ({kind})",
+        f"reference: {code(doc.index.shortest_reference(path))}",
+    ]
     description = _description(node)
     if description:
         lines += ["", description]
     answers = _answers(doc, path)
     for label, names in answers:
         if names:
-            lines.append(f"{label}: {', '.join(names)}")
+            lines.append(f"{label}: {markdown_text(', '.join(names))}")
     return "\n".join(lines)
 
 
@@ -102,11 +108,11 @@ def _answers(doc: ChartDocument, path: str) -> list[tuple[str, list[str]]]:
 def _describe_guard(decl: Declaration) -> str:
     node = decl.node
     expression = node if isinstance(node, ScalarNode) else _get(node, "if")
-    lines = [f"**guard** `{decl.key}`"]
+    lines = [f"**guard** {code(decl.key)}"]
     if isinstance(expression, ScalarNode) and expression.value is not None:
-        lines.append(f"if: `{expression.value}`")
+        lines.append(f"if: {code(str(expression.value))}")
     reason = scalar_text(_get(node, "else")) or "GUARD_FAILED"
-    lines.append(f"else: `{reason}`")
+    lines.append(f"else: {code(reason)}")
     description = _description(node)
     if description:
         lines += ["", description]
@@ -114,7 +120,7 @@ def _describe_guard(decl: Declaration) -> str:
 
 
 def _describe_event(doc: ChartDocument, decl: Declaration) -> str:
-    lines = [f"**event** `{decl.key}`"]
+    lines = [f"**event** {code(decl.key)}"]
     fields = [d for d in doc.index.declarations if d.kind is Kind.PAYLOAD]
     own = [d for d in fields if d.key.startswith(decl.key + ".")]
     if not own:
@@ -122,7 +128,7 @@ def _describe_event(doc: ChartDocument, decl: Declaration) -> str:
     for d in own:
         description = _description(d.node)
         suffix = f": {description}" if description else ""
-        lines.append(f"- `{d.name}` ({field_type(d.node)}){suffix}")
+        lines.append(f"- {code(d.name)} ({markdown_text(field_type(d.node))}){suffix}")
     return "\n".join(lines)
 
 
@@ -153,7 +159,8 @@ def _default(node: Node) -> str | None:
 
 
 def _description(node: Node) -> str | None:
-    return scalar_text(_get(node, "description"))
+    """The node's description as Markdown that shows its text (`markdown_text`)."""
+    return markdown_text(scalar_text(_get(node, "description"))) or None
 
 
 def _get(node: Node | None, key: str) -> Node | None:

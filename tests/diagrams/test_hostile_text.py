@@ -6,13 +6,15 @@ DOT's characters, rich markup, escape sequences, a bidirectional override, a C1 
 a noncharacter in every place the schema lets them be (state and event names, descriptions).
 Then:
 
-- Markdown (`statekit docs`): markdown-it reads the page: no raw HTML, no link or image but
-  the page's own, every name in a code span whole; the HTML it renders, read by an HTML
-  parser, holds no element the page did not write, and shows each description as its text;
+- Markdown (`statekit docs`, and the language server's hovers): markdown-it reads the
+  page: no raw HTML, no link or image but the page's own, every name in a code span
+  whole; the HTML it renders, read by an HTML parser, holds no element the page did not
+  write, and shows each description as its text;
 - DOT: Graphviz lays it out (a noncharacter made it fail) and the SVG it writes is XML
   with no element a name brought in;
 - Mermaid: Mermaid's parser reads it, and the text holds no control character;
-- terminal (`explain`, `explain --table`, `paths`, `lint`, `render --format mermaid`):
+- terminal (`explain`, `explain --table`, `paths`, `lint`, `render --format mermaid` and
+  `--format dot`):
   no character a terminal acts on, and no rich markup read;
 - SARIF: JSON whose messages are the findings' own text;
 - GitHub annotations: one workflow command per line, whose data holds no control character.
@@ -36,12 +38,16 @@ from hostile_charts import HOSTILE_DESCRIPTION, HOSTILE_NAMES, write_hostile_cha
 from markdown_it import MarkdownIt
 from test_mermaid_reads import _read as mermaid_read
 
+from statekit.compiler.markdown_text import markdown_code
 from statekit.compiler.pipeline import compile_file
 from statekit.compiler.terminal_text import is_unsafe, terminal_text
 from statekit.diagrams.dot import to_dot
 from statekit.diagrams.mermaid import to_mermaid
 from statekit.diagrams.model import extract
 from statekit.diagrams.views import whole_view
+from statekit.lsp.document import chart_document
+from statekit.lsp.navigation import hover
+from statekit.lsp.records import Position
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +140,26 @@ def test_rendered_html_has_only_the_pages_elements_and_shows_the_text(page: str)
         assert one_line(name) in shown, name
 
 
+def test_language_server_hovers_show_names_and_descriptions_as_text(chart_file: Path) -> None:
+    text = chart_file.read_text(encoding="utf-8")
+    doc = chart_document(text)
+    assert doc.chart is not None
+    shown = []
+    for number, line in enumerate(text.splitlines()):
+        indent = len(line) - len(line.lstrip())
+        found = hover(doc, Position(number, indent + 2))
+        if found is not None:
+            shown.append(found.markdown)
+    assert len(shown) > len(HOSTILE_NAMES)
+    for markdown in shown:
+        tokens = list(inline_tokens(markdown))
+        kinds = {t.type for t in tokens}  # type: ignore[attr-defined]
+        assert not kinds & {"html_inline", "html_block", "link_open", "image"}, markdown
+    hovered = " ".join(shown)
+    for name in HOSTILE_NAMES:
+        assert markdown_code(name) in hovered, name
+
+
 # --- DOT ------------------------------------------------------------------------------
 
 
@@ -181,6 +207,7 @@ TERMINAL_COMMANDS = {
     "paths": ["paths"],
     "lint": ["lint"],
     "render --format mermaid": ["render", "--format", "mermaid"],
+    "render --format dot": ["render", "--format", "dot"],
 }
 
 
