@@ -32,7 +32,7 @@ from statekit.lint.registry import rule_infos
 from statekit.runner.errors import RunnerError
 from statekit.runner.migration import MigrationReport
 from statekit.runner.runner import Runner
-from statekit.runner.store import open_read_only_store, open_store
+from statekit.runner.store import open_existing_store, open_read_only_store
 
 
 def _chart_or_exit(result: CompileResult, what: str) -> CompiledChart:
@@ -150,8 +150,8 @@ def migrate_command(
         click.echo(format_diagnostics("text", result.diagnostics, rule_infos()), nl=False, err=True)
         sys.exit(EXIT_FINDINGS)
     chart = Chart(result.chart, source=result.source)
-    try:  # a dry run only reads: it creates, upgrades and registers nothing
-        store = open_read_only_store(url) if dry_run else open_store(url)
+    try:  # a dry run only reads; neither creates a store (a typo makes no empty one)
+        store = open_read_only_store(url) if dry_run else open_existing_store(url)
         runner = Runner(chart, store)
         names = instances or tuple(
             i.instance_id for i in runner.store.instance_charts() if i.chart_name == chart.name

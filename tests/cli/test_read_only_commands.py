@@ -216,3 +216,48 @@ def test_a_store_opened_to_write_is_upgraded_and_then_reads(tmp_path: Path) -> N
     open_store(url).close()
     done = statekit("verify", "--db", url)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# ---- migrate: a writer that never creates a store ----------------------------------------
+
+MIGRATE = ["migrate", "--chart", PAYMENT]
+
+
+@pytest.mark.parametrize("case", ["missing", "an empty file", "another app's database"])
+def test_migrate_refuses_a_sqlite_store_that_is_not_there(tmp_path: Path, case: str) -> None:
+    folder = tmp_path / "stores"
+    folder.mkdir()
+    path = folder / "typo.db"
+    make, _, says = SQLITE_CASES[case]
+    make(path)
+    before = sqlite_state(folder)
+    done = statekit(*MIGRATE, "--db", f"sqlite:///{path}")
+    assert done.returncode == 2, done.stdout + done.stderr
+    for words in says:
+        assert words in done.stderr, done.stderr
+    assert sqlite_state(folder) == before
+
+
+@pytest.mark.parametrize(
+    "case", ["a database that does not exist", "an empty database", "another app's database"]
+)
+def test_migrate_refuses_a_postgresql_store_that_is_not_there(pg_url: str, case: str) -> None:
+    url = pg_url
+    if case == "a database that does not exist":
+        url = urlunsplit(urlsplit(pg_url)._replace(path="/statekit_typo"))
+    make, _, says = PG_CASES[case]
+    make(url)
+    before = pg_state(url)
+    done = statekit(*MIGRATE, "--db", url)
+    assert done.returncode == 2, done.stdout + done.stderr
+    for words in says:
+        assert words in done.stderr, done.stderr
+    assert pg_state(url) == before
+
+
+def test_migrate_upgrades_an_older_store_and_moves_its_instances(store_url: str) -> None:
+    downgraded(store_url)
+    done = statekit(*MIGRATE, "--db", store_url)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with open_read_only_store(store_url) as store:
+        assert store.schema_version() == LATEST

@@ -3,6 +3,7 @@
     store = statekit.open_store("sqlite:///tasks.db")      # or sqlite:////abs/path.db
     store = statekit.open_store("postgresql://user@127.0.0.1:5432/db")
     store = open_read_only_store("sqlite:///tasks.db")     # a reader: creates nothing
+    store = open_existing_store("sqlite:///tasks.db")      # a writer that creates nothing
 
 Modules: `base` (`Store`, the interface the runner, the dispatcher and the
 inbox use, with the SQL both dialects share), `sqlite` (`SQLiteStore`) and
@@ -17,12 +18,19 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from statekit.runner.errors import StoreURLError
+from statekit.runner.errors import SchemaVersionError, StoreURLError
 from statekit.runner.store.base import Store
 from statekit.runner.store.postgres import PostgresStore
 from statekit.runner.store.sqlite import SQLiteStore
 
-__all__ = ["PostgresStore", "SQLiteStore", "Store", "open_read_only_store", "open_store"]
+__all__ = [
+    "PostgresStore",
+    "SQLiteStore",
+    "Store",
+    "open_existing_store",
+    "open_read_only_store",
+    "open_store",
+]
 
 
 def open_store(url: str, **options: Any) -> Store:
@@ -56,6 +64,20 @@ def open_read_only_store(url: str, **options: Any) -> Store:
     forgetting a flag.
     """
     return _opened(url, options, read_only=True)
+
+
+def open_existing_store(url: str, **options: Any) -> Store:
+    """Open the statekit store at `url` to write, upgrading an older schema as `open_store`
+    does but never creating a store: what `statekit migrate` uses, since a store that is
+    not there holds nothing to move (a typo in its path must not make an empty one).
+
+    Raises `NoStoreError` as `open_read_only_store` does; otherwise `open_store`'s errors.
+    """
+    try:
+        open_read_only_store(url, **options).close()
+    except SchemaVersionError:
+        pass  # an older schema is the writer's to upgrade; a newer one it refuses as well
+    return open_store(url, **options)
 
 
 def _opened(url: str, options: dict[str, Any], *, read_only: bool) -> Store:
