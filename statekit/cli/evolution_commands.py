@@ -26,6 +26,7 @@ from statekit.analysis.diff import ChartDiff, diff_charts
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import CompileResult, compile_file, compile_source
+from statekit.compiler.terminal_text import terminal_text
 from statekit.engine.chart import Chart
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
@@ -113,7 +114,7 @@ def _print_diff(found: ChartDiff, output_format: str) -> None:
     if output_format == "json":
         click.echo(json.dumps(found.to_data(), ensure_ascii=False))
     else:
-        click.echo("\n".join(found.lines()))
+        click.echo("\n".join(map(terminal_text, found.lines())))
     if found.exit_code:
         click.echo(
             f"chart {found.name!r} changed behaviour but not its version "
@@ -182,12 +183,16 @@ def _print_report(report: MigrationReport, output_format: str) -> None:
     after = "{" + ", ".join(report.mapped_configuration) + "}"
     where = f"v{report.from_version} → v{report.to_version}"
     if report.status == "STRANDED":
-        click.echo(f"{report.instance_id}: STRANDED in {before} ({where}): {report.reason}")
+        click.echo(
+            terminal_text(f"{report.instance_id}: STRANDED in {before} ({where}): {report.reason}")
+        )
     elif report.status == "CURRENT":
         click.echo(f"{report.instance_id}: CURRENT (version {report.to_version})")
     else:
         at = f" at sequence {report.sequence}" if report.sequence is not None else ""
-        click.echo(f"{report.instance_id}: {report.status} {where}{at}: {before} → {after}")
+        click.echo(
+            terminal_text(f"{report.instance_id}: {report.status} {where}{at}: {before} → {after}")
+        )
 
 
 def _print_error(instance_id: str, message: str, output_format: str) -> None:
@@ -195,4 +200,4 @@ def _print_error(instance_id: str, message: str, output_format: str) -> None:
         data = {"instance": instance_id, "status": "ERROR", "reason": message}
         click.echo(json.dumps(data, ensure_ascii=False))
     else:
-        click.echo(f"{instance_id}: ERROR {message}")
+        click.echo(terminal_text(f"{instance_id}: ERROR {message}"))

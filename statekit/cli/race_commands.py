@@ -24,6 +24,7 @@ from statekit.cli.progress import (
     terminal_progress,
 )
 from statekit.compiler.pipeline import compile_file
+from statekit.compiler.terminal_text import terminal_text
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
 
@@ -62,7 +63,7 @@ def races_command(files: tuple[str, ...], output_format: str, max_configurations
         data = [item for report in reports for item in report.to_json()]
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        click.echo("\n".join(line for report in reports for line in _text(report)))
+        click.echo("\n".join(terminal_text(ln) for report in reports for ln in _text(report)))
     undecided = any(report.undecided for report in reports)
     skip_final_collection()
     sys.exit(EXIT_FINDINGS if failed or undecided else EXIT_CLEAN)

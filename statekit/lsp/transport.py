@@ -1,9 +1,11 @@
 """The base protocol of LSP over a byte stream: frames in, every request answered.
 
 A frame is a header part (`Name: value` lines ending in CRLF, then an empty
-line) and a body of `Content-Length` bytes. The specification compares the
-header to HTTP's, so header names are read as HTTP reads them, without regard
-to case (`content-length: 12` is the same header); a bare LF ends a line too.
+line) and a body of `Content-Length` bytes. The specification says "the
+structure of header fields conforms to the HTTP semantic", and HTTP field names
+are case-insensitive (RFC 9110, section 5.1), so header names are read without
+regard to case (`content-length: 12` is the same header); a bare LF ends a
+line too.
 
 A client that breaks the framing does not stop the server:
 

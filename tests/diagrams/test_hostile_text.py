@@ -14,7 +14,7 @@ Then:
   with no element a name brought in;
 - Mermaid: Mermaid's parser reads it, and the text holds no control character;
 - terminal (`explain`, `explain --table`, `paths`, `lint`, `render --format mermaid` and
-  `--format dot`):
+  `--format dot`, `races`, `diff`):
   no character a terminal acts on, and no rich markup read;
 - SARIF: JSON whose messages are the findings' own text;
 - GitHub annotations: one workflow command per line, whose data holds no control character.
@@ -34,7 +34,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hostile_charts import HOSTILE_DESCRIPTION, HOSTILE_NAMES, write_hostile_chart
+import yaml
+from hostile_charts import HOSTILE_DESCRIPTION, HOSTILE_NAMES, hostile_chart, write_hostile_chart
 from markdown_it import MarkdownIt
 from test_mermaid_reads import _read as mermaid_read
 
@@ -208,6 +209,8 @@ TERMINAL_COMMANDS = {
     "lint": ["lint"],
     "render --format mermaid": ["render", "--format", "mermaid"],
     "render --format dot": ["render", "--format", "dot"],
+    "races": ["races"],
+    "diff": ["diff"],
 }
 
 
@@ -215,7 +218,15 @@ TERMINAL_COMMANDS = {
 def test_terminal_output_holds_no_character_a_terminal_acts_on(
     chart_file: Path, command: str
 ) -> None:
-    done = statekit(*TERMINAL_COMMANDS[command], chart_file.name, cwd=chart_file.parent)
+    arguments = [*TERMINAL_COMMANDS[command], chart_file.name]
+    if command == "diff":  # against a version whose start state lost its transitions
+        changed = chart_file.with_name("changed.yaml")
+        chart = hostile_chart()
+        chart["states"]["start"]["on"] = {}
+        chart["states"]["start"]["reject"] = {"*": "NOT_YET"}
+        changed.write_text(yaml.safe_dump(chart, allow_unicode=False), encoding="utf-8")
+        arguments.append(changed.name)
+    done = statekit(*arguments, cwd=chart_file.parent)
     assert done.returncode in (0, 1), done.stderr
     assert unsafe_in(done.stdout) == [] and unsafe_in(done.stderr) == []
     if command.startswith(("explain", "paths")):
