@@ -6,6 +6,7 @@ Both abort the macrostep; the step classifies them (`EVALUATION_ERROR`,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from statekit.compiler.expressions.expression import Expression
@@ -32,6 +33,18 @@ class EvaluationError(Exception):
     def from_exception(cls, role: str, expression: Expression, exc: Exception) -> EvaluationError:
         """Wrap an exception raised by an evaluator."""
         return cls(role, expression, f"{type(exc).__name__}: {exc}")
+
+
+_FILE_POSITION = re.compile(r"` at .*?:(\d+):(\d+): ")
+"""Where 0.1.0 put the chart's file and position in an evaluation error's message."""
+
+
+def evaluation_message(message: str) -> str:
+    """An evaluation error's message in this version's words: releases up to 0.1.0 named
+    the chart's file (`` `x / y` at charts/task.yaml:12:5: ZeroDivisionError``), which
+    their stores keep in rejection rows; `verify` compares those rows as this form
+    (`at line 12, column 5:`), so a store does not differ for where its chart was."""
+    return _FILE_POSITION.sub(r"` at line \1, column \2: ", message, count=1)
 
 
 class LivelockError(Exception):

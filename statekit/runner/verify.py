@@ -39,6 +39,7 @@ from typing import Any
 from statekit.compiler.pipeline import compile_source
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
+from statekit.engine.errors import evaluation_message
 from statekit.engine.result import Status
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet, carry_over
@@ -430,7 +431,8 @@ def _rejection_differences(
                 continue
             result = chart.send(moved, row.type, payload, event_id=row.event_id)
             got = (result.status, result.reason, result.message)
-            if got == (Status.REJECTED, row.reason, row.message) and (
+            stored = row.message if row.message is None else evaluation_message(row.message)
+            if got == (Status.REJECTED, row.reason, stored) and (
                 not isinstance(detail, dict) or set(detail) <= {"race"}
             ):
                 return

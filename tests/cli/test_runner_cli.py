@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -327,3 +328,26 @@ def test_verify_of_evaluation_errors_does_not_depend_on_the_charts_folder(tmp_pa
         verified = run_in(folder, "verify", "--db", url, *chart)
         assert verified.returncode == 0, (folder, chart, verified.stdout + verified.stderr)
         assert "d1: ok" in verified.stdout
+
+
+def test_verify_accepts_the_file_naming_message_earlier_versions_stored(tmp_path: Path) -> None:
+    # releases up to 0.1.0 wrote `at <chart file>:L:C:` into the rejection row's message
+    chart = write_chart(DIVIDES, tmp_path, "divides")
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    event = {"instance": "d1", "event_id": "e1", "type": "DIV", "payload": {"by": 0}}
+    done = statekit("run", str(chart), "--db", url, stdin=lines(event))
+    message = json.loads(done.stdout)["message"]
+    assert "at line 10, column 31: " in message
+    old = message.replace("at line 10, column 31: ", f"at {tmp_path}/gone/divides.yaml:10:31: ")
+    with sqlite3.connect(tmp_path / "store.db") as connection:
+        changed = connection.execute("UPDATE statekit_rejections SET message = ?", (old,))
+        assert changed.rowcount == 1
+    connection.close()
+    verified = statekit("verify", "--db", url)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    with sqlite3.connect(tmp_path / "store.db") as connection:  # another position still differs
+        connection.execute(
+            "UPDATE statekit_rejections SET message = ?", (old.replace(":10:", ":9:"),)
+        )
+    connection.close()
+    assert statekit("verify", "--db", url).returncode == 1
