@@ -188,6 +188,46 @@ def test_a_missing_path_is_a_usage_error(suite: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["*--statekit-cov: 'nowhere' does not exist*"])
 
 
+@pytest.mark.parametrize(
+    ("report", "make", "message"),
+    [
+        ("html:taken", "file", "*'html:taken': taken exists and is not a folder*"),
+        ("json:taken", "folder", "*'json:taken': taken is a folder (json: names a file)*"),
+    ],
+)
+def test_a_report_target_of_the_wrong_kind_is_a_usage_error(
+    suite: pytest.Pytester, report: str, make: str, message: str
+) -> None:
+    target = suite.path / "taken"
+    if make == "file":
+        target.write_text("mine\n")
+    else:
+        target.mkdir()
+    result = suite.runpytest("--statekit-cov=charts", f"--statekit-cov-report={report}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()
+    assert make != "file" or target.read_text() == "mine\n"  # left as it was
+
+
+def test_a_report_that_cannot_be_written_fails_the_run_without_a_traceback(
+    suite: pytest.Pytester,
+) -> None:
+    # the report's folder turns into a file while the tests run
+    suite.makepyfile(
+        test_zz_takes_the_folder="""
+from pathlib import Path
+
+def test_takes_it():
+    Path("out").write_text("a file now")
+"""
+    )
+    result = suite.runpytest("--statekit-cov=charts", "--statekit-cov-report=html:out/cov")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*FAIL: html report not written to out/cov*"])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
 def test_off_by_default(suite: pytest.Pytester) -> None:
     result = suite.runpytest()
     assert result.ret == 0

@@ -81,6 +81,15 @@ class CoveragePlugin:
                 raise pytest.UsageError(
                     f"--statekit-cov-report: {text!r} is not term, json:PATH or html:DIR"
                 )
+            if where and kind == "html" and Path(where).exists() and not Path(where).is_dir():
+                raise pytest.UsageError(
+                    f"--statekit-cov-report: {text!r}: {where} exists and is not a folder "
+                    "(html: names the folder the report is written into)"
+                )
+            if where and kind == "json" and Path(where).is_dir():
+                raise pytest.UsageError(
+                    f"--statekit-cov-report: {text!r}: {where} is a folder (json: names a file)"
+                )
             self.reports.append((kind, where or None))
         bounds = config.getoption("statekit_cov_fail_under")
         try:
@@ -97,6 +106,7 @@ class CoveragePlugin:
         self.notes: list[str] = []
         self.failed: list[str] = []
         self.written: list[str] = []
+        self.failed_reports: list[str] = []
         # on a pytest-xdist worker: where its recordings go (the controller reports)
         self.worker_output: dict[str, Any] | None = getattr(config, "workeroutput", None)
         self.merge_notes: list[str] = []
@@ -146,14 +156,18 @@ class CoveragePlugin:
         self.charts, self.notes = collect(self.recorder, self.paths)
         self.notes = [*self.merge_notes, *self.notes]
         for kind, where in self.reports:
-            if kind == "json" and where is not None:
-                Path(where).parent.mkdir(parents=True, exist_ok=True)
-                Path(where).write_text(json.dumps(to_json(self.charts), indent=2) + "\n")
-                self.written.append(f"JSON report written to {where}")
-            elif kind == "html" and where is not None:
-                self.written.append(f"HTML report written to {write_html(self.charts, where)}")
+            try:
+                if kind == "json" and where is not None:
+                    Path(where).parent.mkdir(parents=True, exist_ok=True)
+                    Path(where).write_text(json.dumps(to_json(self.charts), indent=2) + "\n")
+                    self.written.append(f"JSON report written to {where}")
+                elif kind == "html" and where is not None:
+                    written = write_html(self.charts, where)
+                    self.written.append(f"HTML report written to {written}")
+            except OSError as exc:  # made unwritable during the run: say so, fail the run
+                self.failed_reports.append(f"{kind} report not written to {where}: {exc}")
         self.failed = failures(self.charts, self.thresholds)
-        if self.failed and session.exitstatus == pytest.ExitCode.OK:
+        if (self.failed or self.failed_reports) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -168,6 +182,8 @@ class CoveragePlugin:
                 terminalreporter.write_line(line)
         for line in [*self.notes, *self.written]:
             terminalreporter.write_line(line)
+        for line in self.failed_reports:
+            terminalreporter.write_line(f"FAIL: {line}", red=True)
         if self.failed:
             terminalreporter.write_line("FAIL: statekit coverage below --statekit-cov-fail-under:")
             for line in self.failed:
