@@ -44,6 +44,13 @@ due time outside it is refused when the timer is armed (`EvaluationError`), neve
 (-2^63 was stored once and made every later read of its instance fail)."""
 
 
+MAX_ARMED_TIMERS = 1_000
+"""The most timers one instance may have armed: a macrostep that would leave more armed
+(and more than it found) is rejected as `TOO_MANY_TIMERS`, nothing changed. Each armed
+timer is stored with its instance and read and written with every event of it (3,000 of
+them made an event cost 10.65 ms instead of 0.18 ms), so their number is bounded."""
+
+
 def clamped_due(due: int) -> int:
     """A due time computed as now + delay, brought within the timer range."""
     return due if TIMER_MS_MIN <= due <= TIMER_MS_MAX else max(TIMER_MS_MIN, min(due, TIMER_MS_MAX))

@@ -13,8 +13,8 @@ from chart_helpers import compile_text, machine
 from runner_charts import chart_from
 
 import statekit
-from statekit.engine.result import Status
-from statekit.engine.timers import TIMER_MS_MAX, TIMER_MS_MIN
+from statekit.engine.result import TOO_MANY_TIMERS, Status
+from statekit.engine.timers import MAX_ARMED_TIMERS, TIMER_MS_MAX, TIMER_MS_MIN
 from statekit.runner.outcome import OutcomeStatus
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
@@ -112,3 +112,39 @@ def test_the_runner_never_stores_it(store_url: str, event: str, value: int, refu
         assert len(r.load("i").state.timers) == 1  # stored and read back
     assert r.apply("i", "e2", "Ping", {}).status is not None  # the instance stays usable
     assert r.verify("i").ok
+
+
+MANY = """
+statechart: many
+events:
+  Add: {}
+  Both: {}
+  Ping: {}
+initial: idle
+states:
+  idle:
+    on:
+      Add: {do: [{send: {event: Ping, delay: 1h}}]}
+      Both: {do: [{send: {event: Ping, delay: 1h}}, {send: {event: Ping, delay: 2h}}]}
+      Ping: {do: [{send: {event: Ping, delay: 1h}}, {send: {event: Ping, delay: 2h}}]}
+"""
+
+
+def test_armed_timers_are_bounded_per_instance() -> None:
+    chart = machine(MANY)
+    state = chart.start()
+    for _ in range(MAX_ARMED_TIMERS - 1):
+        state = chart.send(state, "Add", now_ms=0).state
+    assert len(state.timers) == MAX_ARMED_TIMERS - 1
+    over = chart.send(state, "Both", now_ms=0)  # two more: one over the bound
+    assert (over.status, over.reason) == (Status.REJECTED, TOO_MANY_TIMERS)
+    assert over.state is state and over.timers_armed == ()
+    assert f"the bound is {MAX_ARMED_TIMERS}" in (over.message or "")
+    full = chart.send(state, "Add", now_ms=0).state  # at the bound: accepted
+    assert len(full.timers) == MAX_ARMED_TIMERS
+    assert chart.send(full, "Add", now_ms=0).reason == TOO_MANY_TIMERS
+    # a delivery that arms one more than it consumes is refused the same, and consumes
+    # nothing (the runner records the rejected delivery, which consumes the timer)
+    fired = chart.fire(full, full.timers[0].id, now_ms=0)
+    assert fired.reason == TOO_MANY_TIMERS
+    assert len(fired.state.timers) == MAX_ARMED_TIMERS - 1
