@@ -197,7 +197,10 @@ def test_statekit_run_answers_each_line_and_goes_on(
     lines = []
     for size in SIZES:
         instance, event_id, type_, payload = _apply_args(kind, size)
-        line = {"instance": instance, "event_id": f"{event_id}-{size}"[-MAX_ID_BYTES:]}
+        line: dict[str, Any] = {
+            "instance": instance,
+            "event_id": f"{event_id}-{size}"[-MAX_ID_BYTES:],
+        }
         if kind == "event ID":
             line["event_id"] = event_id
         line.update({"type": type_, "payload": payload})
