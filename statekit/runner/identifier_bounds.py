@@ -8,16 +8,20 @@ so each identifier gets 512 UTF-8 bytes: three of them with their headers stay
 near 1,560 bytes, well under the limit, whatever else an entry carries. The
 bound is checked before the database sees a value, on both stores alike:
 instance IDs, event IDs and event types when a command is made (ValueError),
-the encoded idempotency key when an event is decided (a classified rejection,
+the chart's event names, timer names and
+`send` ids when a `Runner` is made (`IdentifierBoundError`), the encoded idempotency
+key when an event is decided (a classified rejection,
 `KEY_TOO_LONG`; a timer delivery carrying such a key consumes its timer with
 that reason instead of poisoning the worker).
 """
 
 from __future__ import annotations
 
+from statekit.compiler.ir import CompiledChart
 from statekit.engine.chart import Chart
 from statekit.engine.result import Result
 from statekit.engine.state import State
+from statekit.engine.state_timers import send_ids
 from statekit.engine.timers import ArmedTimer
 from statekit.runner.outcome import KEY_TOO_LONG
 
@@ -41,6 +45,22 @@ def too_long(value: str, what: str) -> str | None:
     if size <= MAX_ID_BYTES:
         return None
     return f"{what} is {size} UTF-8 bytes; the bound is {MAX_ID_BYTES} (MAX_ID_BYTES)"
+
+
+def chart_problems(chart: CompiledChart) -> list[str]:
+    """Why the chart cannot run in a store: each event name, `after` timer name and `send`
+    id over `MAX_ID_BYTES` (they become event types and the IDs of timer deliveries,
+    `statekit.timer/<id>/<generation>`, a few bytes longer, still far under the index
+    limit); empty when it can."""
+    names = [("event", name) for name in chart.events]
+    names += [("timer", decl.name) for decl in chart.timers]
+    names += [("send id", pair.split("\0", 1)[1]) for pair in sorted(send_ids(chart))]
+    problems = []
+    for what, name in names:
+        problem = too_long(name, f"the {what} {name[:40]!r}…")
+        if problem is not None:
+            problems.append(f"chart {chart.name!r}: {problem}")
+    return problems
 
 
 def key_too_long(key: str | None) -> str | None:

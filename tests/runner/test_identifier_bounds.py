@@ -15,6 +15,7 @@ import pytest
 from runner_charts import chart_from, write_chart
 
 from statekit.runner.command_checks import make_command
+from statekit.runner.errors import IdentifierBoundError
 from statekit.runner.identifier_bounds import MAX_ID_BYTES, too_long, utf8_length
 from statekit.runner.outcome import KEY_TOO_LONG, OutcomeStatus
 from statekit.runner.runner import Runner
@@ -223,3 +224,46 @@ def test_statekit_run_answers_each_line_and_goes_on(
     for answer in answers[1:3]:
         assert answer["status"] in ("ERROR", "REJECTED")
         assert str(MAX_ID_BYTES) in json.dumps(answer)
+
+
+LONG = "x" * (MAX_ID_BYTES + 1)
+NAMED = """
+statechart: named
+events:
+  Go: {}
+  Ping: {}
+initial: idle
+states:
+  idle:
+    on:
+      Go: {do: [{send: {event: Ping, delay: 1s, id: p}}]}
+      Ping: {}
+"""
+
+
+@pytest.mark.parametrize(
+    ("what", "text"),
+    [
+        ("event", NAMED.replace("Ping", "P" + LONG)),
+        ("timer", NAMED.replace("idle", "i" + LONG).replace("states:", "states:", 1)
+         + f"  w{LONG}:\n    after: {{1s: i{LONG}}}\n"),
+        ("send id", NAMED.replace("id: p", f"id: p{LONG}")),
+    ],
+)  # fmt: skip
+def test_a_chart_naming_something_over_the_bound_is_refused(
+    store_url: str, tmp_path: Path, what: str, text: str
+) -> None:
+    chart = chart_from(text)
+    with pytest.raises(IdentifierBoundError, match=f"the {what} .* the bound is {MAX_ID_BYTES}"):
+        Runner(chart, open_store(store_url))
+    path = write_chart(text, tmp_path, "named")
+    done = subprocess.run(
+        [sys.executable, "-m", "statekit", "run", str(path), "--db", store_url],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert f"the bound is {MAX_ID_BYTES}" in done.stderr
+    Runner(chart_from(NAMED), open_store(store_url))  # within the bound: fine
