@@ -18,7 +18,8 @@ have, looked for at start-up and when idle in one query bounded whatever the
 number of armed timers (`Store.unclaimable_timers`). `--once` delivers what is
 due when it starts, with the clock fixed then, and exits (1 when a row was skipped); an
 instance whose deliveries keep arming timers due at once is delivered at most
-`MAX_REDELIVERIES_AT_ONCE` times so, then reported as a loop and left armed.
+`MAX_REDELIVERIES_AT_ONCE` times so without the worker going idle (in one `--once` run),
+then reported as a loop, left armed and skipped.
 """
 
 from __future__ import annotations
@@ -66,11 +67,12 @@ ORPHAN_WINDOW = 1000
 the store does not have (`Store.unclaimable_timers`), besides those it reported."""
 
 MAX_REDELIVERIES_AT_ONCE = 100
-"""How many deliveries of one instance's timers a `--once` run makes that arm a timer due
-at once again (`after: {0ms: self}`, a `send` with a delay of 0 or less: an eventless
-loop, as `always` transitions can make one); past it the timers so armed are reported as
-a loop and left armed, and the run goes on with the others and exits 1 instead of never
-exiting."""
+"""How many deliveries of one instance's timers that arm a timer due at once again
+(`after: {0ms: self}`, a `send` with a delay of 0 or less: an eventless loop, as `always`
+transitions can make one) a worker makes without going idle, or in one `--once` run;
+past it the timers so armed are reported as a loop, left armed and skipped (until the
+worker restarts), and it goes on with the others (`--once` exits 1) instead of never
+going idle or never exiting."""
 
 BACKOFF_FIRST, BACKOFF_LAST = 0.05, 1.0
 """The sleeps, in seconds, before looking again at a due timer the worker could not claim
@@ -89,7 +91,7 @@ class Worker:
         self.problems = 0
         self.backoff = 0.0  # the last sleep before a due timer it could not claim (0: none)
         self.until_ms: int | None = None  # --once: the clock fixed when the run started
-        self.deliveries: dict[str, int] = {}  # --once: re-arming deliveries per instance
+        self.deliveries: dict[str, int] = {}  # re-arming deliveries per instance, since idle
 
     def report(self, key: TimerKey, why: str) -> None:
         if key not in self.reported:
@@ -115,29 +117,28 @@ class Worker:
         for runner in self.runners:
             if self.stop.is_set():
                 break
-            outcomes = runner.fire_due(now_ms=self.until_ms, limit=BATCH)
+            now = runner.now_ms() if self.until_ms is None else self.until_ms
+            outcomes = runner.fire_due(now_ms=now, limit=BATCH)
             for outcome in outcomes:
                 write_line(self.out, outcome.to_data())
-                if self.until_ms is not None:
-                    self.count(runner, outcome)
+                self.count(runner, outcome, now)
             self.out.flush()
             fired += len(outcomes)
             for key, why in runner.timer_problems.items():
                 self.report(key, why)
         return fired
 
-    def count(self, runner: Runner, outcome: Outcome) -> None:
-        """Count a `--once` delivery that armed a timer due at once again (by the clock the
-        run fixed); past `MAX_REDELIVERIES_AT_ONCE` of them for one instance, the timers
-        they armed are recorded as problems (skipped from then on, reported)."""
-        assert self.until_ms is not None
+    def count(self, runner: Runner, outcome: Outcome, now: int) -> None:
+        """Count a delivery that armed a timer due at once again (by `now`, the clock its
+        round read, or the one `--once` fixed); past `MAX_REDELIVERIES_AT_ONCE` of them for
+        one instance since the worker was last idle, the timers they armed are recorded as
+        problems (skipped from then on, reported)."""
         result, instance = outcome.result, outcome.instance_id
         if result is None or instance is None or outcome.event_id is None:
             return
         if parse_timer_event_id(outcome.event_id) is None:
             return
-        until = self.until_ms
-        again = [t for t in result.timers_armed if t.due_ms is not None and t.due_ms <= until]
+        again = [t for t in result.timers_armed if t.due_ms is not None and t.due_ms <= now]
         if not again:
             return
         n = self.deliveries[instance] = self.deliveries.get(instance, 0) + 1
@@ -145,8 +146,8 @@ class Worker:
             return
         for t in again:
             runner.timer_problems[(instance, t.id, t.generation, t.due_ms)] = (
-                f"{n} deliveries in one --once run armed a timer due at once again (an "
-                f"eventless loop; the bound is MAX_REDELIVERIES_AT_ONCE); left armed"
+                f"{n} deliveries in a row armed a timer due at once again (an eventless "
+                f"loop; the bound is MAX_REDELIVERIES_AT_ONCE); left armed"
             )
 
     def wait(self, max_sleep: float) -> None:
@@ -181,6 +182,7 @@ class Worker:
             if once and fired == 0:
                 break
             if fired == 0:
+                self.deliveries.clear()  # idle: a loop would have kept it busy
                 self.orphans()
                 self.wait(max_sleep)
             else:

@@ -5,6 +5,7 @@ instance, reports it and exits 1 while the other instances' timers still fire; t
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from runner_charts import chart_from, write_chart
 
-from statekit.cli.timer_commands import MAX_REDELIVERIES_AT_ONCE
+from statekit.cli.timer_commands import MAX_REDELIVERIES_AT_ONCE, Worker
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.testing import Simulator, SimulatorError
@@ -77,3 +78,20 @@ def test_the_simulator_stops_the_loop() -> None:
     sim.send("Go")
     with pytest.raises(SimulatorError, match="re-arm itself due at once"):
         sim.advance(0)
+
+
+def test_a_running_worker_goes_idle_instead_of_spinning(store_url: str) -> None:
+    """Without --once the same bound holds between two idle moments: the loop's rounds end
+    (a round delivers the re-armed timer once), the worker goes idle, the loop is reported."""
+    runner = Runner(chart_from(LOOPS), open_store(store_url))
+    runner.create("loop")
+    assert runner.apply("loop", "e1", "Go", {}).applied
+    out, err = io.StringIO(), io.StringIO()
+    worker = Worker(runner.store, [runner], out, err)
+    rounds = 0
+    while worker.round():
+        rounds += 1
+        assert rounds <= MAX_REDELIVERIES_AT_ONCE, "the worker never went idle"
+    assert len(out.getvalue().splitlines()) == MAX_REDELIVERIES_AT_ONCE
+    assert worker.problems == 1 and "MAX_REDELIVERIES_AT_ONCE" in err.getvalue()
+    assert len(runner.load("loop").state.timers) == 1 and runner.verify("loop").ok
