@@ -16,7 +16,10 @@ A stored timer row that does not fit (`runner.timer_firing`) is reported once
 on standard error and skipped; so are due rows of instances the store does not
 have, looked for at start-up and when idle in one query bounded whatever the
 number of armed timers (`Store.unclaimable_timers`). `--once` delivers what is
-due now and exits (1 when a row was skipped).
+due when it starts, with the clock fixed then, and exits (1 when a row was skipped); an
+instance whose deliveries keep arming timers due at once is delivered at most
+`MAX_REDELIVERIES_AT_ONCE` times so without the worker going idle (in one `--once` run),
+then reported as a loop, left armed and skipped.
 """
 
 from __future__ import annotations
@@ -40,10 +43,11 @@ from statekit.cli.runner_commands import (
 )
 from statekit.engine.chart import Chart
 from statekit.runner.errors import RunnerError
+from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner, wall_clock_ms
 from statekit.runner.store.base import Store
 from statekit.runner.timer_firing import BATCH, TimerKey, describe_problem, key_of
-from statekit.runner.timers import row_data
+from statekit.runner.timers import parse_timer_event_id, row_data
 
 
 def _runners(store: Store, charts: Sequence[Chart]) -> list[Runner]:
@@ -62,6 +66,14 @@ ORPHAN_WINDOW = 1000
 """How many of the earliest due timer rows a worker looks through for rows of instances
 the store does not have (`Store.unclaimable_timers`), besides those it reported."""
 
+MAX_REDELIVERIES_AT_ONCE = 100
+"""How many deliveries of one instance's timers that arm a timer due at once again
+(`after: {0ms: self}`, a `send` with a delay of 0 or less: an eventless loop, as `always`
+transitions can make one) a worker makes without going idle, or in one `--once` run;
+past it the timers so armed are reported as a loop, left armed and skipped (until the
+worker restarts), and it goes on with the others (`--once` exits 1) instead of never
+going idle or never exiting."""
+
 BACKOFF_FIRST, BACKOFF_LAST = 0.05, 1.0
 """The sleeps, in seconds, before looking again at a due timer the worker could not claim
 (its instance locked by another transaction): doubled from the first to the last (and
@@ -78,6 +90,8 @@ class Worker:
         self.reported: set[TimerKey] = set()
         self.problems = 0
         self.backoff = 0.0  # the last sleep before a due timer it could not claim (0: none)
+        self.until_ms: int | None = None  # --once: the clock fixed when the run started
+        self.deliveries: dict[str, int] = {}  # re-arming deliveries per instance, since idle
 
     def report(self, key: TimerKey, why: str) -> None:
         if key not in self.reported:
@@ -103,14 +117,38 @@ class Worker:
         for runner in self.runners:
             if self.stop.is_set():
                 break
-            outcomes = runner.fire_due(limit=BATCH)
+            now = runner.now_ms() if self.until_ms is None else self.until_ms
+            outcomes = runner.fire_due(now_ms=now, limit=BATCH)
             for outcome in outcomes:
                 write_line(self.out, outcome.to_data())
+                self.count(runner, outcome, now)
             self.out.flush()
             fired += len(outcomes)
             for key, why in runner.timer_problems.items():
                 self.report(key, why)
         return fired
+
+    def count(self, runner: Runner, outcome: Outcome, now: int) -> None:
+        """Count a delivery that armed a timer due at once again (by `now`, the clock its
+        round read, or the one `--once` fixed); past `MAX_REDELIVERIES_AT_ONCE` of them for
+        one instance since the worker was last idle, the timers they armed are recorded as
+        problems (skipped from then on, reported)."""
+        result, instance = outcome.result, outcome.instance_id
+        if result is None or instance is None or outcome.event_id is None:
+            return
+        if parse_timer_event_id(outcome.event_id) is None:
+            return
+        again = [t for t in result.timers_armed if t.due_ms is not None and t.due_ms <= now]
+        if not again:
+            return
+        n = self.deliveries[instance] = self.deliveries.get(instance, 0) + 1
+        if n < MAX_REDELIVERIES_AT_ONCE:
+            return
+        for t in again:
+            runner.timer_problems[(instance, t.id, t.generation, t.due_ms)] = (
+                f"{n} deliveries in a row armed a timer due at once again (an eventless "
+                f"loop; the bound is MAX_REDELIVERIES_AT_ONCE); left armed"
+            )
 
     def wait(self, max_sleep: float) -> None:
         """Sleep until the next due time this worker can deliver, at most `max_sleep`; when
@@ -135,6 +173,8 @@ class Worker:
 
     def run(self, *, once: bool, max_sleep: float) -> None:
         """Report orphan rows, then deliver until stopped (`once`: until nothing is due)."""
+        if once:  # what is due when it starts, and what its deliveries make due at once
+            self.until_ms = self.runners[0].now_ms()
         if not self.stop.is_set():
             self.orphans()
         while not self.stop.is_set():
@@ -142,6 +182,7 @@ class Worker:
             if once and fired == 0:
                 break
             if fired == 0:
+                self.deliveries.clear()  # idle: a loop would have kept it busy
                 self.orphans()
                 self.wait(max_sleep)
             else:

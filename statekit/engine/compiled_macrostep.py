@@ -50,9 +50,8 @@ from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import Evaluate, assigner, computer
 from statekit.engine.tables import EMPTY, Configuration, EventEntry, MicrostepPlan, Tables
 from statekit.engine.timer_plan import VALUES, TimerOp, TimerPlan
-from statekit.engine.timers import ArmTimers, CancelTimers
+from statekit.engine.timers import TIMER_MS_MAX, TIMER_MS_MIN, ArmTimers, CancelTimers
 from statekit.engine.trace import AssignedValue, InternalEvent
-from statekit.engine.validation import INT_MAX, INT_MIN
 from statekit.engine.value_domain import CONCRETE
 
 Outbox = list[tuple[str, dict[str, Any]]]
@@ -295,7 +294,7 @@ def _timer_value(role: str, expression: Any, active: frozenset[int]) -> Effect:
             value = evaluate(ctx, EMPTY, active)
         except Exception:
             value = fail(role, expression, ctx, EMPTY, active)  # raises EvaluationError
-        if value.__class__ is not int or not INT_MIN <= value <= INT_MAX:
+        if value.__class__ is not int or not TIMER_MS_MIN <= value <= TIMER_MS_MAX:
             value = fail(role, expression, ctx, EMPTY, active)  # raises EvaluationError
         assert record is not None
         record.append(value)

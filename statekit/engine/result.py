@@ -39,6 +39,7 @@ __all__ = [
     "REDACTED",
     "STALE_TIMER",
     "TERMINAL_STATE",
+    "TOO_MANY_TIMERS",
     "UNDEFINED_TRANSITION",
     "UNKNOWN_EVENT",
     "ContextChange",
@@ -63,6 +64,9 @@ EVALUATION_ERROR = "EVALUATION_ERROR"
 """A guard, effect or invariant expression failed (division by zero...); nothing changed."""
 LIVELOCK = "LIVELOCK"
 """The macrostep did not settle within the chart's bound on microsteps; nothing changed."""
+TOO_MANY_TIMERS = "TOO_MANY_TIMERS"
+"""The macrostep would leave more than `timers.MAX_ARMED_TIMERS` timers armed; nothing
+changed."""
 STALE_TIMER = "STALE_TIMER"
 """`Chart.fire` of a timer that is not armed (its state was left, it was cancelled,
 delivered or replaced, or its generation differs); nothing changed."""
@@ -77,6 +81,7 @@ ENGINE_REASONS = frozenset(
         EVALUATION_ERROR,
         LIVELOCK,
         STALE_TIMER,
+        TOO_MANY_TIMERS,
     }
 )
 """The reason codes the engine itself produces (the others come from the chart)."""

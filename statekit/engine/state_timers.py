@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 from statekit.compiler.ir import CompiledChart, Effect, Send, TimerKind
 from statekit.engine.tables import Configuration, Tables
-from statekit.engine.timers import ArmedTimer, Timers
+from statekit.engine.timers import TIMER_MS_MAX, TIMER_MS_MIN, ArmedTimer, Timers
 from statekit.engine.validation import EMPTY, INT_MAX, PayloadError
 
 _KEYS = frozenset({"id", "event", "payload", "delay_ms", "due_ms", "generation", "owner"})
@@ -69,8 +69,8 @@ def _timer(tables: Tables, config: Configuration, entry: object, where: str) -> 
     if not isinstance(timer_id, str) or not isinstance(event, str):
         raise TimerFormatError(f"{where}: id and event must be strings")
     for name, value in (("delay_ms", delay), ("due_ms", due)):
-        if value is not None and not (_is_int(value) and abs(value) <= INT_MAX):
-            raise TimerFormatError(f"{where}: {name} must be null or a 64-bit integer")
+        if value is not None and not (_is_int(value) and TIMER_MS_MIN <= value <= TIMER_MS_MAX):
+            raise TimerFormatError(f"{where}: {name} must be null or an integer within ±(2^63 - 1)")
     if not _is_int(generation):
         raise TimerFormatError(f"{where}: generation must be an integer")
     if not isinstance(payload, Mapping):

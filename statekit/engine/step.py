@@ -62,6 +62,7 @@ from statekit.engine.result import (
     REDACTED,
     STALE_TIMER,
     TERMINAL_STATE,
+    TOO_MANY_TIMERS,
     UNDEFINED_TRANSITION,
     UNKNOWN_EVENT,
     EmittedMessage,
@@ -81,7 +82,7 @@ from statekit.engine.tables import (
     Tables,
 )
 from statekit.engine.timer_plan import Logs, resolve
-from statekit.engine.timers import ArmedTimer, TimerRun, Timers
+from statekit.engine.timers import MAX_ARMED_TIMERS, ArmedTimer, TimerRun, Timers
 from statekit.engine.trace import AppliedMicrostep, AssignedValue, InternalEvent
 from statekit.engine.validation import PayloadError
 
@@ -366,10 +367,15 @@ def _compiled(
             lambda: build_evidence(tables, trace, emitted),
         )
     assert record is not None
+    timers = plan.timers(record)
+    if len(timers.armed) > MAX_ARMED_TIMERS:
+        refused = _too_many_timers(state, event_type, event_id, timers)
+        if refused is not None:
+            return refused
     result = Result(
         APPLIED,
         None,
-        State(target, ctx, history, plan.timers(record)),
+        State(target, ctx, history, timers),
         event_type,
         event_id,
         emitted,
@@ -377,6 +383,21 @@ def _compiled(
     )
     result._timing = record
     return result
+
+
+def _too_many_timers(
+    state: State, event_type: str, event_id: str | None, timers: Timers
+) -> Result | None:
+    """`TOO_MANY_TIMERS` when a macrostep from `state` would leave `timers` armed, over
+    `MAX_ARMED_TIMERS` and more than it found; None: it may."""
+    n = len(timers.armed)
+    if n <= MAX_ARMED_TIMERS or n <= len(state._timers.armed):
+        return None
+    message = (
+        f"{event_type} would leave {n} timers armed; the bound is {MAX_ARMED_TIMERS} "
+        "(MAX_ARMED_TIMERS); nothing changed"
+    )
+    return Result(REJECTED, TOO_MANY_TIMERS, state, event_type, event_id, message=message)
 
 
 def _static_trace(event: InternalEvent, plans: tuple[MicrostepPlan, ...]) -> list[AppliedMicrostep]:
@@ -426,6 +447,10 @@ def _applied(
                 message,
             )
     timers = state._timers if timing is None else timing.timers()
+    if len(timers.armed) > MAX_ARMED_TIMERS:
+        refused = _too_many_timers(state, event_type, event_id, timers)
+        if refused is not None:
+            return refused
     after = State(target, context, history, timers)
     return applied_result(
         tables, state, event_type, payload, event_id, after, raw_emitted, raw, timing

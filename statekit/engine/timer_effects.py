@@ -13,8 +13,15 @@ from typing import Any
 
 from statekit.compiler.ir import Cancel, Send, TimerKind
 from statekit.engine.macrostep_run import MacrostepRun
-from statekit.engine.timers import ArmedTimer, ArmTimers, CancelTimers, SentEvent, TimerRun
-from statekit.engine.validation import EMPTY, INT_MAX, INT_MIN
+from statekit.engine.timers import (
+    ArmedTimer,
+    ArmTimers,
+    CancelTimers,
+    SentEvent,
+    TimerRun,
+    clamped_due,
+)
+from statekit.engine.validation import EMPTY
 
 AFTER, AT = TimerKind.AFTER, TimerKind.AT
 
@@ -43,7 +50,7 @@ def run_timer_effect(
             kind = decl.kind
             if kind is AFTER:
                 delay = decl.delay_ms
-                due = None if now is None or delay is None else _clamped(now + delay)
+                due = None if now is None or delay is None else clamped_due(now + delay)
             else:
                 assert decl.expression is not None
                 value = run.values.timed(role, decl.expression, run.context, EMPTY, active)
@@ -51,7 +58,7 @@ def run_timer_effect(
                     delay, due = None, value
                 else:
                     delay = value
-                    due = None if now is None or value is None else _clamped(now + value)
+                    due = None if now is None or value is None else clamped_due(now + value)
             generation += 1
             name = decl.name
             timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner))
@@ -82,11 +89,6 @@ def run_timer_effect(
         timing.cancel(at, effect.id)
     else:  # pragma: no cover - the compiler produces no other effect
         raise TypeError(f"not an effect: {effect!r}")
-
-
-def _clamped(due: int) -> int:
-    """A due time within the 64-bit range."""
-    return due if INT_MIN <= due <= INT_MAX else max(INT_MIN, min(due, INT_MAX))
 
 
 def _arm_send(

@@ -39,8 +39,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekit.compiler.ir import TimerKind
-from statekit.engine.timers import ArmedTimer, TimerRun, Timers
-from statekit.engine.validation import EMPTY, INT_MAX, INT_MIN
+from statekit.engine.timers import (
+    TIMER_MS_MAX,
+    TIMER_MS_MIN,
+    ArmedTimer,
+    TimerRun,
+    Timers,
+    clamped_due,
+)
+from statekit.engine.validation import EMPTY
 
 AT = TimerKind.AT
 _new = tuple.__new__
@@ -208,8 +215,8 @@ def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) 
                 armed = tuple([t for t in armed if t.owner not in cancels])
             now = record[2]
             due = None if now is None or delay is None else now + delay
-            if due is not None and not INT_MIN <= due <= INT_MAX:
-                due = _clamped(due)
+            if due is not None and not TIMER_MS_MIN <= due <= TIMER_MS_MAX:
+                due = clamped_due(due)
             start = before.generation
             timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, start + offset, owner))
             return _new(Timers, ((*armed, timer) if armed else (timer,), start + arms))
@@ -251,15 +258,10 @@ def _timer(
     due: int | None
     if slot < 0:  # a literal delay
         delay = fixed
-        due = None if now is None or delay is None else _clamped(now + delay)
+        due = None if now is None or delay is None else clamped_due(now + delay)
     elif kind is AT:
         delay, due = None, record[slot]
     else:
         delay = record[slot]
-        due = None if now is None or delay is None else _clamped(now + delay)
+        due = None if now is None or delay is None else clamped_due(now + delay)
     return _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner))
-
-
-def _clamped(due: int) -> int:
-    """A due time within the 64-bit range."""
-    return due if INT_MIN <= due <= INT_MAX else max(INT_MIN, min(due, INT_MAX))

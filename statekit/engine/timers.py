@@ -35,7 +35,26 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from statekit.compiler.ir import TimerDecl
-from statekit.engine.validation import INT_MAX, INT_MIN
+from statekit.engine.validation import INT_MAX
+
+TIMER_MS_MIN, TIMER_MS_MAX = -INT_MAX, INT_MAX
+"""The range of a timer's delay and due time in milliseconds, ±(2^63 - 1): what an
+instance's stored timers may hold (`state_timers` reads no other value), so a delay or
+due time outside it is refused when the timer is armed (`EvaluationError`), never stored
+(-2^63 was stored once and made every later read of its instance fail)."""
+
+
+MAX_ARMED_TIMERS = 1_000
+"""The most timers one instance may have armed: a macrostep that would leave more armed
+(and more than it found) is rejected as `TOO_MANY_TIMERS`, nothing changed. Each armed
+timer is stored with its instance and read and written with every event of it (3,000 of
+them made an event cost 10.65 ms instead of 0.18 ms), so their number is bounded."""
+
+
+def clamped_due(due: int) -> int:
+    """A due time computed as now + delay, brought within the timer range."""
+    return due if TIMER_MS_MIN <= due <= TIMER_MS_MAX else max(TIMER_MS_MIN, min(due, TIMER_MS_MAX))
+
 
 _new = tuple.__new__
 """Builds a named tuple without its Python-level `__new__` (one per timer armed)."""
@@ -185,8 +204,7 @@ class TimerRun:
         now = self.now_ms
         if delay_ms is None or now is None:
             return None
-        due = now + delay_ms
-        return due if INT_MIN <= due <= INT_MAX else max(INT_MIN, min(due, INT_MAX))
+        return clamped_due(now + delay_ms)
 
     def timers(self) -> Timers:
         """The timers at the end of the macrostep (the new state's)."""

@@ -18,6 +18,7 @@ from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.ir import Emit, Raise, Send
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import assigned_value, computed_value
+from statekit.engine.timers import TIMER_MS_MAX, TIMER_MS_MIN
 
 
 class AbstractValue:
@@ -84,6 +85,10 @@ class ValueDomain:
         value = computed_value(role, expression, context, payload, active)
         if value.__class__ is not int:
             raise EvaluationError(role, expression, "the result is not an integer (milliseconds)")
+        if not TIMER_MS_MIN <= value <= TIMER_MS_MAX:  # never stored: see TIMER_MS_MIN
+            raise EvaluationError(
+                role, expression, f"{value} ms is outside the timer range ±(2^63 - 1) ms"
+            )
         return int(value)
 
 

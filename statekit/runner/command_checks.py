@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from statekit.runner.identifier_bounds import too_long
 from statekit.runner.outcome import Conflict
 from statekit.runner.store.rows import positional, stored_int_problem
 from statekit.runner.transaction import Command
@@ -16,7 +17,8 @@ RESERVED_PREFIX = "statekit."
 
 
 def check_instance_id(value: object) -> None:
-    """ValueError unless `value` can be an instance ID (a non-empty string without NUL)."""
+    """ValueError unless `value` can be an instance ID (a non-empty string without NUL, at
+    most `identifier_bounds.MAX_ID_BYTES` UTF-8 bytes)."""
     _check_id(value, "instance ID")
 
 
@@ -33,6 +35,9 @@ def _check_id(value: object, what: str) -> None:
     if "\x00" in value:
         # PostgreSQL text cannot hold NUL; refuse it on every store alike.
         raise ValueError(f"an {what} cannot contain a NUL character: {value!r}")
+    problem = too_long(value, f"an {what}")
+    if problem is not None:
+        raise ValueError(problem)
     if what == "event ID" and value.startswith(RESERVED_PREFIX):
         raise ValueError(f"{what} {value!r}: IDs starting with {RESERVED_PREFIX!r} are reserved")
 
@@ -46,10 +51,13 @@ def make_command(
     after_conflict: Conflict | None = None,
 ) -> Command:
     """The `Command` `apply` runs, or ValueError when the arguments cannot be one (an
-    empty or reserved event ID, a type that is not a string, a sequence below 1)."""
+    empty, reserved or too long event ID, a type that is not a string, a sequence below 1)."""
     _check_id(event_id, "event ID")
     if not isinstance(type, str) or "\x00" in type:
         raise ValueError(f"an event type is a string without NUL characters, not {type!r}")
+    problem = too_long(type, "an event type")
+    if problem is not None:
+        raise ValueError(problem)
     if sequence is not None and sequence < 1:
         raise ValueError(f"sequence must be at least 1, not {sequence}")
     if sequence is not None:

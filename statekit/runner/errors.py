@@ -41,6 +41,12 @@ class ChartVersionError(RunnerError):
     chart version, or a configuration naming a state the current chart no longer has."""
 
 
+class IdentifierBoundError(RunnerError, ValueError):
+    """The chart names an event or a timer longer than the identifier bound
+    (`identifier_bounds.MAX_ID_BYTES`): the events and timers it delivers could not be
+    stored alike on every store."""
+
+
 class CorruptRowError(RunnerError):
     """A stored row cannot be read back (bad JSON, text that is not UTF-8, a state that
     does not fit its chart, a broken history)."""

@@ -18,6 +18,7 @@ from statekit.runner.chart_versions import ChartSet, carry_over
 from statekit.runner.errors import ChartVersionError, CorruptRowError
 from statekit.runner.evidence import evidence_json
 from statekit.runner.hashes import encode_payload
+from statekit.runner.identifier_bounds import consume_oversized, key_too_long
 from statekit.runner.keys import idempotency_key
 from statekit.runner.migration import Stranded, entry_evidence, is_migration, map_state
 from statekit.runner.repeated_facts import RepeatedFact, consume_delivery
@@ -130,6 +131,10 @@ def fold(
         key = None  # the key of the fact the event records, when the chart accepts it
         if result.status is not Status.REJECTED and isinstance(sent, dict):
             key = idempotency_key(chart.ir, event_type, sent)
+        why = key_too_long(key)
+        if why is not None and armed is not None:  # consumed unread, as `fire` does
+            result = consume_oversized(chart, state, armed, why, row.event_id)
+            key = None
         if key is not None and armed is not None:
             holder = holders.get((event_type, key)) or _stored_holder(
                 recorded_key, start.version, event_type, key

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from statekit.runner.identifier_bounds import too_long
 from statekit.runner.json_text import parse_json
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import OutboxRow
@@ -181,6 +182,9 @@ class Inbox:
     """Idempotent consumption: each (consumer, instance, message ID) takes effect once."""
 
     def __init__(self, store: Store, consumer: str) -> None:
+        problem = too_long(consumer, "a consumer name")  # it is indexed with the message
+        if problem is not None:
+            raise ValueError(problem)
         self.store = store
         self.consumer = consumer
 

@@ -48,8 +48,13 @@ DUPLICATE_FACT = "DUPLICATE_FACT"
 """The reason of the audit row of an `ALREADY_APPLIED` duplicate by idempotency key (the
 outcome itself has no reason, as every duplicate)."""
 
+KEY_TOO_LONG = "KEY_TOO_LONG"
+"""The event's encoded idempotency key is over the identifier bound
+(`identifier_bounds.MAX_ID_BYTES`): refused before the store sees it."""
+
 RUNNER_REASONS = frozenset(
     {
+        KEY_TOO_LONG,
         EVENT_ID_PAYLOAD_CONFLICT,
         VERSION_CONFLICT,
         SEQUENCE_GAP,

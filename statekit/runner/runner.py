@@ -52,10 +52,11 @@ from statekit.engine.chart import START_EVENT, Chart
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.command_checks import check_instance_id, check_stored_int, make_command
-from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
+from statekit.runner.errors import IdentifierBoundError, InstanceExistsError, UnknownInstanceError
 from statekit.runner.evidence import stored_evidence
 from statekit.runner.group_commit import GroupWork, Item, run_group
 from statekit.runner.hashes import encode_payload
+from statekit.runner.identifier_bounds import chart_problems
 from statekit.runner.instance import Instance, RecordedEvent
 from statekit.runner.migration import (
     MIGRATE_TYPE,
@@ -123,6 +124,11 @@ class Runner:
     ) -> None:
         if snapshot_every is not None and snapshot_every < 1:
             raise ValueError("snapshot_every must be a positive number of events")
+        previous = tuple(previous)
+        for each in (chart, *previous):
+            problems = chart_problems(each.ir)
+            if problems:
+                raise IdentifierBoundError("; ".join(problems))
         self.clock = wall_clock_ms if clock is None else clock
         self.timer_problems: dict[TimerKey, str] = {}
         """Stored timer rows `fire_due` found not to fit, and why: skipped from then on."""

@@ -214,9 +214,14 @@ def _int(value: object) -> int:
 
 
 def row_error(exc: BaseException) -> bool:
-    """Whether the database refused a row (a constraint, a value it cannot hold), as
-    opposed to failing itself (busy, gone, damaged), on either dialect."""
-    return any(c.__name__ in ("IntegrityError", "DataError") for c in type(exc).__mro__)
+    """Whether the database refused a row (a constraint, a value it cannot hold, an index
+    entry over PostgreSQL's size limit), as opposed to failing itself (busy, gone,
+    damaged), on either dialect."""
+    return any(c.__name__ in _ROW_ERRORS for c in type(exc).__mro__)
+
+
+_ROW_ERRORS = frozenset({"IntegrityError", "DataError", "ProgramLimitExceeded"})
+"""The exception classes (by name, for both drivers) of a row the database refuses."""
 
 
 def describe_problem(key: TimerKey, why: str) -> str:

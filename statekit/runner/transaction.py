@@ -31,10 +31,12 @@ from statekit.engine.state import State
 from statekit.engine.timers import ArmedTimer
 from statekit.runner.evidence import evidence_json
 from statekit.runner.hashes import payload_text_and_digest
+from statekit.runner.identifier_bounds import consume_oversized, key_refusal, key_too_long
 from statekit.runner.keys import idempotency_key
 from statekit.runner.outcome import (
     DUPLICATE_OR_OLD_SEQUENCE,
     EVENT_ID_PAYLOAD_CONFLICT,
+    KEY_TOO_LONG,
     SEQUENCE_GAP,
     VERSION_CONFLICT,
     Conflict,
@@ -389,35 +391,52 @@ class InstanceTransaction:
             )
         if not c.event_id.startswith(SEND_PREFIX):
             self._root, self._sent = c.event_id, 0
+        refusal = key_refusal(self.key_of(c), c.event_id)
+        if refusal is not None:  # the stores could not index it: refused before they see it
+            return self._reject(c, text, digest, KEY_TOO_LONG, refusal)
         result = self.chart.send(state, c.type, c.payload, event_id=c.event_id, now_ms=self.now_ms)
         if result.status is Status.REJECTED:
-            detail = {} if race is None else {"race": race.to_data()}
-            self.rejections.append(
-                RejectionRow(
-                    instance_id=self.instance_id,
-                    event_id=c.event_id,
-                    type=c.type,
-                    payload=text,
-                    payload_sha256=digest,
-                    status=REJECTED.value,
-                    reason=result.reason or "",
-                    message=result.message,
-                    version=version,
-                    detail=canonical_json(detail),
-                    recorded_at=self.now,
-                )
-            )
-            return Outcome(
-                status=REJECTED,
-                reason=result.reason,
-                version=version,
-                state=state,
-                event_id=c.event_id,
-                result=result,
-                message=result.message,
-                race=race,
-            )
+            return self._reject(c, text, digest, result.reason or "", result.message, result)
         return self._accept(c, text, digest, raw, result)
+
+    def _reject(
+        self,
+        c: Command,
+        text: str,
+        digest: str,
+        reason: str,
+        message: str | None,
+        result: Result | None = None,
+    ) -> Outcome:
+        """Record `c` as rejected (`reason`, `message`; `result`: the engine's rejection,
+        None when the runner refused it first) and report it; nothing else changes."""
+        race = c.after_conflict
+        detail = {} if race is None else {"race": race.to_data()}
+        self.rejections.append(
+            RejectionRow(
+                instance_id=self.instance_id,
+                event_id=c.event_id,
+                type=c.type,
+                payload=text,
+                payload_sha256=digest,
+                status=REJECTED.value,
+                reason=reason,
+                message=message,
+                version=self.version,
+                detail=canonical_json(detail),
+                recorded_at=self.now,
+            )
+        )
+        return Outcome(
+            status=REJECTED,
+            reason=reason,
+            version=self.version,
+            state=self.state,
+            event_id=c.event_id,
+            result=result,
+            message=message,
+            race=race,
+        )
 
     def sends(self) -> Iterator[Command]:
         """The undelayed sends of the events accepted so far, in the order of the external
@@ -484,7 +503,10 @@ class InstanceTransaction:
             state, timer_id, generation=generation, now_ms=self.now_ms, event_id=event_id
         )
         text, raw = payload_text_and_digest(command.type, command.payload)
-        if result.status is not Status.REJECTED:
+        why = None if result.status is Status.REJECTED else key_too_long(self.key_of(command))
+        if why is not None:  # a reason that will not change: the timer is consumed
+            result = consume_oversized(self.chart, state, timer, why, event_id)
+        elif result.status is not Status.REJECTED:
             if facts.key_holder is not None:  # the fact is recorded: the timer goes
                 return self._consume_repeat(command, text, raw, timer, facts.key_holder)
             return self._accept(command, text, raw.hex(), raw, result)
@@ -742,7 +764,7 @@ def read_facts(
         return HistoryFacts(recorded=recorded)
     holder: RecordedKey | None = None
     key = tx.key_of(command)
-    if key is not None:
+    if key is not None and key_too_long(key) is None:  # a longer one is refused unread
         holder = tx.key_here(command.type, key)
         if holder is None:
             holder = store.recorded_key(tx.instance_id, command.type, key)

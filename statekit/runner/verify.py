@@ -47,9 +47,10 @@ from statekit.runner.errors import ChartVersionError, RunnerError, UnknownInstan
 from statekit.runner.evidence import EvidenceFormError, evidence_data
 from statekit.runner.hashes import encode_payload
 from statekit.runner.history import fold, initial_state
+from statekit.runner.identifier_bounds import key_refusal
 from statekit.runner.json_text import parse_json
 from statekit.runner.keys import idempotency_key
-from statekit.runner.outcome import BUSINESS_KEY_CONFLICT, DUPLICATE_FACT
+from statekit.runner.outcome import BUSINESS_KEY_CONFLICT, DUPLICATE_FACT, KEY_TOO_LONG
 from statekit.runner.snapshots import snapshot_state
 from statekit.runner.store.base import Store
 from statekit.runner.store.migrations import MIGRATIONS
@@ -429,8 +430,16 @@ def _rejection_differences(
                 moved = state if chart.digest == state.chart_digest else _moved(state, chart)
             except ValueError:
                 continue
-            result = chart.send(moved, row.type, payload, event_id=row.event_id)
-            got = (result.status, result.reason, result.message)
+            refusal = key_refusal(idempotency_key(chart.ir, row.type, payload), row.event_id)
+            if refusal is not None:  # refused by the runner before the chart saw it
+                got: tuple[Status, str | None, str | None] = (
+                    Status.REJECTED,
+                    KEY_TOO_LONG,
+                    refusal,
+                )
+            else:
+                result = chart.send(moved, row.type, payload, event_id=row.event_id)
+                got = (result.status, result.reason, result.message)
             stored = row.message if row.message is None else evaluation_message(row.message)
             if got == (Status.REJECTED, row.reason, stored) and (
                 not isinstance(detail, dict) or set(detail) <= {"race"}
