@@ -50,7 +50,7 @@ from statekit.compiler.serialize import canonical_json
 from statekit.engine import observers
 from statekit.engine.chart import START_EVENT, Chart
 from statekit.engine.state import State
-from statekit.runner.chart_versions import ChartSet
+from statekit.runner.chart_versions import ChartSet, refuse_changed_version
 from statekit.runner.command_checks import check_instance_id, check_stored_int, make_command
 from statekit.runner.errors import InstanceExistsError, UnknownInstanceError
 from statekit.runner.evidence import stored_evidence
@@ -107,6 +107,8 @@ class Runner:
     `snapshot_every=N` stores a snapshot in the same transaction as every Nth event.
     `clock`: a zero-argument callable giving epoch milliseconds (an int), read once
     per transaction (default: the wall clock); due times come from it.
+    A chart (or previous one) whose version the store holds with another digest is a
+    ChartVersionError (`refuse_changed_version`): a changed chart needs a new version.
     A runner holds its store's connection: use one per thread or process. Over a store
     opened with `open_read_only_store` it registers nothing and can only read (`history`,
     `verify`, `migrate(dry_run=True)`).
@@ -129,6 +131,8 @@ class Runner:
         self.chart = chart
         self.store = store
         self.snapshot_every = snapshot_every
+        previous = tuple(previous)
+        refuse_changed_version(store, (chart, *previous))  # a version is one digest
         self.charts = ChartSet(chart, previous, store)
         self._chart_key = _key(chart)
         self._rows = RowCache()

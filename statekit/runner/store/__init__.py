@@ -15,6 +15,7 @@ disk). psycopg is imported only when a PostgreSQL store is opened.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -73,10 +74,9 @@ def open_existing_store(url: str, **options: Any) -> Store:
 
     Raises `NoStoreError` as `open_read_only_store` does; otherwise `open_store`'s errors.
     """
-    try:
+    # an older schema is the writer's to upgrade; a newer one it refuses as well
+    with contextlib.suppress(SchemaVersionError):
         open_read_only_store(url, **options).close()
-    except SchemaVersionError:
-        pass  # an older schema is the writer's to upgrade; a newer one it refuses as well
     return open_store(url, **options)
 
 
