@@ -496,6 +496,8 @@ class Runner:
             )
             if not moved:
                 raise RuntimeError(f"instance {instance_id!r} moved during its own migration")
+            if mapped.timer_ids:  # the armed timers of renamed states move with them
+                self._move_timer_rows(instance_id, after, mapped.timer_ids)
             if self.snapshot_every and version % self.snapshot_every == 0:
                 self.store.insert_snapshot(snapshot_row(instance_id, version, after, now))
         self._rows.put(
@@ -511,6 +513,23 @@ class Runner:
             after,
         )
         return replace(report, sequence=version)
+
+    def _move_timer_rows(
+        self, instance_id: str, after: State, timer_ids: Mapping[str, str]
+    ) -> None:
+        """Replace the rows of the timers a migration renamed (old ID → new ID) with rows
+        of their new IDs, keeping the sequence that armed them (their generation and due
+        time are the state's, unchanged by the move)."""
+        armed_by = {
+            r.timer_id: r.sequence
+            for r in self.store.timers(instance_id)
+            if r.timer_id in timer_ids and type(r.sequence) is int
+        }
+        self.store.delete_timers(instance_id, sorted(timer_ids))
+        moved = {new: armed_by.get(old, 0) for old, new in timer_ids.items()}
+        self.store.insert_timers(
+            [timer_row(instance_id, t, moved[t.id]) for t in after.timers if t.id in moved]
+        )
 
     def rejections(self, instance_id: str) -> list[dict[str, Any]]:
         """The audited rejections, history conflicts and duplicates of a fact (by

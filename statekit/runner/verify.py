@@ -46,7 +46,7 @@ from statekit.runner.chart_versions import ChartSet, carry_over
 from statekit.runner.errors import ChartVersionError, RunnerError, UnknownInstanceError
 from statekit.runner.evidence import EvidenceFormError, evidence_data
 from statekit.runner.hashes import encode_payload
-from statekit.runner.history import fold, initial_state
+from statekit.runner.history import created_under, fold, initial_state
 from statekit.runner.json_text import parse_json
 from statekit.runner.keys import idempotency_key
 from statekit.runner.outcome import BUSINESS_KEY_CONFLICT, DUPLICATE_FACT
@@ -122,7 +122,7 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
             f"chart_version: stored {row.chart_version}, the last event was applied under "
             f"version {events[-1].chart_version}"
         )
-    first = events[0].chart_version if events else row.chart_version
+    first = created_under(events, row.chart_version)
     start = initial_state(charts, first, row.initial_context, row.start_clock_ms)
     keep = frozenset(s.through_sequence for s in snapshots if isinstance(s.through_sequence, int))
     rejected_at = frozenset(r.version for r in rejections if isinstance(r.version, int))
