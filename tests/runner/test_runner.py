@@ -231,7 +231,7 @@ def test_same_version_other_digest_is_refused(store_url: str) -> None:
     store = open_store(store_url)
     Runner(statekit.load(MACHINES / "payment.yaml"), store).create("p")
     changed = (MACHINES / "payment.yaml").read_text().replace("default: 3", "default: 4", 1)
-    with pytest.raises(ChartVersionError, match="is in the store with digest .*bump `version:`"):
+    with pytest.raises(ChartVersionError, match=r"is in the store with digest .*bump `version:`"):
         Runner(chart_from(changed), store)
     with pytest.raises(ChartVersionError, match="runs on chart 'payment', not on 'counter'"):
         Runner(chart_from(COUNTER), store).load("p")
