@@ -18,7 +18,8 @@ rejections (a rejection must replay as the same rejection at its version; a
 history conflict, or a duplicate of a fact by idempotency key, must name what
 the history holds). For the whole store
 (`verify_store`): the database's own integrity check, the recorded
-migrations, each stored chart source against its digest, name and version,
+migrations, each stored chart source against its digest, name and version
+(and each version against one digest),
 and rows naming instances or messages that do not exist.
 
 What cannot be compared, and why: wall-clock times (`created_at`,
@@ -216,7 +217,17 @@ def _migration_problems(store: Store) -> list[str]:
 def _chart_problems(store: Store, given: Sequence[Chart]) -> list[str]:
     problems = []
     by_digest = {chart.digest: chart for chart in given}
-    for row in store.charts():
+    rows = store.charts()
+    digests: dict[tuple[str, int], list[str]] = {}
+    for row in rows:
+        digests.setdefault((row.name, row.version), []).append(row.digest)
+    for (name, version), found in sorted(digests.items(), key=repr):
+        if len(found) > 1:  # a version is one digest (`chart_versions.refuse_changed_version`)
+            problems.append(
+                f"stored chart {name!r} version {version} has {len(found)} digests: "
+                + ", ".join(sorted(found))
+            )
+    for row in rows:
         where = f"stored chart {row.name!r} version {row.version} ({row.digest})"
         chart = by_digest.get(row.digest)
         if row.source is not None:

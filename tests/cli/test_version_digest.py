@@ -14,7 +14,7 @@ import pytest
 from runner_charts import write_chart
 
 import statekit
-from statekit.runner.store import open_read_only_store
+from statekit.runner.store import open_read_only_store, open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -106,3 +106,21 @@ def test_a_changed_chart_of_a_stored_version_is_refused_with_the_full_message(
         assert store.instance("c") is None
     finally:
         store.close()
+
+
+def test_verify_names_a_version_stored_with_two_digests(store_url: str, tmp_path: Path) -> None:
+    v2 = write_chart(V2, tmp_path, "v2")
+    assert (
+        statekit_cli("run", str(v2), "--db", store_url, stdin=_event("b", "b1", "Open")).returncode
+        == 0
+    )
+    changed = statekit.load(write_chart(V2_CHANGED, tmp_path, "v2b"))
+    store = open_store(store_url)  # what `migrate` did before a version was one digest
+    try:
+        store.register_chart(changed.digest, changed.name, changed.version, changed.source)
+    finally:
+        store.close()
+    done = statekit_cli("verify", "--db", store_url)
+    assert done.returncode == 1
+    digests = ", ".join(sorted([statekit.load(v2).digest, changed.digest]))
+    assert f"stored chart 'door' version 2 has 2 digests: {digests}" in done.stdout
