@@ -58,7 +58,7 @@ def statekit_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str
     )
 
 
-def _event(instance: str, event_id: str, type: str) -> str:
+def event_line(instance: str, event_id: str, type: str) -> str:
     return json.dumps({"instance": instance, "event_id": event_id, "type": type}) + "\n"
 
 
@@ -79,17 +79,21 @@ def test_a_changed_chart_of_a_stored_version_is_refused_with_the_full_message(
     v1, v2 = write_chart(V1, tmp_path, "v1"), write_chart(V2, tmp_path, "v2")
     changed = write_chart(V2_CHANGED, tmp_path, "v2b")
     assert (
-        statekit_cli("run", str(v1), "--db", store_url, stdin=_event("a", "a1", "Open")).returncode
+        statekit_cli(
+            "run", str(v1), "--db", store_url, stdin=event_line("a", "a1", "Open")
+        ).returncode
         == 0
     )
     assert (
-        statekit_cli("run", str(v2), "--db", store_url, stdin=_event("b", "b1", "Open")).returncode
+        statekit_cli(
+            "run", str(v2), "--db", store_url, stdin=event_line("b", "b1", "Open")
+        ).returncode
         == 0
     )
     stored, other = statekit.load(v2).digest, statekit.load(changed).digest
     assert stored != other
     args = [a.format(db=store_url, chart=changed) for a in COMMANDS[command]]
-    done = statekit_cli(*args, stdin=_event("c", "c1", "Open"))
+    done = statekit_cli(*args, stdin=event_line("c", "c1", "Open"))
     assert done.returncode == 2, (done.stdout, done.stderr)
     message = " ".join(done.stderr.split())  # as one line, whatever the terminal wrapped
     assert (
@@ -111,7 +115,9 @@ def test_a_changed_chart_of_a_stored_version_is_refused_with_the_full_message(
 def test_verify_names_a_version_stored_with_two_digests(store_url: str, tmp_path: Path) -> None:
     v2 = write_chart(V2, tmp_path, "v2")
     assert (
-        statekit_cli("run", str(v2), "--db", store_url, stdin=_event("b", "b1", "Open")).returncode
+        statekit_cli(
+            "run", str(v2), "--db", store_url, stdin=event_line("b", "b1", "Open")
+        ).returncode
         == 0
     )
     changed = statekit.load(write_chart(V2_CHANGED, tmp_path, "v2b"))
