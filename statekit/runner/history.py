@@ -4,7 +4,8 @@ A migration entry (`runner.migration`) maps the state into its newer chart again
 a timer delivery (`runner.timers`: its event ID names the timer and generation) is
 replayed with `Chart.fire`; every step gets the clock reading its row recorded.
 A history written before instances stayed on their version (an event applied
-under a newer version with no entry before it) is still carried over."""
+under a newer version with no entry before it) is still carried over. The fold
+starts from the version the instance was created under (`created_under`)."""
 
 from __future__ import annotations
 
