@@ -157,3 +157,20 @@ def test_a_snapshot_on_the_migration_entry_verifies(store_url: str) -> None:
     assert checked.ok, (checked.differences, checked.snapshot_problems)
     rebuilt = v2.rebuild("i")
     assert rebuilt.snapshot == 2 and rebuilt.state == v2.load("i").state
+
+
+@pytest.mark.parametrize("shape", ["no events", "timer in a renamed state"])
+def test_two_migrations_in_a_row_verify_and_rebuild(store_url: str, shape: str) -> None:
+    make, _, timer = SHAPES[shape]
+    store = open_store(store_url)
+    v1 = Runner(chart_from(V1), store, clock=Clock())
+    make(v1, "i")
+    v2 = Runner(chart_from(V2), store, previous=[v1.chart], clock=Clock())
+    v3_text = V2.replace("version: 2\n", "version: 3\n").replace("(waiting", "(version 3, waiting")
+    v3 = Runner(chart_from(v3_text), store, previous=[v1.chart, v2.chart], clock=Clock())
+    assert [v2.migrate("i").status, v3.migrate("i").status] == ["MIGRATED", "MIGRATED"]
+    checked = v3.verify("i")
+    assert checked.ok, (checked.differences, checked.snapshot_problems)
+    assert v3.rebuild("i").state == v3.load("i").state
+    if timer is not None:
+        assert list(_timer_rows(v3, "i")) == [timer[0]]
