@@ -10,7 +10,9 @@ does not compile, a revision git cannot show, two different charts).
 `migrate --db URL --chart NEW` migrates every instance of an earlier version
 of the chart that maps (`Runner.migrate`), reports each stranded one with its
 configuration and why, and touches none of those; run again, it finds nothing
-to do. Exit 1 when any instance is stranded or cannot be read.
+to do. Exit 1 when any instance is stranded or cannot be read; exit 2, with
+nothing written, when the store holds the chart's version with another digest
+(`chart_versions.refuse_changed_version`).
 """
 
 from __future__ import annotations

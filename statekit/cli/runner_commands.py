@@ -24,15 +24,14 @@ from typing import IO, Any
 
 import click
 
-from statekit.analysis.diff import diff_charts
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.compiler.pipeline import CompileResult, compile_file
 from statekit.engine.chart import Chart, StartError
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
-from statekit.runner.chart_versions import chart_sets, stored_chart
+from statekit.runner.chart_versions import chart_sets, refuse_changed_version
 from statekit.runner.command_checks import check_instance_id, make_command
-from statekit.runner.errors import RunnerError, StoreFailure
+from statekit.runner.errors import ChartVersionError, RunnerError, StoreFailure
 from statekit.runner.json_text import parse_json
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner
@@ -331,7 +330,6 @@ def run_command(file: str, url: str, source: IO[bytes], batch: int, no_create: b
     compiled = _compiled(file)
     try:
         store = _store(url)
-        _refuse_a_changed_version(store, _chart(compiled))
         runner = Runner(_chart(compiled), store)
     except RunnerError as exc:
         raise click.UsageError(str(exc)) from exc
@@ -363,25 +361,6 @@ def run_command(file: str, url: str, source: IO[bytes], batch: int, no_create: b
     sys.exit(EXIT_FINDINGS if run.errors else EXIT_CLEAN)
 
 
-def _refuse_a_changed_version(store: Store, chart: Chart) -> None:
-    """A usage error naming the diff when the store knows this chart's name and version
-    with another digest (a changed chart needs a new version, then `statekit migrate`)."""
-    for row in store.charts():
-        if (row.name, row.version) != (chart.name, chart.version) or row.digest == chart.digest:
-            continue
-        stored = stored_chart(row)
-        what = (
-            diff_charts(stored.ir, chart.ir).summary()
-            if stored is not None
-            else "the store did not keep its source"
-        )
-        raise click.UsageError(
-            f"chart {chart.name!r} version {chart.version} is in the store with another digest "
-            f"({row.digest}); a changed chart needs a new version (bump `version:`, then "
-            f"`statekit migrate`). What changed: {what}"
-        )
-
-
 @click.command("verify")
 @click.option("--db", "url", required=True, help="Store URL: sqlite:///path.db or postgresql://…")
 @click.option(
@@ -404,6 +383,11 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
         click.echo("the store cannot be read", err=True)
         sys.exit(EXIT_FINDINGS)
     except RunnerError as exc:
+        raise click.UsageError(str(exc)) from exc
+    try:  # a chart given for a stored version must be that version's (a usage error)
+        refuse_changed_version(store, given)
+    except ChartVersionError as exc:
+        store.close()
         raise click.UsageError(str(exc)) from exc
     failed = 0
     try:

@@ -1,7 +1,9 @@
 """`statekit worker` (deliver timers as they come due) and `statekit timers` (list them).
 
 `worker` opens the store, one `Runner` per chart name given (the highest
-version given is the runner's, the others its previous versions), and loops:
+version given is the runner's, the others its previous versions; a chart whose
+version the store holds with another digest is refused, exit 2, before any
+timer is looked at), and loops:
 `fire_due` a batch at a time (one transaction each) for every chart, one JSON
 line per delivery on standard output, as `statekit run` writes outcomes
 (`Outcome.to_data`), flushed after each batch. When nothing is due it sleeps

@@ -6,6 +6,11 @@ version 1 can still be replayed after version 2 is deployed); `chart_sets`
 builds one per chart name from a store. A stored source is used only when it
 compiles to the digest recorded with it. `carry_over` is the one way a
 state moves to a newer version of its chart.
+
+A version is one digest: `refuse_changed_version` is the one check that a chart
+given to a command that opens a store (`Runner`, and so `run`, `worker` and
+`migrate`; `verify --chart`) is not a changed text of a version the store holds
+with another digest.
 """
 
 from __future__ import annotations
@@ -13,10 +18,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from statekit.analysis.diff import diff_charts
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
 from statekit.engine.state import STATE_FORMAT, State, StateFormatError
-from statekit.runner.errors import ChartVersionError
+from statekit.runner.errors import BUMP_VERSION, ChartVersionError
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import ChartRow
 
@@ -31,6 +37,32 @@ def stored_chart(row: ChartRow) -> Chart | None:
         return None
     chart = Chart(result.chart, source=row.source)
     return chart if chart.digest == row.digest else None
+
+
+def refuse_changed_version(store: Store, charts: Iterable[Chart]) -> None:
+    """A ChartVersionError when the store holds the name and version of one of `charts`
+    with another digest: the message names the version, both digests, what to do
+    (bump `version:`) and what changed (`statekit diff`'s summary, when the store
+    kept the other text)."""
+    given = list(charts)
+    rows = store.charts()
+    for chart in given:
+        for row in rows:
+            if (row.name, row.version) != (chart.name, chart.version):
+                continue
+            if row.digest == chart.digest:
+                continue
+            stored = stored_chart(row)
+            what = (
+                diff_charts(stored.ir, chart.ir).summary()
+                if stored is not None
+                else "the store did not keep its source"
+            )
+            raise ChartVersionError(
+                f"chart {chart.name!r} version {chart.version} is in the store with digest "
+                f"{row.digest}, this chart has digest {chart.digest}: {BUMP_VERSION}. "
+                f"What changed: {what}"
+            )
 
 
 class ChartSet:

@@ -7,6 +7,9 @@ that does not fit the stored data, a corrupt row or a bad store URL.
 
 from __future__ import annotations
 
+BUMP_VERSION = "a changed chart needs a new version (bump `version:`, then `statekit migrate`)"
+"""What every message refusing a changed chart of a stored version tells to do."""
+
 
 class RunnerError(Exception):
     """Base class of the durable runner's errors."""

@@ -4,11 +4,12 @@ A migration entry (`runner.migration`) maps the state into its newer chart again
 a timer delivery (`runner.timers`: its event ID names the timer and generation) is
 replayed with `Chart.fire`; every step gets the clock reading its row recorded.
 A history written before instances stayed on their version (an event applied
-under a newer version with no entry before it) is still carried over."""
+under a newer version with no entry before it) is still carried over. The fold
+starts from the version the instance was created under (`created_under`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from statekit.engine.chart import START_EVENT, Chart, StartError
@@ -46,6 +47,25 @@ class Replayed:
     states: Mapping[int, State] = field(default_factory=dict)
     evidence: Mapping[int, str] = field(default_factory=dict)
     armed_at: Mapping[tuple[str, int], int] = field(default_factory=dict)
+
+
+def created_under(events: Sequence[EventRow], stored_version: int) -> int:
+    """The chart version an instance was created under: its first event's, unless that
+    event is a migration entry (then the version its payload says it migrated from: a
+    migrated instance may have no event of its own before it); `stored_version`, the
+    instance row's, when there are no events. A `from` that cannot be read gives the
+    entry's version (the replay then reports the entry)."""
+    if not events:
+        return stored_version
+    first = events[0]
+    if is_migration(first.event_id, first.type):
+        try:
+            payload = loads(first.payload, "the migration entry's payload")
+        except CorruptRowError:
+            payload = None
+        if isinstance(payload, dict) and type(payload.get("from")) is int:
+            return int(payload["from"])
+    return first.chart_version
 
 
 def initial_state(
@@ -101,11 +121,13 @@ def fold(
             break
         if is_migration(row.event_id, row.type):
             try:
-                state, text = _migrated(charts, state, chart, row)
+                state, text, timer_ids = _migrated(charts, state, chart, row)
             except (Stranded, CorruptRowError) as exc:
                 problems.append(f"{where}: {exc}")
                 break
             version = row.sequence
+            if timer_ids:  # a renamed state's armed timers moved with it
+                armed_at = {(timer_ids.get(i, i), g): at for (i, g), at in armed_at.items()}
             if with_evidence:
                 evidence[version] = text
             if version in keep:
@@ -186,13 +208,16 @@ def _stored_holder(
     return holder if holder is not None and holder.sequence <= through else None
 
 
-def _migrated(charts: ChartSet, state: State, new: Chart, row: EventRow) -> tuple[State, str]:
+def _migrated(
+    charts: ChartSet, state: State, new: Chart, row: EventRow
+) -> tuple[State, str, Mapping[str, str]]:
     """A migration entry replayed: `state` mapped into `new` (the entry's chart version)
-    as `new` declares, and the evidence that gives; `Stranded` when it does not map."""
+    as `new` declares, the evidence that gives and the timer IDs it moved; `Stranded`
+    when it does not map."""
     if row.status != "APPLIED":
         raise Stranded(f"a migration entry has status {row.status!r}, not 'APPLIED'")
     old = charts.get(state.to_data()["version"])
     if old is None or old.digest != state.chart_digest:
         raise Stranded("the chart version the state was on is not available")
     mapped = map_state(state, old, new)
-    return mapped.state, entry_evidence(state, mapped.state, old, new, mapped)
+    return mapped.state, entry_evidence(state, mapped.state, old, new, mapped), mapped.timer_ids

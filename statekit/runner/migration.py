@@ -18,7 +18,10 @@ value, new ones take their default, fields it no longer declares are dropped
 the old context, give the fields they name. Anything that does not fit the
 newer chart (a path it lacks, an illegal configuration, a context value of
 the wrong type, a broken invariant) strands the instance: `Stranded` says why
-and nothing is written.
+and nothing is written. An armed `after` timer of a renamed state moves with it
+(`moved_timer_id`: its ID names the owning state's path), keeping its generation
+and due time; `Mapped.timer_ids` lists the IDs that changed, which the runner's
+timer rows (`Runner.migrate`) and the replay's (`history.fold`) follow.
 """
 
 from __future__ import annotations
@@ -65,6 +68,18 @@ class Mapped:
 
     state: State
     mapping: dict[str, Any]
+    timer_ids: Mapping[str, str] = field(default_factory=dict)
+    """The armed timers whose ID the mapping changed: old ID → new ID."""
+
+
+def moved_timer_id(timer_id: str, owner: str | None, rename: Mapping[str, str]) -> str:
+    """The ID of an armed timer once its owning state `owner` is renamed by `rename`: an
+    `after` timer's ID ends with `@<owner path>` (`compiler.model.timers.timer_name`),
+    so it moves with its state; a sent timer (no owner) keeps its ID."""
+    suffix = f"@{owner}"
+    if owner is None or owner not in rename or not timer_id.endswith(suffix):
+        return timer_id
+    return f"{timer_id[: -len(suffix)]}@{rename[owner]}"
 
 
 def state_sha256(state: State) -> str:
@@ -135,8 +150,17 @@ def map_state(state: State, old: Chart, new: Chart) -> Mapped:
         "context": context,
         "history": history,
     }
+    timer_ids: dict[str, str] = {}
     if data.get("timer_generation"):  # armed timers stay armed (the newer chart must have them)
-        moved_state.update(timers=data["timers"], timer_generation=data["timer_generation"])
+        timers = []
+        for entry in data["timers"]:
+            owner = entry.get("owner")
+            new_id = moved_timer_id(entry["id"], owner, rename)
+            if new_id != entry["id"]:  # an `after` timer delivers its own ID as its event
+                timer_ids[entry["id"]] = new_id
+                entry = {**entry, "id": new_id, "event": new_id, "owner": rename[owner]}
+            timers.append(entry)
+        moved_state.update(timers=timers, timer_generation=data["timer_generation"])
     try:
         mapped = State.from_json(new, moved_state)
     except StateFormatError as exc:
@@ -147,7 +171,7 @@ def map_state(state: State, old: Chart, new: Chart) -> Mapped:
         "defaulted": sorted(defaulted),
         "dropped": dropped,
     }
-    return Mapped(state=mapped, mapping=mapping)
+    return Mapped(state=mapped, mapping=mapping, timer_ids=timer_ids)
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,7 @@ from statekit.compiler.serialize import canonical_json
 from statekit.engine import observers
 from statekit.engine.chart import START_EVENT, Chart
 from statekit.engine.state import State
-from statekit.runner.chart_versions import ChartSet
+from statekit.runner.chart_versions import ChartSet, refuse_changed_version
 from statekit.runner.command_checks import check_instance_id, check_stored_int, make_command
 from statekit.runner.errors import IdentifierBoundError, InstanceExistsError, UnknownInstanceError
 from statekit.runner.evidence import stored_evidence
@@ -108,6 +108,8 @@ class Runner:
     `snapshot_every=N` stores a snapshot in the same transaction as every Nth event.
     `clock`: a zero-argument callable giving epoch milliseconds (an int), read once
     per transaction (default: the wall clock); due times come from it.
+    A chart (or previous one) whose version the store holds with another digest is a
+    ChartVersionError (`refuse_changed_version`): a changed chart needs a new version.
     A runner holds its store's connection: use one per thread or process. Over a store
     opened with `open_read_only_store` it registers nothing and can only read (`history`,
     `verify`, `migrate(dry_run=True)`).
@@ -135,6 +137,8 @@ class Runner:
         self.chart = chart
         self.store = store
         self.snapshot_every = snapshot_every
+        previous = tuple(previous)
+        refuse_changed_version(store, (chart, *previous))  # a version is one digest
         self.charts = ChartSet(chart, previous, store)
         self._chart_key = _key(chart)
         self._rows = RowCache()
@@ -498,6 +502,8 @@ class Runner:
             )
             if not moved:
                 raise RuntimeError(f"instance {instance_id!r} moved during its own migration")
+            if mapped.timer_ids:  # the armed timers of renamed states move with them
+                self._move_timer_rows(instance_id, after, mapped.timer_ids)
             if self.snapshot_every and version % self.snapshot_every == 0:
                 self.store.insert_snapshot(snapshot_row(instance_id, version, after, now))
         self._rows.put(
@@ -513,6 +519,23 @@ class Runner:
             after,
         )
         return replace(report, sequence=version)
+
+    def _move_timer_rows(
+        self, instance_id: str, after: State, timer_ids: Mapping[str, str]
+    ) -> None:
+        """Replace the rows of the timers a migration renamed (old ID → new ID) with rows
+        of their new IDs, keeping the sequence that armed them (their generation and due
+        time are the state's, unchanged by the move)."""
+        armed_by = {
+            r.timer_id: r.sequence
+            for r in self.store.timers(instance_id)
+            if r.timer_id in timer_ids and type(r.sequence) is int
+        }
+        self.store.delete_timers(instance_id, sorted(timer_ids))
+        moved = {new: armed_by.get(old, 0) for old, new in timer_ids.items()}
+        self.store.insert_timers(
+            [timer_row(instance_id, t, moved[t.id]) for t in after.timers if t.id in moved]
+        )
 
     def rejections(self, instance_id: str) -> list[dict[str, Any]]:
         """The audited rejections, history conflicts and duplicates of a fact (by

@@ -20,7 +20,7 @@ from statekit.engine.state import STATE_FORMAT, State, StateFormatError
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import UnknownInstanceError
 from statekit.runner.hashes import text_sha256
-from statekit.runner.history import Replayed, fold, initial_state
+from statekit.runner.history import Replayed, created_under, fold, initial_state
 from statekit.runner.json_text import parse_json
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import SnapshotRow
@@ -125,7 +125,7 @@ def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
         events = store.events(instance_id, after=through)
         snapshot = start.version if start is not None else None
         if start is None:
-            first = events[0].chart_version if events else row.chart_version
+            first = created_under(events, row.chart_version)
             start = initial_state(charts, first, row.initial_context, row.start_clock_ms)
             done = fold(charts, start, events)
         else:  # the facts recorded before the snapshot are the store's (in this transaction)

@@ -13,7 +13,7 @@ from typing import Any
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
 from statekit.engine.state import STATE_FORMAT, State, StateFormatError
-from statekit.runner.errors import ChartVersionError, CorruptRowError
+from statekit.runner.errors import BUMP_VERSION, ChartVersionError, CorruptRowError
 from statekit.runner.json_text import parse_json
 from statekit.runner.store.rows import InstanceRow, StateColumns, positional
 from statekit.runner.timers import timers_text
@@ -64,7 +64,7 @@ def state_of(chart: Chart, row: InstanceRow) -> State:
             raise ChartVersionError(
                 f"{where} runs on chart {chart.name!r} version {row.chart_version} "
                 f"({row.chart_digest}), but this runner's version {chart.version} has digest "
-                f"{chart.digest}: unknown chart version (a changed chart needs a new version:)"
+                f"{chart.digest}: unknown chart version ({BUMP_VERSION})"
             )
         raise ChartVersionError(
             f"{where} runs on chart {chart.name!r} version {row.chart_version} "

@@ -18,7 +18,8 @@ rejections (a rejection must replay as the same rejection at its version; a
 history conflict, or a duplicate of a fact by idempotency key, must name what
 the history holds). For the whole store
 (`verify_store`): the database's own integrity check, the recorded
-migrations, each stored chart source against its digest, name and version,
+migrations, each stored chart source against its digest, name and version
+(and each version against one digest),
 and rows naming instances or messages that do not exist.
 
 What cannot be compared, and why: wall-clock times (`created_at`,
@@ -46,7 +47,7 @@ from statekit.runner.chart_versions import ChartSet, carry_over
 from statekit.runner.errors import ChartVersionError, RunnerError, UnknownInstanceError
 from statekit.runner.evidence import EvidenceFormError, evidence_data
 from statekit.runner.hashes import encode_payload
-from statekit.runner.history import fold, initial_state
+from statekit.runner.history import created_under, fold, initial_state
 from statekit.runner.identifier_bounds import key_refusal
 from statekit.runner.json_text import parse_json
 from statekit.runner.keys import idempotency_key
@@ -123,7 +124,7 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
             f"chart_version: stored {row.chart_version}, the last event was applied under "
             f"version {events[-1].chart_version}"
         )
-    first = events[0].chart_version if events else row.chart_version
+    first = created_under(events, row.chart_version)
     start = initial_state(charts, first, row.initial_context, row.start_clock_ms)
     keep = frozenset(s.through_sequence for s in snapshots if isinstance(s.through_sequence, int))
     rejected_at = frozenset(r.version for r in rejections if isinstance(r.version, int))
@@ -217,7 +218,17 @@ def _migration_problems(store: Store) -> list[str]:
 def _chart_problems(store: Store, given: Sequence[Chart]) -> list[str]:
     problems = []
     by_digest = {chart.digest: chart for chart in given}
-    for row in store.charts():
+    rows = store.charts()
+    digests: dict[tuple[str, int], list[str]] = {}
+    for row in rows:
+        digests.setdefault((row.name, row.version), []).append(row.digest)
+    for (name, version), found in sorted(digests.items(), key=repr):
+        if len(found) > 1:  # a version is one digest (`chart_versions.refuse_changed_version`)
+            problems.append(
+                f"stored chart {name!r} version {version} has {len(found)} digests: "
+                + ", ".join(sorted(found))
+            )
+    for row in rows:
         where = f"stored chart {row.name!r} version {row.version} ({row.digest})"
         chart = by_digest.get(row.digest)
         if row.source is not None:

@@ -227,12 +227,12 @@ def test_a_chart_without_a_stored_state_strands_the_instance(store_url: str) -> 
     assert v3.load("p").chart_version == 2 and v3.verify("p").ok
 
 
-def test_same_version_other_digest_is_an_unknown_chart_version(store_url: str) -> None:
+def test_same_version_other_digest_is_refused(store_url: str) -> None:
     store = open_store(store_url)
     Runner(statekit.load(MACHINES / "payment.yaml"), store).create("p")
     changed = (MACHINES / "payment.yaml").read_text().replace("default: 3", "default: 4", 1)
-    with pytest.raises(ChartVersionError, match="unknown chart version"):
-        Runner(chart_from(changed), store).load("p")
+    with pytest.raises(ChartVersionError, match=r"is in the store with digest .*bump `version:`"):
+        Runner(chart_from(changed), store)
     with pytest.raises(ChartVersionError, match="runs on chart 'payment', not on 'counter'"):
         Runner(chart_from(COUNTER), store).load("p")
 
