@@ -26,6 +26,7 @@ import click
 
 from statekit.analysis.diff import ChartDiff, diff_charts
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
+from statekit.cli.refusals import runner_refusal
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import CompileResult, compile_file, compile_source
 from statekit.compiler.terminal_text import terminal_text
@@ -160,7 +161,7 @@ def migrate_command(
             i.instance_id for i in runner.store.instance_charts() if i.chart_name == chart.name
         )
     except RunnerError as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise runner_refusal(exc) from exc
     counts: dict[str, int] = {}
     for instance_id in names:
         try:

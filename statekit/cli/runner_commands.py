@@ -25,6 +25,7 @@ from typing import IO, Any
 import click
 
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
+from statekit.cli.refusals import runner_refusal
 from statekit.compiler.pipeline import CompileResult, compile_file
 from statekit.engine.chart import Chart, StartError
 from statekit.lint.formats import format_diagnostics
@@ -332,7 +333,7 @@ def run_command(file: str, url: str, source: IO[bytes], batch: int, no_create: b
         store = _store(url)
         runner = Runner(_chart(compiled), store)
     except RunnerError as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise runner_refusal(exc) from exc
     run = _Run(runner, sys.stdout, create=not no_create)
     reader = _LineReader(source)
     pending: list[_Line] = []
@@ -388,7 +389,7 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
         refuse_changed_version(store, given)
     except ChartVersionError as exc:
         store.close()
-        raise click.UsageError(str(exc)) from exc
+        raise runner_refusal(exc) from exc
     failed = 0
     try:
         sets = chart_sets(store, given)

@@ -37,6 +37,7 @@ from typing import IO, Any
 import click
 
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
+from statekit.cli.refusals import runner_refusal
 from statekit.cli.runner_commands import (
     compiled_chart,
     open_cli_reader,
@@ -226,7 +227,7 @@ def worker_command(url: str, files: tuple[str, ...], once: bool, max_sleep: floa
             worker = Worker(store, _runners(store, charts), sys.stdout, sys.stderr)
         except RunnerError as exc:
             store.close()
-            raise click.UsageError(str(exc)) from exc
+            raise runner_refusal(exc) from exc
         worker.stop = stopping
         names = ", ".join(f"{r.chart.name} v{r.chart.version}" for r in worker.runners)
         click.echo(f"statekit worker: delivering the timers of {names}", err=True)

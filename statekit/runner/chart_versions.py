@@ -18,11 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from statekit.analysis.diff import diff_charts
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
 from statekit.engine.state import STATE_FORMAT, State, StateFormatError
-from statekit.runner.errors import BUMP_VERSION, ChartVersionError
+from statekit.runner.errors import BUMP_VERSION, ChangedVersionError, ChartVersionError
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import ChartRow
 
@@ -40,10 +39,9 @@ def stored_chart(row: ChartRow) -> Chart | None:
 
 
 def refuse_changed_version(store: Store, charts: Iterable[Chart]) -> None:
-    """A ChartVersionError when the store holds the name and version of one of `charts`
-    with another digest: the message names the version, both digests, what to do
-    (bump `version:`) and what changed (`statekit diff`'s summary, when the store
-    kept the other text)."""
+    """A ChangedVersionError when the store holds the name and version of one of `charts`
+    with another digest: the message names the version, both digests and what to do
+    (bump `version:`); the error carries both charts, for a caller to say what changed."""
     given = list(charts)
     rows = store.charts()
     for chart in given:
@@ -53,15 +51,11 @@ def refuse_changed_version(store: Store, charts: Iterable[Chart]) -> None:
             if row.digest == chart.digest:
                 continue
             stored = stored_chart(row)
-            what = (
-                diff_charts(stored.ir, chart.ir).summary()
-                if stored is not None
-                else "the store did not keep its source"
-            )
-            raise ChartVersionError(
+            raise ChangedVersionError(
                 f"chart {chart.name!r} version {chart.version} is in the store with digest "
-                f"{row.digest}, this chart has digest {chart.digest}: {BUMP_VERSION}. "
-                f"What changed: {what}"
+                f"{row.digest}, this chart has digest {chart.digest}: {BUMP_VERSION}",
+                chart.ir,
+                None if stored is None else stored.ir,
             )
 
 

@@ -7,6 +7,8 @@ that does not fit the stored data, a corrupt row or a bad store URL.
 
 from __future__ import annotations
 
+from statekit.compiler.ir import CompiledChart
+
 BUMP_VERSION = "a changed chart needs a new version (bump `version:`, then `statekit migrate`)"
 """What every message refusing a changed chart of a stored version tells to do."""
 
@@ -42,6 +44,20 @@ class InstanceExistsError(RunnerError):
 class ChartVersionError(RunnerError):
     """The stored instance does not fit the runner's chart: another chart, an unknown
     chart version, or a configuration naming a state the current chart no longer has."""
+
+
+class ChangedVersionError(ChartVersionError):
+    """A chart given for a name and version the store holds with another digest.
+
+    `changed` is that chart's IR and `stored` the stored version's (None when the store
+    kept no source that compiles to its digest), so that a caller that may run the
+    analysis (the CLI) can say what changed; the runner itself does not.
+    """
+
+    def __init__(self, message: str, changed: CompiledChart, stored: CompiledChart | None):
+        super().__init__(message)
+        self.changed = changed
+        self.stored = stored
 
 
 class IdentifierBoundError(RunnerError, ValueError):
