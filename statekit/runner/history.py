@@ -153,8 +153,10 @@ def fold(
         key = None  # the key of the fact the event records, when the chart accepts it
         if result.status is not Status.REJECTED and isinstance(sent, dict):
             key = idempotency_key(chart.ir, event_type, sent)
-        why = key_too_long(key)
-        if why is not None and armed is not None:  # consumed unread, as `fire` does
+        # consumed unread, as `fire` does, where that is what was recorded: a delivery
+        # applied before the bound existed (0.1.0, on SQLite) keeps its meaning
+        why = key_too_long(key) if row.status == Status.REJECTED.value else None
+        if why is not None and armed is not None:
             result = consume_oversized(chart, state, armed, why, row.event_id)
             key = None
         if key is not None and armed is not None:

@@ -441,7 +441,8 @@ def _rejection_differences(
                 moved = state if chart.digest == state.chart_digest else _moved(state, chart)
             except ValueError:
                 continue
-            refusal = key_refusal(idempotency_key(chart.ir, row.type, payload), row.event_id)
+            key = idempotency_key(chart.ir, row.type, payload)
+            refusal = key_refusal(key, row.event_id) if row.reason == KEY_TOO_LONG else None
             if refusal is not None:  # refused by the runner before the chart saw it
                 got: tuple[Status, str | None, str | None] = (
                     Status.REJECTED,

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from runner_charts import chart_from, write_chart
 
+from statekit.runner import identifier_bounds
 from statekit.runner.command_checks import make_command
 from statekit.runner.errors import IdentifierBoundError
 from statekit.runner.identifier_bounds import MAX_ID_BYTES, too_long, utf8_length
@@ -267,3 +268,24 @@ def test_a_chart_naming_something_over_the_bound_is_refused(
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert f"the bound is {MAX_ID_BYTES}" in done.stderr
     Runner(chart_from(NAMED), open_store(store_url))  # within the bound: fine
+
+
+def test_a_store_written_before_the_bound_keeps_its_meaning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Old events never change meaning: what 0.1.0 recorded with a key over today's bound
+    (on SQLite, which took it; PostgreSQL's index refused it) replays and verifies as it
+    was recorded, a delivery applied included, while new events meet the bound."""
+    r = Runner(chart_from(KEYED), open_store(f"sqlite:///{tmp_path / 'old.db'}"))
+    r.create("i")
+    with monkeypatch.context() as before_the_bound:
+        before_the_bound.setattr(identifier_bounds, "MAX_ID_BYTES", 10**6)
+        assert r.apply("i", "paid", "Paid", {"ref": key_sized("over")}).applied
+        assert r.apply("i", "later", "Later", {"ref": key_sized("over") + "x"}).applied
+        [delivered] = r.fire_due(now_ms=r.now_ms() + 10**9)
+        assert delivered.status is APPLIED
+    assert r.verify("i").ok, r.verify("i")
+    assert r.rebuild("i").state == r.load("i").state
+    refused = r.apply("i", "paid-again", "Paid", {"ref": key_sized("over") + "y"})
+    assert (refused.status, refused.reason) == (REJECTED, KEY_TOO_LONG)
+    assert r.verify("i").ok, r.verify("i")
