@@ -9,8 +9,9 @@ import json
 import time
 from pathlib import Path
 
+from cli_process import statekit as statekit_cli
 from runner_charts import write_chart
-from test_version_digest import V1, event_line, statekit_cli
+from test_version_digest import V1, event_line
 
 TIMED_V1 = V1.replace(
     "    on:\n      Close: closed", "    after:\n      2s: closed\n    on:\n      Close: closed"

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
+from cli_process import statekit
 from runner_charts import MACHINES
 from store_legacy import before_schema_6
 
@@ -41,17 +40,6 @@ COMMANDS: dict[str, list[str]] = {
 NO_STORE = "no statekit store at "
 NO_TABLES = "the database has no statekit tables"
 OLDER = f"older than this statekit's ({LATEST}), and reading never upgrades it"
-
-
-def statekit(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "statekit", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        check=False,
-    )
 
 
 def filled(url: str) -> None:

@@ -7,22 +7,7 @@ broken fixture outside the excluded folders, or an exclude that stops matching).
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def statekit(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """Run the real command in a fresh process."""
-    return subprocess.run(
-        [sys.executable, "-m", "statekit", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+from cli_process import ROOT, statekit
 
 
 def test_the_repository_lints_clean_from_its_root() -> None:

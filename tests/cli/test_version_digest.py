@@ -6,17 +6,14 @@ both digests and what to do, and writes nothing; on SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_process import statekit as statekit_cli
 from runner_charts import write_chart
 
 import statekit
 from statekit.runner.store import open_read_only_store, open_store
-
-ROOT = Path(__file__).resolve().parents[2]
 
 V1 = """
 statechart: door
@@ -45,17 +42,6 @@ V2 = (
 
 V2_CHANGED = V2.replace("      1h: closed", "      2h: closed")
 """Version 2 changed without a bump: the store holds version 2 with V2's digest."""
-
-
-def statekit_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "statekit.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        check=False,
-    )
 
 
 def event_line(instance: str, event_id: str, type: str) -> str:

@@ -28,13 +28,13 @@ import json
 import os
 import re
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
+from cli_process import statekit as run_statekit
 from hostile_charts import HOSTILE_DESCRIPTION, HOSTILE_NAMES, hostile_chart, write_hostile_chart
 from markdown_it import MarkdownIt
 from test_mermaid_reads import _read as mermaid_read
@@ -57,15 +57,7 @@ def chart_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def statekit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "statekit.cli", *args],
-        cwd=cwd,
-        env={**os.environ, "COLUMNS": "4000"},  # rich folds no name
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=False,
-    )
+    return run_statekit(*args, cwd=cwd, env={**os.environ, "COLUMNS": "4000"})  # no folding
 
 
 def one_line(text: str) -> str:
