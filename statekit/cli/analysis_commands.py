@@ -8,7 +8,6 @@ in CI or when standard error is not a terminal).
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -22,6 +21,7 @@ from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.analysis.paths import PathSuite, covering_paths
 from statekit.analysis.report import transition_label
 from statekit.cli.group import EXIT_FINDINGS
+from statekit.cli.output import echo_json
 from statekit.cli.progress import (
     max_configurations_option,
     max_memory_option,
@@ -133,7 +133,7 @@ def explain_command(
     state = _resolve_state(chart, state_ref) if state_ref is not None else None
     explanation = explain(explored, state=state, event=event)
     if output_format == "json":
-        click.echo(json.dumps(explanation.to_json(), indent=2, ensure_ascii=False))
+        echo_json(explanation.to_json(), indent=2)
     elif output_format == "table":
         click.echo("\n".join(map(terminal_text, _table_lines(explanation, explored))))
     elif len(explanation.rows) > TEXT_TABLE_LIMIT:
@@ -291,7 +291,7 @@ def paths_command(
         return
     suite = covering_paths(explored)
     if output_format == "json":
-        click.echo(json.dumps(suite.to_json(explored), indent=2, ensure_ascii=False))
+        echo_json(suite.to_json(explored), indent=2)
     else:
         _print_paths(suite, explored)
     _finish(explored)

@@ -17,7 +17,6 @@ nothing written, when the store holds the chart's version with another digest
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +25,7 @@ import click
 
 from statekit.analysis.diff import ChartDiff, diff_charts
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
+from statekit.cli.output import echo_json
 from statekit.cli.refusals import runner_refusal
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import CompileResult, compile_file, compile_source
@@ -115,7 +115,7 @@ def diff_command(old: str, new: str | None, rev: str | None, output_format: str)
 
 def _print_diff(found: ChartDiff, output_format: str) -> None:
     if output_format == "json":
-        click.echo(json.dumps(found.to_data(), ensure_ascii=False))
+        echo_json(found.to_data())
     else:
         click.echo("\n".join(map(terminal_text, found.lines())))
     if found.exit_code:
@@ -180,7 +180,7 @@ def migrate_command(
 
 def _print_report(report: MigrationReport, output_format: str) -> None:
     if output_format == "json":
-        click.echo(json.dumps(report.to_data(), ensure_ascii=False))
+        echo_json(report.to_data())
         return
     before = "{" + ", ".join(report.configuration) + "}"
     after = "{" + ", ".join(report.mapped_configuration) + "}"
@@ -201,6 +201,6 @@ def _print_report(report: MigrationReport, output_format: str) -> None:
 def _print_error(instance_id: str, message: str, output_format: str) -> None:
     if output_format == "json":
         data = {"instance": instance_id, "status": "ERROR", "reason": message}
-        click.echo(json.dumps(data, ensure_ascii=False))
+        echo_json(data)
     else:
         click.echo(terminal_text(f"{instance_id}: ERROR {message}"))

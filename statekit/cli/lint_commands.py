@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from click.shell_completion import CompletionItem
 from statekit.analysis.explorer import DEFAULT_MAX_CONFIGURATIONS, DEFAULT_MAX_MEMORY
 from statekit.analysis.options import ExplorationOptions
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
+from statekit.cli.output import json_text
 from statekit.cli.progress import skip_final_collection, terminal_progress
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.pipeline import compile_file
@@ -223,7 +223,7 @@ def compile_command(file: str, output: Path | None, no_positions: bool) -> None:
         click.echo(format_diagnostics("text", result.diagnostics, rule_infos()), nl=False, err=True)
         sys.exit(EXIT_FINDINGS)
     data = chart_to_json(result.chart, positions=not no_positions)
-    text = json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    text = json_text(data, sort_keys=True, indent=2) + "\n"
     if output is None:
         click.echo(text, nl=False)
     else:

@@ -10,7 +10,6 @@ exploration hit its bound, so a race may be missing), 2 for usage errors.
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -18,6 +17,7 @@ import click
 from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.races import RaceReport, find_races
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
+from statekit.cli.output import echo_json
 from statekit.cli.progress import (
     max_configurations_option,
     skip_final_collection,
@@ -61,7 +61,7 @@ def races_command(files: tuple[str, ...], output_format: str, max_configurations
         reports.append(report)
     if output_format == "json":
         data = [item for report in reports for item in report.to_json()]
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        echo_json(data, indent=2)
     else:
         click.echo("\n".join(terminal_text(ln) for report in reports for ln in _text(report)))
     undecided = any(report.undecided for report in reports)

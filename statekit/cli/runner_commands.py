@@ -14,7 +14,6 @@ error that says how many lines were applied.
 from __future__ import annotations
 
 import io
-import json
 import os
 import select
 import sys
@@ -25,6 +24,7 @@ from typing import IO, Any
 import click
 
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
+from statekit.cli.output import echo_json, echo_text, json_text
 from statekit.cli.refusals import runner_refusal
 from statekit.compiler.pipeline import CompileResult, compile_file
 from statekit.engine.chart import Chart, StartError
@@ -80,7 +80,7 @@ def open_cli_reader(url: str, *, check_integrity: bool = True) -> Store:
 
 def write_line(out: IO[str], data: dict[str, Any]) -> None:
     """One JSON line of output (an outcome, a timer): the form every runner command writes."""
-    out.write(json.dumps(data, ensure_ascii=False) + "\n")
+    out.write(json_text(data) + "\n")
 
 
 def _store(url: str, *, check_integrity: bool = True) -> Store:
@@ -426,16 +426,16 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
 
 def _report(output_format: str, data: dict[str, Any]) -> None:
     if output_format == "json":
-        click.echo(json.dumps(data, ensure_ascii=False))
+        echo_json(data)
         return
     if data["ok"]:
-        click.echo(f"{data['instance']}: ok (version {data['version']}, {data['events']} events)")
+        echo_text(f"{data['instance']}: ok (version {data['version']}, {data['events']} events)")
         return
-    click.echo(f"{data['instance']}: DIFFERS" if "instance" in data else "store: DIFFERS")
+    echo_text(f"{data['instance']}: DIFFERS" if "instance" in data else "store: DIFFERS")
     problems = [data.get("error"), *data.get("differences", [])]
     for line in [*problems, *data.get("snapshot_problems", [])]:
         if line:
-            click.echo(f"  {line}")
+            echo_text(f"  {line}")
 
 
 @click.command("outbox")
@@ -473,7 +473,7 @@ def outbox_command(url: str, statuses: tuple[str, ...], output_format: str) -> N
         except ValueError as exc:  # a damaged row is listed, not the end of the listing
             data["payload_error"] = f"the stored payload is not valid JSON: {exc}"
         if output_format == "json":
-            click.echo(json.dumps(data, ensure_ascii=False))
+            echo_json(data)
             continue
         retry = (
             f" retry in {data['next_attempt_in']}s" if r.status == "pending" and r.attempts else ""
@@ -481,7 +481,7 @@ def outbox_command(url: str, statuses: tuple[str, ...], output_format: str) -> N
         error = f" last error: {r.last_error}" if r.last_error else ""
         if "payload_error" in data:
             error += f" ({data['payload_error']})"
-        click.echo(
+        echo_text(
             f"{r.status:8} {r.instance_id} {r.message_id} {r.type} "
             f"attempts={r.attempts}{retry}{error}"
         )

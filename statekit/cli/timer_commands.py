@@ -37,6 +37,7 @@ from typing import IO, Any
 import click
 
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
+from statekit.cli.output import echo_text
 from statekit.cli.refusals import runner_refusal
 from statekit.cli.runner_commands import (
     compiled_chart,
@@ -230,7 +231,7 @@ def worker_command(url: str, files: tuple[str, ...], once: bool, max_sleep: floa
             raise runner_refusal(exc) from exc
         worker.stop = stopping
         names = ", ".join(f"{r.chart.name} v{r.chart.version}" for r in worker.runners)
-        click.echo(f"statekit worker: delivering the timers of {names}", err=True)
+        echo_text(f"statekit worker: delivering the timers of {names}", err=True)
         try:
             worker.run(once=once, max_sleep=max_sleep)
         finally:
@@ -260,7 +261,7 @@ def timers_command(url: str, output_format: str) -> None:
         if output_format == "json":
             write_line(sys.stdout, data)
             continue
-        click.echo(
+        echo_text(
             f"{data['instance']}  {data['timer']}  due {_when(data['due_ms'])}  "
             f"{_in(data['in_ms'])}"
         )

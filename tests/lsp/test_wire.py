@@ -342,3 +342,35 @@ def test_requests_after_shutdown_are_refused_not_dropped(tmp_path: Path) -> None
         assert server.response(ident)["error"]["code"] == -32600
     finally:
         editor.close()
+
+
+# --- positions past the document ----------------------------------------------------
+
+PAST_THE_END = [(5, 500), (7, 0), (500, 0), (2**31 - 1, 2**31 - 1)]
+"""Positions the protocol allows (unsigned 32-bit, under 2^31) that lie past a line's end or
+past the document's last line: the protocol says they fall back to the end."""
+OUT_OF_RANGE = [(2**31, 0), (0, 2**31), (-1, 0), (0, -1)]
+"""Positions no client may send: they are invalid params (-32602), never an internal error."""
+
+
+@pytest.mark.parametrize("method", ["textDocument/hover", "textDocument/definition"])
+@pytest.mark.parametrize("line_character", PAST_THE_END + OUT_OF_RANGE)
+def test_a_position_past_the_end_is_clamped_and_one_out_of_range_is_invalid_params(
+    session: Session, method: str, line_character: tuple[int, int]
+) -> None:
+    server = session.editor.server
+    ident = server.next_id()
+    line, character = line_character
+    params = {
+        "textDocument": {"uri": session.uri},
+        "position": {"line": line, "character": character},
+    }
+    body = {"jsonrpc": "2.0", "id": ident, "method": method, "params": params}
+    server.send_bytes(frame(json.dumps(body).encode()))
+    answer = server.response(ident)
+    if line_character in PAST_THE_END:
+        assert "error" not in answer, answer
+        assert answer["result"] in (None, []), answer  # nothing named there
+    else:
+        assert answer["error"]["code"] == -32602, answer
+    session.probe()
