@@ -5,9 +5,14 @@
     o = runner.apply("task-42", "evt-1", "TaskStarted", {...}, expected_version=0)
     o.status, o.reason, o.version, o.state
 
-`apply` opens one write transaction (the store's locking: see
-`store.sqlite` and `store.postgres`), reads the instance and the record of
-the event ID, classifies (`transaction.InstanceTransaction`), and for an
+Every way of applying (`apply`, `apply_batch`, `apply_many`, `fire_due`) is one
+decide-and-write pipeline, `runner.write_path` over the stages of
+`runner.write_stages`, which differ only in how the instance rows are had (the
+row this runner committed last, locked, or claimed with due timers), how many
+commands one transaction decides and what commits together; the methods here
+check their input and call it. `apply` opens one write transaction (the store's
+locking: see `store.sqlite` and `store.postgres`), reads the instance and the
+record of the event ID, classifies (`transaction.InstanceTransaction`), and for an
 accepted event inserts the event row
 (sequence = version + 1, payload sha256, evidence), moves the instance to
 the new version only where it still has the version read, and inserts the
@@ -21,7 +26,7 @@ An instance stays on the chart version it was created under (events are
 decided by that version's chart, which the runner finds among `previous` or
 the store's kept sources); it moves to this runner's version only by
 `migrate`, which records the move as a history entry of its own (see
-`runner.migration`).
+`runner.migration`; its transaction: `runner.migration_transaction`).
 
 Time (`runner.timers`): every transaction reads the runner's clock once
 (`clock`, epoch milliseconds; the wall clock by default) and passes it to the
@@ -43,7 +48,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from statekit.compiler.serialize import canonical_json
@@ -54,24 +58,16 @@ from statekit.runner.command_checks import check_instance_id, check_stored_int, 
 from statekit.runner.errors import IdentifierBoundError, InstanceExistsError, UnknownInstanceError
 from statekit.runner.evidence import stored_evidence
 from statekit.runner.group_commit import Item
-from statekit.runner.hashes import encode_payload
 from statekit.runner.identifier_bounds import chart_problems
 from statekit.runner.instance import Instance, RecordedEvent
 from statekit.runner.migration import (
-    MIGRATE_TYPE,
     MigrationReport,
-    Stranded,
-    entry_evidence,
-    entry_payload,
-    map_state,
-    migration_event_id,
-    state_sha256,
 )
+from statekit.runner.migration_transaction import migrate_instance
 from statekit.runner.outcome import Conflict, Outcome
 from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import (
-    EventRow,
     InstanceRow,
 )
 from statekit.runner.stored_state import loads, state_columns
@@ -331,102 +327,7 @@ class Runner:
         `dry_run` writes nothing either and says `WOULD_MIGRATE`. An instance on a
         newer version, or on one this runner cannot find, is a ChartVersionError."""
         check_instance_id(instance_id)
-        with self.store.read() if dry_run else self.store.write():
-            row = self.store.instance(instance_id, lock=not dry_run)
-            if row is None:
-                raise UnknownInstanceError(f"unknown instance {instance_id!r}")
-            old = self._chart_of(row)
-            before = self._state(row)
-            configuration = tuple(before.to_data()["configuration"])
-            report = MigrationReport(
-                instance_id=instance_id,
-                status="CURRENT",
-                from_version=old.version,
-                to_version=self.chart.version,
-                configuration=configuration,
-            )
-            if old.digest == self.chart.digest:
-                return report
-            try:
-                mapped = map_state(before, old, self.chart)
-            except Stranded as exc:
-                return replace(report, status="STRANDED", reason=str(exc))
-            after = mapped.state
-            report = replace(
-                report,
-                status="WOULD_MIGRATE" if dry_run else "MIGRATED",
-                mapped_configuration=tuple(after.to_data()["configuration"]),
-                mapping=mapped.mapping,
-                state_sha256_before=state_sha256(before),
-                state_sha256_after=state_sha256(after),
-            )
-            if dry_run:
-                return report
-            now = time.time()
-            version = row.version + 1
-            payload = entry_payload(old.version, self.chart.version, mapped.mapping)
-            encoded = encode_payload(MIGRATE_TYPE, payload)
-            self.store.insert_events(
-                [
-                    EventRow(
-                        instance_id=instance_id,
-                        sequence=version,
-                        event_id=migration_event_id(old.version, self.chart.version),
-                        type=MIGRATE_TYPE,
-                        payload=encoded.text,
-                        payload_sha256=encoded.sha256,
-                        status="APPLIED",
-                        chart_version=self.chart.version,
-                        evidence=entry_evidence(before, after, old, self.chart, mapped),
-                        recorded_at=now,
-                    )
-                ]
-            )
-            columns = state_columns(after)
-            moved = self.store.update_instance(
-                instance_id,
-                read_version=row.version,
-                new_version=version,
-                chart=self._chart_key,
-                columns=columns,
-                now=now,
-            )
-            if not moved:
-                raise RuntimeError(f"instance {instance_id!r} moved during its own migration")
-            if mapped.timer_ids:  # the armed timers of renamed states move with them
-                self._move_timer_rows(instance_id, after, mapped.timer_ids)
-            if self.snapshot_every and version % self.snapshot_every == 0:
-                self.store.insert_snapshot(snapshot_row(instance_id, version, after, now))
-        self._rows.put(
-            replace(
-                row,
-                chart_name=self.chart.name,
-                chart_version=self.chart.version,
-                chart_digest=self.chart.digest,
-                version=version,
-                columns=columns,
-                recorded=None,
-            ),
-            after,
-        )
-        return replace(report, sequence=version)
-
-    def _move_timer_rows(
-        self, instance_id: str, after: State, timer_ids: Mapping[str, str]
-    ) -> None:
-        """Replace the rows of the timers a migration renamed (old ID → new ID) with rows
-        of their new IDs, keeping the sequence that armed them (their generation and due
-        time are the state's, unchanged by the move)."""
-        armed_by = {
-            r.timer_id: r.sequence
-            for r in self.store.timers(instance_id)
-            if r.timer_id in timer_ids and type(r.sequence) is int
-        }
-        self.store.delete_timers(instance_id, sorted(timer_ids))
-        moved = {new: armed_by.get(old, 0) for old, new in timer_ids.items()}
-        self.store.insert_timers(
-            [timer_row(instance_id, t, moved[t.id]) for t in after.timers if t.id in moved]
-        )
+        return migrate_instance(self._path, instance_id, dry_run=dry_run)
 
     def rejections(self, instance_id: str) -> list[dict[str, Any]]:
         """The audited rejections, history conflicts and duplicates of a fact (by
