@@ -82,8 +82,8 @@ class WritePath(WriteStages):
     def apply_many(self, commands: Sequence[tuple[str, Command | Exception]]) -> list[Item]:
         """`Runner.apply_many` of checked commands (or the error checking one gave)."""
         items, accepted = run_group(self, commands)
-        for tx in accepted:
-            self.remember(tx)
+        for tx in accepted:  # (their rows may be written already: `remember` would skip them)
+            self.rows.put(tx.committed_row(), tx.state, tx.built)
         return items
 
     def fire_due(self, now_ms: int, limit: int, problems: dict[TimerKey, str]) -> list[Outcome]:
