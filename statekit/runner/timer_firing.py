@@ -70,59 +70,59 @@ def fire_due(
 ) -> list[Outcome]:
     """See the module docstring; the outcomes of the deliveries, in order (`problems`:
     the runner's `timer_problems`, which this adds to)."""
-    runner = _Firing(work, problems)
+    firing = _Firing(work, problems)
     fired: list[Outcome] = []
     while len(fired) < limit:
         want = min(BATCH, limit - len(fired))
         try:
-            with runner.store.write():
-                rows = _claim(runner, now_ms, want)
-                runner.store.reach(LOCKED)
-                fired.extend(_deliver(runner, rows, now_ms))
+            with firing.store.write():
+                rows = _claim(firing, now_ms, want)
+                firing.store.reach(LOCKED)
+                fired.extend(_deliver(firing, rows, now_ms))
         except Exception as exc:
             if not row_error(exc):
                 raise
-            rows = _peek(runner, now_ms, want)
-            fired.extend(_one_by_one(runner, rows, now_ms))
+            rows = _peek(firing, now_ms, want)
+            fired.extend(_one_by_one(firing, rows, now_ms))
         if len(rows) < want:
             break
     return fired
 
 
-def _claim(runner: _Firing, now_ms: int, want: int) -> list[TimerRow]:
+def _claim(firing: _Firing, now_ms: int, want: int) -> list[TimerRow]:
     """The next `want` due rows that are not known problems (inside the transaction)."""
-    problems = runner.problems
-    rows = runner.store.claim_due_timers(runner.work.chart.name, now_ms, want + len(problems))
+    problems = firing.problems
+    rows = firing.store.claim_due_timers(firing.work.chart.name, now_ms, want + len(problems))
     return [r for r in rows if key_of(r) not in problems][:want]
 
 
-def _peek(runner: _Firing, now_ms: int, want: int) -> list[TimerRow]:
+def _peek(firing: _Firing, now_ms: int, want: int) -> list[TimerRow]:
     """The rows `_claim` would claim, for `_one_by_one` to redo after the database refused
     the batch: claimed in a write transaction that writes nothing (a claim locks its rows
     where the dialect locks them, which a read-only transaction may not)."""
-    with runner.store.write():
-        problems = runner.problems
-        rows = runner.store.claim_due_timers(runner.work.chart.name, now_ms, want + len(problems))
+    with firing.store.write():
+        problems = firing.problems
+        rows = firing.store.claim_due_timers(firing.work.chart.name, now_ms, want + len(problems))
     return [r for r in rows if key_of(r) not in problems][:want]
 
 
-def _one_by_one(runner: _Firing, rows: list[TimerRow], now_ms: int) -> list[Outcome]:
+def _one_by_one(firing: _Firing, rows: list[TimerRow], now_ms: int) -> list[Outcome]:
     """After the database refused a batch: each row in a transaction of its own, a row it
     refuses again recorded as a problem."""
     fired: list[Outcome] = []
     for row in rows:
         try:
-            with runner.store.write():
-                fresh = [r for r in _claim(runner, now_ms, BATCH) if key_of(r) == key_of(row)]
-                fired.extend(_deliver(runner, fresh, now_ms))
+            with firing.store.write():
+                fresh = [r for r in _claim(firing, now_ms, BATCH) if key_of(r) == key_of(row)]
+                fired.extend(_deliver(firing, fresh, now_ms))
         except Exception as exc:
             if not row_error(exc):
                 raise
-            runner.problems[key_of(row)] = f"the store refused its delivery: {exc}"
+            firing.problems[key_of(row)] = f"the store refused its delivery: {exc}"
     return fired
 
 
-def _deliver(runner: _Firing, rows: list[TimerRow], now_ms: int) -> list[Outcome]:
+def _deliver(firing: _Firing, rows: list[TimerRow], now_ms: int) -> list[Outcome]:
     """Deliver claimed rows, instance by instance, inside the caller's transaction."""
     by_instance: dict[str, list[TimerRow]] = {}
     for row in rows:
@@ -131,31 +131,31 @@ def _deliver(runner: _Firing, rows: list[TimerRow], now_ms: int) -> list[Outcome
     for instance_id, group in by_instance.items():
         first = timer_event_id(str(group[0].timer_id), _int(group[0].generation))
         try:
-            stored = runner.work.read_locked(instance_id, first)
+            stored = firing.work.read_locked(instance_id, first)
             if stored is None:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
-            tx = runner.work.begin(stored, now_ms)
+            tx = firing.work.begin(stored, now_ms)
         except (ChartVersionError, CorruptRowError, UnknownInstanceError) as exc:
-            _note(runner.problems, group, f"its instance cannot be loaded: {exc}")
+            _note(firing.problems, group, f"its instance cannot be loaded: {exc}")
             continue
         known = known_from(stored, first)
         for row in group:
-            outcome = _fire_one(runner, tx, row, known)
+            outcome = _fire_one(firing, tx, row, known)
             if outcome is not None:
                 fired.append(outcome)
-        runner.work.finish(tx)
+        firing.work.finish(tx)
     return fired
 
 
 def _fire_one(
-    runner: _Firing, tx: InstanceTransaction, row: TimerRow, known: LookedUp | None
+    firing: _Firing, tx: InstanceTransaction, row: TimerRow, known: LookedUp | None
 ) -> Outcome | None:
     """Deliver one claimed row in `tx` (None: passed over, or recorded as a problem)."""
     problem = row_problem(row, tx.start)
-    if problem is not None and _vanished(runner.store, row):
+    if problem is not None and _vanished(firing.store, row):
         return None  # cancelled or delivered by a transaction that committed first
     if problem is not None:
-        runner.problems[key_of(row)] = problem
+        firing.problems[key_of(row)] = problem
         return None
     timer = tx.state.timer(row.timer_id)
     if timer is None or timer.generation != row.generation:
@@ -164,13 +164,13 @@ def _fire_one(
     # where its event ID is recorded (read with the lock for the first delivery) and the
     # holder of its event's key (in this transaction or the store), so that a delivery
     # repeating a recorded fact consumes the timer instead of meeting the index
-    facts = runner.work.facts(tx, command, known)
+    facts = firing.work.facts(tx, command, known)
     outcome = tx.fire(row.timer_id, row.generation, facts)
     if facts.recorded is not None:
-        runner.problems[key_of(row)] = (
+        firing.problems[key_of(row)] = (
             f"{outcome.message}: the row is left over (nothing fires it again)"
         )
-    sent = runner.work.decide_sends(tx)
+    sent = firing.work.decide_sends(tx)
     return _with(outcome, row.instance_id, sent)
 
 
