@@ -12,8 +12,9 @@ pipeline (`write_stages`: read the instance, decide, write, remember).
   deliveries of many instances, committed per batch of timers, one transaction per
   timer when the database refuses a row.
 
-Whatever the way, a locked row is read with the record of the first event ID it
-decides, as of the lock, and every other event ID is looked up after the lock; so a
+Whatever the way, where an event ID is recorded is read once its instance is locked
+(with the locked read for the first event ID of `apply`, `apply_batch` and each
+instance of `fire_due`; in a few statements for all of `apply_many`'s), so a
 redelivery racing the commit of its event is answered from that record
 (`tests/runner/test_redelivery_races.py` forces each interleaving for each way).
 
