@@ -26,8 +26,7 @@ the others commit. A store that is busy, full or damaged (`StoreBusyError`,
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from statekit.engine import observers
 from statekit.runner.errors import (
@@ -41,16 +40,15 @@ from statekit.runner.outcome import Outcome
 from statekit.runner.store.base import Store
 from statekit.runner.store.hold_points import DECIDED, LOCKED
 from statekit.runner.store.rows import (
-    ChartKey,
     DecidedRows,
     EventRow,
-    InstanceRow,
     NewOutboxRow,
     RejectionRow,
     SnapshotRow,
     TimerRow,
 )
 from statekit.runner.transaction import Command, InstanceTransaction, LookedUp, Mark
+from statekit.runner.write_stages import WriteStages
 
 Item = Outcome | Exception
 """What `apply_many` gives for one command: the `Outcome` `apply` would return, or the
@@ -64,31 +62,21 @@ class _Refused(Exception):
     """The database refused a row of the bulk write: decide again, one savepoint each."""
 
 
-@dataclass(frozen=True, slots=True)
-class GroupWork:
-    """What `run_group` needs from its runner: how to start deciding about a locked
-    instance row, how to decide one command in it (with the undelayed sends it causes,
-    as `apply` does), and the chart key rows record."""
-
-    transaction: Callable[[InstanceRow], InstanceTransaction]
-    decide: Callable[[InstanceTransaction, Command, LookedUp], Outcome]
-    chart_key: Callable[[InstanceTransaction], ChartKey]
-
-
 def run_group(
-    store: Store, work: GroupWork, commands: Sequence[tuple[str, Command | Exception]]
+    work: WriteStages, commands: Sequence[tuple[str, Command | Exception]]
 ) -> tuple[list[Item], list[InstanceTransaction]]:
     """Decide and commit `commands` ((instance ID, command or the error checking it
-    gave)); return an item per command and the transactions that accepted events."""
+    gave)) through the stages of the write path; return an item per command and the
+    transactions that accepted events (their rows to remember)."""
     try:
-        return _run(store, work, commands, careful=False)
+        return _run(work.store, work, commands, careful=False)
     except _Refused:
-        return _run(store, work, commands, careful=True)
+        return _run(work.store, work, commands, careful=True)
 
 
 def _run(
     store: Store,
-    work: GroupWork,
+    work: WriteStages,
     commands: Sequence[tuple[str, Command | Exception]],
     *,
     careful: bool,
@@ -143,17 +131,19 @@ class _Rows:
         self.rejections.extend(tx.rejections[mark.rejections :])
         self.snapshots.extend(tx.snapshots[mark.snapshots :])
 
-    def write(self, store: Store, work: GroupWork) -> None:
+    def write(self, store: Store, work: WriteStages) -> None:
         """Everything in one `Store.write_decided` (one statement per table, one update
         per moved instance; one query on PostgreSQL); `_Refused` when the database
         refuses a row."""
         timers_deleted: list[tuple[str, str]] = []
         timers_inserted: list[TimerRow] = []
         for tx in self.timed.values():  # timer rows, as each instance's flush does
-            decided = tx.decided(work.chart_key(tx))
+            decided = tx.decided(work.chart_key(tx.chart))
             timers_deleted.extend(decided.timers_deleted)
             timers_inserted.extend(decided.timers_inserted)
-        moves = [m for tx in self.moved.values() for m in tx.decided(work.chart_key(tx)).moves]
+        moves = [
+            m for tx in self.moved.values() for m in tx.decided(work.chart_key(tx.chart)).moves
+        ]
         rows = DecidedRows(
             timers_deleted=tuple(timers_deleted),
             timers_inserted=tuple(timers_inserted),
@@ -174,17 +164,17 @@ class _Rows:
 
 
 def _lock(
-    store: Store, work: GroupWork, instance_ids: set[str]
+    store: Store, work: WriteStages, instance_ids: set[str]
 ) -> dict[str, InstanceTransaction | Exception]:
     """Each instance's row read and locked, in sorted order (see the module docstring)."""
     txs: dict[str, InstanceTransaction | Exception] = {}
     for instance_id in sorted(instance_ids):
-        row = store.instance(instance_id, lock=True)
+        row = work.read_locked(instance_id)
         if row is None:
             txs[instance_id] = UnknownInstanceError(f"unknown instance {instance_id!r}")
             continue
         try:
-            txs[instance_id] = work.transaction(row)
+            txs[instance_id] = work.begin(row)
         except (ChartVersionError, CorruptRowError) as exc:
             txs[instance_id] = exc
     return txs
@@ -207,7 +197,7 @@ def _look_up(
 
 def _careful(
     store: Store,
-    work: GroupWork,
+    work: WriteStages,
     tx: InstanceTransaction,
     instance_id: str,
     command: Command,
@@ -220,7 +210,7 @@ def _careful(
     try:
         with observers.instance_scope(instance_id):
             outcome = work.decide(tx, command, known)
-        tx.flush(store, work.chart_key(tx))
+        tx.flush(store, work.chart_key(tx.chart))
     except _FATAL:
         raise
     except Exception as exc:

@@ -29,23 +29,16 @@ that committed first, or delivered by another worker) is passed over quietly.
 from __future__ import annotations
 
 from collections.abc import MutableMapping
-from dataclasses import replace
-from typing import Protocol
+from dataclasses import dataclass, replace
 
-from statekit.engine.chart import Chart
 from statekit.runner.errors import ChartVersionError, CorruptRowError, UnknownInstanceError
 from statekit.runner.outcome import Outcome
 from statekit.runner.store.base import Store
-from statekit.runner.store.hold_points import DECIDED, LOCKED
-from statekit.runner.store.rows import InstanceRow, TimerRow
+from statekit.runner.store.hold_points import LOCKED
+from statekit.runner.store.rows import TimerRow
 from statekit.runner.timers import row_problem, timer_event_id
-from statekit.runner.transaction import (
-    Command,
-    HistoryFacts,
-    InstanceTransaction,
-    delivery_command,
-    read_facts,
-)
+from statekit.runner.transaction import InstanceTransaction, LookedUp, delivery_command
+from statekit.runner.write_stages import WriteStages, known_from
 
 TimerKey = tuple[str, str, object, object]
 """A stored timer row as the problems remember it: (instance, timer ID, generation, due)."""
@@ -54,28 +47,17 @@ BATCH = 32
 """Timers delivered per write transaction (one commit for many deliveries)."""
 
 
-class FiringRunner(Protocol):
-    """What firing needs of a `Runner`."""
+@dataclass(frozen=True, slots=True)
+class _Firing:
+    """One `fire_due` call: the write path's stages it goes through and the runner's
+    `timer_problems` (rows found not to fit, skipped from then on)."""
 
-    store: Store
-    chart: Chart
-    timer_problems: dict[TimerKey, str]
+    work: WriteStages
+    problems: dict[TimerKey, str]
 
-    def _transaction(self, row: InstanceRow, now_ms: int | None = None) -> InstanceTransaction:
-        """The decisions about a locked instance row."""
-        ...
-
-    def _facts(self, tx: InstanceTransaction, command: Command) -> HistoryFacts:
-        """What deciding a command needs from the history."""
-        ...
-
-    def decide_sends(self, tx: InstanceTransaction) -> list[Outcome]:
-        """Decide the undelayed sends the transaction queued."""
-        ...
-
-    def _settle(self, tx: InstanceTransaction) -> None:
-        """Write the transaction's rows and remember its state."""
-        ...
+    @property
+    def store(self) -> Store:
+        return self.work.store
 
 
 def key_of(row: TimerRow) -> TimerKey:
@@ -83,60 +65,64 @@ def key_of(row: TimerRow) -> TimerKey:
     return (row.instance_id, row.timer_id, row.generation, row.due_ms)
 
 
-def fire_due(runner: FiringRunner, now_ms: int, limit: int) -> list[Outcome]:
-    """See the module docstring; the outcomes of the deliveries, in order."""
+def fire_due(
+    work: WriteStages, problems: dict[TimerKey, str], now_ms: int, limit: int
+) -> list[Outcome]:
+    """See the module docstring; the outcomes of the deliveries, in order (`problems`:
+    the runner's `timer_problems`, which this adds to)."""
+    firing = _Firing(work, problems)
     fired: list[Outcome] = []
     while len(fired) < limit:
         want = min(BATCH, limit - len(fired))
         try:
-            with runner.store.write():
-                rows = _claim(runner, now_ms, want)
-                runner.store.reach(LOCKED)
-                fired.extend(_deliver(runner, rows, now_ms))
+            with firing.store.write():
+                rows = _claim(firing, now_ms, want)
+                firing.store.reach(LOCKED)
+                fired.extend(_deliver(firing, rows, now_ms))
         except Exception as exc:
             if not row_error(exc):
                 raise
-            rows = _peek(runner, now_ms, want)
-            fired.extend(_one_by_one(runner, rows, now_ms))
+            rows = _peek(firing, now_ms, want)
+            fired.extend(_one_by_one(firing, rows, now_ms))
         if len(rows) < want:
             break
     return fired
 
 
-def _claim(runner: FiringRunner, now_ms: int, want: int) -> list[TimerRow]:
+def _claim(firing: _Firing, now_ms: int, want: int) -> list[TimerRow]:
     """The next `want` due rows that are not known problems (inside the transaction)."""
-    problems = runner.timer_problems
-    rows = runner.store.claim_due_timers(runner.chart.name, now_ms, want + len(problems))
+    problems = firing.problems
+    rows = firing.store.claim_due_timers(firing.work.chart.name, now_ms, want + len(problems))
     return [r for r in rows if key_of(r) not in problems][:want]
 
 
-def _peek(runner: FiringRunner, now_ms: int, want: int) -> list[TimerRow]:
+def _peek(firing: _Firing, now_ms: int, want: int) -> list[TimerRow]:
     """The rows `_claim` would claim, for `_one_by_one` to redo after the database refused
     the batch: claimed in a write transaction that writes nothing (a claim locks its rows
     where the dialect locks them, which a read-only transaction may not)."""
-    with runner.store.write():
-        problems = runner.timer_problems
-        rows = runner.store.claim_due_timers(runner.chart.name, now_ms, want + len(problems))
+    with firing.store.write():
+        problems = firing.problems
+        rows = firing.store.claim_due_timers(firing.work.chart.name, now_ms, want + len(problems))
     return [r for r in rows if key_of(r) not in problems][:want]
 
 
-def _one_by_one(runner: FiringRunner, rows: list[TimerRow], now_ms: int) -> list[Outcome]:
+def _one_by_one(firing: _Firing, rows: list[TimerRow], now_ms: int) -> list[Outcome]:
     """After the database refused a batch: each row in a transaction of its own, a row it
     refuses again recorded as a problem."""
     fired: list[Outcome] = []
     for row in rows:
         try:
-            with runner.store.write():
-                fresh = [r for r in _claim(runner, now_ms, BATCH) if key_of(r) == key_of(row)]
-                fired.extend(_deliver(runner, fresh, now_ms))
+            with firing.store.write():
+                fresh = [r for r in _claim(firing, now_ms, BATCH) if key_of(r) == key_of(row)]
+                fired.extend(_deliver(firing, fresh, now_ms))
         except Exception as exc:
             if not row_error(exc):
                 raise
-            runner.timer_problems[key_of(row)] = f"the store refused its delivery: {exc}"
+            firing.problems[key_of(row)] = f"the store refused its delivery: {exc}"
     return fired
 
 
-def _deliver(runner: FiringRunner, rows: list[TimerRow], now_ms: int) -> list[Outcome]:
+def _deliver(firing: _Firing, rows: list[TimerRow], now_ms: int) -> list[Outcome]:
     """Deliver claimed rows, instance by instance, inside the caller's transaction."""
     by_instance: dict[str, list[TimerRow]] = {}
     for row in rows:
@@ -145,50 +131,46 @@ def _deliver(runner: FiringRunner, rows: list[TimerRow], now_ms: int) -> list[Ou
     for instance_id, group in by_instance.items():
         first = timer_event_id(str(group[0].timer_id), _int(group[0].generation))
         try:
-            stored = runner.store.instance(instance_id, first, lock=True)
+            stored = firing.work.read_locked(instance_id, first)
             if stored is None:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
-            tx = runner._transaction(stored, now_ms)
+            tx = firing.work.begin(stored, now_ms)
         except (ChartVersionError, CorruptRowError, UnknownInstanceError) as exc:
-            _note(runner.timer_problems, group, f"its instance cannot be loaded: {exc}")
+            _note(firing.problems, group, f"its instance cannot be loaded: {exc}")
             continue
+        known = known_from(stored, first)
         for row in group:
-            outcome = _fire_one(runner, tx, row, stored, first)
+            outcome = _fire_one(firing, tx, row, known)
             if outcome is not None:
                 fired.append(outcome)
-        runner.store.reach(DECIDED)
-        runner._settle(tx)
+        firing.work.finish(tx)
     return fired
 
 
 def _fire_one(
-    runner: FiringRunner, tx: InstanceTransaction, row: TimerRow, stored: InstanceRow, first: str
+    firing: _Firing, tx: InstanceTransaction, row: TimerRow, known: LookedUp | None
 ) -> Outcome | None:
     """Deliver one claimed row in `tx` (None: passed over, or recorded as a problem)."""
     problem = row_problem(row, tx.start)
-    if problem is not None and _vanished(runner.store, row):
+    if problem is not None and _vanished(firing.store, row):
         return None  # cancelled or delivered by a transaction that committed first
     if problem is not None:
-        runner.timer_problems[key_of(row)] = problem
+        firing.problems[key_of(row)] = problem
         return None
     timer = tx.state.timer(row.timer_id)
     if timer is None or timer.generation != row.generation:
         return None  # an earlier delivery in this transaction cancelled it
     command = delivery_command(timer)
-    event_id = command.event_id
-    recorded = stored.recorded if event_id == first else None
-    if recorded is None:
-        recorded = tx.recorded_here(event_id) or runner.store.recorded_event(
-            row.instance_id, event_id
-        )
-    # the holder of its event's key too (in this transaction or the store), so that a
-    # delivery repeating a recorded fact consumes the timer instead of meeting the index
-    outcome = tx.fire(row.timer_id, row.generation, read_facts(runner.store, tx, command, recorded))
-    if recorded is not None:
-        runner.timer_problems[key_of(row)] = (
+    # where its event ID is recorded (read with the lock for the first delivery) and the
+    # holder of its event's key (in this transaction or the store), so that a delivery
+    # repeating a recorded fact consumes the timer instead of meeting the index
+    facts = firing.work.facts(tx, command, known)
+    outcome = tx.fire(row.timer_id, row.generation, facts)
+    if facts.recorded is not None:
+        firing.problems[key_of(row)] = (
             f"{outcome.message}: the row is left over (nothing fires it again)"
         )
-    sent = runner.decide_sends(tx)
+    sent = firing.work.decide_sends(tx)
     return _with(outcome, row.instance_id, sent)
 
 

@@ -6,7 +6,12 @@
     store = open_existing_store("sqlite:///tasks.db")      # a writer that creates nothing
 
 Modules: `base` (`Store`, the interface the runner, the dispatcher and the
-inbox use, with the SQL both dialects share), `sqlite` (`SQLiteStore`) and
+inbox use: its connection and transaction mechanics), the SQL both dialects
+share by group of tables (`schema_queries`: schema, charts and cross-table
+checks; `instance_queries`: instance rows and the write of one transaction's
+decisions; `event_queries`: events, rejections, snapshots; `timer_queries`;
+`message_queries`: outbox and inbox; `sql_access`: what they use of the
+store), `hold_points` (a test's holds), `sqlite` (`SQLiteStore`) and
 `postgres` (`PostgresStore`): each dialect's locking (and PostgreSQL's
 writes in one query), `migrations` (the versioned schema), `rows` (the stored
 forms), `packing` (how an event row's hash, evidence and status are kept on
