@@ -195,7 +195,7 @@ def test_ages(text: str, seconds: float) -> None:
 
 @pytest.mark.parametrize("text", ["7", "", "d", "7 days", "-1d", "1.5d", "0s", "7d 2h", "1y"])
 def test_ages_out_of_form_are_refused_in_words(text: str) -> None:
-    with pytest.raises(RetentionError, match="--x: .*(not a duration|no time at all)"):
+    with pytest.raises(RetentionError, match=r"--x: .*(not a duration|no time at all)"):
         parse_age(text, "--x")
 
 
