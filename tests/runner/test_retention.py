@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from retention_shapes import SHAPES, Shape, business_keys, snapshot_every
+from retention_shapes import SHAPES, Shape, business_keys, inbox_rows, snapshot_every
 
 from statekit.runner.chart_versions import chart_sets
 from statekit.runner.outbox import Dispatcher
@@ -210,3 +210,22 @@ def test_policies_out_of_range_are_refused(settings: dict[str, Any]) -> None:
 def test_report_data() -> None:
     data = PruneReport(dry_run=True, outbox_messages=3).to_data()
     assert data["dry_run"] and data["outbox_messages"] == 3 and data["skipped"] == []
+
+
+def test_inbox_rows_of_removed_messages_are_not_reported(store_url: str) -> None:
+    shape = inbox_rows(store_url)
+    store = shape.runner.store
+    report = prune(store, RetentionPolicy(delivered_age=86_400.0), [shape.chart], now=LATER)
+    assert report.outbox_messages == 8 and report.inbox_rows == 0
+    assert rows(store, "SELECT COUNT(*) FROM statekit_inbox") == [(8,)]
+    assert verified(shape) == {"i0": (True, 0, ()), "i1": (True, 0, ())}
+    shape.runner.create("other")
+    with store.write():  # an inbox row of an instance nothing was pruned of still is
+        store.execute(
+            "INSERT INTO statekit_inbox (consumer, instance_id, message_id, processed_at) "
+            "VALUES ('billing', 'other', 'x/0', 0)"
+        )
+    assert verify_store(store, [shape.chart]) == [
+        "statekit_inbox: consumer 'billing' processed message 'x/0' of instance 'other', "
+        "which the outbox does not have"
+    ]
