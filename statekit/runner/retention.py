@@ -191,7 +191,8 @@ def prune(
 ) -> PruneReport:
     """Remove (or count, in a dry run) what `policy` says may go, batch by batch (see the
     module docstring). `charts`: chart files for the events' check (the store's stored
-    sources are used too); `now`: the wall clock the ages count back from."""
+    sources are used too); `now`: the wall clock the ages count back from. Call it
+    outside any transaction of `store`: each batch is one of its own."""
     at = time.time() if now is None else now
     batches = _Batches(store)
     size = policy.batch
