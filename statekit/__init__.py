@@ -45,6 +45,9 @@ _LAZY = {
     "Inbox": "statekit.runner.outbox",
     "Outcome": "statekit.runner.outcome",
     "OutcomeStatus": "statekit.runner.outcome",
+    "prune": "statekit.runner.retention",
+    "RetentionPolicy": "statekit.runner.retention",
+    "PruneReport": "statekit.runner.retention",
 }
 
 _ALIASES = {"compile": "compile_chart"}
@@ -79,6 +82,9 @@ if TYPE_CHECKING:
     from statekit.runner.outbox import Inbox as Inbox
     from statekit.runner.outcome import Outcome as Outcome
     from statekit.runner.outcome import OutcomeStatus as OutcomeStatus
+    from statekit.runner.retention import PruneReport as PruneReport
+    from statekit.runner.retention import RetentionPolicy as RetentionPolicy
+    from statekit.runner.retention import prune as prune
     from statekit.runner.runner import Runner as Runner
     from statekit.runner.store import open_store as open_store
 

@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("statekit.cli.runner_commands", "run_command"),
     "verify": ("statekit.cli.runner_commands", "verify_command"),
     "outbox": ("statekit.cli.runner_commands", "outbox_command"),
+    "prune": ("statekit.cli.retention_commands", "prune_command"),
     "worker": ("statekit.cli.timer_commands", "worker_command"),
     "timers": ("statekit.cli.timer_commands", "timers_command"),
     "lsp": ("statekit.cli.lsp_commands", "lsp_command"),

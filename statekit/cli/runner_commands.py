@@ -428,10 +428,18 @@ def _report(output_format: str, data: dict[str, Any]) -> None:
     if output_format == "json":
         echo_json(data)
         return
+    start = data.get("checked_from")
+    pruned = (
+        f"; checked from the snapshot at #{start}, the events before it were pruned"
+        if start
+        else ""
+    )
     if data["ok"]:
-        echo_text(f"{data['instance']}: ok (version {data['version']}, {data['events']} events)")
+        echo_text(
+            f"{data['instance']}: ok (version {data['version']}, {data['events']} events{pruned})"
+        )
         return
-    echo_text(f"{data['instance']}: DIFFERS" if "instance" in data else "store: DIFFERS")
+    echo_text(f"{data['instance']}: DIFFERS{pruned}" if "instance" in data else "store: DIFFERS")
     problems = [data.get("error"), *data.get("differences", [])]
     for line in [*problems, *data.get("snapshot_problems", [])]:
         if line:

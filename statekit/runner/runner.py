@@ -67,6 +67,7 @@ from statekit.runner.migration_transaction import migrate_instance
 from statekit.runner.outcome import Conflict, Outcome
 from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
 from statekit.runner.store.base import Store
+from statekit.runner.store.retention_queries import NOTHING_PRUNED, watermarks
 from statekit.runner.store.rows import (
     InstanceRow,
 )
@@ -223,11 +224,13 @@ class Runner:
         )
 
     def history(self, instance_id: str) -> list[RecordedEvent]:
-        """The accepted events of an instance, in order."""
+        """The accepted events of an instance, in order; after the snapshot its events were
+        pruned to, when they were (`statekit.runner.retention`)."""
         with self.store.read():
             if self.store.instance(instance_id) is None:
                 raise UnknownInstanceError(f"unknown instance {instance_id!r}")
-            rows = self.store.events(instance_id)
+            marks = watermarks(self.store, instance_id).get(instance_id, NOTHING_PRUNED)
+            rows = self.store.events(instance_id, after=marks.events_through)
         where = f"instance {instance_id!r} event"
         return [
             RecordedEvent(

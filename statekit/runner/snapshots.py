@@ -10,6 +10,10 @@ refused and reported, and the next older snapshot (finally the empty history)
 is tried instead. A snapshot that is consistent but wrong (its hash matches a
 state the history never produced) passes these checks; `verify` finds it by
 full replay.
+
+An instance whose events were thinned by retention through sequence N
+(`statekit.runner.retention`) is rebuilt from a snapshot at N or later only:
+an older one, or the empty history, would replay events whose payloads are gone.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from statekit.runner.hashes import text_sha256
 from statekit.runner.history import Replayed, created_under, fold, initial_state
 from statekit.runner.json_text import parse_json
 from statekit.runner.store.base import Store
+from statekit.runner.store.retention_queries import NOTHING_PRUNED, watermarks
 from statekit.runner.store.rows import SnapshotRow
 
 STEP_SEMANTICS = 1
@@ -110,7 +115,14 @@ def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
             raise UnknownInstanceError(f"unknown instance {instance_id!r}")
         refused: list[str] = []
         start: Replayed | None = None
+        pruned = watermarks(store, instance_id).get(instance_id, NOTHING_PRUNED).events_through
         for snap in store.snapshots(instance_id):
+            if snap.through_sequence < pruned:
+                refused.append(
+                    f"snapshot at {snap.through_sequence}: before the events pruned "
+                    f"(through {pruned})"
+                )
+                continue
             if snap.through_sequence > row.version:
                 refused.append(
                     f"snapshot at {snap.through_sequence}: beyond the history ({row.version})"
@@ -124,6 +136,12 @@ def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
         through = start.version if start is not None else 0
         events = store.events(instance_id, after=through)
         snapshot = start.version if start is not None else None
+        if start is None and pruned:
+            problem = (
+                f"events 1..{pruned} were pruned and no snapshot at or after {pruned} can be "
+                "used: the instance cannot be rebuilt"
+            )
+            return Rebuilt(instance_id, None, 0, None, tuple(refused), 0, (problem,))
         if start is None:
             first = created_under(events, row.chart_version)
             start = initial_state(charts, first, row.initial_context, row.start_clock_ms)

@@ -29,6 +29,18 @@ is at least once anyway), the conflict an event was re-decided after (the
 `race` in its evidence: known only to its writer; its form is checked), an
 event ID that emitted nothing (nothing else records it), and row keys beyond
 their order.
+
+An instance whose early events were thinned by retention
+(`statekit.runner.retention`) is checked from the snapshot they were thinned to
+(`pruned_start`): that snapshot against its stored sha256, chart and engine, the
+thinned rows as a whole prefix each keeping its whole hash, and everything after
+it as above; the report says where the check started (`checked_from`). What
+cannot be checked then: the snapshot's state against the events before it, the
+audited rejections before it, the messages of those events beyond their
+delivery state, and the arming sequence of a timer armed before it. A delivered
+message of an event at or before the instance's `outbox_through` that is not
+stored was removed by retention, and an inbox row naming a message of such an
+instance is not reported as unknown.
 """
 
 from __future__ import annotations
@@ -52,9 +64,11 @@ from statekit.runner.identifier_bounds import key_refusal
 from statekit.runner.json_text import parse_json
 from statekit.runner.keys import idempotency_key
 from statekit.runner.outcome import BUSINESS_KEY_CONFLICT, DUPLICATE_FACT, KEY_TOO_LONG
+from statekit.runner.pruned_start import is_thinned, pruned_start, thinned_keys
 from statekit.runner.snapshots import snapshot_state
 from statekit.runner.store.base import Store
 from statekit.runner.store.migrations import MIGRATIONS
+from statekit.runner.store.retention_queries import NOTHING_PRUNED, watermarks
 from statekit.runner.store.rows import EventRow, OutboxRow, RejectionRow, SnapshotRow, TimerRow
 from statekit.runner.timers import expected_rows, timers_text
 
@@ -76,6 +90,9 @@ class VerifyReport:
     events: int
     differences: tuple[str, ...]
     snapshot_problems: tuple[str, ...]
+    checked_from: int = 0
+    """The snapshot the check started from (its events before it were pruned); 0: the
+    instance's creation, every event replayed."""
 
     @property
     def ok(self) -> bool:
@@ -92,6 +109,7 @@ class VerifyReport:
             "events": self.events,
             "differences": list(self.differences),
             "snapshot_problems": list(self.snapshot_problems),
+            "checked_from": self.checked_from,
         }
 
 
@@ -106,6 +124,7 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
         snapshots = store.snapshots(instance_id)
         rejections = store.rejections(instance_id)
         timers = store.timers(instance_id)
+        marks = watermarks(store, instance_id).get(instance_id, NOTHING_PRUNED)
     differences: list[str] = []
     name = charts.current.name
     chart = charts.get(row.chart_version)
@@ -124,17 +143,32 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
             f"chart_version: stored {row.chart_version}, the last event was applied under "
             f"version {events[-1].chart_version}"
         )
-    first = created_under(events, row.chart_version)
-    start = initial_state(charts, first, row.initial_context, row.start_clock_ms)
+    through = marks.events_through
+    prefix = [e for e in events if e.sequence <= through]
+    later = events[len(prefix) :] if through else events
     keep = frozenset(s.through_sequence for s in snapshots if isinstance(s.through_sequence, int))
     rejected_at = frozenset(r.version for r in rejections if isinstance(r.version, int))
-    replayed = fold(charts, start, events, keep | rejected_at, with_evidence=True)
+    if through:  # the early events were pruned: from the snapshot they were pruned to
+        pruned = pruned_start(charts, through, prefix, snapshots)
+        differences.extend(pruned.problems)
+        start = pruned.replayed(timers)
+        lookup = thinned_keys(prefix)
+        replayed = fold(
+            charts, start, later, keep | rejected_at, with_evidence=True, recorded_key=lookup
+        )
+        rejections = [r for r in rejections if type(r.version) is not int or r.version >= through]
+    else:
+        first = created_under(events, row.chart_version)
+        start = initial_state(charts, first, row.initial_context, row.start_clock_ms)
+        replayed = fold(charts, start, events, keep | rejected_at, with_evidence=True)
     differences.extend(replayed.problems)
     if replayed.version != row.version:
         differences.append(f"version: stored {row.version}, replayed {replayed.version}")
     for event in events:
+        if event.sequence <= through and is_thinned(event):
+            continue  # its hash is checked by `pruned_start`, its payload is gone
         differences.extend(_event_differences(event, replayed.evidence.get(event.sequence)))
-    differences.extend(_key_differences(charts, events))
+    differences.extend(_key_differences(charts, events, through))
     if replayed.state is not None and not replayed.problems:
         stored = {}
         for key, text in (
@@ -152,13 +186,18 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
             for seq, messages in sorted(replayed.emitted.items())
             for m in messages
         ]
-        differences.extend(_outbox_differences(expected, outbox))
+        have = {(r.sequence, r.message_id) for r in outbox}
+        expected = [  # a message of an event at or before `outbox_through` may be pruned
+            m for m in expected if m[0] > marks.outbox_through or (m[0], m[1]) in have
+        ]
+        replayable = [r for r in outbox if r.sequence > through] if through else outbox
+        differences.extend(_outbox_differences(expected, replayable))
         armed_text = timers_text(replayed.state)
         if row.columns.timers != armed_text:
             differences.append(f"timers: stored {row.columns.timers}, replayed {armed_text}")
         armed = expected_rows(instance_id, replayed.state, replayed.armed_at)
         differences.extend(_timer_differences(armed, timers))
-        states = {**replayed.states, 0: start.state} if start.state is not None else {}
+        states = {**replayed.states, through: start.state} if start.state is not None else {}
         for rejection in rejections:
             differences.extend(_rejection_differences(rejection, charts, states, events))
     for message in outbox:
@@ -171,7 +210,9 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
             problems.append(f"refused {checked.refused}")
             continue
         at = snap.through_sequence
-        truth = replayed.states.get(at) if at else start.state
+        if type(at) is int and at < through:
+            continue  # before the events the check starts after: checked for itself only
+        truth = replayed.states.get(at) if at != through else start.state
         if truth is None:
             problems.append(f"snapshot at {at}: the replay did not reach that sequence")
         elif truth != state:
@@ -184,6 +225,7 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
         events=len(events),
         differences=tuple(differences),
         snapshot_problems=tuple(problems),
+        checked_from=through,
     )
 
 
@@ -255,10 +297,12 @@ def _orphan_problems(store: Store) -> list[str]:
 
 
 def _inbox_problems(store: Store) -> list[str]:
+    pruned = {i for i, marks in watermarks(store).items() if marks.outbox_through}
     return [
         f"statekit_inbox: consumer {consumer!r} processed message {message_id!r} of "
         f"instance {instance_id!r}, which the outbox does not have"
         for consumer, instance_id, message_id in store.unknown_inbox_messages()
+        if instance_id not in pruned
     ]
 
 
@@ -309,14 +353,19 @@ def _key_of(charts: ChartSet, event_type: str, payload_text: str, version: int) 
     return idempotency_key(chart.ir, event_type, payload)
 
 
-def _key_differences(charts: ChartSet, events: list[EventRow]) -> Iterator[str]:
-    """Each event's stored idempotency key against its chart version's, and each fact once."""
+def _key_differences(
+    charts: ChartSet, events: list[EventRow], thinned_through: int = 0
+) -> Iterator[str]:
+    """Each event's stored idempotency key against its chart version's (not of a thinned
+    row: its payload is gone), and each fact once."""
     first: dict[tuple[str, str], EventRow] = {}
     for event in events:
         where = f"event #{event.sequence} ({event.event_id})"
         key = _key_of(charts, event.type, event.payload, event.chart_version)
         if event.status == "REJECTED":
             key = None  # a consumed timer delivery records no fact
+        if event.sequence <= thinned_through and is_thinned(event):
+            key = event.idempotency_key
         if event.idempotency_key != key:
             yield (
                 f"{where}: idempotency_key: stored {event.idempotency_key!r}, its chart version "

@@ -120,6 +120,17 @@ TAMPER: dict[tuple[str, str], tuple[str, str] | str] = {
 # The columns of time: this chart arms no timer, so they hold nothing to tamper with;
 # test_timer_tamper.py tampers with each of them in a store of a chart that does.
 TIMED = "time: tampered in test_timer_tamper.py, with a chart that arms timers"
+# The retention watermarks: nothing was pruned in this store, so they hold no row;
+# test_retention_tamper.py moves them in a pruned store.
+PRUNED = "retention: tampered in test_retention_tamper.py, in a pruned store"
+TAMPER.update(
+    {
+        ("statekit_retention", "instance_id"): PRUNED,
+        ("statekit_retention", "events_through"): PRUNED,
+        ("statekit_retention", "outbox_through"): PRUNED,
+        ("statekit_retention", "pruned_at"): TIME,
+    }
+)
 TAMPER.update(
     {
         ("statekit_instances", "timers"): TIMED,

@@ -66,6 +66,15 @@ row is kept whole. An event's status `APPLIED` is kept as NULL. On
 PostgreSQL it also adds `statekit_moved`, which raises SQLSTATE SK409 when an
 instance update moved no row, so that the writes of an event can be sent
 with the COMMIT in one round trip.
+
+Version 8 is retention (`statekit.runner.retention`): the table
+`statekit_retention`, one row per instance something was pruned of: the
+sequence its events were thinned through (`events_through`: those rows keep
+their event ID, sequence, type, status, full payload hash, idempotency key and
+chart version, their payload and evidence are emptied; the snapshot at that
+sequence is where `verify` and `rebuild` start), the sequence its delivered
+outbox messages were removed through (`outbox_through`), and when it was last
+pruned.
 """
 
 from __future__ import annotations
@@ -375,6 +384,15 @@ _COMPACT_POSTGRESQL = (
     _DEAD_INDEX,
 )
 
+_RETENTION = (
+    """CREATE TABLE statekit_retention (
+        instance_id TEXT PRIMARY KEY,
+        events_through BIGINT NOT NULL DEFAULT 0 CHECK (events_through >= 0),
+        outbox_through BIGINT NOT NULL DEFAULT 0 CHECK (outbox_through >= 0),
+        pruned_at {real} NOT NULL
+    )""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -432,6 +450,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "outbox times from their events, dead messages indexed; a raising version check",
         _COMPACT_SQLITE,
         _COMPACT_POSTGRESQL,
+    ),
+    Migration(
+        8,
+        "retention: how far each instance's events were thinned and delivered messages removed",
+        _format(_RETENTION, real="REAL"),
+        _format(_RETENTION, real="DOUBLE PRECISION"),
     ),
 )
 """Every migration, in order; append new ones, never edit a released one."""
