@@ -43,7 +43,12 @@ _IDEMPOTENCY = (
 
 
 def before_schema_6(store: Store) -> None:
-    """Rewrite `store` in the form statekit wrote at schema 5 (see the module docstring)."""
+    """Rewrite `store` in the form statekit wrote at schema 5 (see the module docstring);
+    a store at schema 9 first loses the shard layout table."""
+    if store.schema_version() >= 9:
+        with store.write():
+            store.execute("DROP TABLE statekit_shard")
+            store.execute("DELETE FROM statekit_schema_migrations WHERE version = 9")
     with store.write():
         events = [e for i in store.instance_ids() for e in store.events(i)]
         outbox = store.outbox(["pending", "delivered", "dead"])

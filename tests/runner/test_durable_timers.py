@@ -256,7 +256,7 @@ def test_a_schema_3_store_gains_timers_in_place(store_url: str) -> None:
         undo_time_migration(r.store)
     r.store.close()
     store = open_store(store_url)  # migrated on open
-    assert store.schema_version() == LATEST == 6
+    assert store.schema_version() == LATEST == 9
     upgraded = Runner(counter, store, clock=Clock())
     assert [e.clock_ms for e in upgraded.history("c")] == [None]
     assert upgraded.verify("c").ok

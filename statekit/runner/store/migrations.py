@@ -66,6 +66,15 @@ row is kept whole. An event's status `APPLIED` is kept as NULL. On
 PostgreSQL it also adds `statekit_moved`, which raises SQLSTATE SK409 when an
 instance update moved no row, so that the writes of an event can be sent
 with the COMMIT in one round trip.
+
+Version 9 adds `statekit_shard` (`statekit.runner.sharding`): at most one row,
+the place of this database in a shard set (its index, the count of shards and
+the identity of the set), written when a `ShardedRunner` first opens it and
+checked on every later opening, so that shards given in another order, a
+missing shard or a changed count are refused instead of routing instances to
+the wrong database. A database used on its own has no row. (Versions 7 and 8
+are left to changes made alongside this one; a store skips a number it does
+not know of.)
 """
 
 from __future__ import annotations
@@ -375,6 +384,22 @@ _COMPACT_POSTGRESQL = (
     _DEAD_INDEX,
 )
 
+SHARD_TABLE = "statekit_shard"
+
+
+def _shard_table(real: str) -> tuple[str, ...]:
+    """Version 9: the one row saying which shard of which set this database is."""
+    return (
+        f"""CREATE TABLE {SHARD_TABLE} (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            layout_id TEXT NOT NULL,
+            shard_index BIGINT NOT NULL CHECK (shard_index >= 0),
+            shard_count BIGINT NOT NULL CHECK (shard_count > shard_index),
+            recorded_at {real} NOT NULL
+        )""",
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -432,6 +457,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "outbox times from their events, dead messages indexed; a raising version check",
         _COMPACT_SQLITE,
         _COMPACT_POSTGRESQL,
+    ),
+    Migration(
+        9,
+        "shard layout: which shard of which set this database is (one row, or none)",
+        _shard_table("REAL"),
+        _shard_table("DOUBLE PRECISION"),
     ),
 )
 """Every migration, in order; append new ones, never edit a released one."""

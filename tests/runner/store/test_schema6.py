@@ -67,7 +67,7 @@ def test_a_store_written_at_schema_5_is_upgraded_in_place_verified_and_continued
     events, outbox = _old_rows(path)
     assert len(events) == 11 and {r[5] for r in events} == {"APPLIED", "ALREADY_APPLIED"}
     store = open_store(f"sqlite:///{path}")
-    assert store.schema_version() == LATEST == 6
+    assert store.schema_version() == LATEST == 9
     # on disk: 8-byte hash checks, packed evidence, NULL for APPLIED, no rowid
     kept = store.execute(
         "SELECT length(payload_sha256), evidence, status FROM statekit_events"
