@@ -166,7 +166,7 @@ def test_a_set_records_its_layout_in_every_database(shard_urls: ShardURLs) -> No
         assert again.layout_id == layout
 
 
-REFUSALS = {
+REFUSALS: dict[str, tuple[Callable[[list[str]], list[str]], str]] = {
     "order swapped": (lambda u: [u[1], u[0], u[2]], "was given as shard 1: give the URLs"),
     "a shard missing": (lambda u: u[:2], "a shard is missing: give all 3"),
     "the last one missing": (lambda u: [u[0], u[2]], "a shard is missing: give all 3"),
