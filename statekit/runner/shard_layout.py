@@ -101,19 +101,19 @@ class ShardSet:
     def misrouted(self) -> list[str]:
         """A line per stored instance that lives in a shard other than its own (a database
         written by something that did not route, such as a `Runner` over one shard)."""
-        found = []
-        for index, store in enumerate(self.stores):
-            with store.read():
-                ids = store.instance_ids()
-            for instance_id in ids:
-                owner = self.index_of(instance_id)
-                if owner != index:
-                    found.append(
-                        f"instance {instance_id!r} is stored in shard {index + 1} but routes "
-                        f"to shard {owner + 1} of {self.count} ({ROUTING}): the router will "
-                        "not find it there"
-                    )
-        return found
+        return [line for index in range(self.count) for line in self.misrouted_in(index)]
+
+    def misrouted_in(self, index: int) -> list[str]:
+        """`misrouted` for the shard at `index` alone."""
+        store = self.stores[index]
+        with store.read():
+            ids = store.instance_ids()
+        return [
+            f"instance {instance_id!r} is stored in shard {index + 1} but routes to shard "
+            f"{owner + 1} of {self.count} ({ROUTING}): the router will not find it there"
+            for instance_id in ids
+            if (owner := self.index_of(instance_id)) != index
+        ]
 
     def close(self) -> None:
         """Close every store."""

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from runner_charts import COUNTER, TICKER, chart_from
+from store_fixtures import ShardURLs
 
 from statekit.runner.errors import ShardLayoutError, UnknownInstanceError
 from statekit.runner.runner import Runner
@@ -21,7 +21,6 @@ from statekit.testing.postgres_server import ThrowawayPostgres
 
 _databases = itertools.count(1)
 
-ShardURLs = Callable[[int], list[str]]
 
 # The route of these IDs for 1, 2, 3, 4 and 8 shards: fixed forever (a change would leave
 # every stored instance in a shard the router no longer looks in).
@@ -40,15 +39,6 @@ IDS = [f"i{n}" for n in range(12)]
 def test_the_route_of_known_ids_is_fixed_forever() -> None:
     for instance_id, routes in ROUTES.items():
         assert tuple(shard_of(instance_id, n) for n in (1, 2, 3, 4, 8)) == routes, instance_id
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def shard_urls(request: pytest.FixtureRequest, tmp_path: Path) -> ShardURLs:
-    """A maker of N fresh, empty databases of one kind (PostgreSQL: on one server)."""
-    if request.param == "sqlite":
-        return lambda n: [f"sqlite:///{tmp_path / f's{next(_databases)}.db'}" for _ in range(n)]
-    server: ThrowawayPostgres = request.getfixturevalue("pg_server")
-    return lambda n: [server.create_database(f"shard_{next(_databases)}") for _ in range(n)]
 
 
 def _owner_only(urls: list[str], instance_id: str) -> list[int]:
