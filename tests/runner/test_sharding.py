@@ -5,13 +5,15 @@ other than as laid out is refused before anything is routed."""
 from __future__ import annotations
 
 import itertools
+import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from runner_charts import COUNTER, TICKER, chart_from
 from store_fixtures import ShardURLs
 
-from statekit.runner.errors import ShardLayoutError, UnknownInstanceError
+from statekit.runner.errors import ShardLayoutError, StoreBusyError, UnknownInstanceError
 from statekit.runner.runner import Runner
 from statekit.runner.shard_layout import ShardSet, open_shard_set, recorded_place, shard_of
 from statekit.runner.sharding import ShardedRunner
@@ -247,3 +249,24 @@ def test_a_set_whose_first_opening_stopped_part_way_is_completed(shard_urls: Sha
 def test_an_empty_set_is_refused() -> None:
     with pytest.raises(ShardLayoutError, match="at least one store"):
         ShardSet([])
+
+
+def test_apply_many_answers_a_busy_shard_with_its_error_and_applies_the_others(
+    tmp_path: Path,
+) -> None:
+    urls = [f"sqlite:///{tmp_path / f'busy{n}.db'}?busy_timeout=0.05" for n in range(2)]
+    with ShardedRunner.open(chart_from(COUNTER), urls) as runner:
+        for instance_id in IDS:
+            runner.create(instance_id)
+        blocker = sqlite3.connect(tmp_path / "busy1.db", isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")  # shard 2 is locked by another writer
+        commands = [(i, Command("e1", "Incr", {"by": 1})) for i in IDS]
+        items = runner.apply_many(commands)
+        blocker.execute("ROLLBACK")
+        blocker.close()
+        for (instance_id, _), item in zip(commands, items, strict=True):
+            if runner.shards.index_of(instance_id) == 1:
+                assert isinstance(item, StoreBusyError)
+                assert runner.load(instance_id).version == 0
+            else:
+                assert not isinstance(item, Exception) and item.version == 1
