@@ -5,14 +5,18 @@ and a set given otherwise than laid out is refused (exit 2) before anything is w
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from cli_process import statekit
+from cli_process import ROOT, statekit
 from runner_charts import COUNTER, LEASE, chart_from, write_chart
 from store_fixtures import ShardURLs
 
-from statekit.runner.runner import Runner
+from statekit.runner.runner import Runner, wall_clock_ms
 from statekit.runner.shard_layout import shard_of
 from statekit.runner.sharding import ShardedRunner
 from statekit.runner.store import open_read_only_store, open_store
@@ -150,3 +154,37 @@ def test_verify_names_an_instance_stored_in_another_shard(
     assert done.returncode == 1
     assert f"instance {stray!r} is stored in shard 1 but routes to shard 2 of 2" in done.stdout
     assert done.stderr.strip().endswith("0 with differences; 1 shard(s) differ as a whole")
+
+
+def test_worker_over_shards_delivers_timers_as_they_come_due_and_stops_cleanly(
+    shard_urls: ShardURLs, tmp_path: Path
+) -> None:
+    urls = shard_urls(2)
+    first, second = "c0", next(i for i in INSTANCES if shard_of(i, 2) != shard_of("c0", 2))
+    now = wall_clock_ms()
+    with ShardedRunner.open(chart_from(LEASE), urls) as runner:  # the wall clock
+        for instance, delay in ((first, 300), (second, 600)):
+            runner.create(instance)
+            runner.apply(instance, "e1", "Deadline", {"at": now + delay})
+    chart = str(write_chart(LEASE, tmp_path, "lease"))
+    child = subprocess.Popen(
+        [sys.executable, "-m", "statekit", "worker", *_db(urls), "--chart", chart],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    assert "in 2 shards" in child.stderr.readline()
+    delivered = [json.loads(child.stdout.readline()) for _ in range(2)]  # each as it came due
+    assert sorted((x["instance"], x["state"]) for x in delivered) == sorted(
+        [(first, ["done"]), (second, ["done"])]
+    )  # (both may be due by the time the worker is up: in either order)
+    os.kill(child.pid, signal.SIGTERM)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    assert out == "" and "Traceback" not in err
+    with ShardedRunner.open(chart_from(LEASE), urls, read_only=True) as runner:
+        for instance, delay in ((first, 300), (second, 600)):
+            clock_ms = runner.history(instance)[-1].clock_ms
+            assert clock_ms is not None and clock_ms >= now + delay
