@@ -15,7 +15,13 @@ from store_fixtures import ShardURLs
 
 from statekit.runner.errors import ShardLayoutError, StoreBusyError, UnknownInstanceError
 from statekit.runner.runner import Runner
-from statekit.runner.shard_layout import ShardSet, open_shard_set, recorded_place, shard_of
+from statekit.runner.shard_layout import (
+    ShardPlace,
+    ShardSet,
+    open_shard_set,
+    recorded_place,
+    shard_of,
+)
 from statekit.runner.sharding import ShardedRunner
 from statekit.runner.store import open_read_only_store, open_store
 from statekit.runner.transaction import Command
@@ -270,3 +276,26 @@ def test_apply_many_answers_a_busy_shard_with_its_error_and_applies_the_others(
                 assert runner.load(instance_id).version == 0
             else:
                 assert not isinstance(item, Exception) and item.version == 1
+
+
+@pytest.mark.parametrize("before_shard", [0, 1, 2])
+def test_two_openers_laying_a_new_set_out_at_once_agree_on_it(
+    shard_urls: ShardURLs, before_shard: int
+) -> None:
+    # Opener A has read that no database records a place; opener B then lays the whole
+    # set out before A records its place in shard `before_shard` (forced by a hold).
+    urls = shard_urls(3)
+    stores = [open_store(url) for url in urls]
+    other: list[str] = []
+
+    def hold(point: str) -> None:
+        if point == "begin" and not other:
+            with open_shard_set(urls) as shards:
+                other.append(shards.layout_id)
+
+    stores[before_shard].hold = hold
+    with ShardSet(stores) as mine:
+        assert other and mine.layout_id == other[0]
+    for index, url in enumerate(urls):
+        with open_read_only_store(url) as store:
+            assert recorded_place(store) == ShardPlace(other[0], index, 3)
