@@ -391,7 +391,7 @@ def _shard_table(real: str) -> tuple[str, ...]:
     """Version 9: the one row saying which shard of which set this database is."""
     return (
         f"""CREATE TABLE {SHARD_TABLE} (
-            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            singleton BIGINT PRIMARY KEY CHECK (singleton = 1),
             layout_id TEXT NOT NULL,
             shard_index BIGINT NOT NULL CHECK (shard_index >= 0),
             shard_count BIGINT NOT NULL CHECK (shard_count > shard_index),
