@@ -41,6 +41,7 @@ _LAZY = {
     "ChartMismatchError": "statekit.engine.step",
     "open_store": "statekit.runner.store",
     "Runner": "statekit.runner.runner",
+    "ShardedRunner": "statekit.runner.sharding",
     "Dispatcher": "statekit.runner.outbox",
     "Inbox": "statekit.runner.outbox",
     "Outcome": "statekit.runner.outcome",
@@ -86,6 +87,7 @@ if TYPE_CHECKING:
     from statekit.runner.retention import RetentionPolicy as RetentionPolicy
     from statekit.runner.retention import prune as prune
     from statekit.runner.runner import Runner as Runner
+    from statekit.runner.sharding import ShardedRunner as ShardedRunner
     from statekit.runner.store import open_store as open_store
 
     compile = compile_chart  # the alias of _ALIASES, as type checkers see it

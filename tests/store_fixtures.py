@@ -9,7 +9,7 @@ fresh database. When PostgreSQL is not installed the tests FAIL, never skip:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -51,3 +51,17 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'statekit.db'}"
     url: str = request.getfixturevalue("pg_url")
     return url
+
+
+ShardURLs = Callable[[int], list[str]]
+"""A maker of N fresh, empty databases (`shard_urls`)."""
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def shard_urls(request: pytest.FixtureRequest, tmp_path: Path) -> ShardURLs:
+    """A maker of N fresh, empty databases of each kind (PostgreSQL: on one server), for a
+    shard set."""
+    if request.param == "sqlite":
+        return lambda n: [f"sqlite:///{tmp_path / f'shard{next(_names)}.db'}" for _ in range(n)]
+    server: ThrowawayPostgres = request.getfixturevalue("pg_server")
+    return lambda n: [server.create_database(f"statekit_shard_{next(_names)}") for _ in range(n)]

@@ -5,7 +5,8 @@ Schema 6 packs an event row's payload hash, evidence and status
 is its event's, indexes dead messages instead of every message by status, and
 (SQLite) keeps the events table without a rowid; PostgreSQL gains
 `statekit_moved`. `before_schema_6` undoes all of it and removes migration 6's
-record (after `before_schema_8`, which drops schema 8's retention table).
+record (after `before_schema_8` and `before_schema_7`, which drop the shard layout
+and retention tables).
 
 Schema 5 stores an event's payload hash as 32 bytes and writes evidence in the
 compact form; before it, the hash was 64 hex characters and the evidence was
@@ -43,16 +44,26 @@ _IDEMPOTENCY = (
 
 
 def before_schema_8(store: Store) -> None:
-    """Drop what schema 8 added (the retention watermarks) and its record."""
+    """Drop what schema 8 added (the shard layout table) and its record."""
     with store.write():
-        store.execute("DROP TABLE statekit_retention")
+        store.execute("DROP TABLE statekit_shard")
         store.execute("DELETE FROM statekit_schema_migrations WHERE version = 8")
 
 
+def before_schema_7(store: Store) -> None:
+    """Drop what schema 7 added (the retention watermarks) and its record."""
+    with store.write():
+        store.execute("DROP TABLE statekit_retention")
+        store.execute("DELETE FROM statekit_schema_migrations WHERE version = 7")
+
+
 def before_schema_6(store: Store) -> None:
-    """Rewrite `store` in the form statekit wrote at schema 5 (see the module docstring)."""
+    """Rewrite `store` in the form statekit wrote at schema 5 (see the module docstring);
+    a store past schema 6 first loses what schemas 7 and 8 added."""
     if store.schema_version() >= 8:
         before_schema_8(store)
+    if store.schema_version() >= 7:
+        before_schema_7(store)
     with store.write():
         events = [e for i in store.instance_ids() for e in store.events(i)]
         outbox = store.outbox(["pending", "delivered", "dead"])

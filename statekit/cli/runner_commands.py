@@ -9,6 +9,11 @@ ready, so a client may wait for each answer). A line that cannot be applied
 not fit the stored instance) gets an `"status": "ERROR"` line and the run goes
 on; the exit code is then 1. A full or damaged store stops the run as a usage
 error that says how many lines were applied.
+
+Each command takes `--db` once for a store or several times for a shard set
+(`shard_options`): `run` routes each line to its instance's shard (a batch is
+one transaction per shard; the lines of a shard whose store fails are answered
+with ERROR and the others applied), `verify` and `outbox` read every shard.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import click
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import echo_json, echo_text, json_text
 from statekit.cli.refusals import runner_refusal
+from statekit.cli.shard_options import db_option, open_cli_shards, refuse_lone_shard
 from statekit.compiler.pipeline import CompileResult, compile_file
 from statekit.engine.chart import Chart, StartError
 from statekit.lint.formats import format_diagnostics
@@ -36,8 +42,10 @@ from statekit.runner.errors import ChartVersionError, RunnerError, StoreFailure
 from statekit.runner.json_text import parse_json
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner
+from statekit.runner.sharding import ShardedRunner
 from statekit.runner.store import open_read_only_store, open_store
 from statekit.runner.store.base import Store
+from statekit.runner.store.rows import OutboxRow
 from statekit.runner.transaction import Command
 from statekit.runner.verify import verify, verify_store
 
@@ -209,7 +217,7 @@ def _command(number: int, raw: bytes) -> _Line:
 class _Run:
     """One `statekit run`: answers each line, a batch at a time, flushed as written."""
 
-    def __init__(self, runner: Runner, out: IO[str], *, create: bool) -> None:
+    def __init__(self, runner: Runner | ShardedRunner, out: IO[str], *, create: bool) -> None:
         self.runner = runner
         self.out = out
         self.create = create
@@ -282,7 +290,7 @@ class _Run:
         return f"instance {instance!r} could not be created: {why}"
 
 
-def _apply_one(runner: Runner, line: _Line) -> Outcome | Exception:
+def _apply_one(runner: Runner | ShardedRunner, line: _Line) -> Outcome | Exception:
     """What `apply` gives one line: its outcome, or the error it raised."""
     c = line.command
     try:
@@ -302,7 +310,7 @@ def _apply_one(runner: Runner, line: _Line) -> Outcome | Exception:
 
 @click.command("run")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--db", "url", required=True, help="Store URL: sqlite:///path.db or postgresql://…")
+@db_option
 @click.option(
     "--input",
     "source",
@@ -320,7 +328,9 @@ def _apply_one(runner: Runner, line: _Line) -> Outcome | Exception:
     "line still succeeds or fails on its own); a batch also ends when no more input is ready.",
 )
 @click.option("--no-create", is_flag=True, help="Unknown instances are errors (default: create).")
-def run_command(file: str, url: str, source: IO[bytes], batch: int, no_create: bool) -> None:
+def run_command(
+    file: str, urls: tuple[str, ...], source: IO[bytes], batch: int, no_create: bool
+) -> None:
     """Apply events read as JSON lines to instances of the chart FILE; one outcome per line.
 
     Every line is answered (its outcome written and flushed) before `run` waits for
@@ -329,9 +339,14 @@ def run_command(file: str, url: str, source: IO[bytes], batch: int, no_create: b
     line or when no more input is ready.
     """
     compiled = _compiled(file)
+    runner: Runner | ShardedRunner
     try:
-        store = _store(url)
-        runner = Runner(_chart(compiled), store)
+        if len(urls) == 1:
+            store = _store(urls[0])
+            refuse_lone_shard(store)
+            runner = Runner(_chart(compiled), store)
+        else:
+            runner = ShardedRunner(_chart(compiled), open_cli_shards(urls))
     except RunnerError as exc:
         raise runner_refusal(exc) from exc
     run = _Run(runner, sys.stdout, create=not no_create)
@@ -363,7 +378,7 @@ def run_command(file: str, url: str, source: IO[bytes], batch: int, no_create: b
 
 
 @click.command("verify")
-@click.option("--db", "url", required=True, help="Store URL: sqlite:///path.db or postgresql://…")
+@db_option
 @click.option(
     "--chart",
     "charts",
@@ -372,19 +387,47 @@ def run_command(file: str, url: str, source: IO[bytes], batch: int, no_create: b
     help="A chart file (repeatable); charts whose source the store kept are found there.",
 )
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
-def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> None:
+def verify_command(urls: tuple[str, ...], charts: tuple[str, ...], output_format: str) -> None:
     """Replay every instance's history and compare it with everything stored (exit 1 if
     any differs or cannot be read or replayed); a damaged database is read as far as
-    it can be."""
+    it can be. Given a shard set, every shard, and that each instance is in its own."""
     given = [_chart(_compiled(path)) for path in charts]
     try:
-        store = open_read_only_store(url, check_integrity=False)
+        if len(urls) == 1:
+            stores = [open_read_only_store(urls[0], check_integrity=False)]
+            misrouted: list[list[str]] = [[]]
+        else:
+            shards = open_cli_shards(urls, read_only=True, check_integrity=False)
+            stores = list(shards.stores)
+            misrouted = [shards.misrouted_in(i) for i in range(shards.count)]
     except StoreFailure as exc:  # too damaged to open at all: a finding, not a usage error
-        _report(output_format, {"store": url, "ok": False, "error": f"cannot be read: {exc}"})
+        store_url = urls[0] if len(urls) == 1 else list(urls)
+        _report(output_format, {"store": store_url, "ok": False, "error": f"cannot be read: {exc}"})
         click.echo("the store cannot be read", err=True)
         sys.exit(EXIT_FINDINGS)
     except RunnerError as exc:
         raise click.UsageError(str(exc)) from exc
+    instances = differing = whole = 0
+    for url, store, out_of_place in zip(urls, stores, misrouted, strict=True):
+        counted, differ, store_differs = _verify_store(
+            url, store, given, output_format, out_of_place
+        )
+        instances, differing, whole = instances + counted, differing + differ, whole + store_differs
+    if len(urls) == 1:
+        where, as_whole = "", "; the store as a whole differs" if whole else ""
+    else:
+        where, as_whole = f" in {len(urls)} shards", f"; {whole} shard(s) differ as a whole"
+        as_whole = as_whole if whole else ""
+    click.echo(f"{instances} instance(s){where}, {differing} with differences{as_whole}", err=True)
+    sys.exit(EXIT_FINDINGS if differing or whole else EXIT_CLEAN)
+
+
+def _verify_store(
+    url: str, store: Store, given: list[Chart], output_format: str, misrouted: list[str]
+) -> tuple[int, int, bool]:
+    """Verify one store (`misrouted`: the shard set's instances stored out of place, reported
+    with it as differences of the store as a whole): how many instances it holds, how
+    many of them differ, and whether the store as a whole does."""
     try:  # a chart given for a stored version must be that version's (a usage error)
         refuse_changed_version(store, given)
     except ChartVersionError as exc:
@@ -393,14 +436,13 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
     failed = 0
     try:
         sets = chart_sets(store, given)
-        problems = verify_store(store, given)
+        problems = [*verify_store(store, given), *misrouted]
         instances = store.instance_charts()
     except RunnerError as exc:
         _report(output_format, {"store": url, "ok": False, "error": f"cannot be read: {exc}"})
         click.echo("the store cannot be read", err=True)
         sys.exit(EXIT_FINDINGS)
     if problems:
-        failed += 1
         _report(output_format, {"store": url, "ok": False, "differences": problems})
     for instance in instances:
         instance_id = instance.instance_id
@@ -416,12 +458,7 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
             data = {"instance": instance_id, "ok": False, "error": f"cannot be read: {exc}"}
         failed += not data["ok"]
         _report(output_format, data)
-    store_differs = "; the store as a whole differs" if problems else ""
-    differing = failed - bool(problems)
-    click.echo(
-        f"{len(instances)} instance(s), {differing} with differences{store_differs}", err=True
-    )
-    sys.exit(EXIT_FINDINGS if failed else EXIT_CLEAN)
+    return len(instances), failed, bool(problems)
 
 
 def _report(output_format: str, data: dict[str, Any]) -> None:
@@ -447,7 +484,7 @@ def _report(output_format: str, data: dict[str, Any]) -> None:
 
 
 @click.command("outbox")
-@click.option("--db", "url", required=True, help="Store URL: sqlite:///path.db or postgresql://…")
+@db_option
 @click.option(
     "--status",
     "statuses",
@@ -456,16 +493,26 @@ def _report(output_format: str, data: dict[str, Any]) -> None:
     help="Which messages (repeatable; default: pending and dead).",
 )
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
-def outbox_command(url: str, statuses: tuple[str, ...], output_format: str) -> None:
-    """List outbox messages not yet delivered (pending) and given up on (dead)."""
-    store = open_cli_reader(url)
-    try:
-        rows = store.outbox(list(statuses) or ["pending", "dead"])
-    except RunnerError as exc:
-        raise click.UsageError(f"the outbox cannot be read: {exc}") from exc
+def outbox_command(urls: tuple[str, ...], statuses: tuple[str, ...], output_format: str) -> None:
+    """List outbox messages not yet delivered (pending) and given up on (dead); of every
+    shard, in the set's order, each line saying which (`shard`, from 1), for a shard set."""
+    if len(urls) == 1:
+        stores = [open_cli_reader(urls[0])]
+    else:
+        stores = list(open_cli_shards(urls, read_only=True).stores)
+    rows: list[tuple[int | None, OutboxRow]] = []
+    for index, store in enumerate(stores):
+        try:
+            found = store.outbox(list(statuses) or ["pending", "dead"])
+        except RunnerError as exc:
+            raise click.UsageError(f"the outbox cannot be read: {exc}") from exc
+        finally:
+            store.close()
+        rows.extend((index + 1 if len(stores) > 1 else None, r) for r in found)
     now = time.time()
-    for r in rows:
-        data = {
+    for shard, r in rows:
+        data: dict[str, Any] = {} if shard is None else {"shard": shard}
+        data |= {
             "id": r.id,
             "instance": r.instance_id,
             "message_id": r.message_id,
@@ -489,10 +536,12 @@ def outbox_command(url: str, statuses: tuple[str, ...], output_format: str) -> N
         error = f" last error: {r.last_error}" if r.last_error else ""
         if "payload_error" in data:
             error += f" ({data['payload_error']})"
+        where = "" if shard is None else f" shard={shard}"
         echo_text(
             f"{r.status:8} {r.instance_id} {r.message_id} {r.type} "
-            f"attempts={r.attempts}{retry}{error}"
+            f"attempts={r.attempts}{retry}{error}{where}"
         )
-    counts = {s: sum(r.status == s for r in rows) for s in sorted({r.status for r in rows})}
+    statuses_found = [r.status for _, r in rows]
+    counts = {s: statuses_found.count(s) for s in sorted(set(statuses_found))}
     summary = ", ".join(f"{n} {s}" for s, n in counts.items()) or "nothing"
     click.echo(f"{summary} in the outbox", err=True)

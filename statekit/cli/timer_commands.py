@@ -21,7 +21,8 @@ number of armed timers (`Store.unclaimable_timers`). `--once` delivers what is
 due when it starts, with the clock fixed then, and exits (1 when a row was skipped); an
 instance whose deliveries keep arming timers due at once is delivered at most
 `MAX_REDELIVERIES_AT_ONCE` times so without the worker going idle (in one `--once` run),
-then reported as a loop, left armed and skipped.
+then reported as a loop, left armed and skipped. Given `--db` several times (a shard
+set, `shard_options`), one loop delivers the timers of every shard (`shard_worker`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ from statekit.cli.runner_commands import (
     open_cli_store,
     write_line,
 )
+from statekit.cli.shard_options import db_option, open_cli_shards
+from statekit.cli.shard_worker import ShardedWorker
 from statekit.engine.chart import Chart
 from statekit.runner.errors import RunnerError
 from statekit.runner.outcome import Outcome
@@ -194,7 +197,7 @@ class Worker:
 
 
 @click.command("worker")
-@click.option("--db", "url", required=True, help="Store URL: sqlite:///path.db or postgresql://…")
+@db_option
 @click.option(
     "--chart",
     "files",
@@ -211,8 +214,11 @@ class Worker:
     show_default=True,
     help="Longest sleep, in seconds, before looking again for timers armed meanwhile.",
 )
-def worker_command(url: str, files: tuple[str, ...], once: bool, max_sleep: float) -> None:
-    """Deliver due timers of the charts' instances, one JSON line per delivery."""
+def worker_command(
+    urls: tuple[str, ...], files: tuple[str, ...], once: bool, max_sleep: float
+) -> None:
+    """Deliver due timers of the charts' instances, one JSON line per delivery (of every
+    shard, in one loop, given a shard set: `shard_worker`)."""
     # The signals are caught before anything else (start-up included: opening and upgrading
     # the store may wait on another process), so a SIGTERM at any moment ends in a clean 0.
     stopping = threading.Event()
@@ -223,19 +229,26 @@ def worker_command(url: str, files: tuple[str, ...], once: bool, max_sleep: floa
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         charts = [compiled_chart(path) for path in files]
-        store = open_cli_store(url)
+        many = len(urls) > 1
+        stores = list(open_cli_shards(urls).stores) if many else [open_cli_store(urls[0])]
         try:
-            worker = Worker(store, _runners(store, charts), sys.stdout, sys.stderr)
+            workers = [Worker(st, _runners(st, charts), sys.stdout, sys.stderr) for st in stores]
         except RunnerError as exc:
-            store.close()
+            for store in stores:
+                store.close()
             raise runner_refusal(exc) from exc
+        worker: Worker | ShardedWorker = workers[0]
+        if len(workers) > 1:
+            worker = ShardedWorker(workers, (BACKOFF_FIRST, BACKOFF_LAST))
         worker.stop = stopping
-        names = ", ".join(f"{r.chart.name} v{r.chart.version}" for r in worker.runners)
-        echo_text(f"statekit worker: delivering the timers of {names}", err=True)
+        names = ", ".join(f"{r.chart.name} v{r.chart.version}" for r in workers[0].runners)
+        shards = f" in {len(stores)} shards" if len(stores) > 1 else ""
+        echo_text(f"statekit worker: delivering the timers of {names}{shards}", err=True)
         try:
             worker.run(once=once, max_sleep=max_sleep)
         finally:
-            store.close()
+            for store in stores:
+                store.close()
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)

@@ -87,3 +87,10 @@ class StoreFullError(StoreFailure):
 class DamagedStoreError(StoreFailure):
     """The database file is damaged (its integrity check fails, a page cannot be read);
     one unreadable row (a text that is not UTF-8) is a `CorruptRowError` instead."""
+
+
+class ShardLayoutError(RunnerError):
+    """The stores given as a shard set are not the set their databases record (another
+    order, a shard missing or added, another set's database, one given twice), or a
+    database cannot join it: routing by them would put instances in the wrong database.
+    Nothing was routed; the message says which database and what to give instead."""

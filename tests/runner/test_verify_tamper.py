@@ -150,6 +150,16 @@ TAMPER.update(
         },
     }
 )
+# The shard layout row: a store used on its own has none. Opening a shard set checks its
+# identity, index and count (tests/runner/test_sharding.py changes each and sees the
+# opening refused); `singleton` keeps it one row, `recorded_at` says when.
+SHARDED = "the shard layout: checked when a shard set opens (tests/runner/test_sharding.py)"
+TAMPER.update(
+    {
+        ("statekit_shard", column): SHARDED
+        for column in ("singleton", "layout_id", "shard_index", "shard_count", "recorded_at")
+    }
+)
 # PostgreSQL refuses to change an identity column; SQLite lets the row key be changed.
 SQLITE_ONLY = {("statekit_outbox", "id")}
 

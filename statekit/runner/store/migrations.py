@@ -67,7 +67,7 @@ PostgreSQL it also adds `statekit_moved`, which raises SQLSTATE SK409 when an
 instance update moved no row, so that the writes of an event can be sent
 with the COMMIT in one round trip.
 
-Version 8 is retention (`statekit.runner.retention`): the table
+Version 7 is retention (`statekit.runner.retention`): the table
 `statekit_retention`, one row per instance something was pruned of: the
 sequence its events were thinned through (`events_through`: those rows keep
 their event ID, sequence, type, status, full payload hash, idempotency key and
@@ -75,6 +75,13 @@ chart version, their payload and evidence are emptied; the snapshot at that
 sequence is where `verify` and `rebuild` start), the sequence its delivered
 outbox messages were removed through (`outbox_through`), and when it was last
 pruned.
+
+Version 8 adds `statekit_shard` (`statekit.runner.sharding`): at most one row,
+the place of this database in a shard set (its index, the count of shards and
+the identity of the set), written when a `ShardedRunner` first opens it and
+checked on every later opening, so that shards given in another order, a
+missing shard or a changed count are refused instead of routing instances to
+the wrong database. A database used on its own has no row.
 """
 
 from __future__ import annotations
@@ -392,6 +399,21 @@ _RETENTION = (
         pruned_at {real} NOT NULL
     )""",
 )
+SHARD_TABLE = "statekit_shard"
+
+
+def _shard_table(real: str) -> tuple[str, ...]:
+    """Version 8: the one row saying which shard of which set this database is."""
+    return (
+        f"""CREATE TABLE {SHARD_TABLE} (
+            singleton BIGINT PRIMARY KEY CHECK (singleton = 1),
+            layout_id TEXT NOT NULL,
+            shard_index BIGINT NOT NULL CHECK (shard_index >= 0),
+            shard_count BIGINT NOT NULL CHECK (shard_count > shard_index),
+            recorded_at {real} NOT NULL
+        )""",
+    )
+
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -452,10 +474,16 @@ MIGRATIONS: tuple[Migration, ...] = (
         _COMPACT_POSTGRESQL,
     ),
     Migration(
-        8,
+        7,
         "retention: how far each instance's events were thinned and delivered messages removed",
         _format(_RETENTION, real="REAL"),
         _format(_RETENTION, real="DOUBLE PRECISION"),
+    ),
+    Migration(
+        8,
+        "shard layout: which shard of which set this database is (one row, or none)",
+        _shard_table("REAL"),
+        _shard_table("DOUBLE PRECISION"),
     ),
 )
 """Every migration, in order; append new ones, never edit a released one."""
