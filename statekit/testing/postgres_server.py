@@ -6,7 +6,10 @@
 
 `initdb` into a temporary directory, `pg_ctl start` on a free port bound to
 127.0.0.1 (its socket in the data directory), `pg_ctl stop -m immediate` and
-removal on exit. As root the server runs as the `postgres` user (initdb refuses root).
+removal on exit. For the fault tests, the server can be restarted (`restart`: `pg_ctl
+restart -m fast` or `-m immediate`, on the same port and data), or taken down and
+brought back later (`shut_down`, `start_again`): every client loses its connection.
+As root the server runs as the `postgres` user (initdb refuses root).
 Raises `PostgresUnavailable` with what to do when PostgreSQL is not installed.
 """
 
@@ -87,6 +90,29 @@ class ThrowawayPostgres:
         self._run(*pg_ctl, "-w", "-t", "60", "-o", options, "start")
         self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
         return self
+
+    def _pg_ctl(self, *args: str) -> None:
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), *args)
+
+    def restart(self, mode: str = "fast") -> None:
+        """Restart the server on the same port and data: `fast` (sessions are ended, a
+        checkpoint is written) or `immediate` (the server quits at once and recovers
+        from its log when it starts again, as after a crash). Returns once it accepts
+        connections again."""
+        if mode not in ("fast", "immediate"):
+            raise ValueError(f"unknown shutdown mode {mode!r}: fast or immediate")
+        self._pg_ctl("-l", str(self.data / "log"), "-w", "-t", "60", "-m", mode, "restart")
+
+    def shut_down(self, mode: str = "fast") -> None:
+        """Stop the server, keeping its data and port for `start_again`."""
+        self._pg_ctl("-w", "-t", "60", "-m", mode, "stop")
+
+    def start_again(self) -> None:
+        """Start the server `shut_down` stopped (same port, same data); returns once it
+        accepts connections."""
+        settings = [f"-c {k}={v}" for k, v in self.settings.items()]
+        options = " ".join([f"-p {self.port}", f"-k {self.data}", *settings])
+        self._pg_ctl("-l", str(self.data / "log"), "-w", "-t", "60", "-o", options, "start")
 
     def create_database(self, name: str) -> str:
         """Create an empty database; return its URL."""
