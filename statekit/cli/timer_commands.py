@@ -13,7 +13,16 @@ bound; it never polls faster than the due times ask. A due timer it could not
 claim (another transaction holds its instance: PostgreSQL's claim skips it) is
 looked at again after a backoff (`BACKOFF_FIRST` doubling to `BACKOFF_LAST`),
 not in a loop. SIGTERM or SIGINT, from the moment the command starts (start-up
-included), ends it cleanly: the transaction under way commits, then it exits 0.
+included, and while it waits for the server), ends it cleanly: the transaction under
+way commits, then it exits 0.
+
+A server that is down, starting or restarting is waited for (`cli.store_link`): at
+start-up, and whenever a connection is lost in the middle of any of its loops, the
+worker says so once on standard error, reconnects with a bounded backoff and goes on
+from what the database holds. A batch whose COMMIT outcome was lost is safe: the
+transaction that delivers a timer also consumes its row, so each delivery happened
+once or is still due, and it is never delivered twice (its output line may be missing:
+the history has it).
 A stored timer row that does not fit (`runner.timer_firing`) is reported once
 on standard error and skipped; so are due rows of instances the store does not
 have, looked for at start-up and when idle in one query bounded whatever the
@@ -30,7 +39,7 @@ import datetime
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import IO, Any
 
@@ -38,12 +47,8 @@ import click
 
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.refusals import runner_refusal
-from statekit.cli.runner_commands import (
-    compiled_chart,
-    open_cli_reader,
-    open_cli_store,
-    write_line,
-)
+from statekit.cli.runner_commands import compiled_chart, open_cli_reader, write_line
+from statekit.cli.store_link import StoreLink, connection_lost
 from statekit.engine.chart import Chart
 from statekit.runner.errors import RunnerError
 from statekit.runner.outcome import Outcome
@@ -95,6 +100,8 @@ class Worker:
         self.backoff = 0.0  # the last sleep before a due timer it could not claim (0: none)
         self.until_ms: int | None = None  # --once: the clock fixed when the run started
         self.deliveries: dict[str, int] = {}  # re-arming deliveries per instance, since idle
+        # after a lost connection: a fresh store and runners in place (False: stopped)
+        self.reconnect: Callable[[BaseException], bool] | None = None
 
     def report(self, key: TimerKey, why: str) -> None:
         if key not in self.reported:
@@ -175,9 +182,22 @@ class Worker:
             self.stop.wait(delay)
 
     def run(self, *, once: bool, max_sleep: float) -> None:
-        """Report orphan rows, then deliver until stopped (`once`: until nothing is due)."""
+        """Report orphan rows, then deliver until stopped (`once`: until nothing is due).
+        A lost connection is handed to `reconnect` (when given), and the loop goes on
+        from what the database holds; it ends when `reconnect` returns False (stopped)."""
         if once:  # what is due when it starts, and what its deliveries make due at once
             self.until_ms = self.runners[0].now_ms()
+        while not self.stop.is_set():
+            try:
+                self._loop(once=once, max_sleep=max_sleep)
+                return
+            except Exception as exc:
+                if self.reconnect is None or not connection_lost(exc):
+                    raise
+                if not self.reconnect(exc):
+                    return
+
+    def _loop(self, *, once: bool, max_sleep: float) -> None:
         if not self.stop.is_set():
             self.orphans()
         while not self.stop.is_set():
@@ -213,7 +233,8 @@ class Worker:
 def worker_command(url: str, files: tuple[str, ...], once: bool, max_sleep: float) -> None:
     """Deliver due timers of the charts' instances, one JSON line per delivery."""
     # The signals are caught before anything else (start-up included: opening and upgrading
-    # the store may wait on another process), so a SIGTERM at any moment ends in a clean 0.
+    # the store may wait on another process or on the server), so a SIGTERM at any moment
+    # ends in a clean 0.
     stopping = threading.Event()
 
     def stop(signum: int, frame: FrameType | None) -> None:
@@ -222,19 +243,40 @@ def worker_command(url: str, files: tuple[str, ...], once: bool, max_sleep: floa
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         charts = [compiled_chart(path) for path in files]
-        store = open_cli_store(url)
+        link = StoreLink(url, "worker", stopping, sys.stderr)
+
+        def ready(store: Store) -> list[Runner]:
+            return _runners(store, charts)
+
         try:
-            worker = Worker(store, _runners(store, charts), sys.stdout, sys.stderr)
+            opened = link.open(ready)
+            if opened is None:
+                sys.exit(EXIT_CLEAN)  # stopped while waiting for the server
+            worker = Worker(opened[0], opened[1], sys.stdout, sys.stderr)
         except RunnerError as exc:
-            store.close()
             raise runner_refusal(exc) from exc
         worker.stop = stopping
+
+        def reconnect(exc: BaseException) -> bool:
+            problems = {r.chart.name: r.timer_problems for r in worker.runners}
+            try:
+                again = link.reopen(worker.store, exc, ready)
+            except RunnerError as refused:
+                raise runner_refusal(refused) from refused
+            if again is None:
+                return False
+            worker.store, worker.runners = again
+            for runner in worker.runners:  # rows found unfit stay skipped
+                runner.timer_problems.update(problems.get(runner.chart.name, {}))
+            return True
+
+        worker.reconnect = reconnect
         names = ", ".join(f"{r.chart.name} v{r.chart.version}" for r in worker.runners)
         click.echo(f"statekit worker: delivering the timers of {names}", err=True)
         try:
             worker.run(once=once, max_sleep=max_sleep)
         finally:
-            store.close()
+            worker.store.close()
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
