@@ -87,3 +87,9 @@ class StoreFullError(StoreFailure):
 class DamagedStoreError(StoreFailure):
     """The database file is damaged (its integrity check fails, a page cannot be read);
     one unreadable row (a text that is not UTF-8) is a `CorruptRowError` instead."""
+
+
+class StoreUnavailableError(StoreFailure):
+    """The database server could not be reached (refused, lost, starting, full) for longer
+    than the store URL's `retry_for`; the message says what failed and what to do. A
+    transaction interrupted by it was not committed, or its outcome was resolved first."""

@@ -23,6 +23,7 @@ from statekit.runner.errors import (
     NoStoreError,
     SchemaVersionError,
 )
+from statekit.runner.store.connection_policy import DEFAULT_POLICY, ConnectionPolicy
 from statekit.runner.store.hold_points import BEGIN, COMMIT, Hold
 from statekit.runner.store.migrations import (
     LATEST,
@@ -92,6 +93,8 @@ class Store:
     hold: Hold | None = None
     """A test's hold on this store's write transactions (`hold_points`); None outside
     tests."""
+    policy: ConnectionPolicy = DEFAULT_POLICY
+    """How long to wait for the database (`connection_policy`, from the URL's query)."""
 
     def __init__(self, url: str, *, read_only: bool = False) -> None:
         self.url = url
