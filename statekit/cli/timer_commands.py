@@ -48,9 +48,10 @@ import click
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.refusals import runner_refusal
 from statekit.cli.runner_commands import compiled_chart, open_cli_reader, write_line
-from statekit.cli.store_link import StoreLink, connection_lost
+from statekit.cli.store_link import StoreLink
 from statekit.engine.chart import Chart
 from statekit.runner.errors import RunnerError
+from statekit.runner.outbox import lost_connection
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner, wall_clock_ms
 from statekit.runner.store.base import Store
@@ -88,6 +89,10 @@ BACKOFF_FIRST, BACKOFF_LAST = 0.05, 1.0
 never above `--max-sleep`) while nothing can be delivered."""
 
 
+Reopen = Callable[[Store, BaseException], "tuple[Store, list[Runner]] | None"]
+"""How a worker gets a fresh store and runners after a lost connection broke its store."""
+
+
 class Worker:
     """The loop of one `statekit worker` (see the module docstring)."""
 
@@ -100,8 +105,9 @@ class Worker:
         self.backoff = 0.0  # the last sleep before a due timer it could not claim (0: none)
         self.until_ms: int | None = None  # --once: the clock fixed when the run started
         self.deliveries: dict[str, int] = {}  # re-arming deliveries per instance, since idle
-        # after a lost connection: a fresh store and runners in place (False: stopped)
-        self.reconnect: Callable[[BaseException], bool] | None = None
+        # after a lost connection: the broken store and the error give a fresh store and
+        # runners (`StoreLink.reopen`), None when stopped while waiting for the server
+        self.reopen: Reopen | None = None
 
     def report(self, key: TimerKey, why: str) -> None:
         if key not in self.reported:
@@ -192,10 +198,23 @@ class Worker:
                 self._loop(once=once, max_sleep=max_sleep)
                 return
             except Exception as exc:
-                if self.reconnect is None or not connection_lost(exc):
+                if self.reopen is None or not lost_connection(exc):
                     raise
                 if not self.reconnect(exc):
                     return
+
+    def reconnect(self, exc: BaseException) -> bool:
+        """Replace the store `exc` broke and its runners (`reopen`); False when stopped
+        while waiting for the server. Rows found unfit stay skipped."""
+        assert self.reopen is not None
+        problems = {r.chart.name: r.timer_problems for r in self.runners}
+        again = self.reopen(self.store, exc)
+        if again is None:
+            return False
+        self.store, self.runners = again
+        for runner in self.runners:
+            runner.timer_problems.update(problems.get(runner.chart.name, {}))
+        return True
 
     def _loop(self, *, once: bool, max_sleep: float) -> None:
         if not self.stop.is_set():
@@ -257,20 +276,13 @@ def worker_command(url: str, files: tuple[str, ...], once: bool, max_sleep: floa
             raise runner_refusal(exc) from exc
         worker.stop = stopping
 
-        def reconnect(exc: BaseException) -> bool:
-            problems = {r.chart.name: r.timer_problems for r in worker.runners}
+        def reopen(broken: Store, exc: BaseException) -> tuple[Store, list[Runner]] | None:
             try:
-                again = link.reopen(worker.store, exc, ready)
+                return link.reopen(broken, exc, ready)
             except RunnerError as refused:
                 raise runner_refusal(refused) from refused
-            if again is None:
-                return False
-            worker.store, worker.runners = again
-            for runner in worker.runners:  # rows found unfit stay skipped
-                runner.timer_problems.update(problems.get(runner.chart.name, {}))
-            return True
 
-        worker.reconnect = reconnect
+        worker.reopen = reopen
         names = ", ".join(f"{r.chart.name} v{r.chart.version}" for r in worker.runners)
         click.echo(f"statekit worker: delivering the timers of {names}", err=True)
         try:

@@ -79,11 +79,11 @@ def test_a_worker_started_before_the_server_waits_then_fires(
     url = server.create_database("early")
     chart = write_chart(TICKER, tmp_path, "ticker")
     open_store(url).close()
-    server.shut_down()
+    server.halt()
     with (tmp_path / "out").open("wb") as out:
         child = _worker(url, chart, out)
         said = _read_until(child, "waiting for the server")
-        server.start_again()
+        server.resume()
         _read_until(child, "delivering the timers of ticker v1")
         runner = Runner(chart_from(TICKER), open_store(url))
         for n in range(5):
@@ -109,12 +109,12 @@ def test_sigterm_while_waiting_for_the_server_exits_0(
     chart = write_chart(TICKER, tmp_path, "ticker")
     open_store(url).close()
     if when == "at start-up":
-        server.shut_down()
+        server.halt()
     with (tmp_path / "out").open("wb") as out:
         child = _worker(url, chart, out)
         if when != "at start-up":
             _read_until(child, "delivering the timers")
-            server.shut_down()
+            server.halt()
         _read_until(child, "waiting for the server")
         began = time.monotonic()
         child.send_signal(signal.SIGTERM)
@@ -122,7 +122,7 @@ def test_sigterm_while_waiting_for_the_server_exits_0(
     assert child.returncode == 0, err
     assert time.monotonic() - began < 5.0  # no wait for the server to come back first
     assert "Traceback" not in err and "internal error" not in err
-    server.start_again()  # for the fixture's stop
+    server.resume()  # for the fixture's stop
 
 
 @pytest.mark.parametrize("mode", ["fast", "immediate"])
