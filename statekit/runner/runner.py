@@ -69,6 +69,7 @@ from statekit.runner.migration import (
     state_sha256,
 )
 from statekit.runner.outcome import Conflict, Outcome
+from statekit.runner.retrying import healing, resolve_create, resolve_decided, resolve_firing
 from statekit.runner.row_cache import Cached, RowCache
 from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
 from statekit.runner.store.base import Store
@@ -142,6 +143,7 @@ class Runner:
         self.charts = ChartSet(chart, previous, store)
         self._chart_key = _key(chart)
         self._rows = RowCache()
+        self._answer: object = None  # `retrying`: the answer of a commit under way
         self._keys: dict[str, ChartKey] = {}
         if store.read_only:  # `open_read_only_store`: reads and dry runs only, no registration
             return
@@ -151,6 +153,7 @@ class Runner:
             store.register_chart(chart.digest, chart.name, chart.version, chart.source)
 
     # ---- instances ---------------------------------------------------------------------
+    @healing(resolve_create)
     def create(
         self,
         instance_id: str,
@@ -215,6 +218,7 @@ class Runner:
             chart_digest=self.chart.digest,
         )
 
+    @healing()
     def load(self, instance_id: str) -> Instance:
         """The stored instance (UnknownInstanceError, ChartVersionError, CorruptRowError)."""
         row = self.store.instance(instance_id)
@@ -230,6 +234,7 @@ class Runner:
             chart_digest=row.chart_digest,
         )
 
+    @healing()
     def history(self, instance_id: str) -> list[RecordedEvent]:
         """The accepted events of an instance, in order."""
         with self.store.read():
@@ -255,6 +260,7 @@ class Runner:
         ]
 
     # ---- events ------------------------------------------------------------------------
+    @healing(resolve_decided)
     def apply(
         self,
         instance_id: str,
@@ -329,6 +335,8 @@ class Runner:
                     held.clear()
                 return self._read_and_decide(row.instance_id, command, now_ms)
             self.store.reach(DECIDED)
+            answer = replace(outcome, sent=tuple(sent)) if sent else outcome
+            self._answer = answer  # `retrying`: what to answer if the commit's fate is unknown
             try:
                 written = tx.write(self.store, self._chart_keys(tx.chart), unread=True, last=True)
             except Exception as exc:
@@ -338,7 +346,7 @@ class Runner:
             if not written:
                 raise _Stale(now_ms)
         self._rows.put(tx.committed_row(), tx.state, tx.built)
-        return replace(outcome, sent=tuple(sent)) if sent else outcome
+        return answer
 
     def _apply_read(self, instance_id: str, command: Command, now_ms: int | None) -> Outcome:
         """`apply` reading the instance row (locked) and the record of the event ID first."""
@@ -358,11 +366,14 @@ class Runner:
         outcome = tx.decide(command, read_facts(self.store, tx, command, row.recorded))
         sent = self.decide_sends(tx)
         self.store.reach(DECIDED)
+        answer = replace(outcome, sent=tuple(sent)) if sent else outcome
+        self._answer = answer  # `retrying`: what to answer if the commit's fate is unknown
         tx.flush(self.store, self._chart_keys(tx.chart), last=True)
         if tx.events:
             self._rows.put(tx.committed_row(), tx.state, tx.built)
-        return replace(outcome, sent=tuple(sent)) if sent else outcome
+        return answer
 
+    @healing(resolve_decided)
     def apply_batch(self, instance_id: str, commands: Iterable[Command]) -> list[Outcome]:
         """Apply many events of one instance in ONE transaction (an import): each is
         classified as `apply` would, in order, against the state the previous ones
@@ -391,11 +402,13 @@ class Runner:
                 sent = self.decide_sends(tx)
                 outcomes.append(replace(outcome, sent=tuple(sent)) if sent else outcome)
             self.store.reach(DECIDED)
+            self._answer = outcomes  # `retrying`: what to answer if the commit's fate is unknown
             tx.flush(self.store, self._chart_keys(tx.chart), last=True)
         if tx.events:
             self._rows.put(tx.committed_row(), tx.state, tx.built)
         return outcomes
 
+    @healing(resolve_decided)
     def apply_many(self, commands: Iterable[tuple[str, Command]]) -> list[Item]:
         """Apply events of many instances, `(instance ID, command)` each, in ONE write
         transaction (group commit: one durable commit for all; see
@@ -426,12 +439,14 @@ class Runner:
             transaction=self._transaction,
             decide=self._decide,
             chart_key=lambda tx: self._chart_keys(tx.chart),
+            deciding=self._deciding,
         )
         items, accepted = run_group(self.store, work, checked)
         for tx in accepted:
             self._rows.put(tx.committed_row(), tx.state, tx.built)
         return items
 
+    @healing()
     def migrate(self, instance_id: str, *, dry_run: bool = False) -> MigrationReport:
         """Move an instance of an earlier version of the chart to this runner's version, in
         one transaction, writing a migration entry to its history (see
@@ -537,6 +552,7 @@ class Runner:
             [timer_row(instance_id, t, moved[t.id]) for t in after.timers if t.id in moved]
         )
 
+    @healing()
     def rejections(self, instance_id: str) -> list[dict[str, Any]]:
         """The audited rejections, history conflicts and duplicates of a fact (by
         idempotency key) of an instance, oldest first."""
@@ -555,6 +571,7 @@ class Runner:
             for r in self.store.rejections(instance_id)
         ]
 
+    @healing()
     def snapshot(self, instance_id: str) -> int:
         """Store a snapshot of the instance's current state; return its through-sequence."""
         with self.store.write():
@@ -565,17 +582,20 @@ class Runner:
             self.store.insert_snapshot(snapshot_row(instance_id, row.version, state, time.time()))
         return row.version
 
+    @healing()
     def rebuild(self, instance_id: str) -> Rebuilt:
         """The state rebuilt from the newest valid snapshot plus the later events (refused
         snapshots are reported in `Rebuilt.refused`)."""
         return rebuild(self.store, self.charts, instance_id)
 
+    @healing()
     def verify(self, instance_id: str) -> VerifyReport:
         """Replay the whole history and compare it with the stored state, outbox and
         snapshots; report every difference without choosing a side."""
         return verify(self.store, self.charts, instance_id)
 
     # ---- time --------------------------------------------------------------------------
+    @healing(resolve_firing)
     def fire_due(self, now_ms: int | None = None, limit: int = 1000) -> list[Outcome]:
         """Deliver up to `limit` timers of this chart's instances due at `now_ms` (default:
         the clock), earliest first, each in the transaction of its instance (see
@@ -594,6 +614,10 @@ class Runner:
             raise TypeError(f"the runner's clock gave {value!r}, not epoch milliseconds (an int)")
         check_stored_int(value, "the clock's reading")
         return value
+
+    def _deciding(self, answer: object) -> None:
+        """What the transaction under way will answer once committed (`retrying`)."""
+        self._answer = answer
 
     def _settle(self, tx: InstanceTransaction) -> None:
         """Write what `tx` decided (inside the caller's transaction); remember its row (the

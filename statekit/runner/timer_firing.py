@@ -60,6 +60,7 @@ class FiringRunner(Protocol):
     store: Store
     chart: Chart
     timer_problems: dict[TimerKey, str]
+    _answer: object
 
     def _transaction(self, row: InstanceRow, now_ms: int | None = None) -> InstanceTransaction:
         """The decisions about a locked instance row."""
@@ -88,6 +89,7 @@ def fire_due(runner: FiringRunner, now_ms: int, limit: int) -> list[Outcome]:
     fired: list[Outcome] = []
     while len(fired) < limit:
         want = min(BATCH, limit - len(fired))
+        runner._answer = (fired, len(fired))  # `retrying`: the outcomes so far, and before
         try:
             with runner.store.write():
                 rows = _claim(runner, now_ms, want)
