@@ -4,8 +4,9 @@
 - a SIGTERM while the worker waits for the server (at start-up, or after losing its
   connection) ends it with 0 at once;
 - the server restarted (fast and immediate) while a worker's delivery transaction is
-  held at each of its points (`hold_points`): the worker reconnects and goes on, and
-  every timer is delivered exactly once, `verify` clean.
+  held at each of its points (`hold_points`): the transaction is done again (by the
+  runner, or by the worker once reconnected) and every timer is delivered exactly
+  once, `verify` clean.
 """
 
 from __future__ import annotations
@@ -156,8 +157,8 @@ def test_a_restart_in_a_delivery_transaction_loses_and_doubles_nothing(
     worker.run(once=True, max_sleep=0.05)
     worker.store.close()
     assert restarted == [point]
-    assert "lost the connection to the store" in err.getvalue(), err.getvalue()
-    assert "reconnected to the store" in err.getvalue()
+    # healed by the runner's retry (`runner.retrying`) or by the worker's reconnecting
+    assert all(line.startswith("statekit worker: ") for line in err.getvalue().splitlines())
     check = Runner(chart_from(TICKER), open_store(url))
     events = _timer_events(check.store)
     assert len(events) == 10 * TICKERS and set(events.values()) == {1}

@@ -67,6 +67,7 @@ _TRANSIENT_WORDS = (
     "starting up",
     "shutting down",
     "in recovery mode",
+    "not yet accepting connections",  # recovering after an immediate shutdown (57P03)
     "too many clients",
     "too many connections",
     "remaining connection slots",
