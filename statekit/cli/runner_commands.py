@@ -28,8 +28,6 @@ from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.refusals import runner_refusal
 from statekit.compiler.pipeline import CompileResult, compile_file
 from statekit.engine.chart import Chart, StartError
-from statekit.lint.formats import format_diagnostics
-from statekit.lint.registry import rule_infos
 from statekit.runner.chart_versions import chart_sets, refuse_changed_version
 from statekit.runner.command_checks import check_instance_id, make_command
 from statekit.runner.errors import ChartVersionError, RunnerError, StoreFailure
@@ -48,6 +46,12 @@ def _compiled(path: str) -> CompileResult:
     """The chart file compiled; its diagnostics and exit 1 when it has errors."""
     result = compile_file(path)
     if result.chart is None:
+        # imported only to report a chart's errors: the lint rules' registry (and the
+        # analysis it imports) was a third of `statekit worker`'s start-up imports
+        # (`python -X importtime`; bench/worker_startup.py)
+        from statekit.lint.formats import format_diagnostics
+        from statekit.lint.registry import rule_infos
+
         click.echo(format_diagnostics("text", result.diagnostics, rule_infos()), nl=False, err=True)
         sys.exit(EXIT_FINDINGS)
     return result
