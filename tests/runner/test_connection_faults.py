@@ -253,24 +253,6 @@ def _check(entry: Entry, url: str, answers: list[list[Any]]) -> None:
         store.close()
 
 
-@pytest.fixture(scope="module")
-def restarted_server() -> Iterator[ThrowawayPostgres]:
-    """A server of its own for the tests that stop it, committing as a real one does
-    (`synchronous_commit` on: the session server's `FAST_SETTINGS` would lose the last
-    commits to an immediate shutdown; fsync stays off, the machine never crashes)."""
-    server = ThrowawayPostgres({"fsync": "off", "full_page_writes": "off"}).start()
-    yield server
-    server.stop()
-
-
-_databases = iter(range(1, 1_000_000))
-
-
-@pytest.fixture
-def restart_url(restarted_server: ThrowawayPostgres) -> str:
-    return restarted_server.create_database(f"restart_{next(_databases)}")
-
-
 RESTART_ENTRIES = [e for e in ENTRIES if e.name in ("apply-read", "apply_many", "fire_due")]
 
 
@@ -290,9 +272,9 @@ class RestartAt:
 @pytest.mark.parametrize("mode", ["fast", "immediate"])
 @pytest.mark.parametrize("entry", RESTART_ENTRIES, ids=lambda e: e.name)
 def test_a_server_restarted_in_the_middle_of_a_call(
-    restarted_server: ThrowawayPostgres, restart_url: str, entry: Entry, mode: str
+    restartable_server: ThrowawayPostgres, restartable_url: str, entry: Entry, mode: str
 ) -> None:
-    pg_server, pg_url = restarted_server, restart_url
+    pg_server, pg_url = restartable_server, restartable_url
     _prepare(entry, pg_url)
     runner = _runner(pg_url)
     try:
@@ -336,9 +318,9 @@ class HaltAt:
 
 
 def test_a_runner_waits_for_a_server_that_comes_back(
-    restarted_server: ThrowawayPostgres, restart_url: str
+    restartable_server: ThrowawayPostgres, restartable_url: str
 ) -> None:
-    pg_server, pg_url = restarted_server, restart_url
+    pg_server, pg_url = restartable_server, restartable_url
     entry = ENTRIES[0]
     _prepare(entry, pg_url)
     runner = _runner(pg_url + "?retry_for=120")
@@ -356,9 +338,9 @@ def test_a_runner_waits_for_a_server_that_comes_back(
 
 
 def test_a_server_away_for_longer_than_retry_for_is_a_statekit_error(
-    restarted_server: ThrowawayPostgres, restart_url: str
+    restartable_server: ThrowawayPostgres, restartable_url: str
 ) -> None:
-    pg_server, pg_url = restarted_server, restart_url
+    pg_server, pg_url = restartable_server, restartable_url
     entry = ENTRIES[0]
     _prepare(entry, pg_url)
     url = pg_url.replace("postgres@", "postgres:s3cret@") + "?retry_for=0.5"

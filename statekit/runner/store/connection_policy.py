@@ -67,6 +67,8 @@ _TRANSIENT_WORDS = (
     "starting up",
     "shutting down",
     "in recovery mode",
+    "not yet accepting connections",
+    "not accepting connections",
     "too many clients",
     "too many connections",
     "remaining connection slots",
