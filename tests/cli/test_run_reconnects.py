@@ -40,6 +40,11 @@ def _end_backends(url: str) -> None:
         )
 
 
+def _send_all(client: Client, lines: list[bytes]) -> None:
+    for line in lines:
+        client.send(line)
+
+
 def _send_chunk(client: Client, lines: list[bytes]) -> list[dict[str, object]]:
     for line in lines:
         client.send(line)
@@ -67,7 +72,7 @@ def test_every_line_is_answered_once_across_faults(
         answers += _send_chunk(client, _lines(CHUNK + 1, CHUNK))
         # again while lines are in flight: the restart races the run
         lines = _lines(2 * CHUNK + 1, 5 * CHUNK)
-        sender = threading.Thread(target=lambda: [client.send(line) for line in lines])
+        sender = threading.Thread(target=_send_all, args=(client, lines))
         sender.start()
         answers.append(client.answer())
         restartable_server.restart("immediate" if fault == "immediate" else "fast")
