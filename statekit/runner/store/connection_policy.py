@@ -67,7 +67,8 @@ _TRANSIENT_WORDS = (
     "starting up",
     "shutting down",
     "in recovery mode",
-    "not yet accepting connections",  # recovering after an immediate shutdown (57P03)
+    "not yet accepting connections",
+    "not accepting connections",
     "too many clients",
     "too many connections",
     "remaining connection slots",

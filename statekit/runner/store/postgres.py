@@ -143,7 +143,7 @@ class PostgresStore(Store):
         self._written: list[DecidedRows] = []  # what the open transaction wrote (`_interrupted`)
         # a statement (`%s` placeholders) as a `%` format, with its number of parameters
         self._templates: dict[str, tuple[int, str]] = {}
-        self._conn = self._connect()
+        self._conn = self._connect(opening=True)
         self._client = psycopg.ClientCursor(self._conn)  # `_send_query`'s statements
         deadline = self.policy.deadline()
         while True:  # a server restarting as we open: the schema check or migration again
@@ -162,10 +162,12 @@ class PostgresStore(Store):
                 self._conn.close()
                 raise
 
-    def _connect(self) -> Any:
+    def _connect(self, *, opening: bool = False) -> Any:
         """A new connection (read-only sessions set so), with refused attempts retried
-        within the policy's `retry_for` (`StoreUnavailableError` after it); a failure a
-        wait does not mend (a wrong password, no such database) raises at once."""
+        within the policy's `retry_for` (`StoreUnavailableError` after it). When
+        `opening`, a failure a wait does not mend (a wrong password, no such database)
+        raises at once; once the store has been connected, every failure is waited out
+        (the URL was right: a server in recovery says things libpq has no code for)."""
         psycopg = self._psycopg
         deadline = self.policy.deadline()
         while True:
@@ -187,7 +189,7 @@ class PostgresStore(Store):
                         raise
                 return conn
             except psycopg.Error as exc:
-                if not refused_for_now(exc):
+                if opening and not refused_for_now(exc):
                     raise self._refused(exc) from exc
                 if not deadline.wait():
                     raise self._unavailable(exc) from exc
