@@ -24,12 +24,6 @@ never the server), so nothing it writes must reach the disk; without the flushes
 each test's `CREATE DATABASE` is cheaper: 20 of them on one connection took 9.8 s
 with the defaults and 1.6 s with these (a loaded 2-core machine, PostgreSQL 15)."""
 
-RESTART_SETTINGS = {"fsync": "off", "full_page_writes": "off"}
-"""For a server the tests restart (`ThrowawayPostgres.restart`): the flushes to the disk
-still skipped (the machine does not crash), but every COMMIT waits for its WAL to reach
-the operating system: with `synchronous_commit=off` an immediate shutdown (a crash, to
-PostgreSQL) loses the transactions of its last moments, acknowledged ones included."""
-
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[ThrowawayPostgres]:

@@ -23,7 +23,7 @@ from typing import IO
 
 import pytest
 from runner_charts import TICKER, chart_from, write_chart
-from store_fixtures import RESTART_SETTINGS
+from store_fixtures import DURABLE_SETTINGS
 
 from statekit.cli.store_link import StoreLink
 from statekit.cli.timer_commands import Worker
@@ -41,7 +41,7 @@ TICKERS = 20  # ten timers each
 @pytest.fixture
 def server() -> object:
     """A server of this test's own: it is stopped and restarted."""
-    with ThrowawayPostgres(RESTART_SETTINGS) as own:
+    with ThrowawayPostgres(DURABLE_SETTINGS) as own:
         yield own
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import psycopg
 import pytest
 from runner_charts import COUNTER, chart_from
-from store_fixtures import RESTART_SETTINGS
+from store_fixtures import DURABLE_SETTINGS
 
 from statekit.runner.outbox import Dispatcher, Inbox, OutboxMessage
 from statekit.runner.runner import Runner
@@ -41,7 +41,7 @@ EFFECTS = (
 @pytest.fixture(scope="module")
 def server() -> Iterator[ThrowawayPostgres]:
     """A server of this module's own: its tests restart it."""
-    with ThrowawayPostgres(RESTART_SETTINGS) as own:
+    with ThrowawayPostgres(DURABLE_SETTINGS) as own:
         yield own
 
 

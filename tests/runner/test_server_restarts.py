@@ -32,7 +32,7 @@ from typing import IO, Any
 import psycopg
 from cli_process import statekit
 from dispatch_process import EFFECTS
-from store_fixtures import RESTART_SETTINGS
+from store_fixtures import DURABLE_SETTINGS
 
 from statekit.runner.store import open_store
 from statekit.testing.postgres_server import ThrowawayPostgres
@@ -146,7 +146,7 @@ def test_two_restarts_in_the_middle_of_run_workers_and_dispatchers(tmp_path: Pat
     assert len(lines) == 10_000
     chart = tmp_path / "job.yaml"
     chart.write_text(JOB, encoding="utf-8")
-    with ThrowawayPostgres(RESTART_SETTINGS) as server:
+    with ThrowawayPostgres(DURABLE_SETTINGS) as server:
         url = server.create_database("restarts")
         open_store(url).close()  # the schema, before the processes race to make it
         with psycopg.connect(url, autocommit=True) as conn:
