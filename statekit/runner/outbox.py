@@ -209,8 +209,10 @@ class Dispatcher:
         dispatcher process calls. When nothing is claimable it sleeps until the next
         message can be (at most `poll` seconds, so that messages added meanwhile are
         seen); a lost connection or a server that stays down is waited out with the
-        store's backoff, without end. Every sleep ends when `stop` is set; a round
-        under way is finished first. Returns the totals."""
+        store's backoff, without end. Every sleep of its own ends when `stop` is set; a
+        round under way is finished first, and a wait inside the store (reconnecting
+        within its `retry_for`) is the store's: a store opened with `?retry_for=0`
+        leaves every wait to `serve`. Returns the totals."""
         total = DispatchReport()
         failures = 0
         while not stop.is_set():

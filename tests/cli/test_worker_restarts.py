@@ -2,7 +2,8 @@
 
 - a worker started while the server is down says so, waits, and fires once it is up;
 - a SIGTERM while the worker waits for the server (at start-up, or after losing its
-  connection) ends it with 0 at once;
+  connection) ends it with 0 at once; `?retry_for=` on the URL bounds the wait (exit 2,
+  a message saying what to do);
 - the server restarted (fast and immediate) while a worker's delivery transaction is
   held at each of its points (`hold_points`): the transaction is done again (by the
   runner, or by the worker once reconnected) and every timer is delivered exactly
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import IO
 
 import pytest
+from cli_process import statekit
 from runner_charts import TICKER, chart_from, write_chart
 from store_fixtures import DURABLE_SETTINGS
 
@@ -124,6 +126,18 @@ def test_sigterm_while_waiting_for_the_server_exits_0(
     assert time.monotonic() - began < 5.0  # no wait for the server to come back first
     assert "Traceback" not in err and "internal error" not in err
     server.resume()  # for the fixture's stop
+
+
+def test_retry_for_on_the_url_bounds_the_wait(server: ThrowawayPostgres, tmp_path: Path) -> None:
+    url = server.create_database("bounded")
+    chart = write_chart(TICKER, tmp_path, "ticker")
+    open_store(url).close()
+    server.halt()
+    done = statekit("worker", "--db", f"{url}?retry_for=0.5", "--chart", str(chart))
+    server.resume()
+    assert done.returncode == 2, done.stderr
+    assert "the store could not be reached for 0.5 s" in done.stderr
+    assert "?retry_for=SECONDS" in done.stderr and "Traceback" not in done.stderr
 
 
 @pytest.mark.parametrize("mode", ["fast", "immediate"])
