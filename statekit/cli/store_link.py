@@ -87,12 +87,15 @@ class StoreLink:
                         raise
                     failure = exc
             if not told:
-                self.say(f"{_why(failure)}; waiting for the server (SIGTERM stops it)")
+                self.say(
+                    f"the store cannot be reached ({_why(failure)}); waiting for the server "
+                    "(SIGTERM stops it)"
+                )
                 told = True
             if self.retry_for is not None and self.clock() - began >= self.retry_for:
                 raise StoreUnavailableError(
                     f"the store could not be reached for {self.retry_for:g} s ({_why(failure)}): "
-                    "check that the server is running and accepts connections, or wait "
+                    "check that the server is running and accepts connections there, or wait "
                     "longer with ?retry_for=SECONDS in the store URL (without it, the "
                     f"{self.command} waits without end)"
                 )
@@ -114,9 +117,13 @@ class StoreLink:
 
 
 def _why(exc: BaseException) -> str:
-    """The first line of what the database said (a driver's messages run over lines)."""
+    """The first line of what the database or the driver said (a driver's messages run
+    over lines), without the advice of a store that gave up (the link says its own)."""
+    while isinstance(exc, StoreUnavailableError) and exc.__cause__ is not None:
+        exc = exc.__cause__
     text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
+    words = text[0] if text else type(exc).__name__
+    return words.removeprefix("connection failed: ")
 
 
 def _close_quietly(store: Store) -> None:
