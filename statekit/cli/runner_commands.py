@@ -405,6 +405,8 @@ def verify_command(url: str, charts: tuple[str, ...], output_format: str) -> Non
     given = [_chart(_compiled(path)) for path in charts]
     try:
         store = open_read_only_store(url, check_integrity=False)
+    except StoreUnavailableError as exc:  # no server to read: nothing was checked
+        raise click.UsageError(str(exc)) from exc
     except StoreFailure as exc:  # too damaged to open at all: a finding, not a usage error
         _report(output_format, {"store": url, "ok": False, "error": f"cannot be read: {exc}"})
         click.echo("the store cannot be read", err=True)

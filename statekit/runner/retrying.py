@@ -127,12 +127,21 @@ def _heal(
                 pending = failed
             if not deadline.wait():
                 raise _gave_up(runner.store, pending) from failed
+        except StoreUnavailableError as away:  # the store waited for the server in vain
+            if isinstance(pending, CommitUnknown):
+                raise StoreUnavailableError(f"{away}{_UNKNOWN}") from away
+            raise
+
+
+_UNKNOWN = (
+    "; whether the interrupted transaction's commit took effect is unknown: send its events "
+    "again (their event IDs make that safe: one already stored is answered ALREADY_APPLIED)"
+)
 
 
 def _gave_up(store: Store, last: TransactionInterrupted) -> StoreUnavailableError:
     unknown = (
-        "; whether its last commit took effect is unknown: send its events again (their "
-        "event IDs make that safe: one already stored is answered ALREADY_APPLIED)"
+        _UNKNOWN
         if isinstance(last, CommitUnknown)
         else "; nothing of the interrupted transaction was committed"
     )

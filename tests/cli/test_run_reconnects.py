@@ -114,3 +114,14 @@ def test_a_server_away_past_retry_for_stops_the_run_naming_the_last_line(
     assert "stopped at line 6" in message
     assert "?retry_for=SECONDS" in message
     assert "internal error" not in message and "Traceback" not in message
+
+
+@pytest.mark.parametrize("command", ["run", "verify", "outbox"])
+def test_an_unreachable_server_is_a_usage_error_with_advice(tmp_path: Path, command: str) -> None:
+    chart = str(write_chart(COUNTER, tmp_path, "counter"))
+    url = "postgresql://app:s3cret@127.0.0.1:1/app?retry_for=0"  # nothing listens on port 1
+    args = {"run": ["run", chart, "--db", url], "verify": ["verify", "--db", url]}
+    done = statekit(*args.get(command, [command, "--db", url]))
+    assert done.returncode == 2
+    assert "could not be reached" in done.stderr and "?retry_for=SECONDS" in done.stderr
+    assert "s3cret" not in done.stderr and "internal error" not in done.stderr

@@ -294,12 +294,12 @@ class HaltAt:
     again (its attempt seen on the server's port), starts it again (`resume`), or
     leaves it stopped (`resume` False)."""
 
-    def __init__(self, server: ThrowawayPostgres, *, resume: bool) -> None:
-        self.server, self.resume, self.fired = server, resume, False
+    def __init__(self, server: ThrowawayPostgres, *, resume: bool, at: str = DECIDED) -> None:
+        self.server, self.resume, self.fired, self.at = server, resume, False, at
         self.thread: threading.Thread | None = None
 
     def __call__(self, point: str) -> None:
-        if point != DECIDED or self.fired:
+        if point != self.at or self.fired:
             return
         self.fired = True
         self.server.halt("fast")
@@ -337,15 +337,16 @@ def test_a_runner_waits_for_a_server_that_comes_back(
     _check(entry, pg_url, answers)
 
 
+@pytest.mark.parametrize("at", [DECIDED, COMMIT])
 def test_a_server_away_for_longer_than_retry_for_is_a_statekit_error(
-    restartable_server: ThrowawayPostgres, restartable_url: str
+    restartable_server: ThrowawayPostgres, restartable_url: str, at: str
 ) -> None:
     pg_server, pg_url = restartable_server, restartable_url
     entry = ENTRIES[0]
     _prepare(entry, pg_url)
     url = pg_url.replace("postgres@", "postgres:s3cret@") + "?retry_for=0.5"
     runner = _runner(url)
-    hold = HaltAt(pg_server, resume=False)
+    hold = HaltAt(pg_server, resume=False, at=at)
     runner.store.hold = hold
     try:
         with pytest.raises(StoreUnavailableError) as caught:
@@ -356,6 +357,8 @@ def test_a_server_away_for_longer_than_retry_for_is_a_statekit_error(
     assert "s3cret" not in message
     assert pg_url.split("/")[2].replace("postgres@", "") in message
     assert "?retry_for=SECONDS" in message
+    # stopped with the COMMIT on its way: its outcome is unknown, and the message says so
+    assert ("commit took effect is unknown" in message) == (at == COMMIT)
     runner.store.hold = None
     answers = [_call(entry, runner, 1), _call(entry, runner, 2)]  # it heals once back
     runner.store.close()

@@ -165,6 +165,10 @@ class Store:
         """Close the connection."""
         raise NotImplementedError
 
+    def reconnect(self) -> None:
+        """Replace a lost connection now rather than before the next transaction
+        (PostgreSQL, `connection_policy`); nothing where none is lost (SQLite)."""
+
     def integrity_problems(self) -> list[str]:
         """What the database's own integrity check finds wrong (empty: sound, or a
         database that checks itself, as PostgreSQL does)."""

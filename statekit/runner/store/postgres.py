@@ -54,7 +54,7 @@ from contextlib import AbstractContextManager, suppress
 from dataclasses import replace
 from typing import Any
 
-from statekit.runner.errors import NoStoreError, StoreUnavailableError, StoreURLError
+from statekit.runner.errors import StoreUnavailableError, StoreURLError
 from statekit.runner.store.base import Store, instance_row
 from statekit.runner.store.connection_policy import (
     CONFLICT,
@@ -62,10 +62,10 @@ from statekit.runner.store.connection_policy import (
     NotCommitted,
     TransactionInterrupted,
     failure_kind,
-    refused_for_now,
     split_policy,
 )
 from statekit.runner.store.migrations import STALE_VERSION
+from statekit.runner.store.postgres_connect import connect, safe_url, unavailable
 from statekit.runner.store.rows import DecidedRows, InstanceRow
 from statekit.runner.store.statements import (
     SELECT_LOCKED_INSTANCE,
@@ -117,7 +117,7 @@ class PostgresStore(Store):
         # `connect_timeout` and `retry_for`, when given, override the URL's
         # (`connection_policy`, which also takes them out of the URL libpq is given).
         super().__init__(url, read_only=read_only)
-        policy, self._libpq_url = split_policy(url, _safe(url))
+        policy, self._libpq_url = split_policy(url, safe_url(url))
         if connect_timeout is not None:
             policy = replace(policy, connect_timeout=connect_timeout)
         if retry_for is not None:
@@ -163,56 +163,14 @@ class PostgresStore(Store):
                 raise
 
     def _connect(self, *, opening: bool = False) -> Any:
-        """A new connection (read-only sessions set so), with refused attempts retried
-        within the policy's `retry_for` (`StoreUnavailableError` after it). When
-        `opening`, a failure a wait does not mend (a wrong password, no such database)
-        raises at once; once the store has been connected, every failure is waited out
-        (the URL was right: a server in recovery says things libpq has no code for)."""
-        psycopg = self._psycopg
-        deadline = self.policy.deadline()
-        while True:
-            try:
-                # No server-side prepared statements: the hot statements go as client-bound
-                # queries (`_send_query`), and preparing the others measured no gain (two
-                # runners taking turns, 195 events/s either way).
-                conn = psycopg.connect(
-                    self._libpq_url,
-                    autocommit=True,
-                    connect_timeout=self.policy.libpq_connect_timeout,
-                    prepare_threshold=None,
-                )
-                if self.read_only:  # every transaction of this session: writes fail
-                    try:
-                        conn.execute("SET default_transaction_read_only = on")
-                    except BaseException:
-                        conn.close()
-                        raise
-                return conn
-            except psycopg.Error as exc:
-                if opening and not refused_for_now(exc):
-                    raise self._refused(exc) from exc
-                if not deadline.wait():
-                    raise self._unavailable(exc) from exc
-
-    def _refused(self, exc: Exception) -> Exception:
-        """The error for a connection the server refused for good."""
-        # libpq gives no SQLSTATE for a failed connection: the server's words
-        # (3D000, invalid_catalog_name) are all there is to tell a missing database
-        if self.read_only and 'database "' in str(exc) and "does not exist" in str(exc):
-            return NoStoreError(
-                f"no statekit store at {_safe(self.url)}: the database does not exist; "
-                "check the URL"
-            )
-        return StoreURLError(f"{_safe(self.url)}: cannot connect: {exc}")
+        """A new connection (`postgres_connect.connect`)."""
+        return connect(
+            self._psycopg, self._libpq_url, self.url, self.policy,
+            read_only=self.read_only, opening=opening,
+        )  # fmt: skip
 
     def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
-        """The error once `retry_for` has passed without a working connection."""
-        words = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return StoreUnavailableError(
-            f"the PostgreSQL server at {_safe(self.url)} could not be reached ({words}), "
-            f"retried for {self.policy.retry_for:g} s: check that the server is running and "
-            "accepts connections there, or wait longer with ?retry_for=SECONDS in the store URL"
-        )
+        return unavailable(self.url, self.policy, exc)
 
     def _interrupted(self, exc: Exception, *, commit: bool) -> TransactionInterrupted | None:
         """`exc` (the driver's) as the runner sees it: None when it is not a lost connection
@@ -229,16 +187,16 @@ class PostgresStore(Store):
         words = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         if kind == CONFLICT:  # the transaction is aborted; its block rolls it back
             return NotCommitted(
-                f"{_safe(self.url)}: the server rolled the transaction back ({words})", written
+                f"{safe_url(self.url)}: the server rolled the transaction back ({words})", written
             )
         self._broken = True
         with suppress(Exception):
             self._conn.close()
         if commit:
             return CommitUnknown(
-                f"{_safe(self.url)}: the connection was lost while committing ({words})", written
+                f"{safe_url(self.url)}: the connection was lost while committing ({words})", written
             )
-        return NotCommitted(f"{_safe(self.url)}: the connection was lost ({words})", written)
+        return NotCommitted(f"{safe_url(self.url)}: the connection was lost ({words})", written)
 
     def _heal(self) -> None:
         """After a lost connection: a new one when no transaction is open (its attempts
@@ -246,7 +204,7 @@ class PostgresStore(Store):
         its block ends it, and the next one reconnects)."""
         if self._depth:
             raise NotCommitted(
-                f"{_safe(self.url)}: the connection was lost earlier in this transaction"
+                f"{safe_url(self.url)}: the connection was lost earlier in this transaction"
             )
         self._conn = self._connect()
         self._client = self._psycopg.ClientCursor(self._conn)
@@ -263,14 +221,16 @@ class PostgresStore(Store):
         return bool(row[0])
 
     def _display_url(self) -> str:
-        return _safe(self.url)
+        return safe_url(self.url)
 
     @property
     def connection(self) -> Any:
         """The `psycopg.Connection` (autocommit mode; transactions are explicit). Inside a
         `write()` or `read()` block the transaction has begun by the time it is given
-        (a BEGIN held back for the first statement is sent first)."""
-        self._check_open()
+        (a BEGIN held back for the first statement is sent first); a lost connection is
+        replaced first when no transaction is open (`_heal`)."""
+        if self._broken:
+            self._heal()
         if self._begin is not None:
             begin, self._begin = self._begin, None
             try:
@@ -466,7 +426,7 @@ class PostgresStore(Store):
         commit = statement == "COMMIT"
         if self._broken:  # lost earlier in this transaction: nothing of it was committed
             if commit:
-                raise NotCommitted(f"{_safe(self.url)}: the connection was lost before COMMIT")
+                raise NotCommitted(f"{safe_url(self.url)}: the connection was lost before COMMIT")
             return
         try:
             self._conn.execute(statement)
@@ -520,12 +480,3 @@ def _literal(value: object) -> str | None:
     if type(value) is bytes:
         return "E'\\\\x" + value.hex() + "'::bytea"
     return None
-
-
-def _safe(url: str) -> str:
-    """The URL without its password (for messages)."""
-    if "@" not in url or "://" not in url:
-        return url
-    scheme, rest = url.split("://", 1)
-    credentials, host = rest.rsplit("@", 1)
-    return f"{scheme}://{credentials.split(':', 1)[0]}@{host}"
