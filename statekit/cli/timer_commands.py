@@ -250,7 +250,12 @@ class Worker:
     help="Longest sleep, in seconds, before looking again for timers armed meanwhile.",
 )
 def worker_command(url: str, files: tuple[str, ...], once: bool, max_sleep: float) -> None:
-    """Deliver due timers of the charts' instances, one JSON line per delivery."""
+    """Deliver due timers of the charts' instances, one JSON line per delivery.
+
+    Waits for a database server that is down, starting or restarting, and keeps running
+    across restarts: without end, unless the URL says ?retry_for=SECONDS. SIGTERM or
+    SIGINT ends it with 0 at any moment.
+    """
     # The signals are caught before anything else (start-up included: opening and upgrading
     # the store may wait on another process or on the server), so a SIGTERM at any moment
     # ends in a clean 0.

@@ -48,7 +48,7 @@ def main(url: str, consumer: str) -> None:
         inbox.process(message, write)
 
     dispatcher = statekit.Dispatcher(store, {"Noted": handle, "Fired": handle}, lease=10.0)
-    dispatcher.serve(stop, poll=0.05)
+    dispatcher.serve(stop, poll=0.2)
     store.close()
 
 

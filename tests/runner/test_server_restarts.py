@@ -154,7 +154,7 @@ def test_two_restarts_in_the_middle_of_run_workers_and_dispatchers(tmp_path: Pat
         logs = tmp_path / "logs"
         logs.mkdir()
         worker = [sys.executable, "-m", "statekit", "worker", "--db", url, "--chart",
-                  str(chart), "--max-sleep", "0.05"]  # fmt: skip
+                  str(chart), "--max-sleep", "0.2"]  # fmt: skip
         dispatcher = [sys.executable, str(HERE / "dispatch_process.py"), url, "effects"]
         workers = [_spawn(worker, logs / f"worker{n}.log") for n in range(WORKERS)]
         dispatchers = [_spawn(dispatcher, logs / f"dispatcher{n}.log") for n in range(DISPATCHERS)]
