@@ -1,6 +1,7 @@
 """A real PostgreSQL restarted twice (fast, then immediate) in the middle of `statekit run`
-fed 10,000 lines through a pipe, 4 `statekit worker` processes over 5,000 timers and 3
-dispatcher processes (the public `Dispatcher` and `Inbox`, `dispatch_process.py`).
+fed 10,000 lines through a pipe (`--batch 8`: `Runner.apply_many` is restarted under too),
+4 `statekit worker` processes over 5,000 timers and 3 dispatcher processes (the public
+`Dispatcher` and `Inbox`, `dispatch_process.py`).
 
 The chart (`JOB`): `Arm` arms a 20 ms timer whose delivery emits `Fired`; `Note` with
 `k > 0` emits `Noted`, with `k = 0` is rejected (NOT_POSITIVE). The input, block by block
