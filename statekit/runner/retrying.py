@@ -42,6 +42,11 @@ first failure (the store waits for the server within it too, when reconnecting):
 then `StoreUnavailableError`, saying when the outcome of the last commit is unknown.
 On SQLite nothing raises these errors (see `connection_policy`): the wrapper only
 passes the call through.
+
+Its cost on the hot path (one more call frame and two attribute stores per call; a
+`try` costs nothing until it catches): by valgrind's count (`bench/instructions.py
+--before`, the `counter` stream, SQLite without fsync), 505.9 k instructions per cached
+`apply` against 503.4 k for the code before it, +0.5%.
 """
 
 from __future__ import annotations
