@@ -1,8 +1,8 @@
 """`statekit worker` start-up against the number of armed timers, and its idle CPU when
 the only due timer's instance is locked by another transaction.
 
-Run: `python -m bench.worker_startup [SIZES] [--sqlite-only]` from the repository root
-(SIZES: comma-separated numbers of armed timers, default 1000,100000,1000000;
+Run: `python -m bench.worker_startup [SIZES] [--sqlite-only | --postgres-only]` from the
+repository root (SIZES: comma-separated numbers of armed timers, default 1000,100000,1000000;
 PostgreSQL must be installed: a throwaway server is started on loopback).
 
 Start-up: a store holding SIZES instances of the lease chart (`tests/runner_charts.py`'s
@@ -10,7 +10,10 @@ LEASE), each with one timer armed a day ahead (rows copied from one real instanc
 SQL, so the store holds valid instances), then `statekit worker --once` with nothing
 due, timed as a process (what an operator waits for, Python's start-up included) and
 in-process (`Worker.run(once=True)` on an open store: the part that could grow with
-the timers). Median of 3 each.
+the timers). Median of 5 each, with its range; each process run is interleaved with
+one run of each floor, measured in the same rounds: `python -c pass` (the
+interpreter's start-up) and `python -m statekit --help` (statekit's command line
+loaded), so that the ratios hold on a loaded machine.
 
 Idle CPU (PostgreSQL, whose claim skips locked instances; SQLite's claim waits on the
 write lock instead): one instance with a due timer, its row held `FOR UPDATE` by
@@ -82,26 +85,50 @@ def _fill(store: Store, runner: Runner, count: int) -> None:
         store.execute("ANALYZE")
 
 
-def _startup(url: str, chart_file: Path, lease: Chart) -> tuple[float, float]:
-    """(process seconds, in-process seconds) of `worker --once` with nothing due."""
+ROUNDS = 5
+FLOORS = {
+    "python -c pass": [sys.executable, "-c", "pass"],
+    "statekit --help": [sys.executable, "-m", "statekit", "--help"],
+}
+"""The processes each `worker --once` run is compared with, run in the same rounds."""
+
+
+def _timed(command: list[str]) -> float:
+    """Wall seconds of one run of `command` (which must succeed)."""
+    began = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    took = time.perf_counter() - began
+    assert done.returncode == 0, done.stderr
+    return took
+
+
+def _spread(values: list[float], scale: float = 1.0, unit: str = "s") -> str:
+    """A median with its range."""
+    low, mid, high = min(values) * scale, statistics.median(values) * scale, max(values) * scale
+    return f"{mid:.2f} {unit} ({low:.2f}-{high:.2f})"
+
+
+def _startup(
+    url: str, chart_file: Path, lease: Chart
+) -> tuple[list[float], list[float], dict[str, list[float]]]:
+    """The seconds of `worker --once` with nothing due as a process and in-process, and
+    of each of `FLOORS` in the same rounds."""
     process: list[float] = []
     inside: list[float] = []
-    for _ in range(3):
-        began = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, "-m", "statekit.cli", "worker", "--db", url, "--chart",
-             str(chart_file), "--once"],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        process.append(time.perf_counter() - began)
-        assert done.returncode == 0 and done.stdout == "", done.stderr
+    floors: dict[str, list[float]] = {name: [] for name in FLOORS}
+    once = [sys.executable, "-m", "statekit", "worker", "--db", url, "--chart",
+              str(chart_file), "--once"]  # fmt: skip
+    for _ in range(ROUNDS):
+        for name, command in FLOORS.items():
+            floors[name].append(_timed(command))
+        process.append(_timed(once))
         store = open_store(url)
         began = time.perf_counter()
         worker = Worker(store, [Runner(lease, store)], io.StringIO(), io.StringIO())
         worker.run(once=True, max_sleep=1.0)
         inside.append(time.perf_counter() - began)
         store.close()
-    return statistics.median(process), statistics.median(inside)
+    return process, inside, floors
 
 
 def _idle_cpu(url: str, chart_file: Path, lease: Chart) -> float:
@@ -144,16 +171,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         chart_file = Path(folder) / "lease.yaml"
         chart_file.write_text(text)
-        stores: list[tuple[str, object]] = [("SQLite", None)]
+        stores: list[tuple[str, object]] = []
+        if "--postgres-only" not in sys.argv:
+            stores.append(("SQLite", None))
         if "--sqlite-only" not in sys.argv:
             stores.append(("PostgreSQL", ThrowawayPostgres().start()))
-        began = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "statekit.cli", "worker", "--help"],
-                       capture_output=True, check=True)  # fmt: skip
-        floor = time.perf_counter() - began
-        print(f"`statekit worker --help` as a process (Python and the imports): {floor:.2f} s")
-        print("| store | armed timers | `worker --once`, process | start-up in process |")
-        print("|---|---|---|---|")
+        print(
+            "| store | armed timers | `worker --once`, process | `python -c pass` | "
+            "`statekit --help` | worker - python | worker / `--help` | start-up in process |"
+        )
+        print("|---|---|---|---|---|---|---|---|")
         idle: list[str] = []
         try:
             for name, server in stores:
@@ -165,8 +192,15 @@ def main() -> None:
                     runner = Runner(lease, open_store(url))
                     _fill(runner.store, runner, size)
                     runner.store.close()
-                    process, inside = _startup(url, chart_file, lease)
-                    print(f"| {name} | {size:,} | {process:.2f} s | {inside * 1000:.1f} ms |")
+                    process, inside, floors = _startup(url, chart_file, lease)
+                    python, helped = floors["python -c pass"], floors["statekit --help"]
+                    over = [w - p for w, p in zip(process, python, strict=True)]
+                    ratio = [w / h for w, h in zip(process, helped, strict=True)]
+                    print(
+                        f"| {name} | {size:,} | {_spread(process)} | {_spread(python)} | "
+                        f"{_spread(helped)} | {_spread(over)} | {_spread(ratio, unit='x')} | "
+                        f"{_spread(inside, 1000, 'ms')} |"
+                    )
                 if server is not None:
                     url = server.create_database("worker_idle")  # type: ignore[attr-defined]
                     idle.append(f"{name}: {_idle_cpu(url, chart_file, lease):.1%}")

@@ -14,9 +14,23 @@ here, before the test modules are imported, so that their `@settings(...)` inher
 import os
 
 from hypothesis import settings
-from store_fixtures import pg_server, pg_url, shard_urls, store_url
+from store_fixtures import (
+    pg_server,
+    pg_url,
+    restartable_server,
+    restartable_url,
+    shard_urls,
+    store_url,
+)
 
-__all__ = ["pg_server", "pg_url", "shard_urls", "store_url"]
+__all__ = [
+    "pg_server",
+    "pg_url",
+    "restartable_server",
+    "restartable_url",
+    "shard_urls",
+    "store_url",
+]
 
 # `pytester` runs pytest inside pytest (the coverage plugin's tests, tests/testing/).
 pytest_plugins = ["pytester"]

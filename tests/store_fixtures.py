@@ -65,3 +65,29 @@ def shard_urls(request: pytest.FixtureRequest, tmp_path: Path) -> ShardURLs:
         return lambda n: [f"sqlite:///{tmp_path / f'shard{next(_names)}.db'}" for _ in range(n)]
     server: ThrowawayPostgres = request.getfixturevalue("pg_server")
     return lambda n: [server.create_database(f"statekit_shard_{next(_names)}") for _ in range(n)]
+
+
+DURABLE_SETTINGS = {"fsync": "off", "full_page_writes": "off"}
+"""For a server the tests stop: `synchronous_commit` on, as a real server commits (with it
+off, an immediate shutdown loses the last commits the clients were told of); fsync stays
+off, since the machine itself never crashes."""
+
+
+@pytest.fixture(scope="session")
+def restartable_server() -> Iterator[ThrowawayPostgres]:
+    """A server of its own for the tests that stop and restart it (`halt`, `resume`,
+    `restart`), so that the other tests' server is never stopped under them."""
+    try:
+        server = ThrowawayPostgres(DURABLE_SETTINGS).start()
+    except PostgresUnavailable as exc:
+        pytest.fail(f"PostgreSQL is required by the runner tests and could not start: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def restartable_url(restartable_server: ThrowawayPostgres) -> str:
+    """A fresh database on `restartable_server`."""
+    return restartable_server.create_database(f"statekit_restart_{next(_names)}")

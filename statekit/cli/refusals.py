@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import click
 
-from statekit.analysis.diff import diff_charts
 from statekit.runner.errors import ChangedVersionError, RunnerError
 
 
@@ -19,6 +18,11 @@ def runner_refusal(exc: RunnerError) -> click.UsageError:
     changed, or that the store kept no source to compare with."""
     if not isinstance(exc, ChangedVersionError):
         return click.UsageError(str(exc))
+    # Imported here, where a changed chart is refused, not with this module: the analysis
+    # was over a third of `statekit worker`'s start-up as a process (measured with
+    # `python -X importtime`: 120 ms of 300 ms of imports; bench/worker_startup.py).
+    from statekit.analysis.diff import diff_charts
+
     what = (
         "the store did not keep its source"
         if exc.stored is None

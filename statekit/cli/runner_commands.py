@@ -8,7 +8,11 @@ ready, so a client may wait for each answer). A line that cannot be applied
 (not UTF-8, not JSON or beyond its bounds, a missing field, a chart that does
 not fit the stored instance) gets an `"status": "ERROR"` line and the run goes
 on; the exit code is then 1. A full or damaged store stops the run as a usage
-error that says how many lines were applied.
+error that says how many lines were applied. A lost connection to PostgreSQL is
+healed by the runner (`runner.retrying`): each line still gets its real answer, the
+ones whose commit landed unseen too; a server away for longer than the URL's
+`retry_for` stops the run the same way (exit 2), naming the last line answered:
+every line before it was answered, none after it.
 
 Each command takes `--db` once for a store or several times for a shard set
 (`shard_options`): `run` routes each line to its instance's shard (a batch is
@@ -34,11 +38,14 @@ from statekit.cli.refusals import runner_refusal
 from statekit.cli.shard_options import db_option, open_cli_shards, refuse_lone_shard
 from statekit.compiler.pipeline import CompileResult, compile_file
 from statekit.engine.chart import Chart, StartError
-from statekit.lint.formats import format_diagnostics
-from statekit.lint.registry import rule_infos
 from statekit.runner.chart_versions import chart_sets, refuse_changed_version
 from statekit.runner.command_checks import check_instance_id, make_command
-from statekit.runner.errors import ChartVersionError, RunnerError, StoreFailure
+from statekit.runner.errors import (
+    ChartVersionError,
+    RunnerError,
+    StoreFailure,
+    StoreUnavailableError,
+)
 from statekit.runner.json_text import parse_json
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner
@@ -56,6 +63,12 @@ def _compiled(path: str) -> CompileResult:
     """The chart file compiled; its diagnostics and exit 1 when it has errors."""
     result = compile_file(path)
     if result.chart is None:
+        # imported only to report a chart's errors: the lint rules' registry (and the
+        # analysis it imports) was a third of `statekit worker`'s start-up imports
+        # (`python -X importtime`; bench/worker_startup.py)
+        from statekit.lint.formats import format_diagnostics
+        from statekit.lint.registry import rule_infos
+
         click.echo(format_diagnostics("text", result.diagnostics, rule_infos()), nl=False, err=True)
         sys.exit(EXIT_FINDINGS)
     return result
@@ -223,6 +236,7 @@ class _Run:
         self.create = create
         self.errors = 0
         self.applied = 0  # lines whose outcome was committed and written
+        self.answered = 0  # the number of the last line answered (0: none yet)
         self.known: set[str] = set()  # instances known to exist
         self.not_created: dict[str, str] = {}  # instance -> why creating it failed
 
@@ -233,6 +247,7 @@ class _Run:
         self.errors += 1
         self.write({"line": number, "status": "ERROR", "error": error})
         self.out.flush()
+        self.answered = number
 
     def batch(self, lines: list[_Line]) -> None:
         """Apply `lines` (of any instances) in one transaction; answer each in order."""
@@ -243,6 +258,14 @@ class _Run:
                 items = [_apply_one(self.runner, lines[0])]
             else:
                 items = self.runner.apply_many([(ln.instance, ln.command) for ln in lines])
+        except StoreUnavailableError as exc:
+            self.out.flush()
+            last = f"line {self.answered}" if self.answered else "no line"
+            raise click.UsageError(
+                f"{exc}; stopped at line {lines[0].number}: {last} was the last answered "
+                f"(every line before it was; {self.applied} line(s) applied), and the lines "
+                f"from {lines[0].number} on are not answered: send them again"
+            ) from exc
         except StoreFailure as exc:
             self.out.flush()
             first = lines[0].number
@@ -265,6 +288,7 @@ class _Run:
                 data = item.to_data(line.instance)
             self.write(data)
         self.out.flush()
+        self.answered = lines[-1].number
 
     def _create(self, instances: list[str]) -> None:
         """Create the instances not known to exist yet (unless --no-create)."""
@@ -275,6 +299,8 @@ class _Run:
                 continue
             try:
                 self.runner.create(instance, exist_ok=True)
+            except StoreFailure:
+                raise
             except (RunnerError, StartError, ValueError) as exc:
                 self.not_created[instance] = str(exc)  # the line's answer says why
             else:

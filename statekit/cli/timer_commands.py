@@ -13,7 +13,16 @@ bound; it never polls faster than the due times ask. A due timer it could not
 claim (another transaction holds its instance: PostgreSQL's claim skips it) is
 looked at again after a backoff (`BACKOFF_FIRST` doubling to `BACKOFF_LAST`),
 not in a loop. SIGTERM or SIGINT, from the moment the command starts (start-up
-included), ends it cleanly: the transaction under way commits, then it exits 0.
+included, and while it waits for the server), ends it cleanly: the transaction under
+way commits, then it exits 0.
+
+A server that is down, starting or restarting is waited for (`cli.store_link`): at
+start-up, and whenever a connection is lost in the middle of any of its loops, the
+worker says so once on standard error, reconnects with a bounded backoff and goes on
+from what the database holds. A batch whose COMMIT outcome was lost is safe: the
+transaction that delivers a timer also consumes its row, so each delivery happened
+once or is still due, and it is never delivered twice (its output line may be missing:
+the history has it).
 A stored timer row that does not fit (`runner.timer_firing`) is reported once
 on standard error and skipped; so are due rows of instances the store does not
 have, looked for at start-up and when idle in one query bounded whatever the
@@ -31,7 +40,7 @@ import datetime
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import IO, Any
 
@@ -40,16 +49,13 @@ import click
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import echo_text
 from statekit.cli.refusals import runner_refusal
-from statekit.cli.runner_commands import (
-    compiled_chart,
-    open_cli_reader,
-    open_cli_store,
-    write_line,
-)
+from statekit.cli.runner_commands import compiled_chart, open_cli_reader, write_line
 from statekit.cli.shard_options import db_option, open_cli_shards
 from statekit.cli.shard_worker import ShardedWorker
+from statekit.cli.store_link import StoreLink
 from statekit.engine.chart import Chart
 from statekit.runner.errors import RunnerError
+from statekit.runner.outbox import lost_connection
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner, wall_clock_ms
 from statekit.runner.store.base import Store
@@ -87,6 +93,10 @@ BACKOFF_FIRST, BACKOFF_LAST = 0.05, 1.0
 never above `--max-sleep`) while nothing can be delivered."""
 
 
+Reopen = Callable[[Store, BaseException], "tuple[Store, list[Runner]] | None"]
+"""How a worker gets a fresh store and runners after a lost connection broke its store."""
+
+
 class Worker:
     """The loop of one `statekit worker` (see the module docstring)."""
 
@@ -99,6 +109,9 @@ class Worker:
         self.backoff = 0.0  # the last sleep before a due timer it could not claim (0: none)
         self.until_ms: int | None = None  # --once: the clock fixed when the run started
         self.deliveries: dict[str, int] = {}  # re-arming deliveries per instance, since idle
+        # after a lost connection: the broken store and the error give a fresh store and
+        # runners (`StoreLink.reopen`), None when stopped while waiting for the server
+        self.reopen: Reopen | None = None
 
     def report(self, key: TimerKey, why: str) -> None:
         if key not in self.reported:
@@ -179,9 +192,35 @@ class Worker:
             self.stop.wait(delay)
 
     def run(self, *, once: bool, max_sleep: float) -> None:
-        """Report orphan rows, then deliver until stopped (`once`: until nothing is due)."""
+        """Report orphan rows, then deliver until stopped (`once`: until nothing is due).
+        A lost connection is handed to `reconnect` (when given), and the loop goes on
+        from what the database holds; it ends when `reconnect` returns False (stopped)."""
         if once:  # what is due when it starts, and what its deliveries make due at once
             self.until_ms = self.runners[0].now_ms()
+        while not self.stop.is_set():
+            try:
+                self._loop(once=once, max_sleep=max_sleep)
+                return
+            except Exception as exc:
+                if self.reopen is None or not lost_connection(exc):
+                    raise
+                if not self.reconnect(exc):
+                    return
+
+    def reconnect(self, exc: BaseException) -> bool:
+        """Replace the store `exc` broke and its runners (`reopen`); False when stopped
+        while waiting for the server. Rows found unfit stay skipped."""
+        assert self.reopen is not None
+        problems = {r.chart.name: r.timer_problems for r in self.runners}
+        again = self.reopen(self.store, exc)
+        if again is None:
+            return False
+        self.store, self.runners = again
+        for runner in self.runners:
+            runner.timer_problems.update(problems.get(runner.chart.name, {}))
+        return True
+
+    def _loop(self, *, once: bool, max_sleep: float) -> None:
         if not self.stop.is_set():
             self.orphans()
         while not self.stop.is_set():
@@ -218,9 +257,15 @@ def worker_command(
     urls: tuple[str, ...], files: tuple[str, ...], once: bool, max_sleep: float
 ) -> None:
     """Deliver due timers of the charts' instances, one JSON line per delivery (of every
-    shard, in one loop, given a shard set: `shard_worker`)."""
+    shard, in one loop, given a shard set: `shard_worker`).
+
+    Waits for a database server that is down, starting or restarting, and keeps running
+    across restarts: without end, unless the URL says ?retry_for=SECONDS. SIGTERM or
+    SIGINT ends it with 0 at any moment.
+    """
     # The signals are caught before anything else (start-up included: opening and upgrading
-    # the store may wait on another process), so a SIGTERM at any moment ends in a clean 0.
+    # the store may wait on another process or on the server), so a SIGTERM at any moment
+    # ends in a clean 0.
     stopping = threading.Event()
 
     def stop(signum: int, frame: FrameType | None) -> None:
@@ -229,30 +274,57 @@ def worker_command(
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         charts = [compiled_chart(path) for path in files]
-        many = len(urls) > 1
-        stores = list(open_cli_shards(urls).stores) if many else [open_cli_store(urls[0])]
-        try:
-            workers = [Worker(st, _runners(st, charts), sys.stdout, sys.stderr) for st in stores]
-        except RunnerError as exc:
-            for store in stores:
-                store.close()
-            raise runner_refusal(exc) from exc
-        worker: Worker | ShardedWorker = workers[0]
-        if len(workers) > 1:
-            worker = ShardedWorker(workers, (BACKOFF_FIRST, BACKOFF_LAST))
+        if len(urls) > 1:
+            worker: Worker | ShardedWorker = _shard_set_worker(urls, charts)
+        else:
+            link = StoreLink(urls[0], "worker", stopping, sys.stderr)
+
+            def ready(store: Store) -> list[Runner]:
+                return _runners(store, charts)
+
+            try:
+                opened = link.open(ready)
+                if opened is None:
+                    sys.exit(EXIT_CLEAN)  # stopped while waiting for the server
+                single = Worker(opened[0], opened[1], sys.stdout, sys.stderr)
+            except RunnerError as exc:
+                raise runner_refusal(exc) from exc
+
+            def reopen(broken: Store, exc: BaseException) -> tuple[Store, list[Runner]] | None:
+                try:
+                    return link.reopen(broken, exc, ready)
+                except RunnerError as refused:
+                    raise runner_refusal(refused) from refused
+
+            single.reopen = reopen
+            worker = single
         worker.stop = stopping
-        names = ", ".join(f"{r.chart.name} v{r.chart.version}" for r in workers[0].runners)
-        shards = f" in {len(stores)} shards" if len(stores) > 1 else ""
+        runners = worker.workers[0].runners if isinstance(worker, ShardedWorker) else worker.runners
+        names = ", ".join(f"{r.chart.name} v{r.chart.version}" for r in runners)
+        shards = f" in {len(urls)} shards" if len(urls) > 1 else ""
         echo_text(f"statekit worker: delivering the timers of {names}{shards}", err=True)
         try:
             worker.run(once=once, max_sleep=max_sleep)
         finally:
-            for store in stores:
-                store.close()
+            for each in worker.workers if isinstance(worker, ShardedWorker) else [worker]:
+                each.store.close()  # (a reopened store: the worker holds the one it uses)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
     sys.exit(EXIT_FINDINGS if once and worker.problems else EXIT_CLEAN)
+
+
+def _shard_set_worker(urls: tuple[str, ...], charts: Sequence[Chart]) -> ShardedWorker:
+    """One worker over every shard of the set (`shard_worker`): each shard's runners heal
+    a lost connection (`runner.retrying`) within the URL's `retry_for`."""
+    stores = list(open_cli_shards(urls).stores)
+    try:
+        workers = [Worker(st, _runners(st, charts), sys.stdout, sys.stderr) for st in stores]
+    except RunnerError as exc:
+        for store in stores:
+            store.close()
+        raise runner_refusal(exc) from exc
+    return ShardedWorker(workers, (BACKOFF_FIRST, BACKOFF_LAST))
 
 
 @click.command("timers")

@@ -94,3 +94,9 @@ class ShardLayoutError(RunnerError):
     order, a shard missing or added, another set's database, one given twice), or a
     database cannot join it: routing by them would put instances in the wrong database.
     Nothing was routed; the message says which database and what to give instead."""
+
+
+class StoreUnavailableError(StoreFailure):
+    """The database server could not be reached (refused, lost, starting, full) for longer
+    than the store URL's `retry_for`; the message says what failed and what to do. A
+    transaction interrupted by it was not committed, or its outcome was resolved first."""

@@ -20,7 +20,8 @@ with a savepoint around each event: an event whose rows are refused is
 rolled back to its savepoint alone (with the timer rows and the undelayed sends
 it caused, which go with their event), reported by the database's error, and
 the others commit. A store that is busy, full or damaged (`StoreBusyError`,
-`StoreFailure`) ends the batch with nothing of it committed.
+`StoreFailure`), or a lost connection (`TransactionInterrupted`, which the runner
+retries: `runner.retrying`), ends the batch with nothing of it committed.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from statekit.runner.errors import (
 )
 from statekit.runner.outcome import Outcome
 from statekit.runner.store.base import Store
+from statekit.runner.store.connection_policy import TransactionInterrupted
 from statekit.runner.store.hold_points import DECIDED, LOCKED
 from statekit.runner.store.rows import (
     DecidedRows,
@@ -54,7 +56,7 @@ Item = Outcome | Exception
 """What `apply_many` gives for one command: the `Outcome` `apply` would return, or the
 exception `apply` would raise for it."""
 
-_FATAL = (StoreBusyError, StoreFailure)
+_FATAL = (StoreBusyError, StoreFailure, TransactionInterrupted)
 _savepoints = itertools.count(1)
 
 
@@ -82,6 +84,7 @@ def _run(
     careful: bool,
 ) -> tuple[list[Item], list[InstanceTransaction]]:
     items: list[Item] = []
+    work.answer = items  # `retrying`: the items, filled in as decided, answer a lost commit
     rows = _Rows()
     with store.write():
         txs = _lock(store, work, {i for i, c in commands if not isinstance(c, Exception)})

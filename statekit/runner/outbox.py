@@ -18,21 +18,40 @@ expire. Handlers run outside any database transaction.
 The consumer's side: `Inbox(store, consumer).process(message, write)` records
 (consumer, instance, message ID) and runs `write(connection)` in one
 transaction, so a redelivered message takes effect exactly once.
+
+A lost connection (a server restarted, fast or immediate) loses nothing. The
+store makes a new connection on its next use (`store.connection_policy`); the
+dispatcher remembers that its claims are in doubt and, before it claims again,
+releases every claim it holds (`Store.release_outbox_claims`), so the messages of
+a batch cut short are claimed again at once rather than after their lease. Claim,
+handler, settle: wherever the connection went, a message is delivered again unless
+its settle committed, and the inbox makes the redelivery take no effect; per
+instance, the next message is not claimable until the one before it is settled, so
+the order holds. A handler that fails because this store lost its connection (an
+`Inbox.process` on it) has not failed: no attempt is counted. `Inbox.process` retries
+its transaction when the connection was lost before or during its COMMIT (a COMMIT
+that did land is found by the inbox row), within the store's `retry_for`. `serve`
+keeps a dispatcher running across restarts and a server that stays down, until
+stopped; `run_until_idle` goes on across restarts and raises `StoreUnavailableError`
+once the server stayed away for `retry_for`.
 """
 
 from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from statekit.runner.errors import StoreUnavailableError
 from statekit.runner.identifier_bounds import too_long
 from statekit.runner.json_text import parse_json
 from statekit.runner.store.base import Store
+from statekit.runner.store.connection_policy import TransactionInterrupted, failure_kind
 from statekit.runner.store.rows import OutboxRow
 
 
@@ -63,6 +82,13 @@ class DispatchReport:
     def claimed(self) -> int:
         """Messages handled in this round."""
         return self.delivered + self.failed + self.dead
+
+    def __add__(self, other: DispatchReport) -> DispatchReport:
+        return DispatchReport(
+            delivered=self.delivered + other.delivered,
+            failed=self.failed + other.failed,
+            dead=self.dead + other.dead,
+        )
 
 
 class Dispatcher:
@@ -96,13 +122,32 @@ class Dispatcher:
         self.batch = batch
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.clock = clock
+        self.claims_in_doubt = False
+        """A lost connection interrupted a round: the claims this dispatcher holds are
+        released before it claims again."""
 
     def backoff(self, attempts: int) -> float:
         """Seconds to wait after the `attempts`-th failure."""
         return float(min(self.max_delay, self.base_delay * 2 ** (attempts - 1)))
 
     def dispatch_once(self) -> DispatchReport:
-        """Claim a batch of deliverable messages and deliver each; report what happened."""
+        """Claim a batch of deliverable messages and deliver each; report what happened.
+        A lost connection raises (a statekit error: `TransactionInterrupted`, or
+        `StoreUnavailableError` once the server stayed away for the store's
+        `retry_for`) and leaves this dispatcher's claims to be released by the next
+        call (see the module docstring)."""
+        try:
+            return self._round()
+        except Exception as exc:
+            if lost_connection(exc):
+                self.claims_in_doubt = True
+            raise
+
+    def _round(self) -> DispatchReport:
+        if self.claims_in_doubt:
+            with self.store.write():
+                self.store.release_outbox_claims(self.name)
+            self.claims_in_doubt = False
         now = self.clock()
         rows = self.store.claim_outbox(self.name, now, self.lease, self.batch)
         delivered = failed = dead = 0
@@ -133,26 +178,55 @@ class Dispatcher:
     def run_until_idle(self, *, max_rounds: int | None = None, wait: bool = True) -> DispatchReport:
         """Dispatch until nothing is deliverable; with `wait`, sleep through backoffs
         of messages still pending and through claims other dispatchers hold on them
-        (until `Store.next_claimable`, at most a second at a time). Returns the totals."""
+        (until `Store.next_claimable`, at most a second at a time). Returns the totals.
+        A lost connection is waited out (the store reconnects within its `retry_for`,
+        else `StoreUnavailableError` is raised) and the round done again."""
         total = DispatchReport()
         rounds = 0
         while max_rounds is None or rounds < max_rounds:
             rounds += 1
-            report = self.dispatch_once()
-            total = DispatchReport(
-                delivered=total.delivered + report.delivered,
-                failed=total.failed + report.failed,
-                dead=total.dead + report.dead,
-            )
+            try:
+                report = self.dispatch_once()
+            except TransactionInterrupted:
+                continue  # the store makes a new connection on its next use
+            total = total + report
             if report.claimed:
                 continue
-            due = self.store.next_claimable()
+            try:
+                due = self.store.next_claimable()
+            except TransactionInterrupted:
+                continue
             if due is None or not wait:
                 break
             # Nothing claimable now: sleep until a message's backoff or another
             # dispatcher's claim (a crashed one's included) ends, checking at least
             # once a second for messages settled or added meanwhile.
             time.sleep(min(1.0, max(0.001, due - self.clock())))
+        return total
+
+    def serve(self, stop: threading.Event, *, poll: float = 1.0) -> DispatchReport:
+        """Dispatch until `stop` is set (a signal handler sets it): what a long-running
+        dispatcher process calls. When nothing is claimable it sleeps until the next
+        message can be (at most `poll` seconds, so that messages added meanwhile are
+        seen); a lost connection or a server that stays down is waited out with the
+        store's backoff, without end. Every sleep of its own ends when `stop` is set; a
+        round under way is finished first, and a wait inside the store (reconnecting
+        within its `retry_for`) is the store's: a store opened with `?retry_for=0`
+        leaves every wait to `serve`. Returns the totals."""
+        total = DispatchReport()
+        failures = 0
+        while not stop.is_set():
+            try:
+                report = self.dispatch_once()
+                due = None if report.claimed else self.store.next_claimable()
+            except (TransactionInterrupted, StoreUnavailableError):
+                stop.wait(self.store.policy.backoff(failures))
+                failures += 1
+                continue
+            failures = 0
+            total = total + report
+            if not report.claimed:
+                stop.wait(poll if due is None else min(poll, max(0.001, due - self.clock())))
         return total
 
     def _deliver(self, row: OutboxRow) -> str | None:
@@ -174,6 +248,9 @@ class Dispatcher:
         try:
             handler(message)
         except Exception as exc:  # a handler's failure is data: retried, then dead
+            if isinstance(exc, (TransactionInterrupted, StoreUnavailableError)):
+                raise  # this store's connection (an `Inbox.process`), not the handler: no attempt
+
             return f"{type(exc).__name__}: {exc}"[:2000]
         return None
 
@@ -190,11 +267,41 @@ class Inbox:
 
     def process(self, message: OutboxMessage, write: Callable[[Any], object]) -> bool:
         """Run `write(connection)` and record the message in one transaction; False
-        (and nothing run) when this consumer already processed the message."""
-        with self.store.write():
-            first = self.store.inbox_claim(
-                self.consumer, message.instance_id, message.message_id, time.time()
-            )
-            if first:
-                write(self.store.connection)
-        return first
+        (and nothing run) when this consumer already processed the message.
+
+        When the connection is lost before or during the COMMIT, the transaction is
+        done again once the store has reconnected (within its `retry_for`; then
+        `StoreUnavailableError`): `write` may so be called more than once, each earlier
+        call's work rolled back with its transaction, or committed, and then the
+        message is found processed and False returned (the effect taken once)."""
+        deadline = self.store.policy.deadline()
+        while True:
+            try:
+                with self.store.write():
+                    first = self.store.inbox_claim(
+                        self.consumer, message.instance_id, message.message_id, time.time()
+                    )
+                    if first:
+                        write(self.store.connection)
+                return first
+            except Exception as exc:
+                if not lost_connection(exc) or isinstance(exc, StoreUnavailableError):
+                    raise
+                if not deadline.wait():
+                    raise StoreUnavailableError(
+                        f"the inbox of {self.consumer!r} could not record message "
+                        f"{message.message_id!r} of {message.instance_id!r}: the connection "
+                        f"to the store stayed lost for its retry_for ({exc}); nothing of it "
+                        "was committed unless the message is found processed when delivered "
+                        "again"
+                    ) from exc
+
+
+def lost_connection(exc: BaseException) -> bool:
+    """Whether `exc` says that the store's connection was lost or the server could not be
+    reached (a statekit error, or the driver's own when raised from a consumer's
+    statement on `store.connection`), rather than that something was wrong with what
+    was done."""
+    if isinstance(exc, (TransactionInterrupted, StoreUnavailableError)):
+        return True
+    return failure_kind(exc) is not None

@@ -65,6 +65,8 @@ from statekit.runner.migration import (
 )
 from statekit.runner.migration_transaction import migrate_instance
 from statekit.runner.outcome import Conflict, Outcome
+from statekit.runner.retrying import healing, resolve_create, resolve_decided, resolve_firing
+from statekit.runner.row_cache import RowCache
 from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
 from statekit.runner.store.base import Store
 from statekit.runner.store.retention_queries import NOTHING_PRUNED, watermarks
@@ -135,7 +137,6 @@ class Runner:
         self._path = WritePath(
             store, chart, self.charts, snapshot_every=snapshot_every, now_ms=self.now_ms
         )
-        self._rows = self._path.rows
         if store.read_only:  # `open_read_only_store`: reads and dry runs only, no registration
             return
         known = {row.digest: row for row in store.charts()}
@@ -144,6 +145,7 @@ class Runner:
             store.register_chart(chart.digest, chart.name, chart.version, chart.source)
 
     # ---- instances ---------------------------------------------------------------------
+    @healing(resolve_create)
     def create(
         self,
         instance_id: str,
@@ -208,6 +210,7 @@ class Runner:
             chart_digest=self.chart.digest,
         )
 
+    @healing()
     def load(self, instance_id: str) -> Instance:
         """The stored instance (UnknownInstanceError, ChartVersionError, CorruptRowError)."""
         row = self.store.instance(instance_id)
@@ -223,6 +226,7 @@ class Runner:
             chart_digest=row.chart_digest,
         )
 
+    @healing()
     def history(self, instance_id: str) -> list[RecordedEvent]:
         """The accepted events of an instance, in order; after the snapshot its events were
         pruned to, when they were (`statekit.runner.retention`)."""
@@ -250,6 +254,7 @@ class Runner:
         ]
 
     # ---- events ------------------------------------------------------------------------
+    @healing(resolve_decided)
     def apply(
         self,
         instance_id: str,
@@ -276,6 +281,7 @@ class Runner:
         command = make_command(event_id, type, payload, expected_version, sequence, after_conflict)
         return self._path.apply(instance_id, command)
 
+    @healing(resolve_decided)
     def apply_batch(self, instance_id: str, commands: Iterable[Command]) -> list[Outcome]:
         """Apply many events of one instance in ONE transaction (an import): each is
         classified as `apply` would, in order, against the state the previous ones
@@ -294,6 +300,7 @@ class Runner:
         ]
         return self._path.apply_batch(instance_id, checked)
 
+    @healing(resolve_decided)
     def apply_many(self, commands: Iterable[tuple[str, Command]]) -> list[Item]:
         """Apply events of many instances, `(instance ID, command)` each, in ONE write
         transaction (group commit: one durable commit for all; see
@@ -322,6 +329,7 @@ class Runner:
             checked.append((instance_id, command))
         return self._path.apply_many(checked)
 
+    @healing()
     def migrate(self, instance_id: str, *, dry_run: bool = False) -> MigrationReport:
         """Move an instance of an earlier version of the chart to this runner's version, in
         one transaction, writing a migration entry to its history (see
@@ -332,6 +340,7 @@ class Runner:
         check_instance_id(instance_id)
         return migrate_instance(self._path, instance_id, dry_run=dry_run)
 
+    @healing()
     def rejections(self, instance_id: str) -> list[dict[str, Any]]:
         """The audited rejections, history conflicts and duplicates of a fact (by
         idempotency key) of an instance, oldest first."""
@@ -350,6 +359,7 @@ class Runner:
             for r in self.store.rejections(instance_id)
         ]
 
+    @healing()
     def snapshot(self, instance_id: str) -> int:
         """Store a snapshot of the instance's current state; return its through-sequence."""
         with self.store.write():
@@ -360,17 +370,20 @@ class Runner:
             self.store.insert_snapshot(snapshot_row(instance_id, row.version, state, time.time()))
         return row.version
 
+    @healing()
     def rebuild(self, instance_id: str) -> Rebuilt:
         """The state rebuilt from the newest valid snapshot plus the later events (refused
         snapshots are reported in `Rebuilt.refused`)."""
         return rebuild(self.store, self.charts, instance_id)
 
+    @healing()
     def verify(self, instance_id: str) -> VerifyReport:
         """Replay the whole history and compare it with the stored state, outbox and
         snapshots; report every difference without choosing a side."""
         return verify(self.store, self.charts, instance_id)
 
     # ---- time --------------------------------------------------------------------------
+    @healing(resolve_firing)
     def fire_due(self, now_ms: int | None = None, limit: int = 1000) -> list[Outcome]:
         """Deliver up to `limit` timers of this chart's instances due at `now_ms` (default:
         the clock), earliest first, each in the transaction of its instance (see
@@ -405,6 +418,25 @@ class Runner:
         self._path.snapshot_every = every
 
     # ---- internals ---------------------------------------------------------------------
+    @property
+    def _rows(self) -> RowCache:
+        """The rows this runner committed last (the write path's; `retrying` replaces it
+        after a lost connection: what it believed stored may not be)."""
+        return self._path.rows
+
+    @_rows.setter
+    def _rows(self, rows: RowCache) -> None:
+        self._path.rows = rows
+
+    @property
+    def _answer(self) -> object:
+        """What the transaction under way answers once committed (`retrying`)."""
+        return self._path.answer
+
+    @_answer.setter
+    def _answer(self, answer: object) -> None:
+        self._path.answer = answer
+
     def _state(self, row: InstanceRow) -> State:
         """The row's state (parsed once per distinct stored text: `WriteStages.state_of`)."""
         return self._path.state_of(row)

@@ -74,6 +74,7 @@ def fire_due(
     fired: list[Outcome] = []
     while len(fired) < limit:
         want = min(BATCH, limit - len(fired))
+        work.answer = (fired, len(fired))  # `retrying`: the outcomes so far, and before
         try:
             with firing.store.write():
                 rows = _claim(firing, now_ms, want)

@@ -72,13 +72,13 @@ class WritePath(WriteStages):
                 self.rows.stale(instance_id)
                 now_ms = stale.now_ms
         with observers.instance_scope(instance_id), self.store.write():
-            return self._apply_locked(instance_id, (command,), now_ms)[0]
+            return self._apply_locked(instance_id, (command,), now_ms, one=True)[0]
 
     def apply_batch(self, instance_id: str, commands: Sequence[Command]) -> list[Outcome]:
         """`Runner.apply_batch` of checked commands: all in one transaction on the locked
         row, each against the state the previous ones left."""
         with self.store.write(), observers.instance_scope(instance_id):
-            return self._apply_locked(instance_id, commands, None)
+            return self._apply_locked(instance_id, commands, None, one=False)
 
     def apply_many(self, commands: Sequence[tuple[str, Command | Exception]]) -> list[Item]:
         """`Runner.apply_many` of checked commands (or the error checking one gave)."""
@@ -117,8 +117,10 @@ class WritePath(WriteStages):
             if not accepted:
                 if held is not None:
                     held.clear()
-                return self._apply_locked(row.instance_id, (command,), now_ms)[0]
+                return self._apply_locked(row.instance_id, (command,), now_ms, one=True)[0]
             self.store.reach(DECIDED)
+            answer = replace(outcome, sent=tuple(sent)) if sent else outcome
+            self.answer = answer  # `retrying`: the answer if the commit's fate is unknown
             try:
                 written = tx.write(self.store, self.chart_key(tx.chart), unread=True, last=True)
             except Exception as exc:
@@ -128,10 +130,10 @@ class WritePath(WriteStages):
             if not written:
                 raise _Stale(now_ms)
         self.rows.put(tx.committed_row(), tx.state, tx.built)
-        return replace(outcome, sent=tuple(sent)) if sent else outcome
+        return answer
 
     def _apply_locked(
-        self, instance_id: str, commands: Sequence[Command], now_ms: int | None
+        self, instance_id: str, commands: Sequence[Command], now_ms: int | None, *, one: bool
     ) -> list[Outcome]:
         """Inside a write transaction: read the instance row (locked) with the record of
         the first command's event ID, decide the commands in order (each with its
@@ -145,6 +147,8 @@ class WritePath(WriteStages):
         tx = self.begin(row, now_ms)
         known = known_from(row, first)
         outcomes = [self.decide(tx, c, known) for c in commands]
+        # `retrying`: the answer if the commit's fate is unknown (`apply`'s is its one outcome)
+        self.answer = outcomes[0] if one else outcomes
         self.finish(tx, last=True)
         return outcomes
 

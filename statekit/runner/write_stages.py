@@ -46,7 +46,7 @@ class WriteStages:
     """See the module docstring. `now_ms` reads the runner's clock (once per
     transaction); `snapshot_every` is the runner's."""
 
-    __slots__ = ("_keys", "chart", "charts", "now_ms", "rows", "snapshot_every", "store")
+    __slots__ = ("_keys", "answer", "chart", "charts", "now_ms", "rows", "snapshot_every", "store")
 
     def __init__(
         self,
@@ -62,6 +62,9 @@ class WriteStages:
         self.now_ms = now_ms
         self.rows = RowCache()
         self._keys: dict[str, ChartKey] = {}
+        self.answer: object = None
+        """What the transaction under way answers once committed: read by `retrying` when
+        its COMMIT's outcome is unknown and the commit is found to have landed."""
 
     # ---- read --------------------------------------------------------------------------
     def read_locked(self, instance_id: str, event_id: str | None = None) -> InstanceRow | None:

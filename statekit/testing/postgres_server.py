@@ -6,7 +6,9 @@
 
 `initdb` into a temporary directory, `pg_ctl start` on a free port bound to
 127.0.0.1 (its socket in the data directory), `pg_ctl stop -m immediate` and
-removal on exit. As root the server runs as the `postgres` user (initdb refuses root).
+removal on exit. `halt(mode)`, `resume()` and `restart(mode)` stop and start it on
+the same port and files, for tests of clients that outlive a restart. As root the
+server runs as the `postgres` user (initdb refuses root).
 Raises `PostgresUnavailable` with what to do when PostgreSQL is not installed.
 """
 
@@ -81,12 +83,30 @@ class ThrowawayPostgres:
         initdb = [str(self.bindir / "initdb"), "-D", str(self.data), "-A", "trust"]
         self._run(*initdb, "-U", "postgres", "--no-locale", "-E", "UTF8")
         self.port = free_port()
+        self.resume()
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        return self
+
+    def halt(self, mode: str = "fast") -> None:
+        """Stop the server, keeping its files and port, as an operator's `pg_ctl stop -m
+        MODE` does (`fast`: clients are disconnected and the server shuts down cleanly;
+        `immediate`: it quits at once and recovers from its WAL when started again)."""
+        if mode not in ("smart", "fast", "immediate"):
+            raise ValueError(f"unknown shutdown mode {mode!r}")
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def resume(self) -> None:
+        """Start the server (again, after `halt`) on its port; return once it accepts
+        connections."""
         settings = [f"-c {k}={v}" for k, v in self.settings.items()]
         options = " ".join([f"-p {self.port}", f"-k {self.data}", *settings])
         pg_ctl = [str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.data / "log")]
         self._run(*pg_ctl, "-w", "-t", "60", "-o", options, "start")
-        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
-        return self
+
+    def restart(self, mode: str = "fast") -> None:
+        """`halt(mode)` then `resume()`: a restart as an operator makes one."""
+        self.halt(mode)
+        self.resume()
 
     def create_database(self, name: str) -> str:
         """Create an empty database; return its URL."""

@@ -26,6 +26,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from statekit.runner.errors import SchemaVersionError, StoreURLError
 from statekit.runner.store.base import Store
+from statekit.runner.store.connection_policy import split_policy
 from statekit.runner.store.postgres import PostgresStore
 from statekit.runner.store.sqlite import SQLiteStore
 
@@ -45,7 +46,10 @@ def open_store(url: str, **options: Any) -> Store:
     `sqlite:///relative.db`, `sqlite:////absolute.db` or `sqlite:///:memory:`
     (query options `synchronous=FULL|NORMAL`, `busy_timeout=<seconds>`), or
     `postgresql://…` / `postgres://…` (a libpq URL; needs psycopg 3, the
-    `statekit[postgres]` extra). Raises `StoreURLError` for anything else.
+    `statekit[postgres]` extra). Raises `StoreURLError` for anything else. Both take
+    `connect_timeout=<seconds>` and `retry_for=<seconds>` (`connection_policy`): a
+    PostgreSQL server that refuses or loses the connection is waited for that long,
+    then `StoreUnavailableError`.
 
     A SQLite file is checked on open (`PRAGMA quick_check`): a damaged one raises
     `DamagedStoreError` so that nothing is appended to it, unless
@@ -97,8 +101,13 @@ def _opened(url: str, options: dict[str, Any], *, read_only: bool) -> Store:
         path = parts.path[1:] if parts.path.startswith("/") else parts.path
         if not path:
             raise StoreURLError(f"{url!r}: no database file (sqlite:///path/to/file.db)")
-        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-        return SQLiteStore(url, path, {**query, **options}, read_only=read_only)
+        # the connection policy's parameters are checked and kept, with nothing to retry
+        # on a file (`connection_policy`); the other parameters are SQLite's
+        policy, plain = split_policy(url)
+        query = {k: v[-1] for k, v in parse_qs(urlsplit(plain).query).items()}
+        store = SQLiteStore(url, path, {**query, **options}, read_only=read_only)
+        store.policy = policy
+        return store
     if scheme in ("postgresql", "postgres"):
         return PostgresStore(url, **options, read_only=read_only)
     raise StoreURLError(

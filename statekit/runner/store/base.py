@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
+from statekit.runner.store.connection_policy import DEFAULT_POLICY, ConnectionPolicy
 from statekit.runner.store.event_queries import EventQueries
 from statekit.runner.store.hold_points import BEGIN, COMMIT, Hold
 from statekit.runner.store.instance_queries import InstanceQueries
@@ -39,6 +40,8 @@ class Store(SchemaQueries, InstanceQueries, EventQueries, TimerQueries, MessageQ
     hold: Hold | None = None
     """A test's hold on this store's write transactions (`hold_points`); None outside
     tests."""
+    policy: ConnectionPolicy = DEFAULT_POLICY
+    """How long to wait for the database (`connection_policy`, from the URL's query)."""
 
     def __init__(self, url: str, *, read_only: bool = False) -> None:
         self.url = url
@@ -89,6 +92,10 @@ class Store(SchemaQueries, InstanceQueries, EventQueries, TimerQueries, MessageQ
     def close(self) -> None:
         """Close the connection."""
         raise NotImplementedError
+
+    def reconnect(self) -> None:
+        """Replace a lost connection now rather than before the next transaction
+        (PostgreSQL, `connection_policy`); nothing where none is lost (SQLite)."""
 
     def integrity_problems(self) -> list[str]:
         """What the database's own integrity check finds wrong (empty: sound, or a

@@ -45,6 +45,16 @@ class MessageQueries(SqlAccess):
         rows = self.execute(sql + " ORDER BY o.id", params).fetchall()
         return [OutboxRow(*r) for r in rows]  # selected in the record's field order
 
+    def release_outbox_claims(self, owner: str) -> int:
+        """Release the claims `owner` holds on messages still pending (a dispatcher that
+        lost its connection in the middle of a batch, before it claims again); how many."""
+        cursor = self.execute(
+            "UPDATE statekit_outbox SET claimed_by = NULL, claimed_until = NULL "
+            "WHERE claimed_by = ? AND status = 'pending'",
+            (owner,),
+        )
+        return int(cursor.rowcount)
+
     def next_claimable(self) -> float | None:
         """The earliest time any pending message can be claimed (None when none is
         pending): the minimum, over the pending messages at the head of their

@@ -50,12 +50,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
+from dataclasses import replace
 from typing import Any
 
-from statekit.runner.errors import NoStoreError, StoreURLError
+from statekit.runner.errors import StoreUnavailableError, StoreURLError
 from statekit.runner.store.base import Store, instance_row
+from statekit.runner.store.connection_policy import (
+    CONFLICT,
+    CommitUnknown,
+    NotCommitted,
+    TransactionInterrupted,
+    failure_kind,
+    split_policy,
+)
 from statekit.runner.store.migrations import STALE_VERSION
+from statekit.runner.store.postgres_connect import connect, safe_url, unavailable
 from statekit.runner.store.rows import DecidedRows, InstanceRow
 from statekit.runner.store.statements import (
     SELECT_LOCKED_INSTANCE,
@@ -98,12 +108,21 @@ class PostgresStore(Store):
         self,
         url: str,
         *,
-        connect_timeout: int = 10,
+        connect_timeout: float | None = None,
+        retry_for: float | None = None,
         check_integrity: bool = True,
         read_only: bool = False,
     ) -> None:
         # `check_integrity` is SQLite's check on open; PostgreSQL checks its pages itself.
+        # `connect_timeout` and `retry_for`, when given, override the URL's
+        # (`connection_policy`, which also takes them out of the URL libpq is given).
         super().__init__(url, read_only=read_only)
+        policy, self._libpq_url = split_policy(url, safe_url(url))
+        if connect_timeout is not None:
+            policy = replace(policy, connect_timeout=connect_timeout)
+        if retry_for is not None:
+            policy = replace(policy, retry_for=retry_for)
+        self.policy = policy
         # one reusable object each (as SQLite's): no generator per transaction
         self._writer = self._transaction("BEGIN ISOLATION LEVEL READ COMMITTED", writes=True)
         self._reader = self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -114,55 +133,113 @@ class PostgresStore(Store):
                 f"{url!r}: PostgreSQL needs psycopg 3 (statekit's `postgres` extra): "
                 f"pip install {POSTGRES_REQUIREMENT!r}"
             ) from exc
-        try:
-            # No server-side prepared statements: the hot statements go as client-bound
-            # queries (`_send_query`), and preparing the others measured no gain (two
-            # runners taking turns, 195 events/s either way).
-            self._conn = psycopg.connect(
-                url, autocommit=True, connect_timeout=connect_timeout, prepare_threshold=None
-            )
-        except psycopg.Error as exc:
-            # libpq gives no SQLSTATE for a failed connection: the server's words
-            # (3D000, invalid_catalog_name) are all there is to tell a missing database
-            if read_only and 'database "' in str(exc) and "does not exist" in str(exc):
-                raise NoStoreError(
-                    f"no statekit store at {_safe(url)}: the database does not exist; check the URL"
-                ) from exc
-            raise StoreURLError(f"{_safe(url)}: cannot connect: {exc}") from exc
+        self._errors = psycopg.Error
+        self._psycopg = psycopg
         self._sql: dict[str, str] = {}
         self._moves: dict[str, tuple[str, int]] = {}  # `_checked`: an update's form, once
         self._begin: str | None = None  # a BEGIN not sent yet: it goes with the next statement
         self._committed = False  # `write_decided(last=True)` committed the open transaction
-        self._errors = psycopg.Error
-        self._psycopg = psycopg
-        self._client = psycopg.ClientCursor(self._conn)  # `_send_query`'s statements
+        self._broken = False  # the connection was lost: a new one is made before the next use
+        self._written: list[DecidedRows] = []  # what the open transaction wrote (`_interrupted`)
         # a statement (`%s` placeholders) as a `%` format, with its number of parameters
         self._templates: dict[str, tuple[int, str]] = {}
-        if not read_only:
-            self.migrate()
-            return
-        try:  # every transaction of this session is read-only: a write statement fails
-            self._conn.execute("SET default_transaction_read_only = on")
-            self.check_schema()
-        except BaseException:
+        self._conn = self._connect(opening=True)
+        self._client = psycopg.ClientCursor(self._conn)  # `_send_query`'s statements
+        deadline = self.policy.deadline()
+        while True:  # a server restarting as we open: the schema check or migration again
+            try:
+                if read_only:
+                    self.check_schema()
+                else:
+                    self.migrate()
+                return
+            except TransactionInterrupted as exc:
+                if deadline.wait():
+                    continue
+                self._conn.close()
+                raise self._unavailable(exc) from exc
+            except BaseException:
+                self._conn.close()
+                raise
+
+    def _connect(self, *, opening: bool = False) -> Any:
+        """A new connection (`postgres_connect.connect`)."""
+        return connect(
+            self._psycopg, self._libpq_url, self.url, self.policy,
+            read_only=self.read_only, opening=opening,
+        )  # fmt: skip
+
+    def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
+        return unavailable(self.url, self.policy, exc)
+
+    def _interrupted(self, exc: Exception, *, commit: bool) -> TransactionInterrupted | None:
+        """`exc` (the driver's) as the runner sees it: None when it is not a lost connection
+        or a conflict the server rolled back (raise it as it is); otherwise `NotCommitted`,
+        or `CommitUnknown` when the connection was lost with the COMMIT on its way
+        (`commit`). The store's transaction state is reset, and a lost connection is
+        replaced before the next transaction (`_heal`)."""
+        kind = failure_kind(exc)
+        if kind is None:
+            return None
+        written = tuple(self._written)
+        self._written = []
+        self._begin, self._committed = None, False
+        words = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if kind == CONFLICT:  # the transaction is aborted; its block rolls it back
+            return NotCommitted(
+                f"{safe_url(self.url)}: the server rolled the transaction back ({words})", written
+            )
+        self._broken = True
+        with suppress(Exception):
             self._conn.close()
-            raise
+        if commit:
+            return CommitUnknown(
+                f"{safe_url(self.url)}: the connection was lost while committing ({words})", written
+            )
+        return NotCommitted(f"{safe_url(self.url)}: the connection was lost ({words})", written)
+
+    def _heal(self) -> None:
+        """After a lost connection: a new one when no transaction is open (its attempts
+        retried as `_connect` does), else `NotCommitted` (the open transaction is gone;
+        its block ends it, and the next one reconnects)."""
+        if self._depth:
+            raise NotCommitted(
+                f"{safe_url(self.url)}: the connection was lost earlier in this transaction"
+            )
+        self._conn = self._connect()
+        self._client = self._psycopg.ClientCursor(self._conn)
+        self._broken = False
+
+    def reconnect(self) -> None:
+        """Replace a lost connection now (rather than at the next statement); nothing
+        when the connection is working or a transaction is open."""
+        if self._broken and not self._depth:
+            self._heal()
 
     def _has_table(self, name: str) -> bool:
         row = self.execute("SELECT to_regclass(?) IS NOT NULL", (name,)).fetchone()
         return bool(row[0])
 
     def _display_url(self) -> str:
-        return _safe(self.url)
+        return safe_url(self.url)
 
     @property
     def connection(self) -> Any:
         """The `psycopg.Connection` (autocommit mode; transactions are explicit). Inside a
         `write()` or `read()` block the transaction has begun by the time it is given
-        (a BEGIN held back for the first statement is sent first)."""
+        (a BEGIN held back for the first statement is sent first); a lost connection is
+        replaced first when no transaction is open (`_heal`)."""
+        if self._broken:
+            self._heal()
         if self._begin is not None:
             begin, self._begin = self._begin, None
-            self._conn.execute(begin)
+            try:
+                self._conn.execute(begin)
+            except self._errors as exc:
+                lost = self._interrupted(exc, commit=False)
+                if lost is None:
+                    raise
+                raise lost from exc
         return self._conn
 
     def _convert(self, sql: str) -> str:
@@ -174,18 +251,26 @@ class PostgresStore(Store):
     def _check_open(self) -> None:
         if self._committed:
             raise RuntimeError("a statement after write_decided(last=True) committed it")
+        if self._broken:
+            self._heal()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """Run one statement (`?` placeholders become `%s`); return the cursor. A BEGIN
         not sent yet goes with it, in one round trip."""
         self._check_open()
-        if self._begin is None:
-            return self._conn.execute(self._convert(sql), params)
-        begin, self._begin = self._begin, None
-        # one query of two statements, as `_send_query` sends its writes; the cursor is left
-        # on the second one's result
-        cursor = self._psycopg.ClientCursor(self._conn)
-        cursor.execute(f"{begin};\n{self._bound(self._convert(sql), params)}")
+        try:
+            if self._begin is None:
+                return self._conn.execute(self._convert(sql), params)
+            begin, self._begin = self._begin, None
+            # one query of two statements, as `_send_query` sends its writes; the cursor is
+            # left on the second one's result
+            cursor = self._psycopg.ClientCursor(self._conn)
+            cursor.execute(f"{begin};\n{self._bound(self._convert(sql), params)}")
+        except self._errors as exc:
+            lost = self._interrupted(exc, commit=False)
+            if lost is None:
+                raise
+            raise lost from exc
         cursor.nextset()
         return cursor
 
@@ -208,8 +293,15 @@ class PostgresStore(Store):
         locked = bound(self._convert(SELECT_LOCKED_INSTANCE + self.lock_clause), (instance_id,))
         record = bound(self._convert(SELECT_RECORDED), (instance_id, event_id))
         begin, self._begin = self._begin, None
+        parts = [locked, record] if begin is None else [begin, locked, record]
         cursor = self._psycopg.ClientCursor(self._conn)
-        cursor.execute(";\n".join([locked, record] if begin is None else [begin, locked, record]))
+        try:
+            cursor.execute(";\n".join(parts))
+        except self._errors as exc:
+            lost = self._interrupted(exc, commit=False)
+            if lost is None:
+                raise
+            raise lost from exc
         if begin is not None:
             cursor.nextset()
         row = cursor.fetchone()
@@ -228,6 +320,7 @@ class PostgresStore(Store):
         """`Store.write_decided` as one query (one round trip), with the COMMIT when
         `last`; False (and nothing committed) when an instance was no longer as read."""
         self._check_open()
+        self._written.append(rows)
         moves = [self._checked(*move_values(move)) for move in rows.moves]
         statements = [(self._convert(sql), params) for sql, params in decided_statements(rows)]
         try:
@@ -277,7 +370,15 @@ class PostgresStore(Store):
             parts.extend(bound(sql, params) for params in param_rows)
         if last:
             parts.append("COMMIT")
-        self._client.execute(";\n".join(parts))
+        if self._broken:
+            self._heal()
+        try:
+            self._client.execute(";\n".join(parts))
+        except self._errors as exc:
+            lost = self._interrupted(exc, commit=last)
+            if lost is None:
+                raise
+            raise lost from exc
         self._committed = last
 
     def _bound(self, sql: str, params: Sequence[Any]) -> str:
@@ -310,7 +411,11 @@ class PostgresStore(Store):
 
     def _control(self, statement: str) -> None:
         if statement.startswith("BEGIN"):
+            if self._broken:  # a lost connection is replaced before a transaction begins
+                self._heal()
             self._begin, self._committed = statement, False  # sent with the first statement
+            if self._written:
+                self._written = []
             return
         if self._begin is not None:  # nothing ran: there is no transaction to end
             self._begin = None
@@ -318,7 +423,20 @@ class PostgresStore(Store):
         if self._committed:  # write_decided(last=True) committed it already
             self._committed = False
             return
-        self._conn.execute(statement)
+        commit = statement == "COMMIT"
+        if self._broken:  # lost earlier in this transaction: nothing of it was committed
+            if commit:
+                raise NotCommitted(f"{safe_url(self.url)}: the connection was lost before COMMIT")
+            return
+        try:
+            self._conn.execute(statement)
+        except self._errors as exc:
+            lost = self._interrupted(exc, commit=commit)
+            if lost is None:
+                raise
+            if commit or not self._broken:
+                raise lost from exc
+            # a ROLLBACK on a lost connection: the server rolled the transaction back
 
     def _open_transaction(self) -> bool:
         if self._begin is not None or self._committed:
@@ -362,12 +480,3 @@ def _literal(value: object) -> str | None:
     if type(value) is bytes:
         return "E'\\\\x" + value.hex() + "'::bytea"
     return None
-
-
-def _safe(url: str) -> str:
-    """The URL without its password (for messages)."""
-    if "@" not in url or "://" not in url:
-        return url
-    scheme, rest = url.split("://", 1)
-    credentials, host = rest.rsplit("@", 1)
-    return f"{scheme}://{credentials.split(':', 1)[0]}@{host}"

@@ -26,7 +26,7 @@ EXTRAS = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["option
         ("sqlite://", "no database file"),
         ("sqlite:///x.db?synchronous=SOMETIMES", "synchronous must be"),
         ("sqlite:///x.db?colour=blue", "unknown SQLite options"),
-        ("postgresql://nobody@127.0.0.1:1/none", "cannot connect"),
+        ("postgresql://nobody@127.0.0.1:1/none?retry_for=x", "retry_for='x'"),
     ],
 )
 def test_bad_urls_are_clear_errors(url: str, message: str) -> None:
