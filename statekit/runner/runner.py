@@ -60,6 +60,7 @@ from statekit.runner.identifier_bounds import chart_problems
 from statekit.runner.instance import Instance, RecordedEvent
 from statekit.runner.migration import (
     MIGRATE_TYPE,
+    Mapped,
     MigrationReport,
     Stranded,
     entry_evidence,
@@ -502,8 +503,8 @@ class Runner:
             )
             if not moved:
                 raise RuntimeError(f"instance {instance_id!r} moved during its own migration")
-            if mapped.timer_ids:  # the armed timers of renamed states move with them
-                self._move_timer_rows(instance_id, after, mapped.timer_ids)
+            if mapped.timer_ids or mapped.retimed or mapped.dropped_timers:
+                self._move_timer_rows(instance_id, after, mapped)
             if self.snapshot_every and version % self.snapshot_every == 0:
                 self.store.insert_snapshot(snapshot_row(instance_id, version, after, now))
         self._rows.put(
@@ -520,18 +521,18 @@ class Runner:
         )
         return replace(report, sequence=version)
 
-    def _move_timer_rows(
-        self, instance_id: str, after: State, timer_ids: Mapping[str, str]
-    ) -> None:
-        """Replace the rows of the timers a migration renamed (old ID → new ID) with rows
-        of their new IDs, keeping the sequence that armed them (their generation and due
-        time are the state's, unchanged by the move)."""
+    def _move_timer_rows(self, instance_id: str, after: State, mapped: Mapped) -> None:
+        """Replace the rows of the timers a migration renamed (old ID → new ID) or re-timed
+        with rows of the mapped state's timers, keeping the sequence that armed them (and
+        their generation), and delete the rows of the timers it dropped."""
+        timer_ids = {**{t: t for t in mapped.retimed}, **mapped.timer_ids}
+        gone = sorted({*timer_ids, *mapped.dropped_timers})
         armed_by = {
             r.timer_id: r.sequence
             for r in self.store.timers(instance_id)
             if r.timer_id in timer_ids and type(r.sequence) is int
         }
-        self.store.delete_timers(instance_id, sorted(timer_ids))
+        self.store.delete_timers(instance_id, gone)
         moved = {new: armed_by.get(old, 0) for old, new in timer_ids.items()}
         self.store.insert_timers(
             [timer_row(instance_id, t, moved[t.id]) for t in after.timers if t.id in moved]
