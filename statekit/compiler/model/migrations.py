@@ -4,8 +4,9 @@ What the compiler can check without the earlier chart is checked here, each
 with its position: `from` is an earlier version and appears once, a rename's
 target is a state of this chart (a full dotted path, not the root or a
 history pseudo-state), a computed field is declared in this chart's
-context, and a timer's `to` is a timer of this chart. The context expressions read the old context, so they are typed
-against the earlier chart when an instance is migrated (`statekit.runner`).
+context, and a timer's `to` is a timer of this chart. The context
+expressions read the old context, so they are typed against the earlier
+chart when an instance is migrated (`statekit.engine.state_migration`).
 """
 
 from __future__ import annotations
