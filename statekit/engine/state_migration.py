@@ -31,7 +31,7 @@ from statekit.engine.state import STATE_FORMAT, State, StateFormatError
 from statekit.engine.timer_migration import Stranded, map_timers
 from statekit.engine.validation import EMPTY
 
-__all__ = ["Mapped", "Stranded", "map_state"]
+__all__ = ["Mapped", "Stranded", "express_state", "map_state"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +55,12 @@ def map_state(state: State, old: Chart, new: Chart) -> Mapped:
         raise Stranded(f"chart {new.name!r} is not a version of {old.name!r}")
     if new.version <= old.version:
         raise Stranded(f"version {new.version} is not newer than {old.version}")
+    return express_state(state, old, new)
+
+
+def express_state(state: State, old: Chart, new: Chart) -> Mapped:
+    """The mapping proper of `map_state`, for any two versions of one chart (`statekit
+    diff` compares versions that may not be ordered yet); `Stranded` when it does not fit."""
     declared_decl = new.ir.migration_from(old.version)
     declared = _declared(new, old)
     rename: Mapping[str, str] = declared.rename if declared is not None else {}
