@@ -129,6 +129,8 @@ PAIRS = {
         ),
         EVERY,
     ),
+    # a `migrations:` entry cannot enter a region the old version lacked (no key says
+    # where): with one, every configuration is still stranded, by both
     "region-added-mapped": Pair(
         OLD,
         _v2(
