@@ -8,8 +8,10 @@ that trigger: targets, guards, effects); entry and exit effects; events and
 their payloads; context fields; invariants; every reachable (configuration,
 event) of `old` whose answer changed (old answers → new answers, the
 configuration mapped by the declared renames), from the two explorations;
-and the reachable configurations of `old` that `new` strands (a state it
-lacks), each with a path of events from the start. Nothing here reads a file.
+and the reachable configurations of `old` that `new` strands, exactly as
+`statekit migrate` would (`statekit.analysis.stranding`: a state it lacks, an
+armed timer it does not declare or map), each with a path of events from the
+start and the timers armed there. Nothing here reads a file.
 
 `behaviour_changed` is whether any difference was found (a digest that
 differs with nothing else found is reported as such, so no change goes
@@ -25,6 +27,7 @@ from typing import Any
 from statekit.analysis.explain import Row, explain
 from statekit.analysis.exploration import Exploration
 from statekit.analysis.explorer import explore
+from statekit.analysis.stranding import StrandedConfiguration, stranded_configurations
 from statekit.compiler.ir import (
     Assign,
     Cancel,
@@ -38,6 +41,7 @@ from statekit.compiler.ir import (
     Transition,
 )
 from statekit.compiler.serialize import canonical_json, chart_to_json
+from statekit.engine.chart import Chart
 
 MAX_CLASSIFICATION_CHANGES = 500
 """At most this many changed (configuration, event) answers are listed (the count is
@@ -63,20 +67,6 @@ class Change:
     def to_data(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {"kind": self.kind, "subject": self.subject, "old": self.old, "new": self.new}
-
-
-@dataclass(frozen=True, slots=True)
-class StrandedConfiguration:
-    """A reachable configuration of the old chart that the new one strands, why, and the
-    events that reach it from the start."""
-
-    configuration: tuple[str, ...]
-    why: str
-    path: tuple[str, ...]
-
-    def to_data(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"configuration": list(self.configuration), "why": self.why, "path": list(self.path)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +129,10 @@ class ChartDiff:
             out.append(f"  ... {self.classification_changes - listed} more changed answers")
         for s in self.stranded:
             path = " → ".join(s.path) if s.path else "(the initial configuration)"
-            out.append(f"  stranded {{{', '.join(s.configuration)}}}: {s.why}; reached by {path}")
+            armed = f" (timers armed: {', '.join(s.timers)})" if s.timers else ""
+            out.append(
+                f"  stranded {{{', '.join(s.configuration)}}}{armed}: {s.why}; reached by {path}"
+            )
         out.extend(f"  (analysis limit: {limit})" for limit in self.limits)
         return out
 
@@ -164,7 +157,7 @@ def diff_charts(
     new_x = new_exploration or explore(new)
     answers, count = _answer_changes(old_x, new_x, rename)
     changes.extend(answers)
-    stranded = tuple(_stranded(old_x, new, rename))
+    stranded = tuple(stranded_configurations(old_x, Chart(new)))
     limits = tuple(limit.message for limit in (*old_x.limits, *new_x.limits))
     if (
         not changes
@@ -386,26 +379,3 @@ def _answer_changes(
                     subject = "{" + ", ".join(sorted(mapped)) + "} + " + event
                     changes.append(Change("answer-changed", subject, before, after))
     return changes, count
-
-
-def _stranded(
-    old: Exploration, new: CompiledChart, rename: Mapping[str, str]
-) -> Iterator[StrandedConfiguration]:
-    seen: set[Any] = set()
-    states = old.chart.states
-    for node in old.nodes:
-        if node.config in seen:
-            continue
-        seen.add(node.config)
-        active = [states[s].path for s in node.config.ordered]
-        missing = [p for p in active if rename.get(p, p) not in new.path_index]
-        if not missing:
-            continue
-        path = tuple(b.event for _, b in old.path(node.id) if b.event is not None)
-        target = rename.get(missing[0], missing[0])
-        renamed = f" (renamed to {target!r})" if target != missing[0] else ""
-        yield StrandedConfiguration(
-            configuration=tuple(states[s].path for s in node.config.atomic),
-            why=f"state {missing[0]!r}{renamed} does not exist in version {new.version}",
-            path=path,
-        )

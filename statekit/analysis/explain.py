@@ -31,6 +31,7 @@ from statekit.analysis.guards import ThreeValued
 from statekit.analysis.report import state_name, transition_label
 from statekit.analysis.timers import ArmedTimers, armed_sends, send_timer_id, sends_of
 from statekit.compiler.ir import CompiledChart, ExpressionInvariant, StateInvariant, TimerKind
+from statekit.compiler.model.timers import timer_spec
 from statekit.engine.tables import Configuration
 
 
@@ -269,7 +270,7 @@ class _Verdicts:
 def _due(chart: CompiledChart, timer: int) -> str:
     decl = chart.timers[timer]
     if decl.kind is TimerKind.AFTER:
-        return decl.name[len("after(") : decl.name.index(")@")]
+        return timer_spec(decl, chart.states[decl.state].path)
     assert decl.expression is not None
     return f"{decl.kind.value} {decl.expression.source}"
 

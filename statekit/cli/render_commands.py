@@ -30,6 +30,7 @@ from statekit.diagrams.layout import (
 from statekit.diagrams.markdown import AnswerTable
 from statekit.diagrams.model import extract
 from statekit.diagrams.outputs import Drawing, drawings
+from statekit.diagrams.policies import InvariantCheck
 from statekit.diagrams.site import (
     SiteChart,
     compare_site,
@@ -207,16 +208,17 @@ def _render_images(
 # -- docs ------------------------------------------------------------------
 
 
-def _answers(chart: CompiledChart) -> AnswerTable | None:
-    """For a chart with orthogonal regions, how each event is answered across them (the
-    grouped table of `statekit explain --table`); None for a chart without regions,
-    whose classification table already gives every answer."""
+def _analysed(chart: CompiledChart) -> tuple[AnswerTable | None, tuple[InvariantCheck, ...]]:
+    """What `statekit explain` establishes, for the page: for a chart with orthogonal
+    regions how each event is answered across them (the grouped table of `explain
+    --table`; None for a chart without regions, whose classification table already gives
+    every answer), and each invariant's status as `explain` proves it."""
+    explanation = explain(explore_with(chart, ExplorationOptions()))
+    checks = tuple(InvariantCheck(i.name, i.status, i.detail) for i in explanation.invariants)
     if not any(s.kind is StateKind.PARALLEL for s in chart.states):
-        return None
-    explored = explore_with(chart, ExplorationOptions())
-    explanation = explain(explored)
+        return None, checks
     rows = tuple(group.cells() for group in answer_groups(explanation))
-    return AnswerTable(rows, explanation.complete)
+    return AnswerTable(rows, explanation.complete), checks
 
 
 @click.command("docs")
@@ -251,7 +253,9 @@ def docs_command(
         chart = _compile(path, status)
         if chart is None:  # its diagnostics are printed
             continue
-        charts.append(SiteChart(path, chart, tuple(lint_file(path, config)), _answers(chart)))
+        answers, invariants = _analysed(chart)
+        findings = tuple(lint_file(path, config))
+        charts.append(SiteChart(path, chart, findings, answers, invariants))
     plan = plan_site(charts, output, split=Split(split))
     command = f"statekit docs {' '.join(paths)} -o {output}"
     if check:

@@ -121,9 +121,11 @@ class TimerKind(enum.Enum):
 class TimerDecl:
     """A timer owned by a state (one `after` entry, or several with the same name).
 
-    `name` is its timer event's name: `after(<normalised literal>)@<state path>`,
-    `after(<expression source>)@<path>` for `delay:`, `at(<expression source>)@<path>`
-    for `at:`; its transitions are ordinary event transitions on that name.
+    `name` is its timer event's name and its identity: `after(<normalised
+    literal>)@<state path>`, `after(<expression source>)@<path>` for `delay:`,
+    `at(<expression source>)@<path>` for `at:`; a timer named with `id:` is
+    `after(<id>)@<path>` (`at(<id>)@<path>` for `at:`) whatever its delay (`label` is
+    the id). Its transitions are ordinary event transitions on that name.
     `delay_ms` is set for kind AFTER only, `expression` (integer, over `ctx`, no
     `event`) for DELAY and AT only. `span` is the first entry's key or list item.
     """
@@ -135,6 +137,7 @@ class TimerDecl:
     delay_ms: int | None
     expression: Expression | None
     span: SourceSpan
+    label: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,16 +303,40 @@ class MigrationValue:
     span: SourceSpan
 
 
+class TimerDue(enum.Enum):
+    """What a migration does with an armed timer's due time (`migrations: timers:`)."""
+
+    KEEP = "keep"
+    """The timer stays due when it was due (its delay becomes the new declaration's)."""
+    RECOMPUTE = "recompute"
+    """Due at the time it was armed plus the new declaration's delay (`at:`: its value)."""
+    DROP = "drop"
+    """The timer is disarmed: it will not fire."""
+
+
+@dataclass(frozen=True, slots=True)
+class TimerMigration:
+    """How a migration maps one armed `after` timer of the old version: `to` the timer of
+    this chart it becomes (its timer event's name; None: its own identity, moved with its
+    state's rename), `due` what happens to its due time. `span` is the entry's key."""
+
+    to: str | None
+    due: TimerDue
+    span: SourceSpan
+
+
 @dataclass(frozen=True, slots=True)
 class MigrationDecl:
     """How an instance of version `from_version` maps into this chart (`migrations:`):
-    `rename` old full path → new full path, `context` the computed fields."""
+    `rename` old full path → new full path, `context` the computed fields, `timers`
+    old timer identity → how it maps."""
 
     from_version: int
     rename: Mapping[str, str]
     context: tuple[MigrationValue, ...]
     description: str | None
     span: SourceSpan
+    timers: Mapping[str, TimerMigration] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,6 +79,8 @@ class _Writer:
             body["delay_ms"] = t.delay_ms
         if t.expression is not None:
             body["expression"] = t.expression.to_json()
+        if t.label is not None:  # absent when unnamed: earlier charts keep their digests
+            body["label"] = t.label
         return self.node(body, t.span)
 
     def classified(self, entry: ClassifiedEvent) -> dict[str, Any]:
@@ -157,6 +159,10 @@ class _Writer:
             "rename": dict(sorted(m.rename.items())),
             "context": {v.field: v.source for v in m.context},
         }
+        if m.timers:  # absent when none: earlier charts keep their digests
+            body["timers"] = {
+                old: {"to": t.to, "due": t.due.value} for old, t in sorted(m.timers.items())
+            }
         return self.node(body, m.span, m.description)
 
 

@@ -33,6 +33,7 @@ from statekit.diagrams.markdown import (
 )
 from statekit.diagrams.model import extract
 from statekit.diagrams.outputs import Drawing, drawings
+from statekit.diagrams.policies import InvariantCheck, policy_sections
 from statekit.diagrams.views import Split
 
 INDEX = "README.md"
@@ -48,6 +49,7 @@ class SiteChart:
     chart: CompiledChart
     findings: tuple[Diagnostic, ...]
     answers: AnswerTable | None = None
+    invariants: tuple[InvariantCheck, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +132,8 @@ def plan_site(charts: Sequence[SiteChart], output: Path, *, split: Split) -> Sit
             classification=classify(site_chart.chart),
             lint=lint,
             answers=site_chart.answers,
+            policies=policy_sections(site_chart.chart),
+            invariants=site_chart.invariants,
         )
         for drawing in plan:
             texts[f"{drawing.stem}.dot"] = drawing.dot

@@ -10,7 +10,6 @@ snapshot due at the new version written, and the moved row remembered
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import replace
 
 from statekit.engine.state import State
@@ -18,6 +17,7 @@ from statekit.runner.errors import UnknownInstanceError
 from statekit.runner.hashes import encode_payload
 from statekit.runner.migration import (
     MIGRATE_TYPE,
+    Mapped,
     MigrationReport,
     Stranded,
     entry_evidence,
@@ -99,8 +99,8 @@ def migrate_instance(stages: WriteStages, instance_id: str, *, dry_run: bool) ->
         )
         if not moved:
             raise RuntimeError(f"instance {instance_id!r} moved during its own migration")
-        if mapped.timer_ids:  # the armed timers of renamed states move with them
-            _move_timer_rows(store, instance_id, after, mapped.timer_ids)
+        if mapped.timer_ids or mapped.retimed or mapped.dropped_timers:
+            _move_timer_rows(store, instance_id, after, mapped)
         if stages.snapshot_every and version % stages.snapshot_every == 0:
             store.insert_snapshot(snapshot_row(instance_id, version, after, now))
     stages.rows.put(
@@ -118,18 +118,18 @@ def migrate_instance(stages: WriteStages, instance_id: str, *, dry_run: bool) ->
     return replace(report, sequence=version)
 
 
-def _move_timer_rows(
-    store: Store, instance_id: str, after: State, timer_ids: Mapping[str, str]
-) -> None:
-    """Replace the rows of the timers a migration renamed (old ID → new ID) with rows
-    of their new IDs, keeping the sequence that armed them (their generation and due
-    time are the state's, unchanged by the move)."""
+def _move_timer_rows(store: Store, instance_id: str, after: State, mapped: Mapped) -> None:
+    """Replace the rows of the timers a migration renamed (old ID → new ID) or re-timed
+    with rows of the mapped state's timers, keeping the sequence that armed them (and
+    their generation), and delete the rows of the timers it dropped."""
+    timer_ids = {**{t: t for t in mapped.retimed}, **mapped.timer_ids}
+    gone = sorted({*timer_ids, *mapped.dropped_timers})
     armed_by = {
         r.timer_id: r.sequence
         for r in store.timers(instance_id)
         if r.timer_id in timer_ids and type(r.sequence) is int
     }
-    store.delete_timers(instance_id, sorted(timer_ids))
+    store.delete_timers(instance_id, gone)
     moved = {new: armed_by.get(old, 0) for old, new in timer_ids.items()}
     store.insert_timers(
         [timer_row(instance_id, t, moved[t.id]) for t in after.timers if t.id in moved]

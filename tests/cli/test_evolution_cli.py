@@ -184,7 +184,7 @@ def test_diff_reports_changed_answers_renames_and_stranded_configurations(tmp_pa
     stranded = json.loads(done.stdout)["stranded"]
     assert stranded == [
         {"configuration": ["cancelling"], "why": "state 'cancelling' does not exist in version 2",
-         "path": ["TaskStarted", "CancelRequested"]}
+         "path": ["TaskStarted", "CancelRequested"], "timers": []}
     ]  # fmt: skip
     text = statekit("diff", str(a), str(c)).stdout
     assert "stranded {cancelling}" in text and "TaskStarted → CancelRequested" in text

@@ -1,21 +1,22 @@
-"""The chart's `migrations:` read: earlier versions, state renames and context values.
+"""The chart's `migrations:` read: earlier versions, state renames, context values, timers.
 
 What the compiler can check without the earlier chart is checked here, each
 with its position: `from` is an earlier version and appears once, a rename's
 target is a state of this chart (a full dotted path, not the root or a
-history pseudo-state), and a computed field is declared in this chart's
-context. The context expressions read the old context, so they are typed
-against the earlier chart when an instance is migrated (`statekit.runner`).
+history pseudo-state), a computed field is declared in this chart's
+context, and a timer's `to` is a timer of this chart. The context
+expressions read the old context, so they are typed against the earlier
+chart when an instance is migrated (`statekit.engine.state_migration`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.ir import FieldDecl, MigrationDecl, MigrationValue
+from statekit.compiler.ir import FieldDecl, MigrationDecl, MigrationValue, TimerDue, TimerMigration
 from statekit.compiler.model.declarations import mapping_items, text
 from statekit.compiler.rules import invalid_migration
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -34,10 +35,11 @@ def read_migrations(
     version: int,
     paths: Mapping[str, bool],
     context: Mapping[str, FieldDecl],
+    timers: Collection[str] = (),
 ) -> ReadMigrations:
     """The `migrations:` list of a chart of `version`; `paths` maps each full state path
     of this chart to whether a migration may map a state onto it (not a history
-    pseudo-state)."""
+    pseudo-state); `timers` are the names of this chart's timers."""
     out: list[MigrationDecl] = []
     problems: list[Diagnostic] = []
 
@@ -99,6 +101,19 @@ def read_migrations(
                 )
             if isinstance(value, ScalarNode):
                 values.append(MigrationValue(field=name, source=value.value, span=value.span))
+        mapped_timers: dict[str, TimerMigration] = {}
+        for key, value in mapping_items(item.get("timers")):
+            mapped = _timer_migration(key, value)
+            if mapped is None:
+                continue  # the schema reports its shape
+            if mapped.to is not None and mapped.to not in timers:
+                error(
+                    f"migration from version {from_version}: timer {key.value} → {mapped.to}: "
+                    f"{mapped.to!r} is not a timer of this version (timers: "
+                    f"{', '.join(sorted(timers)) or 'none'})",
+                    mapped.span,
+                )
+            mapped_timers[str(key.value)] = mapped
         if len(problems) == before:
             out.append(
                 MigrationDecl(
@@ -107,6 +122,25 @@ def read_migrations(
                     context=tuple(values),
                     description=text(item.get("description")),
                     span=item.span,
+                    timers=MappingProxyType(mapped_timers),
                 )
             )
     return ReadMigrations(migrations=tuple(out), problems=tuple(problems))
+
+
+def _timer_migration(key: ScalarNode, value: Node) -> TimerMigration | None:
+    """One entry of a migration's `timers:` (`drop` or `{to, due}`); None when malformed."""
+    if isinstance(value, ScalarNode):
+        return TimerMigration(None, TimerDue.DROP, key.span) if value.value == "drop" else None
+    if not isinstance(value, MappingNode):
+        return None
+    to, due = value.get("to"), value.get("due")
+    if to is not None and not isinstance(to, ScalarNode):
+        return None
+    how = TimerDue.KEEP
+    if isinstance(due, ScalarNode) and due.value in ("keep", "recompute"):
+        how = TimerDue(due.value)
+    elif due is not None:
+        return None
+    target = None if to is None else str(to.value)
+    return TimerMigration(target, how, key.span if to is None else to.span)

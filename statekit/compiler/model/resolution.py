@@ -44,7 +44,7 @@ from statekit.compiler.model.invariants import compile_invariants
 from statekit.compiler.model.migrations import read_migrations
 from statekit.compiler.model.numbering import StateDraft, number_states
 from statekit.compiler.model.state_index import StateIndex
-from statekit.compiler.model.timers import NO_EVENT_IN_TIMERS, read_timer_entries
+from statekit.compiler.model.timers import NO_EVENT_IN_TIMERS, TimerEntry, read_timer_entries
 from statekit.compiler.rules import (
     invalid_initial,
     invalid_target,
@@ -171,6 +171,7 @@ class _Resolver:
             version if isinstance(version, int) else 1,
             paths,
             self.context,
+            [timer.name for timer in self.timers],
         )
         self.problems.extend(read.problems)
         return read.migrations
@@ -476,7 +477,19 @@ class _Resolver:
                     "timer events are named after(<delay>)@<state>: rename the declared event",
                 )
                 continue
-            if entry.name not in own:
+            if entry.name in own:
+                first = self.timers[own[entry.name]]
+                if entry.label is not None and not _same_timing(first, entry):
+                    self._error(
+                        schema_rule.SLUG,
+                        f"timer '{entry.label}' of state '{draft.path}' has another delay "
+                        f"here than at line {first.span.line}",
+                        entry.span,
+                        "entries with one `id:` are alternatives of one timer: give them one "
+                        "`delay:` (or `at:`), or another `id:`",
+                    )
+                    continue
+            else:
                 own[entry.name] = len(self.timers)
                 self.timers.append(
                     TimerDecl(
@@ -487,6 +500,7 @@ class _Resolver:
                         delay_ms=entry.delay_ms,
                         expression=entry.expression,
                         span=entry.span,
+                        label=entry.label,
                     )
                 )
             for alternative in entry.alternatives:
@@ -553,3 +567,10 @@ def _alternatives(node: Node | None) -> tuple[Node, ...]:
     if isinstance(node, SequenceNode):
         return node.items
     return (node,)
+
+
+def _same_timing(timer: TimerDecl, entry: TimerEntry) -> bool:
+    """Whether a named timer's later entry has the delay or deadline of its first."""
+    source = None if entry.expression is None else entry.expression.source
+    known = None if timer.expression is None else timer.expression.source
+    return (timer.kind, timer.delay_ms, known) == (entry.kind, entry.delay_ms, source)

@@ -10,8 +10,11 @@ minus leading zeros and zero units.
 A timer event is named after its `after` entry and owning state:
 `after(<normalised literal>)@<path>`, `after(<expression source>)@<path>` for
 `delay: expr`, `at(<expression source>)@<path>` for `at: expr` (the root's path
-is ""). Identifiers contain neither `(` nor `@`, so a timer event never
-collides with a declared event.
+is ""). A list entry with `id: <identifier>` names its timer: `after(<id>)@<path>`
+(`at(<id>)@<path>` for `at:`), whatever its delay, so changing the delay keeps
+the timer's identity (an identifier starts with a letter or `_` and has no `.`,
+so it is neither a literal nor an expression). Identifiers contain neither `(`
+nor `@`, so a timer event never collides with a declared event.
 """
 
 from __future__ import annotations
@@ -86,25 +89,32 @@ def parse_delay(text: str) -> DelayLiteral | None:
 
 
 def timer_event_name(kind: TimerKind, spec: str, path: str) -> str:
-    """The timer event's name: `spec` is the normalised literal (AFTER) or the expression's
-    source with its white space collapsed (DELAY, AT)."""
+    """The timer event's name: `spec` is the timer's `id:`, the normalised literal (AFTER)
+    or the expression's source with its white space collapsed (DELAY, AT)."""
     spec = spec if kind is TimerKind.AFTER else " ".join(spec.split())
     word = "at" if kind is TimerKind.AT else "after"
     return f"{word}({spec})@{path}"
 
 
 def timer_spec(timer: TimerDecl, path: str) -> str:
-    """What the timer's name says between the parentheses: the normalised literal or the
-    expression's source (`path` is the owning state's path)."""
+    """The timer's delay or deadline as written: the normalised literal or the expression's
+    source (`path` is the owning state's path; a named timer's literal is shown carried,
+    `format_delay`)."""
+    if timer.label is not None:
+        if timer.delay_ms is not None:
+            return format_delay(timer.delay_ms)
+        assert timer.expression is not None
+        return " ".join(timer.expression.source.split())
     word = "at(" if timer.kind is TimerKind.AT else "after("
     return timer.name[len(word) : len(timer.name) - len(path) - 2]
 
 
 def timer_trigger(timer: TimerDecl, path: str) -> str:
     """How diagrams and tables name the timer: `after 15m`, `after ctx.backoff_ms`,
-    `at ctx.lease_until_ms`."""
+    `at ctx.lease_until_ms`; a named timer with its name first: `grace: after 7d`."""
     word = "at" if timer.kind is TimerKind.AT else "after"
-    return f"{word} {timer_spec(timer, path)}"
+    named = f"{timer.label}: " if timer.label is not None else ""
+    return f"{named}{word} {timer_spec(timer, path)}"
 
 
 def format_delay(ms: int) -> str:
@@ -199,6 +209,7 @@ class TimerEntry:
     expression: Expression | None
     span: SourceSpan
     alternatives: tuple[Node, ...]
+    label: str | None = None
 
 
 NO_EVENT_IN_TIMERS = "an `after` timer fires without an event payload"
@@ -270,11 +281,14 @@ def _list_entry(
             )
         )
         return None
+    id_node = item.get("id")
+    label = str(id_node.value) if isinstance(id_node, ScalarNode) else None
     return TimerEntry(
-        name=timer_event_name(kind, spec, path),
+        name=timer_event_name(kind, label if label is not None else spec, path),
         kind=kind,
         delay_ms=delay_ms,
         expression=expression,
         span=item.span,
         alternatives=(item,),
+        label=label,
     )

@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts
+from statekit.analysis.race_entry import race_entry
 from statekit.analysis.races import Race, races_in
 from statekit.analysis.report import path_notes
 from statekit.analysis.timers import event_span
@@ -71,7 +72,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
         if len(races) > 1:
             notes.append(f"they also race in {len(races) - 1} other configuration(s)")
         notes.append(
-            f"decide it: races: {{{a}_vs_{b}: {{events: [{a}, {b}], decision: who wins and why}}}}"
+            f"decide it: races: {race_entry(chart, a, b, 'who wins and why')}"
             " (add `in: STATE` to decide it only there)"
         )
         yield Diagnostic(

@@ -362,7 +362,7 @@ def key_nodes(
 
 
 OPEN_MAPS = {"states", "on", "context", "events", "guards", "invariants", "reject", "assign"}
-OPEN_MAPS |= {"payload", "severity", "producers", "races", "idempotency", "rename"}
+OPEN_MAPS |= {"payload", "severity", "producers", "races", "idempotency", "rename", "timers"}
 
 
 def keyword_keys() -> list[tuple[ScalarNode, str]]:

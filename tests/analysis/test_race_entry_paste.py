@@ -1,0 +1,142 @@
+"""Every `races:` entry that undecided-race suggests is valid as written: pasted into its
+chart, the chart compiles and that race is decided (timers of top-level and nested
+states, delay expressions and deadlines included)."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+from analysis_charts import findings
+
+from statekit.compiler.pipeline import compile_source
+
+TOP_LEVEL_TIMER = """
+statechart: top_timer
+version: 1
+events: {GO: {}}
+producers: {user: [GO]}
+initial: waiting
+states:
+  waiting:
+    on: {GO: done}
+    after: {1h: timed_out}
+  done: {final: true}
+  timed_out: {final: true}
+"""
+
+NESTED_TIMER = """
+statechart: billing
+version: 1
+events: {PAYMENT_METHOD_ATTACHED: {}, CANCEL: {}}
+producers: {customer: [PAYMENT_METHOD_ATTACHED], support: [CANCEL]}
+initial: billing
+states:
+  billing:
+    initial: active
+    states:
+      active: {on: {CANCEL: cancelled}}
+      cancelled:
+        on: {PAYMENT_METHOD_ATTACHED: active}
+        after: {30d: closed}
+      closed: {final: true}
+"""
+
+EXPRESSION_TIMERS = """
+statechart: expression_timers
+version: 1
+context: {grace_ms: {type: integer, default: 1000}, deadline: {type: integer, default: 5}}
+events: {PAID: {}, "order-cancelled": {}}
+producers: {bank: [PAID], shop: [order-cancelled]}
+initial: open
+states:
+  open:
+    on: {PAID: paid, order-cancelled: cancelled}
+    after:
+      - {delay: ctx.grace_ms * 2, to: expired}
+  paid:
+    initial: shipping
+    states:
+      shipping:
+        on: {order-cancelled: refunded}
+        after:
+          - {at: ctx.deadline, to: late}
+      late: {on: {order-cancelled: refunded}}
+      refunded: {final: true}
+  cancelled: {final: true}
+  expired: {final: true}
+"""
+
+DECLARED_ONLY = """
+statechart: lesson
+version: 1
+initial: running
+events: {TaskCompleted: {}, CancellationRequested: {}}
+producers: {worker: [TaskCompleted], user: [CancellationRequested]}
+states:
+  running:
+    on: {TaskCompleted: completed, CancellationRequested: cancelled}
+  completed: {final: true}
+  cancelled: {final: true}
+"""
+
+_SUGGESTION = re.compile(r"^decide it: races: (\{.*\}) \(add `in: STATE`")
+
+
+def _suggested(tmp_path: Path, text: str) -> dict[tuple[str, ...], str]:
+    """The suggested entry of each undecided pair, by the pair's events (sorted)."""
+    out: dict[tuple[str, ...], str] = {}
+    for finding in findings(tmp_path, text, "undecided-race"):
+        (entry,) = [m.group(1) for n in finding.notes if (m := _SUGGESTION.match(n))]
+        ((_, race),) = yaml.safe_load(entry).items()
+        assert f"'{race['events'][0]}'" in finding.message
+        out[tuple(sorted(race["events"]))] = entry
+    return out
+
+
+@pytest.mark.parametrize(
+    ("text", "timer_pairs"),
+    [
+        (TOP_LEVEL_TIMER, 1),
+        (NESTED_TIMER, 1),
+        (EXPRESSION_TIMERS, 2),
+        (DECLARED_ONLY, 0),
+    ],
+    ids=["top-level-timer", "nested-timer", "expression-and-deadline-timers", "declared"],
+)
+def test_each_suggested_entry_compiles_and_decides_its_race(
+    tmp_path: Path, text: str, timer_pairs: int
+) -> None:
+    suggested = _suggested(tmp_path, text)
+    assert suggested
+    timers = [pair for pair in suggested if any("@" in event for event in pair)]
+    assert len(timers) == timer_pairs, suggested
+    for pair, entry in suggested.items():
+        pasted = textwrap.dedent(text).lstrip("\n") + f"races: {entry}\n"
+        compiled = compile_source(pasted, "chart.yaml")
+        assert compiled.chart is not None, [d.message for d in compiled.diagnostics]
+        assert pair not in _suggested(tmp_path, pasted)
+    every = ", ".join(entry[1:-1] for entry in suggested.values())
+    all_pasted = textwrap.dedent(text).lstrip("\n") + f"races: {{{every}}}\n"
+    assert _suggested(tmp_path, all_pasted) == {}
+    assert findings(tmp_path, all_pasted, "stale-race-decision") == []
+
+
+def test_a_timer_of_a_top_level_state_is_a_race_event() -> None:
+    """`after(1h)@waiting` matches both the event-name and the timer-name pattern: the
+    schema accepts it (it once refused it, its `oneOf` matching twice)."""
+    text = textwrap.dedent(TOP_LEVEL_TIMER).lstrip("\n")
+    text += 'races: {go_vs_timer: {events: [GO, "after(1h)@waiting"], decision: GO wins}}\n'
+    compiled = compile_source(text, "chart.yaml")
+    assert compiled.chart is not None, [d.message for d in compiled.diagnostics]
+    assert [d.events for d in compiled.chart.races] == [("GO", "after(1h)@waiting")]
+
+
+def test_a_suggested_name_the_chart_uses_gets_a_suffix(tmp_path: Path) -> None:
+    text = textwrap.dedent(TOP_LEVEL_TIMER).lstrip("\n")
+    text += "races: {GO_vs_after_1h_waiting: {events: [GO, GO], decision: x}}\n"
+    (entry,) = _suggested(tmp_path, text.replace("[GO, GO]", "[GO, done_x]")).values()
+    assert entry.startswith("{GO_vs_after_1h_waiting_2:")
