@@ -72,6 +72,7 @@ from statekit.analysis.exploration import (
     SeenConflict,
 )
 from statekit.analysis.explorer_scope import ExplorerScope, PreparedRun
+from statekit.analysis.feasibility import Feasibility
 from statekit.analysis.guard_choices import Leaf, enumerate_runs, stable_facts
 from statekit.analysis.guards import Assumption, ThreeValued
 from statekit.analysis.memory import memory_in_use
@@ -139,6 +140,7 @@ class Explorer:
         self.index: dict[int, int] = {}
         """(history number << 32 | configuration number) → node id."""
         self.outcomes = SharedOutcomes()
+        self.feasibility = Feasibility(chart)
 
     # -- interning ------------------------------------------------------------------
 
@@ -223,7 +225,7 @@ class Explorer:
     ) -> list[Leaf]:
         """Every distinct run of a macrostep over the choices of its data guards
         (`enumerate_runs`), its conflicts and limits recorded."""
-        leaves, limits = enumerate_runs(start, self.three, known)
+        leaves, limits = enumerate_runs(start, self.three, known, event, self.feasibility)
         for why in limits:
             self.result.limits.append(Limit("branching", why, node, event))
         for assumptions, run in leaves:
@@ -429,6 +431,8 @@ class Explorer:
         if self.progress is not None:
             self.progress(i, len(found))
         result.seconds = time.perf_counter() - began
+        feasibility = self.feasibility
+        result.reasoning = (feasibility.queries, feasibility.undecided, feasibility.seconds)
         return result
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from statekit.analysis.feasibility import Feasibility, GuardFact, Verdict
 from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
 from statekit.compiler.ir import CompiledChart, GuardCheck, Transition
 from statekit.engine.abstract import AbstractMacrostep
@@ -40,7 +41,17 @@ class ScriptedGuardOracle:
     seeds the memo with what the start configuration's stability implies.
     """
 
-    __slots__ = ("assumptions", "cut", "event_memo", "memo", "payload", "pos", "script", "three")
+    __slots__ = (
+        "assumptions",
+        "cut",
+        "event_memo",
+        "facts",
+        "memo",
+        "payload",
+        "pos",
+        "script",
+        "three",
+    )
 
     def __init__(self, script: list[bool], three: ThreeValued, known: dict[object, bool]) -> None:
         self.script = script
@@ -48,6 +59,8 @@ class ScriptedGuardOracle:
         self.pos = 0
         self.cut = False
         self.assumptions: list[Assumption] = []
+        self.facts: list[GuardFact] = []
+        """Each assumption with the data it read (`statekit.analysis.feasibility`)."""
         self.payload: object = None
         self.memo = dict(known)
         self.event_memo: dict[object, bool] = {}
@@ -63,7 +76,8 @@ class ScriptedGuardOracle:
         value, key, info = self.three.lookup(check.expression, active)
         if value is not UNKNOWN:
             return value
-        data_key = (key, tuple([context[f] for f in info.fields]))
+        values = tuple([context[f] for f in info.fields])
+        data_key = (key, values)
         if info.reads_event:
             if payload is not self.payload:
                 self.payload = payload
@@ -87,6 +101,10 @@ class ScriptedGuardOracle:
             self.pos = pos + 1
         memo[data_key] = answer
         self.assumptions.append(Assumption(check, transition.id, answer))
+        reads = tuple(zip(info.fields, values, strict=True))
+        payload_read = payload if info.reads_event else None
+        tree = check.expression.tree
+        self.facts.append(GuardFact(tree, info.token, key[1], reads, payload_read, answer))
         return answer
 
 
@@ -126,24 +144,42 @@ def enumerate_runs(
     start: Callable[[GuardOracle], AbstractMacrostep],
     three: ThreeValued,
     known: dict[object, bool],
+    event: str | None = None,
+    feasibility: Feasibility | None = None,
 ) -> tuple[list[Leaf], list[str]]:
     """Every distinct run of a macrostep over the choices of its data guards, and why
-    the enumeration was cut short (empty when it was not)."""
+    the enumeration was cut short (empty when it was not). With `feasibility`, a run
+    whose data-guard outcomes are proven unable to hold together (for a payload of
+    `event` and any context) is left out."""
     script: list[bool] = []
     runs: list[Leaf] = []
+    infeasible: list[Leaf] = []
     limits: list[str] = []
+    tried = 0
     while True:
         oracle = ScriptedGuardOracle(script, three, known)
         run = start(oracle)
+        tried += 1
         if oracle.cut and not limits:
             limits.append(f"more than {MAX_CHOICES} data-guard decisions in one macrostep")
-        runs.append((tuple(oracle.assumptions), run))
+        leaf = (tuple(oracle.assumptions), run)
+        if (
+            feasibility is not None
+            and oracle.facts
+            and not oracle.cut
+            and feasibility.check(event, oracle.facts) is Verdict.INFEASIBLE
+        ):
+            infeasible.append(leaf)
+        else:
+            runs.append(leaf)
         del script[oracle.pos :]
         while script and not script[-1]:
             script.pop()
         if not script:
-            return runs, limits
-        if len(runs) >= MAX_RUNS:
+            # Some values take some run; were every run refuted, the refutation would be
+            # wrong, and the runs stay (never fewer outcomes than the chart has).
+            return (runs or infeasible), limits
+        if tried >= MAX_RUNS:
             limits.append(f"more than {MAX_RUNS} guard-outcome combinations in one macrostep")
-            return runs, limits
+            return (runs or infeasible), limits
         script[-1] = False

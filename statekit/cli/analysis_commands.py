@@ -311,6 +311,10 @@ def _print_paths(suite: PathSuite, explored: Exploration) -> None:
             else:
                 head = f"  {step.event}: {step.status}" + (f" {step.reason}" if step.reason else "")
             out.append(head)
+            if step.event is not None and step.payload is None:
+                out.append("      payload: none found by replay (the outcomes below are assumed)")
+            elif step.payload:
+                out.append(f"      payload {json.dumps(step.payload_fields, ensure_ascii=False)}")
             out.extend(f"      assuming {a}" for a in step.assuming)
     out.append("")
     out.append(
