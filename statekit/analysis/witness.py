@@ -8,7 +8,8 @@ chart's initial state with its declared defaults, takes exactly the printed
 step (its status, reason, fired transitions and configuration). Candidate
 values of a field come from its declared type (enum values, both booleans,
 null when nullable), from the literals the chart's expressions compare with
-(each integer and its neighbours, each string) and from the current context,
+(each integer and its neighbours, each string, strings of each integer's
+length and its neighbours', for `len`) and from the current context,
 so a guard such as `event.amount > ctx.limit` is met by `ctx.limit + 1`. A
 timer step is sent by its timer event's name, without a payload.
 
@@ -181,7 +182,9 @@ def candidates(
             values += [*floats, *(f + 0.5 for f in floats), *(f - 0.5 for f in floats)]
     elif kind.base is BaseType.STRING:
         texts = sorted({v for v in context.values() if type(v) is str} | set(strings))
-        values = ["a", "", *texts]
+        # strings of the lengths `len(...)` may be compared with
+        lengths = sorted({n + d for n in ints for d in (0, 1, -1) if 0 <= n + d <= 64})
+        values = ["a", "", *texts, *("a" * n for n in lengths)]
     else:
         values = []
     if kind.nullable or kind.base is BaseType.NULL:
