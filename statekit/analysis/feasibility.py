@@ -54,6 +54,7 @@ from statekit.compiler.expressions.tree import (
     Literal,
     Not,
     UnaryOp,
+    iter_nodes,
 )
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.value_types import INT_MAX, INT_MIN, BaseType, ValueType
@@ -106,13 +107,17 @@ class Feasibility:
 
     def check(self, event: str | None, facts: Sequence[GuardFact]) -> Verdict:
         """Whether some payload of `event` and some context make every fact hold."""
-        if not facts:
-            return Verdict.FEASIBLE
-        key = _pattern(event, facts)
-        found = self.cache.get(key)
-        if found is None:
-            found = self.cache[key] = self._solve(event, facts)
-        return found
+        verdict = Verdict.FEASIBLE
+        for group in _independent(facts):
+            key = _pattern(event, group)
+            found = self.cache.get(key)
+            if found is None:
+                found = self.cache[key] = self._solve(event, group)
+            if found is Verdict.INFEASIBLE:
+                return found
+            if found is Verdict.UNDECIDED:
+                verdict = found
+        return verdict
 
     def _solve(self, event: str | None, facts: Sequence[GuardFact]) -> Verdict:
         began = time.perf_counter()
@@ -139,6 +144,35 @@ class Feasibility:
             return Verdict.FEASIBLE
         self.undecided += 1
         return Verdict.UNDECIDED
+
+
+def _unknowns(fact: GuardFact) -> set[tuple[object, ...]]:
+    """The unknowns a fact's tree reads (as `_Translation` names them)."""
+    reads = dict(fact.reads)
+    out: set[tuple[object, ...]] = set()
+    for node in iter_nodes(fact.tree):
+        if isinstance(node, ContextRef):
+            out.add(("ctx", node.field, id(reads.get(node.field))))
+        elif isinstance(node, EventRef):
+            out.add(("event", node.field, id(fact.payload)))
+    return out
+
+
+def _independent(facts: Sequence[GuardFact]) -> list[list[GuardFact]]:
+    """The facts in groups that share no unknown: the conjunction holds for some values
+    exactly when each group's does, and small groups recur across runs (cached)."""
+    groups: list[tuple[set[tuple[object, ...]], list[GuardFact]]] = []
+    for fact in facts:
+        unknowns = _unknowns(fact)
+        merged: tuple[set[tuple[object, ...]], list[GuardFact]] = (unknowns, [fact])
+        rest = []
+        for group in groups:
+            if group[0] & merged[0]:
+                merged = (group[0] | merged[0], group[1] + merged[1])
+            else:
+                rest.append(group)
+        groups = [*rest, merged]
+    return [sorted(members, key=facts.index) for _, members in groups]
 
 
 def _pattern(event: str | None, facts: Sequence[GuardFact]) -> tuple[object, ...]:

@@ -16,6 +16,7 @@ import sys
 import click
 
 from statekit.analysis.options import ExplorationOptions
+from statekit.analysis.race_witness import race_replays
 from statekit.analysis.races import RaceReport, find_races
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.progress import (
@@ -60,7 +61,16 @@ def races_command(files: tuple[str, ...], output_format: str, max_configurations
             failed = True
         reports.append(report)
     if output_format == "json":
-        data = [item for report in reports for item in report.to_json()]
+        data = []
+        for report in reports:
+            for race, item in zip(report.races, report.to_json(), strict=True):
+                replays = race_replays(report.exploration, race)
+                for order, replay in zip(item["orders"], replays, strict=True):
+                    order["replay"] = [
+                        {"event": event, "payload": payload}
+                        for event, payload in zip(replay.events, replay.payloads, strict=True)
+                    ]
+                data.append(item)
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         click.echo("\n".join(terminal_text(ln) for report in reports for ln in _text(report)))
@@ -80,8 +90,11 @@ def _text(report: RaceReport) -> list[str]:
             f"  {a} ({pa}) and {b} ({pb}) race in {{{', '.join(race.configuration)}}}: {verdict}"
         )
         first, second = race.orders
+        replays = race_replays(report.exploration, race)
         out.append(f"    {a} then {b}: {first.text()}")
+        out.append(f"      replay: {replays[0].text()}")
         out.append(f"    {b} then {a}: {second.text()}")
+        out.append(f"      replay: {replays[1].text()}")
         out.extend(f"      assuming {x.describe(chart)}" for x in race.assumptions)
         out.append("    path: " + (", ".join(race.path) if race.path else "(the start)"))
     pairs = len({race.events for race in report.races})
