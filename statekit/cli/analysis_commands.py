@@ -69,6 +69,13 @@ def _finish(explored: Exploration) -> None:
     """Exit 1 with the `analysis-limit` finding (on standard error) when the exploration
     hit a bound: what was printed is then incomplete."""
     skip_final_collection()
+    undecided = explored.reasoning[1]
+    if undecided:
+        click.echo(
+            f"note: {undecided} feasibility question(s) went past the solver's budget: "
+            "their runs are kept and their guard outcomes only assumed",
+            err=True,
+        )
     found = analysis_limit.finding(explored.chart, explored)
     if found is not None:
         click.echo(format_diagnostics("text", (found,), rule_infos()), nl=False, err=True)

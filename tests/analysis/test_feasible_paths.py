@@ -240,3 +240,49 @@ def test_every_printed_payload_replays_with_context_guards_and_assigns(text: str
     ir = chart_of(text)
     for path in covering_paths(explore(ir)).paths:
         _replays(ir, path.steps)
+
+
+HARD = """\
+statechart: hard
+events:
+  E:
+    a: {type: integer}
+    b: {type: integer}
+    c: {type: integer}
+parallel: true
+states:
+  r:
+    initial: r0
+    states:
+      r0:
+        on:
+          E:
+            to: r1
+            if: "event.a * event.a * event.a + event.b * event.b * event.b
+              + event.c * event.c * event.c == 33"
+      r1: {}
+  s:
+    initial: s0
+    states:
+      s0:
+        on:
+          E: {to: s1, if: "event.a > 0"}
+      s1: {}
+"""
+
+
+def test_a_question_past_the_solvers_budget_keeps_its_run_with_a_note(tmp_path: Any) -> None:
+    # Sums of three cubes: no solver settles 33 within the budget. The runs stay
+    # (both transitions can still fire, together too) and the note says so.
+    chart = tmp_path / "hard.yaml"
+    chart.write_text(HARD)
+    done = statekit("paths", str(chart))
+    assert done.returncode == 0, done.stderr
+    assert "went past the solver's budget" in done.stderr
+    assert "2 of 2 transition(s) fired" in done.stdout
+    exploration = explore(chart_of(HARD))
+    assert exploration.reasoning[1] >= 1
+    together = [
+        o for o in exploration.nodes[0].outcomes or () if o.fired and len(o.transitions()) == 2
+    ]
+    assert together
