@@ -1,9 +1,10 @@
-"""`statekit races FILE...`: every pair of events whose order of arrival changes the answer.
+"""`statekit races PATH...`: every pair of events whose order of arrival changes the answer.
 
 For each chart: the configurations where two events of different producers
 (or of no declared one) are order-sensitive, both orders' outcomes, the
 data-guard outcomes assumed, and whether a `races:` entry decides the race
-(`statekit.analysis.races`). Exit codes as `statekit lint`: 0 when every race
+(`statekit.analysis.races`). A folder names the charts in it, as for `statekit
+lint` (`statekit.lint.lint_files.collect_files`). Exit codes as `statekit lint`: 0 when every race
 is decided, 1 when one is not (or a chart does not compile, or an
 exploration hit its bound, so a race may be missing), 2 for usage errors.
 """
@@ -27,11 +28,12 @@ from statekit.cli.progress import (
 from statekit.compiler.pipeline import compile_file
 from statekit.compiler.terminal_text import terminal_text
 from statekit.lint.formats import format_diagnostics
+from statekit.lint.lint_files import UsageError, collect_files
 from statekit.lint.registry import rule_infos
 
 
 @click.command("races")
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option(
     "--format",
     "output_format",
@@ -41,9 +43,14 @@ from statekit.lint.registry import rule_infos
     help="text: each race with both orders' outcomes; json: a list with one object per "
     "pair of events and configuration.",
 )
-def races_command(files: tuple[str, ...], output_format: str, max_configurations: int) -> None:
+def races_command(paths: tuple[str, ...], output_format: str, max_configurations: int) -> None:
     """Every race: pairs of events whose order of arrival changes the answer, where, both
-    orders' outcomes, and whether `races:` decides it."""
+    orders' outcomes, and whether `races:` decides it. PATHS are chart files or folders
+    (their charts, found as `statekit lint` finds them)."""
+    try:
+        files = collect_files(paths)
+    except UsageError as exc:
+        raise click.UsageError(str(exc)) from exc
     options = ExplorationOptions(max_configurations=max_configurations, progress=terminal_progress)
     reports: list[RaceReport] = []
     failed = False

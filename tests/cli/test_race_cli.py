@@ -178,3 +178,15 @@ def test_each_order_of_a_race_replays_through_the_engine_with_its_payloads() -> 
             assert list(state.leaves) == order["configuration"]
             replayed += 1
     assert replayed >= 1
+
+
+def test_a_folder_names_its_charts_as_for_lint(tmp_path: Path) -> None:
+    done = statekit("races", str(POLICIES), "--format", "json")
+    charts = {Path(item["file"]).name for item in json.loads(done.stdout)}
+    assert charts and charts <= {p.name for p in POLICIES.glob("*.yaml")}
+    assert len(charts) > 1
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    refused = statekit("races", str(empty))
+    assert refused.returncode == 2
+    assert "no chart files in this folder" in refused.stderr
