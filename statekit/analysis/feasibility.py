@@ -6,8 +6,12 @@ on its own; `not event.at_period_end` failing and `event.at_period_end and
 event.amount > 0` holding is one such combination, and no payload makes it
 happen. `Feasibility.check` takes the outcomes of one run (each a
 `GuardFact`: the guard's tree, the active states it tested, which value of
-each context field and which payload it read, and the outcome) and asks an
-SMT solver (z3) whether some payload and some context satisfy them all:
+each context field and which payload it read, and the outcome) and answers
+whether some payload and some context satisfy them all. The facts are split
+into groups that share no unknown (each group holds or not on its own); a
+group is first tried on a few candidate values, evaluated by the compiled
+expressions themselves (most feasible groups end there, without a solver),
+and only then put to an SMT solver, z3 (`statekit.analysis.smt`):
 
 - a context field read before any `assign` of the macrostep is one unknown
   of its declared type (the analysis does not track the context), a value an
@@ -24,7 +28,7 @@ SMT solver (z3) whether some payload and some context satisfy them all:
 
 The answer is `INFEASIBLE` only when the solver proves no values exist: such a
 run is not explored. `FEASIBLE` and `UNDECIDED` (the solver gave up within
-`QUERY_BUDGET`) keep the run, so a run is dropped only on a proof, never
+`statekit.analysis.smt.QUERY_BUDGET`) keep the run, so a run is dropped only on a proof, never
 on a guess. Answers are cached by the run's guards, outcomes and the pattern of
 values they read, which recurs in every configuration with the same runs.
 """
@@ -32,38 +36,29 @@ values they read, which recurs in every configuration with the same runs.
 from __future__ import annotations
 
 import enum
+import itertools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import z3
+from statekit.analysis.witness import candidates, chart_literals
 
+if TYPE_CHECKING:
+    from statekit.analysis.smt import SmtQuestions
+from statekit.compiler.expressions.closures import Evaluator
 from statekit.compiler.expressions.tree import (
-    Active,
-    BinOp,
-    BoolOp,
-    Call,
-    Compare,
     ContextRef,
     EventRef,
     ExprNode,
-    IfExp,
-    InList,
-    IsNone,
-    Literal,
-    Not,
-    UnaryOp,
     iter_nodes,
 )
-from statekit.compiler.ir import CompiledChart
-from statekit.compiler.value_types import INT_MAX, INT_MIN, BaseType, ValueType
+from statekit.compiler.ir import CompiledChart, FieldDecl
 
-QUERY_BUDGET = 500_000
-"""The solver's resource limit for one question (z3's `rlimit`: a count of its basic
-steps, so the bound and the answer are the same on every machine, unlike a timeout);
-past it the run is kept (UNDECIDED). The questions the DSL's guards make take
-about a thousand."""
+SAMPLES_PER_UNKNOWN = 12
+"""Candidate values tried per unknown before a question goes to the solver."""
+MAX_SAMPLES = 256
+"""Combinations of candidate values tried per question before it goes to the solver."""
 
 
 class Verdict(enum.Enum):
@@ -80,15 +75,12 @@ class GuardFact:
     object `payload`, gave `holds`."""
 
     tree: ExprNode
+    evaluate: Evaluator
     token: int
     active: frozenset[int]
     reads: tuple[tuple[str, object], ...]
     payload: object
     holds: bool
-
-
-class _Unsupported(Exception):
-    """A construct the translation leaves to a fresh unknown."""
 
 
 class Feasibility:
@@ -101,9 +93,8 @@ class Feasibility:
         self.queries = 0
         self.undecided = 0
         self.seconds = 0.0
-        self._z3 = z3.Context()
-        self._solver = z3.SimpleSolver(ctx=self._z3)
-        self._solver.set("rlimit", QUERY_BUDGET)
+        self._literals = chart_literals(chart)
+        self._smt: SmtQuestions | None = None
 
     def check(self, event: str | None, facts: Sequence[GuardFact]) -> Verdict:
         """Whether some payload of `event` and some context make every fact hold."""
@@ -112,38 +103,71 @@ class Feasibility:
             key = _pattern(event, group)
             found = self.cache.get(key)
             if found is None:
-                found = self.cache[key] = self._solve(event, group)
+                if self._sampled(event, group):
+                    found = Verdict.FEASIBLE
+                else:
+                    found = self._solve(event, group)
+                self.cache[key] = found
             if found is Verdict.INFEASIBLE:
                 return found
             if found is Verdict.UNDECIDED:
                 verdict = found
         return verdict
 
+    def _sampled(self, event: str | None, facts: Sequence[GuardFact]) -> bool:
+        """Whether a few candidate values (`statekit.analysis.witness.candidates`) make
+        every fact hold, evaluated by the compiled expressions themselves: most feasible
+        groups are settled so, and only the rest go to the solver."""
+        declared = self.chart.events.get(event) if event is not None else None
+        payload_fields = {f.name: f for f in declared.fields} if declared is not None else {}
+        unknowns: dict[tuple[object, ...], FieldDecl] = {}
+        for fact in facts:
+            reads = dict(fact.reads)
+            for node in iter_nodes(fact.tree):
+                if isinstance(node, ContextRef):
+                    key: tuple[object, ...] = ("ctx", node.field, id(reads.get(node.field)))
+                    unknowns.setdefault(key, self.chart.context[node.field])
+                elif isinstance(node, EventRef) and node.field in payload_fields:
+                    key = ("event", node.field, id(fact.payload))
+                    unknowns.setdefault(key, payload_fields[node.field])
+        keys = list(unknowns)
+        choices = [candidates(unknowns[k], {}, self._literals)[:SAMPLES_PER_UNKNOWN] for k in keys]
+        for values in itertools.islice(itertools.product(*choices), MAX_SAMPLES):
+            chosen = dict(zip(keys, values, strict=True))
+            if all(_holds(fact, chosen) for fact in facts):
+                return True
+        return False
+
     def _solve(self, event: str | None, facts: Sequence[GuardFact]) -> Verdict:
         began = time.perf_counter()
         self.queries += 1
+        if self._smt is None:
+            from statekit.analysis.smt import SmtQuestions  # z3 loads only when asked
+
+            self._smt = SmtQuestions(self.chart)
         try:
-            translation = _Translation(self, event)
-            solver = self._solver
-            solver.push()
-            try:
-                for fact in facts:
-                    formula = translation.condition(fact.tree, fact)
-                    solver.add(formula if fact.holds else z3.Not(formula))
-                solver.add(*translation.domains)
-                answer = solver.check()
-            finally:
-                solver.pop()
-        except z3.Z3Exception:
-            answer = z3.unknown
+            verdict = self._smt.solve(event, facts)
         finally:
             self.seconds += time.perf_counter() - began
-        if answer == z3.unsat:
-            return Verdict.INFEASIBLE
-        if answer == z3.sat:
-            return Verdict.FEASIBLE
-        self.undecided += 1
-        return Verdict.UNDECIDED
+        if verdict is Verdict.UNDECIDED:
+            self.undecided += 1
+        return verdict
+
+
+def _holds(fact: GuardFact, chosen: dict[tuple[object, ...], Any]) -> bool:
+    """Whether `fact`'s expression gives its outcome on the chosen values."""
+    reads = dict(fact.reads)
+    context: dict[str, Any] = {}
+    payload: dict[str, Any] = {}
+    for (kind, name, version), value in chosen.items():
+        if kind == "ctx" and version == id(reads.get(str(name))):
+            context[str(name)] = value
+        elif kind == "event" and version == id(fact.payload):
+            payload[str(name)] = value
+    try:
+        return bool(fact.evaluate(context, payload, fact.active)) is fact.holds
+    except Exception:  # a failing evaluation (a missing value, arithmetic) settles nothing
+        return False
 
 
 def _unknowns(fact: GuardFact) -> set[tuple[object, ...]]:
@@ -187,204 +211,3 @@ def _pattern(event: str | None, facts: Sequence[GuardFact]) -> tuple[object, ...
         payload = numbers.setdefault(id(fact.payload), len(numbers))
         out.append((fact.token, fact.active, reads, payload, fact.holds))
     return tuple(out)
-
-
-class _Translation:
-    """One question's unknowns and their domains."""
-
-    def __init__(self, owner: Feasibility, event: str | None) -> None:
-        self.owner = owner
-        self.ctx = owner._z3
-        self.event = owner.chart.events.get(event) if event is not None else None
-        self.unknowns: dict[tuple[object, ...], tuple[Any, Any]] = {}
-        self.domains: list[Any] = []
-        self.fresh = 0
-
-    # -- unknowns -----------------------------------------------------------------
-
-    def _unknown(self, key: tuple[object, ...], kind: ValueType) -> tuple[Any, Any]:
-        """(value, is-null) of an unknown of type `kind` (is-null False when not nullable)."""
-        found = self.unknowns.get(key)
-        if found is not None:
-            return found
-        name = "|".join(str(k) for k in key)
-        ctx = self.ctx
-        base = kind.base
-        if base is BaseType.BOOLEAN:
-            value = z3.Bool(name, ctx)
-        elif base is BaseType.INTEGER:
-            value = z3.Int(name, ctx)
-            self.domains.append(z3.And(value >= INT_MIN, value <= INT_MAX))
-        elif base is BaseType.NUMBER:
-            value = z3.Real(name, ctx)
-        elif base is BaseType.STRING:
-            value = z3.String(name, ctx)
-        else:
-            raise _Unsupported
-        if kind.enum is not None:
-            options = [self._literal(v) for v in kind.enum]
-            self.domains.append(z3.Or([value == o for o in options]))
-        null = z3.Bool(name + "|null", ctx) if kind.nullable else z3.BoolVal(False, ctx)
-        found = self.unknowns[key] = (value, null)
-        return found
-
-    def _field(self, node: ContextRef | EventRef, fact: GuardFact) -> tuple[Any, Any]:
-        if isinstance(node, ContextRef):
-            decl = self.owner.chart.context[node.field]
-            value = dict(fact.reads).get(node.field)
-            version: object = "start" if value is self.owner.start.get(node.field) else id(value)
-            return self._unknown(("ctx", node.field, version), decl.type)
-        fields = {f.name: f for f in self.event.fields} if self.event is not None else {}
-        declared = fields.get(node.field)
-        kind = declared.type if declared is not None else node.type
-        return self._unknown(("event", node.field, id(fact.payload)), kind)
-
-    def _literal(self, value: object) -> Any:
-        ctx = self.ctx
-        if isinstance(value, bool):
-            return z3.BoolVal(value, ctx)
-        if isinstance(value, int):
-            return z3.IntVal(value, ctx)
-        if isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                raise _Unsupported
-            return z3.RealVal(repr(value), ctx)
-        if isinstance(value, str):
-            return z3.StringVal(value, ctx)
-        raise _Unsupported
-
-    # -- conditions and values ----------------------------------------------------
-
-    def condition(self, node: ExprNode, fact: GuardFact) -> Any:
-        """A boolean formula that holds whenever `node` is true (exactly, or a fresh
-        unknown where the translation gives up)."""
-        try:
-            formula = self._condition(node, fact)
-            if not z3.is_bool(formula):
-                raise _Unsupported
-            return formula
-        except (_Unsupported, z3.Z3Exception):
-            self.fresh += 1
-            return z3.Bool(f"fresh|{self.fresh}", self.ctx)
-
-    def _condition(self, node: ExprNode, fact: GuardFact) -> Any:
-        match node:
-            case Not(operand=x):
-                return z3.Not(self.condition(x, fact))
-            case BoolOp(op=op, values=values):
-                parts = [self.condition(v, fact) for v in values]
-                return z3.And(parts) if op == "and" else z3.Or(parts)
-            case IfExp(test=test, body=body, orelse=orelse) if _is_boolean(node):
-                return z3.If(
-                    self.condition(test, fact),
-                    self.condition(body, fact),
-                    self.condition(orelse, fact),
-                )
-            case IsNone(operand=x, negated=negated):
-                null = self._null(x, fact)
-                return z3.Not(null) if negated else null
-            case _:
-                return self._boolean_value(node, fact)
-
-    def _null(self, node: ExprNode, fact: GuardFact) -> Any:
-        if isinstance(node, ContextRef | EventRef):
-            return self._field(node, fact)[1]
-        if isinstance(node, Literal):
-            return z3.BoolVal(node.value is None, self.ctx)
-        if node.type.nullable or node.type.base is BaseType.NULL:
-            raise _Unsupported
-        return z3.BoolVal(False, self.ctx)
-
-    def _boolean_value(self, node: ExprNode, fact: GuardFact) -> Any:
-        match node:
-            case Active(state_id=state):
-                return z3.BoolVal(state in fact.active, self.ctx)
-            case Compare(left=left, ops=ops, comparators=comparators):
-                parts = []
-                a = self.value(left, fact)
-                for op, right in zip(ops, comparators, strict=True):
-                    b = self.value(right, fact)
-                    parts.append(_compare(op, *_numeric(a, b)))
-                    a = b
-                return z3.And(parts) if len(parts) > 1 else parts[0]
-            case InList(item=item, options=options, negated=negated):
-                a = self.value(item, fact)
-                found = z3.Or([_compare("==", *_numeric(a, self.value(o, fact))) for o in options])
-                return z3.Not(found) if negated else found
-            case _:
-                return self.value(node, fact)
-
-    def value(self, node: ExprNode, fact: GuardFact) -> Any:
-        """The term of a value that is never null here (else `_Unsupported`)."""
-        match node:
-            case Literal(value=value):
-                return self._literal(value)
-            case ContextRef() | EventRef():
-                value, null = self._field(node, fact)
-                if not z3.is_false(null):
-                    raise _Unsupported  # may be null where a value is needed
-                return value
-            case UnaryOp(op=op, operand=x):
-                term = self.value(x, fact)
-                _require_integer(node.type)
-                return -term if op == "-" else term
-            case BinOp(op=op, left=left, right=right) if op in ("+", "-", "*"):
-                _require_integer(node.type)
-                a, b = self.value(left, fact), self.value(right, fact)
-                return a + b if op == "+" else a - b if op == "-" else a * b
-            case Call(func="len", args=(x,)):
-                return z3.Length(self.value(x, fact))
-            case Call(func="abs", args=(x,)):
-                term = self.value(x, fact)
-                return z3.If(term >= 0, term, -term)
-            case Call(func="min" | "max" as func, args=args) if args:
-                terms = [self.value(a, fact) for a in args]
-                out = terms[0]
-                for term in terms[1:]:
-                    out, term = _numeric(out, term)
-                    keep_out = out <= term if func == "min" else out >= term
-                    out = z3.If(keep_out, out, term)
-                return out
-            case IfExp(test=test, body=body, orelse=orelse):
-                a, b = _numeric(self.value(body, fact), self.value(orelse, fact))
-                return z3.If(self.condition(test, fact), a, b)
-            case Not() | BoolOp() | IsNone() | Compare() | InList() | Active():
-                return self.condition(node, fact)
-        raise _Unsupported
-
-
-def _is_boolean(node: ExprNode) -> bool:
-    return node.type.base is BaseType.BOOLEAN and not node.type.nullable
-
-
-def _require_integer(kind: ValueType) -> None:
-    # Number arithmetic rounds (floats); only integer arithmetic is exact.
-    if kind.base is not BaseType.INTEGER or kind.nullable:
-        raise _Unsupported
-
-
-def _numeric(a: Any, b: Any) -> tuple[Any, Any]:
-    """Operands of one sort: an integer compared with a number is compared as a real."""
-    if z3.is_int(a) and z3.is_real(b):
-        return z3.ToReal(a), b
-    if z3.is_real(a) and z3.is_int(b):
-        return a, z3.ToReal(b)
-    if a.sort() != b.sort():
-        raise _Unsupported
-    return a, b
-
-
-def _compare(op: str, a: Any, b: Any) -> Any:
-    if op == "==":
-        return a == b
-    if op == "!=":
-        return a != b
-    if z3.is_bool(a):
-        raise _Unsupported
-    if op == "<":
-        return a < b
-    if op == "<=":
-        return a <= b
-    if op == ">":
-        return a > b
-    return a >= b

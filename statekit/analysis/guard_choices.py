@@ -104,7 +104,9 @@ class ScriptedGuardOracle:
         reads = tuple(zip(info.fields, values, strict=True))
         payload_read = payload if info.reads_event else None
         tree = check.expression.tree
-        self.facts.append(GuardFact(tree, info.token, key[1], reads, payload_read, answer))
+        evaluate = check.expression.evaluate
+        fact = GuardFact(tree, evaluate, info.token, key[1], reads, payload_read, answer)
+        self.facts.append(fact)
         return answer
 
 

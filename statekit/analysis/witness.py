@@ -85,7 +85,7 @@ class _Search:
         self.best: list[Payload | None] = []
         self.taken: list[Payload | None] = []
         self.failed: set[tuple[int, State]] = set()
-        self.literals = _literals(self.ir)
+        self.literals = chart_literals(self.ir)
 
     def run(self) -> list[Payload | None] | None:
         try:
@@ -141,7 +141,7 @@ def witness_payloads(ir: CompiledChart, steps: Sequence[Expected]) -> list[Paylo
     return taken + [None] * (len(steps) - len(taken))
 
 
-def _literals(ir: CompiledChart) -> tuple[tuple[int, ...], tuple[float, ...], tuple[str, ...]]:
+def chart_literals(ir: CompiledChart) -> tuple[tuple[int, ...], tuple[float, ...], tuple[str, ...]]:
     """The integers, numbers and strings the chart's guards and conditions mention."""
     ints: set[int] = set()
     floats: set[float] = set()
