@@ -5,7 +5,8 @@ The property: for generated charts (two parallel regions reacting to the same ev
 guards and `if` conditions over the payload and the context, some `assign`s), every
 step of every covering path that carries a payload is taken exactly as printed when
 the path is replayed with those payloads from the initial state; where every guard
-reads only the payload (so the analysis's reasoning is exact), every step carries one.
+reads only the payload (so the analysis's reasoning is exact), every step carries one;
+and each order of each race `statekit races` prints replays to its printed end.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from hypothesis import strategies as st
 
 from statekit.analysis.explorer import explore
 from statekit.analysis.paths import PathStep, covering_paths
+from statekit.analysis.race_witness import race_replays
+from statekit.analysis.races import races_of
 from statekit.analysis.witness import Expected, takes
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.chart import Chart
@@ -286,3 +289,28 @@ def test_a_question_past_the_solvers_budget_keeps_its_run_with_a_note(tmp_path: 
         o for o in exploration.nodes[0].outcomes or () if o.fired and len(o.transitions()) == 2
     ]
     assert together
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=charts(with_context=False))
+def test_every_printed_race_order_replays_to_its_printed_end(text: str) -> None:
+    ir = chart_of(text)
+    report = races_of(explore(ir))
+    chart = Chart(ir)
+    for race in report.races:
+        for order, replay in zip(race.orders, race_replays(report.exploration, race), strict=True):
+            assert replay.complete, (text, race.events, order)  # payload-only guards
+            state = chart.start()
+            results = []
+            for event, payload in zip(replay.events, replay.payloads, strict=True):
+                assert payload is not None
+                result = chart.send(state, event, payload)
+                results.append(result)
+                state = result.state
+            first, second = results[-2:]
+            assert (first.status.value, first.reason) == (order.first.status, order.first.reason)
+            assert (second.status.value, second.reason) == (
+                order.second.status,
+                order.second.reason,
+            )
+            assert state.leaves == order.configuration
