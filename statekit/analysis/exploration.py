@@ -259,6 +259,9 @@ class Exploration:
         self.conflicts: list[SeenConflict] = []
         self.checks = 0
         self.seconds = 0.0
+        self.reasoning: tuple[int, int, float] = (0, 0, 0.0)
+        """(solver questions, of them undecided within the solver's budget, seconds they took):
+        see `statekit.analysis.feasibility`; an undecided question keeps its run."""
         # The compact store (see the module docstring). Per abstract state, in arrays of
         # machine integers rather than objects: a Python object per state and outcome
         # would cost more than the whole state in this form.

@@ -1,21 +1,32 @@
-"""Data-guard choices for one replay of a macrostep, as the explorer enumerates them.
+"""Data-guard choices for the replays of a macrostep, as the explorer enumerates them.
 
-The explorer replays a macrostep depth first, once per sequence of choices:
-`ScriptedGuardOracle` answers each guard on unknown data from the script of
-that replay (extending it with True), records the `Assumption` it made, and
-stops choosing past `MAX_CHOICES` (every further data guard then fails).
+The explorer replays a macrostep depth first, once per sequence of choices
+(`enumerate_runs`): `ScriptedGuardOracle` answers each guard on unknown data
+from the script of that replay (extending it with True), records the
+`Assumption` it made, and stops choosing past `MAX_CHOICES` (every further
+data guard then fails); at most `MAX_RUNS` replays are made. `stable_facts`
+seeds every replay with what a stable start configuration implies.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from statekit.analysis.feasibility import Feasibility, GuardFact, Verdict
 from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
-from statekit.compiler.ir import GuardCheck, Transition
+from statekit.compiler.ir import CompiledChart, GuardCheck, Transition
+from statekit.engine.abstract import AbstractMacrostep
+from statekit.engine.algorithm import GuardOracle
+from statekit.engine.tables import Configuration
 
 MAX_CHOICES = 20
 """Data-guard decisions one macrostep may need before its enumeration stops."""
+MAX_RUNS = 1024
+"""Distinct guard-outcome combinations enumerated per abstract state and event."""
+
+Leaf = tuple[tuple[Assumption, ...], AbstractMacrostep]
+"""One run of a macrostep: the assumptions its choices made, and what happened."""
 
 
 class ScriptedGuardOracle:
@@ -30,7 +41,17 @@ class ScriptedGuardOracle:
     seeds the memo with what the start configuration's stability implies.
     """
 
-    __slots__ = ("assumptions", "cut", "event_memo", "memo", "payload", "pos", "script", "three")
+    __slots__ = (
+        "assumptions",
+        "cut",
+        "event_memo",
+        "facts",
+        "memo",
+        "payload",
+        "pos",
+        "script",
+        "three",
+    )
 
     def __init__(self, script: list[bool], three: ThreeValued, known: dict[object, bool]) -> None:
         self.script = script
@@ -38,6 +59,8 @@ class ScriptedGuardOracle:
         self.pos = 0
         self.cut = False
         self.assumptions: list[Assumption] = []
+        self.facts: list[GuardFact] = []
+        """Each assumption with the data it read (`statekit.analysis.feasibility`)."""
         self.payload: object = None
         self.memo = dict(known)
         self.event_memo: dict[object, bool] = {}
@@ -53,7 +76,8 @@ class ScriptedGuardOracle:
         value, key, info = self.three.lookup(check.expression, active)
         if value is not UNKNOWN:
             return value
-        data_key = (key, tuple([context[f] for f in info.fields]))
+        values = tuple([context[f] for f in info.fields])
+        data_key = (key, values)
         if info.reads_event:
             if payload is not self.payload:
                 self.payload = payload
@@ -77,4 +101,87 @@ class ScriptedGuardOracle:
             self.pos = pos + 1
         memo[data_key] = answer
         self.assumptions.append(Assumption(check, transition.id, answer))
+        reads = tuple(zip(info.fields, values, strict=True))
+        payload_read = payload if info.reads_event else None
+        tree = check.expression.tree
+        evaluate = check.expression.evaluate
+        fact = GuardFact(tree, evaluate, info.token, key[1], reads, payload_read, answer)
+        self.facts.append(fact)
         return answer
+
+
+def stable_facts(
+    chart: CompiledChart,
+    three: ThreeValued,
+    context: Mapping[str, Any],
+    config: Configuration,
+) -> dict[object, bool]:
+    """What is known at the start of a macrostep from a stable configuration.
+
+    A macrostep ends (short of a final chart) only when no eventless
+    transition is enabled, so every `always` candidate of the configuration
+    had a failing guard then; one whose guards all hold here but one on data
+    had *that* guard false, and it stays false until an `assign` changes a
+    field it reads. The facts are keyed as `ScriptedGuardOracle` keys its memo.
+    """
+    facts: dict[object, bool] = {}
+    eventless, transitions = chart.eventless, chart.transitions
+    for state in config.atomic:
+        for tid in eventless[state]:
+            unknown = []
+            for check in transitions[tid].guards:
+                value, key, info = three.lookup(check.expression, config.ids)
+                if value is False:
+                    break
+                if value is UNKNOWN:
+                    unknown.append((key, info))
+            else:
+                if len(unknown) == 1:
+                    key, info = unknown[0]
+                    facts[(key, tuple([context[f] for f in info.fields]))] = False
+    return facts
+
+
+def enumerate_runs(
+    start: Callable[[GuardOracle], AbstractMacrostep],
+    three: ThreeValued,
+    known: dict[object, bool],
+    event: str | None = None,
+    feasibility: Feasibility | None = None,
+) -> tuple[list[Leaf], list[str]]:
+    """Every distinct run of a macrostep over the choices of its data guards, and why
+    the enumeration was cut short (empty when it was not). With `feasibility`, a run
+    whose data-guard outcomes are proven unable to hold together (for a payload of
+    `event` and any context) is left out."""
+    script: list[bool] = []
+    runs: list[Leaf] = []
+    infeasible: list[Leaf] = []
+    limits: list[str] = []
+    tried = 0
+    while True:
+        oracle = ScriptedGuardOracle(script, three, known)
+        run = start(oracle)
+        tried += 1
+        if oracle.cut and not limits:
+            limits.append(f"more than {MAX_CHOICES} data-guard decisions in one macrostep")
+        leaf = (tuple(oracle.assumptions), run)
+        if (
+            feasibility is not None
+            and oracle.facts
+            and not oracle.cut
+            and feasibility.check(event, oracle.facts) is Verdict.INFEASIBLE
+        ):
+            infeasible.append(leaf)
+        else:
+            runs.append(leaf)
+        del script[oracle.pos :]
+        while script and not script[-1]:
+            script.pop()
+        if not script:
+            # Some values take some run; were every run refuted, the refutation would be
+            # wrong, and the runs stay (never fewer outcomes than the chart has).
+            return (runs or infeasible), limits
+        if tried >= MAX_RUNS:
+            limits.append(f"more than {MAX_RUNS} guard-outcome combinations in one macrostep")
+            return (runs or infeasible), limits
+        script[-1] = False

@@ -9,17 +9,21 @@ decided it: the `reject` entry's state, the failing guard's transition, the
 configuration (breadth-first); the paths are taken longest first, skipping
 targets an earlier path already covers (a path covers what every step on it
 fires or reaches), so that few sequences cover everything. Each step lists
-the data-guard outcomes a test must arrange (payloads are the test's job).
+the data-guard outcomes it takes (`assuming`) and a payload that makes the
+chart take it (`payload`), found and checked by replaying the path through
+`Chart.send` (`statekit.analysis.witness`); None where no payload was found
+within the search's bound (the step's outcomes are then only assumed).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from statekit.analysis.exploration import Exploration, MacrostepBranch
 from statekit.analysis.facts import outcomes, selected_transitions
 from statekit.analysis.report import leaves, state_name, transition_label
+from statekit.analysis.witness import Expected, witness_payloads
 from statekit.engine.step import verdict
 
 RejectionClass = tuple[str, str, str | None, str]
@@ -36,6 +40,13 @@ class PathStep:
     reason: str | None
     configuration: str
     transitions: tuple[int, ...]
+    payload: tuple[tuple[str, Any], ...] | None = None
+    """The payload's fields (name, value) that replay this step; None: not found."""
+
+    @property
+    def payload_fields(self) -> dict[str, Any] | None:
+        """The payload as a mapping, to pass to `Chart.send` (None: not found)."""
+        return None if self.payload is None else dict(self.payload)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +90,7 @@ class PathSuite:
                             "reason": s.reason,
                             "configuration": s.configuration,
                             "transitions": [transition(t) for t in s.transitions],
+                            "payload": s.payload_fields,
                         }
                         for s in path.steps
                     ],
@@ -203,6 +215,7 @@ def covering_paths(exploration: Exploration) -> PathSuite:
     for found, node in classes.items():
         if found not in covered_r:
             paths.append(weave(pairs_to(node)))
+    paths = [with_payloads(exploration, path) for path in paths]
     paths.sort(key=lambda p: (len(p.steps), [s.event or "" for s in p.steps]))
     chart = exploration.chart
     never = tuple(t.id for t in chart.transitions if t.id not in selected)
@@ -214,3 +227,21 @@ def covering_paths(exploration: Exploration) -> PathSuite:
         never,
         tuple(classes),
     )
+
+
+def with_payloads(exploration: Exploration, path: EventPath) -> EventPath:
+    """`path` with each step's checked payload (`statekit.analysis.witness`)."""
+    events = [s for s in path.steps if s.event is not None]
+    expected = [
+        Expected(s.event or "", s.status, s.reason, s.transitions, s.configuration) for s in events
+    ]
+    found = iter(witness_payloads(exploration.chart, expected))
+    steps = []
+    for step in path.steps:
+        if step.event is None:
+            steps.append(step)
+            continue
+        payload = next(found)
+        fields = None if payload is None else tuple(payload.items())
+        steps.append(replace(step, payload=fields))
+    return replace(path, steps=tuple(steps))

@@ -21,7 +21,7 @@ from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.analysis.paths import PathSuite, covering_paths
 from statekit.analysis.report import transition_label
 from statekit.cli.group import EXIT_FINDINGS
-from statekit.cli.output import echo_json
+from statekit.cli.output import echo_json, json_text
 from statekit.cli.progress import (
     max_configurations_option,
     max_memory_option,
@@ -69,6 +69,13 @@ def _finish(explored: Exploration) -> None:
     """Exit 1 with the `analysis-limit` finding (on standard error) when the exploration
     hit a bound: what was printed is then incomplete."""
     skip_final_collection()
+    undecided = explored.reasoning[1]
+    if undecided:
+        click.echo(
+            f"note: {undecided} feasibility question(s) went past the solver's budget: "
+            "their runs are kept and their guard outcomes only assumed",
+            err=True,
+        )
     found = analysis_limit.finding(explored.chart, explored)
     if found is not None:
         click.echo(format_diagnostics("text", (found,), rule_infos()), nl=False, err=True)
@@ -311,6 +318,10 @@ def _print_paths(suite: PathSuite, explored: Exploration) -> None:
             else:
                 head = f"  {step.event}: {step.status}" + (f" {step.reason}" if step.reason else "")
             out.append(head)
+            if step.event is not None and step.payload is None:
+                out.append("      payload: none found by replay (the outcomes below are assumed)")
+            elif step.payload:
+                out.append(f"      payload {json_text(step.payload_fields)}")
             out.extend(f"      assuming {a}" for a in step.assuming)
     out.append("")
     out.append(

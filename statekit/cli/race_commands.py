@@ -1,9 +1,10 @@
-"""`statekit races FILE...`: every pair of events whose order of arrival changes the answer.
+"""`statekit races PATH...`: every pair of events whose order of arrival changes the answer.
 
 For each chart: the configurations where two events of different producers
 (or of no declared one) are order-sensitive, both orders' outcomes, the
 data-guard outcomes assumed, and whether a `races:` entry decides the race
-(`statekit.analysis.races`). Exit codes as `statekit lint`: 0 when every race
+(`statekit.analysis.races`). A folder names the charts in it, as for `statekit
+lint` (`statekit.lint.lint_files.collect_files`). Exit codes as `statekit lint`: 0 when every race
 is decided, 1 when one is not (or a chart does not compile, or an
 exploration hit its bound, so a race may be missing), 2 for usage errors.
 """
@@ -15,6 +16,7 @@ import sys
 import click
 
 from statekit.analysis.options import ExplorationOptions
+from statekit.analysis.race_witness import race_replays
 from statekit.analysis.races import RaceReport, find_races
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import echo_json
@@ -26,11 +28,12 @@ from statekit.cli.progress import (
 from statekit.compiler.pipeline import compile_file
 from statekit.compiler.terminal_text import terminal_text
 from statekit.lint.formats import format_diagnostics
+from statekit.lint.lint_files import UsageError, collect_files
 from statekit.lint.registry import rule_infos
 
 
 @click.command("races")
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option(
     "--format",
     "output_format",
@@ -40,9 +43,14 @@ from statekit.lint.registry import rule_infos
     help="text: each race with both orders' outcomes; json: a list with one object per "
     "pair of events and configuration.",
 )
-def races_command(files: tuple[str, ...], output_format: str, max_configurations: int) -> None:
+def races_command(paths: tuple[str, ...], output_format: str, max_configurations: int) -> None:
     """Every race: pairs of events whose order of arrival changes the answer, where, both
-    orders' outcomes, and whether `races:` decides it."""
+    orders' outcomes, and whether `races:` decides it. PATHS are chart files or folders
+    (their charts, found as `statekit lint` finds them)."""
+    try:
+        files = collect_files(paths)
+    except UsageError as exc:
+        raise click.UsageError(str(exc)) from exc
     options = ExplorationOptions(max_configurations=max_configurations, progress=terminal_progress)
     reports: list[RaceReport] = []
     failed = False
@@ -60,7 +68,16 @@ def races_command(files: tuple[str, ...], output_format: str, max_configurations
             failed = True
         reports.append(report)
     if output_format == "json":
-        data = [item for report in reports for item in report.to_json()]
+        data = []
+        for report in reports:
+            for race, item in zip(report.races, report.to_json(), strict=True):
+                replays = race_replays(report.exploration, race)
+                for order, replay in zip(item["orders"], replays, strict=True):
+                    order["replay"] = [
+                        {"event": event, "payload": payload}
+                        for event, payload in zip(replay.events, replay.payloads, strict=True)
+                    ]
+                data.append(item)
         echo_json(data, indent=2)
     else:
         click.echo("\n".join(terminal_text(ln) for report in reports for ln in _text(report)))
@@ -80,8 +97,11 @@ def _text(report: RaceReport) -> list[str]:
             f"  {a} ({pa}) and {b} ({pb}) race in {{{', '.join(race.configuration)}}}: {verdict}"
         )
         first, second = race.orders
+        replays = race_replays(report.exploration, race)
         out.append(f"    {a} then {b}: {first.text()}")
+        out.append(f"      replay: {replays[0].text()}")
         out.append(f"    {b} then {a}: {second.text()}")
+        out.append(f"      replay: {replays[1].text()}")
         out.extend(f"      assuming {x.describe(chart)}" for x in race.assumptions)
         out.append("    path: " + (", ".join(race.path) if race.path else "(the start)"))
     pairs = len({race.events for race in report.races})

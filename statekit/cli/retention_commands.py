@@ -13,12 +13,12 @@ usage error (a duration out of form, a store that cannot be opened).
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
+from statekit.cli.output import echo_json, echo_text
 from statekit.cli.refusals import runner_refusal
 from statekit.cli.runner_commands import compiled_chart
 from statekit.runner.chart_versions import refuse_changed_version
@@ -134,7 +134,7 @@ def prune_command(
 
 def _show(report: PruneReport, output_format: str) -> None:
     if output_format == "json":
-        click.echo(json.dumps(report.to_data(), ensure_ascii=False))
+        echo_json(report.to_data())
         return
     verb = "would remove" if report.dry_run else "removed"
     click.echo(
@@ -143,9 +143,9 @@ def _show(report: PruneReport, output_format: str) -> None:
         f"{'would thin' if report.dry_run else 'thinned'} {report.events_thinned} event(s)"
     )
     for instance_id, through in report.instances_thinned:
-        click.echo(f"  {instance_id}: events through #{through} (its newest snapshot)")
+        echo_text(f"  {instance_id}: events through #{through} (its newest snapshot)")
     for skipped in report.skipped:
-        click.echo(f"  {instance_id_text(skipped.instance_id)}: skipped: {skipped.reason}")
+        echo_text(f"  {instance_id_text(skipped.instance_id)}: skipped: {skipped.reason}")
     if not report.dry_run:
         click.echo(
             f"{report.batches} batch(es), the longest {report.longest_batch_seconds * 1000:.1f} ms",

@@ -14,8 +14,9 @@
 Together the paths fire every selectable transition and reach every rejection
 class of the chart (model-based testing: see docs/testing.md). Each step names
 the event, the classification the chart gives it (status and reason), the
-configuration it leads to, and the data-guard outcomes the test must arrange
-(`assuming`): the payloads are the test's job.
+configuration it leads to, the data-guard outcomes it takes (`assuming`), and
+a payload that makes the chart take it (`payload_fields`, checked by replaying
+the path through `Chart.send`; None where the bounded search found none).
 """
 
 from __future__ import annotations

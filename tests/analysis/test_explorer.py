@@ -17,7 +17,10 @@ from statekit.compiler.ir import CompiledChart, FieldDecl
 from statekit.compiler.value_types import BaseType
 from statekit.engine.result import ENGINE_REASONS, Status
 
-REFERENCE = {"task": (17, 17), "payment": (7, 7), "media_player": (16, 505)}
+REFERENCE = {"task": (17, 17), "payment": (7, 7), "media_player": (16, 475)}
+# media_player: 30 abstract states fewer than the analysis found before it reasoned about
+# guards together: they were reached only by POWER_ON with `ctx.battery_pct > 5` and
+# `ctx.battery_pct <= 2` both holding on the same value.
 TIMED = {"task", "payment"}  # the machines with timers: `after`/`at` on some of their states
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from statekit.api import load
+
 ROOT = Path(__file__).resolve().parents[2]
 POLICIES = ROOT / "tests" / "analysis" / "fixtures" / "races"
 LESSON = """\
@@ -48,12 +50,14 @@ def test_an_undecided_race_exits_1_and_shows_both_orders(tmp_path: Path) -> None
     done = statekit("races", write(tmp_path, LESSON))
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[1:5] == [
+    assert lines[1:7] == [
         "  TaskCompleted (worker) and TaskCancelled (user) race in {running}: UNDECIDED",
         "    TaskCompleted then TaskCancelled: TaskCompleted APPLIED, then TaskCancelled "
         "REJECTED TERMINAL_STATE → {completed}",
+        "      replay: TaskCompleted {}, TaskCancelled {}",
         "    TaskCancelled then TaskCompleted: TaskCancelled APPLIED, then TaskCompleted "
         "REJECTED TERMINAL_STATE → {cancelled}",
+        "      replay: TaskCancelled {}, TaskCompleted {}",
         "    path: (the start)",
     ]
     assert lines[-1] == "  1 race(s) of 1 pair(s) of events, 1 undecided"
@@ -81,6 +85,10 @@ def test_the_json_shape(tmp_path: Path) -> None:
                 ],
                 "configuration": ["completed"],
                 "assumptions": [],
+                "replay": [
+                    {"event": "TaskCompleted", "payload": {}},
+                    {"event": "TaskCancelled", "payload": {}},
+                ],
             },
             {
                 "events": ["TaskCancelled", "TaskCompleted"],
@@ -90,6 +98,10 @@ def test_the_json_shape(tmp_path: Path) -> None:
                 ],
                 "configuration": ["cancelled"],
                 "assumptions": [],
+                "replay": [
+                    {"event": "TaskCancelled", "payload": {}},
+                    {"event": "TaskCompleted", "payload": {}},
+                ],
             },
         ],
         "assumptions": [],
@@ -140,3 +152,41 @@ def test_an_exploration_past_its_bound_exits_1_saying_so(tmp_path: Path) -> None
     done = statekit("races", write(tmp_path, DECIDED), "--max-configurations", "1")
     assert done.returncode == 1
     assert "races past it are not listed" in done.stderr
+
+
+def test_each_order_of_a_race_replays_through_the_engine_with_its_payloads() -> None:
+    """`replay` gives the path to the race's configuration and the pair in each order,
+    each with a payload: sent to the chart, they end as the order is printed."""
+    done = statekit("races", "machines/payment.yaml", "--format", "json")
+    chart = load(ROOT / "machines" / "payment.yaml")
+    replayed = 0
+    for item in json.loads(done.stdout):
+        for order in item["orders"]:
+            if any(step["payload"] is None for step in order["replay"]):
+                continue
+            state = chart.start()
+            results = []
+            for step in order["replay"]:
+                result = chart.send(state, step["event"], step["payload"])
+                results.append(result)
+                state = result.state
+            answers = [
+                {"event": e, "status": r.status.value, "reason": r.reason}
+                for e, r in zip(order["events"], results[-2:], strict=True)
+            ]
+            assert answers == order["answers"]
+            assert list(state.leaves) == order["configuration"]
+            replayed += 1
+    assert replayed >= 1
+
+
+def test_a_folder_names_its_charts_as_for_lint(tmp_path: Path) -> None:
+    done = statekit("races", str(POLICIES), "--format", "json")
+    charts = {Path(item["file"]).name for item in json.loads(done.stdout)}
+    assert charts and charts <= {p.name for p in POLICIES.glob("*.yaml")}
+    assert len(charts) > 1
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    refused = statekit("races", str(empty))
+    assert refused.returncode == 2
+    assert "no chart files in this folder" in refused.stderr

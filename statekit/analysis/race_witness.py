@@ -1,0 +1,77 @@
+"""Concrete payloads for a reported race: the path to its configuration and each order.
+
+A race is printed as two orders of a pair of events from one configuration,
+each with the data-guard outcomes it assumed. `race_replays` makes each order
+runnable: the events of the shortest known path to the configuration, then
+the pair in that order, with a payload for each found and checked by
+replaying them through `Chart.send` (`statekit.analysis.witness`): the path's
+steps as the exploration took them, the first event of the pair answered as
+printed, the second too, ending in the printed configuration.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from statekit.analysis.exploration import Exploration
+from statekit.analysis.races import OrderOutcome, Race
+from statekit.analysis.report import leaves
+from statekit.analysis.witness import Expected, Payload, witness_payloads
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """The events of one order's replay, from the start, each with its checked payload
+    (None: the bounded search found none, and that step is only assumed)."""
+
+    events: tuple[str, ...]
+    payloads: tuple[Payload | None, ...]
+
+    @property
+    def complete(self) -> bool:
+        """Whether every step has a checked payload."""
+        return all(p is not None for p in self.payloads)
+
+    def text(self) -> str:
+        """`E1 {"n": 1}, A {}, B {"late": true}` (`?` for a step without a payload)."""
+        return ", ".join(
+            f"{event} {'?' if p is None else json.dumps(p, ensure_ascii=False)}"
+            for event, p in zip(self.events, self.payloads, strict=True)
+        )
+
+
+def _prefix(exploration: Exploration, node: int) -> list[Expected]:
+    chart = exploration.chart
+    out = []
+    for _source, outcome in exploration.path(node):
+        if outcome.event is None:
+            continue
+        where = ""
+        if outcome.fired and outcome.target >= 0:
+            where = leaves(chart, exploration.nodes[outcome.target].config)
+        transitions = outcome.transitions()
+        out.append(
+            Expected(outcome.event, outcome.status.value, outcome.reason, transitions, where)
+        )
+    return out
+
+
+def _order(order: OrderOutcome) -> list[Expected]:
+    first, second = order.first, order.second
+    end = "{" + ", ".join(order.configuration) + "}"
+    return [
+        Expected(first.event, first.status, first.reason, order.transitions[0], ""),
+        Expected(second.event, second.status, second.reason, order.transitions[1], end),
+    ]
+
+
+def race_replays(exploration: Exploration, race: Race) -> tuple[Replay, Replay]:
+    """A checked replay of each of the race's two shown orders (A then B first)."""
+    prefix = _prefix(exploration, race.node)
+    out = []
+    for order in race.orders:
+        steps = [*prefix, *_order(order)]
+        payloads = witness_payloads(exploration.chart, steps)
+        out.append(Replay(tuple(s.event for s in steps), tuple(payloads)))
+    return out[0], out[1]

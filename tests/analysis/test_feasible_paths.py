@@ -1,0 +1,316 @@
+"""Feasible paths only: the data-guard outcomes of one macrostep are reasoned about together,
+and every path `statekit paths` prints carries payloads that replay through `Chart.send`.
+
+The property: for generated charts (two parallel regions reacting to the same events,
+guards and `if` conditions over the payload and the context, some `assign`s), every
+step of every covering path that carries a payload is taken exactly as printed when
+the path is replayed with those payloads from the initial state; where every guard
+reads only the payload (so the analysis's reasoning is exact), every step carries one;
+and each order of each race `statekit races` prints replays to its printed end.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from chart_helpers import chart_of
+from cli_process import statekit
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from statekit.analysis.explorer import explore
+from statekit.analysis.paths import PathStep, covering_paths
+from statekit.analysis.race_witness import race_replays
+from statekit.analysis.races import races_of
+from statekit.analysis.witness import Expected, takes
+from statekit.compiler.ir import CompiledChart
+from statekit.engine.chart import Chart
+
+REGIONS = """\
+statechart: regions
+context:
+  cancel_at_period_end: {type: boolean, default: false}
+events:
+  CANCEL_REQUESTED:
+    at_period_end: {type: boolean}
+    days_left: {type: integer}
+  RENEW: {}
+parallel: true
+states:
+  billing:
+    initial: active
+    states:
+      active:
+        on:
+          CANCEL_REQUESTED:
+            to: cancelled
+            if: not event.at_period_end
+      cancelled: {}
+  entitlement:
+    initial: granted
+    states:
+      granted:
+        on:
+          CANCEL_REQUESTED:
+            to: ending
+            if: event.at_period_end and event.days_left > 0
+            else: NO_DAYS_LEFT
+          RENEW:
+            to: granted
+            if: ctx.cancel_at_period_end and not ctx.cancel_at_period_end
+      ending: {}
+"""
+
+
+def _replays(ir: CompiledChart, steps: tuple[PathStep, ...]) -> int:
+    """Replay the steps that carry a payload; return how many were checked. A step
+    without one is a rejection the search could not bring about (the state stays) or
+    the first of a tail it could not take (the replay stops)."""
+    chart = Chart(ir)
+    state = chart.start()
+    checked = 0
+    for step in steps:
+        if step.event is None:
+            continue
+        payload = step.payload_fields
+        if payload is None:
+            if step.status == "APPLIED":
+                break
+            continue
+        result = chart.send(state, step.event, payload)
+        expected = Expected(
+            step.event, step.status, step.reason, step.transitions, step.configuration
+        )
+        assert takes(result, expected), (step, result.status, result.reason)
+        state = result.state
+        checked += 1
+    return checked
+
+
+def test_contradictory_conditions_of_one_event_are_never_combined() -> None:
+    ir = chart_of(REGIONS)
+    suite = covering_paths(explore(ir))
+    renew = next(t.id for t in ir.transitions if t.event == "RENEW")
+    assert renew in suite.never_selected  # its condition cannot hold
+    for path in suite.paths:
+        for step in path.steps:
+            held = {a for a in step.assuming if a.endswith(" holds")}
+            assert not any("(not event.at_period_end)" in a for a in held) or not any(
+                "(event.at_period_end and" in a for a in held
+            ), step
+            if step.event is not None:
+                assert step.payload is not None, step
+        assert _replays(ir, path.steps) == sum(1 for s in path.steps if s.event)
+
+
+def test_paths_print_and_serialise_the_payloads(tmp_path: Any) -> None:
+    chart = tmp_path / "regions.yaml"
+    chart.write_text(REGIONS)
+    text = statekit("paths", str(chart))
+    assert text.returncode == 0, text.stderr
+    assert 'payload {"at_period_end": false, "days_left": 1}' in text.stdout
+    as_json = statekit("paths", str(chart), "--format", "json")
+    payloads = [
+        s["payload"] for p in json.loads(as_json.stdout)["paths"] for s in p["steps"] if s["event"]
+    ]
+    assert payloads and all(isinstance(p, dict) for p in payloads)
+
+
+def test_a_condition_the_reasoning_cannot_translate_is_kept_and_only_assumed() -> None:
+    # `%` is not translated (Python's and the solver's remainders differ on negative
+    # numbers): both conditions holding stays a run, and since no payload makes it
+    # happen, the path prints it without a payload rather than with a wrong one.
+    ir = chart_of(
+        """\
+statechart: parity
+events:
+  E:
+    n: {type: integer}
+parallel: true
+states:
+  a:
+    initial: a0
+    states:
+      a0:
+        on:
+          E: {to: a1, if: event.n % 2 == 0}
+      a1: {}
+  b:
+    initial: b0
+    states:
+      b0:
+        on:
+          E: {to: b1, if: event.n % 2 == 1}
+      b1: {}
+"""
+    )
+    exploration = explore(ir)
+    both = [
+        o
+        for o in exploration.nodes[0].outcomes or ()
+        if o.fired and all(a.holds for a in o.assumptions) and len(o.assumptions) == 2
+    ]
+    assert both  # kept: not refuted
+    suite = covering_paths(exploration)
+    steps = [s for p in suite.paths for s in p.steps if s.event and len(s.transitions) == 2]
+    assert steps and all(s.payload is None for s in steps)
+
+
+# -- the property ---------------------------------------------------------------------
+
+ATOMS_PAYLOAD = st.sampled_from(
+    [
+        "event.n > 3",
+        "event.n <= 3",
+        "event.n == 7",
+        "event.n >= 8",
+        "event.flag",
+        "not event.flag",
+        "event.kind == 'x'",
+        "event.kind != 'x'",
+        "min(event.n, 5) == 5",
+        "len(event.note) > 2",
+        "event.note == 'abc'",
+    ]
+)
+ATOMS_CONTEXT = st.sampled_from(["ctx.c > 3", "ctx.c <= 3", "ctx.c == event.n", "ctx.on"])
+
+
+@st.composite
+def conditions(draw: st.DrawFn, with_context: bool) -> str:
+    atoms = st.one_of(ATOMS_PAYLOAD, ATOMS_CONTEXT) if with_context else ATOMS_PAYLOAD
+    parts = draw(st.lists(atoms, min_size=1, max_size=2))
+    joined = f" {draw(st.sampled_from(['and', 'or']))} ".join(parts)
+    return f"not ({joined})" if draw(st.booleans()) else joined
+
+
+@st.composite
+def charts(draw: st.DrawFn, with_context: bool) -> str:
+    lines = [
+        "statechart: generated",
+        "context:",
+        "  c: {type: integer, default: 0}",
+        "  on: {type: boolean, default: false}",
+        "events:",
+    ]
+    for event in ("E0", "E1"):
+        lines += [
+            f"  {event}:",
+            "    n: {type: integer}",
+            "    flag: {type: boolean}",
+            "    kind: {enum: [x, y]}",
+            "    note: {type: string}",
+        ]
+    lines += ["parallel: true", "states:"]
+    for region in ("r", "s"):
+        lines += [f"  {region}:", f"    initial: {region}0", "    states:"]
+        for index in range(2):
+            lines += [f"      {region}{index}:", "        on:"]
+            for event in ("E0", "E1"):
+                if not draw(st.booleans()):
+                    continue
+                target = f"{region}{draw(st.integers(0, 1))}"
+                condition = draw(conditions(with_context))
+                lines += [f"          {event}:", f"            - to: {target}"]
+                lines.append(f'              if: "{condition}"')
+                if with_context and draw(st.booleans()):
+                    lines.append('              do: [{assign: {c: "event.n"}}]')
+                if draw(st.booleans()):
+                    lines += [
+                        f"            - to: {region}{1 - index}",
+                        f'              if: "{draw(conditions(with_context))}"',
+                        f"              else: {region.upper()}{index}_{event}_REFUSED",
+                    ]
+            if lines[-1] == "        on:":
+                lines[-1] = "        on: {}"
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=charts(with_context=False))
+def test_every_printed_path_replays_and_payload_guards_always_get_payloads(text: str) -> None:
+    ir = chart_of(text)
+    for path in covering_paths(explore(ir)).paths:
+        events = [s for s in path.steps if s.event is not None]
+        assert all(s.payload is not None for s in events), (text, path)
+        assert _replays(ir, path.steps) == len(events)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=charts(with_context=True))
+def test_every_printed_payload_replays_with_context_guards_and_assigns(text: str) -> None:
+    ir = chart_of(text)
+    for path in covering_paths(explore(ir)).paths:
+        _replays(ir, path.steps)
+
+
+HARD = """\
+statechart: hard
+events:
+  E:
+    a: {type: integer}
+    b: {type: integer}
+    c: {type: integer}
+parallel: true
+states:
+  r:
+    initial: r0
+    states:
+      r0:
+        on:
+          E:
+            to: r1
+            if: "event.a * event.a * event.a + event.b * event.b * event.b
+              + event.c * event.c * event.c == 33"
+      r1: {}
+  s:
+    initial: s0
+    states:
+      s0:
+        on:
+          E: {to: s1, if: "event.a > 0"}
+      s1: {}
+"""
+
+
+def test_a_question_past_the_solvers_budget_keeps_its_run_with_a_note(tmp_path: Any) -> None:
+    # Sums of three cubes: no solver settles 33 within the budget. The runs stay
+    # (both transitions can still fire, together too) and the note says so.
+    chart = tmp_path / "hard.yaml"
+    chart.write_text(HARD)
+    done = statekit("paths", str(chart))
+    assert done.returncode == 0, done.stderr
+    assert "went past the solver's budget" in done.stderr
+    assert "2 of 2 transition(s) fired" in done.stdout
+    exploration = explore(chart_of(HARD))
+    assert exploration.reasoning[1] >= 1
+    together = [
+        o for o in exploration.nodes[0].outcomes or () if o.fired and len(o.transitions()) == 2
+    ]
+    assert together
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=charts(with_context=False))
+def test_every_printed_race_order_replays_to_its_printed_end(text: str) -> None:
+    ir = chart_of(text)
+    report = races_of(explore(ir))
+    chart = Chart(ir)
+    for race in report.races:
+        for order, replay in zip(race.orders, race_replays(report.exploration, race), strict=True):
+            assert replay.complete, (text, race.events, order)  # payload-only guards
+            state = chart.start()
+            results = []
+            for event, payload in zip(replay.events, replay.payloads, strict=True):
+                assert payload is not None
+                result = chart.send(state, event, payload)
+                results.append(result)
+                state = result.state
+            first, second = results[-2:]
+            assert (first.status.value, first.reason) == (order.first.status, order.first.reason)
+            assert (second.status.value, second.reason) == (
+                order.second.status,
+                order.second.reason,
+            )
+            assert state.leaves == order.configuration
