@@ -30,7 +30,8 @@ from statekit.runner.json_text import parse_json
 from statekit.runner.store import open_read_only_store
 from statekit.runner.store.base import Store
 from statekit.runner.store.rows import OutboxRow
-from statekit.runner.verify import verify, verify_store
+from statekit.runner.store_checks import verify_store
+from statekit.runner.verify import verify
 
 
 @click.command("verify")

@@ -19,7 +19,8 @@ from statekit.runner.outcome import EVENT_ID_PAYLOAD_CONFLICT, OutcomeStatus
 from statekit.runner.retention import PruneReport, RetentionError, RetentionPolicy, parse_age, prune
 from statekit.runner.snapshots import rebuild
 from statekit.runner.store.base import Store
-from statekit.runner.verify import verify, verify_store
+from statekit.runner.store_checks import verify_store
+from statekit.runner.verify import verify
 
 LATER = time.time() + 30 * 86_400.0  # every row is older than a day by then
 EVERYTHING = RetentionPolicy(

@@ -21,7 +21,8 @@ from statekit.runner.errors import RunnerError
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
-from statekit.runner.verify import verify, verify_store
+from statekit.runner.store_checks import verify_store
+from statekit.runner.verify import verify
 
 T0 = 1_700_000_000_000
 AFTER = "after(30s)@running"

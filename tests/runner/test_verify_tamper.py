@@ -28,7 +28,8 @@ from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
 from statekit.runner.store.migrations import LATEST
-from statekit.runner.verify import verify, verify_store
+from statekit.runner.store_checks import verify_store
+from statekit.runner.verify import verify
 
 
 def chart_source(text: str) -> str:

@@ -18,7 +18,7 @@ from statekit.runner.evidence import microstep_data
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.store.migrations import LATEST
-from statekit.runner.verify import verify_store
+from statekit.runner.store_checks import verify_store
 
 FIXTURE = Path(__file__).with_name("schema3_store.sql")  # written by statekit at schema 3
 

@@ -21,7 +21,7 @@ from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
 from statekit.runner.store.migrations import LATEST
 from statekit.runner.store.rows import EventRow
-from statekit.runner.verify import verify_store
+from statekit.runner.store_checks import verify_store
 
 # Written by statekit at schema 5 (the commit before migration 6): a counter with applied,
 # already-applied, rejected and conflicting events, snapshots, delivered, dead and pending
