@@ -8,7 +8,8 @@ the payload and evidence of the events before each clean instance's newest
 snapshot (`statekit.runner.retention`). `--dry-run` counts what would go and
 changes nothing. Exit 0 when done, 1 when an instance was left unthinned
 because `verify` finds it damaged (everything else was still pruned), 2 on a
-usage error (a duration out of form, a store that cannot be opened).
+usage error (a duration out of form, a store that cannot be opened). Several `--db`
+are a shard set (`shard_options`): each shard is pruned in turn, with a report each.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import echo_json, echo_text
 from statekit.cli.refusals import runner_refusal
 from statekit.cli.runner_commands import compiled_chart
+from statekit.cli.shard_options import db_option, open_cli_shards
 from statekit.runner.chart_versions import refuse_changed_version
 from statekit.runner.errors import RunnerError
 from statekit.runner.retention import (
@@ -32,6 +34,7 @@ from statekit.runner.retention import (
     prune,
 )
 from statekit.runner.store import open_existing_store, open_read_only_store
+from statekit.runner.store.base import Store
 
 NEVER = "never"
 """The `--delivered-before` value that keeps every delivered message."""
@@ -48,7 +51,7 @@ def _age(value: str | None, option: str) -> float | None:
 
 
 @click.command("prune")
-@click.option("--db", "url", required=True, help="Store URL: sqlite:///path.db or postgresql://…")
+@db_option
 @click.option(
     "--delivered-before",
     "delivered",
@@ -95,7 +98,7 @@ def _age(value: str | None, option: str) -> float | None:
 @click.option("--dry-run", is_flag=True, help="Count what would go; change nothing.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
 def prune_command(
-    url: str,
+    urls: tuple[str, ...],
     delivered: str,
     inbox: str | None,
     rejections: str | None,
@@ -117,28 +120,48 @@ def prune_command(
         dry_run=dry_run,
     )
     given = [compiled_chart(path) for path in charts]
+    stores = _opened(urls, dry_run=dry_run)
+    reports: list[tuple[int | None, PruneReport]] = []
     try:
-        store = open_read_only_store(url) if dry_run else open_existing_store(url)
-    except RunnerError as exc:
-        raise click.UsageError(str(exc)) from exc
-    try:
-        refuse_changed_version(store, given)
-        report = prune(store, policy, given)
+        for index, store in enumerate(stores):
+            refuse_changed_version(store, given)
+            reports.append((index if len(stores) > 1 else None, prune(store, policy, given)))
     except RunnerError as exc:
         raise runner_refusal(exc) from exc
     finally:
-        store.close()
-    _show(report, output_format)
-    sys.exit(EXIT_FINDINGS if report.damaged else EXIT_CLEAN)
+        for store in stores:
+            store.close()
+    for shard, report in reports:
+        _show(report, output_format, shard)
+    sys.exit(EXIT_FINDINGS if any(report.damaged for _, report in reports) else EXIT_CLEAN)
 
 
-def _show(report: PruneReport, output_format: str) -> None:
+def _opened(urls: tuple[str, ...], *, dry_run: bool) -> list[Store]:
+    """The store at each URL, never created (read-only for a dry run); several URLs are a
+    shard set, checked as one (`shard_options`: given otherwise, a usage error)."""
+    for url in urls:  # a missing store is refused before anything is opened to write
+        try:
+            (open_read_only_store if dry_run else open_existing_store)(url).close()
+        except RunnerError as exc:
+            raise click.UsageError(str(exc)) from exc
+    if len(urls) > 1:
+        return list(open_cli_shards(urls, read_only=dry_run).stores)
+    try:
+        return [open_read_only_store(urls[0]) if dry_run else open_existing_store(urls[0])]
+    except RunnerError as exc:
+        raise click.UsageError(str(exc)) from exc
+
+
+def _show(report: PruneReport, output_format: str, shard: int | None) -> None:
+    """One store's report (of shard `shard` of a set: a `"shard"` field, a `shard N: `
+    prefix)."""
     if output_format == "json":
-        echo_json(report.to_data())
+        echo_json(report.to_data() if shard is None else {"shard": shard, **report.to_data()})
         return
     verb = "would remove" if report.dry_run else "removed"
+    where = "" if shard is None else f"shard {shard}: "
     click.echo(
-        f"{verb}: {report.outbox_messages} delivered message(s), {report.inbox_rows} inbox "
+        f"{where}{verb}: {report.outbox_messages} delivered message(s), {report.inbox_rows} inbox "
         f"row(s), {report.rejections} rejection(s); "
         f"{'would thin' if report.dry_run else 'thinned'} {report.events_thinned} event(s)"
     )

@@ -5,7 +5,7 @@ One URL is a store (as it always was); several, in order, are a shard set
 each database's place in the set recorded by the first writer and checked at
 every opening, so a set given in another order, with a shard missing or added,
 is a usage error (exit 2) before anything is read or written. `run`, `worker`,
-`verify` and `outbox` take it; a command opens the set with `open_cli_shards`.
+`verify`, `outbox` and `prune` take it; a command opens the set with `open_cli_shards`.
 """
 
 from __future__ import annotations

@@ -10,10 +10,13 @@ from pathlib import Path
 import pytest
 from cli_process import statekit
 from runner_charts import COUNTER, write_chart
+from store_fixtures import ShardURLs
 
 from statekit.api import load
 from statekit.runner.outbox import Dispatcher
 from statekit.runner.runner import Runner
+from statekit.runner.shard_layout import open_shard_set, shard_of
+from statekit.runner.sharding import ShardedRunner
 from statekit.runner.store import open_store
 
 
@@ -97,3 +100,36 @@ def test_no_store_is_created(tmp_path: Path) -> None:
         done = statekit("prune", "--db", f"sqlite:///{path}", *extra)
         assert done.returncode == 2 and "no statekit store" in done.stderr, done.stderr
     assert not path.exists()
+
+
+def test_a_shard_set_is_pruned_shard_by_shard_and_refused_given_otherwise(
+    shard_urls: ShardURLs, tmp_path: Path
+) -> None:
+    urls = shard_urls(2)
+    path = write_chart(COUNTER, tmp_path, "counter")
+    sharded = ShardedRunner(load(path), open_shard_set(urls))
+    ids = [f"c{n}" for n in range(6)]
+    for i in ids:
+        sharded.create(i)
+        assert sharded.apply(i, f"{i}-1", "Incr", {"by": 1}).applied
+    owners = {shard_of(i, 2) for i in ids}
+    assert owners == {0, 1}  # both shards hold messages
+    for url in urls:
+        store = open_store(url)
+        Dispatcher(store, {"Counted": lambda m: None}).run_until_idle()
+        with store.write():
+            store.execute("UPDATE statekit_outbox SET delivered_at = delivered_at - 8 * 86400")
+        store.close()
+    sharded.close()
+    db = [arg for url in urls for arg in ("--db", url)]
+    swapped = [arg for url in reversed(urls) for arg in ("--db", url)]
+    refused = statekit("prune", *swapped)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    done = statekit("prune", *db, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    reports = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["shard"] for r in reports] == [0, 1]
+    removed = {r["shard"]: r["outbox_messages"] for r in reports}
+    assert removed == {s: sum(shard_of(i, 2) == s for i in ids) for s in (0, 1)}
+    checked = statekit("verify", *db)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
