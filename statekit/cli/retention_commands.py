@@ -132,7 +132,7 @@ def prune_command(
         for store in stores:
             store.close()
     for shard, report in reports:
-        _show(report, output_format, shard)
+        _show(report, output_format, shard, len(stores))
     sys.exit(EXIT_FINDINGS if any(report.damaged for _, report in reports) else EXIT_CLEAN)
 
 
@@ -152,14 +152,15 @@ def _opened(urls: tuple[str, ...], *, dry_run: bool) -> list[Store]:
         raise click.UsageError(str(exc)) from exc
 
 
-def _show(report: PruneReport, output_format: str, shard: int | None) -> None:
-    """One store's report (of shard `shard` of a set: a `"shard"` field, a `shard N: `
-    prefix)."""
+def _show(report: PruneReport, output_format: str, shard: int | None, count: int) -> None:
+    """One store's report (of shard `shard` of a set of `count`: a `"shard"` field, the
+    index as `statekit outbox` gives it; a `shard N of COUNT: ` prefix, counted from 1 as
+    the shard set's messages count)."""
     if output_format == "json":
         echo_json(report.to_data() if shard is None else {"shard": shard, **report.to_data()})
         return
     verb = "would remove" if report.dry_run else "removed"
-    where = "" if shard is None else f"shard {shard}: "
+    where = "" if shard is None else f"shard {shard + 1} of {count}: "
     click.echo(
         f"{where}{verb}: {report.outbox_messages} delivered message(s), {report.inbox_rows} inbox "
         f"row(s), {report.rejections} rejection(s); "
