@@ -35,22 +35,19 @@ values they read, which recurs in every configuration with the same runs.
 
 from __future__ import annotations
 
-import enum
 import itertools
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from statekit.analysis.guard_facts import GuardFact, Verdict
 from statekit.analysis.witness import candidates, chart_literals
 
 if TYPE_CHECKING:
     from statekit.analysis.smt import SmtQuestions
-from statekit.compiler.expressions.closures import Evaluator
 from statekit.compiler.expressions.tree import (
     ContextRef,
     EventRef,
-    ExprNode,
     iter_nodes,
 )
 from statekit.compiler.ir import CompiledChart, FieldDecl
@@ -59,28 +56,6 @@ SAMPLES_PER_UNKNOWN = 12
 """Candidate values tried per unknown before a question goes to the solver."""
 MAX_SAMPLES = 256
 """Combinations of candidate values tried per question before it goes to the solver."""
-
-
-class Verdict(enum.Enum):
-    FEASIBLE = "feasible"
-    INFEASIBLE = "infeasible"
-    UNDECIDED = "undecided"
-
-
-@dataclass(frozen=True, slots=True)
-class GuardFact:
-    """One data-guard outcome of a run: `tree` evaluated with the states of `active`
-    (those it tests that were active), reading `reads` (context field → the value
-    object the run had then: the same object, the same unknown) and the payload
-    object `payload`, gave `holds`."""
-
-    tree: ExprNode
-    evaluate: Evaluator
-    token: int
-    active: frozenset[int]
-    reads: tuple[tuple[str, object], ...]
-    payload: object
-    holds: bool
 
 
 class Feasibility:

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from statekit.analysis.feasibility import Feasibility, GuardFact, Verdict
+from statekit.analysis.feasibility import Feasibility
+from statekit.analysis.guard_facts import GuardFact, Verdict
 from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
 from statekit.compiler.ir import CompiledChart, GuardCheck, Transition
 from statekit.engine.abstract import AbstractMacrostep

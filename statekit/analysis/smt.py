@@ -15,7 +15,7 @@ from typing import Any
 
 import z3
 
-from statekit.analysis.feasibility import GuardFact, Verdict
+from statekit.analysis.guard_facts import GuardFact, Verdict
 from statekit.compiler.expressions.tree import (
     Active,
     BinOp,

@@ -25,6 +25,7 @@ from statekit.runner.errors import (
     ChartVersionError,
     RunnerError,
     StoreFailure,
+    StoreUnavailableError,
 )
 from statekit.runner.json_text import parse_json
 from statekit.runner.store import open_read_only_store
@@ -57,6 +58,8 @@ def verify_command(urls: tuple[str, ...], charts: tuple[str, ...], output_format
             shards = open_cli_shards(urls, read_only=True, check_integrity=False)
             stores = list(shards.stores)
             misrouted = [shards.misrouted_in(i) for i in range(shards.count)]
+    except StoreUnavailableError as exc:  # no server to read: nothing was checked
+        raise click.UsageError(str(exc)) from exc
     except StoreFailure as exc:  # too damaged to open at all: a finding, not a usage error
         store_url = urls[0] if len(urls) == 1 else list(urls)
         _report(output_format, {"store": store_url, "ok": False, "error": f"cannot be read: {exc}"})
