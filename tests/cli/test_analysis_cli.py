@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from chart_helpers import toggling_regions_yaml
+from cli_process import statekit as run_statekit
 
 from statekit.api import compile_chart
 from statekit.cli.progress import terminal_progress
@@ -35,17 +35,10 @@ def chart_of_machine(name: str) -> CompiledChart:
 def statekit(
     *args: str, cwd: Path = ROOT, columns: int | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run the real command in a fresh process (standard error is not a terminal);
-    `columns` sets the width the text tables are laid out for."""
+    """`cli_process.statekit` (standard error is not a terminal); `columns` sets the width
+    the text tables are laid out for."""
     env = None if columns is None else {**os.environ, "COLUMNS": str(columns)}
-    return subprocess.run(
-        [sys.executable, "-m", "statekit.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
+    return run_statekit(*args, cwd=cwd, env=env)
 
 
 def test_explain_prints_the_classification_table_invariants_and_counts() -> None:

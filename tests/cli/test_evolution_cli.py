@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_process import statekit
 from runner_charts import cancellation_wins, write_chart
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,19 +49,6 @@ states:
   completed: {final: true}
   cancelled: {final: true}
 """
-
-
-def statekit(
-    *args: str, stdin: str | None = None, cwd: Path = ROOT
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "statekit.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        check=False,
-    )
 
 
 def _v2(old: str, new: str, *, bump: bool = False) -> str:

@@ -13,24 +13,11 @@ from typing import Any
 
 import jsonschema
 import pytest
+from cli_process import statekit
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "lint" / "fixtures" / "rules"
 SARIF_SCHEMA = ROOT / "tests" / "lint" / "sarif-schema-2.1.0.json"
-
-
-def statekit(
-    *args: str, cwd: Path = ROOT, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run the real command in a fresh process."""
-    return subprocess.run(
-        [sys.executable, "-m", "statekit", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        check=False,
-    )
 
 
 def test_reference_machines_are_lint_clean() -> None:

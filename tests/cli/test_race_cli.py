@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_process import statekit
 
 from statekit.api import load
 
@@ -27,17 +26,6 @@ DECIDED = LESSON + (
     "races: {complete_vs_cancel: {events: [TaskCancelled, TaskCompleted], "
     "decision: First to commit wins.}}\n"
 )
-
-
-def statekit(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """Run the real command in a fresh process."""
-    return subprocess.run(
-        [sys.executable, "-m", "statekit.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 def write(tmp_path: Path, text: str, name: str = "chart.yaml") -> str:

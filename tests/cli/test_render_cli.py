@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from chart_helpers import dot_program  # noqa: F401  (a fixture)
+from cli_process import statekit as run_statekit
 
 ROOT = Path(__file__).resolve().parents[2]
 MACHINES = ROOT / "machines"
@@ -29,18 +30,11 @@ states:
 def statekit(
     *args: str, cwd: Path = ROOT, path: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run the real command in a fresh process (with another PATH when given)."""
+    """`cli_process.statekit`, with another PATH when given."""
     env = dict(os.environ)
     if path is not None:
         env["PATH"] = path
-    return subprocess.run(
-        [sys.executable, "-m", "statekit.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
+    return run_statekit(*args, cwd=cwd, env=env)
 
 
 @pytest.fixture

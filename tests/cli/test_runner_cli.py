@@ -9,23 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_process import statekit
 from runner_charts import COUNTER, MACHINES, write_chart
 
 from statekit.runner.outbox import Dispatcher
 from statekit.runner.store import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def statekit(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "statekit.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        check=False,
-    )
 
 
 def lines(*items: object) -> str:

@@ -10,18 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_process import statekit
 from runner_charts import LEASE, chart_from, write_chart
 
 from statekit.runner.runner import Runner, wall_clock_ms
 from statekit.runner.store import open_store
 
 PAST = 1_000_000  # epoch ms: everything armed then is long due
-
-
-def statekit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "statekit.cli", *args], capture_output=True, text=True, check=False
-    )
 
 
 def started(url: str, *instances: str, clock: int = PAST) -> Runner:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from cli_process import statekit
 from runner_charts import COUNTER, chart_from, write_chart
 
 from statekit.runner.errors import ChartVersionError, StoreBusyError
@@ -32,17 +33,6 @@ from statekit.runner.store.migrations import MIGRATIONS, MIGRATIONS_TABLE, creat
 from statekit.runner.store.rows import STORED_INT_MAX, STORED_INT_MIN
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def statekit(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "statekit.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        check=False,
-    )
 
 
 def events(*pairs: tuple[str, int]) -> str:
