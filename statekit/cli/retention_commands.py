@@ -125,7 +125,7 @@ def prune_command(
     try:
         for index, store in enumerate(stores):
             refuse_changed_version(store, given)
-            reports.append((index if len(stores) > 1 else None, prune(store, policy, given)))
+            reports.append((index + 1 if len(stores) > 1 else None, prune(store, policy, given)))
     except RunnerError as exc:
         raise runner_refusal(exc) from exc
     finally:
@@ -153,14 +153,14 @@ def _opened(urls: tuple[str, ...], *, dry_run: bool) -> list[Store]:
 
 
 def _show(report: PruneReport, output_format: str, shard: int | None, count: int) -> None:
-    """One store's report (of shard `shard` of a set of `count`: a `"shard"` field, the
-    index as `statekit outbox` gives it; a `shard N of COUNT: ` prefix, counted from 1 as
-    the shard set's messages count)."""
+    """One store's report (of shard `shard` of a set of `count`, counted from 1 as
+    `statekit outbox` and the shard set's messages count: a `"shard"` field, a
+    `shard N of COUNT: ` prefix)."""
     if output_format == "json":
         echo_json(report.to_data() if shard is None else {"shard": shard, **report.to_data()})
         return
     verb = "would remove" if report.dry_run else "removed"
-    where = "" if shard is None else f"shard {shard + 1} of {count}: "
+    where = "" if shard is None else f"shard {shard} of {count}: "
     click.echo(
         f"{where}{verb}: {report.outbox_messages} delivered message(s), {report.inbox_rows} inbox "
         f"row(s), {report.rejections} rejection(s); "

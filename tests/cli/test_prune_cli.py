@@ -128,8 +128,8 @@ def test_a_shard_set_is_pruned_shard_by_shard_and_refused_given_otherwise(
     done = statekit("prune", *db, "--format", "json")
     assert done.returncode == 0, done.stderr
     reports = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [r["shard"] for r in reports] == [0, 1]
+    assert [r["shard"] for r in reports] == [1, 2]  # counted from 1, as `outbox` counts
     removed = {r["shard"]: r["outbox_messages"] for r in reports}
-    assert removed == {s: sum(shard_of(i, 2) == s for i in ids) for s in (0, 1)}
+    assert removed == {s + 1: sum(shard_of(i, 2) == s for i in ids) for s in (0, 1)}
     checked = statekit("verify", *db)
     assert checked.returncode == 0, checked.stdout + checked.stderr
