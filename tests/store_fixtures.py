@@ -25,17 +25,23 @@ each test's `CREATE DATABASE` is cheaper: 20 of them on one connection took 9.8 
 with the defaults and 1.6 s with these (a loaded 2-core machine, PostgreSQL 15)."""
 
 
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[ThrowawayPostgres]:
-    """One PostgreSQL server for the session (for each pytest-xdist worker: its own)."""
+def _running(settings: dict[str, str]) -> Iterator[ThrowawayPostgres]:
+    """A server started with `settings` for as long as the fixture lasts (never a skip:
+    the tests need PostgreSQL)."""
     try:
-        server = ThrowawayPostgres(FAST_SETTINGS).start()
+        server = ThrowawayPostgres(settings).start()
     except PostgresUnavailable as exc:
         pytest.fail(f"PostgreSQL is required by the runner tests and could not start: {exc}")
     try:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[ThrowawayPostgres]:
+    """One PostgreSQL server for the session (for each pytest-xdist worker: its own)."""
+    yield from _running(FAST_SETTINGS)
 
 
 @pytest.fixture
@@ -77,14 +83,7 @@ off, since the machine itself never crashes."""
 def restartable_server() -> Iterator[ThrowawayPostgres]:
     """A server of its own for the tests that stop and restart it (`halt`, `resume`,
     `restart`), so that the other tests' server is never stopped under them."""
-    try:
-        server = ThrowawayPostgres(DURABLE_SETTINGS).start()
-    except PostgresUnavailable as exc:
-        pytest.fail(f"PostgreSQL is required by the runner tests and could not start: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from _running(DURABLE_SETTINGS)
 
 
 @pytest.fixture
