@@ -28,6 +28,7 @@ import pytest
 
 import statekit
 from statekit.analysis.paths import PathStep
+from statekit.analysis.witness import configuration_text
 from statekit.compiler.ir import FieldDecl
 from statekit.compiler.value_types import BaseType
 from statekit.engine.chart import Chart
@@ -214,12 +215,7 @@ def takes(result: Result, step: PathStep) -> bool:
     fired = sorted(t.id for microstep in result.evidence for t in microstep.transitions)
     if fired != sorted(step.transitions):
         return False
-    return not step.configuration or step.configuration == configuration(result.state)
-
-
-def configuration(state: State) -> str:
-    """A state's configuration as the paths write it: `{a, b.c}`."""
-    return "{" + ", ".join(state.leaves) + "}"
+    return not step.configuration or step.configuration == configuration_text(result.state)
 
 
 OUT_OF_REACH: dict[tuple[str, int, int, str], str] = {
@@ -268,7 +264,7 @@ def test_each_covering_path_replays_step_by_step(name: str, path: CoveringPath) 
             step = path.steps[i]
             assert (result.status.value, result.reason) == (step.status, step.reason), step
             if step.configuration:
-                assert configuration(result.state) == step.configuration, step
+                assert configuration_text(result.state) == step.configuration, step
 
 
 @pytest.mark.parametrize(("name", "number", "step", "event"), sorted(OUT_OF_REACH))
