@@ -392,9 +392,19 @@ def test_duplicated_and_out_of_order_carrier_webhooks_apply_each_fact_once(
     assert parcel.configuration == {"delivered"}
     assert parcel.timers == set()
     late = parcel.send("hook-4", "OUT_FOR_DELIVERY", scan("trk-4", T0 + 26 * HOUR))
-    assert (late.status, late.reason) == (REJECTED, "TERMINAL_STATE")
+    assert (late.status, late.duplicate) == (ALREADY, False)
+    assert parcel.configuration == {"delivered"}
+    refused = parcel.send("hook-6", "DELIVERY_FAILED", scan("trk-6", T0 + 31 * HOUR, reason="x"))
+    assert (refused.status, refused.reason) == (REJECTED, "TERMINAL_STATE")
     history = parcel.runner.history(parcel.id)
-    assert [e.event_id for e in history] == ["wh-1", "hook-2", "hook-1", "hook-3", "hook-5"]
+    assert [e.event_id for e in history] == [
+        "wh-1",
+        "hook-2",
+        "hook-1",
+        "hook-3",
+        "hook-5",
+        "hook-4",
+    ]
     assert parcel.runner.verify(parcel.id).ok
 
 
