@@ -11,9 +11,10 @@ Three tables:
    `python -P` process per code base imports statekit, lints each target once to
    warm up, then RUNS times (`statekit.lint.lint_files.lint_paths` with the default
    configuration: compile, explore, every rule); each line gives the median and range
-   in ms, and its ratio to compiling the same files in the same process (the
+   of the CPU time (`time.process_time`: what the load of other processes inflates
+   least) in ms, and its ratio to compiling the same files in the same process (the
    limit: what reading the chart costs before any analysis). The workers of the
-   code bases take turns, 5 runs each, until RUNS runs are done.
+   code bases take turns, 3 runs each, until RUNS runs are done.
 2. **As a process**: `python -P -m statekit.cli lint TARGET`, whole-process wall
    and CPU time, RUNS interleaved rounds (15 by default), next to
    `yamllint TARGET` (the `bench` extra) when it is installed, as
@@ -62,7 +63,7 @@ TARGETS = (
     "tests/charts/support_ticket.yaml",
     "tests/charts/shipment.yaml",
 )
-PER_WORKER = 5
+PER_WORKER = 3
 """In-process runs per worker process; the code bases' workers take turns."""
 
 
@@ -70,7 +71,7 @@ PER_WORKER = 5
 
 
 def worker(runs: int) -> None:
-    """Print, as JSON, each target's lint and compile times (ms) over `runs` runs."""
+    """Print, as JSON, each target's lint and compile CPU times (ms) over `runs` runs."""
     from statekit.compiler.pipeline import compile_file
     from statekit.lint.config import LintConfig
     from statekit.lint.lint_files import collect_files, lint_paths
@@ -83,13 +84,13 @@ def worker(runs: int) -> None:
         lint_ms: list[float] = []
         compile_ms: list[float] = []
         for _ in range(runs):
-            began = time.perf_counter()
+            began = time.process_time()
             lint_paths([ROOT / target], config)
-            lint_ms.append((time.perf_counter() - began) * 1000)
-            began = time.perf_counter()
+            lint_ms.append((time.process_time() - began) * 1000)
+            began = time.process_time()
             for file in files:
                 compile_file(file)
-            compile_ms.append((time.perf_counter() - began) * 1000)
+            compile_ms.append((time.process_time() - began) * 1000)
         found[target] = {"lint": lint_ms, "compile": compile_ms}
     print(json.dumps(found))
 
@@ -214,7 +215,7 @@ def main() -> None:
     for base in [ROOT, *([against] if against else [])]:
         compileall.compile_dir(base / "statekit", quiet=1, force=False)
 
-    print(f"1. in process: {runs} runs per target after one warm-up; median (min-max) ms")
+    print(f"1. in process: {runs} runs per target after a warm-up; median (min-max) CPU ms")
     # the code bases take turns, a worker process of PER_WORKER runs each, so that a change
     # of the machine's load hits them alike
     inner: dict[str, dict[str, dict[str, list[float]]]] = {name: {} for name in bases}
