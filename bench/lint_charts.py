@@ -1,7 +1,7 @@
 """`statekit lint` on `machines/` and on the three domain charts, and what its reasoning costs.
 
 Run: `python -m bench.lint_charts [RUNS] [--against DIR]`. Targets: `machines/`
-and `tests/charts/{subscription,support_ticket,shipment}.yaml` (three regions
+and `tests/charts/domain/{subscription,support_ticket,shipment}.yaml` (three regions
 with a dunning loop and cancel-at-period-end; SLA timers that pause; duplicated,
 out-of-order carrier webhooks with a cancel race).
 
@@ -59,9 +59,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = (
     "machines/",
-    "tests/charts/subscription.yaml",
-    "tests/charts/support_ticket.yaml",
-    "tests/charts/shipment.yaml",
+    "tests/charts/domain/subscription.yaml",
+    "tests/charts/domain/support_ticket.yaml",
+    "tests/charts/domain/shipment.yaml",
 )
 PER_WORKER = 3
 """In-process runs per worker process; the code bases' workers take turns."""

@@ -18,7 +18,7 @@ from cli_process import statekit as statekit_cli
 import statekit
 from statekit import Outcome, OutcomeStatus
 
-CHARTS = Path(__file__).resolve().parent
+CHARTS = Path(__file__).resolve().parent / "domain"
 DOMAIN_CHARTS = ["subscription.yaml", "support_ticket.yaml", "shipment.yaml"]
 
 T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z
