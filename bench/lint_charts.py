@@ -1,6 +1,7 @@
 """`statekit lint` on `machines/` and on the three domain charts, and what its reasoning costs.
 
-Run: `python -m bench.lint_charts [RUNS] [--against DIR]`. Targets: `machines/`
+Run: `python -m bench.lint_charts [RUNS] [--against DIR] [--reasoning]` (the last:
+table 3 alone). Targets: `machines/`
 and `tests/charts/domain/{subscription,support_ticket,shipment}.yaml` (three regions
 with a dunning loop and cancel-at-period-end; SLA timers that pause; duplicated,
 out-of-order carrier webhooks with a cancel race).
@@ -31,16 +32,34 @@ DIR`), interleaved, and prints each target's ratio of this code's median to
 that code's: the figure "within 1.5x of today's" is read from it. Bytecode is
 compiled first, as an installed wheel has it (see `bench.lint_machines`).
 
-Baseline, main at d9a9e28 (2026-12-04, 2-core machine shared with six other
-jobs, so read the ratios; `python -m bench.lint_charts 15`):
+Baseline: the code of main at d9a9e28 (the analysis as it was when these charts
+were written), 2026-12-04, a 2-core machine shared with six other jobs (load
+average 10-15: read the CPU times and the ratios, not the wall times);
+`python -m bench.lint_charts 15 --against DIR` with DIR that same code, so the
+two columns measure one code base twice (0.99-1.01x: the noise of the method):
 
-    in process, median (min-max) ms     lint               compile     lint/compile
-    machines/                           (see below)
-    subscription.yaml
-    support_ticket.yaml
-    shipment.yaml
+    1. in process, CPU ms, median (min-max)   lint               compile          lint/compile
+       machines/                              165.2 (143-188)    31.9 (28-36)     5.2x
+       domain/subscription.yaml                19.1 (17-21)       7.1 (6.0-7.9)   2.7x
+       domain/support_ticket.yaml              20.4 (18-23)       6.8 (5.8-7.2)   3.0x
+       domain/shipment.yaml                     8.2 (7.5-8.9)     4.6 (4.0-5.5)   1.8x
+    2. as a process, ms, median (min-max)     wall                CPU             wall / yamllint's
+       machines/                              1080 (767-1500)     357 (333-388)   1.43x
+       domain/subscription.yaml                525 (383-704)      187 (174-200)   1.53x
+       domain/support_ticket.yaml              556 (333-772)      189 (174-214)   1.64x
+       domain/shipment.yaml                    512 (330-724)      178 (167-189)   1.78x
+    3. reasoning in one lint, CPU ms          lint   checks (ms)  solver queries (ms)  each question to z3
+       machines/                              233    686 (31)     1 (1.3; infeasible)  median 0.56, max 1.7
+       domain/subscription.yaml                32     76 (1.1)    0                    median 0.19, max 0.9
+       domain/support_ticket.yaml              49      2 (0.1)    0                    median 1.10, max 1.5
+       domain/shipment.yaml                    17      2 (0.1)    0                    median 0.80, max 1.3
 
-(filled in from the run recorded in bench/README.md, "Lint of the domain charts").
+So today the reasoning is cheap: candidate values and the cache settle all but
+one question (machines/, one z3 query of about 1 ms that proves a run
+infeasible); put to z3 one by one, uncached, the questions take about 0.2-1 ms
+each (686 of them 395 ms, more than the whole lint). "Within 1.5x of today's"
+compares table 1's lint column (CPU) with this one, or better, reads
+`this code / --against` with DIR holding d9a9e28's `statekit/`.
 """
 
 from __future__ import annotations
@@ -113,30 +132,30 @@ def reasoning() -> dict[str, dict[str, float]]:
     def timed_check(
         self: feasibility.Feasibility, event: str | None, facts: Sequence[GuardFact]
     ) -> Verdict:
-        began = time.perf_counter()
+        began = time.process_time()
         try:
             return check(self, event, facts)
         finally:
-            checks.append(time.perf_counter() - began)
+            checks.append(time.process_time() - began)
             # the same question put to a solver of its own, uncached and unsampled: what
             # each question would cost if every one went to z3
             solver = solvers.get(id(self))
             if solver is None:
                 solver = solvers[id(self)] = smt.SmtQuestions(self.chart)
-            began = time.perf_counter()
+            began = time.process_time()
             solve(solver, event, facts)
-            forced.append(time.perf_counter() - began)
+            forced.append(time.process_time() - began)
 
     def timed_solve(
         self: smt.SmtQuestions, event: str | None, facts: Sequence[GuardFact]
     ) -> Verdict:
-        began = time.perf_counter()
+        began = time.process_time()
         try:
             verdict = solve(self, event, facts)
             verdicts.append(verdict.name)
             return verdict
         finally:
-            queries.append(time.perf_counter() - began)
+            queries.append(time.process_time() - began)
 
     lint_paths([ROOT / TARGETS[0]], LintConfig())  # z3 and the modules loaded first
     table: dict[str, dict[str, float]] = {}
@@ -148,11 +167,11 @@ def reasoning() -> dict[str, dict[str, float]]:
             queries.clear()
             verdicts.clear()
             forced.clear()
-            began = time.perf_counter()
+            began = time.process_time()
             lint_paths([ROOT / target], LintConfig())
-            total = time.perf_counter() - began
+            total = time.process_time() - began
             table[target] = {
-                "lint_ms": total * 1000,
+                "lint_ms": (total - sum(forced)) * 1000,
                 "checks": len(checks),
                 "checks_ms": sum(checks) * 1000,
                 "queries": len(queries),
@@ -210,7 +229,16 @@ def main() -> None:
         at = args.index("--against")
         against = Path(args[at + 1]).resolve()
         del args[at : at + 2]
+    reasoning_only = "--reasoning" in args
+    args = [a for a in args if a != "--reasoning"]
     runs = int(args[0]) if args else 15
+    if not reasoning_only:
+        timings(runs, against)
+    print_reasoning()
+
+
+def timings(runs: int, against: Path | None) -> None:
+    """Tables 1 and 2 (see the module docstring)."""
     bases = {"this code": None, **({"--against": against} if against else {})}
     for base in [ROOT, *([against] if against else [])]:
         compileall.compile_dir(base / "statekit", quiet=1, force=False)
@@ -229,12 +257,12 @@ def main() -> None:
         for name, by_target in inner.items():
             lint_ms, compile_ms = by_target[target]["lint"], by_target[target]["compile"]
             ratio = statistics.median(lint_ms) / statistics.median(compile_ms)
-            line = f"   {target:34} {name:10} lint {cell(lint_ms)}  compile {cell(compile_ms)}"
+            line = f"   {target:40} {name:10} lint {cell(lint_ms)}  compile {cell(compile_ms)}"
             print(f"{line}  {ratio:5.1f}x compile")
         if against is not None:
             mine = statistics.median(inner["this code"][target]["lint"])
             theirs = statistics.median(inner["--against"][target]["lint"])
-            print(f"   {target:34} this code / --against: {mine / theirs:.2f}x")
+            print(f"   {target:40} this code / --against: {mine / theirs:.2f}x")
 
     yamllint = shutil.which("yamllint", path=str(Path(sys.executable).parent))
     commands: dict[tuple[str, str], tuple[list[str], dict[str, str]]] = {}
@@ -261,22 +289,25 @@ def main() -> None:
                 f"  {statistics.median(walls) / statistics.median(w for w, _c in limit):.2f}x"
             )
             against_limit += " yamllint (wall)"
-        print(f"   {target:34} {name:10} {cell(walls)} / {cell(cpus)}{against_limit}")
+        print(f"   {target:40} {name:10} {cell(walls)} / {cell(cpus)}{against_limit}")
 
-    print("3. reasoning during one lint (this code)")
-    head = f"   {'target':34} {'lint ms':>8} {'checks':>7} {'ms':>7} {'solver queries':>15}"
+
+def print_reasoning() -> None:
+    """Table 3 (see the module docstring)."""
+    print("3. reasoning during one lint (this code), CPU ms")
+    head = f"   {'target':40} {'lint ms':>8} {'checks':>7} {'ms':>7} {'solver queries':>15}"
     print(f"{head} {'total ms':>9} {'median ms':>10} {'max ms':>7} {'infeasible':>10} undecided")
     table = reasoning()
     for target, row in table.items():
         print(
-            f"   {target:34} {row['lint_ms']:8.1f} {row['checks']:7.0f} {row['checks_ms']:7.1f}"
+            f"   {target:40} {row['lint_ms']:8.1f} {row['checks']:7.0f} {row['checks_ms']:7.1f}"
             f" {row['queries']:15.0f} {row['queries_ms']:9.1f} {row['median_query_ms']:10.2f}"
             f" {row['max_query_ms']:7.2f} {row['infeasible']:10.0f} {row['undecided']:.0f}"
         )
     print("   every check's question also put to a solver of its own (no cache, no sampling):")
     for target, row in table.items():
         print(
-            f"   {target:34} {row['checks']:5.0f} questions, {row['forced_ms']:7.1f} ms in all,"
+            f"   {target:40} {row['checks']:5.0f} questions, {row['forced_ms']:7.1f} ms in all,"
             f" median {row['median_forced_ms']:.2f} ms, max {row['max_forced_ms']:.2f} ms"
         )
 
