@@ -43,10 +43,12 @@ then `StoreUnavailableError`, saying when the outcome of the last commit is unkn
 On SQLite nothing raises these errors (see `connection_policy`): the wrapper only
 passes the call through.
 
-Its cost on the hot path (one more call frame and two attribute stores per call; a
-`try` costs nothing until it catches): by valgrind's count (`bench/instructions.py
---before`, the `counter` stream, SQLite without fsync), 505.9 k instructions per cached
-`apply` against 503.4 k for the code before it, +0.5%.
+Its cost on the hot path (one more call frame and the `_answer` store, through the
+runner's property into the write path's stages, per call; a `try` costs nothing until it
+catches), by valgrind's count (`bench/instructions.py --before`, SQLite without fsync):
+the merge that brought it with the reconnecting store took a cached `apply` from 504.7 k
+to 509.1 k instructions on the `counter` stream (+0.9%) and from 508.6 k to 511.8 k on
+`plain` (+0.6%).
 """
 
 from __future__ import annotations
