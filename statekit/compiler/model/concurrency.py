@@ -144,9 +144,10 @@ def _side(node: Node) -> RaceSide:
             span=node.span,
             listed=True,
         )
-    if isinstance(node, ScalarNode) and node.value == ANY_EVENT:
+    name = str(node.value) if isinstance(node, ScalarNode) else ""  # the schema admits names
+    if name == ANY_EVENT:
         return RaceSide(events=(), spans=(), span=node.span)
-    return RaceSide(events=(str(node.value),), spans=(node.span,), span=node.span)
+    return RaceSide(events=(name,), spans=(node.span,), span=node.span)
 
 
 def _pair_problem(
