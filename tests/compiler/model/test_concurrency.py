@@ -354,9 +354,7 @@ _values = st.recursive(
     lambda inner: st.one_of(
         st.lists(inner, max_size=4),
         st.dictionaries(
-            st.sampled_from(
-                ["events", "in", "decision", "x", "worker", "precedes", "unordered"]
-            ),
+            st.sampled_from(["events", "in", "decision", "x", "worker", "precedes", "unordered"]),
             inner,
         ),
     ),
