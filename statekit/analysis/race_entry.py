@@ -50,7 +50,6 @@ def race_entry(chart: CompiledChart, a: str, b: str, decision: str) -> str:
     return f"{{{race_name(chart, a, b)}: {{events: {events}, decision: {decision}}}}}"
 
 
-
 def unordered_producer_entry(chart: CompiledChart, a: str, b: str, decision: str) -> str | None:
     """The `producers:` entry declaring unordered the ordered producer that sends both `a`
     and `b`, as one YAML flow mapping (it replaces that producer's list); None when no
