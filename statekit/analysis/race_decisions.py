@@ -147,8 +147,6 @@ class RaceDecisions:
             for a, b in combinations((*events, *timers), 2)
         )
 
-    def covers_examined(
-        self, decision: RaceDecision, events: Sequence[str], timers: Sequence[str]
-    ) -> bool:
-        """Whether the decision covers a pair the analysis examines."""
-        return any(decision.covers(a, b) for a, b in self.pairs(events, timers))
+    def covers_any(self, decision: RaceDecision, pairs: Sequence[tuple[str, str]]) -> bool:
+        """Whether the decision covers one of `pairs` (those `pairs` gives)."""
+        return any(decision.covers(a, b) for a, b in pairs)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from statekit.compiler.pipeline import compile_source
 from statekit.lsp.index import Role
-from statekit.lsp.navigation import chart_document, completions, hover, references
-from statekit.lsp.records import Position
+from statekit.lsp.navigation import chart_document, completions, hover, references, rename
+from statekit.lsp.records import Position, TextEdit
 
 CHART = """\
 statechart: shipment
@@ -70,3 +70,28 @@ def test_completion_offers_events_and_any_event_where_a_side_is_typed() -> None:
     assert labels(CHART, "carrier: {events: [") == events
     assert labels(CHART, "  shop: [") == events
     assert labels(CHART, "    events: [") == events
+
+
+def test_a_rename_reaches_lists_producer_mappings_and_ordering_facts() -> None:
+    doc = chart_document(CHART)
+    for old, place, offset in (
+        ("PICKED_UP", "[PICKED_UP, DELIVERED]]", 3),  # in a race's list
+        ("PLACED", "precedes: [PLACED", 12),  # in an ordering fact
+        ("CANCEL", "    events: [CANCEL]", 15),  # in a producer mapping
+    ):
+        position = at(CHART, place, offset=offset)
+        outcome = rename(doc, position, f"{old}_V2")
+        assert outcome.refusal is None
+        renamed = apply(CHART, outcome.edits)
+        assert old not in renamed.replace(f"{old}_V2", "")
+        assert compile_source(renamed, "chart.yaml").chart is not None
+
+
+def apply(text: str, edits: tuple[TextEdit, ...]) -> str:
+    """The text with non-overlapping single-line edits applied."""
+    lines = text.split("\n")
+    for edit in sorted(edits, key=lambda e: e.range.start, reverse=True):
+        line = lines[edit.range.start.line]
+        start, end = edit.range.start.character, edit.range.end.character
+        lines[edit.range.start.line] = line[:start] + edit.new_text + line[end:]
+    return "\n".join(lines)

@@ -50,6 +50,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
         return
     rules = RaceDecisions(chart)
     events, timers = facts.exploration.events, facts.exploration.timer_events
+    examined = rules.pairs(events, timers)
     unmatched: tuple[RaceDecision, ...] | None = None
     for decision in chart.races:
         if _names_unknown(chart, decision):
@@ -66,7 +67,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
                     "remove the entry",
                 )
             continue
-        if not rules.covers_examined(decision, events, timers):
+        if not rules.covers_any(decision, examined):
             yield _never_race(chart, rules, decision)
             continue
         if not facts.exploration.complete:
