@@ -18,6 +18,7 @@ unordered), `"*"` on both sides, one event named on both sides.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
@@ -25,11 +26,14 @@ from statekit.compiler.ir import EventDecl, Producer, RaceDecision
 from statekit.compiler.model.declarations import mapping_items, scalar_list, text
 from statekit.compiler.race_ir import ANY_EVENT, RaceSide
 from statekit.compiler.rules import schema as schema_rule
+from statekit.compiler.rules import unknown_event
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 ResolveState = Callable[[str, SourceSpan], int | Diagnostic]
 """Resolves a state reference, or gives the diagnostic that says why it fails."""
 ReportUnknownEvent = Callable[[str, SourceSpan], None]
+TIMER_EVENT = re.compile(r"(after|at)\(.+\)@\S*")
+"""A timer event's name, as the schema's `timerEventName` has it."""
 
 
 def compile_producers(
@@ -89,12 +93,12 @@ def compile_producers(
 def compile_races(
     node: Node | None,
     resolve_state: ResolveState,
-    known_events: Collection[str],
-    unknown_event: ReportUnknownEvent,
+    events: Mapping[str, EventDecl],
+    timers: Collection[str],
     problems: list[Diagnostic],
 ) -> tuple[RaceDecision, ...]:
     """Every race entry the schema admitted, in declaration order, its `in:` resolved where
-    it names a state. `known_events` are the declared and timer events' names."""
+    it names a state. `timers` are the chart's timer events' names."""
     out: list[RaceDecision] = []
     for key, spec in mapping_items(node):
         if not isinstance(spec, MappingNode):
@@ -108,8 +112,8 @@ def compile_races(
         for side in sides:
             for event, span in zip(side.events, side.spans, strict=True):
                 strict = precedes or side.listed  # a lone name is left to the lint rule
-                if strict and event not in known_events:
-                    unknown_event(event, span)
+                if strict and event not in events and event not in timers:
+                    problems.append(_unknown_race_event(event, span, events, timers))
         problem = _pair_problem(name, "precedes" if precedes else "events", sides, pair)
         if problem is not None:
             problems.append(problem)
@@ -165,6 +169,20 @@ def _pair_problem(
     if not first.listed and not second.listed and first.events == second.events:
         return _error(f"'{key}' lists {first.events[0]!r} more than once", pair)
     return None
+
+
+def _unknown_race_event(
+    event: str, span: SourceSpan, events: Collection[str], timers: Collection[str]
+) -> Diagnostic:
+    """An undeclared event in a list or an ordering fact; a timer event's name is looked up
+    among the chart's timers."""
+    if TIMER_EVENT.fullmatch(event):
+        note = f"the chart's timer events: {', '.join(timers) or 'none'}"
+        message = f"no timer event '{event}' in this chart"
+    else:
+        note = f"declare it under events: (declared: {', '.join(events) or 'none'})"
+        message = f"undeclared event '{event}'"
+    return Diagnostic(unknown_event.SLUG, Severity.ERROR, message, span, (note,))
 
 
 def _error(message: str, node: Node, *notes: str) -> Diagnostic:

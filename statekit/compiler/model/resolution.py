@@ -134,8 +134,8 @@ class _Resolver:
         races = compile_races(
             self.root_node.get("races"),
             self.resolve_activatable,
-            {*self.events, *(timer.name for timer in self.timers)},
-            self._unknown_event,
+            self.events,
+            {timer.name for timer in self.timers},
             self.problems,
         )
         idempotency = compile_idempotency(self.root_node.get("idempotency"), self.events)

@@ -256,7 +256,7 @@ BAD = {
         'races:\n  r: {events: [TaskCompleted, ["after(1h)@running"]], decision: x}\n',
         "unknown-event",
         (13, 32),
-        "undeclared event 'after(1h)@running'",
+        "no timer event 'after(1h)@running' in this chart",
     ),
     "a wildcard on both sides": (
         'races:\n  r: {events: ["*", "*"], decision: x}\n',
