@@ -4,10 +4,13 @@ is stale."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from analysis_charts import chart_of, findings
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from statekit.analysis.races import RaceReport, find_races
 
@@ -246,3 +249,47 @@ def test_an_unordered_producer_is_never_stale(tmp_path: Path) -> None:
         "    on: {",
     )
     assert findings(tmp_path, commuting, "stale-race-decision") == []
+
+
+EVENTS = ["ORDER_PLACED", "PICKED_UP", "IN_TRANSIT", "DELIVERED", "CUSTOMER_CANCEL", TIMER]
+
+
+def _side(events: list[str]) -> str:
+    return (
+        "[" + ", ".join(json.dumps(e) for e in events) + "]"
+        if len(events) > 1
+        else json.dumps(events[0])
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    first=st.lists(st.sampled_from(EVENTS), min_size=1, max_size=3, unique=True),
+    second=st.one_of(
+        st.just(["*"]), st.lists(st.sampled_from(EVENTS), min_size=1, max_size=3, unique=True)
+    ),
+    carrier=st.sampled_from([ORDERED, UNORDERED]),
+)
+def test_a_grouped_entry_decides_exactly_what_its_named_pairs_decide(
+    first: list[str], second: list[str], carrier: str
+) -> None:
+    """A side that is a list or "*" is shorthand: the entry decides exactly the races that
+    one named-pair entry per pair of its events decides, and is stale exactly when each of
+    them is."""
+    others = EVENTS if second == ["*"] else second
+    pairs = [(a, b) for a in first for b in others if a != b]
+    assume(pairs)  # one name on both sides is a compile error
+    grouped = report(
+        f"races: {{g: {{events: [{_side(first)}, {_side(second)}], decision: x}}}}", carrier
+    )
+    named = report(
+        "races:\n"
+        + "".join(
+            f"  p{i}: {{events: [{json.dumps(a)}, {json.dumps(b)}], decision: x}}\n"
+            for i, (a, b) in enumerate(dict.fromkeys(tuple(sorted(p)) for p in pairs))
+        ),
+        carrier,
+    )
+    assert [r.decided for r in grouped.races] == [r.decided for r in named.races]
+    stale_named = len(named.unmatched) == len(set(tuple(sorted(p)) for p in pairs))
+    assert (grouped.unmatched != ()) == stale_named
