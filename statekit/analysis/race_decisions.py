@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from statekit.compiler.ir import CompiledChart, RaceDecision
+from statekit.compiler.ir import CompiledChart, Producer, RaceDecision
 from statekit.compiler.race_ir import RaceSide
 
 
@@ -43,22 +43,21 @@ def producer_of(chart: CompiledChart) -> dict[str, str]:
     return {event: name for event, name in found.items() if name is not None}
 
 
-def producer_decision(chart: CompiledChart, producer: str) -> RaceDecision | None:
+def producer_decision(producer: Producer) -> RaceDecision | None:
     """The decision an unordered producer's declaration makes (every race among its own
-    events), named `producers.<name>`; None for an ordered or unknown producer."""
-    for p in chart.producers:
-        if p.name == producer and p.unordered:
-            side = RaceSide(events=p.events, spans=(), span=p.span, listed=True)
-            return RaceDecision(
-                name=f"producers.{p.name}",
-                sides=(side, side),
-                decision=p.decision or "",
-                state_ref=None,
-                state=None,
-                span=p.span,
-                producer=p.name,
-            )
-    return None
+    events), named `producers.<name>`; None for an ordered producer."""
+    if not producer.unordered:
+        return None
+    side = RaceSide(events=producer.events, spans=(), span=producer.span, listed=True)
+    return RaceDecision(
+        name=f"producers.{producer.name}",
+        sides=(side, side),
+        decision=producer.decision or "",
+        state_ref=None,
+        state=None,
+        span=producer.span,
+        producer=producer.name,
+    )
 
 
 class RaceDecisions:
@@ -76,8 +75,8 @@ class RaceDecisions:
         entries: list[tuple[int, RaceDecision]] = [
             (i, d) for i, d in enumerate(chart.races) if not d.precedes
         ]
-        for p in chart.producers:
-            made = producer_decision(chart, p.name)
+        for producer in chart.producers:
+            made = producer_decision(producer)
             if made is not None:
                 entries.append((-1, made))
         self.entries = tuple(entries)
@@ -146,7 +145,3 @@ class RaceDecisions:
             a not in timer_set and self.may_race(a, b) and (fact.covers(a, b) or fact.covers(b, a))
             for a, b in combinations((*events, *timers), 2)
         )
-
-    def covers_any(self, decision: RaceDecision, pairs: Sequence[tuple[str, str]]) -> bool:
-        """Whether the decision covers one of `pairs` (those `pairs` gives)."""
-        return any(decision.covers(a, b) for a, b in pairs)

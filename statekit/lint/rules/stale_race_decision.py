@@ -67,7 +67,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
                     "remove the entry",
                 )
             continue
-        if not rules.covers_any(decision, examined):
+        if not any(decision.covers(x, y) for x, y in examined):
             yield _never_race(chart, rules, decision)
             continue
         if not facts.exploration.complete:
