@@ -68,7 +68,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
                 )
             continue
         if not any(decision.covers(x, y) for x, y in examined):
-            yield _never_race(chart, rules, decision)
+            yield _never_race(rules, decision)
             continue
         if not facts.exploration.complete:
             continue  # a race past the bound may exist
@@ -116,7 +116,7 @@ def _unknown_names(chart: CompiledChart, decision: RaceDecision) -> Iterator[Dia
         )
 
 
-def _never_race(chart: CompiledChart, rules: RaceDecisions, decision: RaceDecision) -> Diagnostic:
+def _never_race(rules: RaceDecisions, decision: RaceDecision) -> Diagnostic:
     """The finding for a decision every pair of which producers or facts order."""
     a, b = decision.events
     first, second = decision.sides
