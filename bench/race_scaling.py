@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import functools
 import sys
-from itertools import combinations
 from pathlib import Path
 
 from bench.explore_scaling import median_seconds
 from bench.lint_machines import median_process_ms
 from statekit.analysis.explorer import explore
-from statekit.analysis.races import may_race, producer_of, races_of
+from statekit.analysis.race_decisions import RaceDecisions
+from statekit.analysis.races import races_of
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_file, compile_source
 
@@ -48,9 +48,8 @@ def regions_chart_yaml(events_per_region: int) -> str:
 
 
 def pairs(chart: CompiledChart) -> int:
-    """The pairs of events that may race (not of one producer)."""
-    producers = producer_of(chart)
-    return sum(1 for a, b in combinations(chart.events, 2) if may_race(producers, a, b))
+    """The pairs of declared events that may race (not of one ordered producer)."""
+    return len(RaceDecisions(chart).pairs(tuple(chart.events), ()))
 
 
 def row(name: str, chart: CompiledChart, repeats: int) -> None:

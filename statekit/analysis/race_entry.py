@@ -8,6 +8,11 @@ suggested name keeps each event's word characters and joins the rest with
 chart already uses gets a numeric suffix. Event names that are not plain
 words are written as JSON strings (a JSON string is a YAML flow scalar), so
 the entry is valid YAML as written.
+
+Where the two events are both sent by one producer (and race all the same,
+because one of them is also listed under another producer), declaring that
+producer `unordered: true` decides every race among its events: `race_fixes`
+suggests that form too, as the `producers:` entry that replaces its list.
 """
 
 from __future__ import annotations
@@ -43,3 +48,26 @@ def race_entry(chart: CompiledChart, a: str, b: str, decision: str) -> str:
     """The `races:` entry deciding `a` against `b`, as one YAML flow mapping."""
     events = f"[{flow_scalar(a)}, {flow_scalar(b)}]"
     return f"{{{race_name(chart, a, b)}: {{events: {events}, decision: {decision}}}}}"
+
+
+def unordered_producer_entry(chart: CompiledChart, a: str, b: str, decision: str) -> str | None:
+    """The `producers:` entry declaring unordered the ordered producer that sends both `a`
+    and `b`, as one YAML flow mapping (it replaces that producer's list); None when no
+    ordered producer sends both."""
+    for producer in chart.producers:
+        if not producer.unordered and a in producer.events and b in producer.events:
+            events = ", ".join(flow_scalar(event) for event in producer.events)
+            return (
+                f"{{{producer.name}: {{events: [{events}], unordered: true, "
+                f"decision: {decision}}}}}"
+            )
+    return None
+
+
+def race_fixes(chart: CompiledChart, a: str, b: str, decision: str) -> tuple[str, ...]:
+    """The notes suggesting fixes besides the `races:` entry (`race_entry`), each with
+    its YAML valid as written: the unordered form of a producer that sends both events."""
+    entry = unordered_producer_entry(chart, a, b, decision)
+    if entry is None:
+        return ()
+    return (f"or declare their producer unordered: producers: {entry} (in place of its list)",)

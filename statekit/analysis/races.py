@@ -1,7 +1,7 @@
 """Races: pairs of events whose order of arrival changes the answer.
 
 From a reachable configuration, two events A and B of different producers
-(or of no declared producer) can arrive in either order. The pair is
+(of an unordered one, or of no declared producer) can arrive in either order. The pair is
 *order-sensitive* there when "A then B" and "B then A" end in different
 configurations or classify an event differently (applied in one order and
 rejected in the other, or rejected with another reason). Each order is run
@@ -28,11 +28,9 @@ of the two fires are examined.
 
 `find_races(chart, options)` explores the chart and returns a `RaceReport`;
 `races_of(exploration)` does the same for an exploration at hand (the lint
-rules reuse the one in `ChartFacts`). A race is *decided* when an entry of
-the chart's `races:` names the same two events and, if it has `in:`, that
-state is active in the race's configuration; when several entries cover one
-race, the one with the deepest `in:` state is its decision (an entry without
-`in:` is the least specific), and none of them is stale.
+rules reuse the one in `ChartFacts`). Which pairs are examined (producers,
+ordering facts) and which entry decides a race are
+`statekit.analysis.race_decisions`'s to say.
 
 The shape of `RaceReport`, `Race`, `OrderOutcome` and `Classification` is
 stable: the coverage report and `statekit races --format json` read it.
@@ -42,12 +40,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any
 
 from statekit.analysis.exploration import NOWHERE, Exploration, Limit, MacrostepBranch, Node
 from statekit.analysis.guards import Assumption
 from statekit.analysis.options import ExplorationOptions, explore_with
+from statekit.analysis.race_decisions import RaceDecisions
 from statekit.compiler.ir import CompiledChart, RaceDecision
 from statekit.engine.result import STALE_TIMER, Status
 from statekit.engine.tables import Configuration
@@ -206,34 +204,13 @@ def races_in(exploration: Exploration) -> RaceReport:
     return report
 
 
-def producer_of(chart: CompiledChart) -> dict[str, str]:
-    """Event name → the one producer that sends it (events of no producer, or listed under
-    several, are absent: they can race with any event)."""
-    found: dict[str, str | None] = {}
-    for p in chart.producers:
-        for event in p.events:
-            found[event] = p.name if event not in found else None
-    return {event: name for event, name in found.items() if name is not None}
-
-
-def may_race(producers: Mapping[str, str], a: str, b: str) -> bool:
-    """Whether events `a` and `b` can arrive in either order: not of one producer."""
-    pa = producers.get(a)
-    return pa is None or pa != producers.get(b)
-
-
 def races_of(exploration: Exploration) -> RaceReport:
     """The races of an explored chart (see the module docstring)."""
     chart = exploration.chart
-    producers = producer_of(chart)
-    timers = frozenset(exploration.timer_events)
-    pairs = [
-        (a, b)
-        for a, b in combinations((*exploration.events, *exploration.timer_events), 2)
-        if a not in timers and may_race(producers, a, b)  # two timers: the clock orders them
-    ]
+    decisions = RaceDecisions(chart)
+    producers = decisions.producers
+    pairs = decisions.pairs(exploration.events, exploration.timer_events)
     search = _Search(exploration)
-    decisions = _Decisions(chart)
     found: list[Race] = []
     seen: set[tuple[str, str, Configuration]] = set()
     for node in exploration.nodes:
@@ -249,37 +226,8 @@ def races_of(exploration: Exploration) -> RaceReport:
             if race is not None:
                 seen.add((a, b, node.config))
                 found.append(race)
-    unmatched = tuple(d for i, d in enumerate(chart.races) if i not in decisions.used)
+    unmatched = decisions.unmatched()
     return RaceReport(chart=chart, races=tuple(found), exploration=exploration, unmatched=unmatched)
-
-
-class _Decisions:
-    """The chart's `races:` entries by pair of events, and which of them decide a race."""
-
-    def __init__(self, chart: CompiledChart) -> None:
-        self.chart = chart
-        self.by_pair: dict[frozenset[str], list[tuple[int, RaceDecision]]] = {}
-        for i, decision in enumerate(chart.races):
-            self.by_pair.setdefault(frozenset(decision.events), []).append((i, decision))
-        self.used: set[int] = set()
-
-    def decide(self, events: tuple[str, str], active: frozenset[int]) -> RaceDecision | None:
-        """The decision of the race of `events` where `active` are the active states: of
-        the entries that cover it (every one is marked used), the one whose `in:` state
-        is deepest (no `in:`: the least specific), the first declared among equals."""
-        best: RaceDecision | None = None
-        best_depth = -1
-        for i, decision in self.by_pair.get(frozenset(events), ()):
-            if decision.state_ref is None:
-                depth = 0
-            elif decision.state is not None and decision.state in active:
-                depth = 1 + self.chart.states[decision.state].depth
-            else:
-                continue
-            self.used.add(i)
-            if depth > best_depth:
-                best, best_depth = decision, depth
-        return best
 
 
 Answer = tuple[str, str | None]
@@ -370,7 +318,7 @@ class _Search:
         return (outcome, (outcome.status.value, STALE_TIMER), node)
 
     def race(
-        self, node: Node, a: str, b: str, producers: Mapping[str, str], decisions: _Decisions
+        self, node: Node, a: str, b: str, producers: Mapping[str, str], decisions: RaceDecisions
     ) -> Race | None:
         """The race of (a, b) at `node`, or None when the two orders agree."""
         ab = self.combinations(node, a, b)

@@ -16,6 +16,8 @@ from types import MappingProxyType
 
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions.expression import Expression
+from statekit.compiler.race_ir import Producer as Producer
+from statekit.compiler.race_ir import RaceDecision as RaceDecision
 from statekit.compiler.source.nodes import Scalar
 from statekit.compiler.value_types import ValueType
 
@@ -347,37 +349,6 @@ class LintSettings:
     severity: tuple[tuple[str, str], ...] = ()
     span: SourceSpan | None = None
     slug_spans: tuple[tuple[str, SourceSpan], ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Producer:
-    """One entry of `producers:`: a sender and the events it sends, in the order it sends
-    them (events of one producer never race with each other)."""
-
-    name: str
-    events: tuple[str, ...]
-    span: SourceSpan
-
-
-@dataclass(frozen=True, slots=True)
-class RaceDecision:
-    """One entry of `races:`: the author's statement of who wins a race and why.
-
-    `events` are the two event names as written; `state` the state the
-    decision is limited to (`in:`), resolved to an id, or None when there is no
-    `in:` or it names no state (`state_ref` keeps what was written; the
-    stale-race-decision rule reports unknown names). `span` is the entry's
-    key, `event_spans` the two event names, `state_span` the `in:` value.
-    """
-
-    name: str
-    events: tuple[str, str]
-    decision: str
-    state_ref: str | None
-    state: int | None
-    span: SourceSpan
-    event_spans: tuple[SourceSpan, SourceSpan]
-    state_span: SourceSpan | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from statekit.compiler.ir import (
     TimerDecl,
     Transition,
 )
+from statekit.compiler.race_ir import RaceSide
 
 IR_FORMAT_VERSION = 1
 
@@ -209,13 +210,29 @@ def _concurrency(chart: CompiledChart) -> dict[str, Any]:
     part of the digest's form."""
     out: dict[str, Any] = {}
     if chart.producers:
-        out["producers"] = {p.name: list(p.events) for p in chart.producers}
+        out["producers"] = {
+            p.name: (
+                {"events": list(p.events), "unordered": True, "decision": p.decision}
+                if p.unordered
+                else list(p.events)
+            )
+            for p in chart.producers
+        }
     if chart.races:
         out["races"] = {
-            r.name: {"events": list(r.events), "in": r.state, "decision": r.decision}
+            r.name: (
+                {"precedes": [_side(s) for s in r.sides], "decision": r.decision}
+                if r.precedes
+                else {"events": [_side(s) for s in r.sides], "in": r.state, "decision": r.decision}
+            )
             for r in chart.races
         }
     return out
+
+
+def _side(side: RaceSide) -> str | list[str]:
+    """A race side as the YAML writes it: a name, `"*"` or a list of names."""
+    return list(side.events) if side.listed else side.text()
 
 
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)

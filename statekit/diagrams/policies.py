@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from statekit.compiler.ir import CompiledChart
+from statekit.compiler.ir import CompiledChart, Producer, RaceDecision
 from statekit.compiler.markdown_text import markdown_code, markdown_text
 from statekit.compiler.model.timers import timer_trigger
 
@@ -38,16 +38,14 @@ def policy_sections(chart: CompiledChart) -> list[str]:
     out = ["## Producers", ""]
     if chart.producers:
         out += ["| producer | events, in the order it sends them |", "|---|---|"]
-        out += [
-            f"| {code(p.name)} | {', '.join(code(e) for e in p.events)} |" for p in chart.producers
-        ]
+        out += [f"| {code(p.name)} | {_producer_events(p)} |" for p in chart.producers]
     else:
         out.append(NONE)
     out += ["", "## Race decisions", ""]
     if chart.races:
         out += ["| race | events | in | decision |", "|---|---|---|---|"]
         out += [
-            f"| {code(r.name)} | {' · '.join(code(e) for e in r.events)} | "
+            f"| {code(r.name)} | {_race_events(r)} | "
             f"{code(r.state_ref) if r.state_ref else 'everywhere'} | {cell(r.decision)} |"
             for r in chart.races
         ]
@@ -76,3 +74,17 @@ def policy_sections(chart: CompiledChart) -> list[str]:
     else:
         out.append(NONE)
     return out
+
+
+def _producer_events(producer: Producer) -> str:
+    """`A`, `B`; an unordered producer's say so, with its decision."""
+    events = ", ".join(markdown_code(e) for e in producer.events)
+    if not producer.unordered:
+        return events
+    return f"{events} (in any order: {markdown_text(producer.decision or '')})"
+
+
+def _race_events(race: RaceDecision) -> str:
+    """`A` · `B` for a decision (each side a name, a list or `*`), `A` before `B` for an
+    ordering fact."""
+    return (" before " if race.precedes else " · ").join(markdown_code(e) for e in race.events)

@@ -224,7 +224,19 @@ def _items(
             _item(reason, CompletionKind.CONSTANT, f"reason code, used {len(uses)} times", rng)
             for reason, uses in index.reasons.items()
         ]
+    if keys[:1] == ("producers",) and (len(keys) == 2 or keys[2:] == ("events",)):
+        return _events(doc, index, rng)
+    if keys[:1] == ("races",) and len(keys) == 3 and last in ("events", "precedes"):
+        return _events(doc, index, rng) + _any_event(place.before, last, rng)
     return []
+
+
+def _any_event(before: str, key: str, rng: Range) -> list[CompletionItem]:
+    """`"*"` (any event) where a race side is typed, not inside a side's own list."""
+    written = before.rsplit(f"{key}:", 1)[-1]
+    if written.count("[") - written.count("]") > 1:
+        return []
+    return [_item('"*"', CompletionKind.CONSTANT, "any event", rng)]
 
 
 def _word(doc: ChartDocument, rng: Range) -> str:

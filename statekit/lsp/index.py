@@ -59,6 +59,7 @@ class Role(enum.Enum):
     ASSIGN = "assign"
     PRODUCER = "producers"
     RACE_EVENTS = "races.events"
+    PRECEDES = "races.precedes"
     RACE_IN = "races.in"
 
 
@@ -295,16 +296,22 @@ class _Builder:
         return self.index
 
     def _concurrency(self, root: MappingNode) -> None:
-        """The events `producers:` lists and the events and state `races:` entries name
-        (a timer event a race names, `after(15m)@processing`, is no reference here)."""
-        for _producer, events in mapping_items(root.get("producers")):
+        """The events `producers:` lists (a list, or a producer mapping's `events`) and the
+        events and state `races:` entries name (each side of `events` and `precedes` a name
+        or a list; `"*"` and a timer event, `after(15m)@processing`, are no reference)."""
+        for _producer, spec in mapping_items(root.get("producers")):
+            events = spec.get("events") if isinstance(spec, MappingNode) else spec
             for ref in scalar_list(events):
                 self.refer(Kind.EVENT, Role.PRODUCER, ref)
         for _race, body in mapping_items(root.get("races")):
             if isinstance(body, MappingNode):
-                for ref in scalar_list(body.get("events")):
-                    if not TIMER_EVENT.fullmatch(str(ref.value)):  # not a declared name
-                        self.refer(Kind.EVENT, Role.RACE_EVENTS, ref)
+                for key, role in (("events", Role.RACE_EVENTS), ("precedes", Role.PRECEDES)):
+                    sides = body.get(key)
+                    items = sides.items if isinstance(sides, SequenceNode) else ()
+                    for ref in (ref for side in items for ref in scalar_list(side)):
+                        name = str(ref.value)
+                        if name != "*" and not TIMER_EVENT.fullmatch(name):  # a declared name
+                            self.refer(Kind.EVENT, role, ref)
                 for ref in scalar_list(body.get("in")):
                     self.refer(Kind.STATE, Role.RACE_IN, ref)
 

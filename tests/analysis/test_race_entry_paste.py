@@ -83,7 +83,36 @@ states:
   cancelled: {final: true}
 """
 
+SHARED_PRODUCER = """
+statechart: webhooks
+version: 1
+events: {PICKED_UP: {}, DELIVERED: {}, CANCEL: {}}
+producers:
+  carrier: [PICKED_UP, DELIVERED]
+  ops: [DELIVERED]
+  customer: [CANCEL]
+initial: waiting
+states:
+  waiting: {on: {PICKED_UP: picked, DELIVERED: delivered, CANCEL: cancelled}}
+  picked: {on: {DELIVERED: delivered, CANCEL: cancelled}, already: [PICKED_UP]}
+  delivered: {final: true, already: [PICKED_UP, DELIVERED], reject: {CANCEL: DELIVERED}}
+  cancelled: {final: true, reject: {"*": CANCELLED}}
+"""
+
 _SUGGESTION = re.compile(r"^decide it: races: (\{.*\}) \(add `in: STATE`")
+_UNORDERED = re.compile(r"^or declare their producer unordered: producers: (\{.*\}) \(in place")
+
+
+def _unordered_suggested(tmp_path: Path, text: str) -> dict[tuple[str, ...], str]:
+    """The suggested unordered producer entry of each undecided pair that has one."""
+    out: dict[tuple[str, ...], str] = {}
+    for finding in findings(tmp_path, text, "undecided-race"):
+        for note in finding.notes:
+            if (match := _UNORDERED.match(note)) is not None:
+                ((_, producer),) = yaml.safe_load(match.group(1)).items()
+                assert producer["unordered"] is True
+                out[tuple(sorted(finding.message.split("'")[1:4:2]))] = match.group(1)
+    return out
 
 
 def _suggested(tmp_path: Path, text: str) -> dict[tuple[str, ...], str]:
@@ -104,8 +133,15 @@ def _suggested(tmp_path: Path, text: str) -> dict[tuple[str, ...], str]:
         (NESTED_TIMER, 1),
         (EXPRESSION_TIMERS, 2),
         (DECLARED_ONLY, 0),
+        (SHARED_PRODUCER, 0),
     ],
-    ids=["top-level-timer", "nested-timer", "expression-and-deadline-timers", "declared"],
+    ids=[
+        "top-level-timer",
+        "nested-timer",
+        "expression-and-deadline-timers",
+        "declared",
+        "shared-producer",
+    ],
 )
 def test_each_suggested_entry_compiles_and_decides_its_race(
     tmp_path: Path, text: str, timer_pairs: int
@@ -140,3 +176,26 @@ def test_a_suggested_name_the_chart_uses_gets_a_suffix(tmp_path: Path) -> None:
     text += "races: {GO_vs_after_1h_waiting: {events: [GO, GO], decision: x}}\n"
     (entry,) = _suggested(tmp_path, text.replace("[GO, GO]", "[GO, done_x]")).values()
     assert entry.startswith("{GO_vs_after_1h_waiting_2:")
+
+
+def test_the_unordered_form_is_suggested_where_one_producers_events_race_and_decides_them(
+    tmp_path: Path,
+) -> None:
+    """PICKED_UP and DELIVERED are both carrier's, yet race (ops sends DELIVERED too): the
+    finding also suggests carrier's `unordered: true` form, which decides them pasted in
+    place of carrier's list; the pair with CANCEL (two producers) gets no such form."""
+    text = textwrap.dedent(SHARED_PRODUCER).lstrip("\n")
+    suggested = _unordered_suggested(tmp_path, text)
+    assert list(suggested) == [("DELIVERED", "PICKED_UP")]
+    assert ("CANCEL", "DELIVERED") in _suggested(tmp_path, text)
+    (entry,) = suggested.values()
+    assert entry == (
+        "{carrier: {events: [PICKED_UP, DELIVERED], unordered: true, decision: who wins and why}}"
+    )
+    pasted = text.replace("  carrier: [PICKED_UP, DELIVERED]\n", f"  {entry[1:-1]}\n")
+    assert pasted != text
+    compiled = compile_source(pasted, "chart.yaml")
+    assert compiled.chart is not None, [d.message for d in compiled.diagnostics]
+    assert ("DELIVERED", "PICKED_UP") not in _suggested(tmp_path, pasted)
+    assert _unordered_suggested(tmp_path, pasted) == {}
+    assert ("CANCEL", "DELIVERED") in _suggested(tmp_path, pasted)

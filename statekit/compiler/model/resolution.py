@@ -129,9 +129,15 @@ class _Resolver:
         )
         self.problems.extend(invariants.problems)
         producers = compile_producers(
-            self.root_node.get("producers"), self.events, self._unknown_event
+            self.root_node.get("producers"), self.events, self._unknown_event, self.problems
         )
-        races = compile_races(self.root_node.get("races"), self.resolve_activatable)
+        races = compile_races(
+            self.root_node.get("races"),
+            self.resolve_activatable,
+            self.events,
+            {timer.name for timer in self.timers},
+            self.problems,
+        )
         idempotency = compile_idempotency(self.root_node.get("idempotency"), self.events)
         self.problems.extend(idempotency.problems)
         for guard_name in self.guards:

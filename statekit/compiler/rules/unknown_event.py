@@ -1,7 +1,9 @@
 """unknown-event: An event in `on`, `already`, `reject`, `raise` or `send` is not declared.
 
 Every event, with its payload fields, is declared once under `events:` so that
-payloads can be type-checked.
+payloads can be type-checked. So are the events a producer sends, and those a
+`races:` entry names in a list or in `precedes` (a timer event named there must
+be one of the chart's timers).
 
 Failing::
 

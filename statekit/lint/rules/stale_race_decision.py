@@ -1,13 +1,17 @@
-"""stale-race-decision: a `races:` entry that decides no race.
+"""stale-race-decision: a `races:` entry that decides no race, or orders no pair.
 
-An entry under `races:` records who wins when two events arrive in either
-order. It is stale when the pair is not order-sensitive in any reachable
-configuration it covers (the chart changed and the events now commute, or
-`in:` names a state where they never race), when both events come from one
-producer (they arrive in its order, so they never race), or when it names an
-event or state the chart does not declare. A stale decision misleads the
+An entry under `races:` records who wins when events arrive in either order
+(each side an event, a list of events or `"*"`). It is stale when no race it
+covers is order-sensitive in any reachable configuration (the chart changed
+and the events now commute, or `in:` names a state where they never race),
+when every pair it covers is sent in order by one producer or ordered by an
+ordering fact (so they never race), or when it names an event or state the
+chart does not declare. An ordering fact (`precedes: [A, B]`) is stale only
+when it orders no pair the analysis would examine (every pair it orders is
+sent in order by one producer, or is two timers). A stale entry misleads the
 reader: remove it, or fix what it names. The claim "not order-sensitive
-anywhere" is made only when the exploration was complete.
+anywhere" is made only when the exploration was complete. An unordered
+producer's `decision:` is never stale: it states how the producer sends.
 
 Failing::
 
@@ -29,7 +33,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts
-from statekit.analysis.races import producer_of, races_in
+from statekit.analysis.race_decisions import RaceDecisions
+from statekit.analysis.races import races_in
 from statekit.analysis.report import state_name
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.ir import CompiledChart, RaceDecision
@@ -43,38 +48,27 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per stale entry (see the module docstring)."""
     if not chart.races:
         return
-    producers = producer_of(chart)
+    rules = RaceDecisions(chart)
+    events, timers = facts.exploration.events, facts.exploration.timer_events
+    examined = rules.pairs(events, timers)
     unmatched: tuple[RaceDecision, ...] | None = None
     for decision in chart.races:
-        a, b = decision.events
-        named = False
-        for event, span in zip(decision.events, decision.event_spans, strict=True):
-            if event not in chart.events and chart.timer(event) is None:
-                named = True
-                declared = ", ".join(chart.events) or "none"
-                yield _finding(
-                    f"race '{decision.name}' names the undeclared event '{event}'",
-                    span,
-                    f"declared events: {declared}",
-                )
-        if decision.state_ref is not None and decision.state is None:
-            named = True
-            yield _finding(
-                f"race '{decision.name}': `in: {decision.state_ref}` names no state of the "
-                "chart that can be active",
-                decision.state_span or decision.span,
-                "write a state's name or a unique dotted suffix of its path",
-            )
-        if named:
+        if _names_unknown(chart, decision):
+            yield from _unknown_names(chart, decision)
             continue
-        producer = producers.get(a)
-        if producer is not None and producer == producers.get(b):
-            yield _finding(
-                f"race '{decision.name}': '{a}' and '{b}' are both sent by producer "
-                f"'{producer}', which sends them in order, so they never race",
-                decision.span,
-                "remove the entry, or list one of the events under another producer",
-            )
+        a, b = decision.events
+        if decision.precedes:
+            if rules.orders_nothing(decision, events, timers):
+                yield _finding(
+                    f"ordering fact '{decision.name}' orders no pair of events that could "
+                    f"race: every pair of {a} before {b} is sent in order by one producer "
+                    "(or is two timers)",
+                    decision.span,
+                    "remove the entry",
+                )
+            continue
+        if not any(decision.covers(x, y) for x, y in examined):
+            yield _never_race(rules, decision)
             continue
         if not facts.exploration.complete:
             continue  # a race past the bound may exist
@@ -92,6 +86,63 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
                 decision.span,
                 "remove the entry (the events commute), or check `in:`",
             )
+
+
+def _names_unknown(chart: CompiledChart, decision: RaceDecision) -> bool:
+    unknown = any(
+        event not in chart.events and chart.timer(event) is None
+        for side in decision.sides
+        for event in side.events
+    )
+    return unknown or (decision.state_ref is not None and decision.state is None)
+
+
+def _unknown_names(chart: CompiledChart, decision: RaceDecision) -> Iterator[Diagnostic]:
+    for side in decision.sides:
+        for event, span in zip(side.events, side.spans, strict=True):
+            if event not in chart.events and chart.timer(event) is None:
+                declared = ", ".join(chart.events) or "none"
+                yield _finding(
+                    f"race '{decision.name}' names the undeclared event '{event}'",
+                    span,
+                    f"declared events: {declared}",
+                )
+    if decision.state_ref is not None and decision.state is None:
+        yield _finding(
+            f"race '{decision.name}': `in: {decision.state_ref}` names no state of the "
+            "chart that can be active",
+            decision.state_span or decision.span,
+            "write a state's name or a unique dotted suffix of its path",
+        )
+
+
+def _never_race(rules: RaceDecisions, decision: RaceDecision) -> Diagnostic:
+    """The finding for a decision every pair of which producers or facts order."""
+    a, b = decision.events
+    first, second = decision.sides
+    if not first.listed and not second.listed and first.events and second.events:
+        producer = rules.producers.get(a)
+        if producer is not None and producer == rules.producers.get(b):
+            return _finding(
+                f"race '{decision.name}': '{a}' and '{b}' are both sent by producer "
+                f"'{producer}', which sends them in order, so they never race",
+                decision.span,
+                "remove the entry, or list one of the events under another producer",
+            )
+        fact = rules.ordering(a, b)
+        if fact is not None:
+            return _finding(
+                f"race '{decision.name}': '{a}' and '{b}' never race: ordering fact "
+                f"'{fact.name}' says which arrives first",
+                decision.span,
+                "remove the entry, or the ordering fact if it does not hold",
+            )
+    return _finding(
+        f"race '{decision.name}': no pair of {a} and {b} can race: each is sent in order "
+        "by one producer or ordered by an ordering fact",
+        decision.span,
+        "remove the entry",
+    )
 
 
 def _finding(message: str, span: SourceSpan, note: str) -> Diagnostic:

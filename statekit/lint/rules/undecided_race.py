@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts
-from statekit.analysis.race_entry import race_entry
+from statekit.analysis.race_entry import race_entry, race_fixes
 from statekit.analysis.races import Race, races_in
 from statekit.analysis.report import path_notes
 from statekit.analysis.timers import event_span
@@ -75,6 +75,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             f"decide it: races: {race_entry(chart, a, b, 'who wins and why')}"
             " (add `in: STATE` to decide it only there)"
         )
+        notes.extend(race_fixes(chart, a, b, "who wins and why"))
         yield Diagnostic(
             SLUG,
             DEFAULT_SEVERITY,
