@@ -197,6 +197,9 @@ def _items(
                 _prefixed(item, "event.") for item in _payload(doc, index, events, rng)
             ]
         return []
+    migration = _migration_items(doc, index, place, rng)
+    if migration is not None:
+        return migration
     if place.key_position:
         if last in ("on", "reject"):
             present = _present_keys(index, keys, _word(doc, rng))
@@ -225,6 +228,58 @@ def _items(
             for reason, uses in index.reasons.items()
         ]
     return []
+
+
+def _migration_items(
+    doc: ChartDocument, index: Index, place: Place, word: Range
+) -> list[CompletionItem] | None:
+    """Timer names where a timer event is written (`races:` events, a migration's
+    `timers:` keys and `to:`), full state paths in a migration's `enter:` and `rename:`
+    targets; None elsewhere. A timer name replaces the whole token (it holds brackets)."""
+    keys = place.keys
+    head = keys[0] if keys else ""
+    last = keys[-1] if keys else ""
+    timers = (
+        (head == "races" and last == "events" and not place.key_position)
+        or (head == "migrations" and last == "timers")
+        or (head == "migrations" and "timers" in keys and last == "to")
+    )
+    paths = head == "migrations" and (
+        (last == "enter") or (len(keys) >= 2 and keys[-2] in ("enter", "rename"))
+    )
+    if not timers and not paths:
+        return None
+    rng = _token_range(doc, place, word.start.line)
+    if timers:
+        items = [
+            _item(d.key, CompletionKind.EVENT, "timer", rng, _doc(doc, index, Kind.TIMER, d.key))
+            for d in index.declarations
+            if d.kind is Kind.TIMER
+        ]
+        if head == "races":
+            items += _events(doc, index, rng)
+        return items
+    return [
+        _item(path, CompletionKind.CLASS, "state", rng, _doc(doc, index, Kind.STATE, path))
+        for path, info in index.states.items()
+        if path and not info.history
+    ]
+
+
+_TOKEN_BEFORE = re.compile(r"""[^\s\[\]{},:'"]*$""")
+_TOKEN_AFTER = re.compile(r"""^[^\s\[\]{},:'"]*""")
+
+
+def _token_range(doc: ChartDocument, place: Place, line_no: int) -> Range:
+    """The range of the token at the cursor, at the end of `place.before` (between
+    quotes, brackets, commas, colons or blanks), on line `line_no`."""
+    cursor = len(place.before)
+    line = doc.text.split("\n")[line_no]
+    before = _TOKEN_BEFORE.search(place.before)
+    after = _TOKEN_AFTER.match(line[cursor:])
+    start = cursor - (len(before.group(0)) if before else 0)
+    end = cursor + (len(after.group(0)) if after else 0)
+    return Range(Position(line_no, start), Position(line_no, end))
 
 
 def _word(doc: ChartDocument, rng: Range) -> str:

@@ -18,6 +18,7 @@ from statekit.compiler.source.loader import load_yaml
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.lsp.line_map import LineMap
 from statekit.lsp.names import (
+    FULL_PATH_ROLES,
     SUFFIX_ROLES,
     Declaration,
     Index,
@@ -28,11 +29,12 @@ from statekit.lsp.names import (
     suffix_table,
 )
 from statekit.lsp.records import Position, Range
+from statekit.lsp.timer_names import TIMER_EVENT, resolve_timer, timer_references, timer_sites
 
 __all__ = [
     "DELAY_LITERAL",
+    "FULL_PATH_ROLES",
     "SUFFIX_ROLES",
-    "TIMER_EVENT",
     "Declaration",
     "Index",
     "Kind",
@@ -44,8 +46,6 @@ __all__ = [
     "suffix_table",
 ]
 
-TIMER_EVENT = re.compile(r"(after|at)\(.+\)@\S*")
-"""A timer event's name, as the schema's `timerEventName` has it."""
 DELAY_LITERAL = re.compile(r"(\d+(d|h|m|s|ms))+")
 """A delay literal's shape (`1h30m`); any other `delay:` value is an expression."""
 
@@ -153,10 +153,12 @@ class _Builder:
         for _race, body in mapping_items(root.get("races")):
             if isinstance(body, MappingNode):
                 for ref in scalar_list(body.get("events")):
-                    if not TIMER_EVENT.fullmatch(str(ref.value)):  # not a declared name
+                    if not TIMER_EVENT.fullmatch(str(ref.value)):  # a timer's: timer_names
                         self.refer(Kind.EVENT, Role.RACE_EVENTS, ref)
                 for ref in scalar_list(body.get("in")):
                     self.refer(Kind.STATE, Role.RACE_IN, ref)
+        for kind, role, ref in timer_references(root):
+            self.refer(kind, role, ref)
 
     def _state(
         self, node: MappingNode, path: str, parent: str | None, key: ScalarNode | None
@@ -191,6 +193,8 @@ class _Builder:
             for alternative in _alternatives(value):
                 self._transition(alternative, (str(event_key.value),))
         self._timers(node.get("after"))
+        for site in timer_sites(node.get("after"), path):
+            self.declare(Kind.TIMER, site.key, site.name_node, site.body)
         for keyword in ("always", "done"):
             for alternative in _alternatives(node.get(keyword)):
                 self._transition(alternative, ())
@@ -343,13 +347,16 @@ class _Builder:
         for ref in index.references:
             key: str | None = None
             if ref.kind is Kind.STATE:
-                key = index.resolve_state(ref.text, ref.scope, relative=ref.role is Role.INITIAL)
+                relative = ref.role in FULL_PATH_ROLES
+                key = index.resolve_state(ref.text, ref.scope, relative=relative)
             elif ref.kind is Kind.EVENT:
                 key = ref.text if ref.text in events else None
             elif ref.kind is Kind.GUARD:
                 key = ref.text if ref.text in guards else None
             elif ref.kind is Kind.CONTEXT:
                 key = ref.text if ref.text in context else None
+            elif ref.kind is Kind.TIMER:
+                key = resolve_timer(index, ref.text)
             else:
                 key = next(
                     (f"{e}.{ref.text}" for e in ref.events if f"{e}.{ref.text}" in payload), None

@@ -20,6 +20,7 @@ class Kind(enum.Enum):
     CONTEXT = "context field"
     PAYLOAD = "payload field"
     INVARIANT = "invariant"
+    TIMER = "timer"
 
 
 class Role(enum.Enum):
@@ -43,12 +44,18 @@ class Role(enum.Enum):
     PRODUCER = "producers"
     RACE_EVENTS = "races.events"
     RACE_IN = "races.in"
+    MIGRATION_TIMER = "migrations.timers"
+    MIGRATION_TO = "migrations.timers.to"
+    MIGRATION_STATE = "migrations.state"
 
 
 SUFFIX_ROLES = frozenset(
     {Role.TARGET, Role.DEFAULT, Role.WHEN, Role.REQUIRE, Role.FORBID, Role.ACTIVE, Role.RACE_IN}
 )
-"""State references resolved as dotted suffixes of a path (all but `initial`)."""
+"""State references resolved as dotted suffixes of a path (all but `initial` and a
+migration's full paths)."""
+FULL_PATH_ROLES = frozenset({Role.INITIAL, Role.MIGRATION_STATE})
+"""State references resolved as paths from their scope (a migration's: from the root)."""
 
 
 @dataclass(frozen=True, slots=True)
