@@ -2,7 +2,8 @@
 name them (a timer's name is its timer event's, `after(grace)@entitlement.grace`).
 
 A timer is declared by its `after` entry: the `id:` value of a named one, else the
-delay literal key (mapping form) or the `delay:`/`at:` value (list form); its key is
+delay literal key (mapping form) or the `delay:` literal (list form), or the `delay`/`at`
+key of an expression (whose text names context fields); its key is
 the name the compiler gives it (`compiler.model.timers.timer_event_name`). It is named
 by a `races:` entry's `events`, and by a migration's `timers:` entries: their keys name
 timers of the version migrated from (the same name when this version kept it), their
@@ -62,10 +63,13 @@ def timer_sites(after: Node | None, path: str) -> list[TimerSite]:
             continue
         if literal is not None:
             name = timer_event_name(kind, literal.normalised, path)
-        else:
-            kind = TimerKind.AT if at is not None else TimerKind.DELAY
-            name = timer_event_name(kind, str(when.value), path)
-        sites.setdefault(name, TimerSite(name, when, item, None))
+            sites.setdefault(name, TimerSite(name, when, item, None))
+            continue
+        kind = TimerKind.AT if at is not None else TimerKind.DELAY
+        name = timer_event_name(kind, str(when.value), path)
+        word = "at" if at is not None else "delay"  # the expression holds other names
+        key = next(k for k, _ in item.items if k.value == word)
+        sites.setdefault(name, TimerSite(name, key, item, None))
     return list(sites.values())
 
 
