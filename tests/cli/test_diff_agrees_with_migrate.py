@@ -225,11 +225,18 @@ def test_diff_and_migrate_strand_the_same_configurations(
     }
     assert set(by_diff) == set(by_migrate) == pair.stranded, (by_diff, by_migrate)
     assert dry.returncode == (1 if pair.stranded else 0)
+    entered_by_diff = {tuple(e["configuration"]): e for e in json.loads(diffed.stdout)["entered"]}
+    entered_by_migrate = {}
     for report in reports:
         if report["status"] == "WOULD_MIGRATE":
             entered = set(report["mapping"].get("entered", []))
             assert pair.entered <= entered <= set(report["mapped_configuration"]), report
             assert not entered & set(report["configuration"]), report
+            if entered:
+                entered_by_migrate[_atomic(report["configuration"])] = report["mapping"]["entered"]
+    # the states a migration enters: the same by both, with a path to each
+    assert {c: e["entered"] for c, e in entered_by_diff.items()} == entered_by_migrate
+    assert all(e["path"] == PATHS[c] for c, e in entered_by_diff.items())
     for configuration, found in by_diff.items():
         assert found["path"] == PATHS[configuration]
         if "timer" in by_migrate[configuration]:  # a timer strands it: diff names it
