@@ -17,7 +17,7 @@ from statekit.compiler.source.nodes import MappingNode, ScalarNode
 from statekit.lsp.document import ChartDocument
 from statekit.lsp.names import FULL_PATH_ROLES, SUFFIX_ROLES, Kind, Reference, suffix_table
 from statekit.lsp.records import Position, RenameOutcome, TextEdit
-from statekit.lsp.timer_rename import rename_timer
+from statekit.lsp.timer_rename import rename_timer, timer_state_edit
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 """The names a rename accepts: plain YAML everywhere and a name in an expression."""
@@ -111,6 +111,12 @@ def _state_edits(doc: ChartDocument, path: str, new_name: str) -> list[TextEdit]
     assert info.key_range is not None
     edits.append(TextEdit(info.key_range, new_name))
     for ref in index.references:
+        if ref.kind is Kind.TIMER and ref.key is not None:
+            moved = timer_state_edit(ref, renamed, lambda r: _rewritten(r, renamed, new_table))
+            if isinstance(moved, str):
+                return moved
+            edits.extend(moved)
+            continue
         if ref.kind is not Kind.STATE or ref.key is None:
             continue
         new_text = _rewritten(ref, renamed, new_table)

@@ -3,12 +3,15 @@ the same document (`races:` events, a migration's `timers:` `to:`) rewritten.
 
 A migration's `timers:` keys are left as they are: they name timers of the version
 migrated from, which keep their names. An unnamed timer has no name to rename (its
-name is its delay: give it an `id:`).
+name is its delay: give it an `id:`). A renamed state's timers are named by its new
+path: `timer_state_edit` rewrites the state part of the timer events that name them
+(as many dotted parts as they had, more where that would be ambiguous).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from statekit.compiler.source.nodes import MappingNode, ScalarNode
 from statekit.lsp.document import ChartDocument
@@ -72,6 +75,31 @@ def rename_timer(doc: ChartDocument, key: str, new_name: str) -> RenameOutcome:
             )
         edits.append(TextEdit(where, new_name))
     return RenameOutcome(edits=tuple(sorted(edits, key=lambda e: e.range)))
+
+
+def timer_state_edit(
+    ref: Reference,
+    renamed: Callable[[str], str],
+    rewrite: Callable[[Reference], str | None],
+) -> list[TextEdit] | str:
+    """The edit moving the timer event `ref` to its state's renamed path (`renamed`: old
+    path → new; `rewrite`: a state reference's new text), none when its state keeps its
+    path or `ref` names a timer of an earlier version; why not when it cannot be written."""
+    assert ref.key is not None
+    if ref.role not in RENAMED_ROLES:
+        return []
+    state = ref.key.rsplit(")@", 1)[1]
+    if renamed(state) == state:
+        return []
+    head, written = ref.text.rsplit(")@", 1)
+    as_state = Reference(Kind.STATE, Role.RACE_IN, written, state, ref.range, ref.precise)
+    new_text = rewrite(as_state)
+    if new_text is None or not ref.precise or ref.range.start.line != ref.range.end.line:
+        line = ref.range.start.line + 1
+        return f"the timer event '{ref.text}' on line {line} cannot be rewritten; edit it by hand"
+    line, start = ref.range.start.line, ref.range.start.character + len(head) + 2
+    where = Range(Position(line, start), Position(line, start + len(written)))
+    return [TextEdit(where, new_text)]
 
 
 def _where(ref: Reference) -> Range | None:

@@ -189,3 +189,35 @@ def test_a_wrong_migration_entry_is_reported_on_its_key(
     editor.close_document(opened)
     assert [d["code"] for d in found] == ["invalid-migration"], found
     assert found[0]["range"]["start"] == _find(text, at), found
+
+
+def _applied(text: str, edits: list[Json]) -> str:
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def offset(p: Json) -> int:
+        return starts[p["line"]] + p["character"]
+
+    ordered = sorted(edits, key=lambda e: offset(e["range"]["start"]), reverse=True)
+    for edit in ordered:
+        rng = edit["range"]
+        text = text[: offset(rng["start"])] + edit["newText"] + text[offset(rng["end"]) :]
+    return text
+
+
+def test_renaming_a_state_moves_the_timer_events_that_name_its_timers(
+    editor: Editor, uri: str, tmp_path: Path
+) -> None:
+    at_grace = _find(CHART, "      grace:", 7)
+    renamed = editor.request("textDocument/rename", uri, position=at_grace, newName="lapsed")
+    text = _applied(CHART, renamed["changes"][uri])
+    # the race and the migration's `to:` follow, as written (a suffix stays a suffix); the
+    # migration's keys name version 1's timers and stay
+    assert '[PAY, "after(grace)@lapsed"]' in text
+    assert '{to: "after(grace)@entitlement.lapsed"}' in text
+    assert '      "after(grace)@entitlement.grace": {due: recompute}' in text
+    opened = editor.open(tmp_path / "renamed.yaml", text)
+    assert editor.published(opened, 1) == []  # it compiles clean
+    editor.close_document(opened)
