@@ -198,7 +198,7 @@ def _applied(text: str, edits: list[Json]) -> str:
         starts.append(starts[-1] + len(line) + 1)
 
     def offset(p: Json) -> int:
-        return starts[p["line"]] + p["character"]
+        return starts[int(p["line"])] + int(p["character"])
 
     ordered = sorted(edits, key=lambda e: offset(e["range"]["start"]), reverse=True)
     for edit in ordered:
