@@ -17,6 +17,7 @@ from statekit.lsp.document import ChartDocument
 from statekit.lsp.hover import describe, field_type
 from statekit.lsp.index import Index, Kind, build_index
 from statekit.lsp.records import CompletionItem, CompletionKind, Position, Range, TextEdit
+from statekit.lsp.timer_names import send_ids
 
 _WORD_BEFORE = re.compile(r"[^\s\[\]{},:'\"()#]*$")
 _WORD_AFTER = re.compile(r"^[^\s\[\]{},:'\"()#]*")
@@ -220,6 +221,11 @@ def _items(
         return _states(doc, index, rng, typed, activatable=True)
     if last == "guard":
         return _guards(doc, index, rng)
+    if last == "cancel":
+        return [
+            _item(name, CompletionKind.CONSTANT, "the id of a delayed send", rng)
+            for name in send_ids(index.root)
+        ]
     if last in ("already", "raise", "send") or (last == "event" and parent in ("raise", "send")):
         return _events(doc, index, rng)
     if last == "else" or parent == "reject":

@@ -101,6 +101,23 @@ def timer_references(root: MappingNode) -> list[tuple[Kind, Role, ScalarNode]]:
     return found
 
 
+def send_ids(node: Node | None) -> list[str]:
+    """The `id:` of every `send` effect under `node`, in document order, each once (what
+    a `cancel:` names)."""
+    found: dict[str, None] = {}
+    if isinstance(node, MappingNode):
+        for key, value in node.items:
+            if key.value == "send" and isinstance(value, MappingNode):
+                named = value.get("id")
+                if isinstance(named, ScalarNode) and named.value is not None:
+                    found.setdefault(str(named.value))
+            found.update(dict.fromkeys(send_ids(value)))
+    elif isinstance(node, SequenceNode):
+        for item in node.items:
+            found.update(dict.fromkeys(send_ids(item)))
+    return list(found)
+
+
 def resolve_timer(index: Index, name: str) -> str | None:
     """The declared timer `name` names (exactly, or with its state as a dotted suffix)."""
     timers = index.declared(Kind.TIMER)

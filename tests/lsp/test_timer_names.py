@@ -1,8 +1,9 @@
 """Named timers in the language server, over its wire protocol: completion of timer
 names where a timer event is written (`races:` events, a migration's `timers:` keys and
-`to:`) and of full state paths in `enter:`, hover on a timer (its state, delay and
-target), go-to-definition from a race or a migration to the `after` entry, rename of an
-`id:` with its references in the file, and diagnostics on the key that is wrong."""
+`to:`), of full state paths in `enter:` and of delayed sends' ids in `cancel:`; hover
+on a timer (its state, delay and target); go-to-definition from a race or a migration
+to the `after` entry; rename of an `id:` (and of a state) with the timer events that
+name it in the file; diagnostics on the migration key that is wrong."""
 
 from __future__ import annotations
 
@@ -221,3 +222,22 @@ def test_renaming_a_state_moves_the_timer_events_that_name_its_timers(
     opened = editor.open(tmp_path / "renamed.yaml", text)
     assert editor.published(opened, 1) == []  # it compiles clean
     editor.close_document(opened)
+
+
+def test_completion_of_cancel_offers_the_ids_of_delayed_sends(
+    editor: Editor, tmp_path: Path
+) -> None:
+    text = CHART.replace(
+        "      active: {on: {LAPSE: grace}, already: [PAY]}",
+        "      active:\n"
+        "        on: {LAPSE: grace}\n"
+        "        already: [PAY]\n"
+        "        entry: [{send: {event: PAY, delay: 1h, id: nudge}}]\n"
+        "        exit: [{cancel: nudge}]",
+    )
+    opened = editor.open(tmp_path / "sends.yaml", text)
+    editor.published(opened, 1)
+    position = _find(text, "{cancel: ")
+    found = editor.request("textDocument/completion", opened, position=position)
+    editor.close_document(opened)
+    assert [item["label"] for item in found["items"]] == ["nudge"]
