@@ -3,7 +3,8 @@
 SQLite and on PostgreSQL: the new region's timers are armed due at the migration's clock
 reading plus their delay (not the arming time of anything older), their rows are written
 with the entry's sequence, `verify` is clean, `rebuild` gives the stored state, and the
-worker delivers them when due, not before."""
+worker delivers them when due, not before. `verify` reports every change to what the
+entry recorded: its clock reading, the states it says it entered, the timer's row."""
 
 from __future__ import annotations
 
@@ -164,5 +165,55 @@ def test_a_migration_that_enters_states_verifies_rebuilds_and_arms_their_timers(
             checked = v2.verify("i")
             assert checked.ok, (checked.differences, checked.snapshot_problems)
             assert v2.rebuild("i").state == v2.load("i").state
+    finally:
+        store.close()
+
+
+MIGRATION_ROW = "event_id = 'statekit.migrate.v1.v2'"
+RETRY_ROW = "timer_id = 'after(retry)@billing.dunning'"
+
+# what is changed after a migration that entered a region and armed its timer → (table,
+# assignment, row)
+ENTRY_TAMPER: dict[str, tuple[str, str, str]] = {
+    "the entry's clock reading": ("statekit_events", "clock_ms = clock_ms + 1", MIGRATION_ROW),
+    "the entry's clock reading removed": ("statekit_events", "clock_ms = NULL", MIGRATION_ROW),
+    "the states the entry says it entered": (
+        "statekit_events",
+        "payload = REPLACE(payload, '\"billing.dunning\"', '\"billing.open\"')",
+        MIGRATION_ROW,
+    ),
+    "the armed timer's due time": ("statekit_timers", "due_ms = due_ms + 1", RETRY_ROW),
+    "the armed timer's arming sequence": ("statekit_timers", "sequence = 1", RETRY_ROW),
+}
+
+
+class _Undo(Exception):
+    pass
+
+
+@pytest.mark.parametrize("what", sorted(ENTRY_TAMPER))
+def test_verify_reports_every_change_to_what_entering_recorded(store_url: str, what: str) -> None:
+    clock = Clock()
+    store = open_store(store_url)
+    try:
+        v1 = Runner(chart_from(V1), store, clock=clock)
+        v1.create("i")
+        assert v1.apply("i", "e0", "LAPSE").applied
+        clock.now = LATER
+        v2_text = CASES["region added, entered by enter:"][0]
+        v2 = Runner(chart_from(v2_text), store, previous=[v1.chart], clock=clock)
+        assert v2.migrate("i").status == "MIGRATED"
+        assert v2.verify("i").ok
+        table, assignment, where = ENTRY_TAMPER[what]
+        try:
+            with store.write():
+                cursor = store.execute(f"UPDATE {table} SET {assignment} WHERE {where}")
+                assert cursor.rowcount == 1
+                report = v2.verify("i")
+                raise _Undo
+        except _Undo:
+            pass
+        assert not report.ok, what
+        assert v2.verify("i").ok
     finally:
         store.close()
