@@ -11,7 +11,9 @@ configuration mapped by the declared renames), from the two explorations;
 and the reachable configurations of `old` that `new` strands, exactly as
 `statekit migrate` would (`statekit.analysis.stranding`: a state it lacks, an
 armed timer it does not declare or map), each with a path of events from the
-start and the timers armed there. Nothing here reads a file.
+start and the timers armed there; and those whose instances migrating moves
+into states `old` lacks (a region added, entered by default or as `enter:`
+says), with the states entered. Nothing here reads a file.
 
 `behaviour_changed` is whether any difference was found (a digest that
 differs with nothing else found is reported as such, so no change goes
@@ -27,7 +29,11 @@ from typing import Any
 from statekit.analysis.explain import Row, explain
 from statekit.analysis.exploration import Exploration
 from statekit.analysis.explorer import explore
-from statekit.analysis.stranding import StrandedConfiguration, stranded_configurations
+from statekit.analysis.stranding import (
+    EnteredConfiguration,
+    StrandedConfiguration,
+    map_configurations,
+)
 from statekit.compiler.ir import (
     Assign,
     Cancel,
@@ -80,6 +86,9 @@ class ChartDiff:
     stranded: tuple[StrandedConfiguration, ...]
     classification_changes: int = 0
     limits: tuple[str, ...] = field(default_factory=tuple)
+    entered: tuple[EnteredConfiguration, ...] = ()
+    """The reachable configurations of `old` whose instances migrating enters states
+    `old` lacks (a region added), with the states entered."""
 
     @property
     def behaviour_changed(self) -> bool:
@@ -115,6 +124,7 @@ class ChartDiff:
             "changes": [c.to_data() for c in self.changes],
             "classification_changes": self.classification_changes,
             "stranded": [s.to_data() for s in self.stranded],
+            "entered": [e.to_data() for e in self.entered],
             "limits": list(self.limits),
         }
 
@@ -132,6 +142,12 @@ class ChartDiff:
             armed = f" (timers armed: {', '.join(s.timers)})" if s.timers else ""
             out.append(
                 f"  stranded {{{', '.join(s.configuration)}}}{armed}: {s.why}; reached by {path}"
+            )
+        for e in self.entered:
+            path = " → ".join(e.path) if e.path else "(the initial configuration)"
+            out.append(
+                f"  migrating {{{', '.join(e.configuration)}}} enters {', '.join(e.entered)}; "
+                f"reached by {path}"
             )
         out.extend(f"  (analysis limit: {limit})" for limit in self.limits)
         return out
@@ -157,7 +173,8 @@ def diff_charts(
     new_x = new_exploration or explore(new)
     answers, count = _answer_changes(old_x, new_x, rename)
     changes.extend(answers)
-    stranded = tuple(stranded_configurations(old_x, Chart(new)))
+    mapped = map_configurations(old_x, Chart(new))
+    stranded = mapped.stranded
     limits = tuple(limit.message for limit in (*old_x.limits, *new_x.limits))
     if (
         not changes
@@ -174,6 +191,7 @@ def diff_charts(
         stranded=stranded,
         classification_changes=count,
         limits=limits,
+        entered=mapped.entered,
     )
 
 

@@ -1,4 +1,5 @@
-"""Which reachable configurations of an old chart version a newer one strands.
+"""Which reachable configurations of an old chart version a newer one strands, and in
+which it enters states the old version lacked.
 
 `statekit migrate` strands an instance when `map_state`
 (`statekit.engine.state_migration`) cannot express its state in the newer
@@ -8,7 +9,8 @@ the same mapping (`express_state`, also of versions not bumped yet), so the
 two agree by construction: for each reachable abstract state of the old chart
 (its configuration and history values), a representative instance state is
 built and mapped, and those that do not map are reported with the events
-that reach them and the timers armed there.
+that reach them and the timers armed there; those that map by entering states
+(a region added: `statekit.engine.state_completion`) with the states entered.
 
 The representative state is the one an instance has right after entering the
 configuration: every `after` timer of an active state armed (at time 0, with
@@ -58,11 +60,41 @@ class StrandedConfiguration:
         }
 
 
-def stranded_configurations(old: Exploration, new: Chart) -> Iterator[StrandedConfiguration]:
-    """The reachable abstract states of `old` whose instances `new` strands, in
-    breadth-first order, one per configuration and history values."""
+@dataclass(frozen=True, slots=True)
+class EnteredConfiguration:
+    """A reachable configuration of the old chart whose instances the migration moves
+    into states the old version lacked (`entered`, in entry order), and the events that
+    reach it from the start."""
+
+    configuration: tuple[str, ...]
+    entered: tuple[str, ...]
+    path: tuple[str, ...]
+
+    def to_data(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "configuration": list(self.configuration),
+            "entered": list(self.entered),
+            "path": list(self.path),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MappedConfigurations:
+    """The configurations of the old chart the new one strands, and those it maps by
+    entering states, each in breadth-first order."""
+
+    stranded: tuple[StrandedConfiguration, ...]
+    entered: tuple[EnteredConfiguration, ...]
+
+
+def map_configurations(old: Exploration, new: Chart) -> MappedConfigurations:
+    """Map the representative state of each reachable abstract state of `old` (one per
+    configuration and history values) into `new`, as `statekit migrate` would."""
     chart = Chart(old.chart)
     seen: set[Any] = set()
+    stranded: list[StrandedConfiguration] = []
+    entered: list[EnteredConfiguration] = []
     for node in old.nodes:
         key = (node.config, node.history_key)
         if key in seen:
@@ -71,15 +103,30 @@ def stranded_configurations(old: Exploration, new: Chart) -> Iterator[StrandedCo
         state = _representative(chart, node)
         if state is None:
             continue
+        configuration = tuple(old.chart.states[s].path for s in node.config.atomic)
+        path = tuple(b.event for _, b in old.path(node.id) if b.event is not None)
         try:
-            express_state(state, chart, new)
+            mapped = express_state(state, chart, new)
         except Stranded as exc:
-            yield StrandedConfiguration(
-                configuration=tuple(old.chart.states[s].path for s in node.config.atomic),
-                why=_why(chart, new, state, str(exc)),
-                path=tuple(b.event for _, b in old.path(node.id) if b.event is not None),
-                timers=tuple(t.id for t in state.timers),
+            stranded.append(
+                StrandedConfiguration(
+                    configuration=configuration,
+                    why=_why(chart, new, state, str(exc)),
+                    path=path,
+                    timers=tuple(t.id for t in state.timers),
+                )
             )
+            continue
+        states = tuple(mapped.mapping.get("entered", ()))
+        if states and all(e.configuration != configuration for e in entered):
+            entered.append(EnteredConfiguration(configuration, states, path))
+    return MappedConfigurations(stranded=tuple(stranded), entered=tuple(entered))
+
+
+def stranded_configurations(old: Exploration, new: Chart) -> Iterator[StrandedConfiguration]:
+    """The reachable abstract states of `old` whose instances `new` strands, in
+    breadth-first order, one per configuration and history values."""
+    yield from map_configurations(old, new).stranded
 
 
 def _why(old: Chart, new: Chart, state: State, reason: str) -> str:

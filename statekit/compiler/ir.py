@@ -331,7 +331,9 @@ class TimerMigration:
 class MigrationDecl:
     """How an instance of version `from_version` maps into this chart (`migrations:`):
     `rename` old full path → new full path, `context` the computed fields, `timers`
-    old timer identity → how it maps."""
+    old timer identity → how it maps, `enter` a state an instance may lack once
+    mapped (a new region, or a new child of a state) → the state it enters there (that
+    state or a descendant; `statekit.engine.state_completion`)."""
 
     from_version: int
     rename: Mapping[str, str]
@@ -339,6 +341,7 @@ class MigrationDecl:
     description: str | None
     span: SourceSpan
     timers: Mapping[str, TimerMigration] = field(default_factory=lambda: MappingProxyType({}))
+    enter: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True, slots=True)

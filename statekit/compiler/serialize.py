@@ -164,6 +164,8 @@ class _Writer:
             body["timers"] = {
                 old: {"to": t.to, "due": t.due.value} for old, t in sorted(m.timers.items())
             }
+        if m.enter:  # absent when none: earlier charts keep their digests
+            body["enter"] = dict(sorted(m.enter.items()))
         return self.node(body, m.span, m.description)
 
 

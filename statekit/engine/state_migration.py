@@ -7,6 +7,12 @@ default, fields it no longer declares are dropped (the mapping lists them),
 and the declared `context` expressions, evaluated over the old context, give
 the fields they name. Armed timers map as `statekit.engine.timer_migration`
 says (renamed with their state, or as the migration's `timers:` declares).
+States the newer chart requires and the mapped configuration lacks (a region
+added, a child of a state that was atomic) are entered as
+`statekit.engine.state_completion` says (the migration's `enter:`, else default
+entry; no entry effect runs), and their `after` timers armed, due from `now_ms`,
+the migration's clock reading (the runner records it with the entry, so a replay
+arms them alike).
 Anything that does not fit the newer chart (a path it lacks, an illegal
 configuration, a context value of the wrong type, a broken invariant, a timer
 it does not declare) strands the instance: `Stranded` says why. This is pure:
@@ -28,7 +34,8 @@ from statekit.engine.chart import Chart
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import computed_value
 from statekit.engine.state import STATE_FORMAT, State, StateFormatError
-from statekit.engine.timer_migration import Stranded, map_timers
+from statekit.engine.state_completion import complete_configuration
+from statekit.engine.timer_migration import Stranded, arm_entered, map_timers
 from statekit.engine.validation import EMPTY
 
 __all__ = ["Mapped", "Stranded", "express_state", "map_state"]
@@ -46,19 +53,21 @@ class Mapped:
     """The armed timers (new IDs) that kept their ID and changed their delay or due time."""
     dropped_timers: tuple[str, ...] = ()
     """The armed timers (old IDs) the mapping disarmed."""
+    armed_timers: tuple[str, ...] = ()
+    """The timers the states the mapping entered armed (their IDs)."""
 
 
-def map_state(state: State, old: Chart, new: Chart) -> Mapped:
-    """`state` (of `old`) expressed in `new` (see the module docstring); `Stranded` when
-    it does not fit."""
+def map_state(state: State, old: Chart, new: Chart, now_ms: int | None = None) -> Mapped:
+    """`state` (of `old`) expressed in `new` (see the module docstring), at the clock
+    reading `now_ms`; `Stranded` when it does not fit."""
     if old.name != new.name:
         raise Stranded(f"chart {new.name!r} is not a version of {old.name!r}")
     if new.version <= old.version:
         raise Stranded(f"version {new.version} is not newer than {old.version}")
-    return express_state(state, old, new)
+    return express_state(state, old, new, now_ms)
 
 
-def express_state(state: State, old: Chart, new: Chart) -> Mapped:
+def express_state(state: State, old: Chart, new: Chart, now_ms: int | None = None) -> Mapped:
     """The mapping proper of `map_state`, for any two versions of one chart (`statekit
     diff` compares versions that may not be ordered yet); `Stranded` when it does not fit."""
     declared_decl = new.ir.migration_from(old.version)
@@ -82,7 +91,11 @@ def express_state(state: State, old: Chart, new: Chart) -> Mapped:
             )
         return target
 
-    configuration = sorted({moved(p, False) for p in data["configuration"]})
+    completion = complete_configuration(
+        new.ir,
+        {moved(p, False) for p in data["configuration"]},
+        declared_decl.enter if declared_decl is not None else {},
+    )
     history = {
         moved(key, True): sorted({moved(p, True) for p in value})
         for key, value in data["history"].items()
@@ -114,14 +127,19 @@ def express_state(state: State, old: Chart, new: Chart) -> Mapped:
         "statechart": new.name,
         "version": new.version,
         "digest": new.digest,
-        "configuration": configuration,
+        "configuration": list(completion.configuration),
         "context": context,
         "history": history,
     }
     timers = None
-    if data.get("timer_generation"):  # armed timers stay armed (the newer chart must have them)
+    generation = data.get("timer_generation") or 0
+    kept: list[dict[str, Any]] = []
+    if generation:  # armed timers stay armed (the newer chart must have them)
         timers = map_timers(data["timers"], new, declared_decl, context)
-        moved_state.update(timers=list(timers.entries), timer_generation=data["timer_generation"])
+        kept = list(timers.entries)
+    armed = arm_entered(completion.entered, new, context, generation, now_ms)
+    if generation or armed:
+        moved_state.update(timers=kept + list(armed), timer_generation=generation + len(armed))
     try:
         mapped = State.from_json(new, moved_state)
     except StateFormatError as exc:
@@ -132,8 +150,11 @@ def express_state(state: State, old: Chart, new: Chart) -> Mapped:
         "defaulted": sorted(defaulted),
         "dropped": dropped,
     }
+    armed_ids = tuple(t["id"] for t in armed)
+    if completion.entered:  # absent otherwise: the entries of earlier migrations verify as before
+        mapping["entered"] = list(completion.entered)
     if timers is None:
-        return Mapped(state=mapped, mapping=mapping)
+        return Mapped(state=mapped, mapping=mapping, armed_timers=armed_ids)
     if timers.declared:  # absent otherwise: the entries of earlier migrations verify as before
         mapping["timers"] = dict(sorted(timers.declared.items()))
     return Mapped(
@@ -142,6 +163,7 @@ def express_state(state: State, old: Chart, new: Chart) -> Mapped:
         timer_ids=timers.renamed,
         retimed=timers.retimed,
         dropped_timers=timers.dropped,
+        armed_timers=armed_ids,
     )
 
 

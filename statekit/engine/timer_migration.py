@@ -19,11 +19,17 @@ timer must have its declaration's delay. A timer that maps to no timer of the
 newer chart, or whose time cannot be recomputed (armed with a deadline, so the
 time it was armed is not known), strands the instance (`Stranded`, why in its
 message). Sent timers (`send` with a delay, no owner) keep their ID.
+
+The states a migration enters (`statekit.engine.state_completion`) arm their `after`
+timers as entering them would (`arm_entered`), after the mapped ones, in entry order
+and declaration order, each with the next generation: a literal delay, a `delay:`
+or `at:` expression's value over the migrated context, due at the migration's clock
+reading plus the delay (None without a reading, as a step without one arms it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,6 +124,39 @@ def map_timers(
         dropped=tuple(dropped),
         declared=applied,
     )
+
+
+def arm_entered(
+    entered: Sequence[str], new: Chart, context: Mapping[str, Any], generation: int,
+    now_ms: int | None,
+) -> tuple[dict[str, Any], ...]:  # fmt: skip
+    """The timers the states `entered` (paths of `new`, in entry order) arm, as state JSON
+    entries, generations following `generation` (see the module docstring)."""
+    out: list[dict[str, Any]] = []
+    ir = new.ir
+    for path in entered:
+        for timer_index in ir.state(path).timers:
+            decl = ir.timers[timer_index]
+            value = decl.delay_ms if decl.delay_ms is not None else _value(decl, context)
+            delay: int | None
+            due: int | None
+            if decl.kind is TimerKind.AT:
+                delay, due = None, value
+            else:
+                delay, due = value, None if now_ms is None else clamped_due(now_ms + value)
+            generation += 1
+            out.append(
+                {
+                    "id": decl.name,
+                    "event": decl.name,
+                    "payload": {},
+                    "delay_ms": delay,
+                    "due_ms": due,
+                    "generation": generation,
+                    "owner": path,
+                }
+            )
+    return tuple(out)
 
 
 def _missing(old_id: str, new_id: str, new: Chart, *, mapped: bool) -> str:

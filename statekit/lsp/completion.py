@@ -17,6 +17,7 @@ from statekit.lsp.document import ChartDocument
 from statekit.lsp.hover import describe, field_type
 from statekit.lsp.index import Index, Kind, build_index
 from statekit.lsp.records import CompletionItem, CompletionKind, Position, Range, TextEdit
+from statekit.lsp.timer_names import send_ids
 
 _WORD_BEFORE = re.compile(r"[^\s\[\]{},:'\"()#]*$")
 _WORD_AFTER = re.compile(r"^[^\s\[\]{},:'\"()#]*")
@@ -197,6 +198,9 @@ def _items(
                 _prefixed(item, "event.") for item in _payload(doc, index, events, rng)
             ]
         return []
+    migration = _migration_items(doc, index, place, rng)
+    if migration is not None:
+        return migration
     if place.key_position:
         if last in ("on", "reject"):
             present = _present_keys(index, keys, _word(doc, rng))
@@ -217,6 +221,11 @@ def _items(
         return _states(doc, index, rng, typed, activatable=True)
     if last == "guard":
         return _guards(doc, index, rng)
+    if last == "cancel":
+        return [
+            _item(name, CompletionKind.CONSTANT, "the id of a delayed send", rng)
+            for name in send_ids(index.root)
+        ]
     if last in ("already", "raise", "send") or (last == "event" and parent in ("raise", "send")):
         return _events(doc, index, rng)
     if last == "else" or parent == "reject":
@@ -226,8 +235,6 @@ def _items(
         ]
     if keys[:1] == ("producers",) and (len(keys) == 2 or keys[2:] == ("events",)):
         return _events(doc, index, rng)
-    if keys[:1] == ("races",) and len(keys) == 3 and last in ("events", "precedes"):
-        return _events(doc, index, rng) + _any_event(place.before, last, rng)
     return []
 
 
@@ -237,6 +244,58 @@ def _any_event(before: str, key: str, rng: Range) -> list[CompletionItem]:
     if written.count("[") - written.count("]") > 1:
         return []
     return [_item('"*"', CompletionKind.CONSTANT, "any event", rng)]
+
+
+def _migration_items(
+    doc: ChartDocument, index: Index, place: Place, word: Range
+) -> list[CompletionItem] | None:
+    """Timer names where a timer event is written (`races:` events and `precedes`, a migration's
+    `timers:` keys and `to:`), full state paths in a migration's `enter:` and `rename:`
+    targets; None elsewhere. A timer name replaces the whole token (it holds brackets)."""
+    keys = place.keys
+    head = keys[0] if keys else ""
+    last = keys[-1] if keys else ""
+    timers = (
+        (head == "races" and last in ("events", "precedes") and not place.key_position)
+        or (head == "migrations" and last == "timers")
+        or (head == "migrations" and "timers" in keys and last == "to")
+    )
+    paths = head == "migrations" and (
+        (last == "enter") or (len(keys) >= 2 and keys[-2] in ("enter", "rename"))
+    )
+    if not timers and not paths:
+        return None
+    rng = _token_range(doc, place, word.start.line)
+    if timers:
+        items = [
+            _item(d.key, CompletionKind.EVENT, "timer", rng, _doc(doc, index, Kind.TIMER, d.key))
+            for d in index.declarations
+            if d.kind is Kind.TIMER
+        ]
+        if head == "races":
+            items += _events(doc, index, rng) + _any_event(place.before, last, rng)
+        return items
+    return [
+        _item(path, CompletionKind.CLASS, "state", rng, _doc(doc, index, Kind.STATE, path))
+        for path, info in index.states.items()
+        if path and not info.history
+    ]
+
+
+_TOKEN_BEFORE = re.compile(r"""[^\s\[\]{},:'"]*$""")
+_TOKEN_AFTER = re.compile(r"""^[^\s\[\]{},:'"]*""")
+
+
+def _token_range(doc: ChartDocument, place: Place, line_no: int) -> Range:
+    """The range of the token at the cursor, at the end of `place.before` (between
+    quotes, brackets, commas, colons or blanks), on line `line_no`."""
+    cursor = len(place.before)
+    line = doc.text.split("\n")[line_no]
+    before = _TOKEN_BEFORE.search(place.before)
+    after = _TOKEN_AFTER.match(line[cursor:])
+    start = cursor - (len(before.group(0)) if before else 0)
+    end = cursor + (len(after.group(0)) if after else 0)
+    return Range(Position(line_no, start), Position(line_no, end))
 
 
 def _word(doc: ChartDocument, rng: Range) -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import CompileResult, compile_source
-from statekit.lsp.index import Declaration, Index, Kind, LineMap, Reference, build_index
+from statekit.lsp.index import build_index
+from statekit.lsp.line_map import LineMap
+from statekit.lsp.names import Declaration, Index, Kind, Reference
 from statekit.lsp.records import Position, Range
 
 

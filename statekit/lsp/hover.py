@@ -6,6 +6,7 @@ from __future__ import annotations
 from statekit.compiler.markdown_text import markdown_code as code
 from statekit.compiler.markdown_text import markdown_text
 from statekit.compiler.model.declarations import text as scalar_text
+from statekit.compiler.model.timers import timer_trigger
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.lsp.document import ChartDocument
 from statekit.lsp.index import Declaration, Kind
@@ -33,6 +34,8 @@ def describe(doc: ChartDocument, kind: Kind, key: str) -> str | None:
         if description:
             lines += ["", description]
         return "\n".join(lines)
+    if kind is Kind.TIMER:
+        return _describe_timer(doc, decl)
     if kind is Kind.INVARIANT:
         description = _description(decl.node)
         return f"**invariant** {code(key)}" + (f"\n\n{description}" if description else "")
@@ -103,6 +106,31 @@ def _answers(doc: ChartDocument, path: str) -> list[tuple[str, list[str]]]:
         already = [str(n.value) for n in _scalars(node.get("already"))]
         reject = [f"{k} → {scalar_text(v) or 'REJECTED'}" for k, v in _items(node.get("reject"))]
     return [("transitions on", on), ("already", already), ("reject", reject)]
+
+
+def _describe_timer(doc: ChartDocument, decl: Declaration) -> str:
+    """A timer: its name, state, delay or deadline and targets (from the compiled chart
+    when there is one, else the name and state alone)."""
+    state = decl.key.rsplit(")@", 1)[-1]
+    lines = [
+        f"**timer** {code(decl.key)}",
+        f"state: {code(state) if state else 'the root'}",
+    ]
+    chart = doc.chart
+    timer = None if chart is None else chart.timer(decl.key)
+    if chart is not None and timer is not None:
+        lines.append(f"fires: {code(timer_trigger(timer, state))}")
+        targets = [
+            ", ".join(chart.states[t].path for t in transition.targets) or "(no target)"
+            for transition in chart.transitions
+            if transition.event == decl.key
+        ]
+        if targets:
+            lines.append(f"to: {markdown_text(' | '.join(targets))}")
+    description = _description(decl.node)
+    if description:
+        lines += ["", description]
+    return "\n".join(lines)
 
 
 def _describe_guard(decl: Declaration) -> str:

@@ -11,194 +11,49 @@ the compiler resolves them: a dotted suffix of a path (`StateIndex`), and
 from __future__ import annotations
 
 import ast
-import enum
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 
-from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.model.declarations import mapping_items, scalar_list, text
 from statekit.compiler.source.loader import load_yaml
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from statekit.lsp.line_map import LineMap
+from statekit.lsp.names import (
+    FULL_PATH_ROLES,
+    SUFFIX_ROLES,
+    Declaration,
+    Index,
+    Kind,
+    Reference,
+    Role,
+    StateInfo,
+    suffix_table,
+)
 from statekit.lsp.records import Position, Range
+from statekit.lsp.timer_names import (
+    TIMER_EVENT,
+    race_side_references,
+    resolve_timer,
+    timer_references,
+    timer_sites,
+)
 
-TIMER_EVENT = re.compile(r"(after|at)\(.+\)@\S*")
-"""A timer event's name, as the schema's `timerEventName` has it."""
+__all__ = [
+    "DELAY_LITERAL",
+    "FULL_PATH_ROLES",
+    "SUFFIX_ROLES",
+    "Declaration",
+    "Index",
+    "Kind",
+    "LineMap",
+    "Reference",
+    "Role",
+    "StateInfo",
+    "build_index",
+    "suffix_table",
+]
+
 DELAY_LITERAL = re.compile(r"(\d+(d|h|m|s|ms))+")
 """A delay literal's shape (`1h30m`); any other `delay:` value is an expression."""
-
-
-class Kind(enum.Enum):
-    """What a name names."""
-
-    STATE = "state"
-    EVENT = "event"
-    GUARD = "guard"
-    CONTEXT = "context field"
-    PAYLOAD = "payload field"
-    INVARIANT = "invariant"
-
-
-class Role(enum.Enum):
-    """Where a reference sits (what completes there, how a rename rewrites it)."""
-
-    TARGET = "to"
-    INITIAL = "initial"
-    DEFAULT = "default"
-    WHEN = "when"
-    REQUIRE = "require"
-    FORBID = "forbid"
-    ACTIVE = "active"
-    ON = "on"
-    ALREADY = "already"
-    REJECT = "reject"
-    RAISE = "raise"
-    GUARD = "guard"
-    CTX = "ctx"
-    EVENT_FIELD = "event"
-    ASSIGN = "assign"
-    PRODUCER = "producers"
-    RACE_EVENTS = "races.events"
-    PRECEDES = "races.precedes"
-    RACE_IN = "races.in"
-
-
-SUFFIX_ROLES = frozenset(
-    {Role.TARGET, Role.DEFAULT, Role.WHEN, Role.REQUIRE, Role.FORBID, Role.ACTIVE, Role.RACE_IN}
-)
-"""State references resolved as dotted suffixes of a path (all but `initial`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Declaration:
-    """A declared name: what it is, its key (`path` for states, `Event.field` for payload
-    fields), the range of its name and the YAML node of its body."""
-
-    kind: Kind
-    key: str
-    name: str
-    range: Range
-    node: Node
-    whole: Range
-
-
-@dataclass(frozen=True, slots=True)
-class Reference:
-    """A use of a name as written (`text`), resolved to a declaration's key (or None).
-
-    `precise` is False when the name's own characters could not be located in the
-    file (a multi-line or escaped scalar): `range` is then the whole scalar's.
-    `scope` is the state path an `initial` is relative to; `events` the events an
-    expression sees as `event`.
-    """
-
-    kind: Kind
-    role: Role
-    text: str
-    key: str | None
-    range: Range
-    precise: bool
-    scope: str = ""
-    events: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class StateInfo:
-    """A state as the YAML declares it."""
-
-    path: str
-    name: str
-    parent: str | None
-    node: MappingNode
-    key_range: Range | None
-    children: tuple[str, ...]
-    history: bool
-
-
-@dataclass(slots=True)
-class Index:
-    """The declarations and references of one document."""
-
-    text: str
-    root: MappingNode | None
-    states: dict[str, StateInfo] = field(default_factory=dict)
-    declarations: list[Declaration] = field(default_factory=list)
-    references: list[Reference] = field(default_factory=list)
-    reasons: dict[str, list[Range]] = field(default_factory=dict)
-    guard_events: dict[str, set[str]] = field(default_factory=dict)
-    suffixes: dict[str, list[str]] = field(default_factory=dict)
-
-    def declared(self, kind: Kind) -> dict[str, Declaration]:
-        """The declarations of one kind by key, in document order."""
-        return {d.key: d for d in self.declarations if d.kind is kind}
-
-    def resolve_state(self, ref: str, scope: str = "", *, relative: bool = False) -> str | None:
-        """The path a state reference names (relative to `scope` for `initial`), or None."""
-        if relative:
-            current = scope
-            for part in ref.split("."):
-                child = f"{current}.{part}" if current else part
-                if child not in self.states or self.states[child].parent != current:
-                    return None
-                current = child
-            return current
-        found = self._suffix_matches(ref)
-        return found[0] if len(found) == 1 else None
-
-    def _suffix_matches(self, ref: str) -> list[str]:
-        if not self.suffixes and self.states:
-            self.suffixes = suffix_table(self.states)
-        return self.suffixes.get(ref, [])
-
-    def shortest_reference(self, path: str) -> str:
-        """The shortest unique dotted suffix naming the state at `path`."""
-        parts = path.split(".")
-        for start in range(len(parts) - 1, -1, -1):
-            suffix = ".".join(parts[start:])
-            if len(self._suffix_matches(suffix)) == 1:
-                return suffix
-        return path
-
-
-class LineMap:
-    """Offsets of the document's lines, to turn 1-based spans into 0-based ranges."""
-
-    def __init__(self, source: str) -> None:
-        self.lines = source.split("\n")
-        self.starts: list[int] = []
-        offset = 0
-        for line in self.lines:
-            self.starts.append(offset)
-            offset += len(line) + 1
-
-    def range_of(self, span: SourceSpan) -> Range:
-        """The 0-based range of a span."""
-        return Range(
-            Position(span.line - 1, span.column - 1),
-            Position(span.end_line - 1, span.end_column - 1),
-        )
-
-    def offset(self, position: Position) -> int:
-        """The character offset of a position (clamped to the document)."""
-        if position.line >= len(self.lines):
-            return self.starts[-1] + len(self.lines[-1])
-        return self.starts[position.line] + min(position.character, len(self.lines[position.line]))
-
-    def position(self, offset: int) -> Position:
-        """The position of a character offset."""
-        line = 0
-        lo, hi = 0, len(self.starts) - 1
-        while lo <= hi:
-            mid = (lo + hi) // 2
-            if self.starts[mid] <= offset:
-                line, lo = mid, mid + 1
-            else:
-                hi = mid - 1
-        return Position(line, offset - self.starts[line])
-
-    def slice(self, range_: Range, source: str) -> str:
-        """The text of a range."""
-        return source[self.offset(range_.start) : self.offset(range_.end)]
 
 
 _ACTIVE = re.compile(r"""active\s*\(\s*(['"])""")
@@ -305,15 +160,14 @@ class _Builder:
                 self.refer(Kind.EVENT, Role.PRODUCER, ref)
         for _race, body in mapping_items(root.get("races")):
             if isinstance(body, MappingNode):
-                for key, role in (("events", Role.RACE_EVENTS), ("precedes", Role.PRECEDES)):
-                    sides = body.get(key)
-                    items = sides.items if isinstance(sides, SequenceNode) else ()
-                    for ref in (ref for side in items for ref in scalar_list(side)):
-                        name = str(ref.value)
-                        if name != "*" and not TIMER_EVENT.fullmatch(name):  # a declared name
-                            self.refer(Kind.EVENT, role, ref)
+                for role, ref in race_side_references(body):
+                    name = str(ref.value)
+                    if name != "*" and not TIMER_EVENT.fullmatch(name):  # a timer's: timer_names
+                        self.refer(Kind.EVENT, role, ref)
                 for ref in scalar_list(body.get("in")):
                     self.refer(Kind.STATE, Role.RACE_IN, ref)
+        for kind, role, ref in timer_references(root):
+            self.refer(kind, role, ref)
 
     def _state(
         self, node: MappingNode, path: str, parent: str | None, key: ScalarNode | None
@@ -348,6 +202,8 @@ class _Builder:
             for alternative in _alternatives(value):
                 self._transition(alternative, (str(event_key.value),))
         self._timers(node.get("after"))
+        for site in timer_sites(node.get("after"), path):
+            self.declare(Kind.TIMER, site.key, site.name_node, site.body)
         for keyword in ("always", "done"):
             for alternative in _alternatives(node.get(keyword)):
                 self._transition(alternative, ())
@@ -500,13 +356,16 @@ class _Builder:
         for ref in index.references:
             key: str | None = None
             if ref.kind is Kind.STATE:
-                key = index.resolve_state(ref.text, ref.scope, relative=ref.role is Role.INITIAL)
+                relative = ref.role in FULL_PATH_ROLES
+                key = index.resolve_state(ref.text, ref.scope, relative=relative)
             elif ref.kind is Kind.EVENT:
                 key = ref.text if ref.text in events else None
             elif ref.kind is Kind.GUARD:
                 key = ref.text if ref.text in guards else None
             elif ref.kind is Kind.CONTEXT:
                 key = ref.text if ref.text in context else None
+            elif ref.kind is Kind.TIMER:
+                key = resolve_timer(index, ref.text)
             else:
                 key = next(
                     (f"{e}.{ref.text}" for e in ref.events if f"{e}.{ref.text}" in payload), None
@@ -524,19 +383,6 @@ class _Builder:
                 )
             )
         index.references = sorted(resolved, key=lambda r: r.range)
-
-
-def suffix_table(paths: Iterable[str]) -> dict[str, list[str]]:
-    """Every dotted suffix of every state path → the paths it names (as the compiler's
-    `StateIndex` resolves references)."""
-    table: dict[str, list[str]] = {}
-    for path in paths:
-        if not path:
-            continue
-        parts = path.split(".")
-        for start in range(len(parts)):
-            table.setdefault(".".join(parts[start:]), []).append(path)
-    return table
 
 
 def _alternatives(node: Node | None) -> tuple[Node, ...]:

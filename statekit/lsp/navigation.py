@@ -28,7 +28,8 @@ from statekit.lsp.records import (
     RenameOutcome,
     SymbolKind,
 )
-from statekit.lsp.rename import rename_at
+from statekit.lsp.rename import RENAMEABLE, rename_at
+from statekit.lsp.timer_rename import label_range, timer_label
 
 __all__ = [
     "ChartDocument",
@@ -160,11 +161,20 @@ def document_symbols(doc: ChartDocument) -> tuple[DocumentSymbol, ...]:
 
 
 def prepare_rename(doc: ChartDocument, position: Position) -> Range | None:
-    """The range of the renameable name (state, event or guard) at `position`, or None."""
+    """The range of the renameable name (state, event, guard, a named timer's id) at
+    `position`, or None."""
     found = doc.at(position)
-    if found is None or found[1] is None or found[0] not in (Kind.STATE, Kind.EVENT, Kind.GUARD):
+    if found is None or found[1] is None or found[0] not in RENAMEABLE:
         return None
-    return found[2]
+    kind, key, rng = found
+    if kind is not Kind.TIMER or key is None:
+        return rng
+    if timer_label(doc, key) is None:
+        return None  # an unnamed timer: nothing to rename
+    decl = doc.declaration(kind, key)
+    if decl is not None and decl.range == rng:
+        return rng
+    return label_range(doc.lines.slice(rng, doc.text), rng)
 
 
 def rename(doc: ChartDocument, position: Position, new_name: str) -> RenameOutcome:

@@ -1,4 +1,5 @@
-"""Rename of a state, event or guard: every reference rewritten, a collision refused.
+"""Rename of a state, event or guard (a named timer: `timer_rename`): every reference
+rewritten, a collision refused.
 
 A state reference is rewritten to name the same state under the new name with
 as many dotted parts as it had, or more where that would now be ambiguous; any
@@ -14,13 +15,14 @@ from collections.abc import Callable
 from statekit.compiler.source.loader import load_yaml
 from statekit.compiler.source.nodes import MappingNode, ScalarNode
 from statekit.lsp.document import ChartDocument
-from statekit.lsp.index import SUFFIX_ROLES, Kind, Reference, Role, suffix_table
+from statekit.lsp.names import FULL_PATH_ROLES, SUFFIX_ROLES, Kind, Reference, suffix_table
 from statekit.lsp.records import Position, RenameOutcome, TextEdit
+from statekit.lsp.timer_rename import rename_timer, timer_state_edit
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 """The names a rename accepts: plain YAML everywhere and a name in an expression."""
 
-RENAMEABLE = (Kind.STATE, Kind.EVENT, Kind.GUARD)
+RENAMEABLE = (Kind.STATE, Kind.EVENT, Kind.GUARD, Kind.TIMER)
 
 
 def refusal_for_name(new_name: str) -> str | None:
@@ -41,10 +43,12 @@ def rename_at(doc: ChartDocument, position: Position, new_name: str) -> RenameOu
     """The edits renaming the state, event or guard at `position` to `new_name`."""
     found = doc.at(position)
     if found is None or found[0] not in RENAMEABLE:
-        return RenameOutcome(refusal="no state, event or guard here")
+        return RenameOutcome(refusal="no state, event, guard or timer here")
     kind, key, _ = found
     if key is None:
         return RenameOutcome(refusal="this name is not declared, so there is nothing to rename")
+    if kind is Kind.TIMER:
+        return rename_timer(doc, key, new_name)
     problem = refusal_for_name(new_name)
     if problem is not None:
         return RenameOutcome(refusal=problem)
@@ -107,6 +111,12 @@ def _state_edits(doc: ChartDocument, path: str, new_name: str) -> list[TextEdit]
     assert info.key_range is not None
     edits.append(TextEdit(info.key_range, new_name))
     for ref in index.references:
+        if ref.kind is Kind.TIMER and ref.key is not None:
+            moved = timer_state_edit(ref, renamed, lambda r: _rewritten(r, renamed, new_table))
+            if isinstance(moved, str):
+                return moved
+            edits.extend(moved)
+            continue
         if ref.kind is not Kind.STATE or ref.key is None:
             continue
         new_text = _rewritten(ref, renamed, new_table)
@@ -131,7 +141,7 @@ def _rewritten(
     """The text naming the same state after the rename (None: no text can)."""
     assert ref.key is not None
     target = renamed(ref.key)
-    if ref.role is Role.INITIAL:
+    if ref.role in FULL_PATH_ROLES:
         scope = renamed(ref.scope) if ref.scope else ""
         return target[len(scope) + 1 :] if scope else target
     assert ref.role in SUFFIX_ROLES

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from statekit.engine.chart import START_EVENT, Chart, StartError
 from statekit.engine.result import STALE_TIMER, EmittedMessage, Status
 from statekit.engine.state import State
+from statekit.engine.timers import ArmedTimer
 from statekit.runner.chart_versions import ChartSet, carry_over
 from statekit.runner.errors import ChartVersionError, CorruptRowError
 from statekit.runner.evidence import evidence_json
@@ -121,13 +122,15 @@ def fold(
             break
         if is_migration(row.event_id, row.type):
             try:
-                state, text, timer_ids = _migrated(charts, state, chart, row)
+                state, text, timer_ids, entered_timers = _migrated(charts, state, chart, row)
             except (Stranded, CorruptRowError) as exc:
                 problems.append(f"{where}: {exc}")
                 break
             version = row.sequence
             if timer_ids:  # a renamed state's armed timers moved with it
                 armed_at = {(timer_ids.get(i, i), g): at for (i, g), at in armed_at.items()}
+            for armed_timer in entered_timers:  # armed by the states the migration entered
+                armed_at[(armed_timer.id, armed_timer.generation)] = version
             if with_evidence:
                 evidence[version] = text
             if version in keep:
@@ -212,14 +215,18 @@ def _stored_holder(
 
 def _migrated(
     charts: ChartSet, state: State, new: Chart, row: EventRow
-) -> tuple[State, str, Mapping[str, str]]:
+) -> tuple[State, str, Mapping[str, str], tuple[ArmedTimer, ...]]:
     """A migration entry replayed: `state` mapped into `new` (the entry's chart version)
-    as `new` declares, the evidence that gives and the timer IDs it moved; `Stranded`
-    when it does not map."""
+    as `new` declares, at the clock reading the entry recorded, the evidence that gives,
+    the timer IDs it moved and the timers the states it entered armed; `Stranded` when it
+    does not map."""
     if row.status != "APPLIED":
         raise Stranded(f"a migration entry has status {row.status!r}, not 'APPLIED'")
     old = charts.get(state.to_data()["version"])
     if old is None or old.digest != state.chart_digest:
         raise Stranded("the chart version the state was on is not available")
-    mapped = map_state(state, old, new)
-    return mapped.state, entry_evidence(state, mapped.state, old, new, mapped), mapped.timer_ids
+    clock = row.clock_ms if type(row.clock_ms) is int else None
+    mapped = map_state(state, old, new, clock)
+    armed = tuple(t for t in mapped.state.timers if t.id in mapped.armed_timers)
+    evidence = entry_evidence(state, mapped.state, old, new, mapped)
+    return mapped.state, evidence, mapped.timer_ids, armed

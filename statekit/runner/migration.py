@@ -12,8 +12,9 @@ mapping the newer chart declares and `verify` compares the entry with it.
 
 The mapping itself (`map_state`, `Mapped`, `Stranded`) is pure and lives in
 `statekit.engine.state_migration` (the analysis asks it too); `Mapped.timer_ids`,
-`retimed` and `dropped_timers` say which timer rows the runner
-(`Runner.migrate`) and the replay (`history.fold`) rewrite.
+`retimed`, `dropped_timers` and `armed_timers` (those of the states a migration
+enters, due from the clock reading the entry records as its `clock_ms`) say which
+timer rows the runner (`Runner.migrate`) and the replay (`history.fold`) rewrite.
 """
 
 from __future__ import annotations

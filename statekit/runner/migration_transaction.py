@@ -1,9 +1,11 @@
 """`Runner.migrate`'s write transaction: an instance moved to the runner's chart version.
 
 One transaction (a read-only one for a dry run): the instance row read and locked, its
-state mapped (`migration.map_state`), then the migration's history entry, the
-version-guarded move of the instance, the timer rows of renamed states and the
-snapshot due at the new version written, and the moved row remembered
+state mapped (`migration.map_state`, at the runner's clock reading, which the entry
+records as its `clock_ms` so a replay arms the timers of the states it enters alike),
+then the migration's history entry, the version-guarded move of the instance, the timer
+rows of renamed, re-timed, dropped and newly armed timers and the snapshot due at the
+new version written, and the moved row remembered
 (`write_stages`: the runner's chart, its versions and its row cache).
 """
 
@@ -37,6 +39,7 @@ from statekit.runner.write_stages import WriteStages
 def migrate_instance(stages: WriteStages, instance_id: str, *, dry_run: bool) -> MigrationReport:
     """See `Runner.migrate` (`instance_id` checked by the caller)."""
     store, chart = stages.store, stages.chart
+    now_ms = stages.now_ms()
     with store.read() if dry_run else store.write():
         row = store.instance(instance_id, lock=not dry_run)
         if row is None:
@@ -54,7 +57,7 @@ def migrate_instance(stages: WriteStages, instance_id: str, *, dry_run: bool) ->
         if old.digest == chart.digest:
             return report
         try:
-            mapped = map_state(before, old, chart)
+            mapped = map_state(before, old, chart, now_ms)
         except Stranded as exc:
             return replace(report, status="STRANDED", reason=str(exc))
         after = mapped.state
@@ -85,6 +88,7 @@ def migrate_instance(stages: WriteStages, instance_id: str, *, dry_run: bool) ->
                     chart_version=chart.version,
                     evidence=entry_evidence(before, after, old, chart, mapped),
                     recorded_at=now,
+                    clock_ms=now_ms,
                 )
             ]
         )
@@ -99,8 +103,8 @@ def migrate_instance(stages: WriteStages, instance_id: str, *, dry_run: bool) ->
         )
         if not moved:
             raise RuntimeError(f"instance {instance_id!r} moved during its own migration")
-        if mapped.timer_ids or mapped.retimed or mapped.dropped_timers:
-            _move_timer_rows(store, instance_id, after, mapped)
+        if mapped.timer_ids or mapped.retimed or mapped.dropped_timers or mapped.armed_timers:
+            _move_timer_rows(store, instance_id, after, mapped, version)
         if stages.snapshot_every and version % stages.snapshot_every == 0:
             store.insert_snapshot(snapshot_row(instance_id, version, after, now))
     stages.rows.put(
@@ -118,10 +122,13 @@ def migrate_instance(stages: WriteStages, instance_id: str, *, dry_run: bool) ->
     return replace(report, sequence=version)
 
 
-def _move_timer_rows(store: Store, instance_id: str, after: State, mapped: Mapped) -> None:
+def _move_timer_rows(
+    store: Store, instance_id: str, after: State, mapped: Mapped, sequence: int
+) -> None:
     """Replace the rows of the timers a migration renamed (old ID → new ID) or re-timed
     with rows of the mapped state's timers, keeping the sequence that armed them (and
-    their generation), and delete the rows of the timers it dropped."""
+    their generation), delete the rows of the timers it dropped, and insert those of the
+    timers the states it entered armed (armed by the entry at `sequence`)."""
     timer_ids = {**{t: t for t in mapped.retimed}, **mapped.timer_ids}
     gone = sorted({*timer_ids, *mapped.dropped_timers})
     armed_by = {
@@ -131,6 +138,7 @@ def _move_timer_rows(store: Store, instance_id: str, after: State, mapped: Mappe
     }
     store.delete_timers(instance_id, gone)
     moved = {new: armed_by.get(old, 0) for old, new in timer_ids.items()}
+    moved.update(dict.fromkeys(mapped.armed_timers, sequence))
     store.insert_timers(
         [timer_row(instance_id, t, moved[t.id]) for t in after.timers if t.id in moved]
     )

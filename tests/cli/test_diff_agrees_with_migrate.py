@@ -1,7 +1,8 @@
 """`statekit diff` reports exactly the configurations that `statekit migrate --dry-run`
 strands, timers included: a table of chart-version pairs (a timer re-timed, a timer
 named, a named timer re-timed, a state holding a timer renamed, a context field a
-`delay:` reads renamed, a region added), each without and with a `migrations:` mapping.
+`delay:` reads renamed, a region added (entered by default or by `enter:`, at top level
+or inside one state, with a timer)), each without and with a `migrations:` mapping.
 For every pair an instance is put in each reachable configuration of the old version
 (on SQLite and on PostgreSQL); the configurations the dry run strands must be the ones
 `diff` lists, each with a path that reaches it."""
@@ -51,9 +52,30 @@ parallel: true
 states:
   billing:
     initial: open
-    states: {open: {}}
+    states: {open: {}, dunning: {after: {3d: open}}}
   entitlement:
     initial: active"""
+
+
+def _with_region(text: str) -> str:
+    """`text` with a `billing` region beside `entitlement` (its `dunning` state timed)."""
+    return text.replace(
+        "\ninitial: entitlement\nstates:\n  entitlement:\n    initial: active", REGION
+    )
+
+
+def _regions_in_grace(text: str) -> str:
+    """`text` with two regions inside `grace` (a timer in the one entered by default)."""
+    return text.replace(
+        "        after: {7d: suspended}\n",
+        "        after: {7d: suspended}\n"
+        "        parallel: true\n"
+        "        states:\n"
+        "          notice:\n"
+        "            initial: due\n"
+        "            states: {due: {after: {1d: sent}}, sent: {}}\n"
+        "          hold: {initial: none, states: {none: {}}}\n",
+    )
 
 
 @dataclass(frozen=True)
@@ -62,10 +84,13 @@ class Pair:
     new: str
     stranded: frozenset[tuple[str, ...]]
     """What both must find (a check that the table means what it says)."""
+    entered: frozenset[str] = frozenset()
+    """States every instance the dry run migrates enters (`mapped_configuration`)."""
 
 
 GRACE = frozenset({("entitlement.grace",)})
 EVERY = frozenset(PATHS)
+BILLING_OPEN = frozenset({"billing", "billing.open"})
 
 PAIRS = {
     "unchanged": Pair(OLD, _v2(OLD), frozenset()),
@@ -120,24 +145,39 @@ PAIRS = {
         ),
         frozenset(),
     ),
-    "region-added": Pair(
+    # a region added: entered by default (its `initial:`), as a new instance would be
+    "region-added": Pair(OLD, _v2(_with_region(OLD)), frozenset(), BILLING_OPEN),
+    "region-added-entered": Pair(
         OLD,
-        _v2(
-            OLD.replace(
-                "\ninitial: entitlement\nstates:\n  entitlement:\n    initial: active", REGION
-            )
-        ),
-        EVERY,
+        _v2(_with_region(OLD), migration="    enter: {billing: billing.dunning}\n"),
+        frozenset(),
+        frozenset({"billing.dunning"}),
     ),
-    # a `migrations:` entry cannot enter a region the old version lacked (no key says
-    # where): with one, every configuration is still stranded, by both
-    "region-added-mapped": Pair(
+    # a region added and a state holding a timer renamed without a `rename`: the new
+    # region does not save the instances in the renamed state
+    "region-added-state-renamed": Pair(
+        OLD, _v2(_with_region(OLD).replace("grace", "lapsed")), GRACE, BILLING_OPEN
+    ),
+    # regions added inside `grace` only: an instance elsewhere enters nothing
+    "region-added-inside-a-state": Pair(OLD, _v2(_regions_in_grace(OLD)), frozenset(), frozenset()),
+    "region-added-inside-a-state-entered": Pair(
         OLD,
         _v2(
-            OLD.replace(
-                "\ninitial: entitlement\nstates:\n  entitlement:\n    initial: active", REGION
-            ),
-            migration="    rename: {entitlement.grace: entitlement.grace}\n",
+            _regions_in_grace(OLD),
+            migration="    enter: {entitlement.grace.notice: entitlement.grace.notice.sent}\n",
+        ),
+        frozenset(),
+        frozenset(),
+    ),
+    # the new region's timer's delay overflows over the migrated context: it cannot be
+    # armed, so every instance strands, by both
+    "region-added-timer-unarmable": Pair(
+        OLD,
+        _v2(
+            _with_region(OLD).replace(
+                "open: {}",
+                "open: {after: [{delay: ctx.grace_ms * ctx.grace_ms * ctx.grace_ms, to: open}]}",
+            )
         ),
         EVERY,
     ),
@@ -185,7 +225,20 @@ def test_diff_and_migrate_strand_the_same_configurations(
     }
     assert set(by_diff) == set(by_migrate) == pair.stranded, (by_diff, by_migrate)
     assert dry.returncode == (1 if pair.stranded else 0)
+    entered_by_diff = {tuple(e["configuration"]): e for e in json.loads(diffed.stdout)["entered"]}
+    entered_by_migrate = {}
+    for report in reports:
+        if report["status"] == "WOULD_MIGRATE":
+            entered = set(report["mapping"].get("entered", []))
+            assert pair.entered <= entered <= set(report["mapped_configuration"]), report
+            assert not entered & set(report["configuration"]), report
+            if entered:
+                entered_by_migrate[_atomic(report["configuration"])] = report["mapping"]["entered"]
+    # the states a migration enters: the same by both, with a path to each
+    assert {c: e["entered"] for c, e in entered_by_diff.items()} == entered_by_migrate
+    assert all(e["path"] == PATHS[c] for c, e in entered_by_diff.items())
     for configuration, found in by_diff.items():
         assert found["path"] == PATHS[configuration]
         if "timer" in by_migrate[configuration]:  # a timer strands it: diff names it
-            assert found["why"] == by_migrate[configuration] and found["timers"]
+            assert found["why"] == by_migrate[configuration]
+            assert found["timers"] or "armed" not in found["why"]  # an armed one: named

@@ -26,6 +26,10 @@ BAD = [
     ("  - {from: 1}\n  - {from: 1}", "invalid-migration", 14, 12, "a second migration"),
     ("  - {from: 1, rename: {running: busy}}", "invalid-migration", 13, 33, "not a state"),
     ("  - {from: 1, context: {retries: ctx.attempt}}", "invalid-migration", 13, 25, "'retries'"),
+    ("  - {from: 1, enter: {running: busy}}", "invalid-migration", 13, 32, "not a state"),
+    ("  - {from: 1, enter: {busy: running}}", "invalid-migration", 13, 23, "not a state"),
+    ("  - {from: 1, enter: {running: queued}}", "invalid-migration", 13, 32, "inside it"),
+    ("  - {from: 1, enter: {running: [a]}}", "schema", 13, 32, "a state reference"),
     ("  - {from: 1, colour: red}", "schema", 13, 15, "colour"),
     ("  - {rename: {a: b}}", "schema", 13, 5, "from"),
     ("  - {from: one}", "schema", 13, 12, "integer"),
@@ -52,7 +56,8 @@ def test_migrations_are_part_of_the_digest_and_absent_ones_change_nothing() -> N
     plain = chart_from(V2_HEAD)
     declared = chart_from(_with("  - {from: 1}"))
     renamed = chart_from(_with("  - {from: 1, rename: {running: cancelling}}"))
-    assert len({plain.digest, declared.digest, renamed.digest}) == 3
+    entering = chart_from(_with("  - {from: 1, enter: {running: running}}"))
+    assert len({plain.digest, declared.digest, renamed.digest, entering.digest}) == 4
     assert plain.ir.migrations == () and declared.ir.migration_from(1) is not None
 
 

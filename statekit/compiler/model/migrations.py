@@ -1,17 +1,19 @@
-"""The chart's `migrations:` read: earlier versions, state renames, context values, timers.
+"""The chart's `migrations:` read: earlier versions, state renames, context values, timers,
+states entered.
 
 What the compiler can check without the earlier chart is checked here, each
 with its position: `from` is an earlier version and appears once, a rename's
 target is a state of this chart (a full dotted path, not the root or a
 history pseudo-state), a computed field is declared in this chart's
-context, and a timer's `to` is a timer of this chart. The context
+context, a timer's `to` is a timer of this chart, and an `enter:` entry names a
+state of this chart and that state or one of its descendants. The context
 expressions read the old context, so they are typed against the earlier
 chart when an instance is migrated (`statekit.engine.state_migration`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -114,6 +116,7 @@ def read_migrations(
                     mapped.span,
                 )
             mapped_timers[str(key.value)] = mapped
+        enter = _entered(item.get("enter"), from_version, paths, error)
         if len(problems) == before:
             out.append(
                 MigrationDecl(
@@ -123,9 +126,42 @@ def read_migrations(
                     description=text(item.get("description")),
                     span=item.span,
                     timers=MappingProxyType(mapped_timers),
+                    enter=MappingProxyType(enter),
                 )
             )
     return ReadMigrations(migrations=tuple(out), problems=tuple(problems))
+
+
+def _entered(
+    node: Node | None,
+    from_version: int,
+    paths: Mapping[str, bool],
+    error: Callable[[str, SourceSpan], None],
+) -> dict[str, str]:
+    """A migration's `enter:` map (state → the state entered in it), each side checked:
+    a state of this chart (not a history pseudo-state), the target the key itself or one
+    of its descendants; problems go to `error` at the offending side."""
+    enter: dict[str, str] = {}
+    for key, value in mapping_items(node):
+        if not isinstance(value, ScalarNode):
+            continue  # the schema reports its shape
+        where, target = str(key.value), str(value.value)
+        what = f"migration from version {from_version}: enter {where} → {target}"
+        for side, span in ((where, key.span), (target, value.span)):
+            if not paths.get(side, False):
+                known = "a history pseudo-state" if side in paths else "not a state"
+                error(f"{what}: {side!r} is {known} of this version (use its full dotted path)",
+                      span)  # fmt: skip
+                break
+        else:
+            if target != where and not target.startswith(where + "."):
+                error(
+                    f"{what}: {target!r} is not {where!r} or a state inside it (the state "
+                    "entered is the key or one of its descendants)",
+                    value.span,
+                )
+        enter[where] = target
+    return enter
 
 
 def _timer_migration(key: ScalarNode, value: Node) -> TimerMigration | None:
