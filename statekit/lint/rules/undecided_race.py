@@ -87,7 +87,7 @@ def finding(
     notes.extend(f"  assuming {x.describe(chart)}" for x in race.assumptions)
     notes.extend(path_notes(facts.exploration, race.node))
     if race.elsewhere:
-        notes.append(f"they are order-sensitive in {len(race.elsewhere)} other configuration(s)")
+        notes.append(f"they also race in {len(race.elsewhere)} other configuration(s)")
     notes.append(
         f"decide it: races: {race_entry(chart, a, b, 'who wins and why')}"
         " (add `in: STATE` to decide it only there)"
