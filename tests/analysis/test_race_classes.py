@@ -242,11 +242,11 @@ def _end(result: Result) -> tuple[object, ...]:
 def _both_orders(
     chart: Chart, start: State, a: tuple[str, dict[str, Any]], b: tuple[str, dict[str, Any]]
 ) -> list[tuple[tuple[object, ...], Counter[object], tuple[object, ...], tuple[Any, ...]]]:
-    out = []
+    out: list[tuple[tuple[object, ...], Counter[object], tuple[object, ...], tuple[Any, ...]]] = []
     for first, second in ((a, b), (b, a)):
         one = chart.send(start, first[0], first[1], now_ms=NOW)
         two = chart.send(one.state, second[0], second[1], now_ms=NOW)
-        messages = Counter(
+        messages: Counter[object] = Counter(
             (m.type, tuple(sorted(m.payload.items()))) for m in (*one.emitted, *two.emitted)
         )
         queued = tuple((s.event, tuple(sorted(s.payload.items()))) for s in (*one.sent, *two.sent))

@@ -23,7 +23,7 @@ Failing::
     initial: open
     states:
       open: {on: {Finished: closed, Closed: closed}}
-      closed: {reject: {Finished: ALREADY_CLOSED, Closed: ALREADY_CLOSED}}
+      closed: {final: true, reject: {Finished: ALREADY_CLOSED, Closed: ALREADY_CLOSED}}
 
 Passing::
 
