@@ -23,12 +23,15 @@ what may differ otherwise.
 Either way no expression may test `active()` (its value depends on the
 configuration it runs in, which differs between the orders). The `after`
 timers compare by the last thing each order did to each state's timers
-(armed, cancelled, or nothing): a timer re-armed by one order but not the
-other has another due time. A timer armed in both is due at the same time
-(both events arrive at one instant of the clock) unless its `delay:` or
-`at:` reads a field the pair writes. The arming counter and the
-generation-numbered id of an unnamed delayed `send` are bookkeeping of the
-arming order, not part of the comparison.
+(armed, cancelled, or nothing; nothing is cancelled for a state inactive at
+the start, whose timers are not armed): a timer re-armed by one order but
+not the other has another due time. A timer armed in both is due at the
+same time (both events arrive at one instant of the clock) when its delay is
+a literal, or when the same event arms it in both orders after the same
+effects and neither its `delay:`/`at:` nor those effects read a field the
+other event writes. The arming counter and the generation-numbered id of an
+unnamed delayed `send` are bookkeeping of the arming order, not part of the
+comparison.
 """
 
 from __future__ import annotations
