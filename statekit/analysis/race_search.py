@@ -64,10 +64,10 @@ class Combination(NamedTuple):
     second_effects: EffectSummary
 
 
-_Fact = tuple[object, bool, frozenset[str], str | None, bool]
-"""An assumption as the pruning reads it: (the condition's tree, its outcome, the context
-fields it reads, the event that triggers its transition (None: eventless), whether it
-reads the payload)."""
+_Fact = tuple[int, bool, frozenset[str], str | None, bool]
+"""An assumption as the pruning reads it: (a number for the condition's tree, its
+outcome, the context fields it reads, the event that triggers its transition (None:
+eventless), whether it reads the payload)."""
 
 
 class RaceSearch:
@@ -86,7 +86,8 @@ class RaceSearch:
         self.timers = frozenset(exploration.timer_events)
         self.summaries: dict[tuple[str, object], EffectSummary] = {}
         self.facts: dict[tuple[int, int, bool], _Fact | None] = {}
-        self.checks: dict[int, tuple[object, frozenset[str], bool, bool]] = {}
+        self.checks: dict[int, tuple[int, frozenset[str], bool, bool]] = {}
+        self.tokens: dict[object, int] = {}
 
     def by_event(self, node: Node) -> dict[str, list[Branch]]:
         """Event → its branches from `node` (cached per node)."""
@@ -180,10 +181,10 @@ class RaceSearch:
         shown = (0, 0)
         for i, x in enumerate(ab):
             for j, y in enumerate(ba):
-                if self.exclusive(x, y):
-                    continue
                 difference = self.difference(x, y, timer, active)
-                if difference is not None and (best is None or RANKS[difference] > RANKS[best]):
+                if difference is None or (best is not None and RANKS[difference] <= RANKS[best]):
+                    continue
+                if not self.exclusive(x, y):
                     best, shown = difference, (i, j)
                     if RANKS[best] == RANKS[CONFIGURATION]:
                         return best, ab, ba, shown
@@ -215,12 +216,16 @@ class RaceSearch:
         """Whether no payload and context let `x` and `y` both happen: they assume
         opposite outcomes of one condition that reads the same data in both (see
         `facts_of`)."""
-        raised = (
-            frozenset()
-            .union(*(p.raises for p in (x.first_effects, x.second_effects, y.first_effects)))
-            .union(y.second_effects.raises)
-        )
-        seen: dict[tuple[object, str | None], bool] = {}
+        if not (
+            x.first.assumptions
+            or x.second.assumptions
+            or y.first.assumptions
+            or y.second.assumptions
+        ):
+            return False
+        parts = (x.first_effects, x.second_effects, y.first_effects, y.second_effects)
+        raised = frozenset().union(*(p.raises for p in parts))
+        seen: dict[tuple[int, str | None], bool] = {}
         for order in (x, y):
             before: frozenset[str] = frozenset()
             for branch, effects in (
@@ -266,9 +271,10 @@ class RaceSearch:
         trigger = transition.event if transition.kind is TransitionKind.EVENT else None
         return (tree, assumption.holds, fields, trigger, reads_event)
 
-    def check_info(self, check: GuardCheck) -> tuple[object, frozenset[str], bool, bool]:
-        """(the condition's tree, the context fields it reads, whether it tests
-        `active()`, whether it reads the payload), cached per condition of the chart."""
+    def check_info(self, check: GuardCheck) -> tuple[int, frozenset[str], bool, bool]:
+        """(a number for the condition's tree (equal trees, one number), the context
+        fields it reads, whether it tests `active()`, whether it reads the payload),
+        cached per condition of the chart."""
         found = self.checks.get(id(check))
         if found is None:
             tree = check.expression.tree
@@ -276,7 +282,8 @@ class RaceSearch:
             fields = frozenset(n.field for n in nodes if isinstance(n, ContextRef))
             tests_active = any(isinstance(n, Active) for n in nodes)
             reads_event = any(isinstance(n, EventRef) for n in nodes)
-            found = self.checks[id(check)] = (tree, fields, tests_active, reads_event)
+            token = self.tokens.setdefault(tree, len(self.tokens))  # equal trees, one token
+            found = self.checks[id(check)] = (token, fields, tests_active, reads_event)
         return found
 
     def orders(
