@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
-from analysis_charts import chart_of
+from analysis_charts import chart_of, findings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -162,6 +163,42 @@ states:
         "configuration",
     )
     assert [(o.configuration, o.race_class) for o in race.elsewhere] == [(("s0",), INFO)]
+
+
+TICKET = """
+statechart: ticket
+events: {Finished: {}, Closed: {}, Noted: {}}
+producers: {worker: [Finished], user: [Closed], clerk: [Noted]}
+parallel: true
+states:
+  status:
+    initial: open
+    states:
+      open: {on: {Finished: closed, Closed: closed}}
+      closed: {reject: {Finished: ALREADY_CLOSED, Closed: ALREADY_CLOSED}}
+  notes:
+    initial: empty
+    states:
+      empty: {on: {Noted: noted}}
+      noted: {reject: {Noted: ALREADY_NOTED}}
+"""
+
+
+def test_each_class_has_its_rule_and_the_suggested_entry_silences_it(tmp_path: Path) -> None:
+    # Finished/Closed: the same end, the later one told ALREADY_CLOSED (info); Noted
+    # moves another region (convergent with both): no rule reports it.
+    assert findings(tmp_path, TICKET, "undecided-race") == []
+    (finding,) = findings(tmp_path, TICKET, "order-dependent-answer")
+    assert finding.severity.value == "info"
+    assert "'Finished' (worker) and 'Closed' (user)" in finding.message
+    assert "the orders differ in answers" in finding.notes
+    entry = next(n for n in finding.notes if n.startswith("decide it: races: "))
+    pasted = entry.removeprefix("decide it: races: ").split(" (add `in:", 1)[0]
+    decided = TICKET + f"races: {pasted}\n"
+    assert findings(tmp_path, decided, "order-dependent-answer") == []
+    assert findings(tmp_path, decided, "stale-race-decision") == []
+    convergent = {r.events for r in find_races(chart_of(TICKET)).convergent}
+    assert convergent == {("Finished", "Noted"), ("Closed", "Noted")}
 
 
 # -- the property -------------------------------------------------------------------------
