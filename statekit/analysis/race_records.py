@@ -108,8 +108,8 @@ class Race:
     active state ids (as `State.active_ids`), `node` the exploration node first
     found in it and `path` the events of the shortest known path to it.
     `producers` are the events' producers (None: none declared). `decision` is the
-    `races:` entry that decides it (None while any of its occurrences of its class
-    is undecided). `race_class` is `race`, `info` or `convergent`, `difference`
+    `races:` entry that decides it (None while any of its order-sensitive
+    occurrences is undecided). `race_class` is `race`, `info` or `convergent`, `difference`
     what the shown orders differ in, and `elsewhere` the pair's other
     configurations of that kind (every other order-sensitive one; for a convergent
     pair, every other one examined), each with its own class and decision.
