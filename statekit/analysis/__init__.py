@@ -25,7 +25,7 @@ Modules:
   shadowed alternatives);
 - `report`: how findings describe configurations, transitions and paths;
 - `explain`, `paths`: the data behind `statekit explain` and `statekit paths`;
-- `races`: pairs of events whose order of arrival changes the answer (`find_races`),
+- `races`: pairs of events whose order of arrival matters, by class (`find_races`),
   behind `statekit races` and the race rules.
 
 The lint rules that use it live in `statekit.lint.rules` (unreachable-state,

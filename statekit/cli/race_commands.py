@@ -1,9 +1,14 @@
-"""`statekit races PATH...`: every pair of events whose order of arrival changes the answer.
+"""`statekit races PATH...`: every pair of events whose order of arrival matters, by class.
 
-For each chart: the configurations where two events of different producers
-(or of no declared one) are order-sensitive, both orders' outcomes, the
-data-guard outcomes assumed, and whether a `races:` entry decides the race
-(`statekit.analysis.races`). A folder names the charts in it, as for `statekit
+For each chart: each pair of events of different producers (or of no declared
+one) that is order-sensitive somewhere, with its class (`race`: the orders end
+in different states; `info`: they end alike but answer an event differently),
+shown at the configuration where its orders differ most, with both orders'
+outcomes, a replay of each with payloads, the data-guard outcomes assumed,
+how many other configurations it occurs in, and whether `races:` decides it
+(`statekit.analysis.races`). `--all` lists the convergent pairs too (their
+orders end alike with the same answers everywhere) and every configuration
+of each pair. A folder names the charts in it, as for `statekit
 lint` (`statekit.lint.lint_files.collect_files`). Exit codes as `statekit lint`: 0 when every race
 is decided, 1 when one is not (or a chart does not compile, or an
 exploration hit its bound, so a race may be missing), 2 for usage errors.
@@ -17,7 +22,7 @@ import click
 
 from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.race_witness import race_replays
-from statekit.analysis.races import RaceReport, find_races
+from statekit.analysis.races import CONVERGENT, Race, RaceReport, find_races
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import echo_json
 from statekit.cli.progress import (
@@ -41,9 +46,17 @@ from statekit.lint.registry import rule_infos
     default="text",
     show_default=True,
     help="text: each race with both orders' outcomes; json: a list with one object per "
-    "pair of events and configuration.",
+    "pair of events (`class`, `configurations`, `elsewhere` added to each).",
 )
-def races_command(paths: tuple[str, ...], output_format: str, max_configurations: int) -> None:
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Also list the convergent pairs, and every configuration of each pair.",
+)
+def races_command(
+    paths: tuple[str, ...], output_format: str, show_all: bool, max_configurations: int
+) -> None:
     """Every race: pairs of events whose order of arrival changes the answer, where, both
     orders' outcomes, and whether `races:` decides it. PATHS are chart files or folders
     (their charts, found as `statekit lint` finds them)."""
@@ -70,7 +83,8 @@ def races_command(paths: tuple[str, ...], output_format: str, max_configurations
     if output_format == "json":
         data = []
         for report in reports:
-            for race, item in zip(report.races, report.to_json(), strict=True):
+            races = report.races + report.convergent if show_all else report.races
+            for race, item in zip(races, report.to_json(convergent=show_all), strict=True):
                 replays = race_replays(report.exploration, race)
                 for order, replay in zip(item["orders"], replays, strict=True):
                     order["replay"] = [
@@ -80,22 +94,30 @@ def races_command(paths: tuple[str, ...], output_format: str, max_configurations
                 data.append(item)
         echo_json(data, indent=2)
     else:
-        click.echo("\n".join(terminal_text(ln) for report in reports for ln in _text(report)))
+        lines = (ln for report in reports for ln in _text(report, show_all))
+        click.echo("\n".join(terminal_text(ln) for ln in lines))
     undecided = any(report.undecided for report in reports)
     skip_final_collection()
     sys.exit(EXIT_FINDINGS if failed or undecided else EXIT_CLEAN)
 
 
-def _text(report: RaceReport) -> list[str]:
+def _text(report: RaceReport, show_all: bool) -> list[str]:
     chart = report.chart
     out = [f"{chart.file}: {chart.name}"]
-    for race in report.races:
+    races = report.races + report.convergent if show_all else report.races
+    for race in races:
         a, b = race.events
         pa, pb = (p or "no producer" for p in race.producers)
-        verdict = f"decided by '{race.decision.name}'" if race.decision is not None else "UNDECIDED"
-        out.append(
-            f"  {a} ({pa}) and {b} ({pb}) race in {{{', '.join(race.configuration)}}}: {verdict}"
-        )
+        if race.race_class == CONVERGENT:
+            verdict = "convergent (no decision needed)"
+        elif race.decision is not None:
+            verdict = f"{race.race_class}, decided by '{race.decision.name}'"
+        else:
+            verdict = f"{race.race_class}, UNDECIDED"
+        where = "{" + ", ".join(race.configuration) + "}"
+        out.append(f"  {a} ({pa}) and {b} ({pb}) in {where}: {verdict}")
+        if race.difference is not None:
+            out.append(f"    the orders differ in {race.difference}")
         first, second = race.orders
         replays = race_replays(report.exploration, race)
         out.append(f"    {a} then {b}: {first.text()}")
@@ -104,12 +126,29 @@ def _text(report: RaceReport) -> list[str]:
         out.append(f"      replay: {replays[1].text()}")
         out.extend(f"      assuming {x.describe(chart)}" for x in race.assumptions)
         out.append("    path: " + (", ".join(race.path) if race.path else "(the start)"))
-    pairs = len({race.events for race in report.races})
+        if race.elsewhere:
+            out.append(f"    also in {len(race.elsewhere)} other configuration(s)")
+            if show_all:
+                out.extend(_elsewhere(race))
+    classes = ", ".join(
+        f"{len(group)} {name}"
+        for name, group in (("race", report.divergent), ("info", report.info))
+    )
     out.append(
-        f"  {len(report.races)} race(s) of {pairs} pair(s) of events, "
-        f"{len(report.undecided)} undecided"
+        f"  {len(report.races)} pair(s) of events order-sensitive ({classes}), "
+        f"{len(report.undecided)} undecided, {len(report.convergent)} convergent"
         + ("" if report.complete else " (incomplete: the exploration hit a bound)")
     )
+    return out
+
+
+def _elsewhere(race: Race) -> list[str]:
+    out = []
+    for other in race.elsewhere:
+        where = "{" + ", ".join(other.configuration) + "}"
+        decided = f", decided by '{other.decision.name}'" if other.decision is not None else ""
+        path = ", ".join(other.path) if other.path else "(the start)"
+        out.append(f"      {where}: {other.race_class}{decided}; path: {path}")
     return out
 
 

@@ -16,6 +16,7 @@ import click
 
 from statekit.analysis.explain import answer_groups, explain
 from statekit.analysis.options import ExplorationOptions, explore_with
+from statekit.analysis.races import races_of
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
 from statekit.compiler.ir import CompiledChart, StateKind
 from statekit.compiler.pipeline import compile_file
@@ -208,17 +209,22 @@ def _render_images(
 # -- docs ------------------------------------------------------------------
 
 
-def _analysed(chart: CompiledChart) -> tuple[AnswerTable | None, tuple[InvariantCheck, ...]]:
+def _analysed(
+    chart: CompiledChart,
+) -> tuple[AnswerTable | None, tuple[InvariantCheck, ...], tuple[tuple[str, str], ...]]:
     """What `statekit explain` establishes, for the page: for a chart with orthogonal
     regions how each event is answered across them (the grouped table of `explain
     --table`; None for a chart without regions, whose classification table already gives
-    every answer), and each invariant's status as `explain` proves it."""
-    explanation = explain(explore_with(chart, ExplorationOptions()))
+    every answer), each invariant's status as `explain` proves it, and the convergent
+    pairs of events of `statekit races` (their orders end alike everywhere)."""
+    exploration = explore_with(chart, ExplorationOptions())
+    explanation = explain(exploration)
     checks = tuple(InvariantCheck(i.name, i.status, i.detail) for i in explanation.invariants)
+    convergent = tuple(r.events for r in races_of(exploration).convergent)
     if not any(s.kind is StateKind.PARALLEL for s in chart.states):
-        return None, checks
+        return None, checks, convergent
     rows = tuple(group.cells() for group in answer_groups(explanation))
-    return AnswerTable(rows, explanation.complete), checks
+    return AnswerTable(rows, explanation.complete), checks, convergent
 
 
 @click.command("docs")
@@ -253,9 +259,9 @@ def docs_command(
         chart = _compile(path, status)
         if chart is None:  # its diagnostics are printed
             continue
-        answers, invariants = _analysed(chart)
+        answers, invariants, convergent = _analysed(chart)
         findings = tuple(lint_file(path, config))
-        charts.append(SiteChart(path, chart, findings, answers, invariants))
+        charts.append(SiteChart(path, chart, findings, answers, invariants, convergent))
     plan = plan_site(charts, output, split=Split(split))
     command = f"statekit docs {' '.join(paths)} -o {output}"
     if check:

@@ -30,10 +30,13 @@ class SourceSpan:
 
 
 class Severity(enum.Enum):
-    """How serious a finding is; only `ERROR` makes `statekit lint` exit 1."""
+    """How serious a finding is; only `ERROR` makes `statekit lint` exit 1. `INFO` is a
+    rule's default only (worth knowing, rarely worth changing the chart for); a lint
+    configuration sets `error`, `warning` or `off`."""
 
     ERROR = "error"
     WARNING = "warning"
+    INFO = "info"
     OFF = "off"
 
 

@@ -1,11 +1,13 @@
 """The sections of a chart's docs page that state its policies, read from the IR: who
-sends which events (`producers:`), the race decisions (`races:`), the idempotency keys
-(`idempotency:`) and the named timers (`id:` in `after:`), and what the analysis
-established about each invariant (`InvariantCheck`, given by the caller, which explores
-the chart as `statekit explain` does). Pure: the same chart gives the same lines."""
+sends which events (`producers:`), the race decisions (`races:`) and the convergent
+pairs of events, the idempotency keys (`idempotency:`) and the named timers (`id:` in
+`after:`), and what the analysis established about each invariant (`InvariantCheck`);
+the analysis's findings are given by the caller, which explores the chart as `statekit
+explain` and `statekit races` do. Pure: the same inputs give the same lines."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from statekit.compiler.ir import CompiledChart, Producer, RaceDecision
@@ -31,9 +33,11 @@ class InvariantCheck:
         return f"{self.status}: {self.detail}"
 
 
-def policy_sections(chart: CompiledChart) -> list[str]:
+def policy_sections(chart: CompiledChart, convergent: Sequence[tuple[str, str]] = ()) -> list[str]:
     """The Markdown lines of the producers, race decisions, idempotency keys and named
-    timers sections (each says `None declared.` when the chart has none)."""
+    timers sections (each says `None declared.` when the chart has none); the race
+    section lists the `convergent` pairs of events too (their two orders end in the
+    same state with the same answers everywhere, so they need no decision)."""
     code, cell = markdown_code, markdown_text
     out = ["## Producers", ""]
     if chart.producers:
@@ -51,6 +55,14 @@ def policy_sections(chart: CompiledChart) -> list[str]:
         ]
     else:
         out.append(NONE)
+    if convergent:
+        out += [
+            "",
+            "Convergent pairs (either order ends in the same state with the same answers, "
+            "so no decision is needed):",
+            "",
+        ]
+        out += [f"- {code(a)} · {code(b)}" for a, b in convergent]
     out += ["", "## Idempotency keys", ""]
     if chart.idempotency:
         out += ["| event | key (payload fields) |", "|---|---|"]

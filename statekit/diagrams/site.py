@@ -50,6 +50,8 @@ class SiteChart:
     findings: tuple[Diagnostic, ...]
     answers: AnswerTable | None = None
     invariants: tuple[InvariantCheck, ...] = ()
+    convergent: tuple[tuple[str, str], ...] = ()
+    """The pairs of events whose orders end alike everywhere (`statekit races --all`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +134,7 @@ def plan_site(charts: Sequence[SiteChart], output: Path, *, split: Split) -> Sit
             classification=classify(site_chart.chart),
             lint=lint,
             answers=site_chart.answers,
-            policies=policy_sections(site_chart.chart),
+            policies=policy_sections(site_chart.chart, site_chart.convergent),
             invariants=site_chart.invariants,
         )
         for drawing in plan:

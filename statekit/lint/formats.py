@@ -90,7 +90,12 @@ _WINDOWS_DRIVE = re.compile(r"[A-Za-z]:/")
 _RELATIVE_PATH_SAFE = "/!$&'()*+,;=@"
 _ABSOLUTE_PATH_SAFE = _RELATIVE_PATH_SAFE + ":"
 
-_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.OFF: "none"}
+_SARIF_LEVEL = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFO: "note",
+    Severity.OFF: "none",
+}
 
 
 class UnknownFormatError(ValueError):
@@ -191,6 +196,7 @@ def format_json(
         "summary": {
             "error": sum(d.severity is Severity.ERROR for d in shown),
             "warning": sum(d.severity is Severity.WARNING for d in shown),
+            "info": sum(d.severity is Severity.INFO for d in shown),
         },
     }
     return _dump(document)
@@ -502,7 +508,7 @@ def format_github(
     base = _base(base_dir)
     lines: list[str] = []
     for d in _shown(diagnostics):
-        command = "error" if d.severity is Severity.ERROR else "warning"
+        command = {Severity.ERROR: "error", Severity.INFO: "notice"}.get(d.severity, "warning")
         line, column, end_line, end_column = _clamped(d.span)
         properties = (
             ("file", _relative_or_given(d.span.file, base)),

@@ -42,6 +42,7 @@ from statekit.lint.rules import (
     final_has_transitions,
     invariant_violation,
     no_final_path,
+    order_dependent_answer,
     region_reset,
     shadowed_reject,
     shadowed_transition,
@@ -88,6 +89,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     unreachable_transition,
     transient_timer,
     undecided_race,
+    order_dependent_answer,
     stale_race_decision,
     analysis_limit,
 )

@@ -69,10 +69,14 @@ def report(races: str = "", carrier: str = UNORDERED) -> RaceReport:
 
 
 def deciders(found: RaceReport) -> dict[tuple[str, str], set[str | None]]:
-    """Each pair of events → the names of the entries that decide its races."""
+    """Each pair of events → the names of the entries that decide it in the
+    configurations where its orders differ."""
     out: dict[tuple[str, str], set[str | None]] = {}
     for race in found.races:
-        out.setdefault(race.events, set()).add(race.decision.name if race.decision else None)
+        for place in race.places:
+            if place.difference is not None:
+                name = place.decision.name if place.decision else None
+                out.setdefault(race.events, set()).add(name)
     return out
 
 
@@ -156,12 +160,9 @@ def test_the_most_specific_entry_decides_and_none_is_stale(tmp_path: Path, case:
     entries, winner = SPECIFIC[case]
     body = "races:\n" + "".join(f"  {e[:-1]}, decision: x}}\n" for e in entries)
     found = report(body)
-    (race,) = [
-        r
-        for r in found.races
-        if r.events == ("DELIVERED", "CUSTOMER_CANCEL") and "picked" in r.configuration
-    ]
-    assert race.decision is not None and race.decision.name == winner
+    (race,) = [r for r in found.races if r.events == ("DELIVERED", "CUSTOMER_CANCEL")]
+    (place,) = [p for p in race.places if "picked" in p.configuration]
+    assert place.decision is not None and place.decision.name == winner
     assert found.unmatched == ()
     assert findings(tmp_path, shipment(body), "stale-race-decision") == []
 

@@ -12,6 +12,7 @@ import pytest
 import yaml
 from analysis_charts import findings
 
+from statekit.compiler.diagnostics import Diagnostic
 from statekit.compiler.pipeline import compile_source
 
 TOP_LEVEL_TIMER = """
@@ -103,10 +104,19 @@ _SUGGESTION = re.compile(r"^decide it: races: (\{.*\}) \(add `in: STATE`")
 _UNORDERED = re.compile(r"^or declare their producer unordered: producers: (\{.*\}) \(in place")
 
 
+def _undecided(tmp_path: Path, text: str) -> list[Diagnostic]:
+    """The findings of both rules that ask for a race decision: pairs whose orders end
+    in other states (`undecided-race`) and pairs whose orders only answer differently
+    (`order-dependent-answer`, such as a webhook made idempotent by `already`)."""
+    return findings(tmp_path, text, "undecided-race") + findings(
+        tmp_path, text, "order-dependent-answer"
+    )
+
+
 def _unordered_suggested(tmp_path: Path, text: str) -> dict[tuple[str, ...], str]:
     """The suggested unordered producer entry of each undecided pair that has one."""
     out: dict[tuple[str, ...], str] = {}
-    for finding in findings(tmp_path, text, "undecided-race"):
+    for finding in _undecided(tmp_path, text):
         for note in finding.notes:
             if (match := _UNORDERED.match(note)) is not None:
                 ((_, producer),) = yaml.safe_load(match.group(1)).items()
@@ -118,7 +128,7 @@ def _unordered_suggested(tmp_path: Path, text: str) -> dict[tuple[str, ...], str
 def _suggested(tmp_path: Path, text: str) -> dict[tuple[str, ...], str]:
     """The suggested entry of each undecided pair, by the pair's events (sorted)."""
     out: dict[tuple[str, ...], str] = {}
-    for finding in findings(tmp_path, text, "undecided-race"):
+    for finding in _undecided(tmp_path, text):
         (entry,) = [m.group(1) for n in finding.notes if (m := _SUGGESTION.match(n))]
         ((_, race),) = yaml.safe_load(entry).items()
         assert f"'{race['events'][0]}'" in finding.message

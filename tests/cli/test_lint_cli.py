@@ -51,7 +51,7 @@ def test_one_bad_file_does_not_stop_the_others(tmp_path: Path) -> None:
     report = json.loads(done.stdout)
     files = sorted({Path(d["file"]).name for d in report["diagnostics"]})
     assert files == ["b.yml", "c.yaml"]
-    assert report["summary"] == {"error": 2, "warning": 0}
+    assert report["summary"] == {"error": 2, "warning": 0, "info": 0}
 
 
 def test_sarif_output_is_valid_sarif() -> None:

@@ -38,8 +38,9 @@ def test_an_undecided_race_exits_1_and_shows_both_orders(tmp_path: Path) -> None
     done = statekit("races", write(tmp_path, LESSON))
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[1:7] == [
-        "  TaskCompleted (worker) and TaskCancelled (user) race in {running}: UNDECIDED",
+    assert lines[1:8] == [
+        "  TaskCompleted (worker) and TaskCancelled (user) in {running}: race, UNDECIDED",
+        "    the orders differ in configuration",
         "    TaskCompleted then TaskCancelled: TaskCompleted APPLIED, then TaskCancelled "
         "REJECTED TERMINAL_STATE → {completed}",
         "      replay: TaskCompleted {}, TaskCancelled {}",
@@ -48,7 +49,9 @@ def test_an_undecided_race_exits_1_and_shows_both_orders(tmp_path: Path) -> None
         "      replay: TaskCancelled {}, TaskCompleted {}",
         "    path: (the start)",
     ]
-    assert lines[-1] == "  1 race(s) of 1 pair(s) of events, 1 undecided"
+    assert lines[-1] == (
+        "  1 pair(s) of events order-sensitive (1 race, 0 info), 1 undecided, 0 convergent"
+    )
 
 
 def test_the_json_shape(tmp_path: Path) -> None:
@@ -60,8 +63,12 @@ def test_the_json_shape(tmp_path: Path) -> None:
         "file": str(tmp_path / "chart.yaml"),
         "events": ["TaskCompleted", "TaskCancelled"],
         "producers": ["worker", "user"],
+        "class": "race",
+        "difference": "configuration",
         "configuration": ["running"],
         "path": [],
+        "configurations": 1,
+        "elsewhere": [],
         "decided": True,
         "decision": {"name": "complete_vs_cancel", "text": "First to commit wins."},
         "orders": [
@@ -178,3 +185,46 @@ def test_a_folder_names_its_charts_as_for_lint(tmp_path: Path) -> None:
     refused = statekit("races", str(empty))
     assert refused.returncode == 2
     assert "no chart files in this folder" in refused.stderr
+
+
+CLASSES = """\
+statechart: classes
+events: {A: {}, B: {}, C: {}}
+producers: {x: [A], y: [B], z: [C]}
+parallel: true
+states:
+  left:
+    initial: l0
+    states:
+      l0: {on: {A: l1, C: l1}}
+      l1: {reject: {A: LEFT_DONE, C: LEFT_DONE}}
+  right:
+    initial: r0
+    states:
+      r0: {on: {B: r1}}
+      r1: {reject: {B: RIGHT_DONE}}
+"""
+
+
+def test_all_lists_convergent_pairs_and_json_gives_each_class(tmp_path: Path) -> None:
+    # A and C both move `left` to l1 (info: the same end, the later one is rejected);
+    # B moves the other region (convergent with both).
+    chart = write(tmp_path, CLASSES)
+    plain = statekit("races", chart)
+    assert plain.returncode == 1, plain.stderr
+    assert "A (x) and C (z) in {left.l0, right.r0}: info, UNDECIDED" in plain.stdout
+    assert "convergent (no decision needed)" not in plain.stdout
+    assert plain.stdout.splitlines()[-1] == (
+        "  1 pair(s) of events order-sensitive (0 race, 1 info), 1 undecided, 2 convergent"
+    )
+    every = statekit("races", chart, "--all", "--format", "json")
+    classes = {
+        tuple(r["events"]): (r["class"], r["configurations"]) for r in json.loads(every.stdout)
+    }
+    assert classes == {
+        ("A", "C"): ("info", 2),
+        ("A", "B"): ("convergent", 3),
+        ("B", "C"): ("convergent", 3),
+    }
+    text = statekit("races", chart, "--all")
+    assert "A (x) and B (y) in {left.l0, right.r0}: convergent (no decision needed)" in text.stdout

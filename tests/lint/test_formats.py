@@ -188,7 +188,7 @@ def test_json_round_trips_fields_and_counts() -> None:
     document = json.loads(text)
     assert text == json.dumps(document, sort_keys=True, indent=2) + "\n"
     assert document["version"] == 1
-    assert document["summary"] == {"error": 2, "warning": 1}
+    assert document["summary"] == {"error": 2, "warning": 1, "info": 0}
     assert document["diagnostics"][1] == {
         "slug": "unused-event",
         "severity": "warning",
@@ -208,7 +208,7 @@ def test_json_of_nothing_is_a_document() -> None:
     assert json.loads(format_json((), RULES)) == {
         "version": 1,
         "diagnostics": [],
-        "summary": {"error": 0, "warning": 0},
+        "summary": {"error": 0, "warning": 0, "info": 0},
     }
 
 
@@ -543,7 +543,9 @@ def test_any_diagnostics_give_one_reversible_github_command_each(
     assert len(lines) == len(shown)
     for line, diagnostic in zip(lines, shown, strict=True):
         command, properties, data = parse_command(line)
-        assert command == diagnostic.severity.value
+        assert command == {"info": "notice"}.get(
+            diagnostic.severity.value, diagnostic.severity.value
+        )
         assert properties["file"] == shown_in_log(diagnostic.span.file)
         assert properties["title"] == f"statekit [{diagnostic.slug}]"
         assert data == shown_in_log("\n".join((diagnostic.message, *diagnostic.notes)))
@@ -560,7 +562,7 @@ def shown_in_log(text: str) -> str:
 def test_any_diagnostics_round_trip_through_json(found: tuple[Diagnostic, ...]) -> None:
     document = json.loads(format_json(found, RULES))
     shown = [d for d in found if d.severity is not Severity.OFF]
-    assert document["summary"]["error"] + document["summary"]["warning"] == len(shown)
+    assert sum(document["summary"].values()) == len(shown)
     assert [
         Diagnostic(
             d["slug"],

@@ -125,7 +125,7 @@ def expected(
         item: Json = {
             "range": here,
             "message": d.message,
-            "severity": 1 if d.severity is Severity.ERROR else 2,
+            "severity": {Severity.ERROR: 1, Severity.WARNING: 2}.get(d.severity, 3),
             "code": d.slug,
             "source": "statekit",
         }

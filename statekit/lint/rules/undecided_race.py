@@ -2,16 +2,22 @@
 
 When two events can arrive in either order (they come from different
 producers, or from no declared one) and, from some reachable configuration,
-"A then B" and "B then A" end in different configurations or answer an event
-differently, which one commits first decides the outcome. The chart should
+"A then B" and "B then A" end in different states (another configuration,
+history, context, armed timers or emitted messages), which one commits first
+decides the outcome. A pair whose orders end alike but answer an event
+differently is `order-dependent-answer`'s; one whose orders end alike with
+the same answers is convergent and needs no decision (`statekit races --all`
+lists it). The chart should
 say which outcome is meant: an entry under `races:` names the pair (and,
 with `in:`, where), and states who wins and why. The analysis decides
 nothing itself; it only asks for the decision to be written down.
 
 There is one finding per pair of events, on the transition that the first
-order fires; it shows both orders' outcomes side by side, the data-guard
-outcomes they assumed, the shortest path to the first configuration where
-they race, and how many other configurations they race in. The rule checks
+order fires; it is shown at the undecided configuration where the orders
+differ most (another end configuration before another context, timers or
+messages; ties: the shortest path), with both orders' outcomes side by side,
+the data-guard outcomes they assumed, the path there, and how many other
+configurations the pair is order-sensitive in. The rule checks
 charts that declare `producers:` or `races:` (a chart that declares neither
 has not said which events come from independent senders; `statekit races`
 lists its races all the same).
@@ -52,38 +58,53 @@ STAGE = "chart"
 
 
 def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
-    """One finding per undecided pair (see the module docstring)."""
+    """One finding per undecided pair of class `race` (see the module docstring)."""
     if not chart.producers and not chart.races:
         return
-    report = races_in(facts.exploration)
-    by_pair: dict[tuple[str, str], list[Race]] = {}
-    for race in report.undecided:
-        by_pair.setdefault(race.events, []).append(race)
-    for (a, b), races in by_pair.items():
-        first = races[0]
-        pa, pb = (p or "no declared producer" for p in first.producers)
-        config = "{" + ", ".join(first.configuration) + "}"
-        notes = [
-            f"{a} then {b}: {first.orders[0].text()}",
-            f"{b} then {a}: {first.orders[1].text()}",
-        ]
-        notes.extend(f"  assuming {x.describe(chart)}" for x in first.assumptions)
-        notes.extend(path_notes(facts.exploration, first.node))
-        if len(races) > 1:
-            notes.append(f"they also race in {len(races) - 1} other configuration(s)")
-        notes.append(
-            f"decide it: races: {race_entry(chart, a, b, 'who wins and why')}"
-            " (add `in: STATE` to decide it only there)"
-        )
-        notes.extend(race_fixes(chart, a, b, "who wins and why"))
-        yield Diagnostic(
-            SLUG,
-            DEFAULT_SEVERITY,
-            f"events '{a}' ({pa}) and '{b}' ({pb}) race in {config}: the order they "
-            "arrive in changes the answer, and no `races:` entry decides it",
-            _place(chart, first),
-            tuple(notes),
-        )
+    for race in races_in(facts.exploration).divergent:
+        if not race.decided:
+            yield finding(chart, facts, race, SLUG, DEFAULT_SEVERITY, "changes the outcome")
+
+
+def finding(
+    chart: CompiledChart,
+    facts: ChartFacts,
+    race: Race,
+    slug: str,
+    severity: Severity,
+    what: str,
+) -> Diagnostic:
+    """The finding of an undecided race (shared with `order-dependent-answer`)."""
+    a, b = race.events
+    timers = frozenset(t.name for t in chart.timers)
+    pa, pb = (
+        p or ("the clock" if event in timers else "no declared producer")
+        for event, p in zip(race.events, race.producers, strict=True)
+    )
+    config = "{" + ", ".join(race.configuration) + "}"
+    notes = [
+        f"{a} then {b}: {race.orders[0].text()}",
+        f"{b} then {a}: {race.orders[1].text()}",
+    ]
+    if race.difference is not None:
+        notes.append(f"the orders differ in {race.difference}")
+    notes.extend(f"  assuming {x.describe(chart)}" for x in race.assumptions)
+    notes.extend(path_notes(facts.exploration, race.node))
+    if race.elsewhere:
+        notes.append(f"they also race in {len(race.elsewhere)} other configuration(s)")
+    notes.append(
+        f"decide it: races: {race_entry(chart, a, b, 'who wins and why')}"
+        " (add `in: STATE` to decide it only there)"
+    )
+    notes.extend(race_fixes(chart, a, b, "who wins and why"))
+    return Diagnostic(
+        slug,
+        severity,
+        f"events '{a}' ({pa}) and '{b}' ({pb}) race in {config}: the order they "
+        f"arrive in {what}, and no `races:` entry decides it",
+        _place(chart, race),
+        tuple(notes),
+    )
 
 
 def _place(chart: CompiledChart, race: Race) -> SourceSpan:

@@ -8,9 +8,10 @@
   reason an explored rejection has (a `reject` entry, a guard's `else`,
   `UNDEFINED_TRANSITION`, `TERMINAL_STATE`, `LIVELOCK`), plus `UNKNOWN_EVENT`
   and `INVALID_PAYLOAD`, which every chart produces from its initial state;
-- race: order-sensitive pairs found by `statekit.analysis.races` whose two
-  orders were both delivered (one event right after the other from the race's
-  configuration) / all of them.
+- race: order-sensitive pairs of events found by `statekit.analysis.races`
+  (classes `race` and `info`, one per pair) whose two orders were both delivered
+  (one event right after the other from one configuration where the pair is
+  order-sensitive) / all of them.
 
 Every missing item carries the shortest event sequence from the initial state
 that would cover it (None for a transition no reachable configuration selects).
@@ -184,17 +185,23 @@ def _race_metric(
     missing = []
     for race in races:
         a, b = race.events
+        tried = [
+            config
+            for config in (race.configuration, *race.elsewhere)
+            if (config, a, b) in sequences and (config, b, a) in sequences
+        ]
         untried = [
             f"{first} then {second}"
             for first, second in ((a, b), (b, a))
             if (race.configuration, first, second) not in sequences
         ]
-        if untried:
+        if not tried:
             missing.append(
                 {
                     "events": [a, b],
                     "configuration": _names(chart, race.configuration),
                     "decided": race.decided,
+                    "class": race.race_class,
                     "untried": untried,
                     "path": list(race.path),
                 }

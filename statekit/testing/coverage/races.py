@@ -1,9 +1,10 @@
 """The races race coverage counts: the order-sensitive event pairs of the analysis.
 
 `races_of` reads them from `statekit.analysis.races` (the data behind
-`statekit races`): each is a pair of events and the configuration from which
-both orders can be delivered; it is covered when the run delivered both orders
-from that configuration, one event right after the other.
+`statekit races`): one per pair of events of class `race` or `info` (convergent
+pairs are not counted), with the configuration it is shown at and every other
+configuration where it is order-sensitive; it is covered when the run delivered
+both orders from one of those configurations, one event right after the other.
 """
 
 from __future__ import annotations
@@ -23,11 +24,21 @@ class RaceTarget:
     configuration: frozenset[int]
     decided: bool
     path: tuple[str, ...]
+    race_class: str = "race"
+    elsewhere: tuple[frozenset[int], ...] = ()
+    """The other configurations where the pair is order-sensitive (either covers it)."""
 
 
 def races_of(exploration: Exploration) -> tuple[RaceTarget, ...]:
     """The races of the explored chart, in the order `statekit races` lists them."""
     return tuple(
-        RaceTarget(race.events, race.active, race.decided, race.path)
+        RaceTarget(
+            race.events,
+            race.active,
+            race.decided,
+            race.path,
+            race.race_class,
+            tuple(o.active for o in race.elsewhere),
+        )
         for race in races.races_of(exploration).races
     )
