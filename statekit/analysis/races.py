@@ -1,29 +1,28 @@
 """Races: pairs of events whose order of arrival changes the outcome, by class.
 
-From a reachable configuration, two events A and B of different producers
-(of an unordered one, or of no declared producer) can arrive in either order.
-Both orders are run with the explorer's own macrosteps
-(`statekit.analysis.race_search`) and compared branch by branch: their end states (configuration and history by
-the node they end at; context, armed timers and emitted messages decided
-conservatively from the effects each ran, `statekit.analysis.race_effects`)
-and the answers to the two events. Each configuration where at least one of
-the two fires is an *occurrence* of the pair, of one class
-(`statekit.analysis.race_records`): `race` when some branch ends in another
-state, `info` when the end states agree but an event is answered differently
-(applied in one order and rejected in the other, or rejected for another
-reason), `convergent` when neither differs. Where neither event fires the
-pair commutes trivially and is not examined. Two timer events are not
-paired: their order is the clock's (their due times), not a sender's.
+From a reachable configuration, two events A and B of different producers (of
+an unordered one, or of no declared producer) can arrive in either order. Both
+orders are run with the explorer's own macrosteps
+(`statekit.analysis.race_search`) and compared branch by branch: their end
+states (configuration and history by the node they end at; context, armed
+timers and emitted messages decided conservatively from the effects each ran,
+`statekit.analysis.race_effects`) and the answers to the two events. Each
+configuration where at least one of the two fires is an *occurrence* of the
+pair, of one class (`statekit.analysis.race_records`): `race` when some branch
+ends in another state, `info` when the end states agree but an event is
+answered differently (applied in one order and rejected in the other, or
+rejected for another reason), `convergent` when neither differs. Where neither
+event fires the pair commutes trivially and is not examined. Two timer events
+are not paired: their order is the clock's (their due times), not a sender's.
 
-A pair is one `Race`, shown at the configuration where its orders differ
-most (another end configuration before another context, timers or messages
-before other answers; ties: the shortest path), with the others in
-`Race.elsewhere`. A `races:` entry decides the occurrences it covers: it has
-one of the two events on each side and, if it has `in:`, that state is active
-there; when several entries cover one, the most specific decides it, and none
-of them is stale. A
-convergent occurrence needs no decision. The race a pair is reported as is
-about its undecided occurrences: shown at the most different of them, of
+A pair is one `Race`, shown at the configuration where its orders differ most
+(another end configuration before another context, timers or messages before
+other answers; ties: the shortest path), with the others in `Race.elsewhere`.
+A `races:` entry decides the occurrences it covers: it has one of the two
+events on each side and, if it has `in:`, that state is active there; when
+several entries cover one, the most specific decides it, and none of them is
+stale. A convergent occurrence needs no decision. The race a pair is reported
+as is about its undecided occurrences: shown at the most different of them, of
 their class, and decided only when none is left.
 
 `find_races(chart, options)` explores the chart and returns a `RaceReport`;
