@@ -1,7 +1,9 @@
 """The explorer: every reachable configuration of a chart, by the engine's own macrosteps.
 
-The abstract state is a configuration plus the recorded history values; the
-context is abstracted away entirely. From the initial macrostep on, every
+The abstract state is a configuration plus the recorded history values and
+the values of the tracked context fields (`statekit.analysis.tracked_context`:
+booleans and enums every `assign` of which is exact); the rest of the context
+is abstracted away. From the initial macrostep on, every
 abstract state is expanded with every declared event and every timer event
 armed in it (`statekit.analysis.timers`: an `after` timer while its state is
 active), breadth first,
@@ -21,8 +23,8 @@ also tells something: its `always` transitions were all disabled when the
 previous macrostep ended, so a data guard that alone kept one disabled starts
 the next macrostep false (until an `assign` changes what it reads).
 
-Runs are shared by every abstract state with the same configuration and the
-same values of the history states the runs may read (history values matter
+Runs are shared by every abstract state with the same configuration, the same
+tracked values and the same values of the history states the runs may read (history values matter
 only through transitions that target history states); their history records
 are replayed onto each state's own.
 
@@ -60,6 +62,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
+from typing import Any
 
 from statekit.analysis.exploration import (
     BEYOND,
@@ -73,15 +76,23 @@ from statekit.analysis.exploration import (
 )
 from statekit.analysis.explorer_scope import ExplorerScope, PreparedRun
 from statekit.analysis.feasibility import Feasibility
-from statekit.analysis.guard_choices import Leaf, enumerate_runs, stable_facts
+from statekit.analysis.guard_choices import (
+    Leaf,
+    ScriptedGuardOracle,
+    enumerate_runs,
+    stable_facts,
+)
 from statekit.analysis.guards import Assumption, ThreeValued
 from statekit.analysis.memory import memory_in_use
 from statekit.analysis.selection_reads import named_events
-from statekit.analysis.shared_outcomes import SharedOutcomes, livelock_branch
+from statekit.analysis.shared_outcomes import SharedOutcomes, assumption_key, livelock_branch
+from statekit.analysis.tracked_context import TrackedFields, TrackingDomain, Valuation
 from statekit.compiler.gc_pause import collector_paused
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.abstract import (
+    ABSTRACT,
     AbstractMacrostep,
+    ValueDomain,
     abstract_initial_macrostep,
     abstract_macrostep,
     data_free_macrostep,
@@ -138,9 +149,14 @@ class Explorer:
         self.progress = progress
         self.result = Exploration(chart, Tables(chart), tuple(chart.events), max_configurations)
         self.index: dict[int, int] = {}
-        """(history number << 32 | configuration number) → node id."""
+        """(valuation number << 64 | history number << 32 | configuration number) → node id."""
         self.outcomes = SharedOutcomes()
-        self.feasibility = Feasibility(chart)
+        self.tracked = TrackedFields(chart)
+        self.result.tracked = self.tracked.names
+        self.result.tracking_notes = list(self.tracked.notes)
+        self.feasibility = Feasibility(chart, frozenset(self.tracked.names))
+        self.contexts: dict[int, dict[str, Any]] = {}
+        """Valuation number → the abstract context with those tracked values."""
 
     # -- interning ------------------------------------------------------------------
 
@@ -164,12 +180,18 @@ class Explorer:
         return found
 
     def target(
-        self, config: Configuration, history: int, parent: int, slot: int, depth: int
+        self,
+        config: Configuration,
+        history: int,
+        parent: int,
+        slot: int,
+        depth: int,
+        valuation: int = 0,
     ) -> int:
-        """The node of (config, history): created (reached by outcome `slot` of `parent`)
-        when new, BEYOND when new past the bound on abstract states."""
+        """The node of (config, history, valuation): created (reached by outcome `slot`
+        of `parent`) when new, BEYOND when new past the bound on abstract states."""
         result = self.result
-        key = history << 32 | self.number(config)
+        key = valuation << 64 | history << 32 | self.number(config)
         found = self.index.get(key)
         if found is not None:
             return found
@@ -184,7 +206,9 @@ class Explorer:
                     )
                 )
             return BEYOND
-        found = self.index[key] = result.add_node(key & 0xFFFFFFFF, history, parent, slot, depth)
+        found = self.index[key] = result.add_node(
+            key & 0xFFFFFFFF, history, parent, slot, depth, valuation
+        )
         return found
 
     def new_scope(self) -> None:
@@ -216,28 +240,50 @@ class Explorer:
     def history_key(history: History) -> HistoryKey:
         return tuple(sorted(history.items())) if history else ()
 
+    def context_of(self, valuation: int) -> dict[str, Any]:
+        """The abstract context with the tracked values of valuation number `valuation`."""
+        found = self.contexts.get(valuation)
+        if found is None:
+            values = self.result.valuations[valuation]
+            found = self.contexts[valuation] = self.tracked.context(self.context, values)
+        return found
+
     def enumerate(
         self,
-        start: Callable[[GuardOracle], AbstractMacrostep],
+        run: Callable[[GuardOracle, ValueDomain], AbstractMacrostep],
+        valuation: Valuation,
         node: int,
         event: str | None,
         known: dict[object, bool],
     ) -> list[Leaf]:
-        """Every distinct run of a macrostep over the choices of its data guards
+        """Every distinct run of a macrostep (`run` with an oracle and a value domain)
+        from the tracked values `valuation` over the choices of its data guards
         (`enumerate_runs`), its conflicts and limits recorded."""
-        leaves, limits = enumerate_runs(start, self.three, known, event, self.feasibility)
+        tracked = self.tracked
+
+        def start(oracle: ScriptedGuardOracle) -> tuple[AbstractMacrostep, Valuation]:
+            if not tracked:
+                return run(oracle, ABSTRACT), valuation
+            domain = TrackingDomain(tracked, oracle)
+            return run(oracle, domain), domain.end(valuation)
+
+        leaves, limits = enumerate_runs(
+            start, self.three, known, event, self.feasibility, tracked or None
+        )
         for why in limits:
             self.result.limits.append(Limit("branching", why, node, event))
-        for assumptions, run in leaves:
-            self.attribute(run.conflicts, node, event, assumptions)
+        for assumptions, found, _ in leaves:
+            self.attribute(found.conflicts, node, event, assumptions)
         return leaves
 
-    def stable_facts(self, config: Configuration) -> dict[object, bool]:
-        """`stable_facts` of `config`, cached in the scope."""
-        found = self.scope.stable.get(config)
+    def stable_facts(self, config: Configuration, valuation: int) -> dict[object, bool]:
+        """`stable_facts` of `config` with tracked values `valuation`, cached in the scope."""
+        key = (config, valuation)
+        found = self.scope.stable.get(key)
         if found is None:
-            found = stable_facts(self.chart, self.three, self.context, config)
-            self.scope.stable[config] = found
+            context = self.context_of(valuation)
+            found = stable_facts(self.chart, self.three, context, config)
+            self.scope.stable[key] = found
         return found
 
     def attribute(
@@ -263,13 +309,13 @@ class Explorer:
     # -- runs and outcomes -------------------------------------------------------
 
     def runs_of(
-        self, node: int, config: Configuration, history: History, event: str
+        self, node: int, config: Configuration, history: History, valuation: int, event: str
     ) -> list[PreparedRun]:
-        """The runs of `event` from `node` (in `config` with `history`), reused for every
-        node with the same configuration and the same values of the history states the
-        runs read."""
+        """The runs of `event` from `node` (in `config` with `history` and tracked values
+        `valuation`), reused for every node with the same configuration, tracked values
+        and values of the history states the runs read."""
         scope = self.scope
-        key = (config, event)
+        key = (config, event, valuation)
         found = scope.shared.get(key)
         if found is not None:
             return found
@@ -277,15 +323,17 @@ class Explorer:
         for ids, values, runs in variants:
             if tuple([history.get(h) for h in ids]) == values:
                 return runs
-        tables, context = scope.tables, self.context
+        tables, context = scope.tables, self.context_of(valuation)
 
-        def start(oracle: GuardOracle) -> AbstractMacrostep:
-            return abstract_macrostep(tables, config, history, context, event, oracle)
+        def replay(oracle: GuardOracle, values: ValueDomain) -> AbstractMacrostep:
+            return abstract_macrostep(tables, config, history, context, event, oracle, values)
 
-        leaves = self.enumerate(start, node, event, self.stable_facts(config))
+        values = self.result.valuations[valuation]
+        known = self.stable_facts(config, valuation)
+        leaves = self.enumerate(replay, values, node, event, known)
         selection = scope.selection
         reads: frozenset[int] = frozenset().union(
-            *(selection.run_reads(config, r) for _, r in leaves)
+            *(selection.run_reads(config, r) for _, r, _ in leaves)
         )
         runs = self.prepare(config, event, leaves)
         if not reads:
@@ -301,7 +349,7 @@ class Explorer:
         records, or the same classification), in the order found."""
         out: list[PreparedRun] = []
         seen: set[object] = set()
-        for assumptions, run in leaves:
+        for assumptions, run, valuation in leaves:
             if run.livelock:
                 key: object = ("livelock",)
                 outcome = livelock_branch(event, assumptions, self.outcomes.steps(run.plans))
@@ -316,11 +364,12 @@ class Explorer:
             else:
                 plans = run.plans
                 updates = tuple(u for plan in plans for u in plan.history_updates)
-                key = (run.target, tuple(p.transitions for p in plans), updates)
+                number = self.result.valuation_number(valuation)
+                key = (run.target, tuple(p.transitions for p in plans), updates, number)
                 if key in seen:
                     continue
                 branch = self.outcomes.fired(event, assumptions, self.outcomes.steps(plans))
-                prepared = PreparedRun(branch, run.target, updates)
+                prepared = PreparedRun(branch, run.target, updates, number)
             if key not in seen:
                 seen.add(key)
                 out.append(prepared)
@@ -342,6 +391,7 @@ class Explorer:
         config = self.working(result.config_index[node])
         history_number = result.history_index[node]
         history = result.histories[history_number]
+        valuation = result.valuation_index[node]
         depth = result.depth_index[node] + 1
         fireable = None if config.final else self.scope.selection.fireable_events(config)
         wildcard = fireable is not None and "*" in fireable
@@ -367,7 +417,7 @@ class Explorer:
             if isinstance(static, StaticMacrostep):  # a livelock takes the general path below
                 branch = outcomes.fired(event, (), outcomes.steps(static.plans))
                 target = self.target(
-                    static.target, history_number, node, len(targets) - base, depth
+                    static.target, history_number, node, len(targets) - base, depth, valuation
                 )
                 shared.append(branch)
                 targets.append(target)
@@ -376,7 +426,7 @@ class Explorer:
                 shared.append(outcomes.classified(tables, config, event, None, ()))
                 targets.append(NOWHERE)
                 continue
-            for run in self.runs_of(node, config, history, event):
+            for run in self.runs_of(node, config, history, valuation, event):
                 if run.target is None:
                     shared.append(run.branch)
                     targets.append(NOWHERE)
@@ -384,31 +434,41 @@ class Explorer:
                 reached = history_number
                 if run.updates:
                     reached = self.recorded(history_number, run.updates)
-                target = self.target(run.target, reached, node, len(targets) - base, depth)
+                target = self.target(
+                    run.target, reached, node, len(targets) - base, depth, run.valuation
+                )
                 shared.append(run.branch)
                 targets.append(target)
         result.checks += len(events)
         result.end_outcomes()
 
     def initial(self) -> None:
-        """The outcomes of the initial macrostep (`Exploration.initial`)."""
+        """The outcomes of the initial macrostep (`Exploration.initial`), from every
+        combination of start values of the tracked fields (`TrackedFields.starts`)."""
         result = self.result
-        tables, context = self.scope.tables, self.context
+        tables = self.scope.tables
+        seen: set[tuple[object, ...]] = set()
+        for start in self.tracked.starts():
+            context = self.tracked.context(self.context, start)
 
-        def start(oracle: GuardOracle) -> AbstractMacrostep:
-            return abstract_initial_macrostep(tables, context, oracle)
+            def replay(oracle: GuardOracle, values: ValueDomain) -> AbstractMacrostep:
+                return abstract_initial_macrostep(tables, context, oracle, values)  # noqa: B023
 
-        for assumptions, run in self.enumerate(start, -1, None, {}):
-            steps = self.outcomes.steps(run.plans)
-            if run.livelock:
-                outcome = livelock_branch(None, assumptions, steps)
-            else:
-                history = dict(run.history)
-                number = result.history_number(history, self.history_key(history))
-                target = self.target(run.target, number, -1, len(result.initial), 0)
-                fields = (None, assumptions, target, steps, Status.APPLIED, None, "applied", None)
-                outcome = _new(MacrostepBranch, fields)
-            result.initial.append(outcome)
+            for assumptions, run, valuation in self.enumerate(replay, start, -1, None, {}):
+                steps = self.outcomes.steps(run.plans)
+                if run.livelock:
+                    outcome = livelock_branch(None, assumptions, steps)
+                else:
+                    history = dict(run.history)
+                    number = result.history_number(history, self.history_key(history))
+                    reached = result.valuation_number(valuation)
+                    target = self.target(run.target, number, -1, len(result.initial), 0, reached)
+                    fields = (None, assumptions, target, steps, Status.APPLIED, None, "applied")
+                    outcome = _new(MacrostepBranch, (*fields, None))
+                key = (outcome.target, steps, assumption_key(assumptions), outcome.basis)
+                if key not in seen:  # start values the macrostep overwrites lead to one node
+                    seen.add(key)
+                    result.initial.append(outcome)
 
     def run(self) -> Exploration:
         """Explore breadth first from the initial macrostep."""
