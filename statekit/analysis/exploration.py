@@ -274,6 +274,9 @@ class Exploration:
         """The context fields whose values the abstract states carry (declaration order)."""
         self.tracking_notes: list[str] = []
         """Why a field that could be tracked was not (the bound on tracked values)."""
+        self.initial_starts: list[dict[str, object]] = []
+        """Per branch of `initial`, the start values of the tracked fields it was explored
+        from that differ from the declared defaults (empty: the defaults)."""
         self.checks = 0
         self.seconds = 0.0
         self.reasoning: tuple[int, int, float] = (0, 0, 0.0)
@@ -447,6 +450,15 @@ class Exploration:
             return ""
         parts = [f"ctx.{self.tracked[i]} = {shown_value(mine[i])}" for i in sorted(differing)]
         return "with " + ", ".join(parts)
+
+    def start_context(self, node_id: int) -> dict[str, object]:
+        """The context to start an instance with (`Chart.start(context)`) for the path to
+        `node_id` that `path` gives: the tracked fields whose start values differ from
+        the declared defaults (empty: start with the defaults)."""
+        current = node_id
+        while self.parent_index[current] >= 0:
+            current = self.parent_index[current]
+        return dict(self.initial_starts[self.via_index[current]])
 
     def configurations(self) -> list[Configuration]:
         """The distinct reachable configurations (history values aside), in BFS order."""

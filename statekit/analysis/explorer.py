@@ -448,8 +448,14 @@ class Explorer:
         result = self.result
         tables = self.scope.tables
         seen: set[tuple[object, ...]] = set()
-        for start in self.tracked.starts():
-            context = self.tracked.context(self.context, start)
+        tracked = self.tracked
+        for start in tracked.starts():
+            context = tracked.context(self.context, start)
+            differing = {
+                name: value
+                for name, value, default in zip(tracked.names, start, tracked.default, strict=True)
+                if (type(value), value) != (type(default), default)
+            }
 
             def replay(oracle: GuardOracle, values: ValueDomain) -> AbstractMacrostep:
                 return abstract_initial_macrostep(tables, context, oracle, values)  # noqa: B023
@@ -469,6 +475,7 @@ class Explorer:
                 if key not in seen:  # start values the macrostep overwrites lead to one node
                     seen.add(key)
                     result.initial.append(outcome)
+                    result.initial_starts.append(differing)
 
     def run(self) -> Exploration:
         """Explore breadth first from the initial macrostep."""

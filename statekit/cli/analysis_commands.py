@@ -321,7 +321,8 @@ def _print_paths(suite: PathSuite, explored: Exploration) -> None:
             if step.event is not None and step.payload is None:
                 out.append("      payload: none found by replay (the outcomes below are assumed)")
             elif step.payload:
-                out.append(f"      payload {json_text(step.payload_fields)}")
+                label = "payload" if step.event is not None else "start context"
+                out.append(f"      {label} {json_text(step.payload_fields)}")
             out.extend(f"      assuming {a}" for a in step.assuming)
     out.append("")
     out.append(
