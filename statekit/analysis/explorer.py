@@ -41,7 +41,8 @@ abstract state and outcome, branches and steps shared by every configuration
 where they are the same (`statekit.analysis.shared_outcomes`). The caches keyed
 by engine configurations live in a scope (`statekit.analysis.explorer_scope`)
 dropped and started afresh every `SCOPE_EXPANSIONS` expanded abstract states;
-the enumeration of data-guard choices is `statekit.analysis.guard_choices`.
+the runs of one macrostep are made by `statekit.analysis.macrostep_runs`, the
+enumeration of data-guard choices by `statekit.analysis.guard_choices`.
 
 Bounds: at most `max_configurations` abstract states, at most `MAX_CHOICES`
 data-guard decisions in one macrostep (past them every further data guard is
@@ -59,10 +60,8 @@ incomplete and says so in `Exploration.limits`; it never hangs.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable
-from typing import Any
 
 from statekit.analysis.exploration import (
     BEYOND,
@@ -72,29 +71,18 @@ from statekit.analysis.exploration import (
     HistoryKey,
     Limit,
     MacrostepBranch,
-    SeenConflict,
 )
-from statekit.analysis.explorer_scope import ExplorerScope, PreparedRun
-from statekit.analysis.feasibility import Feasibility
-from statekit.analysis.guard_choices import (
-    Leaf,
-    ScriptedGuardOracle,
-    enumerate_runs,
-    stable_facts,
-)
-from statekit.analysis.guards import Assumption, ThreeValued
+from statekit.analysis.explorer_scope import ExplorerScope
+from statekit.analysis.macrostep_runs import MacrostepRuns
 from statekit.analysis.memory import memory_in_use
 from statekit.analysis.selection_reads import named_events
 from statekit.analysis.shared_outcomes import SharedOutcomes, assumption_key, livelock_branch
-from statekit.analysis.tracked_context import TrackedFields, TrackingDomain, Valuation
 from statekit.compiler.gc_pause import collector_paused
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.abstract import (
-    ABSTRACT,
     AbstractMacrostep,
     ValueDomain,
     abstract_initial_macrostep,
-    abstract_macrostep,
     data_free_macrostep,
 )
 from statekit.engine.algorithm import GuardOracle
@@ -104,11 +92,10 @@ from statekit.engine.tables import (
     NoCandidates,
     StaticMacrostep,
     Tables,
-    TransitionConflict,
 )
 
 DEFAULT_MAX_CONFIGURATIONS = 100_000
-"""Default bound on abstract states (configuration + history values)."""
+"""Default bound on abstract states (configuration + history values + tracked values)."""
 DEFAULT_MAX_MEMORY = 512 << 20
 """Default bound on the memory an exploration may grow the process by (bytes: 512 MiB)."""
 MEMORY_CHECK_EVERY = 256
@@ -143,20 +130,14 @@ class Explorer:
         self.chart = chart
         self.named = named_events(chart)
         self.scope = ExplorerScope(chart, self.named)
-        self.seen_conflicts: set[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = set()
-        self.three = ThreeValued()
-        self.context = {name: f.default for name, f in chart.context.items()}
         self.progress = progress
         self.result = Exploration(chart, Tables(chart), tuple(chart.events), max_configurations)
         self.index: dict[int, int] = {}
         """(valuation number << 64 | history number << 32 | configuration number) → node id."""
         self.outcomes = SharedOutcomes()
-        self.tracked = TrackedFields(chart)
-        self.result.tracked = self.tracked.names
-        self.result.tracking_notes = list(self.tracked.notes)
-        self.feasibility = Feasibility(chart, frozenset(self.tracked.names))
-        self.contexts: dict[int, dict[str, Any]] = {}
-        """Valuation number → the abstract context with those tracked values."""
+        self.runs = MacrostepRuns(chart, self.result, self.outcomes)
+        self.result.tracked = self.runs.tracked.names
+        self.result.tracking_notes = list(self.runs.tracked.notes)
 
     # -- interning ------------------------------------------------------------------
 
@@ -240,141 +221,6 @@ class Explorer:
     def history_key(history: History) -> HistoryKey:
         return tuple(sorted(history.items())) if history else ()
 
-    def context_of(self, valuation: int) -> dict[str, Any]:
-        """The abstract context with the tracked values of valuation number `valuation`."""
-        found = self.contexts.get(valuation)
-        if found is None:
-            values = self.result.valuations[valuation]
-            found = self.contexts[valuation] = self.tracked.context(self.context, values)
-        return found
-
-    def enumerate(
-        self,
-        run: Callable[[GuardOracle, ValueDomain], AbstractMacrostep],
-        valuation: Valuation,
-        node: int,
-        event: str | None,
-        known: dict[object, bool],
-    ) -> list[Leaf]:
-        """Every distinct run of a macrostep (`run` with an oracle and a value domain)
-        from the tracked values `valuation` over the choices of its data guards
-        (`enumerate_runs`), its conflicts and limits recorded."""
-        tracked = self.tracked
-
-        def start(oracle: ScriptedGuardOracle) -> tuple[AbstractMacrostep, Valuation]:
-            if not tracked:
-                return run(oracle, ABSTRACT), valuation
-            domain = TrackingDomain(tracked, oracle)
-            return run(oracle, domain), domain.end(valuation)
-
-        leaves, limits = enumerate_runs(
-            start, self.three, known, event, self.feasibility, tracked or None
-        )
-        for why in limits:
-            self.result.limits.append(Limit("branching", why, node, event))
-        for assumptions, found, _ in leaves:
-            self.attribute(found.conflicts, node, event, assumptions)
-        return leaves
-
-    def stable_facts(self, config: Configuration, valuation: int) -> dict[object, bool]:
-        """`stable_facts` of `config` with tracked values `valuation`, cached in the scope."""
-        key = (config, valuation)
-        found = self.scope.stable.get(key)
-        if found is None:
-            context = self.context_of(valuation)
-            found = stable_facts(self.chart, self.three, context, config)
-            self.scope.stable[key] = found
-        return found
-
-    def attribute(
-        self,
-        conflicts: tuple[TransitionConflict, ...],
-        node: int,
-        event: str | None,
-        assumptions: tuple[Assumption, ...],
-    ) -> None:
-        """Record the conflict resolutions not seen before as seen in the macrostep of
-        `event` from `node` (each with its configuration from the exploration's tables:
-        those of the scope are dropped)."""
-        seen = self.seen_conflicts
-        for conflict in conflicts:
-            key = (conflict.configuration.ordered, conflict.enabled, conflict.kept)
-            if key not in seen:
-                seen.add(key)
-                result = self.result
-                kept = result.config_at(result.config_number(key[0]))
-                conflict = dataclasses.replace(conflict, configuration=kept)
-                result.conflicts.append(SeenConflict(conflict, node, event, assumptions))
-
-    # -- runs and outcomes -------------------------------------------------------
-
-    def runs_of(
-        self, node: int, config: Configuration, history: History, valuation: int, event: str
-    ) -> list[PreparedRun]:
-        """The runs of `event` from `node` (in `config` with `history` and tracked values
-        `valuation`), reused for every node with the same configuration, tracked values
-        and values of the history states the runs read."""
-        scope = self.scope
-        key = (config, event, valuation)
-        found = scope.shared.get(key)
-        if found is not None:
-            return found
-        variants = scope.variants.get(key, ())
-        for ids, values, runs in variants:
-            if tuple([history.get(h) for h in ids]) == values:
-                return runs
-        tables, context = scope.tables, self.context_of(valuation)
-
-        def replay(oracle: GuardOracle, values: ValueDomain) -> AbstractMacrostep:
-            return abstract_macrostep(tables, config, history, context, event, oracle, values)
-
-        values = self.result.valuations[valuation]
-        known = self.stable_facts(config, valuation)
-        leaves = self.enumerate(replay, values, node, event, known)
-        selection = scope.selection
-        reads: frozenset[int] = frozenset().union(
-            *(selection.run_reads(config, r) for _, r, _ in leaves)
-        )
-        runs = self.prepare(config, event, leaves)
-        if not reads:
-            scope.shared[key] = runs
-        else:
-            ids = tuple(sorted(reads))
-            values = tuple([history.get(h) for h in ids])
-            scope.variants.setdefault(key, []).append((ids, values, runs))
-        return runs
-
-    def prepare(self, config: Configuration, event: str, leaves: list[Leaf]) -> list[PreparedRun]:
-        """The distinct runs of one macrostep (same end, same transitions, same history
-        records, or the same classification), in the order found."""
-        out: list[PreparedRun] = []
-        seen: set[object] = set()
-        for assumptions, run, valuation in leaves:
-            if run.livelock:
-                key: object = ("livelock",)
-                outcome = livelock_branch(event, assumptions, self.outcomes.steps(run.plans))
-                prepared = PreparedRun(outcome, None, ())
-            elif not run.fired:
-                failed = run.failed_guard
-                outcome = self.outcomes.classified(
-                    self.scope.tables, config, event, failed, assumptions
-                )
-                key = (outcome.reason, outcome.basis, failed and (id(failed[0]), failed[1].id))
-                prepared = PreparedRun(outcome, None, ())
-            else:
-                plans = run.plans
-                updates = tuple(u for plan in plans for u in plan.history_updates)
-                number = self.result.valuation_number(valuation)
-                key = (run.target, tuple(p.transitions for p in plans), updates, number)
-                if key in seen:
-                    continue
-                branch = self.outcomes.fired(event, assumptions, self.outcomes.steps(plans))
-                prepared = PreparedRun(branch, run.target, updates, number)
-            if key not in seen:
-                seen.add(key)
-                out.append(prepared)
-        return out
-
     def recorded(self, history: int, updates: tuple[tuple[int, tuple[int, ...]], ...]) -> int:
         """The number of history `history` with the records of a run's microsteps
         (applied in order, as the engine's microsteps write them)."""
@@ -413,7 +259,7 @@ class Explorer:
                 continue
             static = data_free_macrostep(tables, config, event)
             if static.conflicts:
-                self.attribute(static.conflicts, node, event, ())
+                self.runs.attribute(static.conflicts, node, event, ())
             if isinstance(static, StaticMacrostep):  # a livelock takes the general path below
                 branch = outcomes.fired(event, (), outcomes.steps(static.plans))
                 target = self.target(
@@ -426,7 +272,7 @@ class Explorer:
                 shared.append(outcomes.classified(tables, config, event, None, ()))
                 targets.append(NOWHERE)
                 continue
-            for run in self.runs_of(node, config, history, valuation, event):
+            for run in self.runs.runs_of(self.scope, node, config, history, valuation, event):
                 if run.target is None:
                     shared.append(run.branch)
                     targets.append(NOWHERE)
@@ -448,9 +294,9 @@ class Explorer:
         result = self.result
         tables = self.scope.tables
         seen: set[tuple[object, ...]] = set()
-        tracked = self.tracked
+        tracked = self.runs.tracked
         for start in tracked.starts():
-            context = tracked.context(self.context, start)
+            context = tracked.context(self.runs.context, start)
             differing = {
                 name: value
                 for name, value, default in zip(tracked.names, start, tracked.default, strict=True)
@@ -460,7 +306,7 @@ class Explorer:
             def replay(oracle: GuardOracle, values: ValueDomain) -> AbstractMacrostep:
                 return abstract_initial_macrostep(tables, context, oracle, values)  # noqa: B023
 
-            for assumptions, run, valuation in self.enumerate(replay, start, -1, None, {}):
+            for assumptions, run, valuation in self.runs.enumerate(replay, start, -1, None, {}):
                 steps = self.outcomes.steps(run.plans)
                 if run.livelock:
                     outcome = livelock_branch(None, assumptions, steps)
@@ -498,7 +344,7 @@ class Explorer:
         if self.progress is not None:
             self.progress(i, len(found))
         result.seconds = time.perf_counter() - began
-        feasibility = self.feasibility
+        feasibility = self.runs.feasibility
         result.reasoning = (feasibility.queries, feasibility.undecided, feasibility.seconds)
         return result
 
