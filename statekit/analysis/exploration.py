@@ -427,11 +427,11 @@ class Exploration:
         out.reverse()
         return out
 
-    def distinguishing(self, node_id: int) -> str:
-        """`with ctx.cancel_at_period_end = true`: the tracked values that tell node
-        `node_id` from other nodes of the same configuration (empty when none do)."""
+    def distinguishing(self, node_id: int) -> dict[str, object]:
+        """The tracked values that tell node `node_id` from other nodes of the same
+        configuration (empty when none do): field → its value there."""
         if not self.tracked:
-            return ""
+            return {}
         if self._by_config is None or self._by_config_size != len(self.config_index):
             by_config: dict[int, set[int]] = {}
             for number, valuation in zip(self.config_index, self.valuation_index, strict=True):
@@ -446,10 +446,14 @@ class Exploration:
                 for i, (a, b) in enumerate(zip(mine, theirs, strict=True))
                 if (type(a), a) != (type(b), b)
             )
-        if not differing:
+        return {self.tracked[i]: mine[i] for i in sorted(differing)}
+
+    def distinguishing_text(self, node_id: int) -> str:
+        """`with ctx.cancel_at_period_end = true` (`distinguishing`; empty when none)."""
+        values = self.distinguishing(node_id)
+        if not values:
             return ""
-        parts = [f"ctx.{self.tracked[i]} = {shown_value(mine[i])}" for i in sorted(differing)]
-        return "with " + ", ".join(parts)
+        return "with " + ", ".join(f"ctx.{k} = {shown_value(v)}" for k, v in values.items())
 
     def start_context(self, node_id: int) -> dict[str, object]:
         """The context to start an instance with (`Chart.start(context)`) for the path to

@@ -47,7 +47,9 @@ class PathStep:
     (`Chart.start(context)`): the tracked fields the path needs other than their
     defaults; None: the defaults."""
     tracked: tuple[tuple[str, Any], ...] = ()
-    """The values of the tracked context fields where the step leads (when it fired)."""
+    """The tracked context values that tell the node the step leads to (when it fired)
+    from the others in its configuration (`Exploration.distinguishing`): its replay must
+    leave them so."""
 
     @property
     def payload_fields(self) -> dict[str, Any] | None:
@@ -150,7 +152,7 @@ def _step(exploration: Exploration, outcome: MacrostepBranch) -> PathStep:
     if outcome.fired and outcome.target >= 0:
         reached = exploration.nodes[outcome.target]
         where = leaves(chart, reached.config)
-        tracked = tuple(reached.tracked.items())
+        tracked = tuple(exploration.distinguishing(reached.id).items())
     else:
         where = ""
     assuming = tuple(a.describe(chart) for a in outcome.assumptions)

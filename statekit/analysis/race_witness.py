@@ -52,7 +52,7 @@ def _prefix(exploration: Exploration, node: int) -> list[Expected]:
         if outcome.fired and outcome.target >= 0:
             reached = exploration.nodes[outcome.target]
             where = leaves(chart, reached.config)
-            tracked = tuple(reached.tracked.items())
+            tracked = tuple(exploration.distinguishing(reached.id).items())
         transitions = outcome.transitions()
         out.append(
             Expected(

@@ -20,6 +20,7 @@ from statekit.analysis.exploration import Exploration
 from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.analysis.paths import PathSuite, covering_paths
 from statekit.analysis.report import transition_label
+from statekit.analysis.tracked_context import shown_value
 from statekit.cli.group import EXIT_FINDINGS
 from statekit.cli.output import echo_json, json_text
 from statekit.cli.progress import (
@@ -304,6 +305,13 @@ def paths_command(
     _finish(explored)
 
 
+def _tracked_text(values: tuple[tuple[str, object], ...]) -> str:
+    """` with ctx.flag = true` for a step's distinguishing tracked values (or nothing)."""
+    if not values:
+        return ""
+    return " with " + ", ".join(f"ctx.{k} = {shown_value(v)}" for k, v in values)
+
+
 def _print_paths(suite: PathSuite, explored: Exploration) -> None:
     chart = explored.chart
     out: list[str] = []
@@ -311,10 +319,11 @@ def _print_paths(suite: PathSuite, explored: Exploration) -> None:
         events = sum(1 for s in path.steps if s.event is not None)
         out.append(f"path {number} ({events} event(s)):")
         for step in path.steps:
+            where = step.configuration + _tracked_text(step.tracked)
             if step.event is None:
-                head = f"  start → {step.configuration}"
+                head = f"  start → {where}"
             elif step.status == "APPLIED":
-                head = f"  {step.event} → {step.configuration}"
+                head = f"  {step.event} → {where}"
             else:
                 head = f"  {step.event}: {step.status}" + (f" {step.reason}" if step.reason else "")
             out.append(head)

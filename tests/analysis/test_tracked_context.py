@@ -8,7 +8,11 @@ charts with such an assignment are the contrast each test needs to be able to fa
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from chart_helpers import chart_of
+from cli_process import statekit
 
 from statekit.analysis.explorer import explore
 from statekit.analysis.paths import covering_paths
@@ -105,7 +109,8 @@ def test_a_start_value_other_than_the_default_is_explored_and_real() -> None:
     starts = {n.tracked["cancel_at_period_end"]: n for n in exploration.nodes if n.depth == 0}
     assert set(starts) == {False, True}
     assert starts[False].id == 0  # the declared default first
-    assert exploration.distinguishing(starts[True].id) == "with ctx.cancel_at_period_end = true"
+    shown = exploration.distinguishing_text(starts[True].id)
+    assert shown == "with ctx.cancel_at_period_end = true"
     ended = next(o for o in starts[True].outcomes or () if o.event == "PERIOD_ENDED")
     chart = Chart(ir)
     result = chart.send(chart.start({"cancel_at_period_end": True}), "PERIOD_ENDED", {})
@@ -118,7 +123,7 @@ def test_nodes_that_differ_only_in_tracked_values_are_told_apart() -> None:
     configs = [n.config for n in exploration.nodes]
     twins = [n for n in exploration.nodes if configs.count(n.config) > 1]
     assert twins
-    texts = {exploration.distinguishing(n.id) for n in twins}
+    texts = {exploration.distinguishing_text(n.id) for n in twins}
     assert texts == {
         "with ctx.cancel_at_period_end = false",
         "with ctx.cancel_at_period_end = true",
@@ -207,8 +212,32 @@ states:
     assert exploration.tracked == () and len(exploration.nodes) == 1
 
 
-def test_every_printed_path_from_the_default_start_replays() -> None:
+def test_every_printed_path_replays_from_its_start_context() -> None:
     ir = chart_of(_subscription(EXACT))
-    suite = covering_paths(explore(ir))
-    steps = [s for p in suite.paths for s in p.steps if s.event is not None]
-    assert steps and all(s.payload is not None for s in steps)
+    chart = Chart(ir)
+    for path in covering_paths(explore(ir)).paths:
+        state = chart.start(path.steps[0].payload_fields)
+        for step in path.steps[1:]:
+            assert step.payload_fields is not None, step
+            result = chart.send(state, str(step.event), step.payload_fields)
+            assert (result.status.value, result.reason) == (step.status, step.reason)
+            assert all(result.state.context[k] == v for k, v in step.tracked)
+            state = result.state
+
+
+def test_paths_show_the_start_context_and_the_values_that_tell_nodes_apart(
+    tmp_path: Path,
+) -> None:
+    chart = tmp_path / "subscription.yaml"
+    chart.write_text(_subscription(EXACT))
+    done = statekit("paths", str(chart))
+    assert done.returncode == 0, done.stderr
+    assert 'start context {"cancel_at_period_end": true}' in done.stdout
+    assert "assuming the instance starts with ctx.cancel_at_period_end = true" in done.stdout
+    assert "→ {billing.active, entitlement.granted} with ctx.cancel_at_period_end = " in (
+        done.stdout
+    )
+    assert "none found by replay" not in done.stdout
+    as_json = json.loads(statekit("paths", str(chart), "--format", "json").stdout)
+    firsts = [p["steps"][0]["payload"] for p in as_json["paths"]]
+    assert {"cancel_at_period_end": True} in firsts and None in firsts
