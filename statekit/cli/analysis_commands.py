@@ -229,7 +229,7 @@ def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
         first = True
         label = ", ".join(row.states)
         if row.histories > 1:
-            label += f" ({row.histories} history variants)"
+            label += f" ({row.histories} variants of history or tracked context)"
         if row.sends:
             label += f" (send timers that may be armed: {', '.join(row.sends)})"
         items = list(row.verdicts.items())
