@@ -14,12 +14,14 @@ from pathlib import Path
 from chart_helpers import chart_of
 from cli_process import statekit
 
+from statekit.analysis.explain import explain
 from statekit.analysis.explorer import explore
 from statekit.analysis.paths import covering_paths
 from statekit.analysis.races import races_of
 from statekit.analysis.tracked_context import MAX_VALUATIONS, TrackedFields
 from statekit.engine.chart import Chart
 
+START = ("billing.active", "entitlement.granted")
 EXACT = "event.at_period_end"
 ABSTRACT = "event.at_period_end == true"  # a comparison: not an exact source
 
@@ -241,3 +243,19 @@ def test_paths_show_the_start_context_and_the_values_that_tell_nodes_apart(
     as_json = json.loads(statekit("paths", str(chart), "--format", "json").stdout)
     firsts = [p["steps"][0]["payload"] for p in as_json["paths"]]
     assert {"cancel_at_period_end": True} in firsts and None in firsts
+
+
+def test_explain_names_the_tracked_value_each_answer_holds_in() -> None:
+    exploration = explore(chart_of(_subscription(EXACT)))
+    start = next(r for r in explain(exploration).rows if r.states == START)
+    ended = {v.text(): v.assuming for v in start.verdicts["PERIOD_ENDED"]}
+    assert ended == {
+        "REJECTED NOT_ENDING": ("ctx.cancel_at_period_end = false",),
+        "→ billing.ended, entitlement.revoked": ("ctx.cancel_at_period_end = true",),
+    }
+    # without tracking, the same answers are only assumed, each way
+    abstract = explore(chart_of(_subscription(ABSTRACT)))
+    row = next(r for r in explain(abstract).rows if r.states == START)
+    assert all(
+        any("holds" in a or "fails" in a for a in v.assuming) for v in row.verdicts["PERIOD_ENDED"]
+    )
