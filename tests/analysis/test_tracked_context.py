@@ -259,3 +259,51 @@ def test_explain_names_the_tracked_value_each_answer_holds_in() -> None:
     assert all(
         any("holds" in a or "fails" in a for a in v.assuming) for v in row.verdicts["PERIOD_ENDED"]
     )
+
+
+TRACKABLE = [
+    # (field declaration, assignment source, payload field type, a guard on it, tracked?)
+    ("{type: boolean, default: false}", '"true"', "boolean", "ctx.f", True),
+    ("{type: boolean, default: false}", '"event.v"', "boolean", "ctx.f", True),
+    ("{type: boolean, default: false}", '"not event.v"', "boolean", "ctx.f", False),
+    (
+        "{type: boolean, nullable: true}",
+        '"event.v"',
+        "{type: boolean, nullable: true}",
+        "ctx.f == true",
+        True,
+    ),
+    ("{type: boolean, default: false}", '"ctx.g"', "boolean", "ctx.f", True),
+    ("{enum: [a, b, c], default: a}", '"event.v"', "{enum: [a, b]}", "ctx.f == 'a'", True),
+    ("{enum: [a, b], default: a}", "\"'b'\"", "{enum: [a, b]}", "ctx.f == 'a'", True),
+    ("{enum: [a, b], default: a, nullable: true}", '"null"', "{enum: [a]}", "ctx.f == 'a'", True),
+    ("{type: integer, default: 0}", '"1"', "integer", "ctx.f > 0", False),
+    ("{type: string, default: a}", '"event.v"', "string", "ctx.f == 'a'", False),
+]
+
+
+def test_which_fields_are_tracked() -> None:
+    for declared, source, payload, guard, tracked in TRACKABLE:
+        ir = chart_of(
+            f"""\
+statechart: table
+context:
+  f: {declared}
+  g: {{type: boolean, default: false}}
+events:
+  SET: {{v: {payload}}}
+  READ: {{}}
+initial: a
+states:
+  a:
+    on:
+      SET: {{to: a, do: [{{assign: {{f: {source}}}}}]}}
+      READ:
+        - {{to: b, if: "{guard}"}}
+        - {{to: b, if: "ctx.g"}}
+  b: {{}}
+"""
+        )
+        names = TrackedFields(ir).names
+        assert ("f" in names) is tracked, (declared, source, payload, names)
+        assert "g" in names  # read by a guard, never assigned: tracked from any start
