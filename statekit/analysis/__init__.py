@@ -19,7 +19,9 @@ Modules:
   `MacrostepBranch`es per event, conflicts, limits);
 - `guard_choices`: the scripted oracle that enumerates data-guard outcomes;
 - `tracked_context`: which context fields the exploration tracks, and the value domain
-  that keeps them exact;
+  that keeps them exact; `tracked_nodes`: the values that tell nodes of one
+  configuration apart, and the start context of a path;
+- `macrostep_runs`: the runs of one macrostep from one abstract state;
 - `guards`: three-valued evaluation and `Assumption`;
 - `options`: `ExplorationOptions` (the bounds, the progress display) and `explore_with`;
 - `memory`: the process's memory, read for the exploration's memory bound;

@@ -267,7 +267,7 @@ class _Verdicts:
             )
         assuming = tuple(a.describe(exploration.chart) for a in outcome.assumptions)
         if source is not None and exploration.tracked:
-            values = exploration.distinguishing(source)
+            values = exploration.tracked_nodes.distinguishing(source)
             held = tuple(f"ctx.{k} = {shown_value(v)}" for k, v in values.items())
             assuming = (*held, *assuming)
         verdict = Verdict(outcome.status.value, outcome.reason, target, assuming)

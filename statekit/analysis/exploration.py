@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, overload
 
 from statekit.analysis.guards import Assumption
-from statekit.analysis.tracked_context import shown_value
+from statekit.analysis.tracked_nodes import TrackedNodes
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.result import Status
@@ -311,8 +311,7 @@ class Exploration:
         # node's several times. Bounded, so that a large exploration keeps its compact
         # form (the cache starts over when full).
         self._outcomes: dict[int, tuple[MacrostepBranch, ...]] = {}
-        self._by_config: dict[int, set[int]] | None = None
-        self._by_config_size = 0
+        self._tracked_nodes: TrackedNodes | None = None
 
     def config_number(self, ordered: tuple[int, ...]) -> int:
         """The index of the configuration with these sorted state ids (interned when new)."""
@@ -427,42 +426,13 @@ class Exploration:
         out.reverse()
         return out
 
-    def distinguishing(self, node_id: int) -> dict[str, object]:
-        """The tracked values that tell node `node_id` from other nodes of the same
-        configuration (empty when none do): field → its value there."""
-        if not self.tracked:
-            return {}
-        if self._by_config is None or self._by_config_size != len(self.config_index):
-            by_config: dict[int, set[int]] = {}
-            for number, valuation in zip(self.config_index, self.valuation_index, strict=True):
-                by_config.setdefault(number, set()).add(valuation)
-            self._by_config, self._by_config_size = by_config, len(self.config_index)
-        mine = self.valuations[self.valuation_index[node_id]]
-        differing: set[int] = set()
-        for other in self._by_config[self.config_index[node_id]]:
-            theirs = self.valuations[other]
-            differing.update(
-                i
-                for i, (a, b) in enumerate(zip(mine, theirs, strict=True))
-                if (type(a), a) != (type(b), b)
-            )
-        return {self.tracked[i]: mine[i] for i in sorted(differing)}
-
-    def distinguishing_text(self, node_id: int) -> str:
-        """`with ctx.cancel_at_period_end = true` (`distinguishing`; empty when none)."""
-        values = self.distinguishing(node_id)
-        if not values:
-            return ""
-        return "with " + ", ".join(f"ctx.{k} = {shown_value(v)}" for k, v in values.items())
-
-    def start_context(self, node_id: int) -> dict[str, object]:
-        """The context to start an instance with (`Chart.start(context)`) for the path to
-        `node_id` that `path` gives: the tracked fields whose start values differ from
-        the declared defaults (empty: start with the defaults)."""
-        current = node_id
-        while self.parent_index[current] >= 0:
-            current = self.parent_index[current]
-        return dict(self.initial_starts[self.via_index[current]])
+    @property
+    def tracked_nodes(self) -> TrackedNodes:
+        """What the tracked context values tell about the nodes (built on first use, once
+        the exploration is done)."""
+        if self._tracked_nodes is None or self._tracked_nodes.size != len(self.config_index):
+            self._tracked_nodes = TrackedNodes(self)
+        return self._tracked_nodes
 
     def configurations(self) -> list[Configuration]:
         """The distinct reachable configurations (history values aside), in BFS order."""

@@ -48,7 +48,7 @@ class PathStep:
     defaults; None: the defaults."""
     tracked: tuple[tuple[str, Any], ...] = ()
     """The tracked context values that tell the node the step leads to (when it fired)
-    from the others in its configuration (`Exploration.distinguishing`): its replay must
+    from the others in its configuration (`TrackedNodes.distinguishing`): its replay must
     leave them so."""
 
     @property
@@ -152,13 +152,13 @@ def _step(exploration: Exploration, outcome: MacrostepBranch) -> PathStep:
     if outcome.fired and outcome.target >= 0:
         reached = exploration.nodes[outcome.target]
         where = leaves(chart, reached.config)
-        tracked = tuple(exploration.distinguishing(reached.id).items())
+        tracked = tuple(exploration.tracked_nodes.distinguishing(reached.id).items())
     else:
         where = ""
     assuming = tuple(a.describe(chart) for a in outcome.assumptions)
     payload = None
     if outcome.event is None and outcome.target >= 0:
-        start = exploration.start_context(outcome.target)
+        start = exploration.tracked_nodes.start_context(outcome.target)
         if start:  # the initial step's "payload" is the context to start the instance with
             payload = tuple(start.items())
             shown = ", ".join(f"ctx.{k} = {shown_value(v)}" for k, v in start.items())

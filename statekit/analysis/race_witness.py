@@ -52,7 +52,7 @@ def _prefix(exploration: Exploration, node: int) -> list[Expected]:
         if outcome.fired and outcome.target >= 0:
             reached = exploration.nodes[outcome.target]
             where = leaves(chart, reached.config)
-            tracked = tuple(exploration.distinguishing(reached.id).items())
+            tracked = tuple(exploration.tracked_nodes.distinguishing(reached.id).items())
         transitions = outcome.transitions()
         out.append(
             Expected(
@@ -77,7 +77,7 @@ def race_replays(exploration: Exploration, race: Race) -> tuple[Replay, Replay]:
     out = []
     for order in race.orders:
         steps = [*prefix, *_order(order)]
-        start = exploration.start_context(race.node)
+        start = exploration.tracked_nodes.start_context(race.node)
         payloads = witness_payloads(exploration.chart, steps, start)
         out.append(Replay(tuple(s.event for s in steps), tuple(payloads)))
     return out[0], out[1]

@@ -5,7 +5,7 @@ The analysis decides which data-guard outcomes can hold together
 is made runnable here: `witness_payloads` searches, step by step and depth
 first, for a payload of each event such that the real engine, from the
 chart's initial state (with its declared defaults, or the start context a path
-starts from: `Exploration.start_context`), takes exactly the printed
+starts from: `TrackedNodes.start_context`), takes exactly the printed
 step (its status, reason, fired transitions and configuration). Candidate
 values of a field come from its declared type (enum values, both booleans,
 null when nullable), from the literals the chart's expressions compare with

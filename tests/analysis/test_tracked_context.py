@@ -111,7 +111,7 @@ def test_a_start_value_other_than_the_default_is_explored_and_real() -> None:
     starts = {n.tracked["cancel_at_period_end"]: n for n in exploration.nodes if n.depth == 0}
     assert set(starts) == {False, True}
     assert starts[False].id == 0  # the declared default first
-    shown = exploration.distinguishing_text(starts[True].id)
+    shown = exploration.tracked_nodes.distinguishing_text(starts[True].id)
     assert shown == "with ctx.cancel_at_period_end = true"
     ended = next(o for o in starts[True].outcomes or () if o.event == "PERIOD_ENDED")
     chart = Chart(ir)
@@ -125,7 +125,7 @@ def test_nodes_that_differ_only_in_tracked_values_are_told_apart() -> None:
     configs = [n.config for n in exploration.nodes]
     twins = [n for n in exploration.nodes if configs.count(n.config) > 1]
     assert twins
-    texts = {exploration.distinguishing_text(n.id) for n in twins}
+    texts = {exploration.tracked_nodes.distinguishing_text(n.id) for n in twins}
     assert texts == {
         "with ctx.cancel_at_period_end = false",
         "with ctx.cancel_at_period_end = true",
