@@ -4,10 +4,12 @@ The chart is run as written, with the engine's
 own selection, exit/entry sets and macrosteps (through `statekit.engine.abstract`:
 the abstract value domain and a guard oracle), without the engine's
 runtime invariant check. The abstract state is a configuration plus the
-recorded history values; the context is abstracted away; guards are
-evaluated three-valued (`active()` exact, `ctx.*`/`event.*` unknown) and
-unknown ones are explored both ways, each outcome keeping the assumptions
-it made so that findings can cite them.
+recorded history values and the values of the tracked context fields
+(finite-domain fields every `assign` of which is exact); the rest of the
+context is abstracted away; guards are evaluated three-valued (`active()`
+exact, `ctx.*`/`event.*` unknown), those reading only tracked fields on their
+values, and unknown ones are explored both ways, each outcome keeping the
+assumptions it made so that findings can cite them.
 
 Modules:
 
@@ -16,6 +18,10 @@ Modules:
 - `exploration`: what it found: `Exploration` (nodes in breadth-first order, their
   `MacrostepBranch`es per event, conflicts, limits);
 - `guard_choices`: the scripted oracle that enumerates data-guard outcomes;
+- `tracked_context`: which context fields the exploration tracks, and the value domain
+  that keeps them exact; `tracked_nodes`: the values that tell nodes of one
+  configuration apart, and the start context of a path;
+- `macrostep_runs`: the runs of one macrostep from one abstract state;
 - `guards`: three-valued evaluation and `Assumption`;
 - `options`: `ExplorationOptions` (the bounds, the progress display) and `explore_with`;
 - `memory`: the process's memory, read for the exploration's memory bound;

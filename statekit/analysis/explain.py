@@ -30,6 +30,7 @@ from statekit.analysis.facts import selected_transitions
 from statekit.analysis.guards import ThreeValued
 from statekit.analysis.report import state_name, transition_label
 from statekit.analysis.timers import ArmedTimers, armed_sends, send_timer_id, sends_of
+from statekit.analysis.tracked_context import shown_value
 from statekit.compiler.ir import CompiledChart, ExpressionInvariant, StateInvariant, TimerKind
 from statekit.compiler.model.timers import timer_spec
 from statekit.engine.tables import Configuration
@@ -252,8 +253,10 @@ class _Verdicts:
             )
         return found
 
-    def of(self, outcome: MacrostepBranch) -> Verdict:
-        """The verdict of one outcome."""
+    def of(self, outcome: MacrostepBranch, source: int | None = None) -> Verdict:
+        """The verdict of one outcome (of node `source`: where other nodes of its
+        configuration differ in tracked context values, its own values come first
+        among the conditions, `ctx.cancel_at_period_end = true`)."""
         exploration = self.exploration
         target = None
         if outcome.fired:
@@ -263,6 +266,10 @@ class _Verdicts:
                 else ("(not explored)",)
             )
         assuming = tuple(a.describe(exploration.chart) for a in outcome.assumptions)
+        if source is not None and exploration.tracked:
+            values = exploration.tracked_nodes.distinguishing(source)
+            held = tuple(f"ctx.{k} = {shown_value(v)}" for k, v in values.items())
+            assuming = (*held, *assuming)
         verdict = Verdict(outcome.status.value, outcome.reason, target, assuming)
         return self.shared.setdefault(verdict, verdict)
 
@@ -318,7 +325,7 @@ def explain(
             assert outcome.event is not None
             if event is not None and outcome.event != event:
                 continue
-            verdict = shared.of(outcome)
+            verdict = shared.of(outcome, node_id)
             found = verdicts.get(outcome.event)
             if found is None:
                 verdicts[outcome.event] = [verdict]

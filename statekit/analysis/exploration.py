@@ -2,14 +2,15 @@
 
 `statekit.analysis.explorer` builds an `Exploration`; the rules, `explain`
 and `paths` read it. A `Node` is an abstract state (a configuration plus
-recorded history values), a `MacrostepBranch` one result of one macrostep
+recorded history values and the values of the tracked context fields,
+`statekit.analysis.tracked_context`), a `MacrostepBranch` one result of one macrostep
 under one set of data-guard assumptions, a `Step` one of its microsteps, a
 `Limit` a bound the exploration hit, a `SeenConflict` the first sighting of a
 conflict resolution that removed transitions.
 
 Stored compactly: an exploration may hold a hundred thousand abstract states
 with nine outcomes each, so it keeps each abstract state as a few integers in
-arrays (its configuration's and history's index, its parent, the slot of the
+arrays (its configuration's, history's and tracked values' index, its parent, the slot of the
 outcome that reached it, its depth) and each outcome as a shared branch (the
 same event, assumptions and steps from every configuration where they occur)
 plus its target; interned configurations are tuples of state ids. `nodes`
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, overload
 
 from statekit.analysis.guards import Assumption
+from statekit.analysis.tracked_nodes import TrackedNodes
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.result import Status
@@ -115,7 +117,8 @@ class MacrostepBranch(NamedTuple):
 
 
 class Node:
-    """An abstract state: a configuration and history values, first reached by `via`
+    """An abstract state: a configuration, history values and tracked context values
+    (`tracked`), first reached by `via`
     from node `parent` (-1: by the initial macrostep), `depth` events from the start;
     `outcomes` are its outcomes, declared events first, then timer events armed in
     it (None when the exploration stopped before expanding it).
@@ -143,6 +146,16 @@ class Node:
     def history_key(self) -> HistoryKey:
         """The recorded history as sorted (history state, states) pairs."""
         return self._of.history_keys[self._of.history_index[self.id]]
+
+    @property
+    def valuation(self) -> tuple[object, ...]:
+        """The values of the tracked context fields (`Exploration.tracked` order)."""
+        return self._of.valuations[self._of.valuation_index[self.id]]
+
+    @property
+    def tracked(self) -> dict[str, object]:
+        """Tracked context field → its value here (empty when none is tracked)."""
+        return dict(zip(self._of.tracked, self.valuation, strict=True))
 
     @property
     def parent(self) -> int:
@@ -257,6 +270,13 @@ class Exploration:
         self.initial: list[MacrostepBranch] = []
         self.limits: list[Limit] = []
         self.conflicts: list[SeenConflict] = []
+        self.tracked: tuple[str, ...] = ()
+        """The context fields whose values the abstract states carry (declaration order)."""
+        self.tracking_notes: list[str] = []
+        """Why a field that could be tracked was not (the bound on tracked values)."""
+        self.initial_starts: list[dict[str, object]] = []
+        """Per branch of `initial`, the start values of the tracked fields it was explored
+        from that differ from the declared defaults (empty: the defaults)."""
         self.checks = 0
         self.seconds = 0.0
         self.reasoning: tuple[int, int, float] = (0, 0, 0.0)
@@ -272,8 +292,11 @@ class Exploration:
         self.histories: list[History] = [{}]
         self.history_keys: list[HistoryKey] = [()]
         self.history_ids: dict[HistoryKey, int] = {(): 0}
+        self.valuations: list[tuple[object, ...]] = [()]
+        self.valuation_ids: dict[tuple[object, ...], int] = {(): 0}
         self.config_index = array("i")
         self.history_index = array("i")
+        self.valuation_index = array("i")
         self.parent_index = array("i")
         self.via_index = array("i")
         self.depth_index = array("i")
@@ -288,6 +311,7 @@ class Exploration:
         # node's several times. Bounded, so that a large exploration keeps its compact
         # form (the cache starts over when full).
         self._outcomes: dict[int, tuple[MacrostepBranch, ...]] = {}
+        self._tracked_nodes: TrackedNodes | None = None
 
     def config_number(self, ordered: tuple[int, ...]) -> int:
         """The index of the configuration with these sorted state ids (interned when new)."""
@@ -307,13 +331,25 @@ class Exploration:
             self.history_keys.append(key)
         return found
 
-    def add_node(self, config: int, history: int, parent: int, via: int, depth: int) -> int:
-        """A new abstract state (numbers as `config_number`/`history_number` give them),
-        first reached by the outcome in slot `via` of `parent`'s (of `initial` when
-        `parent` is -1); its id."""
+    def valuation_number(self, valuation: tuple[object, ...]) -> int:
+        """The index of these tracked values (interned when new)."""
+        key = tuple((type(v).__name__, v) for v in valuation)  # True and 1 differ
+        found = self.valuation_ids.get(key)
+        if found is None:
+            found = self.valuation_ids[key] = len(self.valuations)
+            self.valuations.append(valuation)
+        return found
+
+    def add_node(
+        self, config: int, history: int, parent: int, via: int, depth: int, valuation: int = 0
+    ) -> int:
+        """A new abstract state (numbers as `config_number`/`history_number`/
+        `valuation_number` give them), first reached by the outcome in slot `via` of
+        `parent`'s (of `initial` when `parent` is -1); its id."""
         node_id = len(self.config_index)
         self.config_index.append(config)
         self.history_index.append(history)
+        self.valuation_index.append(valuation)
         self.parent_index.append(parent)
         self.via_index.append(via)
         self.depth_index.append(depth)
@@ -389,6 +425,14 @@ class Exploration:
             current = node.parent
         out.reverse()
         return out
+
+    @property
+    def tracked_nodes(self) -> TrackedNodes:
+        """What the tracked context values tell about the nodes (built on first use, once
+        the exploration is done)."""
+        if self._tracked_nodes is None or self._tracked_nodes.size != len(self.config_index):
+            self._tracked_nodes = TrackedNodes(self)
+        return self._tracked_nodes
 
     def configurations(self) -> list[Configuration]:
         """The distinct reachable configurations (history values aside), in BFS order."""

@@ -1,7 +1,9 @@
 """The explorer: every reachable configuration of a chart, by the engine's own macrosteps.
 
-The abstract state is a configuration plus the recorded history values; the
-context is abstracted away entirely. From the initial macrostep on, every
+The abstract state is a configuration plus the recorded history values and
+the values of the tracked context fields (`statekit.analysis.tracked_context`:
+booleans and enums every `assign` of which is exact); the rest of the context
+is abstracted away. From the initial macrostep on, every
 abstract state is expanded with every declared event and every timer event
 armed in it (`statekit.analysis.timers`: an `after` timer while its state is
 active), breadth first,
@@ -21,8 +23,8 @@ also tells something: its `always` transitions were all disabled when the
 previous macrostep ended, so a data guard that alone kept one disabled starts
 the next macrostep false (until an `assign` changes what it reads).
 
-Runs are shared by every abstract state with the same configuration and the
-same values of the history states the runs may read (history values matter
+Runs are shared by every abstract state with the same configuration, the same
+tracked values and the same values of the history states the runs may read (history values matter
 only through transitions that target history states); their history records
 are replayed onto each state's own.
 
@@ -39,7 +41,8 @@ abstract state and outcome, branches and steps shared by every configuration
 where they are the same (`statekit.analysis.shared_outcomes`). The caches keyed
 by engine configurations live in a scope (`statekit.analysis.explorer_scope`)
 dropped and started afresh every `SCOPE_EXPANSIONS` expanded abstract states;
-the enumeration of data-guard choices is `statekit.analysis.guard_choices`.
+the runs of one macrostep are made by `statekit.analysis.macrostep_runs`, the
+enumeration of data-guard choices by `statekit.analysis.guard_choices`.
 
 Bounds: at most `max_configurations` abstract states, at most `MAX_CHOICES`
 data-guard decisions in one macrostep (past them every further data guard is
@@ -57,7 +60,6 @@ incomplete and says so in `Exploration.limits`; it never hangs.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable
 
@@ -69,21 +71,18 @@ from statekit.analysis.exploration import (
     HistoryKey,
     Limit,
     MacrostepBranch,
-    SeenConflict,
 )
-from statekit.analysis.explorer_scope import ExplorerScope, PreparedRun
-from statekit.analysis.feasibility import Feasibility
-from statekit.analysis.guard_choices import Leaf, enumerate_runs, stable_facts
-from statekit.analysis.guards import Assumption, ThreeValued
+from statekit.analysis.explorer_scope import ExplorerScope
+from statekit.analysis.macrostep_runs import MacrostepRuns
 from statekit.analysis.memory import memory_in_use
 from statekit.analysis.selection_reads import named_events
-from statekit.analysis.shared_outcomes import SharedOutcomes, livelock_branch
+from statekit.analysis.shared_outcomes import SharedOutcomes, assumption_key, livelock_branch
 from statekit.compiler.gc_pause import collector_paused
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.abstract import (
     AbstractMacrostep,
+    ValueDomain,
     abstract_initial_macrostep,
-    abstract_macrostep,
     data_free_macrostep,
 )
 from statekit.engine.algorithm import GuardOracle
@@ -93,11 +92,10 @@ from statekit.engine.tables import (
     NoCandidates,
     StaticMacrostep,
     Tables,
-    TransitionConflict,
 )
 
 DEFAULT_MAX_CONFIGURATIONS = 100_000
-"""Default bound on abstract states (configuration + history values)."""
+"""Default bound on abstract states (configuration + history values + tracked values)."""
 DEFAULT_MAX_MEMORY = 512 << 20
 """Default bound on the memory an exploration may grow the process by (bytes: 512 MiB)."""
 MEMORY_CHECK_EVERY = 256
@@ -132,15 +130,14 @@ class Explorer:
         self.chart = chart
         self.named = named_events(chart)
         self.scope = ExplorerScope(chart, self.named)
-        self.seen_conflicts: set[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = set()
-        self.three = ThreeValued()
-        self.context = {name: f.default for name, f in chart.context.items()}
         self.progress = progress
         self.result = Exploration(chart, Tables(chart), tuple(chart.events), max_configurations)
         self.index: dict[int, int] = {}
-        """(history number << 32 | configuration number) → node id."""
+        """(valuation number << 64 | history number << 32 | configuration number) → node id."""
         self.outcomes = SharedOutcomes()
-        self.feasibility = Feasibility(chart)
+        self.runs = MacrostepRuns(chart, self.result, self.outcomes)
+        self.result.tracked = self.runs.tracked.names
+        self.result.tracking_notes = list(self.runs.tracked.notes)
 
     # -- interning ------------------------------------------------------------------
 
@@ -164,12 +161,18 @@ class Explorer:
         return found
 
     def target(
-        self, config: Configuration, history: int, parent: int, slot: int, depth: int
+        self,
+        config: Configuration,
+        history: int,
+        parent: int,
+        slot: int,
+        depth: int,
+        valuation: int = 0,
     ) -> int:
-        """The node of (config, history): created (reached by outcome `slot` of `parent`)
-        when new, BEYOND when new past the bound on abstract states."""
+        """The node of (config, history, valuation): created (reached by outcome `slot`
+        of `parent`) when new, BEYOND when new past the bound on abstract states."""
         result = self.result
-        key = history << 32 | self.number(config)
+        key = valuation << 64 | history << 32 | self.number(config)
         found = self.index.get(key)
         if found is not None:
             return found
@@ -184,7 +187,9 @@ class Explorer:
                     )
                 )
             return BEYOND
-        found = self.index[key] = result.add_node(key & 0xFFFFFFFF, history, parent, slot, depth)
+        found = self.index[key] = result.add_node(
+            key & 0xFFFFFFFF, history, parent, slot, depth, valuation
+        )
         return found
 
     def new_scope(self) -> None:
@@ -216,116 +221,6 @@ class Explorer:
     def history_key(history: History) -> HistoryKey:
         return tuple(sorted(history.items())) if history else ()
 
-    def enumerate(
-        self,
-        start: Callable[[GuardOracle], AbstractMacrostep],
-        node: int,
-        event: str | None,
-        known: dict[object, bool],
-    ) -> list[Leaf]:
-        """Every distinct run of a macrostep over the choices of its data guards
-        (`enumerate_runs`), its conflicts and limits recorded."""
-        leaves, limits = enumerate_runs(start, self.three, known, event, self.feasibility)
-        for why in limits:
-            self.result.limits.append(Limit("branching", why, node, event))
-        for assumptions, run in leaves:
-            self.attribute(run.conflicts, node, event, assumptions)
-        return leaves
-
-    def stable_facts(self, config: Configuration) -> dict[object, bool]:
-        """`stable_facts` of `config`, cached in the scope."""
-        found = self.scope.stable.get(config)
-        if found is None:
-            found = stable_facts(self.chart, self.three, self.context, config)
-            self.scope.stable[config] = found
-        return found
-
-    def attribute(
-        self,
-        conflicts: tuple[TransitionConflict, ...],
-        node: int,
-        event: str | None,
-        assumptions: tuple[Assumption, ...],
-    ) -> None:
-        """Record the conflict resolutions not seen before as seen in the macrostep of
-        `event` from `node` (each with its configuration from the exploration's tables:
-        those of the scope are dropped)."""
-        seen = self.seen_conflicts
-        for conflict in conflicts:
-            key = (conflict.configuration.ordered, conflict.enabled, conflict.kept)
-            if key not in seen:
-                seen.add(key)
-                result = self.result
-                kept = result.config_at(result.config_number(key[0]))
-                conflict = dataclasses.replace(conflict, configuration=kept)
-                result.conflicts.append(SeenConflict(conflict, node, event, assumptions))
-
-    # -- runs and outcomes -------------------------------------------------------
-
-    def runs_of(
-        self, node: int, config: Configuration, history: History, event: str
-    ) -> list[PreparedRun]:
-        """The runs of `event` from `node` (in `config` with `history`), reused for every
-        node with the same configuration and the same values of the history states the
-        runs read."""
-        scope = self.scope
-        key = (config, event)
-        found = scope.shared.get(key)
-        if found is not None:
-            return found
-        variants = scope.variants.get(key, ())
-        for ids, values, runs in variants:
-            if tuple([history.get(h) for h in ids]) == values:
-                return runs
-        tables, context = scope.tables, self.context
-
-        def start(oracle: GuardOracle) -> AbstractMacrostep:
-            return abstract_macrostep(tables, config, history, context, event, oracle)
-
-        leaves = self.enumerate(start, node, event, self.stable_facts(config))
-        selection = scope.selection
-        reads: frozenset[int] = frozenset().union(
-            *(selection.run_reads(config, r) for _, r in leaves)
-        )
-        runs = self.prepare(config, event, leaves)
-        if not reads:
-            scope.shared[key] = runs
-        else:
-            ids = tuple(sorted(reads))
-            values = tuple([history.get(h) for h in ids])
-            scope.variants.setdefault(key, []).append((ids, values, runs))
-        return runs
-
-    def prepare(self, config: Configuration, event: str, leaves: list[Leaf]) -> list[PreparedRun]:
-        """The distinct runs of one macrostep (same end, same transitions, same history
-        records, or the same classification), in the order found."""
-        out: list[PreparedRun] = []
-        seen: set[object] = set()
-        for assumptions, run in leaves:
-            if run.livelock:
-                key: object = ("livelock",)
-                outcome = livelock_branch(event, assumptions, self.outcomes.steps(run.plans))
-                prepared = PreparedRun(outcome, None, ())
-            elif not run.fired:
-                failed = run.failed_guard
-                outcome = self.outcomes.classified(
-                    self.scope.tables, config, event, failed, assumptions
-                )
-                key = (outcome.reason, outcome.basis, failed and (id(failed[0]), failed[1].id))
-                prepared = PreparedRun(outcome, None, ())
-            else:
-                plans = run.plans
-                updates = tuple(u for plan in plans for u in plan.history_updates)
-                key = (run.target, tuple(p.transitions for p in plans), updates)
-                if key in seen:
-                    continue
-                branch = self.outcomes.fired(event, assumptions, self.outcomes.steps(plans))
-                prepared = PreparedRun(branch, run.target, updates)
-            if key not in seen:
-                seen.add(key)
-                out.append(prepared)
-        return out
-
     def recorded(self, history: int, updates: tuple[tuple[int, tuple[int, ...]], ...]) -> int:
         """The number of history `history` with the records of a run's microsteps
         (applied in order, as the engine's microsteps write them)."""
@@ -342,6 +237,7 @@ class Explorer:
         config = self.working(result.config_index[node])
         history_number = result.history_index[node]
         history = result.histories[history_number]
+        valuation = result.valuation_index[node]
         depth = result.depth_index[node] + 1
         fireable = None if config.final else self.scope.selection.fireable_events(config)
         wildcard = fireable is not None and "*" in fireable
@@ -363,11 +259,11 @@ class Explorer:
                 continue
             static = data_free_macrostep(tables, config, event)
             if static.conflicts:
-                self.attribute(static.conflicts, node, event, ())
+                self.runs.attribute(static.conflicts, node, event, ())
             if isinstance(static, StaticMacrostep):  # a livelock takes the general path below
                 branch = outcomes.fired(event, (), outcomes.steps(static.plans))
                 target = self.target(
-                    static.target, history_number, node, len(targets) - base, depth
+                    static.target, history_number, node, len(targets) - base, depth, valuation
                 )
                 shared.append(branch)
                 targets.append(target)
@@ -376,7 +272,7 @@ class Explorer:
                 shared.append(outcomes.classified(tables, config, event, None, ()))
                 targets.append(NOWHERE)
                 continue
-            for run in self.runs_of(node, config, history, event):
+            for run in self.runs.runs_of(self.scope, node, config, history, valuation, event):
                 if run.target is None:
                     shared.append(run.branch)
                     targets.append(NOWHERE)
@@ -384,31 +280,48 @@ class Explorer:
                 reached = history_number
                 if run.updates:
                     reached = self.recorded(history_number, run.updates)
-                target = self.target(run.target, reached, node, len(targets) - base, depth)
+                target = self.target(
+                    run.target, reached, node, len(targets) - base, depth, run.valuation
+                )
                 shared.append(run.branch)
                 targets.append(target)
         result.checks += len(events)
         result.end_outcomes()
 
     def initial(self) -> None:
-        """The outcomes of the initial macrostep (`Exploration.initial`)."""
+        """The outcomes of the initial macrostep (`Exploration.initial`), from every
+        combination of start values of the tracked fields (`TrackedFields.starts`)."""
         result = self.result
-        tables, context = self.scope.tables, self.context
+        tables = self.scope.tables
+        seen: set[tuple[object, ...]] = set()
+        tracked = self.runs.tracked
+        for start in tracked.starts():
+            context = tracked.context(self.runs.context, start)
+            differing = {
+                name: value
+                for name, value, default in zip(tracked.names, start, tracked.default, strict=True)
+                if (type(value), value) != (type(default), default)
+            }
 
-        def start(oracle: GuardOracle) -> AbstractMacrostep:
-            return abstract_initial_macrostep(tables, context, oracle)
+            def replay(oracle: GuardOracle, values: ValueDomain) -> AbstractMacrostep:
+                return abstract_initial_macrostep(tables, context, oracle, values)  # noqa: B023
 
-        for assumptions, run in self.enumerate(start, -1, None, {}):
-            steps = self.outcomes.steps(run.plans)
-            if run.livelock:
-                outcome = livelock_branch(None, assumptions, steps)
-            else:
-                history = dict(run.history)
-                number = result.history_number(history, self.history_key(history))
-                target = self.target(run.target, number, -1, len(result.initial), 0)
-                fields = (None, assumptions, target, steps, Status.APPLIED, None, "applied", None)
-                outcome = _new(MacrostepBranch, fields)
-            result.initial.append(outcome)
+            for assumptions, run, valuation in self.runs.enumerate(replay, start, -1, None, {}):
+                steps = self.outcomes.steps(run.plans)
+                if run.livelock:
+                    outcome = livelock_branch(None, assumptions, steps)
+                else:
+                    history = dict(run.history)
+                    number = result.history_number(history, self.history_key(history))
+                    reached = result.valuation_number(valuation)
+                    target = self.target(run.target, number, -1, len(result.initial), 0, reached)
+                    fields = (None, assumptions, target, steps, Status.APPLIED, None, "applied")
+                    outcome = _new(MacrostepBranch, (*fields, None))
+                key = (outcome.target, steps, assumption_key(assumptions), outcome.basis)
+                if key not in seen:  # start values the macrostep overwrites lead to one node
+                    seen.add(key)
+                    result.initial.append(outcome)
+                    result.initial_starts.append(differing)
 
     def run(self) -> Exploration:
         """Explore breadth first from the initial macrostep."""
@@ -431,7 +344,7 @@ class Explorer:
         if self.progress is not None:
             self.progress(i, len(found))
         result.seconds = time.perf_counter() - began
-        feasibility = self.feasibility
+        feasibility = self.runs.feasibility
         result.reasoning = (feasibility.queries, feasibility.undecided, feasibility.seconds)
         return result
 

@@ -5,9 +5,10 @@ microstep plans) and the explorer's own caches keyed by engine configurations
 live in an `ExplorerScope` that the explorer drops and starts afresh every
 `SCOPE_EXPANSIONS` expanded abstract states (`statekit.analysis.explorer`), so
 they do not grow with the exploration; what the search answers does not depend
-on it (every run is a function of the configuration, the history and the event).
+on it (every run is a function of the configuration, the history, the tracked context
+values and the event).
 A run of a macrostep is kept as a `PreparedRun`: what every abstract state
-with the same configuration (and history values it read) shares.
+with the same configuration and tracked values (and history values it read) shares.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class PreparedRun:
     target: Configuration | None
     updates: tuple[tuple[int, tuple[int, ...]], ...]
     """The history records of its microsteps, in order."""
+    valuation: int = 0
+    """The tracked context values it ends with (`Exploration.valuation_number`)."""
 
 
 class ExplorerScope:
@@ -56,10 +59,12 @@ class ExplorerScope:
         self.configs: dict[int, Configuration] = {}
         """Configuration number (`Exploration.config_number`) → engine configuration."""
         self.numbers: dict[Configuration, int] = {}
-        self.stable: dict[Configuration, dict[object, bool]] = {}
-        self.shared: dict[tuple[Configuration, str], list[PreparedRun]] = {}
+        self.stable: dict[tuple[Configuration, int], dict[object, bool]] = {}
+        """(configuration, valuation number) → its `stable_facts`."""
+        self.shared: dict[tuple[Configuration, str, int], list[PreparedRun]] = {}
+        """(configuration, event, valuation number) → runs that read no history."""
         self.variants: dict[
-            tuple[Configuration, str],
+            tuple[Configuration, str, int],
             list[tuple[tuple[int, ...], tuple[object, ...], list[PreparedRun]]],
         ] = {}
         self.timers = ArmedTimers(chart)

@@ -13,10 +13,12 @@ group is first tried on a few candidate values, evaluated by the compiled
 expressions themselves (most feasible groups end there, without a solver),
 and only then put to an SMT solver, z3 (`statekit.analysis.smt`):
 
-- a context field read before any `assign` of the macrostep is one unknown
-  of its declared type (the analysis does not track the context), a value an
+- a tracked context field (`statekit.analysis.tracked_context`) is its known
+  value, a fact of the question; any other context field read before any
+  `assign` of the macrostep is one unknown of its declared type, a value an
   abstract `assign` stored is another unknown; each payload field is one
-  unknown of its declared type, shared by every guard of the run;
+  unknown of its declared type, shared by every guard of the run (and by the
+  `event.<field> == v` choices of a payload split);
 - integers (within the DSL's 64-bit range), numbers (as reals: comparisons
   are exact on floats), booleans, enums (their values), strings (with `len`
   and comparison), nullables (a null flag beside the value), `min`, `max`,
@@ -61,8 +63,10 @@ MAX_SAMPLES = 256
 class Feasibility:
     """Answers `check` for one chart (see the module docstring); not thread-safe."""
 
-    def __init__(self, chart: CompiledChart) -> None:
+    def __init__(self, chart: CompiledChart, tracked: frozenset[str] = frozenset()) -> None:
         self.chart = chart
+        self.tracked = tracked
+        """The tracked context fields: a read of one is its known value."""
         self.start = {name: f.default for name, f in chart.context.items()}
         self.cache: dict[tuple[object, ...], Verdict] = {}
         self.queries = 0
@@ -74,8 +78,9 @@ class Feasibility:
     def check(self, event: str | None, facts: Sequence[GuardFact]) -> Verdict:
         """Whether some payload of `event` and some context make every fact hold."""
         verdict = Verdict.FEASIBLE
-        for group in _independent(facts):
-            key = _pattern(event, group)
+        tracked = self.tracked
+        for group in _independent(facts, tracked):
+            key = _pattern(event, group, tracked)
             found = self.cache.get(key)
             if found is None:
                 if self._sampled(event, group):
@@ -96,17 +101,25 @@ class Feasibility:
         declared = self.chart.events.get(event) if event is not None else None
         payload_fields = {f.name: f for f in declared.fields} if declared is not None else {}
         unknowns: dict[tuple[object, ...], FieldDecl] = {}
+        known: dict[tuple[object, ...], object] = {}
         for fact in facts:
             reads = dict(fact.reads)
             for node in iter_nodes(fact.tree):
                 if isinstance(node, ContextRef):
-                    key: tuple[object, ...] = ("ctx", node.field, id(reads.get(node.field)))
-                    unknowns.setdefault(key, self.chart.context[node.field])
+                    value = reads.get(node.field)
+                    key: tuple[object, ...] = ("ctx", node.field, id(value))
+                    if node.field in self.tracked:
+                        known[key] = value
+                    else:
+                        unknowns.setdefault(key, self.chart.context[node.field])
                 elif isinstance(node, EventRef) and node.field in payload_fields:
                     key = ("event", node.field, id(fact.payload))
                     unknowns.setdefault(key, payload_fields[node.field])
-        keys = list(unknowns)
-        choices = [candidates(unknowns[k], {}, self._literals)[:SAMPLES_PER_UNKNOWN] for k in keys]
+        keys = [*unknowns, *known]
+        choices = [
+            candidates(unknowns[k], {}, self._literals)[:SAMPLES_PER_UNKNOWN] for k in unknowns
+        ]
+        choices += [[value] for value in known.values()]
         for values in itertools.islice(itertools.product(*choices), MAX_SAMPLES):
             chosen = dict(zip(keys, values, strict=True))
             if all(_holds(fact, chosen) for fact in facts):
@@ -119,7 +132,7 @@ class Feasibility:
         if self._smt is None:
             from statekit.analysis.smt import SmtQuestions  # z3 loads only when asked
 
-            self._smt = SmtQuestions(self.chart)
+            self._smt = SmtQuestions(self.chart, self.tracked)
         try:
             verdict = self._smt.solve(event, facts)
         finally:
@@ -145,24 +158,25 @@ def _holds(fact: GuardFact, chosen: dict[tuple[object, ...], Any]) -> bool:
         return False
 
 
-def _unknowns(fact: GuardFact) -> set[tuple[object, ...]]:
-    """The unknowns a fact's tree reads (as `_Translation` names them)."""
+def _unknowns(fact: GuardFact, tracked: frozenset[str]) -> set[tuple[object, ...]]:
+    """The unknowns a fact's tree reads (as `_Translation` names them; a tracked field's
+    value is known, no unknown)."""
     reads = dict(fact.reads)
     out: set[tuple[object, ...]] = set()
     for node in iter_nodes(fact.tree):
-        if isinstance(node, ContextRef):
+        if isinstance(node, ContextRef) and node.field not in tracked:
             out.add(("ctx", node.field, id(reads.get(node.field))))
         elif isinstance(node, EventRef):
             out.add(("event", node.field, id(fact.payload)))
     return out
 
 
-def _independent(facts: Sequence[GuardFact]) -> list[list[GuardFact]]:
+def _independent(facts: Sequence[GuardFact], tracked: frozenset[str]) -> list[list[GuardFact]]:
     """The facts in groups that share no unknown: the conjunction holds for some values
     exactly when each group's does, and small groups recur across runs (cached)."""
     groups: list[tuple[set[tuple[object, ...]], list[GuardFact]]] = []
     for fact in facts:
-        unknowns = _unknowns(fact)
+        unknowns = _unknowns(fact, tracked)
         merged: tuple[set[tuple[object, ...]], list[GuardFact]] = (unknowns, [fact])
         rest = []
         for group in groups:
@@ -174,14 +188,20 @@ def _independent(facts: Sequence[GuardFact]) -> list[list[GuardFact]]:
     return [sorted(members, key=facts.index) for _, members in groups]
 
 
-def _pattern(event: str | None, facts: Sequence[GuardFact]) -> tuple[object, ...]:
+def _pattern(
+    event: str | None, facts: Sequence[GuardFact], tracked: frozenset[str]
+) -> tuple[object, ...]:
     """A cache key: the facts with the value objects they read numbered by first
-    appearance (runs from other configurations read other objects in the same pattern)."""
+    appearance (runs from other configurations read other objects in the same pattern),
+    and the values of tracked fields themselves."""
     numbers: dict[int, int] = {}
     out: list[object] = [event]
     for fact in facts:
         reads = tuple(
-            (name, numbers.setdefault(id(value), len(numbers))) for name, value in fact.reads
+            (name, ("=", type(value).__name__, value))
+            if name in tracked
+            else (name, numbers.setdefault(id(value), len(numbers)))
+            for name, value in fact.reads
         )
         payload = numbers.setdefault(id(fact.payload), len(numbers))
         out.append((fact.token, fact.active, reads, payload, fact.holds))

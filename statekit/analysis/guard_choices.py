@@ -6,6 +6,13 @@ from the script of that replay (extending it with True), records the
 `Assumption` it made, and stops choosing past `MAX_CHOICES` (every further
 data guard then fails); at most `MAX_RUNS` replays are made. `stable_facts`
 seeds every replay with what a stable start configuration implies.
+
+A guard that reads only tracked context fields (`statekit.analysis.tracked_context`)
+and no payload is no choice: the oracle evaluates it on their values. A payload
+split (an `assign` of a tracked field from `event.<field>`) is a chain of choices,
+`event.<field> == v` for each value but the last, each joining the run's
+feasibility question like a guard's outcome (and, not being a guard, no
+`Assumption`).
 """
 
 from __future__ import annotations
@@ -16,9 +23,10 @@ from typing import Any
 from statekit.analysis.feasibility import Feasibility
 from statekit.analysis.guard_facts import GuardFact, Verdict
 from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
+from statekit.analysis.tracked_context import PayloadChooser, TrackedFields, Valuation
+from statekit.compiler.expressions.tree import EventRef
 from statekit.compiler.ir import CompiledChart, GuardCheck, Transition
 from statekit.engine.abstract import AbstractMacrostep
-from statekit.engine.algorithm import GuardOracle
 from statekit.engine.tables import Configuration
 
 MAX_CHOICES = 20
@@ -26,11 +34,12 @@ MAX_CHOICES = 20
 MAX_RUNS = 1024
 """Distinct guard-outcome combinations enumerated per abstract state and event."""
 
-Leaf = tuple[tuple[Assumption, ...], AbstractMacrostep]
-"""One run of a macrostep: the assumptions its choices made, and what happened."""
+Leaf = tuple[tuple[Assumption, ...], AbstractMacrostep, Valuation]
+"""One run of a macrostep: the assumptions its choices made, what happened, and the
+tracked context values it ends with."""
 
 
-class ScriptedGuardOracle:
+class ScriptedGuardOracle(PayloadChooser):
     """Answers guards for one replay of a macrostep: exactly when the three-valued
     value is known, else from `script` (extending it with True).
 
@@ -40,10 +49,13 @@ class ScriptedGuardOracle:
     `assign` stores a new `AbstractValue`, so a changed field changes the key);
     guards that read the event are memoised per payload object. `known`
     seeds the memo with what the start configuration's stability implies.
+    With `tracked`, a guard reading only tracked fields is evaluated on their
+    values, and `choose_value` makes payload splits.
     """
 
     __slots__ = (
         "assumptions",
+        "chosen",
         "cut",
         "event_memo",
         "facts",
@@ -52,11 +64,20 @@ class ScriptedGuardOracle:
         "pos",
         "script",
         "three",
+        "tracked",
     )
 
-    def __init__(self, script: list[bool], three: ThreeValued, known: dict[object, bool]) -> None:
+    def __init__(
+        self,
+        script: list[bool],
+        three: ThreeValued,
+        known: dict[object, bool],
+        tracked: TrackedFields | None = None,
+    ) -> None:
         self.script = script
         self.three = three
+        self.tracked = tracked
+        self.chosen: dict[tuple[int, str], object] = {}
         self.pos = 0
         self.cut = False
         self.assumptions: list[Assumption] = []
@@ -77,6 +98,16 @@ class ScriptedGuardOracle:
         value, key, info = self.three.lookup(check.expression, active)
         if value is not UNKNOWN:
             return value
+        tracked = self.tracked
+        if (
+            tracked is not None
+            and not info.reads_event
+            and all(f in tracked.position for f in info.fields)
+        ):
+            try:  # every value it reads is known: decided exactly, no choice
+                return bool(check.expression.evaluate(context, payload, active))
+            except Exception:  # a failing evaluation is the engine's to classify: a choice
+                pass
         values = tuple([context[f] for f in info.fields])
         data_key = (key, values)
         if info.reads_event:
@@ -89,6 +120,19 @@ class ScriptedGuardOracle:
         found = memo.get(data_key)
         if found is not None:
             return found
+        answer = self._decide()
+        memo[data_key] = answer
+        self.assumptions.append(Assumption(check, transition.id, answer))
+        reads = tuple(zip(info.fields, values, strict=True))
+        payload_read = payload if info.reads_event else None
+        tree = check.expression.tree
+        evaluate = check.expression.evaluate
+        fact = GuardFact(tree, evaluate, info.token, key[1], reads, payload_read, answer)
+        self.facts.append(fact)
+        return answer
+
+    def _decide(self) -> bool:
+        """The next choice of the script (extending it with True; False past the bound)."""
         pos = self.pos
         if pos < len(self.script):
             answer = self.script[pos]
@@ -100,15 +144,27 @@ class ScriptedGuardOracle:
             answer = True
             self.script.append(True)
             self.pos = pos + 1
-        memo[data_key] = answer
-        self.assumptions.append(Assumption(check, transition.id, answer))
-        reads = tuple(zip(info.fields, values, strict=True))
-        payload_read = payload if info.reads_event else None
-        tree = check.expression.tree
-        evaluate = check.expression.evaluate
-        fact = GuardFact(tree, evaluate, info.token, key[1], reads, payload_read, answer)
-        self.facts.append(fact)
         return answer
+
+    def choose_value(self, node: EventRef, payload: object, options: tuple[object, ...]) -> object:
+        """A value of payload field `node` for the payload object `payload`: `options` in
+        order, one choice per value but the last; the same answer again within the run."""
+        key = (id(payload), node.field)  # the payload lives as long as the run
+        memo = self.chosen
+        if key in memo:
+            return memo[key]
+        tracked = self.tracked
+        assert tracked is not None
+        chosen = options[-1]
+        for option in options[:-1]:
+            holds = self._decide()
+            tree, evaluate, token = tracked.choice_fact(node, option)
+            self.facts.append(GuardFact(tree, evaluate, token, frozenset(), (), payload, holds))
+            if holds:
+                chosen = option
+                break
+        memo[key] = chosen
+        return chosen
 
 
 def stable_facts(
@@ -143,29 +199,34 @@ def stable_facts(
     return facts
 
 
+RunStart = Callable[[ScriptedGuardOracle], tuple[AbstractMacrostep, Valuation]]
+"""Runs a macrostep once with an oracle: what happened and the tracked values it ends with."""
+
+
 def enumerate_runs(
-    start: Callable[[GuardOracle], AbstractMacrostep],
+    start: RunStart,
     three: ThreeValued,
     known: dict[object, bool],
     event: str | None = None,
     feasibility: Feasibility | None = None,
+    tracked: TrackedFields | None = None,
 ) -> tuple[list[Leaf], list[str]]:
     """Every distinct run of a macrostep over the choices of its data guards, and why
     the enumeration was cut short (empty when it was not). With `feasibility`, a run
     whose data-guard outcomes are proven unable to hold together (for a payload of
-    `event` and any context) is left out."""
+    `event` and any context) is left out. `tracked` as for `ScriptedGuardOracle`."""
     script: list[bool] = []
     runs: list[Leaf] = []
     infeasible: list[Leaf] = []
     limits: list[str] = []
     tried = 0
     while True:
-        oracle = ScriptedGuardOracle(script, three, known)
-        run = start(oracle)
+        oracle = ScriptedGuardOracle(script, three, known, tracked)
+        run, valuation = start(oracle)
         tried += 1
         if oracle.cut and not limits:
             limits.append(f"more than {MAX_CHOICES} data-guard decisions in one macrostep")
-        leaf = (tuple(oracle.assumptions), run)
+        leaf = (tuple(oracle.assumptions), run, valuation)
         if (
             feasibility is not None
             and oracle.facts

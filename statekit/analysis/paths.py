@@ -23,6 +23,7 @@ from typing import Any
 from statekit.analysis.exploration import Exploration, MacrostepBranch
 from statekit.analysis.facts import outcomes, selected_transitions
 from statekit.analysis.report import leaves, state_name, transition_label
+from statekit.analysis.tracked_context import shown_value
 from statekit.analysis.witness import Expected, witness_payloads
 from statekit.engine.step import verdict
 
@@ -41,7 +42,14 @@ class PathStep:
     configuration: str
     transitions: tuple[int, ...]
     payload: tuple[tuple[str, Any], ...] | None = None
-    """The payload's fields (name, value) that replay this step; None: not found."""
+    """The payload's fields (name, value) that replay this step; None: not found. For
+    the initial step (event None), the context to start the instance with
+    (`Chart.start(context)`): the tracked fields the path needs other than their
+    defaults; None: the defaults."""
+    tracked: tuple[tuple[str, Any], ...] = ()
+    """The tracked context values that tell the node the step leads to (when it fired)
+    from the others in its configuration (`TrackedNodes.distinguishing`): its replay must
+    leave them so."""
 
     @property
     def payload_fields(self) -> dict[str, Any] | None:
@@ -140,17 +148,30 @@ def rejection_class(
 
 def _step(exploration: Exploration, outcome: MacrostepBranch) -> PathStep:
     chart = exploration.chart
+    tracked: tuple[tuple[str, Any], ...] = ()
     if outcome.fired and outcome.target >= 0:
-        where = leaves(chart, exploration.nodes[outcome.target].config)
+        reached = exploration.nodes[outcome.target]
+        where = leaves(chart, reached.config)
+        tracked = tuple(exploration.tracked_nodes.distinguishing(reached.id).items())
     else:
         where = ""
+    assuming = tuple(a.describe(chart) for a in outcome.assumptions)
+    payload = None
+    if outcome.event is None and outcome.target >= 0:
+        start = exploration.tracked_nodes.start_context(outcome.target)
+        if start:  # the initial step's "payload" is the context to start the instance with
+            payload = tuple(start.items())
+            shown = ", ".join(f"ctx.{k} = {shown_value(v)}" for k, v in start.items())
+            assuming = (f"the instance starts with {shown}", *assuming)
     return PathStep(
         outcome.event,
-        tuple(a.describe(chart) for a in outcome.assumptions),
+        assuming,
         outcome.status.value,
         outcome.reason,
         where,
         outcome.transitions(),
+        payload,
+        tracked,
     )
 
 
@@ -233,9 +254,11 @@ def with_payloads(exploration: Exploration, path: EventPath) -> EventPath:
     """`path` with each step's checked payload (`statekit.analysis.witness`)."""
     events = [s for s in path.steps if s.event is not None]
     expected = [
-        Expected(s.event or "", s.status, s.reason, s.transitions, s.configuration) for s in events
+        Expected(s.event or "", s.status, s.reason, s.transitions, s.configuration, s.tracked)
+        for s in events
     ]
-    found = iter(witness_payloads(exploration.chart, expected))
+    start = path.steps[0].payload_fields if path.steps and path.steps[0].event is None else None
+    found = iter(witness_payloads(exploration.chart, expected, start))
     steps = []
     for step in path.steps:
         if step.event is None:

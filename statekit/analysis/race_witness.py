@@ -48,11 +48,16 @@ def _prefix(exploration: Exploration, node: int) -> list[Expected]:
         if outcome.event is None:
             continue
         where = ""
+        tracked: tuple[tuple[str, object], ...] = ()
         if outcome.fired and outcome.target >= 0:
-            where = leaves(chart, exploration.nodes[outcome.target].config)
+            reached = exploration.nodes[outcome.target]
+            where = leaves(chart, reached.config)
+            tracked = tuple(exploration.tracked_nodes.distinguishing(reached.id).items())
         transitions = outcome.transitions()
         out.append(
-            Expected(outcome.event, outcome.status.value, outcome.reason, transitions, where)
+            Expected(
+                outcome.event, outcome.status.value, outcome.reason, transitions, where, tracked
+            )
         )
     return out
 
@@ -72,6 +77,7 @@ def race_replays(exploration: Exploration, race: Race) -> tuple[Replay, Replay]:
     out = []
     for order in race.orders:
         steps = [*prefix, *_order(order)]
-        payloads = witness_payloads(exploration.chart, steps)
+        start = exploration.tracked_nodes.start_context(race.node)
+        payloads = witness_payloads(exploration.chart, steps, start)
         out.append(Replay(tuple(s.event for s in steps), tuple(payloads)))
     return out[0], out[1]

@@ -49,8 +49,9 @@ class _Unsupported(Exception):
 class SmtQuestions:
     """One chart's solver (see the module docstring); not thread-safe."""
 
-    def __init__(self, chart: CompiledChart) -> None:
+    def __init__(self, chart: CompiledChart, tracked: frozenset[str] = frozenset()) -> None:
         self.chart = chart
+        self.tracked = tracked
         self.start = {name: f.default for name, f in chart.context.items()}
         self.z3 = z3.Context()
         self.solver = z3.SimpleSolver(ctx=self.z3)
@@ -122,6 +123,11 @@ class _Translation:
         if isinstance(node, ContextRef):
             decl = self.owner.chart.context[node.field]
             value = dict(fact.reads).get(node.field)
+            if node.field in self.owner.tracked:  # a tracked field's value is known
+                if value is None:
+                    term = self._unknown(("ctx", node.field, "null"), decl.type)[0]
+                    return term, z3.BoolVal(True, self.ctx)
+                return self._literal(value), z3.BoolVal(False, self.ctx)
             version: object = "start" if value is self.owner.start.get(node.field) else id(value)
             return self._unknown(("ctx", node.field, version), decl.type)
         fields = {f.name: f for f in self.event.fields} if self.event is not None else {}

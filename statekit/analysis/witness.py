@@ -4,7 +4,8 @@ The analysis decides which data-guard outcomes can hold together
 (`statekit.analysis.feasibility`), over an abstract context; a path it prints
 is made runnable here: `witness_payloads` searches, step by step and depth
 first, for a payload of each event such that the real engine, from the
-chart's initial state with its declared defaults, takes exactly the printed
+chart's initial state (with its declared defaults, or the start context a path
+starts from: `TrackedNodes.start_context`), takes exactly the printed
 step (its status, reason, fired transitions and configuration). Candidate
 values of a field come from its declared type (enum values, both booleans,
 null when nullable), from the literals the chart's expressions compare with
@@ -43,7 +44,7 @@ Payload = dict[str, Any]
 class Expected:
     """What one printed step says the engine does (see `takes`)."""
 
-    __slots__ = ("configuration", "event", "reason", "status", "transitions")
+    __slots__ = ("configuration", "context", "event", "reason", "status", "transitions")
 
     def __init__(
         self,
@@ -52,23 +53,33 @@ class Expected:
         reason: str | None,
         transitions: Sequence[int],
         configuration: str,
+        context: Sequence[tuple[str, Any]] = (),
     ) -> None:
         self.event = event
         self.status = status
         self.reason = reason
         self.transitions = sorted(transitions)
         self.configuration = configuration
+        self.context = tuple(context)
+        """Context fields the step must leave with these values (the tracked ones)."""
 
 
 def takes(result: Result, step: Expected) -> bool:
     """Whether `result` is the printed step: its classification, the transitions it
-    fired and (when the step names one) the configuration it leads to."""
+    fired and (when the step names them) the configuration it leads to and the values
+    of the tracked context fields there."""
     if (result.status.value, result.reason) != (step.status, step.reason):
         return False
     fired = sorted(t.id for microstep in result.evidence for t in microstep.transitions)
     if fired != step.transitions:
         return False
-    return not step.configuration or step.configuration == configuration_text(result.state)
+    if step.configuration and step.configuration != configuration_text(result.state):
+        return False
+    context = result.state.context
+    return all(
+        name in context and (type(context[name]), context[name]) == (type(value), value)
+        for name, value in step.context
+    )
 
 
 def configuration_text(state: State) -> str:
@@ -77,8 +88,11 @@ def configuration_text(state: State) -> str:
 
 
 class _Search:
-    def __init__(self, chart: Chart, steps: Sequence[Expected]) -> None:
+    def __init__(
+        self, chart: Chart, steps: Sequence[Expected], start: Mapping[str, Any] | None
+    ) -> None:
         self.chart = chart
+        self.start = start
         self.ir = chart.ir
         self.steps = steps
         self.sends = 0
@@ -89,7 +103,7 @@ class _Search:
 
     def run(self) -> list[Payload | None] | None:
         try:
-            state = self.chart.start()
+            state = self.chart.start(self.start or None)
         except StartError:
             return None
         return list(self.taken) if self._from(0, state) else None
@@ -132,10 +146,13 @@ class _Search:
             yield dict(zip(names, values, strict=True))
 
 
-def witness_payloads(ir: CompiledChart, steps: Sequence[Expected]) -> list[Payload | None]:
+def witness_payloads(
+    ir: CompiledChart, steps: Sequence[Expected], start: Mapping[str, Any] | None = None
+) -> list[Payload | None]:
     """A checked payload for each step (None from the first step the search could not
-    take on: see the module docstring)."""
-    search = _Search(Chart(ir), steps)
+    take on: see the module docstring), replayed from the initial state of an instance
+    started with `start` (`Chart.start(context)`; None: the declared defaults)."""
+    search = _Search(Chart(ir), steps, start)
     found = search.run()
     taken: list[Payload | None] = list(found if found is not None else search.best)
     return taken + [None] * (len(steps) - len(taken))

@@ -20,6 +20,7 @@ from statekit.analysis.exploration import Exploration
 from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.analysis.paths import PathSuite, covering_paths
 from statekit.analysis.report import transition_label
+from statekit.analysis.tracked_context import shown_value
 from statekit.cli.group import EXIT_FINDINGS
 from statekit.cli.output import echo_json, json_text
 from statekit.cli.progress import (
@@ -228,7 +229,7 @@ def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
         first = True
         label = ", ".join(row.states)
         if row.histories > 1:
-            label += f" ({row.histories} history variants)"
+            label += f" ({row.histories} variants of history or tracked context)"
         if row.sends:
             label += f" (send timers that may be armed: {', '.join(row.sends)})"
         items = list(row.verdicts.items())
@@ -304,6 +305,13 @@ def paths_command(
     _finish(explored)
 
 
+def _tracked_text(values: tuple[tuple[str, object], ...]) -> str:
+    """` with ctx.flag = true` for a step's distinguishing tracked values (or nothing)."""
+    if not values:
+        return ""
+    return " with " + ", ".join(f"ctx.{k} = {shown_value(v)}" for k, v in values)
+
+
 def _print_paths(suite: PathSuite, explored: Exploration) -> None:
     chart = explored.chart
     out: list[str] = []
@@ -311,17 +319,19 @@ def _print_paths(suite: PathSuite, explored: Exploration) -> None:
         events = sum(1 for s in path.steps if s.event is not None)
         out.append(f"path {number} ({events} event(s)):")
         for step in path.steps:
+            where = step.configuration + _tracked_text(step.tracked)
             if step.event is None:
-                head = f"  start → {step.configuration}"
+                head = f"  start → {where}"
             elif step.status == "APPLIED":
-                head = f"  {step.event} → {step.configuration}"
+                head = f"  {step.event} → {where}"
             else:
                 head = f"  {step.event}: {step.status}" + (f" {step.reason}" if step.reason else "")
             out.append(head)
             if step.event is not None and step.payload is None:
                 out.append("      payload: none found by replay (the outcomes below are assumed)")
             elif step.payload:
-                out.append(f"      payload {json_text(step.payload_fields)}")
+                label = "payload" if step.event is not None else "start context"
+                out.append(f"      {label} {json_text(step.payload_fields)}")
             out.extend(f"      assuming {a}" for a in step.assuming)
     out.append("")
     out.append(

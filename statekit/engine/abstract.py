@@ -7,7 +7,8 @@ unknown. Through this module (its only door into the engine) it
 - runs a macrostep with every guard decided by a `GuardOracle` it passes and
   with no effect expression evaluated (`value_domain.ABSTRACT`: an assigned
   field gets a new `AbstractValue`, nothing is emitted, a raised event
-  carries only its payload defaults): `abstract_macrostep`,
+  carries only its payload defaults; the analysis may pass a subclass of
+  `AbstractDomain` that stores some fields' values exactly): `abstract_macrostep`,
   `abstract_initial_macrostep`; each returns an `AbstractMacrostep`;
 - asks what a macrostep does when no data can matter (`data_free_macrostep`,
   the engine's memo) and how an event that selected nothing is classified
@@ -37,12 +38,15 @@ from statekit.engine.tables import (
     TransitionConflict,
 )
 from statekit.engine.trace import AppliedMicrostep
-from statekit.engine.value_domain import ABSTRACT, AbstractValue
+from statekit.engine.value_domain import ABSTRACT, AbstractDomain, AbstractValue, ValueDomain
 
 __all__ = [
+    "ABSTRACT",
+    "AbstractDomain",
     "AbstractMacrostep",
     "AbstractValue",
     "Basis",
+    "ValueDomain",
     "abstract_initial_macrostep",
     "abstract_macrostep",
     "classify_unselected",
@@ -82,9 +86,11 @@ def abstract_macrostep(
     context: Mapping[str, Any],
     event: str,
     guards: GuardOracle,
+    values: ValueDomain = ABSTRACT,
 ) -> AbstractMacrostep:
     """The macrostep of `event` (with an empty payload) from `config` and `history`,
-    every guard decided by `guards` and no effect expression evaluated."""
+    every guard decided by `guards` and effects computed in `values` (an abstract domain:
+    by default `ABSTRACT`, no effect expression evaluated)."""
     found: list[TransitionConflict] = []
     try:
         run = macrostep(
@@ -94,7 +100,7 @@ def abstract_macrostep(
             context,
             (event, {}),
             oracle=guards,
-            values=ABSTRACT,
+            values=values,
             conflicts=found,
         )
     except LivelockError as exc:
@@ -103,13 +109,17 @@ def abstract_macrostep(
 
 
 def abstract_initial_macrostep(
-    tables: Tables, context: Mapping[str, Any], guards: GuardOracle
+    tables: Tables,
+    context: Mapping[str, Any],
+    guards: GuardOracle,
+    values: ValueDomain = ABSTRACT,
 ) -> AbstractMacrostep:
     """The initial macrostep (entering the initial configuration, then to completion),
-    every guard decided by `guards` and no effect expression evaluated."""
+    every guard decided by `guards` and effects computed in `values` (as
+    `abstract_macrostep`)."""
     found: list[TransitionConflict] = []
     try:
-        run = initial_macrostep(tables, context, oracle=guards, values=ABSTRACT, conflicts=found)
+        run = initial_macrostep(tables, context, oracle=guards, values=values, conflicts=found)
     except LivelockError as exc:
         return _livelock(tables.configuration(frozenset()), {}, exc, found)
     return _record(run, found)

@@ -2,7 +2,8 @@
 and every path `statekit paths` prints carries payloads that replay through `Chart.send`.
 
 The property: for generated charts (two parallel regions reacting to the same events,
-guards and `if` conditions over the payload and the context, some `assign`s), every
+guards and `if` conditions over the payload and the context, some `assign`s, a flag
+one event sets and another reads), every
 step of every covering path that carries a payload is taken exactly as printed when
 the path is replayed with those payloads from the initial state; where every guard
 reads only the payload (so the analysis's reasoning is exact), every step carries one;
@@ -68,7 +69,8 @@ def _replays(ir: CompiledChart, steps: tuple[PathStep, ...]) -> int:
     without one is a rejection the search could not bring about (the state stays) or
     the first of a tail it could not take (the replay stops)."""
     chart = Chart(ir)
-    state = chart.start()
+    start = steps[0].payload_fields if steps and steps[0].event is None else None
+    state = chart.start(start)  # the initial step's payload: the context to start with
     checked = 0
     for step in steps:
         if step.event is None:
@@ -80,7 +82,7 @@ def _replays(ir: CompiledChart, steps: tuple[PathStep, ...]) -> int:
             continue
         result = chart.send(state, step.event, payload)
         expected = Expected(
-            step.event, step.status, step.reason, step.transitions, step.configuration
+            step.event, step.status, step.reason, step.transitions, step.configuration, step.tracked
         )
         assert takes(result, expected), (step, result.status, result.reason)
         state = result.state
@@ -175,23 +177,29 @@ ATOMS_PAYLOAD = st.sampled_from(
     ]
 )
 ATOMS_CONTEXT = st.sampled_from(["ctx.c > 3", "ctx.c <= 3", "ctx.c == event.n", "ctx.on"])
+ATOMS_FLAG = st.sampled_from(["ctx.f", "not ctx.f"])
+"""A tracked flag: set by some transitions (from the payload or a literal), read by others."""
+SET_FLAG = st.sampled_from(['{f: "event.flag"}', '{f: "true"}', '{f: "false"}'])
 
 
 @st.composite
-def conditions(draw: st.DrawFn, with_context: bool) -> str:
+def conditions(draw: st.DrawFn, with_context: bool, with_flag: bool = False) -> str:
     atoms = st.one_of(ATOMS_PAYLOAD, ATOMS_CONTEXT) if with_context else ATOMS_PAYLOAD
+    if with_flag:
+        atoms = st.one_of(atoms, ATOMS_FLAG)
     parts = draw(st.lists(atoms, min_size=1, max_size=2))
     joined = f" {draw(st.sampled_from(['and', 'or']))} ".join(parts)
     return f"not ({joined})" if draw(st.booleans()) else joined
 
 
 @st.composite
-def charts(draw: st.DrawFn, with_context: bool) -> str:
+def charts(draw: st.DrawFn, with_context: bool, with_flag: bool = False) -> str:
     lines = [
         "statechart: generated",
         "context:",
         "  c: {type: integer, default: 0}",
         "  on: {type: boolean, default: false}",
+        "  f: {type: boolean, default: false}",
         "events:",
     ]
     for event in ("E0", "E1"):
@@ -211,15 +219,17 @@ def charts(draw: st.DrawFn, with_context: bool) -> str:
                 if not draw(st.booleans()):
                     continue
                 target = f"{region}{draw(st.integers(0, 1))}"
-                condition = draw(conditions(with_context))
+                condition = draw(conditions(with_context, with_flag))
                 lines += [f"          {event}:", f"            - to: {target}"]
                 lines.append(f'              if: "{condition}"')
                 if with_context and draw(st.booleans()):
                     lines.append('              do: [{assign: {c: "event.n"}}]')
+                elif with_flag and draw(st.booleans()):
+                    lines.append(f"              do: [{{assign: {draw(SET_FLAG)}}}]")
                 if draw(st.booleans()):
                     lines += [
                         f"            - to: {region}{1 - index}",
-                        f'              if: "{draw(conditions(with_context))}"',
+                        f'              if: "{draw(conditions(with_context, with_flag))}"',
                         f"              else: {region.upper()}{index}_{event}_REFUSED",
                     ]
             if lines[-1] == "        on:":
@@ -234,6 +244,25 @@ def test_every_printed_path_replays_and_payload_guards_always_get_payloads(text:
     for path in covering_paths(explore(ir)).paths:
         events = [s for s in path.steps if s.event is not None]
         assert all(s.payload is not None for s in events), (text, path)
+        assert _replays(ir, path.steps) == len(events)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=charts(with_context=False, with_flag=True))
+def test_a_flag_set_by_one_event_and_read_by_another_is_never_taken_both_ways(text: str) -> None:
+    # The flag is tracked (every assign of it is exact), so every guard reading it is
+    # decided by the value the path gave it: an outcome that needs the other value is
+    # not explored, and every step of every path gets a payload that replays it (from
+    # the start context its first step names). A branch taking the flag against its
+    # value would have no payload.
+    ir = chart_of(text)
+    exploration = explore(ir)
+    assert "f" in exploration.tracked or "ctx.f" not in text
+    for path in covering_paths(exploration).paths:
+        events = [s for s in path.steps if s.event is not None]
+        assert all(s.payload is not None for s in events), (text, path)
+        assumed = [a for s in path.steps for a in s.assuming]
+        assert not any("(ctx.f)" in a or "(not ctx.f)" in a for a in assumed), path
         assert _replays(ir, path.steps) == len(events)
 
 
