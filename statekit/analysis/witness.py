@@ -24,9 +24,13 @@ as assumptions, never as payloads that were not checked.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from statekit.analysis.exploration import Exploration, MacrostepBranch
+from statekit.analysis.report import leaves, step_lines
 from statekit.compiler.expressions.tree import Literal, iter_nodes
 from statekit.compiler.ir import CompiledChart, FieldDecl
 from statekit.compiler.value_types import BaseType
@@ -38,6 +42,9 @@ SEND_BUDGET = 20_000
 """Sends one path's search may make before it settles for the prefix it took."""
 
 Payload = dict[str, Any]
+
+Literals = tuple[tuple[int, ...], tuple[float, ...], tuple[str, ...]]
+"""The integers, numbers and strings a chart's guards and conditions mention."""
 
 
 class Expected:
@@ -77,33 +84,43 @@ def configuration_text(state: State) -> str:
 
 
 class _Search:
-    def __init__(self, chart: Chart, steps: Sequence[Expected]) -> None:
+    def __init__(
+        self,
+        chart: Chart,
+        steps: Sequence[Expected],
+        literals: Literals | None = None,
+        budget: int = SEND_BUDGET,
+    ) -> None:
         self.chart = chart
         self.ir = chart.ir
         self.steps = steps
         self.sends = 0
+        self.budget = budget
         self.best: list[Payload | None] = []
         self.taken: list[Payload | None] = []
         self.failed: set[tuple[int, State]] = set()
-        self.literals = chart_literals(self.ir)
+        self.literals = chart_literals(self.ir) if literals is None else literals
+        self.end: State | None = None
 
-    def run(self) -> list[Payload | None] | None:
-        try:
-            state = self.chart.start()
-        except StartError:
-            return None
-        return list(self.taken) if self._from(0, state) else None
+    def run(self, start: State | None = None) -> list[Payload | None] | None:
+        if start is None:
+            try:
+                start = self.chart.start()
+            except StartError:
+                return None
+        return list(self.taken) if self._from(0, start) else None
 
     def _from(self, index: int, state: State) -> bool:
         if len(self.taken) > len(self.best):
             self.best = list(self.taken)
         if index == len(self.steps):
+            self.end = state
             return True
-        if (index, state) in self.failed or self.sends >= SEND_BUDGET:
+        if (index, state) in self.failed or self.sends >= self.budget:
             return False
         step = self.steps[index]
         for payload in self._payloads(step.event, state.context):
-            if self.sends >= SEND_BUDGET:
+            if self.sends >= self.budget:
                 return False
             self.sends += 1
             result = self.chart.send(state, step.event, payload)
@@ -113,7 +130,7 @@ class _Search:
             if self._from(index + 1, result.state):
                 return True
             self.taken.pop()
-        if step.status != "APPLIED" and self.sends < SEND_BUDGET:
+        if step.status != "APPLIED" and self.sends < self.budget:
             self.taken.append(None)  # not brought about here: assumed (the state is unchanged)
             if self._from(index + 1, state):
                 return True
@@ -122,14 +139,22 @@ class _Search:
         return False
 
     def _payloads(self, event: str, context: Mapping[str, Any]) -> Iterator[Payload]:
-        declared = self.ir.events.get(event)
-        if declared is None:  # a timer's event: delivered by name, without a payload
-            yield {}
-            return
-        names = [f.name for f in declared.fields]
-        choices = [candidates(f, context, self.literals) for f in declared.fields]
-        for values in itertools.product(*choices):
-            yield dict(zip(names, values, strict=True))
+        return event_payloads(self.ir, event, context, self.literals)
+
+
+def event_payloads(
+    ir: CompiledChart, event: str, context: Mapping[str, Any], literals: Literals
+) -> Iterator[Payload]:
+    """The payloads tried for `event` in `context`, first to last: every combination of
+    its fields' `candidates` (a timer's event: only the empty payload)."""
+    declared = ir.events.get(event)
+    if declared is None:  # a timer's event: delivered by name, without a payload
+        yield {}
+        return
+    names = [f.name for f in declared.fields]
+    choices = [candidates(f, context, literals) for f in declared.fields]
+    for values in itertools.product(*choices):
+        yield dict(zip(names, values, strict=True))
 
 
 def witness_payloads(ir: CompiledChart, steps: Sequence[Expected]) -> list[Payload | None]:
@@ -141,7 +166,7 @@ def witness_payloads(ir: CompiledChart, steps: Sequence[Expected]) -> list[Paylo
     return taken + [None] * (len(steps) - len(taken))
 
 
-def chart_literals(ir: CompiledChart) -> tuple[tuple[int, ...], tuple[float, ...], tuple[str, ...]]:
+def chart_literals(ir: CompiledChart) -> Literals:
     """The integers, numbers and strings the chart's guards and conditions mention."""
     ints: set[int] = set()
     floats: set[float] = set()
@@ -165,7 +190,7 @@ def chart_literals(ir: CompiledChart) -> tuple[tuple[int, ...], tuple[float, ...
 def candidates(
     decl: FieldDecl,
     context: Mapping[str, Any],
-    literals: tuple[tuple[int, ...], tuple[float, ...], tuple[str, ...]],
+    literals: Literals,
 ) -> list[Any]:
     """The values tried for a payload field, first to last (see the module docstring)."""
     kind = decl.type
@@ -196,3 +221,159 @@ def candidates(
         if kind.accepts(value):
             unique.setdefault((type(value), value), value)
     return list(unique.values())
+
+
+STEP_BUDGET = 2_000
+"""Sends one step's search from a replayed state may make: an answer of `explain`, or a
+node's path extended by the step that first reached it (past it the node's whole path is
+searched again, within `SEND_BUDGET`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeReplay:
+    """The checked payloads of the evented steps of the shortest known path to a node
+    (`Exploration.path`), and the state the replay ends in (None when a step is only
+    assumed: no state to go on from)."""
+
+    payloads: tuple[Payload | None, ...]
+    state: State | None
+
+
+def expected_step(exploration: Exploration, outcome: MacrostepBranch) -> Expected:
+    """What the engine must do to take `outcome` (an evented outcome of the exploration)."""
+    where = ""
+    if outcome.fired and outcome.target >= 0:
+        where = leaves(exploration.chart, exploration.nodes[outcome.target].config)
+    return Expected(
+        outcome.event or "", outcome.status.value, outcome.reason, outcome.transitions(), where
+    )
+
+
+class PathReplays:
+    """Checked payloads for the paths of one exploration, found on demand and cached per
+    node: a node's path is its parent's, replayed, plus one step searched from the
+    parent's replayed state (the whole path is searched again only when that step cannot
+    be taken from there). `explain`, lint's counterexample traces and the coverage hints
+    share one per exploration."""
+
+    def __init__(self, exploration: Exploration) -> None:
+        self.exploration = exploration
+        self.chart = Chart(exploration.chart)
+        self.literals = chart_literals(exploration.chart)
+        self._nodes: dict[int, NodeReplay] = {}
+        self._answers: dict[tuple[int, MacrostepBranch], Payload | None] = {}
+        self._start: State | None = None
+        self._started = False
+
+    def start(self) -> State | None:
+        """The chart's initial state with its declared defaults (None: it cannot start)."""
+        if not self._started:
+            self._started = True
+            try:
+                self._start = self.chart.start()
+            except StartError:
+                self._start = None
+        return self._start
+
+    def node(self, node: int) -> NodeReplay:
+        """The replay of the path to `node` (-1: before the initial macrostep)."""
+        if node < 0:
+            return NodeReplay((), self.start())
+        chain: list[int] = []
+        current = node
+        while current >= 0 and current not in self._nodes:
+            chain.append(current)
+            current = self.exploration.nodes[current].parent
+        for member in reversed(chain):
+            self._nodes[member] = self._extend(member)
+        return self._nodes[node]
+
+    def _extend(self, node: int) -> NodeReplay:
+        view = self.exploration.nodes[node]
+        via = view.via
+        if view.parent < 0:  # the initial macrostep: no event, no payload
+            state = self.start()
+            if state is None or configuration_text(state) != leaves(
+                self.exploration.chart, view.config
+            ):
+                state = None
+            return NodeReplay((), state)
+        parent = self._nodes[view.parent]
+        if via.event is None:  # defensive: only the initial macrostep has none
+            return NodeReplay(parent.payloads, None)
+        if parent.state is None:  # the path is assumed from an earlier step on
+            return NodeReplay((*parent.payloads, None), None)
+        found = self._one_step(parent.state, via)
+        if found is not None:
+            payload, state = found
+            return NodeReplay((*parent.payloads, payload), state)
+        path = self.exploration.path(node)
+        steps = [expected_step(self.exploration, o) for _p, o in path if o.event is not None]
+        search = _Search(self.chart, steps, self.literals)
+        whole = search.run(self.start())
+        if whole is not None:
+            return NodeReplay(tuple(whole), search.end)
+        best = tuple(search.best) + (None,) * (len(steps) - len(search.best))
+        return NodeReplay(best, None)
+
+    def _one_step(self, state: State, outcome: MacrostepBranch) -> tuple[Payload, State] | None:
+        step = expected_step(self.exploration, outcome)
+        choices = event_payloads(self.exploration.chart, step.event, state.context, self.literals)
+        for payload in itertools.islice(choices, STEP_BUDGET):
+            result = self.chart.send(state, step.event, payload)
+            if takes(result, step):
+                return payload, result.state
+        return None
+
+    def answer(self, node: int, outcome: MacrostepBranch) -> Payload | None:
+        """A checked payload that makes the chart answer `outcome` (an outcome of `node`)
+        after the replay of the path to `node`; None: not found within `STEP_BUDGET`."""
+        key = (node, outcome)
+        if key not in self._answers:
+            state = self.node(node).state
+            found = None if state is None else self._one_step(state, outcome)
+            self._answers[key] = None if found is None else found[0]
+        return self._answers[key]
+
+    def trace(self, node: int, then: MacrostepBranch | None = None) -> tuple[Payload | None, ...]:
+        """The checked payloads of the path to `node` and of `then` when given, one per
+        evented step."""
+        payloads = self.node(node).payloads
+        if then is None or then.event is None:
+            return payloads
+        return (*payloads, self.answer(node, then))
+
+
+def payload_text(payload: Payload | None) -> str:
+    """A step's payload as traces print it: `payload {"amount": 1}`, or the note that
+    none was found and the step's outcomes are assumed."""
+    if payload is None:
+        return "payload: none found by replay (the outcomes below are assumed)"
+    return "payload " + json.dumps(payload, ensure_ascii=False)
+
+
+def checked_path_notes(
+    replays: PathReplays, node: int, then: MacrostepBranch | None = None
+) -> tuple[str, ...]:
+    """The shortest known path to `node` (then `then`), as diagnostic notes: each step's
+    line, its checked payload (none printed for an event without fields) or the note
+    that it is assumed, and the data-guard outcomes it assumed."""
+    exploration = replays.exploration
+    path = [o for _p, o in exploration.path(node)] if node >= 0 else []
+    if then is not None:
+        path.append(then)
+    payloads = iter(replays.trace(node, then))
+    lines = ["path from the initial configuration:"]
+    number = 0
+    for outcome in path:
+        if outcome.event is None:
+            lines.extend(step_lines(exploration, number, outcome))
+            continue
+        number += 1
+        head, *assuming = step_lines(exploration, number, outcome)
+        payload = next(payloads)
+        lines.append(head)
+        if payload is None or payload:
+            lines.append("     " + payload_text(payload))
+        lines.extend(assuming)
+    return tuple(lines)

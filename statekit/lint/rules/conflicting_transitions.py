@@ -44,8 +44,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from statekit.analysis.exploration import SeenConflict
 from statekit.analysis.facts import ChartFacts
-from statekit.analysis.report import leaves, path_notes, state_name, transition_label, trigger
+from statekit.analysis.report import leaves, state_name, transition_label, trigger
+from statekit.analysis.witness import Payload, checked_path_notes, payload_text
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 
@@ -69,8 +71,11 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             if found.node < 0:
                 step = [f"in the initial macrostep, with both enabled in {config}"]
             else:
-                step = [*path_notes(explored, found.node)]
+                step = [*checked_path_notes(facts.replays, found.node)]
                 step.append(f"  then {found.event}, with both enabled in {config}")
+                payload = _payload(facts, found)
+                if payload is None or payload:  # an event without fields: nothing to show
+                    step.append("     " + payload_text(payload))
             step.extend(f"     assuming {x.describe(chart)}" for x in found.assumptions)
             notes = (
                 f"kept: {transition_label(chart, kept)}",
@@ -88,3 +93,11 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
                 chart.transitions[lost].span,
                 notes,
             )
+
+
+def _payload(facts: ChartFacts, found: SeenConflict) -> Payload | None:
+    """A checked payload of the event that meets the conflict, after the path's replay."""
+    for outcome in facts.exploration.outcomes_of(found.node) or ():
+        if outcome.event == found.event and outcome.assumptions == found.assumptions:
+            return facts.replays.answer(found.node, outcome)
+    return None

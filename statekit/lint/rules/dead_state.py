@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts
-from statekit.analysis.report import path_notes
+from statekit.analysis.witness import checked_path_notes
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart, StateKind
 
@@ -56,7 +56,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
         if state.kind is not StateKind.ATOMIC or state_id in left:
             continue
         notes = (
-            *path_notes(explored, node_id),
+            *checked_path_notes(facts.replays, node_id),
             "no transition on it or its ancestors can fire in any reachable configuration "
             "that contains it",
             "mark it `final: true` if the object's life ends here, or add a transition out",

@@ -41,7 +41,8 @@ from collections.abc import Iterator
 from statekit.analysis.exploration import Exploration
 from statekit.analysis.facts import ChartFacts
 from statekit.analysis.guards import ThreeValued
-from statekit.analysis.report import leaves, path_notes, transition_label
+from statekit.analysis.report import leaves, transition_label
+from statekit.analysis.witness import checked_path_notes
 from statekit.compiler.diagnostics import Diagnostic, RelatedLocation, Severity
 from statekit.compiler.ir import CompiledChart, ExpressionInvariant, StateInvariant
 
@@ -72,7 +73,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
         else:
             culprit = "broken by the initial configuration"
         notes = (
-            *path_notes(explored, found),
+            *checked_path_notes(facts.replays, found),
             why,
             culprit,
             "at runtime the last step of this path is rejected with INVARIANT_VIOLATION",

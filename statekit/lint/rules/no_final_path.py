@@ -35,7 +35,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts, bottom_components, can_end
-from statekit.analysis.report import leaves, path_notes
+from statekit.analysis.report import leaves
+from statekit.analysis.witness import checked_path_notes
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart, StateKind
 
@@ -67,7 +68,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     shown = ", ".join(configurations[:SHOWN])
     more = f" and {len(configurations) - SHOWN} more" if len(configurations) > SHOWN else ""
     notes = (
-        *path_notes(explored, entry),
+        *checked_path_notes(facts.replays, entry),
         f"the trap: {shown}{more}",
         f"{len(trapped):,} of {len(nodes):,} reachable abstract state(s) cannot end "
         f"({len(traps)} trap(s))",

@@ -37,7 +37,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts
-from statekit.analysis.report import path_notes, state_name
+from statekit.analysis.report import state_name
+from statekit.analysis.witness import checked_path_notes
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 
@@ -63,7 +64,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
         notes = (
             f"every macrostep that enters '{name}' leaves it again, so the timer is "
             "cancelled in the macrostep that armed it",
-            *path_notes(explored, where, outcome),
+            *checked_path_notes(facts.replays, where, outcome),
             f"move the timer to a state that waits, or guard the transition that leaves "
             f"'{name}' at once",
         )

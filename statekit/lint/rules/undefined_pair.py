@@ -50,8 +50,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts
-from statekit.analysis.report import leaves, path_notes, state_name
+from statekit.analysis.report import leaves, state_name
 from statekit.analysis.static import event_owners, mentioned_events
+from statekit.analysis.witness import checked_path_notes
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.tables import Configuration
@@ -119,7 +120,6 @@ def _finding(
     where: dict[Configuration, int],
     total: int,
 ) -> Diagnostic:
-    explored = facts.exploration
     name = state_name(chart, place)
     among = "" if place == 0 else f" with '{name}' active"
     timer = chart.timer(event)
@@ -143,7 +143,7 @@ def _finding(
         f"UNDEFINED_TRANSITION in {len(members)} of the {total} reachable configurations{among}, "
         "for example in:",
         *examples,
-        *path_notes(explored, where[members[0]]),
+        *checked_path_notes(facts.replays, where[members[0]]),
         _owner_note(chart, event, owners, region),
         fix,
     )

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts
-from statekit.analysis.report import path_notes
+from statekit.analysis.witness import checked_path_notes
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart, StateKind
 
@@ -49,7 +49,9 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     if not explored.complete:
         return
     if not explored.nodes:  # every run of the initial macrostep is a LIVELOCK
-        runs = tuple(line for o in explored.initial for line in path_notes(explored, -1, o))
+        runs = tuple(
+            line for o in explored.initial for line in checked_path_notes(facts.replays, -1, o)
+        )
         yield Diagnostic(
             SLUG,
             DEFAULT_SEVERITY,
