@@ -13,7 +13,11 @@
   configuration) / all of them.
 
 Every missing item carries the shortest event sequence from the initial state
-that would cover it (None for a transition no reachable configuration selects).
+that would cover it (`path`: None for a transition no reachable configuration
+selects) and, in `payloads`, a payload for each of its events checked by
+replaying the sequence through `Chart.send` (`witness.PathReplays`; None for an
+event whose payload the bounded search did not find: its data-guard outcomes are
+only assumed). A race's sequence has no payloads yet.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 from statekit.analysis.exploration import Exploration, MacrostepBranch
 from statekit.analysis.facts import outcomes, selected_transitions
 from statekit.analysis.report import transition_label
+from statekit.analysis.witness import PathReplays
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.result import INVALID_PAYLOAD, UNKNOWN_EVENT, Status
 from statekit.testing.coverage.races import RaceTarget, races_of
@@ -89,6 +94,17 @@ def _events(exploration: Exploration, node: int, last: MacrostepBranch | None) -
     return out
 
 
+def _payloads(
+    replays: PathReplays, node: int, last: MacrostepBranch | None
+) -> list[dict[str, Any] | None]:
+    """The checked payload of each event of `_events(...)` (None: only assumed)."""
+    return list(replays.trace(node, last))
+
+
+def _first_outcome(exploration: Exploration, node: int, event: str) -> MacrostepBranch | None:
+    return next((o for o in exploration.outcomes_of(node) or () if o.event == event), None)
+
+
 def _names(chart: CompiledChart, ids: frozenset[int] | tuple[int, ...]) -> list[str]:
     return [chart.states[s].path for s in sorted(ids) if chart.states[s].path]
 
@@ -103,6 +119,8 @@ def measure(
     reasons = record.reasons if record else set()
     sequences = record.sequences if record else set()
 
+    replays = PathReplays(exploration)
+
     selected = selected_transitions(exploration)
     missing_t: list[dict[str, Any]] = []
     untested: set[int] = set()
@@ -111,9 +129,12 @@ def measure(
             continue
         witness = selected.get(t.id)
         path = None if witness is None else _events(exploration, witness[0], witness[1])
+        payloads = None if witness is None else _payloads(replays, witness[0], witness[1])
         label = transition_label(chart, t.id)
         untested.add(t.id)
-        missing_t.append({"id": t.id, "label": label, "line": t.span.line, "path": path})
+        missing_t.append(
+            {"id": t.id, "label": label, "line": t.span.line, "path": path, "payloads": payloads}
+        )
     transition = Metric(
         len(chart.transitions) - len(missing_t), len(chart.transitions), tuple(missing_t)
     )
@@ -132,6 +153,7 @@ def measure(
             "configuration": [chart.states[s].path for s in exploration.nodes[node].config.atomic],
             "event": event,
             "path": [*_events(exploration, node, None), event],
+            "payloads": _payloads(replays, node, _first_outcome(exploration, node, event)),
         }
         for (ids, event), node in first_node.items()
         if (ids, event) not in pairs
@@ -147,8 +169,13 @@ def measure(
     possible: dict[str, list[str]] = {UNKNOWN_EVENT: [], INVALID_PAYLOAD: []}
     for reason, (node, outcome) in reason_at.items():
         possible.setdefault(reason, _events(exploration, node, outcome))
+
+    def _rejection_payloads(reason: str) -> list[dict[str, Any] | None]:
+        found = reason_at.get(reason)
+        return [] if found is None else _payloads(replays, found[0], found[1])
+
     missing_r = [
-        {"reason": reason, "path": path}
+        {"reason": reason, "path": path, "payloads": _rejection_payloads(reason)}
         for reason, path in sorted(possible.items())
         if reason not in reasons
     ]
