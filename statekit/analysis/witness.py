@@ -160,10 +160,30 @@ def event_payloads(
 def witness_payloads(ir: CompiledChart, steps: Sequence[Expected]) -> list[Payload | None]:
     """A checked payload for each step (None from the first step the search could not
     take on: see the module docstring)."""
-    search = _Search(Chart(ir), steps)
-    found = search.run()
+    return search_payloads(Chart(ir), steps).payloads
+
+
+@dataclass(frozen=True, slots=True)
+class PayloadSearch:
+    """What one bounded search found: a payload per step (None: not brought about, see
+    the module docstring), whether every step was taken or skipped as allowed, and the
+    sends it made."""
+
+    payloads: list[Payload | None]
+    complete: bool
+    sends: int
+
+
+def search_payloads(
+    chart: Chart, steps: Sequence[Expected], start: State | None = None
+) -> PayloadSearch:
+    """The search `witness_payloads` makes, from `start` (default: the chart's initial
+    state with its declared defaults), within `SEND_BUDGET` sends."""
+    search = _Search(chart, steps)
+    found = search.run(start)
     taken: list[Payload | None] = list(found if found is not None else search.best)
-    return taken + [None] * (len(steps) - len(taken))
+    padded = taken + [None] * (len(steps) - len(taken))
+    return PayloadSearch(padded, found is not None, search.sends)
 
 
 def chart_literals(ir: CompiledChart) -> Literals:
