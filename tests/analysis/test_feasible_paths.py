@@ -12,6 +12,7 @@ and each order of each race `statekit races` prints replays to its printed end.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from chart_helpers import chart_of
@@ -19,13 +20,18 @@ from cli_process import statekit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from statekit.analysis.explain import explain
+from statekit.analysis.explain_payloads import explanation_json
 from statekit.analysis.explorer import explore
 from statekit.analysis.paths import PathStep, covering_paths
 from statekit.analysis.race_witness import race_replays
 from statekit.analysis.races import races_of
-from statekit.analysis.witness import Expected, takes
+from statekit.analysis.witness import Expected, PathReplays, takes
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.chart import Chart
+from statekit.engine.state import State
+from statekit.lint.config import LintConfig
+from statekit.lint.lint_files import lint_source
 
 REGIONS = """\
 statechart: regions
@@ -314,3 +320,134 @@ def test_every_printed_race_order_replays_to_its_printed_end(text: str) -> None:
                 order.second.reason,
             )
             assert state.leaves == order.configuration
+
+
+# -- explain and lint print payloads that replay -------------------------------------
+
+
+def _sent(chart: Chart, events: list[dict[str, Any]]) -> State | None:
+    """The state `events` (`{"event", "payload"}` as explain's JSON prints them) lead to
+    from the start, every step applied; None when a payload is only assumed."""
+    state = chart.start()
+    for step in events:
+        if step["payload"] is None:
+            return None
+        result = chart.send(state, step["event"], step["payload"])
+        assert result.status.value == "APPLIED", (step, result.reason)
+        state = result.state
+    return state
+
+
+def _explain_replays(ir: CompiledChart) -> tuple[int, int]:
+    """Replay every path and answer `explain --format json` prints with payloads; return
+    (answers checked, answers printed)."""
+    exploration = explore(ir)
+    document = explanation_json(explain(exploration), PathReplays(exploration))
+    chart = Chart(ir)
+    checked = printed = 0
+    for row in document["configurations"]:
+        at = _sent(chart, row["path"])
+        if at is not None:
+            assert set(at.leaves) == set(row["states"]), (row["path"], row["states"])
+        for event, verdicts in row["events"].items():
+            for verdict in verdicts:
+                printed += 1
+                start = at if "path" not in verdict else _sent(chart, verdict["path"])
+                if start is None or verdict["payload"] is None:
+                    continue
+                result = chart.send(start, event, verdict["payload"])
+                assert (result.status.value, result.reason) == (
+                    verdict["status"],
+                    verdict["reason"],
+                ), (row["states"], event, verdict)
+                if "target" in verdict:
+                    assert set(result.state.leaves) == set(verdict["target"]), verdict
+                checked += 1
+    return checked, printed
+
+
+STEP_LINE = re.compile(r"^\s+(\d+)\. (\S+) (→ \{(.*)\}|ALREADY_APPLIED|REJECTED (\S+))$")
+PAYLOAD_LINE = re.compile(r"^\s+payload (\{.*\})$")
+ASSUMED_LINE = "payload: none found by replay"
+
+
+def _lint_traces(ir: CompiledChart, text: str) -> list[list[tuple[str, str, Any]]]:
+    """The counterexample traces of lint's findings: per trace, each step's event, its
+    printed outcome and its payload ({} when none is printed, None when assumed)."""
+    report = lint_source(text, "generated.yaml", LintConfig())
+    traces = []
+    for finding in report.diagnostics:
+        steps: list[tuple[str, str, Any]] = []
+        for note in finding.notes:
+            if note == "path from the initial configuration:":
+                steps = []
+                traces.append(steps)
+            elif (step := STEP_LINE.match(note)) is not None:
+                steps.append((step.group(2), step.group(3), {}))
+            elif (payload := PAYLOAD_LINE.match(note)) is not None:
+                event, outcome, _ = steps[-1]
+                steps[-1] = (event, outcome, json.loads(payload.group(1)))
+            elif ASSUMED_LINE in note:
+                event, outcome, _ = steps[-1]
+                steps[-1] = (event, outcome, None)
+    return traces
+
+
+def _lint_replays(ir: CompiledChart, text: str) -> tuple[int, int]:
+    """Replay every trace lint prints; return (steps checked, steps printed)."""
+    chart = Chart(ir)
+    checked = printed = 0
+    for trace in _lint_traces(ir, text):
+        state = chart.start()
+        for event, outcome, payload in trace:
+            printed += 1
+            if payload is None:
+                break  # from here on the trace is assumed
+            result = chart.send(state, event, payload)
+            if outcome.startswith("→"):
+                assert result.status.value == "APPLIED", (trace, result.reason)
+                assert "{" + ", ".join(result.state.leaves) + "}" == outcome[2:], trace
+            elif outcome == "ALREADY_APPLIED":
+                assert result.status.value == "ALREADY_APPLIED", trace
+            else:
+                assert f"REJECTED {result.reason}" == outcome, (trace, result.reason)
+            state = result.state
+            checked += 1
+    return checked, printed
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=charts(with_context=False))
+def test_explain_and_lint_traces_replay_and_payload_guards_always_get_payloads(
+    text: str,
+) -> None:
+    ir = chart_of(text)
+    checked, printed = _explain_replays(ir)
+    assert checked == printed, text
+    checked, printed = _lint_replays(ir, text)
+    assert checked == printed, text
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=charts(with_context=True))
+def test_explain_and_lint_traces_replay_with_context_guards_and_assigns(text: str) -> None:
+    ir = chart_of(text)
+    _explain_replays(ir)
+    _lint_replays(ir, text)
+
+
+def test_explain_and_lint_print_checked_payloads_on_a_known_chart(tmp_path: Any) -> None:
+    ir = chart_of(REGIONS)
+    assert _explain_replays(ir) == (12, 12)
+    assert _lint_replays(ir, REGIONS) == (5, 5)
+    chart = tmp_path / "regions.yaml"
+    chart.write_text(REGIONS)
+    as_json = statekit("explain", str(chart), "--format", "json")
+    assert as_json.returncode == 0, as_json.stderr
+    first = json.loads(as_json.stdout)["configurations"][0]
+    assert first["path"] == []
+    answers = [v["payload"] for v in first["events"]["CANCEL_REQUESTED"]]
+    assert {"at_period_end": False, "days_left": 1} in answers
+    assert "payload" in statekit("explain", str(chart)).stdout  # the text table's column
+    linted = statekit("lint", str(chart))
+    assert 'payload {"at_period_end": true, "days_left": 1}' in linted.stdout, linted.stdout
