@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekit.analysis.exploration import Exploration, MacrostepBranch
-from statekit.analysis.report import leaves, step_lines
+from statekit.analysis.report import leaves, outcome_text
+from statekit.compiler.diagnostics import TraceStep
 from statekit.compiler.expressions.tree import Literal, iter_nodes
 from statekit.compiler.ir import CompiledChart, FieldDecl
 from statekit.compiler.value_types import BaseType
@@ -372,28 +373,53 @@ def payload_text(payload: Payload | None) -> str:
     return "payload " + json.dumps(payload, ensure_ascii=False)
 
 
-def checked_path_notes(
+def checked_trace(
     replays: PathReplays, node: int, then: MacrostepBranch | None = None
-) -> tuple[str, ...]:
-    """The shortest known path to `node` (then `then`), as diagnostic notes: each step's
-    line, its checked payload (none printed for an event without fields) or the note
-    that it is assumed, and the data-guard outcomes it assumed."""
+) -> tuple[TraceStep, ...]:
+    """The shortest known path to `node` (then `then`), each step with what the chart
+    does, its checked payload (None: assumed) and the data-guard outcomes it assumed."""
     exploration = replays.exploration
+    chart = exploration.chart
     path = [o for _p, o in exploration.path(node)] if node >= 0 else []
     if then is not None:
         path.append(then)
     payloads = iter(replays.trace(node, then))
+    return tuple(
+        TraceStep(
+            outcome.event,
+            outcome_text(exploration, outcome),
+            None if outcome.event is None else _fields(next(payloads)),
+            tuple(a.describe(chart) for a in outcome.assumptions),
+        )
+        for outcome in path
+    )
+
+
+def _fields(payload: Payload | None) -> tuple[tuple[str, object], ...] | None:
+    return None if payload is None else tuple(payload.items())
+
+
+def trace_notes(trace: Sequence[TraceStep]) -> tuple[str, ...]:
+    """A trace as diagnostic notes: each step's line, its checked payload (none printed
+    for an event without fields, nor for the initial macrostep) or the note that it is
+    assumed, and the data-guard outcomes it assumed."""
     lines = ["path from the initial configuration:"]
     number = 0
-    for outcome in path:
-        if outcome.event is None:
-            lines.extend(step_lines(exploration, number, outcome))
-            continue
-        number += 1
-        head, *assuming = step_lines(exploration, number, outcome)
-        payload = next(payloads)
-        lines.append(head)
-        if payload is None or payload:
-            lines.append("     " + payload_text(payload))
-        lines.extend(assuming)
+    for step in trace:
+        if step.event is None:
+            lines.append(f"  start {step.outcome}")
+        else:
+            number += 1
+            lines.append(f"  {number}. {step.event} {step.outcome}")
+            if step.payload is None or step.payload:
+                payload = None if step.payload is None else dict(step.payload)
+                lines.append("     " + payload_text(payload))
+        lines.extend(f"     assuming {a}" for a in step.assuming)
     return tuple(lines)
+
+
+def checked_path_notes(
+    replays: PathReplays, node: int, then: MacrostepBranch | None = None
+) -> tuple[str, ...]:
+    """`trace_notes` of `checked_trace`."""
+    return trace_notes(checked_trace(replays, node, then))

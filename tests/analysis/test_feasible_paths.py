@@ -451,3 +451,30 @@ def test_explain_and_lint_print_checked_payloads_on_a_known_chart(tmp_path: Any)
     assert "payload" in statekit("explain", str(chart)).stdout  # the text table's column
     linted = statekit("lint", str(chart))
     assert 'payload {"at_period_end": true, "days_left": 1}' in linted.stdout, linted.stdout
+
+
+def test_every_lint_format_carries_the_checked_payloads(tmp_path: Any) -> None:
+    chart = tmp_path / "regions.yaml"
+    chart.write_text(REGIONS)
+    found = json.loads(statekit("lint", str(chart), "--format", "json").stdout)
+    traces = [d["trace"] for d in found["diagnostics"] if "trace" in d]
+    assert traces
+    machine = Chart(chart_of(REGIONS))
+    for trace in traces:  # the JSON trace replays to each step's printed outcome
+        state = machine.start()
+        for step in trace:
+            if step["event"] is None:
+                continue
+            assert step["payload"] is not None, trace
+            result = machine.send(state, step["event"], step["payload"])
+            shown = "→ {" + ", ".join(result.state.leaves) + "}"
+            if result.status.value != "APPLIED":
+                shown = f"{result.status.value} {result.reason}"
+            assert shown == step["outcome"], trace
+            state = result.state
+    sarif = json.loads(statekit("lint", str(chart), "--format", "sarif").stdout)
+    results = sarif["runs"][0]["results"]
+    assert any("trace" in r.get("properties", {}) for r in results)
+    assert all('payload {"' in r["message"]["text"] for r in results if "properties" in r)
+    github = statekit("lint", str(chart), "--format", "github").stdout
+    assert 'payload {"at_period_end": true, "days_left": 1}' in github

@@ -47,8 +47,8 @@ from collections.abc import Iterator
 from statekit.analysis.exploration import SeenConflict
 from statekit.analysis.facts import ChartFacts
 from statekit.analysis.report import leaves, state_name, transition_label, trigger
-from statekit.analysis.witness import Payload, checked_path_notes, payload_text
-from statekit.compiler.diagnostics import Diagnostic, Severity
+from statekit.analysis.witness import Payload, checked_trace, payload_text, trace_notes
+from statekit.compiler.diagnostics import Diagnostic, Severity, TraceStep
 from statekit.compiler.ir import CompiledChart
 
 SLUG = "conflicting-transitions"
@@ -68,15 +68,20 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
                 continue
             seen.add((kept, lost))
             config = leaves(chart, conflict.configuration)
+            assuming = tuple(x.describe(chart) for x in found.assumptions)
+            trace: tuple[TraceStep, ...] = ()
             if found.node < 0:
                 step = [f"in the initial macrostep, with both enabled in {config}"]
             else:
-                step = [*checked_path_notes(facts.replays, found.node)]
-                step.append(f"  then {found.event}, with both enabled in {config}")
                 payload = _payload(facts, found)
+                fields = None if payload is None else tuple(payload.items())
+                then = TraceStep(found.event, f"with both enabled in {config}", fields, assuming)
+                trace = (*checked_trace(facts.replays, found.node), then)
+                step = [*trace_notes(trace[:-1])]
+                step.append(f"  then {found.event}, with both enabled in {config}")
                 if payload is None or payload:  # an event without fields: nothing to show
                     step.append("     " + payload_text(payload))
-            step.extend(f"     assuming {x.describe(chart)}" for x in found.assumptions)
+            step.extend(f"     assuming {a}" for a in assuming)
             notes = (
                 f"kept: {transition_label(chart, kept)}",
                 f"dropped: {transition_label(chart, lost)}",
@@ -92,6 +97,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
                 "decides, and this one never fires there",
                 chart.transitions[lost].span,
                 notes,
+                trace=trace,
             )
 
 

@@ -42,7 +42,7 @@ from statekit.analysis.exploration import Exploration
 from statekit.analysis.facts import ChartFacts
 from statekit.analysis.guards import ThreeValued
 from statekit.analysis.report import leaves, transition_label
-from statekit.analysis.witness import checked_path_notes
+from statekit.analysis.witness import checked_trace, trace_notes
 from statekit.compiler.diagnostics import Diagnostic, RelatedLocation, Severity
 from statekit.compiler.ir import CompiledChart, ExpressionInvariant, StateInvariant
 
@@ -72,8 +72,9 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             culprit = "broken by " + "; ".join(transition_label(chart, t) for t in breaking)
         else:
             culprit = "broken by the initial configuration"
+        trace = checked_trace(facts.replays, found)
         notes = (
-            *checked_path_notes(facts.replays, found),
+            *trace_notes(trace),
             why,
             culprit,
             "at runtime the last step of this path is rejected with INVARIANT_VIOLATION",
@@ -86,6 +87,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             invariant.span,
             notes,
             related,
+            trace,
         )
 
 

@@ -36,7 +36,7 @@ from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts, bottom_components, can_end
 from statekit.analysis.report import leaves
-from statekit.analysis.witness import checked_path_notes
+from statekit.analysis.witness import checked_trace, trace_notes
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart, StateKind
 
@@ -67,8 +67,9 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     configurations = list(dict.fromkeys(leaves(chart, nodes[n].config) for n in trap))
     shown = ", ".join(configurations[:SHOWN])
     more = f" and {len(configurations) - SHOWN} more" if len(configurations) > SHOWN else ""
+    trace = checked_trace(facts.replays, entry)
     notes = (
-        *checked_path_notes(facts.replays, entry),
+        *trace_notes(trace),
         f"the trap: {shown}{more}",
         f"{len(trapped):,} of {len(nodes):,} reachable abstract state(s) cannot end "
         f"({len(traps)} trap(s))",
@@ -80,4 +81,5 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
         f"no final configuration can be reached from {leaves(chart, config)}",
         span,
         notes,
+        trace=trace,
     )
