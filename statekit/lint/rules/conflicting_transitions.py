@@ -5,7 +5,8 @@ and both exit a common ancestor (at least one leaves the parallel state),
 only one can fire: SCXML keeps the one first in document order and drops
 the other. That choice by document order is almost always a modelling bug.
 Found by the exploration, in reachable configurations and with the
-data-guard outcomes the path assumed; a descendant beating its ancestor is
+data-guard outcomes the path assumed (each step's payload checked by replay,
+or marked as assumed); a descendant beating its ancestor is
 the normal priority and is not reported.
 
 Failing::

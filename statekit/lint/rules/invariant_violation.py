@@ -5,7 +5,9 @@ configuration, so the explorer checks them in every reachable configuration
 (as the chart is written, without the engine's runtime check: at runtime the
 step into such a configuration is rejected with INVARIANT_VIOLATION, which
 is still a modelling error). The finding shows the shortest event trace from
-the initial configuration and the data-guard outcomes it assumed, and points
+the initial configuration, each step with a payload checked by replaying the
+trace through the engine (or, where none was found, marked as assumed) and the
+data-guard outcomes it assumed, and points
 at the transition whose step breaks the invariant (a related location: the
 transition of the last step that entered a `when` or `forbid` state or left a
 `require` state; every transition of that step when none did).

@@ -5,8 +5,9 @@ parallel root, a final state in every region). The explorer builds the graph
 of reachable configurations (data guards taken both ways, so a path that
 needs some data exists); configurations that cannot reach a final
 configuration form *traps*. The smallest trap is reported, at a state of its
-first configuration, with a shortest path into it and the data-guard outcomes
-that path assumed. Nothing is reported when the exploration hit a bound
+first configuration, with a shortest path into it (each step with a payload
+checked by replay, or marked as assumed) and the data-guard outcomes that path
+assumed. Nothing is reported when the exploration hit a bound
 (see `analysis-limit`).
 
 Failing::
