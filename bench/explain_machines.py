@@ -6,8 +6,9 @@ runs `statekit explain` from the `statekit/` package in DIR (say, the code
 before a change, unpacked with `git archive REV statekit | tar -x -C DIR`);
 the commands run as fresh processes, interleaved (one of each in turn, RUNS
 rounds, 11 by default), so that a change of the machine's load hits all of
-them alike. Each line gives the median and the range of the wall time, and the
-ratio of its median to the `--against` command's: the payloads `explain`
+them alike. Each line gives the median and the range of the wall time (and of
+the CPU time, user + system, which the load of other processes inflates least),
+and the ratio of its median to the `--against` command's: the payloads `explain`
 prints (`statekit.analysis.explain_payloads`) must keep it within 1.5x.
 """
 
@@ -48,20 +49,21 @@ def main() -> None:
                     *explain,
                 ]
     times = interleaved(commands, runs)
-    print(f"{runs} interleaved runs each; median (min-max) of whole-process wall time")
-    for name, found in times.items():
-        if name.endswith("(against)"):
-            continue
-        values = [t[0] for t in found]
-        median = statistics.median(values)
-        line = f"{name:24} {median:7.1f} ms ({min(values):.1f}-{max(values):.1f})"
-        base = times.get(f"{name} (against)")
-        if base is not None:
-            walls = [t[0] for t in base]
-            before = statistics.median(walls)
-            line += f"   against {before:7.1f} ms ({min(walls):.1f}-{max(walls):.1f})"
-            line += f"  {median / before:.2f}x"
-        print(line)
+    print(f"{runs} interleaved runs each; median (min-max) of whole-process wall and CPU time")
+    for column, label in ((0, "wall"), (1, "CPU")):
+        for name, found in times.items():
+            if name.endswith("(against)"):
+                continue
+            values = [t[column] for t in found]
+            median = statistics.median(values)
+            line = f"{label:4} {name:18} {median:7.1f} ms ({min(values):.1f}-{max(values):.1f})"
+            base = times.get(f"{name} (against)")
+            if base is not None:
+                before = [t[column] for t in base]
+                was = statistics.median(before)
+                line += f"  against {was:7.1f} ms ({min(before):.1f}-{max(before):.1f})"
+                line += f"  {median / was:.2f}x"
+            print(line)
 
 
 if __name__ == "__main__":

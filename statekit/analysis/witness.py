@@ -270,15 +270,24 @@ def expected_step(exploration: Exploration, outcome: MacrostepBranch) -> Expecte
     )
 
 
+REPLAYS_BUDGET = 100_000
+"""Sends one `PathReplays` may make in all (about two seconds of the engine's steps):
+past it every further path and answer is printed as assumed, so that a chart of many
+configurations keeps `explain --format json` and lint within a bound."""
+
+
 class PathReplays:
     """Checked payloads for the paths of one exploration, found on demand and cached per
     node: a node's path is its parent's, replayed, plus one step searched from the
     parent's replayed state (the whole path is searched again only when that step cannot
-    be taken from there). `explain`, lint's counterexample traces and the coverage hints
-    share one per exploration."""
+    be taken from there), within `REPLAYS_BUDGET` sends in all. `explain`, lint's
+    counterexample traces and the coverage hints share one per exploration."""
 
-    def __init__(self, exploration: Exploration) -> None:
+    def __init__(self, exploration: Exploration, budget: int = REPLAYS_BUDGET) -> None:
         self.exploration = exploration
+        self.budget = budget
+        self.sends = 0
+        """Sends made so far (`budget` bounds them)."""
         self.chart = Chart(exploration.chart)
         self.literals = chart_literals(exploration.chart)
         self._nodes: dict[int, NodeReplay] = {}
@@ -322,7 +331,7 @@ class PathReplays:
         parent = self._nodes[view.parent]
         if via.event is None:  # defensive: only the initial macrostep has none
             return NodeReplay(parent.payloads, None)
-        if parent.state is None:  # the path is assumed from an earlier step on
+        if parent.state is None or self.sends >= self.budget:  # assumed from here on
             return NodeReplay((*parent.payloads, None), None)
         found = self._one_step(parent.state, via)
         if found is not None:
@@ -330,8 +339,10 @@ class PathReplays:
             return NodeReplay((*parent.payloads, payload), state)
         path = self.exploration.path(node)
         steps = [expected_step(self.exploration, o) for _p, o in path if o.event is not None]
-        search = _Search(self.chart, steps, self.literals)
+        budget = min(SEND_BUDGET, self.budget - self.sends)
+        search = _Search(self.chart, steps, self.literals, budget)
         whole = search.run(self.start())
+        self.sends += search.sends
         if whole is not None:
             return NodeReplay(tuple(whole), search.end)
         best = tuple(search.best) + (None,) * (len(steps) - len(search.best))
@@ -340,7 +351,8 @@ class PathReplays:
     def _one_step(self, state: State, outcome: MacrostepBranch) -> tuple[Payload, State] | None:
         step = expected_step(self.exploration, outcome)
         choices = event_payloads(self.exploration.chart, step.event, state.context, self.literals)
-        for payload in itertools.islice(choices, STEP_BUDGET):
+        for payload in itertools.islice(choices, min(STEP_BUDGET, self.budget - self.sends)):
+            self.sends += 1
             result = self.chart.send(state, step.event, payload)
             if takes(result, step):
                 return payload, result.state
