@@ -19,6 +19,13 @@ battery on a path that never lowers it) gets None and the search goes on
 past it. The search is bounded (`SEND_BUDGET` sends per path); past the bound,
 or at an applied step it cannot take, the remaining steps get None: printed
 as assumptions, never as payloads that were not checked.
+
+`statekit paths` and `races` search their paths whole (`witness_payloads`);
+`PathReplays` is the same search for the shortest paths to an exploration's
+abstract states, shared by `explain`, lint's counterexample traces
+(`checked_trace`, `trace_notes`) and the coverage report's hints: lazy, cached
+per abstract state (a state's path is its parent's replay plus one step) and
+bounded in all (`REPLAYS_BUDGET`).
 """
 
 from __future__ import annotations

@@ -7,6 +7,9 @@ step of every covering path that carries a payload is taken exactly as printed w
 the path is replayed with those payloads from the initial state; where every guard
 reads only the payload (so the analysis's reasoning is exact), every step carries one;
 and each order of each race `statekit races` prints replays to its printed end.
+The same holds for what `statekit explain --format json` prints (each
+configuration's path and each answer's payload) and for lint's counterexample
+traces (the text notes, and the JSON `trace`).
 """
 
 from __future__ import annotations
