@@ -35,6 +35,7 @@ from statekit.engine.chart import Chart
 from statekit.engine.state import State
 from statekit.lint.config import LintConfig
 from statekit.lint.lint_files import lint_source
+from statekit.testing.coverage.metrics import measure
 
 REGIONS = """\
 statechart: regions
@@ -481,3 +482,38 @@ def test_every_lint_format_carries_the_checked_payloads(tmp_path: Any) -> None:
     assert all('payload {"' in r["message"]["text"] for r in results if "properties" in r)
     github = statekit("lint", str(chart), "--format", "github").stdout
     assert 'payload {"at_period_end": true, "days_left": 1}' in github
+
+
+def _coverage_replays(ir: CompiledChart) -> int:
+    """Replay every coverage hint (a missing transition or rejection reason) whose
+    payloads were all found; return how many were checked."""
+    coverage = measure(explore(ir), None)
+    chart = Chart(ir)
+    checked = 0
+    for item in (*coverage.transition.missing, *coverage.rejection.missing):
+        path, payloads = item["path"], item["payloads"]
+        if path is None:
+            continue
+        assert len(payloads) == len(path)
+        if not path or any(p is None for p in payloads):
+            continue  # only assumed from some step on
+        state = chart.start()
+        for event, payload in zip(path, payloads, strict=True):
+            result = chart.send(state, event, payload)
+            state = result.state
+        if "reason" in item:
+            assert result.reason == item["reason"], (item, result.reason)
+        else:
+            assert item["id"] in {t.id for m in result.evidence for t in m.transitions}, item
+        checked += 1
+    return checked
+
+
+def test_coverage_hints_carry_payloads_that_replay() -> None:
+    assert _coverage_replays(chart_of(REGIONS)) == 5
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=charts(with_context=True))
+def test_coverage_hints_replay_to_what_they_cover(text: str) -> None:
+    _coverage_replays(chart_of(text))
