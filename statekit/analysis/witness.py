@@ -435,10 +435,3 @@ def trace_notes(trace: Sequence[TraceStep]) -> tuple[str, ...]:
                 lines.append("     " + payload_text(payload))
         lines.extend(f"     assuming {a}" for a in step.assuming)
     return tuple(lines)
-
-
-def checked_path_notes(
-    replays: PathReplays, node: int, then: MacrostepBranch | None = None
-) -> tuple[str, ...]:
-    """`trace_notes` of `checked_trace`."""
-    return trace_notes(checked_trace(replays, node, then))
