@@ -75,6 +75,11 @@ class Row:
     verdicts: dict[str, tuple[Verdict, ...]]
     timers: tuple[str, ...] = ()
     sends: tuple[str, ...] = ()
+    nodes: tuple[int, ...] = ()
+    """The configuration's abstract states, first reached first (`histories` of them)."""
+    witnesses: dict[str, tuple[tuple[int, MacrostepBranch], ...]] = field(default_factory=dict)
+    """Per event, where each verdict was first found (node, outcome), in `verdicts`' order
+    (`explain_payloads` replays them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,6 +314,7 @@ def explain(
     # Per configuration number: its abstract states, and per event its verdicts (a
     # list, not a set: one verdict per event in most rows, a few with data guards).
     rows: dict[int, tuple[list[int], dict[str, list[Verdict]]]] = {}
+    witnesses: dict[tuple[int, str], list[tuple[int, MacrostepBranch]]] = {}
     may_be_armed = armed_sends(exploration)
     sends: dict[int, set[str]] = {}
     shared = _Verdicts(exploration)
@@ -329,8 +335,10 @@ def explain(
             found = verdicts.get(outcome.event)
             if found is None:
                 verdicts[outcome.event] = [verdict]
+                witnesses[number, outcome.event] = [(node_id, outcome)]
             elif verdict not in found:
                 found.append(verdict)
+                witnesses[number, outcome.event].append((node_id, outcome))
     order = exploration.event_order()
     armed = ArmedTimers(chart)
     table = tuple(
@@ -341,6 +349,8 @@ def explain(
             {e: tuple(v) for e, v in sorted(verdicts.items(), key=lambda kv: order[kv[0]])},
             armed.events(exploration.config_at(number)) if chart.timers else (),
             tuple(sorted(sends.get(number, ()))),
+            tuple(ids),
+            {e: tuple(witnesses[number, e]) for e in verdicts},
         )
         for number, (ids, verdicts) in rows.items()
     )

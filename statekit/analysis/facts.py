@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from statekit.analysis.exploration import Exploration, MacrostepBranch
 from statekit.analysis.options import ExplorationOptions, explore_with
+from statekit.analysis.witness import PathReplays
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.tables import is_in_final_state
 
@@ -35,7 +36,8 @@ class ChartFacts:
     `reached_states` and `selected_transitions` map ids to their witnesses;
     `left_states` are states some macrostep exits; `successors[node]` are the
     nodes its outcomes lead to; `ending` the nodes from which a final
-    configuration is reachable.
+    configuration is reachable; `replays` the checked payloads of the paths the
+    rules print (`witness.PathReplays`, searched on demand).
     """
 
     exploration: Exploration
@@ -44,6 +46,8 @@ class ChartFacts:
     left_states: frozenset[int]
     successors: tuple[tuple[int, ...], ...]
     ending: frozenset[int]
+    replays: PathReplays
+    """Checked payloads for the paths the rules print (found on demand, cached per node)."""
 
 
 def chart_facts(chart: CompiledChart, options: ExplorationOptions) -> ChartFacts:
@@ -61,6 +65,7 @@ def facts_of(exploration: Exploration) -> ChartFacts:
         left_states=frozenset(left_states(exploration)),
         successors=succ,
         ending=frozenset(ending(exploration, succ)),
+        replays=PathReplays(exploration),
     )
 
 

@@ -16,11 +16,20 @@ from rich.table import Table
 from rich.text import Text
 
 from statekit.analysis.explain import Explanation, answer_groups, explain
+from statekit.analysis.explain_payloads import (
+    answer_payload_text,
+    explanation_json,
+    path_text,
+    replayed_answers,
+    replayed_path,
+    row_node,
+)
 from statekit.analysis.exploration import Exploration
 from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.analysis.paths import PathSuite, covering_paths
 from statekit.analysis.report import transition_label
 from statekit.analysis.tracked_context import shown_value
+from statekit.analysis.witness import PathReplays
 from statekit.cli.group import EXIT_FINDINGS
 from statekit.cli.output import echo_json, json_text
 from statekit.cli.progress import (
@@ -141,7 +150,7 @@ def explain_command(
     state = _resolve_state(chart, state_ref) if state_ref is not None else None
     explanation = explain(explored, state=state, event=event)
     if output_format == "json":
-        echo_json(explanation.to_json(), indent=2)
+        echo_json(explanation_json(explanation, PathReplays(explored)), indent=2)
     elif output_format == "table":
         click.echo("\n".join(map(terminal_text, _table_lines(explanation, explored))))
     elif len(explanation.rows) > TEXT_TABLE_LIMIT:
@@ -224,7 +233,9 @@ def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
     table.add_column("configuration", overflow="fold")
     table.add_column("event")
     table.add_column("outcome", overflow="fold")
+    table.add_column("payload", overflow="fold")
     table.add_column("assuming", overflow="fold", style="dim")
+    replays = PathReplays(explored)
     for row in explanation.rows:
         first = True
         label = ", ".join(row.states)
@@ -232,13 +243,19 @@ def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
             label += f" ({row.histories} variants of history or tracked context)"
         if row.sends:
             label += f" (send timers that may be armed: {', '.join(row.sends)})"
+        cell = _shown(label)
+        via = replayed_path(replays, row_node(replays, row))
+        if via.events or via.start:
+            cell += Text("\n") + _shown(f"via {path_text(via)}")
         items = list(row.verdicts.items())
+        answers = iter(replayed_answers(replays, row))
         for i, (event, verdicts) in enumerate(items):
             for j, verdict in enumerate(verdicts):
                 table.add_row(
-                    _shown(label if first else ""),
+                    cell if first else Text(""),
                     _shown(event if j == 0 else ""),
                     _shown(verdict.text()),
+                    _shown(answer_payload_text(next(answers))),
                     _shown("; ".join(verdict.assuming)),
                     end_section=i == len(items) - 1 and j == len(verdicts) - 1,
                 )

@@ -49,12 +49,27 @@ class RelatedLocation:
 
 
 @dataclass(frozen=True, slots=True)
+class TraceStep:
+    """One step of a counterexample trace, as data for machine-readable formats (the notes
+    print the same trace for people): the event (None: the initial macrostep), what the
+    chart does (`→ {a, b.c}`, `REJECTED REASON`), the payload checked by replaying the
+    trace (its fields as (name, value) pairs; None: none found, the step is assumed) and
+    the data-guard outcomes the analysis assumed."""
+
+    event: str | None
+    outcome: str
+    payload: tuple[tuple[str, object], ...] | None
+    assuming: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One finding: complete when made, never mutated.
 
     `notes` carry extra lines such as candidate names or a counterexample trace;
     `related` other places the finding concerns (the transition that breaks an
-    invariant, say), each also named in the notes for plain-text readers.
+    invariant, say), each also named in the notes for plain-text readers; `trace` the
+    counterexample trace the notes print, step by step, for machine-readable formats.
     """
 
     slug: str
@@ -63,6 +78,7 @@ class Diagnostic:
     span: SourceSpan
     notes: tuple[str, ...] = field(default=())
     related: tuple[RelatedLocation, ...] = field(default=())
+    trace: tuple[TraceStep, ...] = field(default=())
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         """Order by file, then position, then slug and message (stable output)."""
@@ -77,6 +93,7 @@ class Diagnostic:
             span=self.span,
             notes=self.notes,
             related=self.related,
+            trace=self.trace,
         )
 
 

@@ -8,11 +8,15 @@ step of every covering path that carries a payload is taken exactly as printed w
 the path is replayed with those payloads from the initial state; where every guard
 reads only the payload (so the analysis's reasoning is exact), every step carries one;
 and each order of each race `statekit races` prints replays to its printed end.
+The same holds for what `statekit explain --format json` prints (each
+configuration's path and each answer's payload) and for lint's counterexample
+traces (the text notes, and the JSON `trace`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from chart_helpers import chart_of
@@ -20,13 +24,19 @@ from cli_process import statekit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from statekit.analysis.explain import explain
+from statekit.analysis.explain_payloads import explanation_json
 from statekit.analysis.explorer import explore
 from statekit.analysis.paths import PathStep, covering_paths
 from statekit.analysis.race_witness import race_replays
 from statekit.analysis.races import races_of
-from statekit.analysis.witness import Expected, takes
+from statekit.analysis.witness import Expected, PathReplays, takes
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.chart import Chart
+from statekit.engine.state import State
+from statekit.lint.config import LintConfig
+from statekit.lint.lint_files import lint_source
+from statekit.testing.coverage.metrics import measure
 
 REGIONS = """\
 statechart: regions
@@ -343,3 +353,213 @@ def test_every_printed_race_order_replays_to_its_printed_end(text: str) -> None:
                 order.second.reason,
             )
             assert state.leaves == order.configuration
+
+
+# -- explain and lint print payloads that replay -------------------------------------
+
+
+def _sent(
+    chart: Chart, events: list[dict[str, Any]], start: dict[str, Any] | None = None
+) -> State | None:
+    """The state `events` (`{"event", "payload"}` as explain's JSON prints them) lead to
+    from the start (with the printed `start_context`, if any), every step applied; None
+    when a payload is only assumed."""
+    state = chart.start(start or None)
+    for step in events:
+        if step["payload"] is None:
+            return None
+        result = chart.send(state, step["event"], step["payload"])
+        assert result.status.value == "APPLIED", (step, result.reason)
+        state = result.state
+    return state
+
+
+def _explain_replays(ir: CompiledChart) -> tuple[int, int]:
+    """Replay every path and answer `explain --format json` prints with payloads; return
+    (answers checked, answers printed)."""
+    exploration = explore(ir)
+    document = explanation_json(explain(exploration), PathReplays(exploration))
+    chart = Chart(ir)
+    checked = printed = 0
+    for row in document["configurations"]:
+        at = _sent(chart, row["path"], row.get("start_context"))
+        if at is not None:
+            assert set(at.leaves) == set(row["states"]), (row["path"], row["states"])
+        for event, verdicts in row["events"].items():
+            for verdict in verdicts:
+                printed += 1
+                start = (
+                    at
+                    if "path" not in verdict
+                    else _sent(chart, verdict["path"], verdict.get("start_context"))
+                )
+                if start is None or verdict["payload"] is None:
+                    continue
+                result = chart.send(start, event, verdict["payload"])
+                assert (result.status.value, result.reason) == (
+                    verdict["status"],
+                    verdict["reason"],
+                ), (row["states"], event, verdict)
+                if "target" in verdict:
+                    assert set(result.state.leaves) == set(verdict["target"]), verdict
+                checked += 1
+    return checked, printed
+
+
+STEP_LINE = re.compile(r"^\s+(\d+)\. (\S+) (→ \{(.*)\}|ALREADY_APPLIED|REJECTED (\S+))$")
+PAYLOAD_LINE = re.compile(r"^\s+payload (\{.*\})$")
+ASSUMED_LINE = "payload: none found by replay"
+
+
+START_LINE = re.compile(r"^\s+start context (\{.*\})$")
+
+
+def _lint_traces(
+    ir: CompiledChart, text: str
+) -> list[tuple[dict[str, Any], list[tuple[str, str, Any]]]]:
+    """The counterexample traces of lint's findings: per trace, the context the instance
+    starts with (empty: the defaults) and each step's event, its printed outcome and its
+    payload ({} when none is printed, None when assumed)."""
+    report = lint_source(text, "generated.yaml", LintConfig())
+    traces: list[tuple[dict[str, Any], list[tuple[str, str, Any]]]] = []
+    for finding in report.diagnostics:
+        steps: list[tuple[str, str, Any]] = []
+        for note in finding.notes:
+            if note == "path from the initial configuration:":
+                steps = []
+                traces.append(({}, steps))
+            elif (start := START_LINE.match(note)) is not None:
+                traces[-1][0].update(json.loads(start.group(1)))
+            elif (step := STEP_LINE.match(note)) is not None:
+                steps.append((step.group(2), step.group(3), {}))
+            elif (payload := PAYLOAD_LINE.match(note)) is not None:
+                event, outcome, _ = steps[-1]
+                steps[-1] = (event, outcome, json.loads(payload.group(1)))
+            elif ASSUMED_LINE in note:
+                event, outcome, _ = steps[-1]
+                steps[-1] = (event, outcome, None)
+    return traces
+
+
+def _lint_replays(ir: CompiledChart, text: str) -> tuple[int, int]:
+    """Replay every trace lint prints; return (steps checked, steps printed)."""
+    chart = Chart(ir)
+    checked = printed = 0
+    for start, trace in _lint_traces(ir, text):
+        state = chart.start(start or None)
+        for event, outcome, payload in trace:
+            printed += 1
+            if payload is None:
+                break  # from here on the trace is assumed
+            result = chart.send(state, event, payload)
+            if outcome.startswith("→"):
+                assert result.status.value == "APPLIED", (trace, result.reason)
+                assert "{" + ", ".join(result.state.leaves) + "}" == outcome[2:], trace
+            elif outcome == "ALREADY_APPLIED":
+                assert result.status.value == "ALREADY_APPLIED", trace
+            else:
+                assert f"REJECTED {result.reason}" == outcome, (trace, result.reason)
+            state = result.state
+            checked += 1
+    return checked, printed
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=charts(with_context=False))
+def test_explain_and_lint_traces_replay_and_payload_guards_always_get_payloads(
+    text: str,
+) -> None:
+    ir = chart_of(text)
+    checked, printed = _explain_replays(ir)
+    assert checked == printed, text
+    checked, printed = _lint_replays(ir, text)
+    assert checked == printed, text
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=charts(with_context=True))
+def test_explain_and_lint_traces_replay_with_context_guards_and_assigns(text: str) -> None:
+    ir = chart_of(text)
+    _explain_replays(ir)
+    _lint_replays(ir, text)
+
+
+def test_explain_and_lint_print_checked_payloads_on_a_known_chart(tmp_path: Any) -> None:
+    ir = chart_of(REGIONS)
+    # nothing assigns ctx.cancel_at_period_end, so an instance keeps the value it was
+    # created with: the exploration starts from both, and explain answers from each
+    assert _explain_replays(ir) == (24, 24)
+    assert _lint_replays(ir, REGIONS) == (5, 5)
+    chart = tmp_path / "regions.yaml"
+    chart.write_text(REGIONS)
+    as_json = statekit("explain", str(chart), "--format", "json")
+    assert as_json.returncode == 0, as_json.stderr
+    first = json.loads(as_json.stdout)["configurations"][0]
+    assert first["path"] == []
+    answers = [v["payload"] for v in first["events"]["CANCEL_REQUESTED"]]
+    assert {"at_period_end": False, "days_left": 1} in answers
+    assert "payload" in statekit("explain", str(chart)).stdout  # the text table's column
+    linted = statekit("lint", str(chart))
+    assert 'payload {"at_period_end": true, "days_left": 1}' in linted.stdout, linted.stdout
+
+
+def test_every_lint_format_carries_the_checked_payloads(tmp_path: Any) -> None:
+    chart = tmp_path / "regions.yaml"
+    chart.write_text(REGIONS)
+    found = json.loads(statekit("lint", str(chart), "--format", "json").stdout)
+    traces = [d["trace"] for d in found["diagnostics"] if "trace" in d]
+    assert traces
+    machine = Chart(chart_of(REGIONS))
+    for trace in traces:  # the JSON trace replays to each step's printed outcome
+        state = machine.start()
+        for step in trace:
+            if step["event"] is None:
+                continue
+            assert step["payload"] is not None, trace
+            result = machine.send(state, step["event"], step["payload"])
+            shown = "→ {" + ", ".join(result.state.leaves) + "}"
+            if result.status.value != "APPLIED":
+                shown = f"{result.status.value} {result.reason}"
+            assert shown == step["outcome"], trace
+            state = result.state
+    sarif = json.loads(statekit("lint", str(chart), "--format", "sarif").stdout)
+    results = sarif["runs"][0]["results"]
+    assert any("trace" in r.get("properties", {}) for r in results)
+    assert all('payload {"' in r["message"]["text"] for r in results if "properties" in r)
+    github = statekit("lint", str(chart), "--format", "github").stdout
+    assert 'payload {"at_period_end": true, "days_left": 1}' in github
+
+
+def _coverage_replays(ir: CompiledChart) -> int:
+    """Replay every coverage hint (a missing transition or rejection reason) whose
+    payloads were all found; return how many were checked."""
+    coverage = measure(explore(ir), None)
+    chart = Chart(ir)
+    checked = 0
+    for item in (*coverage.transition.missing, *coverage.rejection.missing):
+        path, payloads = item["path"], item["payloads"]
+        if path is None:
+            continue
+        assert len(payloads) == len(path)
+        if not path or any(p is None for p in payloads):
+            continue  # only assumed from some step on
+        state = chart.start(item.get("start_context"))
+        for event, payload in zip(path, payloads, strict=True):
+            result = chart.send(state, event, payload)
+            state = result.state
+        if "reason" in item:
+            assert result.reason == item["reason"], (item, result.reason)
+        else:
+            assert item["id"] in {t.id for m in result.evidence for t in m.transitions}, item
+        checked += 1
+    return checked
+
+
+def test_coverage_hints_carry_payloads_that_replay() -> None:
+    assert _coverage_replays(chart_of(REGIONS)) == 5
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=charts(with_context=True))
+def test_coverage_hints_replay_to_what_they_cover(text: str) -> None:
+    _coverage_replays(chart_of(text))

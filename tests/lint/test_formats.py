@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from statekit.compiler.diagnostics import Diagnostic, RelatedLocation, Severity, SourceSpan
 from statekit.compiler.terminal_text import terminal_text
-from statekit.lint import formats
+from statekit.lint import sarif_format
 from statekit.lint.formats import (
     FINGERPRINT_KEY,
     FORMATS,
@@ -686,8 +686,8 @@ def test_results_are_capped_per_rule_and_per_run(
     total: int,
     expected: dict[str, int],
 ) -> None:
-    monkeypatch.setattr(formats, "MAX_RESULTS_PER_RULE", cap)
-    monkeypatch.setattr(formats, "MAX_RESULTS", total)
+    monkeypatch.setattr(sarif_format, "MAX_RESULTS_PER_RULE", cap)
+    monkeypatch.setattr(sarif_format, "MAX_RESULTS", total)
     text = format_sarif(_many(per_rule), RULES)
     assert_valid_sarif(text)
     results = json.loads(text)["runs"][0]["results"]
@@ -733,8 +733,8 @@ def test_any_flood_is_capped_per_rule_and_per_run(
     counts: dict[str, int], cap: int, total: int
 ) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(formats, "MAX_RESULTS_PER_RULE", cap)
-        patch.setattr(formats, "MAX_RESULTS", total)
+        patch.setattr(sarif_format, "MAX_RESULTS_PER_RULE", cap)
+        patch.setattr(sarif_format, "MAX_RESULTS", total)
         text = format_sarif(_many(counts), RULES)
     assert_valid_sarif(text)
     results = json.loads(text)["runs"][0]["results"]

@@ -3,10 +3,12 @@ reached by deterministic tests: the covering paths of `statekit.testing.paths`
 replayed step by step, plus an unknown event and an invalid payload per chart.
 
 The paths name each step's event, classification, configuration and fired
-transitions, but no payloads: `replay` finds them by a small deterministic
-search (candidate values from each field's declared type and the instance's
-context, backtracking over the path, with a bounded number of sends), and a
-step counts only when the chart answers it with exactly the path's status,
+transitions; `replay` finds their payloads with the library's search
+(`statekit.analysis.witness.search_payloads`, the one behind every payload
+`statekit paths`, `explain` and lint print: candidate values from each
+field's declared type, the chart's literals and the instance's context,
+backtracking over the path, with a bounded number of sends), and a step
+counts only when the chart answers it with exactly the path's status,
 reason, fired transitions and configuration. A timer step
 (`after(15m)@processing`) is sent by its timer event's name, which delivers the
 armed timer. A path the search cannot replay fails its test, unless the step it
@@ -18,7 +20,6 @@ is met by this file alone (`tests/testing/test_machines_coverage.py` checks that
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,22 +29,25 @@ import pytest
 
 import statekit
 from statekit.analysis.paths import PathStep
-from statekit.analysis.witness import configuration_text
-from statekit.compiler.ir import FieldDecl
-from statekit.compiler.value_types import BaseType
+from statekit.analysis.witness import (
+    Expected,
+    Payload,
+    candidates,
+    chart_literals,
+    configuration_text,
+    search_payloads,
+)
 from statekit.engine.chart import Chart
 from statekit.engine.result import INVALID_PAYLOAD, UNKNOWN_EVENT, Result, Status
-from statekit.engine.state import State
 from statekit.testing import CoveringPath, paths
 
 MACHINES = Path(__file__).resolve().parents[2] / "machines"
 CHARTS = {file.stem: statekit.load(file) for file in sorted(MACHINES.glob("*.yaml"))}
 
 SEND_BUDGET = 50_000
-"""How many sends one path's search may make before the path counts as not replayable."""
-
-BASE_INTEGERS = (1, 0, 2, 3, 100, 101, -1, 1_000_000)
-BASE_STRINGS = ("a", "")
+"""How many sends one instance of a replay may make, over every start context it tries,
+before it settles for the steps it took (each search is bounded by the library's own
+`witness.SEND_BUDGET` too)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,18 +72,28 @@ class NotReplayable(AssertionError):
         self.step = step
 
 
+def _expected(step: PathStep) -> Expected:
+    return Expected(
+        step.event or "", step.status, step.reason, step.transitions, step.configuration
+    )
+
+
 def replay(
     chart: Chart, path: CoveringPath, out_of_reach: frozenset[int] = frozenset()
 ) -> tuple[Segment, ...]:
     """Replay `path` on as few instances as it needs; raise `NotReplayable` when it cannot.
 
-    One instance takes the steps as far as some payloads let it. When it is stuck at
-    step k, the steps before k that it took were rejections or repeats that left the
-    state as it was, or applied steps: a new instance takes the applied steps before
-    k again (its trunk, with data of its own) and goes on from step k. A refusal the
-    path sends between two applied steps reads the same configuration either way, so
-    only the data differ: e.g. POWER_ON refused for a low battery and then applied
-    from the same state. A new instance that is stuck at step k again fails.
+    Each instance's payloads come from the library's search
+    (`statekit.analysis.witness.search_payloads`, the one `statekit paths`, `explain`
+    and lint's traces print from), which takes a step only when the chart answers it
+    exactly as the path says, and passes over a refusal it cannot bring about. One
+    instance takes the steps as far as some payloads let it, from the declared
+    defaults or else from a start context with one field changed (`start_contexts`).
+    When it stops short of step k (an applied step it cannot take, or a refusal it
+    passed over), a new instance takes the applied steps before k again (its trunk,
+    with data of its own) and goes on from step k: e.g. POWER_ON refused for a low
+    battery and then applied from the same state. A new instance that cannot take
+    step k either fails.
 
     The steps of `out_of_reach` (0-based) are left out: a refusal or repeat (it
     leaves the state as it was) alone, an applied step with the rest of the path.
@@ -98,124 +112,65 @@ def replay(
     while kept:
         trunk = [i for i in kept if i < start and steps[i].status == Status.APPLIED.value]
         indexes = (*trunk, *(i for i in kept if i >= start))
-        search = Search(chart, tuple(steps[i] for i in indexes))
-        found = search.run()
-        sends += search.sends
-        context, results = found if found is not None else search.best
-        if found is None and indexes[len(results)] <= start:
-            raise NotReplayable(path, indexes[len(results)], sends)
-        segments.append(Segment(context, indexes[: len(results)], tuple(results)))
-        if found is not None:
+        expected = [_expected(steps[i]) for i in indexes]
+        best: tuple[int, Mapping[str, Any], list[Payload | None]] | None = None
+        budget = sends + SEND_BUDGET
+        for context in start_contexts(chart):
+            if sends >= budget:
+                break
+            try:
+                state = chart.start(context)
+            except statekit.StartError:
+                continue
+            found = search_payloads(chart, expected, state)
+            sends += found.sends
+            reached = next(
+                (n for n, p in enumerate(found.payloads) if p is None), len(found.payloads)
+            )
+            if best is None or reached > best[0]:
+                best = (reached, context, found.payloads)
+            if reached == len(indexes):
+                break
+        if best is None or best[0] == 0 or indexes[best[0] - 1] < start:
+            raise NotReplayable(path, start, sends)
+        reached, started, payloads = best
+        segments.append(_segment(chart, started, indexes[:reached], steps, payloads))
+        if reached == len(indexes):
             break
-        start = indexes[len(results)]
+        start = indexes[reached]
     return tuple(segments)
 
 
-class Search:
-    """A depth-first search for payloads (and, when the defaults do not do, a start
-    context) that make `chart` take each of `steps` exactly as the path says."""
-
-    def __init__(self, chart: Chart, steps: tuple[PathStep, ...]) -> None:
-        self.chart = chart
-        self.steps = steps
-        self.sends = 0
-        self.best: tuple[Mapping[str, Any], list[Result]] = ({}, [])
-        self._failed: set[tuple[int, State]] = set()
-        self._context: Mapping[str, Any] = {}
-        self._taken: list[Result] = []
-
-    def run(self) -> tuple[Mapping[str, Any], list[Result]] | None:
-        """The first start context and results that take every step, or None (`best`
-        then holds the longest prefix taken)."""
-        for context in self._start_contexts():
-            try:
-                state = self.chart.start(context)
-            except statekit.StartError:
-                continue
-            self._context = context
-            if self._from(0, state):
-                return context, list(self._taken)
-            if self.sends >= SEND_BUDGET:
-                return None
-        return None
-
-    def _from(self, index: int, state: State) -> bool:
-        if len(self._taken) > len(self.best[1]):
-            self.best = (self._context, list(self._taken))
-        if index == len(self.steps):
-            return True
-        if (index, state) in self._failed:
-            return False
-        step = self.steps[index]
-        assert step.event is not None
-        for payload in self._payloads(step.event, state.context):
-            if self.sends >= SEND_BUDGET:
-                return False
-            self.sends += 1
-            result = self.chart.send(state, step.event, payload)
-            if not takes(result, step):
-                continue
-            self._taken.append(result)
-            if self._from(index + 1, result.state):
-                return True
-            self._taken.pop()
-        self._failed.add((index, state))
-        return False
-
-    def _payloads(self, event: str, context: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
-        declared = self.chart.ir.events.get(event)
-        if declared is None:  # a timer's event: delivered by name, without a payload
-            yield {}
-            return
-        names = [f.name for f in declared.fields]
-        choices = [candidates(f, context) for f in declared.fields]
-        for values in itertools.product(*choices):
-            yield dict(zip(names, values, strict=True))
-
-    def _start_contexts(self) -> Iterator[dict[str, Any]]:
-        """The declared defaults, then each single field set to one of its candidates."""
-        yield {}
-        defaults = self.chart.start().context
-        for decl in self.chart.ir.context.values():
-            for value in candidates(decl, defaults):
-                if value != defaults[decl.name] or type(value) is not type(defaults[decl.name]):
-                    yield {decl.name: value}
+def _segment(
+    chart: Chart,
+    context: Mapping[str, Any],
+    indexes: tuple[int, ...],
+    steps: tuple[PathStep, ...],
+    payloads: list[Payload | None],
+) -> Segment:
+    """The instance's results of the steps it took, sent again with the found payloads."""
+    state = chart.start(context)
+    results = []
+    for i, payload in zip(indexes, payloads, strict=False):
+        assert payload is not None
+        event = steps[i].event
+        assert event is not None
+        result = chart.send(state, event, payload)
+        results.append(result)
+        state = result.state
+    return Segment(context, indexes, tuple(results))
 
 
-def candidates(decl: FieldDecl, context: Mapping[str, Any]) -> list[Any]:
-    """The values tried for a field, first to last: its enum values, both booleans, a few
-    integers and strings plus the context's own values (and its integers ± 1, for
-    guards that compare with the context), and null when nullable."""
-    kind = decl.type
-    values: list[Any]
-    if kind.enum is not None:
-        values = list(kind.enum)
-    elif kind.base is BaseType.BOOLEAN:
-        values = [True, False]
-    elif kind.base in (BaseType.INTEGER, BaseType.NUMBER):
-        known = sorted({v for v in context.values() if type(v) is int})
-        values = [*BASE_INTEGERS, *(v + d for v in known for d in (0, 1, -1))]
-    elif kind.base is BaseType.STRING:
-        values = [*BASE_STRINGS, *sorted({v for v in context.values() if type(v) is str})]
-    else:
-        values = []
-    if kind.nullable or kind.base is BaseType.NULL:
-        values.append(None)
-    unique: dict[tuple[type, Any], Any] = {}
-    for value in values:
-        unique.setdefault((type(value), value), value)
-    return list(unique.values())
-
-
-def takes(result: Result, step: PathStep) -> bool:
-    """Whether `result` is the step of the path: its classification, the transitions it
-    fired and the configuration it leads to."""
-    if (result.status.value, result.reason) != (step.status, step.reason):
-        return False
-    fired = sorted(t.id for microstep in result.evidence for t in microstep.transitions)
-    if fired != sorted(step.transitions):
-        return False
-    return not step.configuration or step.configuration == configuration_text(result.state)
+def start_contexts(chart: Chart) -> Iterator[dict[str, Any]]:
+    """The declared defaults, then each single field set to one of its candidate values
+    (`witness.candidates`)."""
+    yield {}
+    defaults = chart.start().context
+    literals = chart_literals(chart.ir)
+    for decl in chart.ir.context.values():
+        for value in candidates(decl, defaults, literals):
+            if value != defaults[decl.name] or type(value) is not type(defaults[decl.name]):
+                yield {decl.name: value}
 
 
 OUT_OF_REACH: dict[tuple[str, int, int, str], str] = {
@@ -224,6 +179,9 @@ OUT_OF_REACH: dict[tuple[str, int, int, str], str] = {
     # own assignments rule out. `test_the_steps_out_of_reach_are_out_of_reach` keeps
     # the list true; the transitions only such paths fire are fired below
     # (`test_what_only_steps_out_of_reach_lead_to_is_reached_another_way`).
+    # Re-derived with the library's search (`witness.search_payloads`) in place of
+    # this module's older one: the same four steps, none reachable now, none added
+    # (the same under PYTHONHASHSEED=1 and =2).
     ("media_player", 4, 3, "PLAY_QUEUE"): "it sets track 0 of tracks > 0, so the session's "
     "queue_finished cannot hold right after it",
     ("media_player", 9, 3, "UNMUTE"): "leaving muted sets the volume to 10 or more, so silent "

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts
-from statekit.analysis.report import path_notes
+from statekit.analysis.witness import checked_trace, trace_notes
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart, StateKind
 
@@ -55,8 +55,9 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
         state = chart.states[state_id]
         if state.kind is not StateKind.ATOMIC or state_id in left:
             continue
+        trace = checked_trace(facts.replays, node_id)
         notes = (
-            *path_notes(explored, node_id),
+            *trace_notes(trace),
             "no transition on it or its ancestors can fire in any reachable configuration "
             "that contains it",
             "mark it `final: true` if the object's life ends here, or add a transition out",
@@ -67,4 +68,5 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             f"state '{state.path}' can never be left once entered, and it is not final",
             state.span,
             notes,
+            trace=trace,
         )

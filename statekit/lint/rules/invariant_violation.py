@@ -5,7 +5,9 @@ configuration, so the explorer checks them in every reachable configuration
 (as the chart is written, without the engine's runtime check: at runtime the
 step into such a configuration is rejected with INVARIANT_VIOLATION, which
 is still a modelling error). The finding shows the shortest event trace from
-the initial configuration and the data-guard outcomes it assumed, and points
+the initial configuration, each step with a payload checked by replaying the
+trace through the engine (or, where none was found, marked as assumed) and the
+data-guard outcomes it assumed, and points
 at the transition whose step breaks the invariant (a related location: the
 transition of the last step that entered a `when` or `forbid` state or left a
 `require` state; every transition of that step when none did).
@@ -41,7 +43,8 @@ from collections.abc import Iterator
 from statekit.analysis.exploration import Exploration
 from statekit.analysis.facts import ChartFacts
 from statekit.analysis.guards import ThreeValued
-from statekit.analysis.report import leaves, path_notes, transition_label
+from statekit.analysis.report import leaves, transition_label
+from statekit.analysis.witness import checked_trace, trace_notes
 from statekit.compiler.diagnostics import Diagnostic, RelatedLocation, Severity
 from statekit.compiler.ir import CompiledChart, ExpressionInvariant, StateInvariant
 
@@ -71,8 +74,9 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             culprit = "broken by " + "; ".join(transition_label(chart, t) for t in breaking)
         else:
             culprit = "broken by the initial configuration"
+        trace = checked_trace(facts.replays, found)
         notes = (
-            *path_notes(explored, found),
+            *trace_notes(trace),
             why,
             culprit,
             "at runtime the last step of this path is rejected with INVARIANT_VIOLATION",
@@ -85,6 +89,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             invariant.span,
             notes,
             related,
+            trace,
         )
 
 

@@ -5,8 +5,9 @@ parallel root, a final state in every region). The explorer builds the graph
 of reachable configurations (data guards taken both ways, so a path that
 needs some data exists); configurations that cannot reach a final
 configuration form *traps*. The smallest trap is reported, at a state of its
-first configuration, with a shortest path into it and the data-guard outcomes
-that path assumed. Nothing is reported when the exploration hit a bound
+first configuration, with a shortest path into it (each step with a payload
+checked by replay, or marked as assumed) and the data-guard outcomes that path
+assumed. Nothing is reported when the exploration hit a bound
 (see `analysis-limit`).
 
 Failing::
@@ -35,7 +36,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts, bottom_components, can_end
-from statekit.analysis.report import leaves, path_notes
+from statekit.analysis.report import leaves
+from statekit.analysis.witness import checked_trace, trace_notes
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart, StateKind
 
@@ -66,8 +68,9 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     configurations = list(dict.fromkeys(leaves(chart, nodes[n].config) for n in trap))
     shown = ", ".join(configurations[:SHOWN])
     more = f" and {len(configurations) - SHOWN} more" if len(configurations) > SHOWN else ""
+    trace = checked_trace(facts.replays, entry)
     notes = (
-        *path_notes(explored, entry),
+        *trace_notes(trace),
         f"the trap: {shown}{more}",
         f"{len(trapped):,} of {len(nodes):,} reachable abstract state(s) cannot end "
         f"({len(traps)} trap(s))",
@@ -79,4 +82,5 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
         f"no final configuration can be reached from {leaves(chart, config)}",
         span,
         notes,
+        trace=trace,
     )

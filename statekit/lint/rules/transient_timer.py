@@ -37,7 +37,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts
-from statekit.analysis.report import path_notes, state_name
+from statekit.analysis.report import state_name
+from statekit.analysis.witness import checked_trace, trace_notes
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 
@@ -60,10 +61,11 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             continue
         name = state_name(chart, timer.state)
         where, outcome = facts.reached_states[timer.state]
+        trace = checked_trace(facts.replays, where, outcome)
         notes = (
             f"every macrostep that enters '{name}' leaves it again, so the timer is "
             "cancelled in the macrostep that armed it",
-            *path_notes(explored, where, outcome),
+            *trace_notes(trace),
             f"move the timer to a state that waits, or guard the transition that leaves "
             f"'{name}' at once",
         )
@@ -74,4 +76,5 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             "configuration",
             timer.span,
             notes,
+            trace=trace,
         )

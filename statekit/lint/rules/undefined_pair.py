@@ -50,8 +50,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts
-from statekit.analysis.report import leaves, path_notes, state_name
+from statekit.analysis.report import leaves, state_name
 from statekit.analysis.static import event_owners, mentioned_events
+from statekit.analysis.witness import checked_trace, trace_notes
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.tables import Configuration
@@ -119,7 +120,6 @@ def _finding(
     where: dict[Configuration, int],
     total: int,
 ) -> Diagnostic:
-    explored = facts.exploration
     name = state_name(chart, place)
     among = "" if place == 0 else f" with '{name}' active"
     timer = chart.timer(event)
@@ -139,11 +139,12 @@ def _finding(
         examples.append(f"  ... and {len(members) - EXAMPLES} more")
     # The count changes as the chart grows, so it stays out of the message (which the
     # SARIF fingerprint hashes) and comes first among the notes.
+    trace = checked_trace(facts.replays, where[members[0]])
     notes = (
         f"UNDEFINED_TRANSITION in {len(members)} of the {total} reachable configurations{among}, "
         "for example in:",
         *examples,
-        *path_notes(explored, where[members[0]]),
+        *trace_notes(trace),
         _owner_note(chart, event, owners, region),
         fix,
     )
@@ -151,7 +152,8 @@ def _finding(
         f"event {event} is not classified under '{name}': no transition, `already` or "
         f"`reject` answers it there (UNDEFINED_TRANSITION)"
     )
-    return Diagnostic(SLUG, DEFAULT_SEVERITY, message, chart.states[place].span, notes)
+    span = chart.states[place].span
+    return Diagnostic(SLUG, DEFAULT_SEVERITY, message, span, notes, trace=trace)
 
 
 def _owner_note(

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts
-from statekit.analysis.report import path_notes
+from statekit.analysis.witness import checked_trace, trace_notes
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart, StateKind
 
@@ -49,7 +49,8 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     if not explored.complete:
         return
     if not explored.nodes:  # every run of the initial macrostep is a LIVELOCK
-        runs = tuple(line for o in explored.initial for line in path_notes(explored, -1, o))
+        traces = [checked_trace(facts.replays, -1, o) for o in explored.initial]
+        runs = tuple(line for trace in traces for line in trace_notes(trace))
         yield Diagnostic(
             SLUG,
             DEFAULT_SEVERITY,
@@ -57,6 +58,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
             "(eventless transitions or raised events keep firing), so the chart cannot start",
             chart.span,
             (*runs, "give the eventless transitions or raises of the start a guard that fails"),
+            trace=traces[0] if traces else (),
         )
         return
     reached = facts.reached_states

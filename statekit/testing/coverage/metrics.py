@@ -14,7 +14,13 @@
   order-sensitive) / all of them.
 
 Every missing item carries the shortest event sequence from the initial state
-that would cover it (None for a transition no reachable configuration selects).
+that would cover it (`path`: None for a transition no reachable configuration
+selects) and, in `payloads`, a payload for each of its events checked by
+replaying the sequence through `Chart.send` (`witness.PathReplays`; None for an
+event whose payload the bounded search did not find: its data-guard outcomes are
+only assumed), and `start_context` when the sequence starts from an instance
+created with other values of tracked context fields than the declared defaults.
+A race's sequence has no payloads yet.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any
 from statekit.analysis.exploration import Exploration, MacrostepBranch
 from statekit.analysis.facts import outcomes, selected_transitions
 from statekit.analysis.report import transition_label
+from statekit.analysis.witness import PathReplays
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.result import INVALID_PAYLOAD, UNKNOWN_EVENT, Status
 from statekit.testing.coverage.races import RaceTarget, races_of
@@ -90,6 +97,24 @@ def _events(exploration: Exploration, node: int, last: MacrostepBranch | None) -
     return out
 
 
+def _payloads(
+    replays: PathReplays, node: int, last: MacrostepBranch | None
+) -> list[dict[str, Any] | None]:
+    """The checked payload of each event of `_events(...)` (None: only assumed)."""
+    return list(replays.trace(node, last))
+
+
+def _started(item: dict[str, Any], exploration: Exploration, node: int) -> dict[str, Any]:
+    """`item` with `start_context` when its path starts from other values of tracked
+    context fields than the declared defaults (`Chart.start(context)`)."""
+    start = exploration.tracked_nodes.start_context(node) if node >= 0 else {}
+    return {**item, "start_context": start} if start else item
+
+
+def _first_outcome(exploration: Exploration, node: int, event: str) -> MacrostepBranch | None:
+    return next((o for o in exploration.outcomes_of(node) or () if o.event == event), None)
+
+
 def _names(chart: CompiledChart, ids: frozenset[int] | tuple[int, ...]) -> list[str]:
     return [chart.states[s].path for s in sorted(ids) if chart.states[s].path]
 
@@ -104,6 +129,8 @@ def measure(
     reasons = record.reasons if record else set()
     sequences = record.sequences if record else set()
 
+    replays = PathReplays(exploration)
+
     selected = selected_transitions(exploration)
     missing_t: list[dict[str, Any]] = []
     untested: set[int] = set()
@@ -112,9 +139,12 @@ def measure(
             continue
         witness = selected.get(t.id)
         path = None if witness is None else _events(exploration, witness[0], witness[1])
+        payloads = None if witness is None else _payloads(replays, witness[0], witness[1])
         label = transition_label(chart, t.id)
         untested.add(t.id)
-        missing_t.append({"id": t.id, "label": label, "line": t.span.line, "path": path})
+        item = {"id": t.id, "label": label, "line": t.span.line, "path": path}
+        item["payloads"] = payloads
+        missing_t.append(item if witness is None else _started(item, exploration, witness[0]))
     transition = Metric(
         len(chart.transitions) - len(missing_t), len(chart.transitions), tuple(missing_t)
     )
@@ -129,11 +159,18 @@ def measure(
         if outcome.status is Status.REJECTED and outcome.reason is not None:
             reason_at.setdefault(outcome.reason, (node, outcome))
     missing_c = [
-        {
-            "configuration": [chart.states[s].path for s in exploration.nodes[node].config.atomic],
-            "event": event,
-            "path": [*_events(exploration, node, None), event],
-        }
+        _started(
+            {
+                "configuration": [
+                    chart.states[s].path for s in exploration.nodes[node].config.atomic
+                ],
+                "event": event,
+                "path": [*_events(exploration, node, None), event],
+                "payloads": _payloads(replays, node, _first_outcome(exploration, node, event)),
+            },
+            exploration,
+            node,
+        )
         for (ids, event), node in first_node.items()
         if (ids, event) not in pairs
     ]
@@ -148,8 +185,17 @@ def measure(
     possible: dict[str, list[str]] = {UNKNOWN_EVENT: [], INVALID_PAYLOAD: []}
     for reason, (node, outcome) in reason_at.items():
         possible.setdefault(reason, _events(exploration, node, outcome))
+
+    def _rejection_payloads(reason: str) -> list[dict[str, Any] | None]:
+        found = reason_at.get(reason)
+        return [] if found is None else _payloads(replays, found[0], found[1])
+
     missing_r = [
-        {"reason": reason, "path": path}
+        _started(
+            {"reason": reason, "path": path, "payloads": _rejection_payloads(reason)},
+            exploration,
+            reason_at[reason][0] if reason in reason_at else -1,
+        )
         for reason, path in sorted(possible.items())
         if reason not in reasons
     ]

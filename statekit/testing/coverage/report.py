@@ -10,6 +10,7 @@ what is missing with the path that would cover each).
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -197,12 +198,23 @@ def _diagram(coverage: ChartCoverage) -> str:
     return _mark_states(svg[svg.find("<svg") :], coverage.unexercised)
 
 
-def _path(path: list[str] | None) -> str:
+def _path(path: list[str] | None, payloads: list[dict[str, Any] | None] | None) -> str:
+    """The event sequence, each event with its checked payload (`?`: only assumed; none
+    shown for an event without fields)."""
     if path is None:
         return "no path: no reachable configuration selects it (see `statekit lint`)"
     if not path:
         return "from the initial state"
-    return "path: " + " → ".join(f"<code>{html.escape(e)}</code>" for e in path)
+    shown = payloads if payloads is not None and len(payloads) == len(path) else [{}] * len(path)
+    return "path: " + " → ".join(
+        f"<code>{html.escape(_event_text(e, p))}</code>" for e, p in zip(path, shown, strict=True)
+    )
+
+
+def _event_text(event: str, payload: dict[str, Any] | None) -> str:
+    if payload is None:
+        return f"{event} ?"
+    return f"{event} {json.dumps(payload, ensure_ascii=False)}" if payload else event
 
 
 def _missing_item(metric: str, item: dict[str, Any]) -> str:
@@ -223,7 +235,8 @@ def _missing_item(metric: str, item: dict[str, Any]) -> str:
             f"<code>{html.escape(a)}</code> / <code>{html.escape(b)}</code> in "
             f"{{{html.escape(where)}}}, never tried: {html.escape(untried)}"
         )
-    return f'<li class="missing-{metric}">✗ {what} — {_path(item.get("path"))}</li>'
+    path = _path(item.get("path"), item.get("payloads"))
+    return f'<li class="missing-{metric}">✗ {what} — {path}</li>'
 
 
 # Once the page has laid out, it records what it drew in `<body data-rendered>` (one
