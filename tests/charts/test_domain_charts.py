@@ -95,13 +95,31 @@ def types(outcome: Outcome) -> list[str]:
 # --- every chart: compiles, lints clean of errors, invariants proven ---------------
 
 
+MAX_RACE_ENTRIES = 8
+"""`races:` entries (decisions and ordering facts) a chart of this size may need to lint
+clean: the analysis asks only for races that diverge or answer differently, and a
+decision may cover a set of events, a wildcard or an unordered producer."""
+
+
 @pytest.mark.parametrize("chart", DOMAIN_CHARTS)
-def test_the_chart_lints_without_errors(chart: str) -> None:
+def test_the_chart_lints_clean_with_a_few_race_decisions(chart: str, tmp_path: Path) -> None:
+    text = (CHARTS / chart).read_text()
+    entries = statekit.load(CHARTS / chart).ir.races
+    assert 0 < len(entries) <= MAX_RACE_ENTRIES, [e.name for e in entries]
     done = statekit_cli("lint", str(CHARTS / chart), "--format", "json")
     assert done.returncode == 0, done.stdout + done.stderr
-    diagnostics = json.loads(done.stdout)["diagnostics"]
-    assert [d for d in diagnostics if d["severity"] == "error"] == []
-    assert {d["slug"] for d in diagnostics} <= {"undecided-race", "order-dependent-answer"}
+    assert json.loads(done.stdout)["diagnostics"] == []
+    races = statekit_cli("races", str(CHARTS / chart), "--format", "json")
+    assert races.returncode == 0, races.stdout + races.stderr
+    found = json.loads(races.stdout)
+    assert found and all(race["decided"] for race in found)
+    # without its decisions the chart has real races to decide, each of them reported
+    start = text.index("\nraces:\n")
+    undecided = tmp_path / chart
+    undecided.write_text(text[:start] + text[text.index("\n\n", start) :])
+    bare = statekit_cli("lint", str(undecided), "--format", "json")
+    slugs = {d["slug"] for d in json.loads(bare.stdout)["diagnostics"]}
+    assert "undecided-race" in slugs, bare.stdout
 
 
 @pytest.mark.parametrize("chart", DOMAIN_CHARTS)
