@@ -59,15 +59,18 @@ class RowCache:
         self._rows[row.instance_id] = _cached(row, state, built)  # one per event
 
     def state_for(self, row: InstanceRow) -> State | None:
-        """The parsed state of `row` when the cached row of its instance has the same
-        stored texts and chart (name, version and digest: equal texts give an equal
-        state, and a row naming another chart is checked as a row never seen)."""
+        """The parsed state of `row` when the cached row of its instance is at the same
+        version, with the same stored texts and chart (name, version and digest: a row
+        naming another chart is checked as a row never seen). The version too: the
+        timers are rows of their own, which a cancelled timer changes and the texts do
+        not show."""
         cached = self._rows.get(row.instance_id)
         if cached is None:
             return None
         held = cached.row
         if (
-            held.columns == row.columns
+            held.version == row.version
+            and held.columns == row.columns
             and held.chart_digest == row.chart_digest
             and held.chart_name == row.chart_name
             and held.chart_version == row.chart_version

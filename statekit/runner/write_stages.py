@@ -141,7 +141,7 @@ class WriteStages:
         version, and equal text gives an equal state)."""
         state = self.rows.state_for(row)
         if state is None:
-            state = state_of(self.chart_of(row), row)
+            state = state_of(self.chart_of(row), row, self.store.timers)
             self.rows.put(replace(row, recorded=None) if row.recorded else row, state)
         return state
 
