@@ -53,7 +53,7 @@ def load_timers(tables: Tables, config: Configuration, data: object, generation:
         ids.add(timer.id)
         last = timer.generation
         armed.append(timer)
-    return Timers(tuple(armed), generation)
+    return Timers(tuple(armed), generation, tuple(t.id for t in armed))
 
 
 def _timer(tables: Tables, config: Configuration, entry: object, where: str) -> ArmedTimer:

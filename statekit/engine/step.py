@@ -82,7 +82,7 @@ from statekit.engine.tables import (
     Tables,
 )
 from statekit.engine.timer_plan import Logs, resolve
-from statekit.engine.timers import MAX_ARMED_TIMERS, ArmedTimer, TimerRun, Timers
+from statekit.engine.timers import MAX_ARMED_TIMERS, ArmedTimer, TimerRun, Timers, timer_ids
 from statekit.engine.trace import AppliedMicrostep, AssignedValue, InternalEvent
 from statekit.engine.validation import PayloadError
 
@@ -304,7 +304,11 @@ def consume(
 def _without(state: State, armed: ArmedTimer) -> State:
     """`state` without the armed timer `armed` (the arming counter unchanged)."""
     timers = state._timers
-    rest = Timers(tuple(t for t in timers.armed if t is not armed), timers.generation)
+    ids = timer_ids(timers)
+    i = ids.index(armed.id)  # a search in C, not a loop over the timers (`Timers.ids`)
+    rest = Timers(
+        timers.armed[:i] + timers.armed[i + 1 :], timers.generation, ids[:i] + ids[i + 1 :]
+    )
     return State(state._config, state._context, state._history, rest)
 
 

@@ -41,7 +41,7 @@ def run_timer_effect(
     at = len(run.trace)
     if isinstance(effect, ArmTimers):  # inline: this runs on every entry of a timed state
         owner, now, generation = effect.state, timing.now_ms, timing.generation
-        armed, log = timing.armed, timing.log
+        armed, ids, log = timing.armed, timing.ids, timing.log
         delay: int | None
         due: int | None
         # The timers cannot be armed already: their state was not active (leaving it
@@ -63,10 +63,11 @@ def run_timer_effect(
             name = decl.name
             timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner))
             armed.append(timer)
+            ids.append(name)
             log.append((at, "armed", timer))
         timing.generation = generation
     elif isinstance(effect, CancelTimers):
-        timing.cancel_owned(at, effect.state)
+        timing.cancel_owned(at, effect.state, effect.names)
     elif isinstance(effect, Send):
         values = run.values
         body = values.queued(
@@ -106,8 +107,7 @@ def _arm_send(
         timing.cancel(at, timer_id)
     payload = MappingProxyType(body)
     timer = _new(ArmedTimer, (timer_id, effect.event, payload, delay, due, generation, None))
-    timing.armed.append(timer)
-    timing.log.append((at, "armed", timer))
+    timing.arm(at, timer)
 
 
 _new = tuple.__new__

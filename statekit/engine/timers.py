@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from statekit.compiler.ir import TimerDecl
@@ -67,6 +68,7 @@ __all__ = [
     "SentEvent",
     "TimerRun",
     "Timers",
+    "timer_ids",
 ]
 
 
@@ -126,21 +128,36 @@ class SentEvent(NamedTuple):
 
 
 class Timers(NamedTuple):
-    """What a state holds of time: the armed timers in arming order and the arming
-    counter (0 until the first timer is armed)."""
+    """What a state holds of time: the armed timers in arming order, the arming counter
+    (0 until the first timer is armed) and the timers' IDs in the same order (None: not
+    listed yet, see `timer_ids`). Compare two by `armed` and `generation` (`same`)."""
 
     armed: tuple[ArmedTimer, ...]
     generation: int
+    ids: tuple[str, ...] | None = None
 
     def find(self, timer_id: str) -> ArmedTimer | None:
         """The armed timer with this id, or None."""
-        for timer in self.armed:
-            if timer.id == timer_id:
-                return timer
-        return None
+        ids = timer_ids(self)
+        return self.armed[ids.index(timer_id)] if timer_id in ids else None
+
+    def same(self, other: Timers) -> bool:
+        """Whether both hold the same armed timers and arming counter."""
+        return self.armed == other.armed and self.generation == other.generation
 
 
-NO_TIMERS = Timers((), 0)
+_ID = itemgetter(0)  # an `ArmedTimer`'s id
+
+
+def timer_ids(timers: Timers) -> tuple[str, ...]:
+    """The IDs of the armed timers, in arming order. Kept with the timers, so that finding
+    one is a search in C (`tuple.index`) instead of a loop over the records: with 1,000
+    armed, cancelling one by ID cost 70 µs that way (`bench.armed_timers`)."""
+    ids = timers.ids
+    return tuple(map(_ID, timers.armed)) if ids is None else ids
+
+
+NO_TIMERS = Timers((), 0, ())
 """The timers of every state that never armed one (shared)."""
 
 
@@ -156,9 +173,11 @@ class ArmTimers:
 
 @dataclass(frozen=True, slots=True)
 class CancelTimers:
-    """The engine's effect after a state's `exit` effects: cancel its `after` timers."""
+    """The engine's effect after a state's `exit` effects: cancel its `after` timers
+    (`names`: their IDs, None: found by owner)."""
 
     state: str
+    names: tuple[str, ...] | None = None
 
 
 class TimerRun:
@@ -166,38 +185,51 @@ class TimerRun:
 
     `armed` starts as the input state's timers and stays in arming order (a
     replacement removes the old timer and appends the new one), so the timers a
-    macrostep armed are always a suffix of it. `log` records in order, with the
+    macrostep armed are always a suffix of it; `ids` holds their IDs in the same order
+    (whoever appends to `armed` appends to `ids`: `arm`). `log` records in order, with the
     index of the microstep, each timer armed or cancelled, and `sends` each
     undelayed send (None until the first): the cancelled and sent lists and the
     evidence are read from them.
     """
 
-    __slots__ = ("armed", "generation", "log", "now_ms", "sends", "start")
+    __slots__ = ("armed", "generation", "ids", "log", "now_ms", "sends", "start")
 
     def __init__(self, timers: Timers, now_ms: int | None) -> None:
         self.armed: list[ArmedTimer] = list(timers.armed)
+        self.ids: list[str] = list(timer_ids(timers))
         self.generation = self.start = timers.generation
         self.now_ms = now_ms
         self.log: list[tuple[int, str, ArmedTimer]] = []
         self.sends: list[tuple[int, SentEvent]] | None = None
 
+    def arm(self, at: int, timer: ArmedTimer) -> None:
+        """Append a newly armed timer (its ID armed nowhere else: see `cancel`)."""
+        self.armed.append(timer)
+        self.ids.append(timer.id)
+        self.log.append((at, "armed", timer))
+
     def cancel(self, at: int, timer_id: str) -> None:
         """Remove the timer armed under `timer_id`, if any."""
-        armed = self.armed
-        for i in range(len(armed)):
-            if armed[i].id == timer_id:
-                self.log.append((at, "cancelled", armed.pop(i)))
-                return
+        ids = self.ids
+        if timer_id in ids:
+            i = ids.index(timer_id)
+            del ids[i]
+            self.log.append((at, "cancelled", self.armed.pop(i)))
 
-    def cancel_owned(self, at: int, owner: str) -> None:
-        """Remove the armed `after` timers of the state `owner`."""
-        kept: list[ArmedTimer] = []
-        for timer in self.armed:
-            if timer.owner == owner:
-                self.log.append((at, "cancelled", timer))
-            else:
-                kept.append(timer)
-        self.armed = kept
+    def cancel_owned(self, at: int, owner: str, names: tuple[str, ...] | None = None) -> None:
+        """Remove the armed `after` timers of the state `owner`, in arming order; `names`:
+        the IDs of its `after` timers, when the caller knows them (an owned timer has one
+        of them: `state_timers` checks it), so that the others are not looked at."""
+        armed, ids = self.armed, self.ids
+        if names is None:
+            found = [i for i, timer in enumerate(armed) if timer.owner == owner]
+        else:
+            found = sorted([ids.index(n) for n in names if n in ids])
+            found = [i for i in found if armed[i].owner == owner]
+        for i in found:
+            self.log.append((at, "cancelled", armed[i]))
+        for i in reversed(found):
+            del armed[i], ids[i]
 
     def due(self, delay_ms: int | None) -> int | None:
         """The due time of a relative delay armed now (None without a clock reading)."""
@@ -208,7 +240,7 @@ class TimerRun:
 
     def timers(self) -> Timers:
         """The timers at the end of the macrostep (the new state's)."""
-        return _new(Timers, (tuple(self.armed), self.generation))
+        return _new(Timers, (tuple(self.armed), self.generation, tuple(self.ids)))
 
     def armed_now(self) -> tuple[ArmedTimer, ...]:
         """The timers the macrostep armed that are still armed, in arming order (read
