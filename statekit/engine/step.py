@@ -82,7 +82,14 @@ from statekit.engine.tables import (
     Tables,
 )
 from statekit.engine.timer_plan import Logs, resolve
-from statekit.engine.timers import MAX_ARMED_TIMERS, ArmedTimer, TimerRun, Timers, timer_ids
+from statekit.engine.timers import (
+    INDEXED,
+    MAX_ARMED_TIMERS,
+    ArmedTimer,
+    TimerRun,
+    Timers,
+    timer_index,
+)
 from statekit.engine.trace import AppliedMicrostep, AssignedValue, InternalEvent
 from statekit.engine.validation import PayloadError
 
@@ -304,10 +311,10 @@ def consume(
 def _without(state: State, armed: ArmedTimer) -> State:
     """`state` without the armed timer `armed` (the arming counter unchanged)."""
     timers = state._timers
-    ids = timer_ids(timers)
-    i = ids.index(armed.id)  # a search in C, not a loop over the timers (`Timers.ids`)
+    by_id = dict(timer_index(timers))  # a copy, not a loop over the timers (`Timers.by_id`)
+    del by_id[armed.id]
     rest = Timers(
-        timers.armed[:i] + timers.armed[i + 1 :], timers.generation, ids[:i] + ids[i + 1 :]
+        tuple(by_id.values()), timers.generation, by_id if len(by_id) >= INDEXED else None
     )
     return State(state._config, state._context, state._history, rest)
 

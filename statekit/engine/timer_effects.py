@@ -41,7 +41,7 @@ def run_timer_effect(
     at = len(run.trace)
     if isinstance(effect, ArmTimers):  # inline: this runs on every entry of a timed state
         owner, now, generation = effect.state, timing.now_ms, timing.generation
-        armed, ids, log = timing.armed, timing.ids, timing.log
+        armed, log = timing.armed, timing.log
         delay: int | None
         due: int | None
         # The timers cannot be armed already: their state was not active (leaving it
@@ -62,8 +62,7 @@ def run_timer_effect(
             generation += 1
             name = decl.name
             timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner))
-            armed.append(timer)
-            ids.append(name)
+            armed[name] = timer
             log.append((at, "armed", timer))
         timing.generation = generation
     elif isinstance(effect, CancelTimers):

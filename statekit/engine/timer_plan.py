@@ -185,7 +185,7 @@ def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) 
                 return before
             if len(armed) == 1:  # the common case, without a comprehension
                 return (
-                    _new(Timers, ((), before.generation, ()))
+                    _new(Timers, ((), before.generation, None))
                     if armed[0].owner in cancels
                     else before
                 )
@@ -204,10 +204,8 @@ def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) 
             timer = _new(ArmedTimer, (name, name, EMPTY, None, record[slot], generation, owner))
             armed = before.armed
             if not armed:
-                return _new(Timers, ((timer,), generation, (name,)))
-            ids = before.ids
-            ids = None if ids is None else (*ids, name)
-            return _new(Timers, ((*armed, timer), generation, ids))
+                return _new(Timers, ((timer,), generation, None))
+            return _new(Timers, ((*armed, timer), generation, None))
 
         return armed_at
     if len(survivors) == 1 and survivors[0][3] < 0:
@@ -217,9 +215,9 @@ def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) 
 
         def one_literal(record: list[Any]) -> Timers:
             before: Timers = record[1]
-            armed, ids = before.armed, before.ids
+            armed = before.armed
             if armed and cancels:
-                armed, ids = tuple([t for t in armed if t.owner not in cancels]), None
+                armed = tuple([t for t in armed if t.owner not in cancels])
             now = record[2]
             due = None if now is None or delay is None else now + delay
             if due is not None and not TIMER_MS_MIN <= due <= TIMER_MS_MAX:
@@ -227,10 +225,8 @@ def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) 
             start = before.generation
             timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, start + offset, owner))
             if not armed:
-                return _new(Timers, ((timer,), start + arms, (name,)))
-            return _new(
-                Timers, ((*armed, timer), start + arms, None if ids is None else (*ids, name))
-            )
+                return _new(Timers, ((timer,), start + arms, None))
+            return _new(Timers, ((*armed, timer), start + arms, None))
 
         return one_literal
 

@@ -68,7 +68,7 @@ __all__ = [
     "SentEvent",
     "TimerRun",
     "Timers",
-    "timer_ids",
+    "timer_index",
 ]
 
 
@@ -129,35 +129,45 @@ class SentEvent(NamedTuple):
 
 class Timers(NamedTuple):
     """What a state holds of time: the armed timers in arming order, the arming counter
-    (0 until the first timer is armed) and the timers' IDs in the same order (None: not
-    listed yet, see `timer_ids`). Compare two by `armed` and `generation` (`same`)."""
+    (0 until the first timer is armed) and the same timers by ID, in arming order (None:
+    not built yet, see `timer_index`; never changed once built). Compare two by `armed`
+    and `generation` (`same`)."""
 
     armed: tuple[ArmedTimer, ...]
     generation: int
-    ids: tuple[str, ...] | None = None
+    by_id: Mapping[str, ArmedTimer] | None = None
 
     def find(self, timer_id: str) -> ArmedTimer | None:
         """The armed timer with this id, or None."""
-        ids = timer_ids(self)
-        return self.armed[ids.index(timer_id)] if timer_id in ids else None
+        return timer_index(self).get(timer_id)
 
     def same(self, other: Timers) -> bool:
         """Whether both hold the same armed timers and arming counter."""
         return self.armed == other.armed and self.generation == other.generation
 
 
+INDEXED = 16
+"""The fewest armed timers whose `Timers` keeps its index (`by_id`): a dictionary per
+state costs memory (a live task state stays under a kibibyte: tests/engine/test_state.py),
+and for fewer timers building it when a step needs it is as cheap as copying it."""
+
 _ID = itemgetter(0)  # an `ArmedTimer`'s id
+_GENERATION = itemgetter(5)  # … and its generation
 
 
-def timer_ids(timers: Timers) -> tuple[str, ...]:
-    """The IDs of the armed timers, in arming order. Kept with the timers, so that finding
-    one is a search in C (`tuple.index`) instead of a loop over the records: with 1,000
-    armed, cancelling one by ID cost 70 µs that way (`bench.armed_timers`)."""
-    ids = timers.ids
-    return tuple(map(_ID, timers.armed)) if ids is None else ids
+def timer_index(timers: Timers) -> Mapping[str, ArmedTimer]:
+    """The armed timers by ID, in arming order. Kept with the timers, so that a step finds,
+    cancels or arms one without a loop over all of them: with 1,000 armed, cancelling one
+    by ID in a loop over the records cost 70 µs, a third of the event (`bench.armed_timers`);
+    a copy of this dictionary costs 5 µs."""
+    by_id = timers.by_id
+    if by_id is None:
+        armed = timers.armed
+        return dict(zip(map(_ID, armed), armed, strict=True))
+    return by_id
 
 
-NO_TIMERS = Timers((), 0, ())
+NO_TIMERS = Timers((), 0, {})
 """The timers of every state that never armed one (shared)."""
 
 
@@ -183,53 +193,48 @@ class CancelTimers:
 class TimerRun:
     """The timers of one macrostep while it runs (created on its first timer effect).
 
-    `armed` starts as the input state's timers and stays in arming order (a
-    replacement removes the old timer and appends the new one), so the timers a
-    macrostep armed are always a suffix of it; `ids` holds their IDs in the same order
-    (whoever appends to `armed` appends to `ids`: `arm`). `log` records in order, with the
+    `armed` starts as the input state's timers by ID and stays in arming order (a
+    replacement removes the old timer and adds the new one, at the end), so the timers a
+    macrostep armed are always its last ones. `log` records in order, with the
     index of the microstep, each timer armed or cancelled, and `sends` each
     undelayed send (None until the first): the cancelled and sent lists and the
     evidence are read from them.
     """
 
-    __slots__ = ("armed", "generation", "ids", "log", "now_ms", "sends", "start")
+    __slots__ = ("armed", "generation", "log", "now_ms", "sends", "start")
 
     def __init__(self, timers: Timers, now_ms: int | None) -> None:
-        self.armed: list[ArmedTimer] = list(timers.armed)
-        self.ids: list[str] = list(timer_ids(timers))
+        self.armed: dict[str, ArmedTimer] = dict(timer_index(timers))
         self.generation = self.start = timers.generation
         self.now_ms = now_ms
         self.log: list[tuple[int, str, ArmedTimer]] = []
         self.sends: list[tuple[int, SentEvent]] | None = None
 
     def arm(self, at: int, timer: ArmedTimer) -> None:
-        """Append a newly armed timer (its ID armed nowhere else: see `cancel`)."""
-        self.armed.append(timer)
-        self.ids.append(timer.id)
+        """Add a newly armed timer, last (its ID is armed nowhere else: `cancel` first)."""
+        self.armed[timer.id] = timer
         self.log.append((at, "armed", timer))
 
     def cancel(self, at: int, timer_id: str) -> None:
         """Remove the timer armed under `timer_id`, if any."""
-        ids = self.ids
-        if timer_id in ids:
-            i = ids.index(timer_id)
-            del ids[i]
-            self.log.append((at, "cancelled", self.armed.pop(i)))
+        timer = self.armed.pop(timer_id, None)
+        if timer is not None:
+            self.log.append((at, "cancelled", timer))
 
     def cancel_owned(self, at: int, owner: str, names: tuple[str, ...] | None = None) -> None:
         """Remove the armed `after` timers of the state `owner`, in arming order; `names`:
         the IDs of its `after` timers, when the caller knows them (an owned timer has one
         of them: `state_timers` checks it), so that the others are not looked at."""
-        armed, ids = self.armed, self.ids
+        armed = self.armed
         if names is None:
-            found = [i for i, timer in enumerate(armed) if timer.owner == owner]
+            found = [t for t in armed.values() if t.owner == owner]
         else:
-            found = sorted([ids.index(n) for n in names if n in ids])
-            found = [i for i in found if armed[i].owner == owner]
-        for i in found:
-            self.log.append((at, "cancelled", armed[i]))
-        for i in reversed(found):
-            del armed[i], ids[i]
+            found = [t for n in names if (t := armed.get(n)) is not None and t.owner == owner]
+            if len(found) > 1:
+                found.sort(key=_GENERATION)
+        for timer in found:
+            del armed[timer.id]
+            self.log.append((at, "cancelled", timer))
 
     def due(self, delay_ms: int | None) -> int | None:
         """The due time of a relative delay armed now (None without a clock reading)."""
@@ -239,17 +244,22 @@ class TimerRun:
         return clamped_due(now + delay_ms)
 
     def timers(self) -> Timers:
-        """The timers at the end of the macrostep (the new state's)."""
-        return _new(Timers, (tuple(self.armed), self.generation, tuple(self.ids)))
+        """The timers at the end of the macrostep (the new state's, which keeps `armed` as
+        its index when there are `INDEXED` or more: the run changes nothing after it ends)."""
+        armed = self.armed
+        index = armed if len(armed) >= INDEXED else None
+        return _new(Timers, (tuple(armed.values()), self.generation, index))
 
     def armed_now(self) -> tuple[ArmedTimer, ...]:
         """The timers the macrostep armed that are still armed, in arming order (read
         after the macrostep: `Result.timers_armed`)."""
-        armed, start = self.armed, self.start
-        first = len(armed)
-        while first and armed[first - 1].generation > start:
-            first -= 1
-        return tuple(armed[first:])
+        start = self.start
+        found: list[ArmedTimer] = []
+        for timer in reversed(self.armed.values()):
+            if timer.generation <= start:
+                break
+            found.append(timer)
+        return tuple(reversed(found))
 
     def cancelled(self) -> tuple[ArmedTimer, ...]:
         """The timers armed before the macrostep that it cancelled, in order."""
