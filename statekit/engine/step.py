@@ -311,7 +311,7 @@ def consume(
 def _without(state: State, armed: ArmedTimer) -> State:
     """`state` without the armed timer `armed` (the arming counter unchanged)."""
     timers = state._timers
-    by_id = dict(timer_index(timers))  # a copy, not a loop over the timers (`Timers.by_id`)
+    by_id = timer_index(timers).copy()  # a copy, not a loop over the timers (`Timers.by_id`)
     del by_id[armed.id]
     rest = Timers(
         tuple(by_id.values()), timers.generation, by_id if len(by_id) >= INDEXED else None

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import islice
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -135,7 +136,7 @@ class Timers(NamedTuple):
 
     armed: tuple[ArmedTimer, ...]
     generation: int
-    by_id: Mapping[str, ArmedTimer] | None = None
+    by_id: dict[str, ArmedTimer] | None = None
 
     def find(self, timer_id: str) -> ArmedTimer | None:
         """The armed timer with this id, or None."""
@@ -155,7 +156,7 @@ _ID = itemgetter(0)  # an `ArmedTimer`'s id
 _GENERATION = itemgetter(5)  # … and its generation
 
 
-def timer_index(timers: Timers) -> Mapping[str, ArmedTimer]:
+def timer_index(timers: Timers) -> dict[str, ArmedTimer]:
     """The armed timers by ID, in arming order. Kept with the timers, so that a step finds,
     cancels or arms one without a loop over all of them: with 1,000 armed, cancelling one
     by ID in a loop over the records cost 70 µs, a third of the event (`bench.armed_timers`);
@@ -165,6 +166,13 @@ def timer_index(timers: Timers) -> Mapping[str, ArmedTimer]:
         armed = timers.armed
         return dict(zip(map(_ID, armed), armed, strict=True))
     return by_id
+
+
+def _copied(timers: Timers) -> dict[str, ArmedTimer]:
+    """A copy of the timers' index to change (`dict.copy` copies a dictionary with few
+    deleted entries as one block; `dict(…)` copies it entry by entry, five times slower)."""
+    by_id = timers.by_id
+    return timer_index(timers) if by_id is None else by_id.copy()
 
 
 NO_TIMERS = Timers((), 0, {})
@@ -201,10 +209,12 @@ class TimerRun:
     evidence are read from them.
     """
 
-    __slots__ = ("armed", "generation", "log", "now_ms", "sends", "start")
+    __slots__ = ("armed", "dropped", "generation", "input", "log", "now_ms", "sends", "start")
 
     def __init__(self, timers: Timers, now_ms: int | None) -> None:
-        self.armed: dict[str, ArmedTimer] = dict(timer_index(timers))
+        self.armed: dict[str, ArmedTimer] = _copied(timers)
+        self.input = timers.armed
+        self.dropped = False  # whether a timer of the input was cancelled
         self.generation = self.start = timers.generation
         self.now_ms = now_ms
         self.log: list[tuple[int, str, ArmedTimer]] = []
@@ -220,6 +230,8 @@ class TimerRun:
         timer = self.armed.pop(timer_id, None)
         if timer is not None:
             self.log.append((at, "cancelled", timer))
+            if timer.generation <= self.start:
+                self.dropped = True
 
     def cancel_owned(self, at: int, owner: str, names: tuple[str, ...] | None = None) -> None:
         """Remove the armed `after` timers of the state `owner`, in arming order; `names`:
@@ -235,6 +247,8 @@ class TimerRun:
         for timer in found:
             del armed[timer.id]
             self.log.append((at, "cancelled", timer))
+            if timer.generation <= self.start:
+                self.dropped = True
 
     def due(self, delay_ms: int | None) -> int | None:
         """The due time of a relative delay armed now (None without a clock reading)."""
@@ -246,9 +260,18 @@ class TimerRun:
     def timers(self) -> Timers:
         """The timers at the end of the macrostep (the new state's, which keeps `armed` as
         its index when there are `INDEXED` or more: the run changes nothing after it ends)."""
-        armed = self.armed
+        armed, kept = self.armed, self.input
+        added = len(armed) - len(kept)
+        if self.dropped or added < 0:
+            values = tuple(armed.values())
+        elif added:  # the input's timers, all still armed, then those armed since
+            tail = list(islice(reversed(armed.values()), added))
+            tail.reverse()
+            values = kept + tuple(tail)
+        else:
+            values = kept
         index = armed if len(armed) >= INDEXED else None
-        return _new(Timers, (tuple(armed.values()), self.generation, index))
+        return _new(Timers, (values, self.generation, index))
 
     def armed_now(self) -> tuple[ArmedTimer, ...]:
         """The timers the macrostep armed that are still armed, in arming order (read
