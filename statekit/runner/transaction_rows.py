@@ -99,7 +99,6 @@ class Mark:
     sent: int
     root: str
     timer_rows: PendingTimerRows
-    built: State | None
 
 
 class TransactionRows:
@@ -108,7 +107,7 @@ class TransactionRows:
 
     # slotted: one is built for every event `Runner.apply` decides
     __slots__ = (
-        "_ids", "_keys", "_root", "_sends", "_sent", "accepted", "built",
+        "_ids", "_keys", "_root", "_sends", "_sent", "accepted",
         "chart", "columns", "events", "instance_id", "now", "now_ms", "outbox", "rejections", "row",
         "snapshot_every", "snapshots", "start", "state", "timer_rows", "version",
     )  # fmt: skip
@@ -122,12 +121,8 @@ class TransactionRows:
         snapshot_every: int | None,
         now: float,
         now_ms: int | None = None,
-        built: State | None = None,
     ) -> None:
         self.chart, self.row = chart, row
-        # the state whose `timers` text `columns` holds as this runner built it (None: the
-        # text was read): `timers_text` gives it again for a state with the same timers
-        self.built = built
         self.instance_id = row.instance_id
         self.state, self.columns, self.version = state, row.columns, row.version
         self.snapshot_every = snapshot_every
@@ -163,7 +158,6 @@ class TransactionRows:
             sent=self._sent,
             root=self._root,
             timer_rows=self.timer_rows.copy(),
-            built=self.built,
         )
 
     def restore(self, mark: Mark) -> None:
@@ -174,7 +168,7 @@ class TransactionRows:
         del self.rejections[mark.rejections :], self.snapshots[mark.snapshots :]
         self._ids, self._keys = mark.ids, mark.keys
         self._sends, self._sent, self._root = deque(mark.sends), mark.sent, mark.root
-        self.timer_rows, self.built = mark.timer_rows, mark.built
+        self.timer_rows = mark.timer_rows
 
     def written(self) -> None:
         """The queued rows are written (inside the transaction): queue anew from here, the
@@ -295,7 +289,6 @@ class TransactionRows:
         old = self.state
         if new is not old:
             self.columns = state_columns(new)
-            self.built = new
         self.state, self.version, self.accepted = new, version, True
         event = _event_row(  # the fields of `EventRow`, in order
             self.instance_id,
