@@ -99,8 +99,9 @@ _COUNTER_POSTGRESQL = """CREATE FUNCTION statekit_timer_counter(timers TEXT)
 RETURNS TEXT LANGUAGE plpgsql AS $$
 DECLARE generation BIGINT;
 BEGIN
-    IF json_typeof(timers::json) <> 'object' OR json_typeof(timers::json -> 'timers') <> 'array'
-        OR json_typeof(timers::json -> 'timer_generation') <> 'number' THEN
+    IF json_typeof(timers::json) IS DISTINCT FROM 'object'
+        OR json_typeof(timers::json -> 'timers') IS DISTINCT FROM 'array'
+        OR json_typeof(timers::json -> 'timer_generation') IS DISTINCT FROM 'number' THEN
         RETURN timers;
     END IF;
     generation := (timers::json ->> 'timer_generation')::bigint;
