@@ -79,7 +79,7 @@ def _runner(url: str, text: str = ARMED) -> Runner:
     return Runner(chart_from(text), open_store(url), clock=lambda: T0)
 
 
-def _stored(runner: Runner) -> tuple[object, list[tuple[object, ...]]]:
+def _stored(runner: Runner) -> tuple[object, list[tuple[str, int, str | None]]]:
     (text,) = runner.store.execute(
         "SELECT timers FROM statekit_instances WHERE instance_id = 'x'"
     ).fetchone()
