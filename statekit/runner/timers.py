@@ -133,7 +133,9 @@ class PendingTimerRows:
         self.inserted: dict[str, TimerRow] = {} if inserted is None else inserted
 
     def armed(self, row: TimerRow) -> None:
-        """The timer of `row` was armed (its row replaces one of the same ID)."""
+        """The timer of `row` was armed: its row is written over one of the same ID (an
+        upsert), so a delete of that ID queued before is not needed."""
+        self.deleted.pop(row.timer_id, None)
         self.inserted[row.timer_id] = row
 
     def removed(self, timer: ArmedTimer) -> None:

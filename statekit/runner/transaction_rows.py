@@ -340,8 +340,7 @@ class TransactionRows:
             # macrostep's result would replay its timer operations to give them
             while first and armed[first - 1].generation > counter:
                 first -= 1
-            for timer in armed[first:]:
-                pending.armed(timer_row(instance_id, timer, version))
+        # the removals first, then the arms: a timer armed again under its ID is one upsert
         kept = len(old.timers) - (consumed is not None)
         if not first and kept:  # none of the old timers is left (a state re-entered):
             # all of them cancelled, read without `result.timers_cancelled`, which replays
@@ -353,6 +352,8 @@ class TransactionRows:
         elif first < kept:  # fewer of the old timers are left: some were cancelled
             for timer in result.timers_cancelled:
                 pending.removed(timer)
+        for timer in armed[first:]:
+            pending.armed(timer_row(instance_id, timer, version))
 
     def _audit_row(
         self,
