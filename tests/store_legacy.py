@@ -5,8 +5,9 @@ Schema 6 packs an event row's payload hash, evidence and status
 is its event's, indexes dead messages instead of every message by status, and
 (SQLite) keeps the events table without a rowid; PostgreSQL gains
 `statekit_moved`. `before_schema_6` undoes all of it and removes migration 6's
-record (after `before_schema_8` and `before_schema_7`, which drop the shard layout
-and retention tables).
+record (after `before_schema_9`, `before_schema_8` and `before_schema_7`, which put the
+armed timers back into the instance rows and drop the shard layout and retention
+tables).
 
 Schema 5 stores an event's payload hash as 32 bytes and writes evidence in the
 compact form; before it, the hash was 64 hex characters and the evidence was
@@ -16,6 +17,8 @@ again, as it upgrades a store written by that older statekit.
 """
 
 from __future__ import annotations
+
+import json
 
 from statekit.compiler.serialize import canonical_json
 from statekit.runner.evidence import stored_evidence
@@ -43,6 +46,27 @@ _IDEMPOTENCY = (
 )
 
 
+def before_schema_9(store: Store) -> None:
+    """Put every instance's armed timers back into its row's `timers` text (the form
+    before schema 9: the counter and the timers, canonical JSON), drop the timer rows'
+    records and migration 9's record."""
+    with store.write():
+        for instance_id in store.instance_ids():
+            row = store.instance(instance_id)
+            assert row is not None
+            if row.columns.timers is None:
+                continue
+            generation = json.loads(row.columns.timers)["timer_generation"]
+            rows = sorted(store.timers(instance_id), key=lambda r: r.generation)
+            records = ",".join(str(r.record) for r in rows)
+            store.execute(
+                "UPDATE statekit_instances SET timers = ? WHERE instance_id = ?",
+                (f'{{"timer_generation":{generation},"timers":[{records}]}}', instance_id),
+            )
+        store.execute("ALTER TABLE statekit_timers DROP COLUMN record")
+        store.execute("DELETE FROM statekit_schema_migrations WHERE version = 9")
+
+
 def before_schema_8(store: Store) -> None:
     """Drop what schema 8 added (the shard layout table) and its record."""
     with store.write():
@@ -59,7 +83,9 @@ def before_schema_7(store: Store) -> None:
 
 def before_schema_6(store: Store) -> None:
     """Rewrite `store` in the form statekit wrote at schema 5 (see the module docstring);
-    a store past schema 6 first loses what schemas 7 and 8 added."""
+    a store past schema 6 first loses what schemas 7, 8 and 9 added."""
+    if store.schema_version() >= 9:
+        before_schema_9(store)
     if store.schema_version() >= 8:
         before_schema_8(store)
     if store.schema_version() >= 7:

@@ -25,7 +25,7 @@ from statekit.analysis.facts import outcomes, selected_transitions
 from statekit.analysis.report import leaves, state_name, transition_label
 from statekit.analysis.tracked_context import shown_value
 from statekit.analysis.witness import Expected, witness_payloads
-from statekit.engine.step import verdict
+from statekit.engine.unselected import verdict
 
 RejectionClass = tuple[str, str, str | None, str]
 """(event, status, reason, decided by): e.g. ('PAY', 'REJECTED', 'PAID', "reject on 'paid'")."""

@@ -29,7 +29,6 @@ from statekit.engine.algorithm import GuardOracle, History, initial_macrostep, m
 from statekit.engine.errors import LivelockError
 from statekit.engine.macrostep_run import FailedGuard, MacrostepRun
 from statekit.engine.memo import abstract_memoised_macrostep
-from statekit.engine.step import Basis, classify_unselected
 from statekit.engine.tables import (
     Configuration,
     MemoisedMacrostep,
@@ -38,6 +37,7 @@ from statekit.engine.tables import (
     TransitionConflict,
 )
 from statekit.engine.trace import AppliedMicrostep
+from statekit.engine.unselected import Basis, classify_unselected
 from statekit.engine.value_domain import ABSTRACT, AbstractDomain, AbstractValue, ValueDomain
 
 __all__ = [

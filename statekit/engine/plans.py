@@ -73,7 +73,8 @@ def build_plan(
         node = states[s]
         effects: tuple[TimedEffect, ...] = node.exit
         if node.timers:
-            effects = (*effects, CancelTimers(node.path))
+            names = tuple(timers[t].name for t in node.timers)
+            effects = (*effects, CancelTimers(node.path, names))
         if effects:
             segments.append(EffectSegment(effects=effects, active=frozenset(active), done=()))
         active.discard(s)

@@ -187,7 +187,7 @@ class State:
             and self._config.tables.digest == other._config.tables.digest
             and self._context == other._context
             and self._history == other._history
-            and self._timers == other._timers
+            and self._timers.same(other._timers)
         )
 
     def __hash__(self) -> int:

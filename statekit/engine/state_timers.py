@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 from statekit.compiler.ir import CompiledChart, Effect, Send, TimerKind
 from statekit.engine.tables import Configuration, Tables
-from statekit.engine.timers import TIMER_MS_MAX, TIMER_MS_MIN, ArmedTimer, Timers
+from statekit.engine.timers import INDEXED, TIMER_MS_MAX, TIMER_MS_MIN, ArmedTimer, Timers
 from statekit.engine.validation import EMPTY, INT_MAX, PayloadError
 
 _KEYS = frozenset({"id", "event", "payload", "delay_ms", "due_ms", "generation", "owner"})
@@ -53,7 +53,8 @@ def load_timers(tables: Tables, config: Configuration, data: object, generation:
         ids.add(timer.id)
         last = timer.generation
         armed.append(timer)
-    return Timers(tuple(armed), generation)
+    by_id = {t.id: t for t in armed} if len(armed) >= INDEXED else None
+    return Timers(tuple(armed), generation, by_id)
 
 
 def _timer(tables: Tables, config: Configuration, entry: object, where: str) -> ArmedTimer:

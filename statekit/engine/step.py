@@ -40,18 +40,15 @@ reading, only turns relative delays armed by the step into due times.
 from __future__ import annotations
 
 import hashlib
-import typing
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from statekit.compiler import scxml_procedures
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.algorithm import macrostep, select_transitions
 from statekit.engine.compiled_macrostep import CompiledMacrostep, compiled_macrostep
 from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
-from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.memo import memoised_macrostep
 from statekit.engine.record_makers import make_change, make_message, make_microstep, set_timer_logs
 from statekit.engine.result import (
@@ -61,9 +58,7 @@ from statekit.engine.result import (
     LIVELOCK,
     REDACTED,
     STALE_TIMER,
-    TERMINAL_STATE,
     TOO_MANY_TIMERS,
-    UNDEFINED_TRANSITION,
     UNKNOWN_EVENT,
     EmittedMessage,
     Microstep,
@@ -82,8 +77,16 @@ from statekit.engine.tables import (
     Tables,
 )
 from statekit.engine.timer_plan import Logs, resolve
-from statekit.engine.timers import MAX_ARMED_TIMERS, ArmedTimer, TimerRun, Timers
+from statekit.engine.timers import (
+    INDEXED,
+    MAX_ARMED_TIMERS,
+    ArmedTimer,
+    TimerRun,
+    Timers,
+    timer_index,
+)
 from statekit.engine.trace import AppliedMicrostep, AssignedValue, InternalEvent
+from statekit.engine.unselected import unselected
 from statekit.engine.validation import PayloadError
 
 APPLIED = Status.APPLIED
@@ -156,7 +159,7 @@ def step(
         except PayloadError as exc:
             return Result(REJECTED, INVALID_PAYLOAD, state, event_type, event_id, message=str(exc))
     if config.final:  # 4. a final chart selects nothing
-        return _unselected(tables, state, event_type, event_id, None)
+        return unselected(tables, state, event_type, event_id, None)
     event = (event_type, clean)
     if memoised:  # 5. selection and the macrostep, from the memo when data cannot matter
         # (the memo's per-configuration cache read inline: this is the hot path)
@@ -181,13 +184,13 @@ def step(
         elif isinstance(known, StaticLivelock):
             return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=known.message)
         elif isinstance(known, NoCandidates):
-            return _unselected(tables, state, event_type, event_id, None)
+            return unselected(tables, state, event_type, event_id, None)
     context, history = state._context, state._history
     try:
         selected = select_transitions(tables, config, event, context, history)
         enabled = selected[0]
         if not enabled:  # 6. nothing selected
-            return _unselected(tables, state, event_type, event_id, selected[1])
+            return unselected(tables, state, event_type, event_id, selected[1])
         if memoised:  # a macrostep of static structure (statekit.engine.compiled_macrostep)
             found = config.cache.single.get(enabled) or compiled_macrostep(tables, config, enabled)
             if found.__class__ is CompiledMacrostep:
@@ -207,7 +210,7 @@ def step(
     except LivelockError as exc:
         return Result(REJECTED, LIVELOCK, state, event_type, event_id, message=str(exc))
     if not run.fired:  # 6. nothing selected
-        return _unselected(tables, state, event_type, event_id, run.failed_guard)
+        return unselected(tables, state, event_type, event_id, run.failed_guard)
     return _applied(  # 7. something fired: the invariants must hold
         tables,
         state,
@@ -304,7 +307,11 @@ def consume(
 def _without(state: State, armed: ArmedTimer) -> State:
     """`state` without the armed timer `armed` (the arming counter unchanged)."""
     timers = state._timers
-    rest = Timers(tuple(t for t in timers.armed if t is not armed), timers.generation)
+    by_id = timer_index(timers).copy()  # a copy, not a loop over the timers (`Timers.by_id`)
+    del by_id[armed.id]
+    rest = Timers(
+        tuple(by_id.values()), timers.generation, by_id if len(by_id) >= INDEXED else None
+    )
     return State(state._config, state._context, state._history, rest)
 
 
@@ -487,75 +494,6 @@ def applied_result(
     if timing is not None:
         result._timing = timing
     return result
-
-
-def verdict(tables: Tables, config: Configuration, event: str) -> tuple[bool, str | None, int]:
-    """The static part of classifying an event that selected nothing: whether an
-    `already` entry applies, and the most specific `reject` reason with its state."""
-    cached = config.cache.verdicts.get(event)
-    if cached is not None:
-        return cached
-    candidates = config.final_states if config.final else (0, *config.ordered)
-    already, reason, source = scxml_procedures.static_classification(
-        tables.states, candidates, event
-    )
-    result = (already is not None, reason, -1 if source is None else source)
-    config.cache.verdicts[event] = result
-    return result
-
-
-Basis = typing.Literal["already", "guard", "reject", "terminal", "undefined"]
-"""Which rule of the classification decided: an `already` entry, a failing guard,
-a `reject` entry, the final chart, or none (UNDEFINED_TRANSITION)."""
-
-
-def classify_unselected(
-    tables: Tables, config: Configuration, event: str, failed: FailedGuard | None
-) -> tuple[Status, str | None, Basis]:
-    """How an event that selected nothing in `config` is classified (rule 6 of the
-    module docstring; rule 4 when the chart is final): (status, reason, basis).
-
-    `failed` is the first guard that failed during selection (None when the
-    chart is final: nothing is selected then). The static analysis uses this
-    to classify each (configuration, event) exactly as `step` does.
-    """
-    already, reason, _source = verdict(tables, config, event)
-    if already:
-        return Status.ALREADY_APPLIED, None, "already"
-    if failed is not None:
-        return REJECTED, failed[0].reason, "guard"
-    if reason is not None:
-        return REJECTED, reason, "reject"
-    if config.final:
-        return REJECTED, TERMINAL_STATE, "terminal"
-    return REJECTED, UNDEFINED_TRANSITION, "undefined"
-
-
-def _unselected(
-    tables: Tables,
-    state: State,
-    event: str,
-    event_id: str | None,
-    failed: FailedGuard | None,
-) -> Result:
-    config = state._config
-    status, reason, basis = classify_unselected(tables, config, event, failed)
-    if basis == "already":
-        return Result(status, None, state, event, event_id)
-    if basis == "guard":
-        assert failed is not None
-        check, transition = failed
-        what = f"guard '{check.name}'" if check.name else "condition"
-        where = tables.states[transition.source].path
-        message = f"{what} of {event} from '{where}' failed: {check.expression.source}"
-    elif basis == "reject":
-        source = verdict(tables, config, event)[2]
-        message = f"'{tables.states[source].path or tables.chart.name}' rejects {event}"
-    elif basis == "terminal":
-        message = f"the chart is final ({', '.join(state.leaves)}); {event} does not apply"
-    else:
-        message = f"no transition for {event} in {', '.join(state.leaves)}"
-    return Result(status, reason, state, event, event_id, message=message)
 
 
 def redacted(tables: Tables, event: str | None, payload: Mapping[str, Any]) -> Mapping[str, Any]:

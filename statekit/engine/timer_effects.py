@@ -62,11 +62,11 @@ def run_timer_effect(
             generation += 1
             name = decl.name
             timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner))
-            armed.append(timer)
+            armed[name] = timer
             log.append((at, "armed", timer))
         timing.generation = generation
     elif isinstance(effect, CancelTimers):
-        timing.cancel_owned(at, effect.state)
+        timing.cancel_owned(at, effect.state, effect.names)
     elif isinstance(effect, Send):
         values = run.values
         body = values.queued(
@@ -106,8 +106,7 @@ def _arm_send(
         timing.cancel(at, timer_id)
     payload = MappingProxyType(body)
     timer = _new(ArmedTimer, (timer_id, effect.event, payload, delay, due, generation, None))
-    timing.armed.append(timer)
-    timing.log.append((at, "armed", timer))
+    timing.arm(at, timer)
 
 
 _new = tuple.__new__

@@ -128,8 +128,7 @@ class TimerPlan:
             assert kind is not None
             run.generation = generation = run.generation + 1
             timer = _timer(name, kind, fixed, slot, owner, generation, record, now)
-            run.armed.append(timer)
-            run.log.append((at, "armed", timer))
+            run.arm(at, timer)
         return run
 
 
@@ -186,10 +185,14 @@ def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) 
                 return before
             if len(armed) == 1:  # the common case, without a comprehension
                 return (
-                    _new(Timers, ((), before.generation)) if armed[0].owner in cancels else before
+                    _new(Timers, ((), before.generation, None))
+                    if armed[0].owner in cancels
+                    else before
                 )
             kept = tuple([t for t in armed if t.owner not in cancels])
-            return before if len(kept) == len(armed) else _new(Timers, (kept, before.generation))
+            if len(kept) == len(armed):
+                return before
+            return _new(Timers, (kept, before.generation, None))
 
         return cancelled
     if not cancels and len(survivors) == 1 and survivors[0][1] is AT:
@@ -200,7 +203,9 @@ def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) 
             generation = before.generation + 1
             timer = _new(ArmedTimer, (name, name, EMPTY, None, record[slot], generation, owner))
             armed = before.armed
-            return _new(Timers, ((*armed, timer) if armed else (timer,), generation))
+            if not armed:
+                return _new(Timers, ((timer,), generation, None))
+            return _new(Timers, ((*armed, timer), generation, None))
 
         return armed_at
     if len(survivors) == 1 and survivors[0][3] < 0:
@@ -219,7 +224,9 @@ def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) 
                 due = clamped_due(due)
             start = before.generation
             timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, start + offset, owner))
-            return _new(Timers, ((*armed, timer) if armed else (timer,), start + arms))
+            if not armed:
+                return _new(Timers, ((timer,), start + arms, None))
+            return _new(Timers, ((*armed, timer), start + arms, None))
 
         return one_literal
 
@@ -238,7 +245,7 @@ def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) 
                 ]
             )
             armed = armed + made if armed else made
-        return _new(Timers, (armed, start + arms))
+        return _new(Timers, (armed, start + arms, None))
 
     return general
 

@@ -28,17 +28,13 @@ LIMIT = 10_000
 
 @dataclass(frozen=True, slots=True)
 class Cached:
-    """An instance row as stored at `row.version` (`recorded` None) and its state; `built`:
-    the state whose `timers` text this runner built for the row (None: the text was
-    read), handed to the next transaction so that an event that moves no timer does not
-    encode them again (`timers.timers_text`)."""
+    """An instance row as stored at `row.version` (`recorded` None) and its state."""
 
     row: InstanceRow
     state: State
-    built: State | None
 
 
-_cached = positional(Cached, "row", "state", "built")
+_cached = positional(Cached, "row", "state")
 
 
 class RowCache:
@@ -50,24 +46,26 @@ class RowCache:
         self._rows: dict[str, Cached] = {}
         self._contended: set[str] = set()
 
-    def put(self, row: InstanceRow, state: State, built: State | None = None) -> None:
-        """Remember `row` (as stored: committed by this runner or read), its state and
-        `built` (see `Cached`)."""
+    def put(self, row: InstanceRow, state: State) -> None:
+        """Remember `row` (as stored: committed by this runner or read) and its state."""
         if len(self._rows) >= LIMIT:
             self._rows.clear()
             self._contended.clear()
-        self._rows[row.instance_id] = _cached(row, state, built)  # one per event
+        self._rows[row.instance_id] = _cached(row, state)  # one per event
 
     def state_for(self, row: InstanceRow) -> State | None:
-        """The parsed state of `row` when the cached row of its instance has the same
-        stored texts and chart (name, version and digest: equal texts give an equal
-        state, and a row naming another chart is checked as a row never seen)."""
+        """The parsed state of `row` when the cached row of its instance is at the same
+        version, with the same stored texts and chart (name, version and digest: a row
+        naming another chart is checked as a row never seen). The version too: the
+        timers are rows of their own, which a cancelled timer changes and the texts do
+        not show."""
         cached = self._rows.get(row.instance_id)
         if cached is None:
             return None
         held = cached.row
         if (
-            held.columns == row.columns
+            held.version == row.version
+            and held.columns == row.columns
             and held.chart_digest == row.chart_digest
             and held.chart_name == row.chart_name
             and held.chart_version == row.chart_version

@@ -156,7 +156,7 @@ def timer_differences(expected: list[TimerRow], stored: list[TimerRow]) -> Itera
         if truth is None:
             yield f"{where} (generation {row.generation!r}) is stored, the replay has no such timer"
             continue
-        for name in ("generation", "event", "payload", "due_ms", "sequence"):
+        for name in ("generation", "event", "payload", "due_ms", "sequence", "record"):
             have, want = getattr(row, name), getattr(truth, name)
             if type(have) is not type(want) or have != want:
                 yield f"{where}: {name}: stored {have!r}, replayed {want!r}"

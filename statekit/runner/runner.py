@@ -163,7 +163,6 @@ class Runner:
         now = time.time()
         initial_context = canonical_json(dict(context or {}))
         state, version = result.state, 0
-        built: State | None = state  # the state `columns` were built from
         with self.store.write():
             created = self.store.insert_instance(
                 instance_id,
@@ -190,17 +189,17 @@ class Runner:
             if created and result.sent:  # the creation's undelayed sends, in order
                 tx = InstanceTransaction(
                     self.chart, row, state, snapshot_every=self.snapshot_every, now=now,
-                    now_ms=now_ms, built=built,
+                    now_ms=now_ms,
                 )  # fmt: skip
                 tx.queue_sends(START_EVENT, result)
                 self.decide_sends(tx)
                 tx.flush(self.store, self._chart_key)
-                state, version, row, built = tx.state, tx.version, tx.committed_row(), tx.built
+                state, version, row = tx.state, tx.version, tx.committed_row()
         if not created:
             if exist_ok:
                 return self.load(instance_id)
             raise InstanceExistsError(f"instance {instance_id!r} already exists")
-        self._rows.put(row, state, built)
+        self._rows.put(row, state)
         return Instance(
             instance_id=instance_id,
             version=version,

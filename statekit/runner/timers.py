@@ -1,17 +1,19 @@
 """Durable timers: how the runner stores the engine's armed timers and names their events.
 
 The engine's `State` is the truth about which timers are armed (`State.timers`,
-each with the generation that armed it and its due time). The runner keeps it
-in two places, both written in the transaction of the event that changed it:
+each with the generation that armed it and its due time). The runner stores
+it in the transaction of the event that changed it:
 
-- the instance row's `timers` column: the armed timers and the arming
-  counter as canonical JSON (the part of `State.to_data()` the three other
-  columns do not hold; None while the instance never armed a timer), so that
-  loading an instance reads one row;
-- `statekit_timers`: one row per armed timer with its due time (indexed), so
-  that a worker finds what is due without reading every instance. `timer_rows`
-  says which rows a transaction deletes and inserts: the difference between
-  the armed timers before and after it. Nothing else creates or removes them.
+- `statekit_timers`: one row per armed timer, holding the timer itself
+  (`TimerRow.record`, canonical JSON) beside its due time (indexed), so that a
+  worker finds what is due without reading every instance, and the instance's
+  timers are read from its rows (`stored_state.state_of`);
+- the instance row's `timers` column: only the arming counter
+  (`{"timer_generation":N}`, None while the instance never armed a timer).
+
+An event writes only what it changed: the rows of the timers it armed and
+deletes those of the timers it cancelled or consumed (`PendingTimerRows`),
+whatever the number of timers armed. Nothing else creates or removes them.
 
 Event IDs the runner gives (under the reserved `statekit.` prefix, so no
 caller's ID can collide): a timer delivery is `statekit.timer/<timer id>/<generation>`
@@ -25,12 +27,13 @@ or creation) `<root>`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from statekit.compiler.serialize import canonical_json, canonical_string
 from statekit.engine.state import State
 from statekit.engine.timers import ArmedTimer
 from statekit.runner.store.rows import STORED_INT_MAX, STORED_INT_MIN, TimerRow, positional
+from statekit.runner.store.timer_records import counter_text
 
 TIMER_PREFIX = "statekit.timer/"
 """The start of a timer delivery's event ID."""
@@ -58,23 +61,11 @@ def sent_event_id(root: str, n: int) -> str:
     return f"{SEND_PREFIX}{root}/{n}"
 
 
-def timers_text(state: State, before: State | None = None, text: str | None = None) -> str | None:
-    """The instance row's `timers` column for `state` (None: it never armed a timer): the
-    `timers` and `timer_generation` of `State.to_data()`, built from the timers alone.
-    `before` and its column's `text`, when the caller knows them (the transaction's
-    previous state, the text it built for it): a state holding the same timers (most
-    events of a timed chart move none) has that text, and it is not encoded again."""
+def timers_text(state: State) -> str | None:
+    """The instance row's `timers` column for `state`: its arming counter (None: it never
+    armed a timer); the timers themselves are their rows."""
     generation = state.timer_generation
-    if not generation:
-        return None
-    armed = state.timers
-    if before is not None and before.timers is armed and before.timer_generation == generation:
-        return text
-    # written out instead of `canonical_json({"timer_generation": …, "timers": [t.to_data()
-    # …]})`, which builds two dictionaries per timer and costs twice as much: once per
-    # event that arms or cancels a timer (the same text: tests/runner/test_timer_texts.py)
-    timers = ",".join([armed_text(t) for t in armed])
-    return f'{{"timer_generation":{generation},"timers":[{timers}]}}'
+    return counter_text(generation) if generation else None
 
 
 def armed_text(timer: ArmedTimer) -> str:
@@ -118,63 +109,52 @@ def timer_row(instance_id: str, timer: ArmedTimer, sequence: int) -> TimerRow:
         payload_text(payload) if (payload := timer.payload) else "{}",
         due,
         sequence,
+        armed_text(timer),
     )
 
 
 _timer_row = positional(
-    TimerRow, "instance_id", "timer_id", "generation", "event", "payload", "due_ms", "sequence"
-)
+    TimerRow, "instance_id", "timer_id", "generation", "event", "payload", "due_ms", "sequence",
+    "record",
+)  # fmt: skip
 
 
-class TimerChanges(NamedTuple):
-    """The timer rows one transaction removes (as `(instance ID, timer ID)`) and adds (a
-    named tuple, the cheapest record to build: once per timed event)."""
+class PendingTimerRows:
+    """The timer rows a transaction has still to write: the IDs whose rows it deletes and
+    the rows it writes (over a row of the same ID), built from what each event armed,
+    cancelled or consumed, so that its cost is that of the timers it changed."""
 
-    deleted: tuple[tuple[str, str], ...]
-    inserted: tuple[TimerRow, ...]
+    __slots__ = ("deleted", "inserted")
 
+    def __init__(
+        self, deleted: dict[str, None] | None = None, inserted: dict[str, TimerRow] | None = None
+    ) -> None:
+        self.deleted: dict[str, None] = {} if deleted is None else deleted  # ordered set
+        self.inserted: dict[str, TimerRow] = {} if inserted is None else inserted
 
-NO_CHANGES = TimerChanges(deleted=(), inserted=())
-_changes = tuple.__new__  # `_changes(TimerChanges, (deleted, inserted))`: without the
-# named tuple's own `__new__` frame (once per timed event)
+    def armed(self, row: TimerRow) -> None:
+        """The timer of `row` was armed: its row is written over one of the same ID (an
+        upsert), so a delete of that ID queued before is not needed."""
+        self.deleted.pop(row.timer_id, None)
+        self.inserted[row.timer_id] = row
 
+    def removed(self, timer: ArmedTimer) -> None:
+        """The timer was cancelled, replaced or consumed: its row goes (a row this
+        transaction was to write for it is dropped)."""
+        row = self.inserted.get(timer.id)
+        if row is not None and row.generation == timer.generation:
+            del self.inserted[timer.id]
+        self.deleted[timer.id] = None
 
-def timer_rows(
-    instance_id: str, before: State, after: State, armed_at: Mapping[tuple[str, int], int]
-) -> TimerChanges:
-    """The rows that take the store from `before`'s armed timers to `after`'s: a timer
-    not armed after is deleted; one armed after and not before, or armed again (another
-    generation: it replaces its row, `Store.insert_timers` writes it over), is
-    inserted, with the sequence `armed_at` gives its (ID, generation)."""
-    old_armed, new_armed = before.timers, after.timers
-    if old_armed is new_armed:
-        return NO_CHANGES
-    if len(old_armed) == 1 == len(new_armed) and old_armed[0].id == new_armed[0].id:
-        # one timer before and after (a lease, a state re-entered): the general case's
-        # dictionaries, sets and lists were half of what a timed event spent here
-        timer = new_armed[0]
-        if old_armed[0].generation == timer.generation:
-            return NO_CHANGES
-        sequence = armed_at.get((timer.id, timer.generation), 0)
-        return _changes(TimerChanges, ((), (timer_row(instance_id, timer, sequence),)))
-    # a timer is its (ID, generation): the arming counter never repeats a generation, so
-    # equal pairs are the same arming, whatever else the records hold
-    old = {t.id: t.generation for t in old_armed}
-    if old:
-        new_ids = {t.id for t in new_armed}
-        deleted = tuple([(instance_id, i) for i in old if i not in new_ids])
-    else:
-        deleted = ()
-    inserted = tuple(
-        [
-            timer_row(instance_id, t, armed_at.get((t.id, t.generation), 0))
-            for t in new_armed
-            if old.get(t.id) != t.generation
-        ]
-    )
-    if not deleted and not inserted:
-        return NO_CHANGES
-    return _changes(TimerChanges, (deleted, inserted))
+    def copy(self) -> PendingTimerRows:
+        """An independent copy (a transaction's mark)."""
+        return PendingTimerRows(dict(self.deleted), dict(self.inserted))
+
+    def rows(self, instance_id: str) -> tuple[tuple[tuple[str, str], ...], tuple[TimerRow, ...]]:
+        """(deleted `(instance ID, timer ID)` pairs, inserted rows), in the order the store
+        writes them (deletes first)."""
+        deleted = tuple([(instance_id, timer_id) for timer_id in self.deleted])
+        return deleted, tuple(self.inserted.values())
 
 
 def expected_rows(

@@ -45,7 +45,7 @@ from statekit.runner.store.rows import (
     positional,
 )
 from statekit.runner.stored_state import state_columns
-from statekit.runner.timers import sent_event_id, timer_rows
+from statekit.runner.timers import PendingTimerRows, sent_event_id, timer_row
 
 APPLIED, ALREADY = OutcomeStatus.APPLIED, OutcomeStatus.ALREADY_APPLIED
 REJECTED, CONFLICT = OutcomeStatus.REJECTED, OutcomeStatus.CONFLICT
@@ -98,8 +98,7 @@ class Mark:
     sends: tuple[Command, ...]
     sent: int
     root: str
-    armed_at: dict[tuple[str, int], int]
-    built: State | None
+    timer_rows: PendingTimerRows
 
 
 class TransactionRows:
@@ -108,9 +107,9 @@ class TransactionRows:
 
     # slotted: one is built for every event `Runner.apply` decides
     __slots__ = (
-        "_armed_at", "_ids", "_keys", "_root", "_sends", "_sent", "accepted", "built",
+        "_ids", "_keys", "_root", "_sends", "_sent", "accepted",
         "chart", "columns", "events", "instance_id", "now", "now_ms", "outbox", "rejections", "row",
-        "snapshot_every", "snapshots", "start", "state", "version",
+        "snapshot_every", "snapshots", "start", "state", "timer_rows", "version",
     )  # fmt: skip
 
     def __init__(
@@ -122,18 +121,15 @@ class TransactionRows:
         snapshot_every: int | None,
         now: float,
         now_ms: int | None = None,
-        built: State | None = None,
     ) -> None:
         self.chart, self.row = chart, row
-        # the state whose `timers` text `columns` holds as this runner built it (None: the
-        # text was read): `timers_text` gives it again for a state with the same timers
-        self.built = built
         self.instance_id = row.instance_id
         self.state, self.columns, self.version = state, row.columns, row.version
-        self.start = state  # the timers the store holds before this transaction
         self.snapshot_every = snapshot_every
         self.now, self.now_ms = now, now_ms
-        self._armed_at: dict[tuple[str, int], int] = {}  # (timer, generation) → sequence
+        self.start = state  # the state whose timers the store holds before this transaction
+        # the timer rows to write: what the events decided armed, cancelled or consumed
+        self.timer_rows = PendingTimerRows()
         self._sends: deque[Command] = deque()  # undelayed sends still to decide, in order
         self._sent = 0  # how many events the current root event sent (sent_event_id)
         self._root = ""
@@ -161,8 +157,7 @@ class TransactionRows:
             sends=tuple(self._sends),
             sent=self._sent,
             root=self._root,
-            armed_at=dict(self._armed_at),
-            built=self.built,
+            timer_rows=self.timer_rows.copy(),
         )
 
     def restore(self, mark: Mark) -> None:
@@ -173,13 +168,14 @@ class TransactionRows:
         del self.rejections[mark.rejections :], self.snapshots[mark.snapshots :]
         self._ids, self._keys = mark.ids, mark.keys
         self._sends, self._sent, self._root = deque(mark.sends), mark.sent, mark.root
-        self._armed_at, self.built = mark.armed_at, mark.built
+        self.timer_rows = mark.timer_rows
 
     def written(self) -> None:
         """The queued rows are written (inside the transaction): queue anew from here, the
         instance row now being at this version."""
         self.row = replace(self.row, version=self.version, columns=self.columns)
         self.start = self.state  # the store now holds these timers
+        self.timer_rows = PendingTimerRows()
         self.events, self.outbox, self.rejections, self.snapshots = [], [], [], []
 
     def committed_row(self) -> InstanceRow:
@@ -290,10 +286,9 @@ class TransactionRows:
         version = self.version + 1
         key = None if rejected else self.key_of(c)
         new = result.state
-        counter = self.state.timer_generation  # the arming counter before this event
-        if new is not self.state:
-            self.columns = state_columns(new, self.built, self.columns.timers)
-            self.built = new
+        old = self.state
+        if new is not old:
+            self.columns = state_columns(new)
         self.state, self.version, self.accepted = new, version, True
         event = _event_row(  # the fields of `EventRow`, in order
             self.instance_id,
@@ -311,14 +306,8 @@ class TransactionRows:
             raw,
         )
         self.events.append(event)
-        # the timers this event armed (`result.timers_armed`) are the state's last ones, those
-        # past the counter before it: read from the state, since a compiled macrostep's
-        # result would replay its timer operations to give them (once per timed event)
-        armed = new.timers
-        n = len(armed)
-        while n and armed[n - 1].generation > counter:
-            n -= 1
-            self._armed_at[(armed[n].id, armed[n].generation)] = version
+        if new is not old and (new.timer_generation or old.timer_generation):
+            self._timer_changes(result, old, new, version)
         if result.sent:
             self.queue_sends(self._root or c.event_id, result)
         self._ids[c.event_id] = event
@@ -334,6 +323,37 @@ class TransactionRows:
             status, None, version, new, c.event_id, result, version, False, None, None,
             c.after_conflict, None, emitted,
         )  # fmt: skip
+
+    def _timer_changes(self, result: Result, old: State, new: State, version: int) -> None:
+        """Queue the timer rows of the event at `version` (`old` → `new`): a row for each
+        timer it armed, a delete for each it cancelled, replaced or consumed. Read without
+        looking at the timers it left alone: the cost is that of the timers it changed."""
+        pending, instance_id = self.timer_rows, self.instance_id
+        consumed = result.timer
+        if consumed is not None:
+            pending.removed(consumed)
+        armed, counter = new.timers, old.timer_generation
+        first = len(armed)
+        if new.timer_generation != counter:
+            # the timers this event armed (`result.timers_armed`) are the state's last ones,
+            # those past the counter before it: read from the state, since a compiled
+            # macrostep's result would replay its timer operations to give them
+            while first and armed[first - 1].generation > counter:
+                first -= 1
+        # the removals first, then the arms: a timer armed again under its ID is one upsert
+        kept = len(old.timers) - (consumed is not None)
+        if not first and kept:  # none of the old timers is left (a state re-entered):
+            # all of them cancelled, read without `result.timers_cancelled`, which replays
+            # a compiled macrostep's timer operations (8% of a timed event's instructions)
+            gone = None if consumed is None else consumed.id
+            for timer in old.timers:
+                if timer.id != gone:
+                    pending.removed(timer)
+        elif first < kept:  # fewer of the old timers are left: some were cancelled
+            for timer in result.timers_cancelled:
+                pending.removed(timer)
+        for timer in armed[first:]:
+            pending.armed(timer_row(instance_id, timer, version))
 
     def _audit_row(
         self,
@@ -391,8 +411,9 @@ class TransactionRows:
         (`unread`: see `write`)."""
         deleted: tuple[tuple[str, str], ...] = ()
         inserted: tuple[TimerRow, ...] = ()
-        if self.state is not self.start:
-            deleted, inserted = timer_rows(self.instance_id, self.start, self.state, self._armed_at)
+        pending = self.timer_rows
+        if pending.deleted or pending.inserted:
+            deleted, inserted = pending.rows(self.instance_id)
         moves: tuple[InstanceMove, ...] = ()
         row = self.row
         if self.events:

@@ -84,7 +84,7 @@ class WritePath(WriteStages):
         """`Runner.apply_many` of checked commands (or the error checking one gave)."""
         items, accepted = run_group(self, commands)
         for tx in accepted:  # (their rows may be written already: `remember` would skip them)
-            self.rows.put(tx.committed_row(), tx.state, tx.built)
+            self.rows.put(tx.committed_row(), tx.state)
         return items
 
     def fire_due(self, now_ms: int, limit: int, problems: dict[TimerKey, str]) -> list[Outcome]:
@@ -129,7 +129,7 @@ class WritePath(WriteStages):
                 written = False
             if not written:
                 raise _Stale(now_ms)
-        self.rows.put(tx.committed_row(), tx.state, tx.built)
+        self.rows.put(tx.committed_row(), tx.state)
         return answer
 
     def _apply_locked(

@@ -83,13 +83,10 @@ class WriteStages:
         """The decisions about the instance `row` (locked, or `cached`: the row this runner
         committed last, with its state), starting from its stored state; `now_ms`: the
         clock reading of the transaction (default: read now)."""
-        if cached is None:
-            state, built = self.state_of(row), None
-        else:
-            state, built = cached.state, cached.built
+        state = self.state_of(row) if cached is None else cached.state
         return InstanceTransaction(
             self.chart_of(row), row, state, snapshot_every=self.snapshot_every,
-            now=time.time(), now_ms=self.now_ms() if now_ms is None else now_ms, built=built,
+            now=time.time(), now_ms=self.now_ms() if now_ms is None else now_ms,
         )  # fmt: skip
 
     def facts(
@@ -133,7 +130,7 @@ class WriteStages:
         """Remember the row `tx` leaves, when it accepted an event (the stored row once the
         caller's transaction commits)."""
         if tx.events:
-            self.rows.put(tx.committed_row(), tx.state, tx.built)
+            self.rows.put(tx.committed_row(), tx.state)
 
     # ---- what deciding needs -----------------------------------------------------------
     def state_of(self, row: InstanceRow) -> State:
@@ -141,7 +138,7 @@ class WriteStages:
         version, and equal text gives an equal state)."""
         state = self.rows.state_for(row)
         if state is None:
-            state = state_of(self.chart_of(row), row)
+            state = state_of(self.chart_of(row), row, self.store.timers)
             self.rows.put(replace(row, recorded=None) if row.recorded else row, state)
         return state
 

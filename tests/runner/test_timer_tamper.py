@@ -53,8 +53,7 @@ def _filled(url: str) -> Runner:
 A = "instance_id = 'a' AND timer_id = 'reminder'"
 TAMPER: dict[str, tuple[str, ...]] = {
     "instances.timers": (
-        "UPDATE statekit_instances SET timers = REPLACE(timers, '10007', '10008') "
-        "WHERE instance_id = 'a'",
+        "UPDATE statekit_instances SET timers = REPLACE(timers, ':', ':1') WHERE instance_id = 'a'",
     ),
     "instances.start_clock_ms": (
         "UPDATE statekit_instances SET start_clock_ms = start_clock_ms + 1 "
@@ -71,6 +70,14 @@ TAMPER: dict[str, tuple[str, ...]] = {
     "timers.payload": (f"UPDATE statekit_timers SET payload = '{{\"n\":2}}' WHERE {A}",),
     "timers.due_ms": (f"UPDATE statekit_timers SET due_ms = due_ms - 1 WHERE {A}",),
     "timers.sequence": (f"UPDATE statekit_timers SET sequence = 0 WHERE {A}",),
+    "timers.record": (
+        f"UPDATE statekit_timers SET record = REPLACE(record, '10007', '10008') WHERE {A}",
+    ),
+    "timers.record missing": (f"UPDATE statekit_timers SET record = NULL WHERE {A}",),
+    "timers.record of another timer": (
+        "UPDATE statekit_timers SET record = (SELECT r.record FROM statekit_timers r WHERE "
+        f"r.instance_id = 'a' AND r.timer_id <> 'reminder') WHERE {A}",
+    ),
     "a missing row": (f"DELETE FROM statekit_timers WHERE {A}",),
     "an extra row": (
         "INSERT INTO statekit_timers (instance_id, timer_id, generation, event, payload, "

@@ -147,6 +147,7 @@ TAMPER.update(
                 "payload",
                 "due_ms",
                 "sequence",
+                "record",
             )
         },
     }

@@ -82,11 +82,18 @@ the identity of the set), written when a `ShardedRunner` first opens it and
 checked on every later opening, so that shards given in another order, a
 missing shard or a changed count are refused instead of routing instances to
 the wrong database. A database used on its own has no row.
+
+Version 9 makes the timer rows an instance's armed timers
+(`statekit.runner.store.timer_records`): each row also holds its timer's record, the
+instance row's `timers` only the arming counter, so an event writes only the timers it
+armed or cancelled.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from statekit.runner.store.timer_records import RECORDS_POSTGRESQL, RECORDS_SQLITE
 
 MIGRATIONS_TABLE = "statekit_schema_migrations"
 
@@ -484,6 +491,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "shard layout: which shard of which set this database is (one row, or none)",
         _shard_table("REAL"),
         _shard_table("DOUBLE PRECISION"),
+    ),
+    Migration(
+        9,
+        "timer rows hold their timers: an event writes the timers it armed or cancelled only",
+        RECORDS_SQLITE,
+        RECORDS_POSTGRESQL,
     ),
 )
 """Every migration, in order; append new ones, never edit a released one."""

@@ -145,7 +145,9 @@ class EventRow:
 class TimerRow:
     """One armed timer of an instance (`statekit.runner.timers`): the event and payload
     (canonical JSON) it delivers, its due time in epoch milliseconds, the generation
-    that armed it and the sequence of the event that did (0: the creation)."""
+    that armed it and the sequence of the event that did (0: the creation); `record`, the
+    armed timer itself as canonical JSON (`ArmedTimer.to_data()`): the rows of an instance
+    are its armed timers (None only in a row written without one, which no state reads)."""
 
     instance_id: str
     timer_id: str
@@ -154,6 +156,7 @@ class TimerRow:
     payload: str
     due_ms: int
     sequence: int
+    record: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

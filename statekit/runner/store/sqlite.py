@@ -37,6 +37,7 @@ from statekit.runner.errors import (
 from statekit.runner.store.base import Store
 from statekit.runner.store.migrations import unhex
 from statekit.runner.store.packing import migrated_evidence, migrated_hash
+from statekit.runner.store.timer_records import timer_counter, timer_record
 
 SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
 _BUSY, _LOCKED, _IOERR, _CORRUPT, _FULL, _NOTADB = 5, 6, 10, 11, 13, 26  # SQLite result codes
@@ -156,6 +157,8 @@ class SQLiteStore(Store):
             for name, function in (("statekit_pack_hash", migrated_hash),
                                    ("statekit_pack_evidence", migrated_evidence)):  # fmt: skip
                 self._conn.create_function(name, 3, function, deterministic=True)
+            self._conn.create_function("statekit_timer_record", 2, timer_record)
+            self._conn.create_function("statekit_timer_counter", 1, timer_counter)
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             error = self.translate(exc)
