@@ -552,11 +552,21 @@ def _coverage_replays(ir: CompiledChart) -> int:
         else:
             assert item["id"] in {t.id for m in result.evidence for t in m.transitions}, item
         checked += 1
+    for race in coverage.race.missing:
+        path, payloads = race["path"], race["payloads"]
+        assert len(payloads) == len(path)
+        if any(p is None for p in payloads):
+            continue
+        state = chart.start(race.get("start_context"))
+        for event, payload in zip(path, payloads, strict=True):
+            state = chart.send(state, event, payload).state
+        assert set(state.leaves) <= set(race["configuration"]), race
+        checked += 1
     return checked
 
 
 def test_coverage_hints_carry_payloads_that_replay() -> None:
-    assert _coverage_replays(chart_of(REGIONS)) == 5
+    assert _coverage_replays(chart_of(REGIONS)) == 6  # 5 transitions and rejections, 1 race
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

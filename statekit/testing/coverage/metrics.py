@@ -20,7 +20,8 @@ replaying the sequence through `Chart.send` (`witness.PathReplays`; None for an
 event whose payload the bounded search did not find: its data-guard outcomes are
 only assumed), and `start_context` when the sequence starts from an instance
 created with other values of tracked context fields than the declared defaults.
-A race's sequence has no payloads yet.
+A race's sequence leads to the configuration where both orders are to be
+delivered.
 """
 
 from __future__ import annotations
@@ -206,7 +207,7 @@ def measure(
             item["hint"] = "send a declared event with a payload that does not match it"
     rejection = Metric(len(possible) - len(missing_r), len(possible), tuple(missing_r))
 
-    race = _race_metric(exploration, races_of(exploration), sequences)
+    race = _race_metric(exploration, races_of(exploration), sequences, replays)
     return ChartCoverage(
         name=chart.name,
         file=file if file is not None else chart.file,
@@ -226,6 +227,7 @@ def _race_metric(
     exploration: Exploration,
     races: tuple[RaceTarget, ...],
     sequences: set[tuple[frozenset[int], str, str]],
+    replays: PathReplays,
 ) -> Metric:
     chart = exploration.chart
     missing = []
@@ -242,14 +244,14 @@ def _race_metric(
             if (race.configuration, first, second) not in sequences
         ]
         if not tried:
-            missing.append(
-                {
-                    "events": [a, b],
-                    "configuration": _names(chart, race.configuration),
-                    "decided": race.decided,
-                    "class": race.race_class,
-                    "untried": untried,
-                    "path": list(race.path),
-                }
-            )
+            item = {
+                "events": [a, b],
+                "configuration": _names(chart, race.configuration),
+                "decided": race.decided,
+                "class": race.race_class,
+                "untried": untried,
+                "path": list(race.path),
+                "payloads": _payloads(replays, race.node, None),
+            }
+            missing.append(_started(item, exploration, race.node))
     return Metric(len(races) - len(missing), len(races), tuple(missing))

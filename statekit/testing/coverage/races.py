@@ -27,6 +27,8 @@ class RaceTarget:
     race_class: str = "race"
     elsewhere: tuple[frozenset[int], ...] = ()
     """The other configurations where the pair is order-sensitive (either covers it)."""
+    node: int = -1
+    """The exploration node `path` leads to (its replay gives the path's payloads)."""
 
 
 def races_of(exploration: Exploration) -> tuple[RaceTarget, ...]:
@@ -39,6 +41,7 @@ def races_of(exploration: Exploration) -> tuple[RaceTarget, ...]:
             race.path,
             race.race_class,
             tuple(o.active for o in race.elsewhere),
+            race.node,
         )
         for race in races.races_of(exploration).races
     )

@@ -198,17 +198,26 @@ def _diagram(coverage: ChartCoverage) -> str:
     return _mark_states(svg[svg.find("<svg") :], coverage.unexercised)
 
 
-def _path(path: list[str] | None, payloads: list[dict[str, Any] | None] | None) -> str:
+def _path(
+    path: list[str] | None,
+    payloads: list[dict[str, Any] | None] | None,
+    start: dict[str, Any] | None = None,
+) -> str:
     """The event sequence, each event with its checked payload (`?`: only assumed; none
-    shown for an event without fields)."""
+    shown for an event without fields), after the context to start the instance with
+    when it is not the declared defaults."""
     if path is None:
         return "no path: no reachable configuration selects it (see `statekit lint`)"
+    begin = ""
+    if start:
+        begin = f"start context <code>{html.escape(json.dumps(start, ensure_ascii=False))}</code>"
     if not path:
-        return "from the initial state"
+        return begin or "from the initial state"
     shown = payloads if payloads is not None and len(payloads) == len(path) else [{}] * len(path)
-    return "path: " + " → ".join(
+    events = " → ".join(
         f"<code>{html.escape(_event_text(e, p))}</code>" for e, p in zip(path, shown, strict=True)
     )
+    return f"path: {begin}, then {events}" if begin else f"path: {events}"
 
 
 def _event_text(event: str, payload: dict[str, Any] | None) -> str:
@@ -235,7 +244,7 @@ def _missing_item(metric: str, item: dict[str, Any]) -> str:
             f"<code>{html.escape(a)}</code> / <code>{html.escape(b)}</code> in "
             f"{{{html.escape(where)}}}, never tried: {html.escape(untried)}"
         )
-    path = _path(item.get("path"), item.get("payloads"))
+    path = _path(item.get("path"), item.get("payloads"), item.get("start_context"))
     return f'<li class="missing-{metric}">✗ {what} — {path}</li>'
 
 
