@@ -27,6 +27,9 @@ class Replay:
 
     events: tuple[str, ...]
     payloads: tuple[Payload | None, ...]
+    start: tuple[tuple[str, object], ...] = ()
+    """The context to start the instance with (the tracked fields whose start values
+    differ from the declared defaults; empty: the defaults)."""
 
     @property
     def complete(self) -> bool:
@@ -34,11 +37,18 @@ class Replay:
         return all(p is not None for p in self.payloads)
 
     def text(self) -> str:
-        """`E1 {"n": 1}, A {}, B {"late": true}` (`?` for a step without a payload)."""
-        return ", ".join(
-            f"{event} {'?' if p is None else json.dumps(p, ensure_ascii=False)}"
+        """`E1 {"n": 1}, A {}, B {"late": true}`, after `start context {...}:` when the
+        instance starts with other values than the declared defaults (`(no payload found:
+        assumed)` for a step whose payload the bounded search did not find)."""
+        events = ", ".join(
+            f"{event} "
+            + ("(no payload found: assumed)" if p is None else json.dumps(p, ensure_ascii=False))
             for event, p in zip(self.events, self.payloads, strict=True)
         )
+        if self.start:
+            start = json.dumps(dict(self.start), ensure_ascii=False)
+            return f"start context {start}: {events}"
+        return events
 
 
 def _prefix(exploration: Exploration, node: int) -> list[Expected]:
@@ -79,5 +89,5 @@ def race_replays(exploration: Exploration, race: Race) -> tuple[Replay, Replay]:
         steps = [*prefix, *_order(order)]
         start = exploration.tracked_nodes.start_context(race.node)
         payloads = witness_payloads(exploration.chart, steps, start)
-        out.append(Replay(tuple(s.event for s in steps), tuple(payloads)))
+        out.append(Replay(tuple(s.event for s in steps), tuple(payloads), tuple(start.items())))
     return out[0], out[1]

@@ -91,6 +91,8 @@ def races_command(
                         {"event": event, "payload": payload}
                         for event, payload in zip(replay.events, replay.payloads, strict=True)
                     ]
+                    if replay.start:
+                        order["start_context"] = dict(replay.start)
                 data.append(item)
         echo_json(data, indent=2)
     else:
@@ -107,7 +109,11 @@ def _text(report: RaceReport, show_all: bool) -> list[str]:
     races = report.races + report.convergent if show_all else report.races
     for race in races:
         a, b = race.events
-        pa, pb = (p or "no producer" for p in race.producers)
+        timers = frozenset(t.name for t in chart.timers)
+        pa, pb = (
+            p or ("the clock" if event in timers else "no producer")
+            for event, p in zip(race.events, race.producers, strict=True)
+        )
         if race.race_class == CONVERGENT:
             verdict = "convergent (no decision needed)"
         elif race.decision is not None:

@@ -51,6 +51,9 @@ def compile_producers(
         names: list[str] = []
         for ref in scalar_list(listed):
             event = str(ref.value)
+            if TIMER_EVENT.fullmatch(event):
+                problems.append(_timer_under_producer(name, event, ref.span))
+                continue
             if event not in events:
                 unknown_event(event, ref.span)
             names.append(event)
@@ -183,6 +186,21 @@ def _unknown_race_event(
         note = f"declare it under events: (declared: {', '.join(events) or 'none'})"
         message = f"undeclared event '{event}'"
     return Diagnostic(unknown_event.SLUG, Severity.ERROR, message, span, (note,))
+
+
+def _timer_under_producer(producer: str, event: str, span: SourceSpan) -> Diagnostic:
+    """A timer event listed under a producer: the clock sends timers, and they race with
+    every producer's events without an entry."""
+    return Diagnostic(
+        unknown_event.SLUG,
+        Severity.ERROR,
+        f"producer '{producer}' lists the timer event '{event}': timers are sent by the clock",
+        span,
+        (
+            "remove it: a timer event needs no producer, it races with the events of "
+            "every producer where it is armed (decide such a race under races:)",
+        ),
+    )
 
 
 def _error(message: str, node: Node, *notes: str) -> Diagnostic:

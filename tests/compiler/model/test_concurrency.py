@@ -156,6 +156,12 @@ BAD = {
         (13, 27),
         "undeclared event 'TaskFinished'",
     ),
+    "producer lists a timer event": (
+        'producers:\n  clock: ["after(1h)@running"]\n',
+        "unknown-event",
+        (13, 11),
+        "producer 'clock' lists the timer event 'after(1h)@running': timers are sent by the clock",
+    ),
     "producer as a scalar": (
         "producers:\n  worker: TaskCompleted\n",
         "schema",
