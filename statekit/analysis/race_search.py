@@ -215,7 +215,12 @@ class RaceSearch:
     def exclusive(self, x: Combination, y: Combination) -> bool:
         """Whether no payload and context let `x` and `y` both happen: they assume
         opposite outcomes of one condition that reads the same data in both (see
-        `facts_of`)."""
+        `facts_of`), or one event stored different values of a tracked context field
+        from its own payload (`chose_apart`)."""
+        if self.chose_apart(x.first, x.first_effects, y.second) or self.chose_apart(
+            x.second, x.second_effects, y.first
+        ):
+            return True
         if not (
             x.first.assumptions
             or x.second.assumptions
@@ -247,6 +252,34 @@ class RaceSearch:
                         return True
                 before = after
         return False
+
+    def chose_apart(
+        self, one: MacrostepBranch, effects: EffectSummary, other: MacrostepBranch
+    ) -> bool:
+        """Whether two branches of one event (one in each order) fired the same
+        transitions and stored different values in a tracked context field that those
+        transitions assign only from the event's own payload (`f: event.x`): the
+        exploration splits such a run per value of the payload field, and no one
+        payload gives both branches."""
+        of = self.exploration
+        if not of.tracked or one.target < 0 or other.target < 0:
+            return False
+        if one.transitions() != other.transitions():
+            return False
+        assigned: list[tuple[str, object]] = []
+        for key in effects.assigns:  # ("assign", ((field, tree), ...), payload tag)
+            pairs = key[1]
+            assert isinstance(pairs, tuple)
+            assigned.extend(pairs)
+        from_payload = {f for f, tree in assigned if isinstance(tree, EventRef)}
+        otherwise = {f for f, tree in assigned if not isinstance(tree, EventRef)}
+        fields = (from_payload - otherwise) & frozenset(of.tracked)
+        if not fields:
+            return False
+        mine, theirs = of.nodes[one.target].tracked, of.nodes[other.target].tracked
+        return any(
+            (type(mine.get(f)), mine.get(f)) != (type(theirs.get(f)), theirs.get(f)) for f in fields
+        )
 
     def facts_of(self, assumptions: tuple[Assumption, ...]) -> list[_Fact | None]:
         """The assumptions as facts: the condition, its outcome, the context fields it

@@ -93,7 +93,7 @@ def max_configurations_option() -> click.Option:
 
 
 def max_memory_option() -> click.Option:
-    """`--max-memory MiB`, shared by lint, explain and paths (the value is in MiB)."""
+    """`--max-memory MiB`, shared by lint, explain, paths and races (the value is in MiB)."""
     return click.Option(
         ["--max-memory", "max_memory_mib"],
         type=click.IntRange(min=1),

@@ -43,13 +43,16 @@ def dump(document: object) -> str:
 
 def trace_json(trace: Sequence[TraceStep]) -> list[dict[str, object]]:
     """A counterexample trace as JSON: per step its event (null: the initial macrostep),
-    outcome, checked `payload` (null: none found, the step is assumed; absent for the
-    initial macrostep) and the data-guard outcomes it `assuming`."""
+    outcome, checked `payload` (null: none found, the step is assumed; for the initial
+    macrostep the context to start the instance with, absent when it is the declared
+    defaults) and the data-guard outcomes it `assuming`."""
     out: list[dict[str, object]] = []
     for step in trace:
         entry: dict[str, object] = {"event": step.event, "outcome": step.outcome}
         if step.event is not None:
             entry["payload"] = None if step.payload is None else dict(step.payload)
+        elif step.payload:
+            entry["payload"] = dict(step.payload)
         entry["assuming"] = list(step.assuming)
         out.append(entry)
     return out

@@ -184,6 +184,39 @@ states:
 """
 
 
+FLAG_FROM_PAYLOAD = """
+statechart: flag
+version: 1
+context: {hold: {type: boolean, default: false}}
+events: {SCORED: {hold: boolean}, PAID: {}, SHIP: {}}
+producers: {risk: [SCORED], psp: [PAID], warehouse: [SHIP]}
+parallel: true
+states:
+  risk:
+    initial: a
+    states:
+      a: {on: {SCORED: {to: b, do: [{assign: {hold: event.hold}}]}}}
+      b: {}
+  pay: {initial: p, states: {p: {on: {PAID: q}}, q: {}}}
+  ship:
+    initial: w
+    states:
+      w: {on: {SHIP: {to: s, if: not ctx.hold, else: HOLD}}}
+      s: {}
+"""
+
+
+def test_a_flag_stored_from_the_payload_is_one_payload_in_both_orders() -> None:
+    """The exploration splits SCORED per value of `event.hold` (`hold` is tracked): the
+    branch that stored true in one order is not compared with the one that stored false
+    in the other, so SCORED and PAID (which never reads it) converge, while SHIP, which
+    reads it, races with SCORED."""
+    report = find_races(chart_of(FLAG_FROM_PAYLOAD))
+    classes = {r.events: r.race_class for r in (*report.races, *report.convergent)}
+    assert classes[("SCORED", "PAID")] == CONVERGENT
+    assert classes[("SCORED", "SHIP")] == RACE
+
+
 def test_each_class_has_its_rule_and_the_suggested_entry_silences_it(tmp_path: Path) -> None:
     # Finished/Closed: the same end, the later one told ALREADY_CLOSED (info); Noted
     # moves another region (convergent with both): no rule reports it.

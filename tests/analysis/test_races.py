@@ -237,11 +237,13 @@ def test_undecided_race_shows_both_orders_and_the_path(tmp_path: Path) -> None:
         "{running}: the order they arrive in changes the outcome, and no `races:` entry "
         "decides it"
     )
-    assert finding.notes[:2] == (
+    assert finding.notes[:4] == (
         "TaskCompleted then CancellationRequested: TaskCompleted APPLIED, then "
         "CancellationRequested REJECTED TERMINAL_STATE → {completed}",
+        "  replay: TaskCompleted {}, CancellationRequested {}",
         "CancellationRequested then TaskCompleted: CancellationRequested APPLIED, then "
         "TaskCompleted REJECTED TERMINAL_STATE → {cancelled}",
+        "  replay: CancellationRequested {}, TaskCompleted {}",
     )
     assert "path from the initial configuration:" in finding.notes
     assert (finding.span.line, finding.span.column) == (9, 22)  # the transition on TaskCompleted

@@ -211,7 +211,7 @@ def test_all_lists_convergent_pairs_and_json_gives_each_class(tmp_path: Path) ->
     # B moves the other region (convergent with both).
     chart = write(tmp_path, CLASSES)
     plain = statekit("races", chart)
-    assert plain.returncode == 1, plain.stderr
+    assert plain.returncode == 0, plain.stderr  # an undecided info pair does not fail
     assert "A (x) and C (z) in {left.l0, right.r0}: info, UNDECIDED" in plain.stdout
     assert "convergent (no decision needed)" not in plain.stdout
     assert plain.stdout.splitlines()[-1] == (
@@ -228,3 +228,48 @@ def test_all_lists_convergent_pairs_and_json_gives_each_class(tmp_path: Path) ->
     }
     text = statekit("races", chart, "--all")
     assert "A (x) and B (y) in {left.l0, right.r0}: convergent (no decision needed)" in text.stdout
+
+
+INFO_ONLY = """\
+statechart: info_only
+events: {Finished: {}, Closed: {}}
+producers: {worker: [Finished], user: [Closed]}
+initial: open
+states:
+  open: {on: {Finished: closed, Closed: closed}}
+  closed: {final: true, reject: {Finished: ALREADY_CLOSED, Closed: ALREADY_CLOSED}}
+"""
+
+
+def test_an_undecided_info_pair_is_listed_but_does_not_fail(tmp_path: Path) -> None:
+    """Both orders end in `closed`; only who is answered ALREADY_CLOSED differs: lint
+    reports that at severity info, and `races` exits 0 on it as lint does."""
+    chart = tmp_path / "info.yaml"
+    chart.write_text(INFO_ONLY)
+    done = statekit("races", str(chart), "--format", "json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (pair,) = json.loads(done.stdout)
+    assert (pair["class"], pair["decided"]) == ("info", False)
+    linted = statekit("lint", str(chart), "--format", "json")
+    assert linted.returncode == 0
+    assert {d["severity"] for d in json.loads(linted.stdout)["diagnostics"]} == {"info"}
+    # a pair of class race, undecided, still fails
+    raced = tmp_path / "race.yaml"
+    raced.write_text(LESSON)
+    assert statekit("races", str(raced)).returncode == 1
+
+
+def test_races_takes_the_memory_bound_as_explain_does(tmp_path: Path) -> None:
+    chart = tmp_path / "lesson.yaml"
+    chart.write_text(LESSON)
+    assert statekit("races", str(chart), "--max-memory", "64").returncode == 1
+    assert statekit("races", str(chart), "--max-memory", "0").returncode == 2
+
+
+def test_lint_race_findings_carry_checked_replays_and_a_trace(tmp_path: Path) -> None:
+    chart = tmp_path / "lesson.yaml"
+    chart.write_text(LESSON)
+    found = json.loads(statekit("lint", str(chart), "--format", "json").stdout)
+    (race,) = [d for d in found["diagnostics"] if d["slug"] == "undecided-race"]
+    assert [n for n in race["notes"] if n.startswith("  replay: ")], race["notes"]
+    assert race["trace"][0]["event"] is None  # the path from the start, as data

@@ -46,9 +46,10 @@ from collections.abc import Iterator
 
 from statekit.analysis.facts import ChartFacts
 from statekit.analysis.race_entry import race_entry, race_fixes
+from statekit.analysis.race_witness import race_replays
 from statekit.analysis.races import Race, races_in
-from statekit.analysis.report import path_notes
 from statekit.analysis.timers import event_span
+from statekit.analysis.witness import checked_trace, trace_notes
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.ir import CompiledChart
 
@@ -82,14 +83,18 @@ def finding(
         for event, p in zip(race.events, race.producers, strict=True)
     )
     config = "{" + ", ".join(race.configuration) + "}"
+    first, second = race_replays(facts.exploration, race)
     notes = [
         f"{a} then {b}: {race.orders[0].text()}",
+        f"  replay: {first.text()}",
         f"{b} then {a}: {race.orders[1].text()}",
+        f"  replay: {second.text()}",
     ]
     if race.difference is not None:
         notes.append(f"the orders differ in {race.difference}")
     notes.extend(f"  assuming {x.describe(chart)}" for x in race.assumptions)
-    notes.extend(path_notes(facts.exploration, race.node))
+    trace = checked_trace(facts.replays, race.node)
+    notes.extend(trace_notes(trace))
     if race.elsewhere:
         notes.append(f"they also race in {len(race.elsewhere)} other configuration(s)")
     notes.append(
@@ -104,6 +109,7 @@ def finding(
         f"arrive in {what}, and no `races:` entry decides it",
         _place(chart, race),
         tuple(notes),
+        trace=trace,
     )
 
 
