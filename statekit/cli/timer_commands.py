@@ -54,7 +54,8 @@ from statekit.cli.shard_options import db_option, open_cli_shards
 from statekit.cli.shard_worker import ShardedWorker
 from statekit.cli.store_link import StoreLink
 from statekit.engine.chart import Chart
-from statekit.runner.errors import RunnerError
+from statekit.runner.errors import RunnerError, UnknownInstanceError
+from statekit.runner.loop_parking import is_parked
 from statekit.runner.outbox import lost_connection
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner, wall_clock_ms
@@ -150,9 +151,9 @@ class Worker:
 
     def count(self, runner: Runner, outcome: Outcome, now: int) -> None:
         """Count a delivery that armed a timer due at once again (by `now`, the clock its
-        round read, or the one `--once` fixed); past `MAX_REDELIVERIES_AT_ONCE` of them for
-        one instance since the worker was last idle, the timers they armed are recorded as
-        problems (skipped from then on, reported)."""
+        round read, or the one `--once` fixed); at `MAX_REDELIVERIES_AT_ONCE` of them for
+        one instance since the worker was last idle, the timers it armed are parked
+        durably (`runner.loop_parking`: consumed, recorded as `TIMER_LOOP`) and reported."""
         result, instance = outcome.result, outcome.instance_id
         if result is None or instance is None or outcome.event_id is None:
             return
@@ -165,9 +166,18 @@ class Worker:
         if n < MAX_REDELIVERIES_AT_ONCE:
             return
         for t in again:
-            runner.timer_problems[(instance, t.id, t.generation, t.due_ms)] = (
+            try:
+                parked = runner.park_timer(instance, t.id, t.generation)
+            except UnknownInstanceError:
+                continue  # pruned meanwhile: nothing left to deliver
+            if not is_parked(parked):
+                continue  # delivered, cancelled or parked meanwhile
+            write_line(self.out, parked.to_data())
+            self.report(
+                (instance, t.id, t.generation, t.due_ms),
                 f"{n} deliveries in a row armed a timer due at once again (an eventless "
-                f"loop; the bound is MAX_REDELIVERIES_AT_ONCE); left armed"
+                f"loop; the bound is MAX_REDELIVERIES_AT_ONCE); parked: consumed and "
+                f"recorded as TIMER_LOOP at version {parked.version}",
             )
 
     def wait(self, max_sleep: float) -> None:
