@@ -55,7 +55,7 @@ from statekit.cli.shard_worker import ShardedWorker
 from statekit.cli.store_link import StoreLink
 from statekit.engine.chart import Chart
 from statekit.runner.errors import RunnerError, UnknownInstanceError
-from statekit.runner.loop_parking import is_parked
+from statekit.runner.loop_parking import is_parked, parked_timers
 from statekit.runner.outbox import lost_connection
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner, wall_clock_ms
@@ -341,11 +341,14 @@ def _shard_set_worker(urls: tuple[str, ...], charts: Sequence[Chart]) -> Sharded
 @click.option("--db", "url", required=True, help="Store URL: sqlite:///path.db or postgresql://…")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
 def timers_command(url: str, output_format: str) -> None:
-    """List the armed timers: instance, timer, due time and how long until it is due."""
+    """List the armed timers: instance, timer, due time and how long until it is due;
+    then the parked ones (consumed for a reason that will not change: an eventless loop
+    the worker parked, a key over the bound) with the reason."""
     store = open_cli_reader(url)
     try:
         with store.read():
             rows = store.timers()
+            parked = parked_timers(store)
         now_ms = wall_clock_ms()
     except RunnerError as exc:
         raise click.UsageError(f"the timers cannot be read: {exc}") from exc
@@ -360,8 +363,14 @@ def timers_command(url: str, output_format: str) -> None:
             f"{data['instance']}  {data['timer']}  due {_when(data['due_ms'])}  "
             f"{_in(data['in_ms'])}"
         )
+    for each in parked:
+        if output_format == "json":
+            write_line(sys.stdout, each.to_data())
+            continue
+        echo_text(f"{each.instance_id}  {each.timer_id}  parked {each.reason}: {each.message}")
     if output_format == "text":
-        click.echo(f"{len(rows)} timer(s) armed", err=True)
+        more = f", {len(parked)} parked" if parked else ""
+        click.echo(f"{len(rows)} timer(s) armed{more}", err=True)
 
 
 def _when(due_ms: Any) -> str:

@@ -19,7 +19,7 @@ decision the history records, as a rejection by the chart is.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from statekit.engine.chart import Chart
@@ -28,8 +28,10 @@ from statekit.engine.state import State
 from statekit.engine.timers import ArmedTimer
 from statekit.runner.errors import UnknownInstanceError
 from statekit.runner.evidence import EvidenceFormError, evidence_data
-from statekit.runner.outcome import TIMER_LOOP, Outcome, OutcomeStatus
-from statekit.runner.timers import timer_event_id
+from statekit.runner.outcome import KEY_TOO_LONG, TIMER_LOOP, Outcome, OutcomeStatus
+from statekit.runner.store.base import Store
+from statekit.runner.store.parked_queries import last_rejected_deliveries
+from statekit.runner.timers import TIMER_PREFIX, parse_timer_event_id, timer_event_id
 
 if TYPE_CHECKING:  # (the write stages decide with `TimerDelivery`, which imports this)
     from statekit.runner.write_stages import WriteStages
@@ -60,16 +62,22 @@ def consume_parked(chart: Chart, state: State, timer: ArmedTimer, event_id: str)
     )
 
 
+def _rejection(evidence: str, event_id: str) -> dict[str, Any] | None:
+    """The `rejected` object of a stored evidence text (None: none, or a damaged text)."""
+    try:
+        data = evidence_data(json.loads(evidence), event_id)
+    except (ValueError, EvidenceFormError):
+        return None
+    rejected = data.get("rejected")
+    return rejected if isinstance(rejected, dict) else None
+
+
 def records_parking(evidence: str, event_id: str) -> bool:
     """Whether a stored rejected delivery's `evidence` records a parked loop (reason
     `TIMER_LOOP`); False for any other text, a damaged one included (the replay then
     reports the row as it would without this check)."""
-    try:
-        data: Any = evidence_data(json.loads(evidence), event_id)
-    except (ValueError, EvidenceFormError):
-        return False
-    rejected = data.get("rejected")
-    return isinstance(rejected, dict) and rejected.get("reason") == TIMER_LOOP
+    rejected = _rejection(evidence, event_id)
+    return rejected is not None and rejected.get("reason") == TIMER_LOOP
 
 
 def replays_parking(timer: ArmedTimer, generation: int, clock_ms: int | None) -> bool:
@@ -102,3 +110,53 @@ def park_timer(
 def is_parked(outcome: Outcome) -> bool:
     """Whether `outcome` is a parking that was recorded."""
     return outcome.status is OutcomeStatus.REJECTED and outcome.reason == TIMER_LOOP
+
+
+PARKED_REASONS = frozenset({TIMER_LOOP, KEY_TOO_LONG})
+"""The reasons a timer is consumed for that will not change: a loop the worker parked, a
+delivery whose key is over the identifier bound (a poison delivery)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ParkedTimer:
+    """A timer consumed for one of `PARKED_REASONS` by its instance's last history entry
+    (at `sequence`): what `statekit timers` lists after the armed timers."""
+
+    instance_id: str
+    timer_id: str
+    generation: int
+    event: str
+    sequence: int
+    reason: str
+    message: str
+
+    def to_data(self) -> dict[str, Any]:
+        """The JSON-ready form `statekit timers --format json` lists."""
+        return {
+            "instance": self.instance_id,
+            "timer": self.timer_id,
+            "event": self.event,
+            "generation": self.generation,
+            "parked": self.reason,
+            "message": self.message,
+            "sequence": self.sequence,
+        }
+
+
+def parked_timers(store: Store) -> list[ParkedTimer]:
+    """The timers parked by the last history entry of their instance (inside the caller's
+    transaction; see `store.parked_queries`), by instance ID. An instance that took an
+    event since is not listed: its history keeps the entry."""
+    parked = []
+    for row in last_rejected_deliveries(store, TIMER_PREFIX):
+        timer = parse_timer_event_id(row.event_id)
+        rejected = _rejection(row.evidence, row.event_id)
+        if timer is None or rejected is None or rejected.get("reason") not in PARKED_REASONS:
+            continue
+        reason, message = str(rejected["reason"]), str(rejected.get("message"))
+        parked.append(
+            ParkedTimer(
+                row.instance_id, timer[0], timer[1], row.type, row.sequence, reason, message
+            )
+        )
+    return parked

@@ -2,7 +2,9 @@
 `MAX_REDELIVERIES_AT_ONCE` deliveries the timer the last one armed is consumed and
 recorded as a rejected delivery with reason `TIMER_LOOP` (`runner.loop_parking`), so a
 restarted worker does not deliver the loop again and still delivers the other
-instances' timers; `statekit timers` no longer lists it and `statekit verify` agrees.
+instances' timers; `statekit timers` lists it as parked with the reason (as it lists a
+poison delivery, `KEY_TOO_LONG`) until the instance takes another event (how an operator
+releases it), and `statekit verify` agrees.
 Every shape of loop: a timer re-arming itself at 0 ms, two states handing over with
 0 ms timers, an `at:` already past re-armed on entry, a `send` delayed by -1 ms."""
 
@@ -31,10 +33,19 @@ events:
   Spin: {}
   Ping: {}
   Calm: {}
+  Stop: {}
+  Paid: {ref: string}
+  Later: {ref: string}
+idempotency:
+  Paid: [ref]
 initial: idle
+on:
+  Stop: idle
 states:
   idle:
     on:
+      Later: {do: [{send: {event: Paid, delay: 10ms, payload: {ref: event.ref}}}]}
+      Paid: {do: [{assign: {n: ctx.n + 1}}]}
       Self: spinning
       Pong: left
       Past: past
@@ -110,8 +121,56 @@ def test_a_parked_loop_stays_parked_across_a_restart(
     code, lines, err = _worker_once(store_url, chart)  # a restarted worker
     assert code == 0, err
     assert [x["instance"] for x in lines] == ["later"]
-    listed = statekit("timers", "--db", store_url, "--format", "json")
-    assert listed.returncode == 0 and listed.stdout == ""
+    verified = statekit("verify", "--db", store_url, "--chart", chart)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    (listed,) = _timers(store_url)  # parked, with the reason; nothing armed
+    assert (listed["instance"], listed["parked"]) == ("loop", TIMER_LOOP)
+    assert "eventless loop" in str(listed["message"])
+    text = statekit("timers", "--db", store_url)
+    assert "loop" in text.stdout and f"parked {TIMER_LOOP}" in text.stdout
+    assert "0 timer(s) armed, 1 parked" in text.stderr
+
+
+def _timers(url: str) -> list[dict[str, object]]:
+    listed = statekit("timers", "--db", url, "--format", "json")
+    assert listed.returncode == 0, listed.stderr
+    return [json.loads(x) for x in listed.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_an_event_releases_a_parked_instance(store_url: str, tmp_path: Path, shape: str) -> None:
+    """Nothing re-arms a parked timer; the instance takes events as before, and one that
+    leaves the looping state (here `Stop`) releases it: `timers` no longer lists it."""
+    runner = _runner(store_url)
+    runner.create("loop")
+    assert runner.apply("loop", "e1", SHAPES[shape], {}).applied
+    runner.store.close()
+    chart = str(write_chart(CHART, tmp_path, "parked"))
+    assert _worker_once(store_url, chart)[0] == 1
+    assert [x["instance"] for x in _timers(store_url)] == ["loop"]
+    again = _runner(store_url)
+    assert again.apply("loop", "e2", "Stop", {}).applied
+    assert again.load("loop").state.configuration == {"idle"}
+    assert again.verify("loop").ok
+    again.store.close()
+    assert _timers(store_url) == []
+    code, lines, _ = _worker_once(store_url, chart)
+    assert (code, lines) == (0, [])
+
+
+def test_timers_lists_a_poison_delivery_as_parked_too(store_url: str, tmp_path: Path) -> None:
+    """Consistent with the loop: a delivery consumed as `KEY_TOO_LONG` is listed with its
+    reason; `verify` agrees."""
+    runner = _runner(store_url)
+    runner.create("poison")
+    assert runner.apply("poison", "e1", "Later", {"ref": "a" * 600}).applied
+    runner.store.close()
+    chart = str(write_chart(CHART, tmp_path, "parked"))
+    code, lines, err = _worker_once(store_url, chart)
+    assert code == 0, err
+    assert [(x["status"], x["reason"]) for x in lines] == [("REJECTED", "KEY_TOO_LONG")]
+    (listed,) = _timers(store_url)
+    assert (listed["instance"], listed["parked"]) == ("poison", "KEY_TOO_LONG")
     verified = statekit("verify", "--db", store_url, "--chart", chart)
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
