@@ -398,7 +398,8 @@ class Runner:
     @healing()
     def park_timer(self, instance_id: str, timer_id: str, generation: int) -> Outcome:
         """Park an eventless loop's timer durably (`runner.loop_parking`): consumed and
-        recorded as REJECTED `TIMER_LOOP`, or `STALE_TIMER` when no longer armed so."""
+        recorded as REJECTED `TIMER_LOOP`, or `STALE_TIMER` when no longer armed so
+        (ValueError: not due yet)."""
         return park_timer(self._path, instance_id, timer_id, generation, self.now_ms())
 
     def now_ms(self) -> int:

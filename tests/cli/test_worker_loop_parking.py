@@ -190,3 +190,17 @@ def test_parking_twice_records_once(store_url: str, shape: str) -> None:
     assert [e.status for e in runner.history("loop")] == ["APPLIED", "REJECTED"]
     assert runner.fire_due(now_ms=10**12) == [] and runner.verify("loop").ok
     runner.store.close()
+
+
+def test_a_timer_not_due_is_not_parked(store_url: str) -> None:
+    """Only a timer due at once is parked (the replay consumes no other): parking one due
+    later is refused, nothing written; it still fires when due."""
+    runner = _runner(store_url)  # the clock at 1,000 ms
+    _calm(runner, "calm")  # its timer is due at 1,005 ms
+    (armed,) = runner.load("calm").state.timers
+    with pytest.raises(ValueError, match="not due"):
+        runner.park_timer("calm", armed.id, armed.generation)
+    assert [e.status for e in runner.history("calm")] == ["APPLIED"]
+    assert runner.verify("calm").ok
+    assert [o.status.value for o in runner.fire_due(now_ms=1_005)] == ["APPLIED"]
+    runner.store.close()
