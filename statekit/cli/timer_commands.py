@@ -30,8 +30,10 @@ number of armed timers (`Store.unclaimable_timers`). `--once` delivers what is
 due when it starts, with the clock fixed then, and exits (1 when a row was skipped); an
 instance whose deliveries keep arming timers due at once is delivered at most
 `MAX_REDELIVERIES_AT_ONCE` times so without the worker going idle (in one `--once` run),
-then reported as a loop, left armed and skipped. Given `--db` several times (a shard
-set, `shard_options`), one loop delivers the timers of every shard (`shard_worker`).
+then parked durably (`runner.loop_parking`: consumed, recorded as `TIMER_LOOP`) and
+reported. Given `--db` several times (a shard set, `shard_options`), one loop delivers
+the timers of every shard (`shard_worker`). `timers` lists the armed timers, then the
+parked ones (`loop_parking.parked_timers`).
 """
 
 from __future__ import annotations
@@ -84,9 +86,10 @@ MAX_REDELIVERIES_AT_ONCE = 100
 """How many deliveries of one instance's timers that arm a timer due at once again
 (`after: {0ms: self}`, a `send` with a delay of 0 or less: an eventless loop, as `always`
 transitions can make one) a worker makes without going idle, or in one `--once` run;
-past it the timers so armed are reported as a loop, left armed and skipped (until the
-worker restarts), and it goes on with the others (`--once` exits 1) instead of never
-going idle or never exiting."""
+past it the timers so armed are parked durably (`runner.loop_parking`: consumed and
+recorded as `TIMER_LOOP`, never delivered again, a restarted worker included) and
+reported, and it goes on with the others (`--once` exits 1) instead of never going
+idle or never exiting."""
 
 BACKOFF_FIRST, BACKOFF_LAST = 0.05, 1.0
 """The sleeps, in seconds, before looking again at a due timer the worker could not claim
