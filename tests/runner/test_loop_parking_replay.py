@@ -59,8 +59,9 @@ def parked(store_url: str) -> Iterator[Runner]:
 
 def test_the_parked_loop_replays(parked: Runner) -> None:
     assert parked.verify("loop").ok
-    rebuilt = parked.rebuild("loop")
-    assert rebuilt.state.timers == () and rebuilt.state.configuration == {"spinning"}
+    state = parked.rebuild("loop").state
+    assert state is not None
+    assert state.timers == () and state.configuration == {"spinning"}
 
 
 class _Rollback(Exception):
