@@ -30,8 +30,10 @@ number of armed timers (`Store.unclaimable_timers`). `--once` delivers what is
 due when it starts, with the clock fixed then, and exits (1 when a row was skipped); an
 instance whose deliveries keep arming timers due at once is delivered at most
 `MAX_REDELIVERIES_AT_ONCE` times so without the worker going idle (in one `--once` run),
-then reported as a loop, left armed and skipped. Given `--db` several times (a shard
-set, `shard_options`), one loop delivers the timers of every shard (`shard_worker`).
+then parked durably (`runner.loop_parking`: consumed, recorded as `TIMER_LOOP`) and
+reported. Given `--db` several times (a shard set, `shard_options`), one loop delivers
+the timers of every shard (`shard_worker`). `timers` lists the armed timers, then the
+parked ones (`loop_parking.parked_timers`).
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ from statekit.cli.shard_options import db_option, open_cli_shards
 from statekit.cli.shard_worker import ShardedWorker
 from statekit.cli.store_link import StoreLink
 from statekit.engine.chart import Chart
-from statekit.runner.errors import RunnerError
+from statekit.runner.errors import RunnerError, UnknownInstanceError
+from statekit.runner.loop_parking import is_parked, parked_timers
 from statekit.runner.outbox import lost_connection
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner, wall_clock_ms
@@ -83,9 +86,10 @@ MAX_REDELIVERIES_AT_ONCE = 100
 """How many deliveries of one instance's timers that arm a timer due at once again
 (`after: {0ms: self}`, a `send` with a delay of 0 or less: an eventless loop, as `always`
 transitions can make one) a worker makes without going idle, or in one `--once` run;
-past it the timers so armed are reported as a loop, left armed and skipped (until the
-worker restarts), and it goes on with the others (`--once` exits 1) instead of never
-going idle or never exiting."""
+past it the timers so armed are parked durably (`runner.loop_parking`: consumed and
+recorded as `TIMER_LOOP`, never delivered again, a restarted worker included) and
+reported, and it goes on with the others (`--once` exits 1) instead of never going
+idle or never exiting."""
 
 BACKOFF_FIRST, BACKOFF_LAST = 0.05, 1.0
 """The sleeps, in seconds, before looking again at a due timer the worker could not claim
@@ -150,9 +154,9 @@ class Worker:
 
     def count(self, runner: Runner, outcome: Outcome, now: int) -> None:
         """Count a delivery that armed a timer due at once again (by `now`, the clock its
-        round read, or the one `--once` fixed); past `MAX_REDELIVERIES_AT_ONCE` of them for
-        one instance since the worker was last idle, the timers they armed are recorded as
-        problems (skipped from then on, reported)."""
+        round read, or the one `--once` fixed); at `MAX_REDELIVERIES_AT_ONCE` of them for
+        one instance since the worker was last idle, the timers it armed are parked
+        durably (`runner.loop_parking`: consumed, recorded as `TIMER_LOOP`) and reported."""
         result, instance = outcome.result, outcome.instance_id
         if result is None or instance is None or outcome.event_id is None:
             return
@@ -165,9 +169,18 @@ class Worker:
         if n < MAX_REDELIVERIES_AT_ONCE:
             return
         for t in again:
-            runner.timer_problems[(instance, t.id, t.generation, t.due_ms)] = (
+            try:
+                parked = runner.park_timer(instance, t.id, t.generation)
+            except UnknownInstanceError:
+                continue  # pruned meanwhile: nothing left to deliver
+            if not is_parked(parked):
+                continue  # delivered, cancelled or parked meanwhile
+            write_line(self.out, parked.to_data())
+            self.report(
+                (instance, t.id, t.generation, t.due_ms),
                 f"{n} deliveries in a row armed a timer due at once again (an eventless "
-                f"loop; the bound is MAX_REDELIVERIES_AT_ONCE); left armed"
+                f"loop; the bound is MAX_REDELIVERIES_AT_ONCE); parked: consumed and "
+                f"recorded as TIMER_LOOP at version {parked.version}",
             )
 
     def wait(self, max_sleep: float) -> None:
@@ -331,11 +344,14 @@ def _shard_set_worker(urls: tuple[str, ...], charts: Sequence[Chart]) -> Sharded
 @click.option("--db", "url", required=True, help="Store URL: sqlite:///path.db or postgresql://…")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
 def timers_command(url: str, output_format: str) -> None:
-    """List the armed timers: instance, timer, due time and how long until it is due."""
+    """List the armed timers: instance, timer, due time and how long until it is due;
+    then the parked ones (consumed for a reason that will not change: an eventless loop
+    the worker parked, a key over the bound) with the reason."""
     store = open_cli_reader(url)
     try:
         with store.read():
             rows = store.timers()
+            parked = parked_timers(store)
         now_ms = wall_clock_ms()
     except RunnerError as exc:
         raise click.UsageError(f"the timers cannot be read: {exc}") from exc
@@ -350,8 +366,14 @@ def timers_command(url: str, output_format: str) -> None:
             f"{data['instance']}  {data['timer']}  due {_when(data['due_ms'])}  "
             f"{_in(data['in_ms'])}"
         )
+    for each in parked:
+        if output_format == "json":
+            write_line(sys.stdout, each.to_data())
+            continue
+        echo_text(f"{each.instance_id}  {each.timer_id}  parked {each.reason}: {each.message}")
     if output_format == "text":
-        click.echo(f"{len(rows)} timer(s) armed", err=True)
+        more = f", {len(parked)} parked" if parked else ""
+        click.echo(f"{len(rows)} timer(s) armed{more}", err=True)
 
 
 def _when(due_ms: Any) -> str:

@@ -22,6 +22,7 @@ from statekit.runner.evidence import evidence_json
 from statekit.runner.hashes import encode_payload
 from statekit.runner.identifier_bounds import consume_oversized, key_too_long
 from statekit.runner.keys import idempotency_key
+from statekit.runner.loop_parking import consume_parked, records_parking, replays_parking
 from statekit.runner.migration import Stranded, entry_evidence, is_migration, map_state
 from statekit.runner.repeated_facts import RepeatedFact, consume_delivery
 from statekit.runner.store.rows import EventRow, RecordedKey
@@ -162,6 +163,14 @@ def fold(
         if why is not None and armed is not None:
             result = consume_oversized(chart, state, armed, why, row.event_id)
             key = None
+        elif (  # a loop the worker parked (`runner.loop_parking`): consumed again
+            row.status == Status.REJECTED.value
+            and timer is not None
+            and armed is not None
+            and replays_parking(armed, timer[1], clock)
+            and records_parking(row.evidence, row.event_id)
+        ):
+            result, key = consume_parked(chart, state, armed, row.event_id), None
         if key is not None and armed is not None:
             holder = holders.get((event_type, key)) or _stored_holder(
                 recorded_key, start.version, event_type, key

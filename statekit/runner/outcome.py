@@ -52,9 +52,14 @@ KEY_TOO_LONG = "KEY_TOO_LONG"
 """The event's encoded idempotency key is over the identifier bound
 (`identifier_bounds.MAX_ID_BYTES`): refused before the store sees it."""
 
+TIMER_LOOP = "TIMER_LOOP"
+"""A timer parked by the worker's loop guard (`runner.loop_parking`): its deliveries kept
+arming a timer due at once; it is consumed without its event."""
+
 RUNNER_REASONS = frozenset(
     {
         KEY_TOO_LONG,
+        TIMER_LOOP,
         EVENT_ID_PAYLOAD_CONFLICT,
         VERSION_CONFLICT,
         SEQUENCE_GAP,

@@ -60,6 +60,7 @@ from statekit.runner.evidence import stored_evidence
 from statekit.runner.group_commit import Item
 from statekit.runner.identifier_bounds import chart_problems
 from statekit.runner.instance import Instance, RecordedEvent
+from statekit.runner.loop_parking import park_timer
 from statekit.runner.migration import (
     MigrationReport,
 )
@@ -393,6 +394,13 @@ class Runner:
         at = self.now_ms() if now_ms is None else now_ms
         check_stored_int(at, "now_ms")
         return self._path.fire_due(at, limit, self.timer_problems)
+
+    @healing()
+    def park_timer(self, instance_id: str, timer_id: str, generation: int) -> Outcome:
+        """Park an eventless loop's timer durably (`runner.loop_parking`): consumed and
+        recorded as REJECTED `TIMER_LOOP`, or `STALE_TIMER` when no longer armed so
+        (ValueError: not due yet)."""
+        return park_timer(self._path, instance_id, timer_id, generation, self.now_ms())
 
     def now_ms(self) -> int:
         """The clock's reading (TypeError unless it is an int of the stored range)."""

@@ -16,6 +16,7 @@ from statekit.engine.timers import ArmedTimer
 from statekit.runner.decision_inputs import Command, HistoryFacts
 from statekit.runner.hashes import payload_text_and_digest
 from statekit.runner.identifier_bounds import consume_oversized, key_too_long
+from statekit.runner.loop_parking import consume_parked, replays_parking
 from statekit.runner.outcome import Outcome
 from statekit.runner.repeated_facts import RepeatedFact, consume_delivery
 from statekit.runner.store.rows import RecordedKey
@@ -85,6 +86,30 @@ class TimerDelivery(TransactionRows):
             reason=result.reason,
             message=result.message,
             emitted=(),
+        )
+
+    def park(self, timer_id: str, generation: int) -> Outcome:
+        """Park the timer `timer_id` armed at `generation` (`runner.loop_parking`): consumed
+        without its event and recorded as a delivery the chart rejects is, with reason
+        `TIMER_LOOP`; REJECTED `STALE_TIMER`, nothing written, when it is not armed so;
+        ValueError when it is not due by the transaction's clock (the replay would not
+        consume it: `replays_parking`)."""
+        event_id = timer_event_id(timer_id, generation)
+        timer = self.state.timer(timer_id)
+        if timer is None or timer.generation != generation:
+            return self.fire(timer_id, generation, HistoryFacts())
+        if not replays_parking(timer, generation, self.now_ms):
+            raise ValueError(
+                f"timer {timer_id!r} (generation {generation}) is not due: only a timer "
+                "due at once is parked"
+            )
+        self._root, self._sent = event_id, 0
+        command = delivery_command(timer)
+        result = consume_parked(self.chart, self.state, timer, event_id)
+        text, raw = payload_text_and_digest(command.type, command.payload)
+        outcome = self._accept(command, text, raw.hex(), raw, result, rejected=True)
+        return replace(
+            outcome, status=REJECTED, reason=result.reason, message=result.message, emitted=()
         )
 
     def _consume_repeat(
