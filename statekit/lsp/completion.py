@@ -12,6 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from statekit.compiler.model.relative_refs import (
+    is_explicit,
+    relative_form,
+    shortest_target_text,
+)
 from statekit.compiler.source.nodes import MappingNode, ScalarNode
 from statekit.lsp.document import ChartDocument
 from statekit.lsp.hover import describe, field_type
@@ -212,11 +217,11 @@ def _items(
             return _context(doc, index, rng)
         return []
     if last == "to" or (parent in ("on", "after") and len(keys) >= 2) or last in ("always", "done"):
-        return _states(doc, index, rng, typed, activatable=False)
+        return _targets(doc, index, rng, typed, _state_scope(keys), activatable=False)
     if last == "initial":
         return _relative(doc, index, _state_scope(keys), rng)
     if last == "default":
-        return _states(doc, index, rng, typed, activatable=True)
+        return _targets(doc, index, rng, typed, _state_scope(keys), activatable=True)
     if last in ("when", "require", "forbid") and keys[:1] == ("invariants",):
         return _states(doc, index, rng, typed, activatable=True)
     if last == "guard":
@@ -357,6 +362,38 @@ def _states(
             parts = path.split(".")
             longer = [".".join(parts[i:]) for i in range(len(parts))]
             label = next((s for s in longer if s.startswith(typed)), label)
+        items.append(
+            _item(label, CompletionKind.CLASS, path, rng, _doc(doc, index, Kind.STATE, path))
+        )
+    return items
+
+
+def _targets(
+    doc: ChartDocument, index: Index, rng: Range, typed: str, source: str, *, activatable: bool
+) -> list[CompletionItem]:
+    """The states a target of `source` can name, each by the shortest text that names it
+    from there (a sibling by its bare name); typing `.` or `^` asks for the explicit forms."""
+    items = []
+    for path, info in index.states.items():
+        if not path or (activatable and info.history):
+            continue
+        if is_explicit(typed):
+            label = relative_form(path, source)
+        else:
+            label = shortest_target_text(
+                path, source, lambda text: index.resolve_target(text, source)
+            )
+            if typed and not label.startswith(typed):
+                parts = path.split(".")
+                longer = [".".join(parts[i:]) for i in range(len(parts))]
+                label = next(
+                    (
+                        s
+                        for s in longer
+                        if s.startswith(typed) and index.resolve_target(s, source) == path
+                    ),
+                    label,
+                )
         items.append(
             _item(label, CompletionKind.CLASS, path, rng, _doc(doc, index, Kind.STATE, path))
         )
