@@ -136,7 +136,10 @@ def test_an_ambiguity_names_the_relative_form_of_each_candidate_and_each_compile
     text = TICKET.replace("parallel: true\n", "parallel: true\non: {SOLVED: met}\n")
     d = only(compile_text(text), "ambiguous-state")
     forms = dict(re.findall(r"candidate: (\S+) \(from here: '([^']+)'\)", "\n".join(d.notes)))
-    assert forms == {"first_response.met": ".first_response.met", "resolution.met": ".resolution.met"}
+    assert forms == {
+        "first_response.met": ".first_response.met",
+        "resolution.met": ".resolution.met",
+    }
     for path, form in forms.items():
         assert _target(text.replace("{SOLVED: met}", f"{{SOLVED: '{form}'}}"), "", "SOLVED") == (
             path
