@@ -142,7 +142,7 @@ class Index:
         """The path a state reference names (relative to `scope` for `initial`), or None."""
         if relative:
             current = scope
-            for part in ref.split("."):
+            for part in (ref[1:] if ref.startswith(".") else ref).split("."):
                 child = f"{current}.{part}" if current else part
                 if child not in self.states or self.states[child].parent != current:
                     return None

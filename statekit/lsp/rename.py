@@ -182,7 +182,8 @@ def _rewritten(
     target = renamed(ref.key)
     if ref.role in FULL_PATH_ROLES:
         scope = renamed(ref.scope) if ref.scope else ""
-        return target[len(scope) + 1 :] if scope else target
+        below = target[len(scope) + 1 :] if scope else target
+        return "." + below if ref.text.startswith(".") else below
     assert ref.role in SUFFIX_ROLES
     parts = target.split(".")
     for count in range(len(ref.text.split(".")), len(parts) + 1):

@@ -23,7 +23,7 @@ states:
         on: {AGENT_REPLIED: met}
       met: {}
   resolution:
-    initial: pending
+    initial: .pending
     states:
       pending:
         on: {SOLVED: met}
@@ -74,10 +74,12 @@ def _targets(text: str) -> dict[tuple[str, str], str]:
     assert result.chart is not None, result.diagnostics
     chart = result.chart
     paths = {s.id: s.path for s in chart.states}
-    return {
+    targets = {
         (paths[t.source], str(t.event)): ",".join(paths[i] for i in t.targets)
         for t in chart.transitions
     }
+    initials = {(s.path, "initial"): ",".join(paths[i] for i in s.initial) for s in chart.states}
+    return {**targets, **initials}
 
 
 def _open(editor: Editor, tmp_path: Path, text: str) -> str:
@@ -166,6 +168,7 @@ def test_completion_at_a_target_offers_the_names_it_can_use_from_there(
         ("  resolution:", 2, "solving"),  # an ancestor: explicit forms stay as written
         ("      waiting:", 6, "on_customer"),  # the history default follows
         ("      met: {}\n  resolution", 6, "waiting"),  # the name of a state elsewhere
+        ("      pending:\n        on: {SOLVED", 6, "open"),  # `initial: .pending`, `^^pending`
     ],
 )
 def test_rename_keeps_every_relative_target_naming_the_same_state(
@@ -186,6 +189,7 @@ def test_rename_keeps_every_relative_target_naming_the_same_state(
         "solving": "resolution",
         "on_customer": "resolution.waiting",
         "waiting": "first_response.met",
+        "open": "resolution.pending",
     }[new_name]
     new_path = old_path[: len(old_path) - len(old_name)] + new_name
 
@@ -196,6 +200,8 @@ def test_rename_keeps_every_relative_target_naming_the_same_state(
 
     before = _targets(FIXED)
     after = _targets(renamed)
+    if new_name == "open":
+        assert "initial: .open" in renamed and "^^open" in renamed
     assert after == {
         (moved(s), e): ",".join(moved(p) for p in t.split(",") if p) for (s, e), t in before.items()
     }

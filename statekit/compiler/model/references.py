@@ -52,8 +52,10 @@ class StateReferences:
         return found
 
     def _resolve_child_path(self, draft: StateDraft, ref: ScalarNode) -> int | None:
+        """`initial:` names a path below its state: `b.c`, or `.b.c` as a target would."""
         current = draft
-        for part in str(ref.value).split("."):
+        path = str(ref.value)
+        for part in (path[1:] if path.startswith(".") else path).split("."):
             match = [
                 c
                 for c in current.children + current.history_children

@@ -205,3 +205,28 @@ def test_every_global_reference_still_names_the_same_state_from_every_source() -
                 assert index.resolve_from(ref, source, span) == named, (path, ref, source)
                 checked += 1
     assert checked > 1000
+
+
+def test_initial_may_name_its_child_as_a_target_would() -> None:
+    chart = chart_of(
+        """
+        statechart: init
+        initial: .a
+        states:
+          a:
+            initial: .b.c
+            states: {b: {initial: c, states: {c: {}}}}
+        """
+    )
+    assert chart.state("").initial == (chart.path_index["a"],)
+    assert chart.state("a").initial == (chart.path_index["a.b.c"],)
+
+
+@pytest.mark.parametrize("name", ["^a", "^"])
+def test_a_state_name_cannot_start_with_a_caret(name: str) -> None:
+    d = only(
+        compile_text(f"statechart: x\ninitial: a\nstates:\n  a: {{}}\n  '{name}': {{}}\n"),
+        "schema",
+    )
+    assert "not starting with '*' or '^'" in d.message
+    assert d.span.line == 5
