@@ -157,6 +157,15 @@ def test_completion_at_a_target_offers_the_names_it_can_use_from_there(
         if path.endswith(".h"):
             continue  # a history state is a target too, but not one to check here
         assert _targets(text)[("first_response.pending", "AGENT_REPLIED")] == path
+    # where an explicit form is typed, the explicit forms are offered
+    explicit = editor.request(
+        "textDocument/completion", uri, position=_find(FIXED, "^^met", len("^^met"))
+    )
+    forms = {item["detail"]: item["label"] for item in explicit["items"]}
+    assert forms["resolution.met"] == "^^met"
+    assert forms["resolution.waiting"] == "^^waiting"  # its parent
+    assert forms["resolution.waiting.customer"] == "^customer"  # itself
+    assert forms["first_response.met"] == "^^^first_response.met"
     editor.close_document(uri)
     editor.published(uri)
 
