@@ -115,13 +115,15 @@ def test_the_server_reports_what_the_compiler_does_for_relative_targets(
         ("default: waiting", 9, "resolution:"),  # a history default, from the history state
     ],
 )
-def test_definition_of_a_relative_target(
+def test_definition_and_hover_of_a_relative_target(
     editor: Editor, tmp_path: Path, marker: str, offset: int, declared: str
 ) -> None:
     uri = _open(editor, tmp_path, FIXED)
     editor.published(uri, 1)
     found = editor.request("textDocument/definition", uri, position=_find(FIXED, marker, offset))
     name = FIXED[FIXED.index(marker) + offset :].split("}")[0].split(",")[0].lstrip("^.")
+    hovered = editor.request("textDocument/hover", uri, position=_find(FIXED, marker, offset))
+    assert hovered["contents"]["value"].startswith(f"**state** `{declared[:-1]}.{name}`")
     region_start = FIXED.index(declared)
     declaration = FIXED.index(f"      {name}:", region_start) + 6
     line = FIXED.count("\n", 0, declaration)
