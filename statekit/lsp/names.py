@@ -55,7 +55,7 @@ SUFFIX_ROLES = frozenset(
     {Role.TARGET, Role.DEFAULT, Role.WHEN, Role.REQUIRE, Role.FORBID, Role.ACTIVE, Role.RACE_IN}
 )
 """State references resolved as dotted suffixes of a path (all but `initial` and a
-migration's full paths)."""
+migration's full paths); those of `RELATIVE_ROLES` are looked for near their source first."""
 RELATIVE_ROLES = frozenset({Role.TARGET, Role.DEFAULT})
 """State references relative to their source state (`scope`) before they are global."""
 FULL_PATH_ROLES = frozenset({Role.INITIAL, Role.MIGRATION_STATE})

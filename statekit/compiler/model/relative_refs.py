@@ -10,10 +10,11 @@ written relative to it:
   source's siblings first, then among the children of each ancestor outward,
   and only then as a unique dotted suffix of any path (the global form).
 
-A state name has no `.`, and the chart's own references never start with `^`
-(no state name in a reference can), so the forms cannot be read as names. The functions here
-work on state paths (the compiler's and the language server's indexes share
-them); a reference that is relative only resolves through them.
+A state name has no `.` and does not start with `^` (the schema's state-name
+pattern), so neither form can be read as a name. A bare reference that named one
+state globally before names that same state here: a nearer match ends with the
+reference too, so it is the only one. The functions work on state paths: the
+compiler's `StateIndex` and the language server's index share them.
 """
 
 from __future__ import annotations
