@@ -216,3 +216,36 @@ def test_rename_keeps_every_relative_target_naming_the_same_state(
     assert after == {
         (moved(s), e): ",".join(moved(p) for p in t.split(",") if p) for (s, e), t in before.items()
     }
+
+
+SHADOW = """\
+statechart: shadow
+events: {GO: {}}
+initial: a
+states:
+  a:
+    initial: b
+    states:
+      b:
+        initial: c
+        states:
+          c: {on: {GO: x}}
+          d: {}
+      x: {}
+"""
+
+
+def test_rename_lengthens_a_target_a_nearer_new_name_would_capture(
+    editor: Editor, tmp_path: Path
+) -> None:
+    # `x` from a.b.c names a.x (found two levels out); renaming a.b.d to x puts an
+    # `x` among c's siblings, so the target is lengthened to keep naming a.x
+    uri = editor.open(tmp_path / "shadow.yaml", SHADOW)
+    editor.published(uri, 1)
+    position = _find(SHADOW, "          d:", 10)
+    renamed_edit = editor.request("textDocument/rename", uri, position=position, newName="x")
+    editor.close_document(uri)
+    editor.published(uri)
+    renamed = _apply(SHADOW, renamed_edit["changes"][uri])
+    assert renamed == SHADOW.replace("{GO: x}", "{GO: a.x}").replace("d: {}", "x: {}")
+    assert _targets(renamed)[("a.b.c", "GO")] == "a.x"
