@@ -13,8 +13,15 @@ import re
 from dataclasses import dataclass
 
 from statekit.compiler.source.nodes import MappingNode, ScalarNode
+from statekit.lsp.completion_items import (
+    child_items,
+    documentation,
+    item,
+    state_items,
+    target_items,
+)
 from statekit.lsp.document import ChartDocument
-from statekit.lsp.hover import describe, field_type
+from statekit.lsp.hover import field_type
 from statekit.lsp.index import Index, Kind, build_index
 from statekit.lsp.records import CompletionItem, CompletionKind, Position, Range, TextEdit
 from statekit.lsp.timer_names import send_ids
@@ -182,7 +189,7 @@ def _items(
     expression = _expression_place(keys)
     if expression:
         if _ACTIVE_OPEN.search(place.before):
-            return _states(doc, index, rng, typed, activatable=True)
+            return state_items(doc, index, rng, typed, activatable=True)
         field = _FIELD_OPEN.search(place.before)
         events = _events_in_scope(index, keys)
         if field is not None:
@@ -206,31 +213,31 @@ def _items(
             present = _present_keys(index, keys, _word(doc, rng))
             items = _events(doc, index, rng)
             if last == "reject":
-                items.append(_item("*", CompletionKind.CONSTANT, "every event", rng))
+                items.append(item("*", CompletionKind.CONSTANT, "every event", rng))
             return [i for i in items if i.label not in present]
         if last == "assign":
             return _context(doc, index, rng)
         return []
     if last == "to" or (parent in ("on", "after") and len(keys) >= 2) or last in ("always", "done"):
-        return _states(doc, index, rng, typed, activatable=False)
+        return target_items(doc, index, rng, typed, _state_scope(keys), activatable=False)
     if last == "initial":
-        return _relative(doc, index, _state_scope(keys), rng)
+        return child_items(doc, index, _state_scope(keys), rng)
     if last == "default":
-        return _states(doc, index, rng, typed, activatable=True)
+        return target_items(doc, index, rng, typed, _state_scope(keys), activatable=True)
     if last in ("when", "require", "forbid") and keys[:1] == ("invariants",):
-        return _states(doc, index, rng, typed, activatable=True)
+        return state_items(doc, index, rng, typed, activatable=True)
     if last == "guard":
         return _guards(doc, index, rng)
     if last == "cancel":
         return [
-            _item(name, CompletionKind.CONSTANT, "the id of a delayed send", rng)
+            item(name, CompletionKind.CONSTANT, "the id of a delayed send", rng)
             for name in send_ids(index.root)
         ]
     if last in ("already", "raise", "send") or (last == "event" and parent in ("raise", "send")):
         return _events(doc, index, rng)
     if last == "else" or parent == "reject":
         return [
-            _item(reason, CompletionKind.CONSTANT, f"reason code, used {len(uses)} times", rng)
+            item(reason, CompletionKind.CONSTANT, f"reason code, used {len(uses)} times", rng)
             for reason, uses in index.reasons.items()
         ]
     if keys[:1] == ("producers",) and (len(keys) == 2 or keys[2:] == ("events",)):
@@ -243,7 +250,7 @@ def _any_event(before: str, key: str, rng: Range) -> list[CompletionItem]:
     written = before.rsplit(f"{key}:", 1)[-1]
     if written.count("[") - written.count("]") > 1:
         return []
-    return [_item('"*"', CompletionKind.CONSTANT, "any event", rng)]
+    return [item('"*"', CompletionKind.CONSTANT, "any event", rng)]
 
 
 def _migration_items(
@@ -268,7 +275,13 @@ def _migration_items(
     rng = _token_range(doc, place, word.start.line)
     if timers:
         items = [
-            _item(d.key, CompletionKind.EVENT, "timer", rng, _doc(doc, index, Kind.TIMER, d.key))
+            item(
+                d.key,
+                CompletionKind.EVENT,
+                "timer",
+                rng,
+                documentation(doc, index, Kind.TIMER, d.key),
+            )
             for d in index.declarations
             if d.kind is Kind.TIMER
         ]
@@ -276,7 +289,7 @@ def _migration_items(
             items += _events(doc, index, rng) + _any_event(place.before, last, rng)
         return items
     return [
-        _item(path, CompletionKind.CLASS, "state", rng, _doc(doc, index, Kind.STATE, path))
+        item(path, CompletionKind.CLASS, "state", rng, documentation(doc, index, Kind.STATE, path))
         for path, info in index.states.items()
         if path and not info.history
     ]
@@ -333,51 +346,11 @@ def _expression_place(keys: tuple[str, ...]) -> bool:
     return len(keys) == 2 and keys[0] == "guards"
 
 
-def _item(
-    label: str, kind: CompletionKind, detail: str, rng: Range, documentation: str | None = None
-) -> CompletionItem:
-    return CompletionItem(
-        label=label,
-        kind=kind,
-        detail=detail,
-        edit=TextEdit(range=rng, new_text=label),
-        documentation=documentation,
-    )
-
-
-def _states(
-    doc: ChartDocument, index: Index, rng: Range, typed: str, *, activatable: bool
-) -> list[CompletionItem]:
-    items = []
-    for path, info in index.states.items():
-        if not path or (activatable and info.history):
-            continue
-        label = index.shortest_reference(path)
-        if typed and not label.startswith(typed):
-            parts = path.split(".")
-            longer = [".".join(parts[i:]) for i in range(len(parts))]
-            label = next((s for s in longer if s.startswith(typed)), label)
-        items.append(
-            _item(label, CompletionKind.CLASS, path, rng, _doc(doc, index, Kind.STATE, path))
-        )
-    return items
-
-
-def _relative(doc: ChartDocument, index: Index, scope: str, rng: Range) -> list[CompletionItem]:
-    items = []
-    prefix = f"{scope}." if scope else ""
-    for path, info in index.states.items():
-        if path.startswith(prefix) and path != scope and not info.history:
-            label = path[len(prefix) :]
-            items.append(
-                _item(label, CompletionKind.CLASS, path, rng, _doc(doc, index, Kind.STATE, path))
-            )
-    return items
-
-
 def _events(doc: ChartDocument, index: Index, rng: Range) -> list[CompletionItem]:
     return [
-        _item(d.key, CompletionKind.EVENT, "event", rng, _doc(doc, index, Kind.EVENT, d.key))
+        item(
+            d.key, CompletionKind.EVENT, "event", rng, documentation(doc, index, Kind.EVENT, d.key)
+        )
         for d in index.declarations
         if d.kind is Kind.EVENT
     ]
@@ -390,8 +363,12 @@ def _guards(doc: ChartDocument, index: Index, rng: Range) -> list[CompletionItem
             node = d.node.get("if") if isinstance(d.node, MappingNode) else d.node
             detail = str(node.value) if isinstance(node, ScalarNode) else "guard"
             items.append(
-                _item(
-                    d.key, CompletionKind.FUNCTION, detail, rng, _doc(doc, index, Kind.GUARD, d.key)
+                item(
+                    d.key,
+                    CompletionKind.FUNCTION,
+                    detail,
+                    rng,
+                    documentation(doc, index, Kind.GUARD, d.key),
                 )
             )
     return items
@@ -399,12 +376,12 @@ def _guards(doc: ChartDocument, index: Index, rng: Range) -> list[CompletionItem
 
 def _context(doc: ChartDocument, index: Index, rng: Range) -> list[CompletionItem]:
     return [
-        _item(
+        item(
             d.key,
             CompletionKind.FIELD,
             field_type(d.node),
             rng,
-            _doc(doc, index, Kind.CONTEXT, d.key),
+            documentation(doc, index, Kind.CONTEXT, d.key),
         )
         for d in index.declarations
         if d.kind is Kind.CONTEXT
@@ -418,17 +395,11 @@ def _payload(
     for d in index.declarations:
         event = d.key.split(".", 1)[0]
         if d.kind is Kind.PAYLOAD and event in events and d.name not in items:
-            items[d.name] = _item(
+            items[d.name] = item(
                 d.name,
                 CompletionKind.FIELD,
                 f"{field_type(d.node)} (payload of {event})",
                 rng,
-                _doc(doc, index, Kind.PAYLOAD, d.key),
+                documentation(doc, index, Kind.PAYLOAD, d.key),
             )
     return list(items.values())
-
-
-def _doc(doc: ChartDocument, index: Index, kind: Kind, key: str) -> str | None:
-    if index is doc.index:
-        return describe(doc, kind, key)
-    return None

@@ -4,8 +4,9 @@ The index is read from the positioned YAML tree (`compiler/source`), not from
 the IR, so that a document the compiler refuses (an unknown target, a schema
 error) still has names to navigate; the IR adds what only compiling knows
 (the events a state answers) where there is one. State references resolve as
-the compiler resolves them: a dotted suffix of a path (`StateIndex`), and
-`initial` relative to its state.
+the compiler resolves them: a target (and a history `default:`) from its source
+state outward, then as a dotted suffix of a path (`StateIndex`), and `initial`
+relative to its state.
 """
 
 from __future__ import annotations
@@ -196,17 +197,17 @@ class _Builder:
         if isinstance(initial, ScalarNode) and node.get("states") is not None:
             self.refer(Kind.STATE, Role.INITIAL, initial, scope=path)
         for ref in scalar_list(node.get("default")):
-            self.refer(Kind.STATE, Role.DEFAULT, ref)
+            self.refer(Kind.STATE, Role.DEFAULT, ref, scope=path)
         for event_key, value in mapping_items(node.get("on")):
             self.refer(Kind.EVENT, Role.ON, event_key)
             for alternative in _alternatives(value):
-                self._transition(alternative, (str(event_key.value),))
-        self._timers(node.get("after"))
+                self._transition(alternative, (str(event_key.value),), path)
+        self._timers(node.get("after"), path)
         for site in timer_sites(node.get("after"), path):
             self.declare(Kind.TIMER, site.key, site.name_node, site.body)
         for keyword in ("always", "done"):
             for alternative in _alternatives(node.get(keyword)):
-                self._transition(alternative, ())
+                self._transition(alternative, (), path)
         for keyword in ("entry", "exit"):
             self._effects(node.get(keyword), ())
         for ref in scalar_list(node.get("already")):
@@ -216,12 +217,12 @@ class _Builder:
                 self.refer(Kind.EVENT, Role.REJECT, event_key)
             self._reason(reason)
 
-    def _timers(self, node: Node | None) -> None:
+    def _timers(self, node: Node | None, path: str) -> None:
         """`after:`: delay literal → transition(s), or timer mappings whose `delay:`/`at:`
         may be expressions over `ctx` (a timer's transitions see no event)."""
         for _delay, value in mapping_items(node):
             for alternative in _alternatives(value):
-                self._transition(alternative, ())
+                self._transition(alternative, (), path)
         if isinstance(node, SequenceNode):
             for item in node.items:
                 if not isinstance(item, MappingNode):
@@ -232,16 +233,16 @@ class _Builder:
                         str(when.value)
                     ):
                         self._expression(when, ())
-                self._transition(item, ())
+                self._transition(item, (), path)
 
-    def _transition(self, node: Node, events: tuple[str, ...]) -> None:
+    def _transition(self, node: Node, events: tuple[str, ...], source: str) -> None:
         if isinstance(node, ScalarNode):
-            self.refer(Kind.STATE, Role.TARGET, node)
+            self.refer(Kind.STATE, Role.TARGET, node, scope=source)
             return
         if not isinstance(node, MappingNode):
             return
         for ref in scalar_list(node.get("to")):
-            self.refer(Kind.STATE, Role.TARGET, ref)
+            self.refer(Kind.STATE, Role.TARGET, ref, scope=source)
         for ref in scalar_list(node.get("guard")):
             self.refer(Kind.GUARD, Role.GUARD, ref, events=events)
             if ref.value is not None:
@@ -356,8 +357,7 @@ class _Builder:
         for ref in index.references:
             key: str | None = None
             if ref.kind is Kind.STATE:
-                relative = ref.role in FULL_PATH_ROLES
-                key = index.resolve_state(ref.text, ref.scope, relative=relative)
+                key = index.resolve_reference(ref.text, ref.role, ref.scope)
             elif ref.kind is Kind.EVENT:
                 key = ref.text if ref.text in events else None
             elif ref.kind is Kind.GUARD:

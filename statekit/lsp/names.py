@@ -4,9 +4,10 @@ the index that holds them (built by `statekit.lsp.index`)."""
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 
+from statekit.compiler.model.relative_refs import is_explicit, resolve_relative
 from statekit.compiler.source.nodes import MappingNode, Node
 from statekit.lsp.records import Range
 
@@ -54,7 +55,9 @@ SUFFIX_ROLES = frozenset(
     {Role.TARGET, Role.DEFAULT, Role.WHEN, Role.REQUIRE, Role.FORBID, Role.ACTIVE, Role.RACE_IN}
 )
 """State references resolved as dotted suffixes of a path (all but `initial` and a
-migration's full paths)."""
+migration's full paths); those of `RELATIVE_ROLES` are looked for near their source first."""
+RELATIVE_ROLES = frozenset({Role.TARGET, Role.DEFAULT})
+"""State references relative to their source state (`scope`) before they are global."""
 FULL_PATH_ROLES = frozenset({Role.INITIAL, Role.MIGRATION_STATE})
 """State references resolved as paths from their scope (a migration's: from the root)."""
 
@@ -78,8 +81,9 @@ class Reference:
 
     `precise` is False when the name's own characters could not be located in the
     file (a multi-line or escaped scalar): `range` is then the whole scalar's.
-    `scope` is the state path an `initial` is relative to; `events` the events an
-    expression sees as `event`.
+    `scope` is the state path an `initial` is relative to, or the source state of a
+    target (a history state for its `default:`); `events` the events an expression
+    sees as `event`.
     """
 
     kind: Kind
@@ -122,16 +126,30 @@ class Index:
         """The declarations of one kind by key, in document order."""
         return {d.key: d for d in self.declarations if d.kind is kind}
 
+    def resolve_reference(self, ref: str, role: Role, scope: str) -> str | None:
+        """The path a state reference in `role` names, or None."""
+        if role in RELATIVE_ROLES:
+            return self.resolve_target(ref, scope)
+        return self.resolve_state(ref, scope, relative=role in FULL_PATH_ROLES)
+
+    def resolve_target(self, ref: str, source: str) -> str | None:
+        """The path a target names from its source state, as the compiler resolves it."""
+        if not self.suffixes and self.states:
+            self.suffixes = suffix_table(self.states)
+        return resolve_target(ref, source, self.states, self.suffixes)
+
     def resolve_state(self, ref: str, scope: str = "", *, relative: bool = False) -> str | None:
         """The path a state reference names (relative to `scope` for `initial`), or None."""
         if relative:
             current = scope
-            for part in ref.split("."):
+            for part in (ref[1:] if ref.startswith(".") else ref).split("."):
                 child = f"{current}.{part}" if current else part
                 if child not in self.states or self.states[child].parent != current:
                     return None
                 current = child
             return current
+        if is_explicit(ref):
+            return None
         found = self._suffix_matches(ref)
         return found[0] if len(found) == 1 else None
 
@@ -161,3 +179,15 @@ def suffix_table(paths: Iterable[str]) -> dict[str, list[str]]:
         for start in range(len(parts)):
             table.setdefault(".".join(parts[start:]), []).append(path)
     return table
+
+
+def resolve_target(
+    ref: str, source: str, paths: Container[str], suffixes: dict[str, list[str]]
+) -> str | None:
+    """The path a target names from `source`: its explicit or nearest relative match,
+    else the unique path `ref` is a dotted suffix of (None: none or several)."""
+    found = resolve_relative(ref, source, paths)
+    if found is not None or is_explicit(ref):
+        return found
+    matches = suffixes.get(ref, [])
+    return matches[0] if len(matches) == 1 else None

@@ -12,10 +12,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from statekit.compiler.model.relative_refs import explicit_anchor, is_explicit, relative_form
 from statekit.compiler.source.loader import load_yaml
 from statekit.compiler.source.nodes import MappingNode, ScalarNode
 from statekit.lsp.document import ChartDocument
-from statekit.lsp.names import FULL_PATH_ROLES, SUFFIX_ROLES, Kind, Reference, suffix_table
+from statekit.lsp.names import (
+    FULL_PATH_ROLES,
+    RELATIVE_ROLES,
+    SUFFIX_ROLES,
+    Kind,
+    Reference,
+    resolve_target,
+    suffix_table,
+)
 from statekit.lsp.records import Position, RenameOutcome, TextEdit
 from statekit.lsp.timer_rename import rename_timer, timer_state_edit
 
@@ -106,7 +115,8 @@ def _state_edits(doc: ChartDocument, path: str, new_name: str) -> list[TextEdit]
             return prefix + p[len(path) :]
         return p
 
-    new_table = suffix_table(renamed(p) for p in index.states)
+    new_paths = {renamed(p) for p in index.states}
+    new_table = suffix_table(new_paths)
     edits: list[TextEdit] = []
     assert info.key_range is not None
     edits.append(TextEdit(info.key_range, new_name))
@@ -119,7 +129,11 @@ def _state_edits(doc: ChartDocument, path: str, new_name: str) -> list[TextEdit]
             continue
         if ref.kind is not Kind.STATE or ref.key is None:
             continue
-        new_text = _rewritten(ref, renamed, new_table)
+        new_text: str | None
+        if ref.role in RELATIVE_ROLES:
+            new_text = _rewritten_target(ref, renamed, new_paths, new_table)
+        else:
+            new_text = _rewritten(ref, renamed, new_table)
         if new_text is None:
             target = renamed(ref.key)
             other = next(p for p in new_table[target] if p != target)
@@ -135,6 +149,31 @@ def _state_edits(doc: ChartDocument, path: str, new_name: str) -> list[TextEdit]
     return edits
 
 
+def _rewritten_target(
+    ref: Reference, renamed: Callable[[str], str], paths: set[str], table: dict[str, list[str]]
+) -> str:
+    """The text of a target naming the same state from its (renamed) source after the
+    rename: an explicit form keeps its form; a bare one keeps at least its dotted parts
+    and lengthens until it resolves to the target from there, else turns explicit."""
+    assert ref.key is not None
+    target = renamed(ref.key)
+    source = renamed(ref.scope)
+    if is_explicit(ref.text):
+        anchor, _ = explicit_anchor(ref.text, ref.scope)
+        if anchor is not None:
+            new_anchor = renamed(anchor)
+            if target.startswith(new_anchor + ".") or not new_anchor:
+                head = ref.text[: len(ref.text) - len(ref.text.lstrip("^."))]
+                return head + (target[len(new_anchor) + 1 :] if new_anchor else target)
+        return relative_form(target, source)
+    parts = target.split(".")
+    for count in range(len(ref.text.split(".")), len(parts) + 1):
+        suffix = ".".join(parts[len(parts) - count :])
+        if resolve_target(suffix, source, paths, table) == target:
+            return suffix
+    return relative_form(target, source)
+
+
 def _rewritten(
     ref: Reference, renamed: Callable[[str], str], table: dict[str, list[str]]
 ) -> str | None:
@@ -143,7 +182,8 @@ def _rewritten(
     target = renamed(ref.key)
     if ref.role in FULL_PATH_ROLES:
         scope = renamed(ref.scope) if ref.scope else ""
-        return target[len(scope) + 1 :] if scope else target
+        below = target[len(scope) + 1 :] if scope else target
+        return "." + below if ref.text.startswith(".") else below
     assert ref.role in SUFFIX_ROLES
     parts = target.split(".")
     for count in range(len(ref.text.split(".")), len(parts) + 1):

@@ -43,17 +43,14 @@ from statekit.compiler.model.idempotency import compile_idempotency
 from statekit.compiler.model.invariants import compile_invariants
 from statekit.compiler.model.migrations import read_migrations
 from statekit.compiler.model.numbering import StateDraft, number_states
-from statekit.compiler.model.state_index import StateIndex
+from statekit.compiler.model.references import StateReferences
 from statekit.compiler.model.timers import NO_EVENT_IN_TIMERS, TimerEntry, read_timer_entries
+from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.rules import (
-    invalid_initial,
-    invalid_target,
     unknown_event,
     unknown_guard,
-    unknown_state,
     unknown_timer_id,
 )
-from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.compiler.value_types import BOOLEAN
 
@@ -84,7 +81,8 @@ class _Resolver:
         self.drafts = numbered.drafts
         self.problems: list[Diagnostic] = list(numbered.problems)
         self.transitions: list[TransitionDraft] = []
-        self.index = StateIndex((d.id, d.path) for d in self.drafts)
+        self.references = StateReferences(self.drafts, self.problems)
+        self.resolve_activatable = self.references.resolve_activatable
         context = parse_fields(root.get("context"), in_context=True)
         self.problems.extend(context.problems)
         self.context: dict[str, FieldDecl] = {f.name: f for f in context.fields}
@@ -100,10 +98,10 @@ class _Resolver:
     def run(self) -> ResolvedModel | None:
         """Resolve the whole chart; None when any error was found (see `problems`)."""
         for draft in self.drafts:
-            self._resolve_initial(draft)
+            self.references.resolve_initial(draft)
         for draft in self.drafts:
             if draft.kind is StateKind.HISTORY:
-                self._resolve_history_default(draft)
+                self.references.resolve_history_default(draft)
         bodies: dict[int, StateBody] = {}
         for draft in self.drafts:
             if draft.kind is StateKind.HISTORY:
@@ -186,114 +184,6 @@ class _Resolver:
         self.problems.append(
             Diagnostic(slug=slug, severity=Severity.ERROR, message=message, span=span, notes=notes)
         )
-
-    # ---- pass 2: references --------------------------------------------------------
-    def resolve(self, ref: str, span: SourceSpan) -> int | None:
-        """Resolve a state reference, reporting a diagnostic when it fails."""
-        found = self.index.resolve(ref, span)
-        if isinstance(found, Diagnostic):
-            self.problems.append(found)
-            return None
-        return found
-
-    def resolve_activatable(self, ref: str, span: SourceSpan) -> int | Diagnostic:
-        """Resolve a reference that must name a state able to be active (not history)."""
-        found = self.index.resolve(ref, span)
-        if isinstance(found, int) and self.drafts[found].kind is StateKind.HISTORY:
-            parent = self.drafts[self.drafts[found].parent or 0].path
-            return Diagnostic(
-                slug=unknown_state.SLUG,
-                severity=Severity.ERROR,
-                message=f"'{ref}' is a history pseudo-state, which is never active",
-                span=span,
-                notes=(f"name a real state, e.g. its parent '{parent}'",),
-            )
-        return found
-
-    def _resolve_relative(self, draft: StateDraft, ref: ScalarNode) -> int | None:
-        current = draft
-        for part in str(ref.value).split("."):
-            match = [
-                c
-                for c in current.children + current.history_children
-                if self.drafts[c].name == part
-            ]
-            if not match:
-                return None
-            current = self.drafts[match[0]]
-        return current.id
-
-    def _resolve_initial(self, draft: StateDraft) -> None:
-        node = draft.node.get("initial")
-        where = draft.path or "the root"
-        if draft.kind is StateKind.COMPOUND:
-            if not isinstance(node, ScalarNode) or node.value is None:
-                names = ", ".join(self.drafts[c].name for c in draft.children)
-                self._error(
-                    invalid_initial.SLUG,
-                    f"compound state '{where}' needs 'initial': one of {names}",
-                    draft.span,
-                )
-                return
-            target = self._resolve_relative(draft, node)
-            if target is None:
-                names = ", ".join(self.drafts[c].name for c in draft.children)
-                self._error(
-                    invalid_initial.SLUG,
-                    f"initial '{node.value}' of '{where}' is not a child or descendant "
-                    f"(children: {names})",
-                    node.span,
-                )
-            elif self.drafts[target].kind is StateKind.HISTORY:
-                self._error(
-                    invalid_initial.SLUG,
-                    f"initial '{node.value}' of '{where}' is a history state",
-                    node.span,
-                )
-            else:
-                draft.initial = (target,)
-        elif draft.kind is not StateKind.PARALLEL and node is not None:
-            key = draft.node.key_node("initial")
-            assert key is not None
-            self._error(
-                invalid_initial.SLUG,
-                f"'{where}' has no child states, so 'initial' means nothing",
-                key.span,
-            )
-
-    def _resolve_history_default(self, draft: StateDraft) -> None:
-        parent = self.drafts[draft.parent or 0]
-        refs = scalar_list(draft.node.get("default"))
-        if not refs:
-            draft.history_default = parent.initial or tuple(parent.children)
-            return
-        targets: list[int] = []
-        for ref in refs:
-            target = self.resolve(str(ref.value), ref.span)
-            if target is None:
-                continue
-            if not (parent.id < target <= self._last_descendant(parent.id)):
-                self._error(
-                    invalid_initial.SLUG,
-                    f"history default '{ref.value}' must be inside '{parent.path}'",
-                    ref.span,
-                )
-            elif self.drafts[target].kind is StateKind.HISTORY:
-                self._error(
-                    invalid_initial.SLUG,
-                    f"history default '{ref.value}' is a history state",
-                    ref.span,
-                )
-            else:
-                targets.append(target)
-        draft.history_default = tuple(targets)
-
-    def _last_descendant(self, state_id: int) -> int:
-        last = state_id
-        draft = self.drafts[state_id]
-        for child in draft.children + draft.history_children:
-            last = max(last, self._last_descendant(child))
-        return last
 
     # ---- pass 2: transitions -------------------------------------------------------
     def _guard_expression(
@@ -406,10 +296,10 @@ class _Resolver:
             self.problems.extend(compiled_effects.problems)
             effects = compiled_effects.effects
         for ref in target_refs:
-            target = self.resolve(str(ref.value), ref.span)
+            target = self.references.resolve_target(str(ref.value), draft, ref.span)
             if target is not None:
                 targets.append(target)
-        self._check_targets(targets, target_refs)
+        self.references.check_targets(targets, target_refs)
         draft.transitions.append(len(self.transitions))
         self.transitions.append(
             TransitionDraft(
@@ -423,34 +313,6 @@ class _Resolver:
                 span=node.span,
             )
         )
-
-    def _check_targets(self, targets: list[int], refs: list[ScalarNode]) -> None:
-        for i, a in enumerate(targets):
-            for b in targets[i + 1 :]:
-                ok = (
-                    a != b
-                    and not (self._is_ancestor(a, b) or self._is_ancestor(b, a))
-                    and self._in_orthogonal_regions(a, b)
-                )
-                if not ok:
-                    self._error(
-                        invalid_target.SLUG,
-                        f"targets '{self.drafts[a].path}' and '{self.drafts[b].path}' cannot "
-                        "be active together: a transition with several targets needs one per "
-                        "region of a parallel state",
-                        refs[0].span,
-                    )
-                    return
-
-    def _is_ancestor(self, a: int, b: int) -> bool:
-        return a < b <= self._last_descendant(a)
-
-    def _in_orthogonal_regions(self, a: int, b: int) -> bool:
-        # The nearest common ancestor must be a parallel state (or the parallel root).
-        anc = self.drafts[a].parent
-        while anc is not None and not self._is_ancestor(anc, b):
-            anc = self.drafts[anc].parent
-        return anc is not None and self.drafts[anc].kind is StateKind.PARALLEL
 
     def _state_transitions(self, draft: StateDraft) -> None:
         node = draft.node

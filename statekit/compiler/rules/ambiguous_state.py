@@ -1,11 +1,15 @@
 """ambiguous-state: A state reference matches more than one state; the candidates are listed.
 
-Two regions may both have a `done` state: refer to them as `upload.done` and
-`review.done`.
+Two regions may both have a `done` state. A target looks for a bare name among
+its source's siblings and then outward first, so `done` inside either region
+names that region's own; only where neither is near (the parallel state's own
+transitions, an invariant) is it ambiguous. The error lists each candidate with
+the relative form that picks it from the transition's source: `.upload.done`,
+`.review.done`, or a longer dotted suffix (`upload.done`).
 
 Failing::
 
-    on: {GO: done}   # both upload.done and review.done exist
+    on: {GO: done}   # on the parallel state: upload.done and review.done exist
 
 Passing::
 

@@ -62,7 +62,8 @@ def test_ambiguous_reference_lists_candidates() -> None:
     result = compile_text(NESTED.replace("done: out", "done: x"))
     d = only(result, "ambiguous-state")
     assert (d.span.line, d.span.column) == (30, 11)
-    assert "candidate: p.left.x" in d.notes and "candidate: p.right.x" in d.notes
+    assert "candidate: p.left.x (from here: '.left.x')" in d.notes
+    assert "candidate: p.right.x (from here: '.right.x')" in d.notes
 
 
 def test_unknown_state_suggests_a_close_name() -> None:
