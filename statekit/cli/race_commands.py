@@ -23,6 +23,7 @@ import click
 from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.race_witness import race_replays
 from statekit.analysis.races import CONVERGENT, RACE, Race, RaceReport, find_races
+from statekit.analysis.witness import PathReplays
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import echo_json
 from statekit.cli.progress import (
@@ -93,8 +94,9 @@ def races_command(
         data = []
         for report in reports:
             races = report.races + report.convergent if show_all else report.races
+            shared = PathReplays(report.exploration)
             for race, item in zip(races, report.to_json(convergent=show_all), strict=True):
-                replays = race_replays(report.exploration, race)
+                replays = race_replays(report.exploration, race, shared)
                 for order, replay in zip(item["orders"], replays, strict=True):
                     order["replay"] = [
                         {"event": event, "payload": payload}
@@ -116,6 +118,7 @@ def races_command(
 
 def _text(report: RaceReport, show_all: bool) -> list[str]:
     chart = report.chart
+    shared = PathReplays(report.exploration)
     out = [f"{chart.file}: {chart.name}"]
     races = report.races + report.convergent if show_all else report.races
     for race in races:
@@ -136,7 +139,7 @@ def _text(report: RaceReport, show_all: bool) -> list[str]:
         if race.difference is not None:
             out.append(f"    the orders differ in {race.difference}")
         first, second = race.orders
-        replays = race_replays(report.exploration, race)
+        replays = race_replays(report.exploration, race, shared)
         out.append(f"    {a} then {b}: {first.text()}")
         out.append(f"      replay: {replays[0].text()}")
         out.append(f"    {b} then {a}: {second.text()}")

@@ -83,7 +83,7 @@ def finding(
         for event, p in zip(race.events, race.producers, strict=True)
     )
     config = "{" + ", ".join(race.configuration) + "}"
-    first, second = race_replays(facts.exploration, race)
+    first, second = race_replays(facts.exploration, race, facts.replays, thorough=False)
     notes = [
         f"{a} then {b}: {race.orders[0].text()}",
         f"  replay: {first.text()}",
