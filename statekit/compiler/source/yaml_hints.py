@@ -23,6 +23,7 @@ __all__ = ["yaml_hint"]
 _BREAK: Final = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # line breaks as parsers count them
 _RESERVED: Final = "@`%"  # cannot start a plain scalar (YAML 1.1 reserves @ and `)
 _OPENERS: Final = {"{": "}", "[": "]"}
+_FLOW_KEY: Final = re.compile(r"([^\s{}\[\],:]+):\s")
 
 Position = tuple[int, int]
 
@@ -204,6 +205,17 @@ def _reserved_start(source: _Source, problem: str, context: str) -> str | None:
     )
 
 
+def _indicator_in_flow(source: _Source, problem: str, context: str) -> str | None:
+    if "cannot start any token" not in problem or source.char not in ("|", ">"):
+        return None
+    keys = _FLOW_KEY.findall(source.line[: source.index])
+    which = f" of `{keys[-1]}`" if keys else ""
+    return (
+        f"`{source.char}` cannot continue a value inside `{{...}}` or `[...]` (a value that "
+        f"starts with `{{` is a mapping): quote the value{which} (`if: '{{n}} > 1'`)"
+    )
+
+
 def _block_indicator(source: _Source, problem: str, context: str) -> str | None:
     if "block scalar" not in context:
         return None
@@ -227,7 +239,8 @@ def _mixed_levels(source: _Source, problem: str, context: str) -> str | None:
         if stripped == "-" or stripped.startswith("- "):
             return (
                 "a list item (`- `) among mapping keys at one level: a level holds either "
-                "`key: value` entries or `- ` items; put the items under a key of their own"
+                "`key: value` entries or `- ` items; indent the items deeper than the key "
+                "they belong to"
             )
         if not first:
             before = source.line[: source.index].rstrip()
@@ -256,6 +269,7 @@ _RULES: Final = (
     _unclosed_flow,
     _colon_in_value,
     _reserved_start,
+    _indicator_in_flow,
     _block_indicator,
     _mixed_levels,
 )
