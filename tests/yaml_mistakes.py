@@ -18,6 +18,7 @@ class Mistake(NamedTuple):
 
 HEAD = "statechart: c\ninitial: idle\n"
 
+# fmt: off
 MISTAKES: tuple[Mistake, ...] = (
     Mistake(
         "colon-in-value",
@@ -151,3 +152,4 @@ MISTAKES: tuple[Mistake, ...] = (
         5, 3, "duplicate key 'idle' (first defined at line 4)", "duplicate-key",
     ),
 )
+# fmt: on

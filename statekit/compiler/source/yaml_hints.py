@@ -121,7 +121,7 @@ def _tab(source: _Source, problem: str, context: str) -> str | None:
     if source.char != "\t":
         return None
     if not source.line[: source.index].strip(" \t"):
-        return "a tab in the indentation: YAML indents with spaces only; replace the tab with spaces"
+        return "a tab in the indentation: YAML indents with spaces only; replace it with spaces"
     return "a tab between the parts of this line: YAML separates them with spaces; replace it"
 
 
@@ -131,7 +131,7 @@ def _unclosed_quote(source: _Source, problem: str, context: str) -> str | None:
     quote = source.context_char if source.context_char in "'\"" else "quote"
     if "unknown escape" in problem:
         return (
-            "inside double quotes `\\` starts an escape (`\\n`, `\\\"`): write `\\\\` for a "
+            'inside double quotes `\\` starts an escape (`\\n`, `\\"`): write `\\\\` for a '
             "backslash, or use single quotes, in which `\\` is an ordinary character"
         )
     if "end of stream" in problem or "end of the stream" in problem:
@@ -167,9 +167,8 @@ def _colon_in_value(source: _Source, problem: str, context: str) -> str | None:
         return None
     colon = _key_colon(source.line)
     if colon is not None and colon < source.index:
-        return (
-            "a `: ` inside a value starts a mapping in YAML: quote the whole value"
-            + _quote_it(source)
+        return "a `: ` inside a value starts a mapping in YAML: quote the whole value" + _quote_it(
+            source
         )
     previous = source.previous_content()
     if previous is None:
@@ -199,9 +198,8 @@ def _reserved_start(source: _Source, problem: str, context: str) -> str | None:
         "?": "a complex key (`? key`)",
         "%": "a directive (`%YAML`)",
     }.get(char, "nothing yet (reserved)")
-    return (
-        f"{char!r} at the start of a value means {meaning} in YAML: quote the value"
-        + _quote_it(source)
+    return f"{char!r} at the start of a value means {meaning} in YAML: quote the value" + _quote_it(
+        source
     )
 
 
