@@ -147,6 +147,22 @@ MISTAKES: tuple[Mistake, ...] = (
         3, 19, "text after a closing quote: quote the whole value",
     ),
     Mistake(
+        "no-space-after-colon",
+        HEAD + "states:\n  idle:{}\n",
+        4, 3, "YAML needs a space after `:` to start a value: write `idle: {}`", "schema",
+    ),
+    Mistake(
+        "no-space-after-event",
+        HEAD + "events: {GO: {}}\nstates:\n  idle:\n    on:\n      GO:idle\n",
+        7, 7, "write `GO: idle`", "schema",
+    ),
+    Mistake(
+        "event-written-twice",
+        HEAD + "events: {GO: {}}\nstates:\n  idle:\n    on:\n      GO: idle\n      GO: done\n"
+        "  done: {final: true}\n",
+        8, 7, "list them under one key: `GO: [{to: a, if: ...}, {to: b}]`", "duplicate-key",
+    ),
+    Mistake(
         "duplicate-key",
         HEAD + "states:\n  idle: {}\n  idle: {}\n",
         5, 3, "duplicate key 'idle' (first defined at line 4)", "duplicate-key",

@@ -64,7 +64,7 @@ from statekit.compiler.source.limits import (
     prescan,
 )
 from statekit.compiler.source.nodes import MappingNode, Node, Scalar, ScalarNode, SequenceNode
-from statekit.compiler.source.yaml_hints import yaml_hint
+from statekit.compiler.source.yaml_hints import duplicate_key_hint, yaml_hint
 
 try:
     from yaml._yaml import CParser as _CParser
@@ -317,7 +317,11 @@ class _Builder:
             frame.key = _SKIP
         elif first is not None:
             message = f"duplicate key {text!r} (first defined at line {first})"
-            self.diagnostics.append(_diag(duplicate_key.SLUG, message, key.span))
+            owner = self.stack[-2].key if len(self.stack) > 1 else None
+            notes = duplicate_key_hint(
+                text, str(owner.value) if isinstance(owner, ScalarNode) else None
+            )
+            self.diagnostics.append(_diag(duplicate_key.SLUG, message, key.span, notes))
             frame.key = _SKIP
         else:
             frame.seen[text] = key.span.line

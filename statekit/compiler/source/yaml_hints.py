@@ -18,11 +18,13 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["yaml_hint"]
+__all__ = ["duplicate_key_hint", "missing_space_hint", "yaml_hint"]
 
 _BREAK: Final = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # line breaks as parsers count them
 _RESERVED: Final = "@`%"  # cannot start a plain scalar (YAML 1.1 reserves @ and `)
 _OPENERS: Final = {"{": "}", "[": "]"}
+_GLUED_KEY: Final = re.compile(r"^([A-Za-z_][\w.-]*):([^\s:].*)$", re.S)
+_ALTERNATIVES: Final = frozenset({"on", "after"})  # their keys map to a list of alternatives
 _FLOW_KEY: Final = re.compile(r"([^\s{}\[\],:]+):\s")
 
 Position = tuple[int, int]
@@ -40,6 +42,27 @@ def yaml_hint(
         if hint is not None:
             return f"hint: {hint}"
     return None
+
+
+def duplicate_key_hint(key: str, owner: str | None) -> tuple[str, ...]:
+    """Notes for a key written twice in the mapping that is the value of `owner`: under
+    `on:` or `after:` the author most likely meant two alternatives for one event."""
+    if owner not in _ALTERNATIVES:
+        return ()
+    return (
+        f"hint: to try several transitions for {key} in order, list them under one key: "
+        f"`{key}: [{{to: a, if: ...}}, {{to: b}}]`",
+    )
+
+
+def missing_space_hint(value: object) -> tuple[str, ...]:
+    """Notes for a string found where a mapping was expected that is a key and value
+    glued together (`idle:{}`): YAML reads `key:value` without a space as one text."""
+    match = _GLUED_KEY.match(value) if isinstance(value, str) else None
+    if match is None:
+        return ()
+    key, rest = match.groups()
+    return (f"YAML needs a space after `:` to start a value: write `{key}: {rest}`",)
 
 
 class _Source:

@@ -53,6 +53,14 @@ def test_each_hint_is_one_note_after_the_parsers_context(parser: str, tmp_path: 
     assert [note for note in first.notes if note.startswith("hint: ")] == [first.notes[-1]]
 
 
+def test_an_unknown_escape_in_double_quotes(parser: str, tmp_path: Path) -> None:
+    first = compile_errors(tmp_path, 'statechart: c\ndescription: "C:\\path"\n')[0]
+    # libyaml points at the backslash, PyYAML at the letter after it
+    column = {"libyaml": 17, "pure-python": 18}[parser]
+    assert (first.slug, first.span.line, first.span.column) == ("yaml-syntax", 2, column)
+    assert "hint: inside double quotes `\\` starts an escape" in first.notes[-1]
+
+
 @pytest.mark.parametrize(
     "text",
     [
