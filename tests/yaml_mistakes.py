@@ -56,9 +56,16 @@ MISTAKES: tuple[Mistake, ...] = (
         6, 7, "start `on:` in column 3",
     ),
     Mistake(
+        "colon-in-continued-text",
+        HEAD + "description: waits for the order,\n  then ships: never before\n"
+        "states:\n  idle: {}\n",
+        4, 13, "a `: ` in text that goes on from line 3: quote the whole value",
+    ),
+    Mistake(
         "unclosed-double-quote",
         'statechart: c\ndescription: "hello\ninitial: idle\nstates:\n  idle: {}\n',
-        6, 1, 'the " opened at line 2, column 14 is never closed',
+        6, 1, 'the " opened at line 2, column 14 is never closed: add the closing " at the '
+        'end of the value (a " inside "..." is written \\")',
     ),
     Mistake(
         "unclosed-single-quote",

@@ -158,9 +158,10 @@ def _unclosed_quote(source: _Source, problem: str, context: str) -> str | None:
             "backslash, or use single quotes, in which `\\` is an ordinary character"
         )
     if "end of stream" in problem or "end of the stream" in problem:
+        inside = {"'": "a ' inside '...' is written ''", '"': 'a " inside "..." is written \\"'}
         return (
             f"the {quote} opened{source.context_where()} is never closed: add the closing "
-            f"{quote} at the end of the value (inside '...' write a ' as '')"
+            f"{quote} at the end of the value ({inside.get(quote, 'or quote the other way')})"
         )
     return None
 
@@ -199,6 +200,11 @@ def _colon_in_value(source: _Source, problem: str, context: str) -> str | None:
     number, line = previous
     column = len(line) - len(line.lstrip(" ")) + 1
     key = source.line[: source.index + 1].strip()
+    if " " in key.removeprefix("- "):  # not a name: text that goes on from the line above
+        return (
+            f"a `: ` in text that goes on from line {number}: quote the whole value, or write "
+            "it as a block (`>-`, the text on the lines below)"
+        )
     return (
         f"`{key}` is indented under line {number} (`{line.strip()}`), which already has a "
         f"value, so YAML reads it as more of that value: start `{key}` in column {column} "
