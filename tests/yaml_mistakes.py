@@ -133,6 +133,21 @@ MISTAKES: tuple[Mistake, ...] = (
         3, 14, "'?' at the start of a value means a complex key",
     ),
     Mistake(
+        "bang-negates-in-braces",
+        HEAD + "events: {GO: {}}\nstates:\n  idle:\n    on:\n      GO: {to: idle, if: !ctx.done}\n",
+        7, 35, "an expression negates with `not`: `not ctx.done`",
+    ),
+    Mistake(
+        "bang-negates-a-guard",
+        HEAD + "events: {GO: {}}\nstates:\n  idle:\n    on:\n      GO:\n        if: !ctx.done\n",
+        8, 13, "an expression negates with `not`: `not ctx.done`",
+    ),
+    Mistake(
+        "bang-starts-value",
+        HEAD + "description: !urgent fix\nstates:\n  idle: {}\n",
+        3, 14, "`!` at the start of a value is a YAML tag: quote the value",
+    ),
+    Mistake(
         "brace-starts-expression",
         HEAD + "states:\n  idle:\n    on:\n      GO: {to: idle, if: {n} > 1}\n",
         6, 30, "quote the value of `if`",

@@ -64,7 +64,7 @@ from statekit.compiler.source.limits import (
     prescan,
 )
 from statekit.compiler.source.nodes import MappingNode, Node, Scalar, ScalarNode, SequenceNode
-from statekit.compiler.source.yaml_hints import duplicate_key_hint, yaml_hint
+from statekit.compiler.source.yaml_hints import duplicate_key_hint, tag_hint, yaml_hint
 
 try:
     from yaml._yaml import CParser as _CParser
@@ -228,7 +228,7 @@ class _Builder:
         self._grow(1, span)
         tag = event.tag
         if tag is not None and tag != "!" and tag not in _SCALAR_TAGS:
-            self.diagnostics.append(_diag(yaml_syntax.SLUG, _unsupported(tag), span))
+            self.diagnostics.append(_diag(yaml_syntax.SLUG, _unsupported(tag), span, tag_hint(tag)))
             tag = "!"
         top = self.stack[-1] if self.stack else None
         if top is not None and top.key is _EXPECT_KEY:

@@ -18,13 +18,14 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["duplicate_key_hint", "missing_space_hint", "yaml_hint"]
+__all__ = ["duplicate_key_hint", "missing_space_hint", "tag_hint", "yaml_hint"]
 
 _BREAK: Final = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # line breaks as parsers count them
 _RESERVED: Final = "@`%"  # cannot start a plain scalar (YAML 1.1 reserves @ and `)
 _OPENERS: Final = {"{": "}", "[": "]"}
 _GLUED_KEY: Final = re.compile(r"^([A-Za-z_][\w.-]*):([^\s:].*)$", re.S)
 _ALTERNATIVES: Final = frozenset({"on", "after"})  # their keys map to a list of alternatives
+_NEGATED: Final = re.compile(r"^!(?:ctx\.|event\.|active\(|\()")  # `!x` meant as "not x"
 _FLOW_KEY: Final = re.compile(r"([^\s{}\[\],:]+):\s")
 
 Position = tuple[int, int]
@@ -63,6 +64,15 @@ def missing_space_hint(value: object) -> tuple[str, ...]:
         return ()
     key, rest = match.groups()
     return (f"YAML needs a space after `:` to start a value: write `{key}: {rest}`",)
+
+
+def tag_hint(tag: str) -> tuple[str, ...]:
+    """Notes for a value that YAML read as the local tag `tag` (`!ctx.done`, `!urgent`)."""
+    if not tag.startswith("!") or tag.startswith("!!"):
+        return ()
+    if _NEGATED.match(tag):
+        return (f"hint: `!` starts a YAML tag; an expression negates with `not`: `not {tag[1:]}`",)
+    return (f"hint: `!` at the start of a value is a YAML tag: quote the value: `'{tag} ...'`",)
 
 
 class _Source:
@@ -217,6 +227,10 @@ def _reserved_start(source: _Source, problem: str, context: str) -> str | None:
         char = "?"
     elif "cannot start any token" in problem and source.char and source.char in _RESERVED:
         char = source.char
+    elif "a tag" in context and source.context_char == "!" and source.context_at is not None:
+        line = source.lines[source.context_at[0] - 1][source.context_at[1] - 1 :]
+        notes = tag_hint(line.split()[0].rstrip(",}]"))
+        return notes[0].removeprefix("hint: ") if notes else None
     elif ("an alias" in context or "an anchor" in context) and source.context_char in "*&":
         char = source.context_char
     else:

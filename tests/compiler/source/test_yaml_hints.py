@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from yaml_mistakes import MISTAKES, Mistake
 
 import statekit
 from statekit.compiler.diagnostics import CompileError, Diagnostic
+from statekit.compiler.pipeline import compile_source
 from statekit.compiler.source import loader
 
 
@@ -100,3 +103,38 @@ def test_the_line_a_hint_suggests_fixes_the_chart(tmp_path: Path, mistake: Mista
     key, _, written = old.strip().removeprefix("- ").partition(": ")
     value = yaml.safe_load(suggested.removeprefix("- "))[key]
     assert value == written
+
+
+YAML_SIGNS = ":-'\"{}[],#&*!|>?%@`\t\n "
+
+
+@st.composite
+def mistakes_made_worse(draw: st.DrawFn) -> str:
+    """A chart of the table with YAML's significant characters put in, taken out or cut."""
+    text = draw(st.sampled_from(MISTAKES)).text
+    for _ in range(draw(st.integers(1, 6))):
+        at = draw(st.integers(0, len(text)))
+        action = draw(st.sampled_from(["insert", "delete", "cut"]))
+        if action == "insert":
+            text = text[:at] + draw(st.text(YAML_SIGNS, min_size=1, max_size=3)) + text[at:]
+        elif action == "delete":
+            text = text[:at] + text[at + 1 :]
+        else:
+            text = text[:at]
+    return text
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=mistakes_made_worse())
+def test_any_broken_chart_gets_positioned_errors_and_one_line_hints(text: str) -> None:
+    libyaml = getattr(loader, "_CParser")  # noqa: B009 - private, as in test_loader
+    for parser in (None, libyaml):  # PyYAML's parser, then libyaml's
+        setattr(loader, "_CParser", parser)  # noqa: B010 - the module's own switch
+        try:
+            result = compile_source(text, "chart.yaml")
+        finally:
+            setattr(loader, "_CParser", libyaml)  # noqa: B010
+        for d in result.diagnostics:
+            assert d.span.line >= 1 and d.span.column >= 1
+            hints = [note for note in d.notes if note.startswith("hint: ")]
+            assert len(hints) <= 1 and all("\n" not in hint for hint in hints), d
