@@ -179,6 +179,12 @@ MISTAKES: tuple[Mistake, ...] = (
         7, 7, "write `GO: idle`", "schema",
     ),
     Mistake(
+        "entries-level-with-their-key",
+        HEAD + "context: {n: {type: integer, default: 0}}\nstates:\n  idle:\n    entry:\n"
+        "      - assign:\n        n: 1\n",
+        7, 16, "nothing is indented under it: indent its entries deeper than its key", "schema",
+    ),
+    Mistake(
         "event-written-twice",
         HEAD + "events: {GO: {}}\nstates:\n  idle:\n    on:\n      GO: idle\n      GO: done\n"
         "  done: {final: true}\n",

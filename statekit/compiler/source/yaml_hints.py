@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["duplicate_key_hint", "missing_space_hint", "tag_hint", "yaml_hint"]
+__all__ = ["duplicate_key_hint", "mapping_hint", "tag_hint", "yaml_hint"]
 
 _BREAK: Final = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # line breaks as parsers count them
 _RESERVED: Final = "@`%"  # cannot start a plain scalar (YAML 1.1 reserves @ and `)
@@ -56,9 +56,12 @@ def duplicate_key_hint(key: str, owner: str | None) -> tuple[str, ...]:
     )
 
 
-def missing_space_hint(value: object) -> tuple[str, ...]:
-    """Notes for a string found where a mapping was expected that is a key and value
-    glued together (`idle:{}`): YAML reads `key:value` without a space as one text."""
+def mapping_hint(value: object) -> tuple[str, ...]:
+    """Notes for `value` found where a mapping was expected: nothing (`assign:` with its
+    entries level with it, not under it), or a key and value glued together (`idle:{}`:
+    YAML reads `key:value` without a space as one text)."""
+    if value is None:
+        return ("nothing is indented under it: indent its entries deeper than its key",)
     match = _GLUED_KEY.match(value) if isinstance(value, str) else None
     if match is None:
         return ()
