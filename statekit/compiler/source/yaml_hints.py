@@ -10,6 +10,12 @@ mixed at one level, a value that starts with a character YAML reserves. It
 reads libyaml's wording and PyYAML's (they differ) and returns None when no
 known mistake fits: a wrong hint is worse than none.
 
+Three mistakes are valid YAML and are caught later, with notes from here: a
+tag where an expression or a text was meant (`if: !ctx.done`: `tag_hint`, by
+the loader), a key written twice under `on:` or `after:` (`duplicate_key_hint`,
+by the loader), and nothing or a `key:value` text where a mapping belongs
+(`mapping_hint`, by the schema's explanation).
+
 Positions are 1-based (line, column), as in diagnostics.
 """
 
