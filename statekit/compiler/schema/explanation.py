@@ -21,6 +21,7 @@ from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.schema.document import Schema, schema
 from statekit.compiler.source.nodes import MappingNode, Node, node_at
+from statekit.compiler.source.yaml_hints import mapping_hint
 
 JsonPath = tuple[str | int, ...]
 
@@ -267,7 +268,7 @@ def _type_hints(here: Schema, instance: object) -> tuple[str, ...]:
         )
     if title == "expression" and isinstance(instance, int | float):
         return (f"an expression is a string: write '{json.dumps(instance)}' for this literal",)
-    return ()
+    return mapping_hint(instance) if _resolve(here).get("type") == "object" else ()
 
 
 def _drop_noise(problems: list[_Problem]) -> list[_Problem]:

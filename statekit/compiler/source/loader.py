@@ -64,6 +64,7 @@ from statekit.compiler.source.limits import (
     prescan,
 )
 from statekit.compiler.source.nodes import MappingNode, Node, Scalar, ScalarNode, SequenceNode
+from statekit.compiler.source.yaml_hints import duplicate_key_hint, tag_hint, yaml_hint
 
 try:
     from yaml._yaml import CParser as _CParser
@@ -227,7 +228,7 @@ class _Builder:
         self._grow(1, span)
         tag = event.tag
         if tag is not None and tag != "!" and tag not in _SCALAR_TAGS:
-            self.diagnostics.append(_diag(yaml_syntax.SLUG, _unsupported(tag), span))
+            self.diagnostics.append(_diag(yaml_syntax.SLUG, _unsupported(tag), span, tag_hint(tag)))
             tag = "!"
         top = self.stack[-1] if self.stack else None
         if top is not None and top.key is _EXPECT_KEY:
@@ -316,7 +317,11 @@ class _Builder:
             frame.key = _SKIP
         elif first is not None:
             message = f"duplicate key {text!r} (first defined at line {first})"
-            self.diagnostics.append(_diag(duplicate_key.SLUG, message, key.span))
+            owner = self.stack[-2].key if len(self.stack) > 1 else None
+            notes = duplicate_key_hint(
+                text, str(owner.value) if isinstance(owner, ScalarNode) else None
+            )
+            self.diagnostics.append(_diag(duplicate_key.SLUG, message, key.span, notes))
             frame.key = _SKIP
         else:
             frame.seen[text] = key.span.line
@@ -422,11 +427,12 @@ def _from_yaml_error(error: yaml.YAMLError, file: str, text: str, data: bytes) -
     # libyaml >= 0.2.6 has its own nesting limit (1000): report it as the limit it is.
     slug = yaml_limits.SLUG if "maximum nesting depth" in problem else yaml_syntax.SLUG
     notes: tuple[str, ...] = ()
+    context_at: tuple[int, int] | None = None
     if error.problem and error.context and error.context_mark is not None:
-        ctx_line, ctx_column = min(
-            (error.context_mark.line + 1, error.context_mark.column + 1), last
-        )
-        notes = (f"{error.context} (line {ctx_line}, column {ctx_column})",)
+        context_at = min((error.context_mark.line + 1, error.context_mark.column + 1), last)
+        notes = (f"{error.context} (line {context_at[0]}, column {context_at[1]})",)
+    hint = yaml_hint(text, problem, error.context, (line, column), context_at)
+    notes += (hint,) if hint is not None else ()
     return Diagnostic(slug, Severity.ERROR, problem, point(file, line, column), notes)
 
 

@@ -320,12 +320,13 @@ def test_a_syntax_error_at_the_end_is_not_placed_past_it(
 ) -> None:
     d = only(source)
     assert where(d) == ("yaml-syntax", line, column)
-    assert all(f"(line {line}, column {column})" in note for note in d.notes), d.notes
+    context = [note for note in d.notes if not note.startswith("hint: ")]
+    assert all(f"(line {line}, column {column})" in note for note in context), d.notes
 
 
 def test_syntax_error_notes_its_context(parser: str) -> None:
     d = only("states:\n  idle: {on: {GO: busy}\n")
-    assert d.notes == ("while parsing a flow mapping (line 2, column 9)",)
+    assert d.notes[0] == "while parsing a flow mapping (line 2, column 9)"
 
 
 def test_duplicate_keys_are_all_reported_at_the_second_key(parser: str) -> None:
