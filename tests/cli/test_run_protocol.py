@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from runner_charts import COUNTER, write_chart
 
-from statekit.cli.runner_commands import MAX_LINE_BYTES
+from statekit.cli.run_lines import MAX_LINE_BYTES
 from statekit.runner.json_text import MAX_DEPTH
 
 ROOT = Path(__file__).resolve().parents[2]
