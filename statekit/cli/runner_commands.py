@@ -36,7 +36,7 @@ from statekit.cli.run_lines import Line, LineReader, parse_line
 from statekit.cli.shard_options import db_option, open_cli_shards, refuse_lone_shard
 from statekit.compiler.pipeline import CompileResult, compile_file
 from statekit.engine.chart import Chart, StartError
-from statekit.engine.result import Status
+from statekit.engine.result import INVALID_PAYLOAD, UNKNOWN_EVENT, Status
 from statekit.runner.errors import (
     RunnerError,
     StoreFailure,
@@ -102,6 +102,10 @@ def _store(url: str, *, check_integrity: bool = True) -> Store:
         raise click.UsageError(str(exc)) from exc
 
 
+MALFORMED = frozenset({UNKNOWN_EVENT, INVALID_PAYLOAD})
+"""The rejections that make a first event malformed: it creates no instance."""
+
+
 class _Run:
     """One `statekit run`: answers each line, a batch at a time, flushed as written."""
 
@@ -131,11 +135,12 @@ class _Run:
         """Apply `lines` (of any instances) in one transaction; answer each in order."""
         items: list[Outcome | Exception]
         try:
-            self._create(lines)
-            if len(lines) == 1:
-                items = [_apply_one(self.runner, lines[0])]
+            refused = self._create(lines)
+            applied = [ln for ln in lines if ln.number not in refused]
+            if len(applied) <= 1:
+                items = [_apply_one(self.runner, ln) for ln in applied]
             else:
-                items = self.runner.apply_many([(ln.instance, ln.command) for ln in lines])
+                items = self.runner.apply_many([(ln.instance, ln.command) for ln in applied])
         except StoreUnavailableError as exc:
             self.out.flush()
             last = f"line {self.answered}" if self.answered else "no line"
@@ -151,15 +156,20 @@ class _Run:
                 f"{exc}; stopped at line {first} (nothing of it applied), "
                 f"{self.applied} line(s) applied before it"
             ) from exc
-        for line, item in zip(lines, items, strict=True):
-            if isinstance(item, Exception):
+        answers = dict(zip((ln.number for ln in applied), items, strict=True))
+        for line in lines:
+            item = answers.get(line.number)
+            if item is None or isinstance(item, Exception):
                 self.errors += 1
+                why = refused.get(line.number)
                 data = {
                     "line": line.number,
                     "instance": line.instance,
                     "event_id": line.command.event_id,
                     "status": "ERROR",
-                    "error": self._error_text(line.instance, item),
+                    "error": f"instance {line.instance!r} could not be created: {why}"
+                    if item is None
+                    else self._error_text(line.instance, item),
                 }
             else:
                 self.applied += 1
@@ -169,24 +179,28 @@ class _Run:
         self.out.flush()
         self.answered = lines[-1].number
 
-    def _create(self, lines: list[Line]) -> None:
+    def _create(self, lines: list[Line]) -> dict[int, str]:
         """Create the instances of `lines` not known to exist yet (unless --no-create), each
-        with the context of its first line that gives one. An instance is created only for
-        a line its new state would not reject (`_refusal`): a first event that is malformed
-        or rejected creates nothing, and its answer says why."""
+        by its first line that the new instance would not refuse (`_refusal`), with that
+        line's context; the lines before it are not applied: the numbers of those lines,
+        each with why (a first event that is malformed or rejected creates nothing). Lines
+        are taken in order, so a batch answers as the same lines one at a time."""
+        refused: dict[int, str] = {}
         if not self.create:
-            return
+            return refused
         for line in lines:
             instance = line.instance
             if instance in self.known:
                 continue
-            context = next((x.context for x in lines if x.instance == instance and x.context), None)
-            refused = self._refusal(line, context)
-            if refused is not None:
-                self.not_created[instance] = refused
+            why = self._refusal(line)
+            if why is not None:
+                if self._stored(instance):  # its own answer, from the stored instance
+                    self.known.add(instance)
+                else:
+                    refused[line.number] = why
                 continue
             try:
-                self.runner.create(instance, context, exist_ok=True)
+                self.runner.create(instance, line.context, exist_ok=True)
             except StoreFailure:
                 raise
             except (RunnerError, StartError, ValueError) as exc:
@@ -194,21 +208,40 @@ class _Run:
             else:
                 self.known.add(instance)
                 self.not_created.pop(instance, None)
+        return refused
 
-    def _refusal(self, line: Line, context: dict[str, Any] | None) -> str | None:
-        """Why creating `line`'s instance for it would be wrong: a bad context, or an event
-        the new instance would reject (worked out on the chart alone, nothing stored); None
-        when it is fine. An instance that is already stored is then still found by the
-        line's own answer."""
+    def _stored(self, instance: str) -> bool:
+        """Whether the store holds `instance` (of this chart's version or another)."""
         try:
-            state = self.chart.start(context)
+            self.runner.load(instance)
+        except UnknownInstanceError:
+            return False
+        except StoreFailure:
+            raise
+        except (RunnerError, ValueError):
+            return True  # stored, and its own answer will say what does not fit
+        return True
+
+    def _refusal(self, line: Line) -> str | None:
+        """Why creating `line`'s instance for it would be wrong: a bad context, a version
+        or sequence a new instance cannot be at, or an event the chart does not declare or
+        a payload that does not fit it (`MALFORMED`, worked out on the chart alone, nothing
+        stored); None when it is fine. A rejection the chart decides (a guard, no
+        transition, an evaluation error) creates the instance: the rejection is recorded
+        on it, as every rejection is (`Runner.rejections`)."""
+        try:
+            state = self.chart.start(line.context)
         except StartError as exc:
             return str(exc)
         c = line.command
+        if c.expected_version not in (None, 0):
+            return f"it expects version {c.expected_version}, and a new instance is at 0"
+        if c.sequence not in (None, 1):
+            return f"its sequence is {c.sequence}, and a new instance's first event is 1"
         result = self.chart.send(state, c.type, c.payload, event_id=c.event_id)
-        if result.status is not Status.REJECTED:
-            return None
-        return f"its first event was rejected ({result.reason}): {result.message}"
+        if result.status is not Status.REJECTED or result.reason not in MALFORMED:
+            return None  # a rejection the chart decides is recorded on the new instance
+        return f"its first event is not one the chart takes ({result.reason}): {result.message}"
 
     def _error_text(self, instance: str, error: Exception) -> str:
         """What a line's error says: why its instance could not be created, when it was not
