@@ -3,13 +3,16 @@
 
 `run` is how shell scripts and other languages use the durable runner: one
 JSON object per input line, `{instance, event_id, type, payload,
-expected_version?, sequence?}`, one JSON outcome per output line, written and
+expected_version?, sequence?, context?}`, one JSON outcome per output line, written and
 flushed before the next line is read (a batch ends when no more input is
 ready, so a client may wait for each answer). A line that cannot be applied
 (not UTF-8, not JSON or beyond its bounds, a missing field, a chart that does
 not fit the stored instance) gets an `"status": "ERROR"` line and the run goes
-on; the exit code is then 1. A full or damaged store stops the run as a usage
-error that says how many lines were applied. A lost connection to PostgreSQL is
+on; the exit code is then 1. An unknown instance is created by its first line that a
+new instance would take (`_Run._create`), with that line's `context`; a malformed first
+event (`MALFORMED`, a sequence or expected version a new instance cannot have, a bad
+context) creates nothing and is answered with ERROR. A full or damaged store stops the
+run as a usage error that says how many lines were applied. A lost connection to PostgreSQL is
 healed by the runner (`runner.retrying`): each line still gets its real answer, the
 ones whose commit landed unseen too; a server away for longer than the URL's
 `retry_for` stops the run the same way (exit 2), naming the last line answered:
