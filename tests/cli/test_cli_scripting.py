@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import runner_charts
-from cli_process import statekit
+from cli_process import ROOT, statekit
 from runner_charts import COUNTER, LEASE, chart_from
 
 from statekit.runner.runner import Runner
@@ -259,3 +262,24 @@ def test_diff_marks_old_and_new_and_summarises_a_retimed_timer(tmp_path: Path) -
     data = json.loads(statekit("diff", str(old), str(new), "--format", "json").stdout)
     kinds = [c["kind"] for c in data["changes"]]
     assert "transition-removed" in kinds and "transition-added" in kinds  # JSON: every change
+
+
+def test_worker_now_without_once_runs_on_from_that_reading(store_url: str, tmp_path: Path) -> None:
+    armed(store_url)
+    chart = str(write_chart(LEASE, tmp_path, "lease"))
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "statekit", "worker", "--db", store_url, "--chart", chart,
+         "--now", str(PAST + 40_000)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert worker.stdout is not None
+        delivered = [json.loads(worker.stdout.readline()) for _ in range(2)]
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        _, err = worker.communicate(timeout=60)
+    assert worker.returncode == 0, err
+    assert [d["event_id"] for d in delivered] == [
+        "statekit.timer/reminder/2",
+        "statekit.timer/after(30s)@running/3",
+    ]
