@@ -30,6 +30,7 @@ from statekit.analysis.paths import PathSuite, covering_paths
 from statekit.analysis.report import transition_label
 from statekit.analysis.tracked_context import shown_value
 from statekit.analysis.witness import PathReplays
+from statekit.cli.explain_text import explanation_lines
 from statekit.cli.group import EXIT_FINDINGS
 from statekit.cli.output import echo_json, json_text
 from statekit.cli.progress import (
@@ -156,6 +157,8 @@ def explain_command(
     elif len(explanation.rows) > TEXT_TABLE_LIMIT:
         click.echo(_too_many_rows(len(explanation.rows)))
         click.echo("\n".join(map(terminal_text, _table_lines(explanation, explored))))
+    elif not sys.stdout.isatty():  # a pipe or a file: plain lines, no name wrapped or cut
+        click.echo("\n".join(map(terminal_text, explanation_lines(explanation, explored))))
     else:
         _print_explanation(explanation, explored)
     _finish(explored)

@@ -24,6 +24,7 @@ from pathlib import Path
 import click
 
 from statekit.analysis.diff import ChartDiff, diff_charts
+from statekit.cli.diff_text import diff_lines
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
 from statekit.cli.output import echo_json
 from statekit.cli.refusals import runner_refusal
@@ -117,7 +118,7 @@ def _print_diff(found: ChartDiff, output_format: str) -> None:
     if output_format == "json":
         echo_json(found.to_data())
     else:
-        click.echo("\n".join(map(terminal_text, found.lines())))
+        click.echo("\n".join(map(terminal_text, diff_lines(found))))
     if found.exit_code:
         click.echo(
             f"chart {found.name!r} changed behaviour but not its version "

@@ -18,6 +18,7 @@ import sys
 
 import click
 
+from statekit.cli.chart_paths import chart_files
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import echo_json, echo_text
 from statekit.cli.refusals import runner_refusal
@@ -84,9 +85,9 @@ def _age(value: str | None, option: str) -> float | None:
     "--chart",
     "charts",
     multiple=True,
-    type=click.Path(exists=True, dir_okay=False),
-    help="A chart file (repeatable) for --events-before-snapshot's check; charts whose "
-    "source the store kept are found there.",
+    type=click.Path(exists=True),
+    help="A chart file or a folder of charts (repeatable) for --events-before-snapshot's "
+    "check; charts whose source the store kept are found there.",
 )
 @click.option(
     "--batch",
@@ -119,7 +120,7 @@ def prune_command(
         batch=batch,
         dry_run=dry_run,
     )
-    given = [compiled_chart(path) for path in charts]
+    given = [compiled_chart(path) for path in chart_files(charts)]
     stores = _opened(urls, dry_run=dry_run)
     reports: list[tuple[int | None, PruneReport]] = []
     try:

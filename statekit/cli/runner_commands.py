@@ -3,13 +3,16 @@
 
 `run` is how shell scripts and other languages use the durable runner: one
 JSON object per input line, `{instance, event_id, type, payload,
-expected_version?, sequence?}`, one JSON outcome per output line, written and
+expected_version?, sequence?, context?}`, one JSON outcome per output line, written and
 flushed before the next line is read (a batch ends when no more input is
 ready, so a client may wait for each answer). A line that cannot be applied
 (not UTF-8, not JSON or beyond its bounds, a missing field, a chart that does
 not fit the stored instance) gets an `"status": "ERROR"` line and the run goes
-on; the exit code is then 1. A full or damaged store stops the run as a usage
-error that says how many lines were applied. A lost connection to PostgreSQL is
+on; the exit code is then 1. An unknown instance is created by its first line that a
+new instance would take (`_Run._create`), with that line's `context`; a malformed first
+event (`MALFORMED`, a sequence or expected version a new instance cannot have, a bad
+context) creates nothing and is answered with ERROR. A full or damaged store stops the
+run as a usage error that says how many lines were applied. A lost connection to PostgreSQL is
 healed by the runner (`runner.retrying`): each line still gets its real answer, the
 ones whose commit landed unseen too; a server away for longer than the URL's
 `retry_for` stops the run the same way (exit 2), naming the last line answered:
@@ -24,11 +27,7 @@ ERROR and the others applied). `verify` and `outbox` are in
 
 from __future__ import annotations
 
-import io
-import os
-import select
 import sys
-from dataclasses import dataclass
 from typing import IO, Any
 
 import click
@@ -36,24 +35,22 @@ import click
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import json_text
 from statekit.cli.refusals import runner_refusal
+from statekit.cli.run_lines import Line, LineReader, parse_line
 from statekit.cli.shard_options import db_option, open_cli_shards, refuse_lone_shard
 from statekit.compiler.pipeline import CompileResult, compile_file
 from statekit.engine.chart import Chart, StartError
-from statekit.runner.command_checks import check_instance_id, make_command
+from statekit.engine.result import INVALID_PAYLOAD, UNKNOWN_EVENT, Status
 from statekit.runner.errors import (
     RunnerError,
     StoreFailure,
     StoreUnavailableError,
+    UnknownInstanceError,
 )
-from statekit.runner.json_text import parse_json
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner
 from statekit.runner.sharding import ShardedRunner
 from statekit.runner.store import open_read_only_store, open_store
 from statekit.runner.store.base import Store
-from statekit.runner.transaction import Command
-
-FIELDS = {"instance", "event_id", "type", "payload", "expected_version", "sequence"}
 
 
 def _compiled(path: str) -> CompileResult:
@@ -108,127 +105,18 @@ def _store(url: str, *, check_integrity: bool = True) -> Store:
         raise click.UsageError(str(exc)) from exc
 
 
-@dataclass(frozen=True, slots=True)
-class _Line:
-    """One parsed input line: its number, the instance it is for and its command."""
-
-    number: int
-    instance: str
-    command: Command
-
-
-MAX_LINE_BYTES = 16 * 1024 * 1024
-"""The longest input line `statekit run` reads (a longer one is an ERROR line, skipped
-without being held in memory)."""
-
-
-class _LineReader:
-    """Input lines read straight from a file descriptor, never one more than asked for.
-
-    `next()` blocks for one line; `ready()` says, without blocking, whether a next line
-    (or the end of the input) is already there, so a batch can end when no more input
-    is ready instead of waiting for it.
-    """
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        self._stream = stream
-        try:
-            self._fd: int | None = stream.fileno()
-        except (AttributeError, OSError, io.UnsupportedOperation):
-            self._fd = None  # an in-memory stream: everything is ready
-        self._buffer = bytearray()
-        self._eof = False
-
-    def _read(self) -> None:
-        chunk = os.read(self._fd, 65536) if self._fd is not None else self._stream.read(65536)
-        if chunk:
-            self._buffer += chunk
-        else:
-            self._eof = True
-
-    def ready(self) -> bool:
-        """Whether `next()` would not wait for more input to arrive."""
-        if self._eof or b"\n" in self._buffer or self._fd is None:
-            return True
-        readable, _, _ = select.select([self._fd], [], [], 0)
-        return bool(readable)
-
-    def next(self) -> bytes | None:
-        """The next line (without its end of line), None at the end of the input; a line
-        longer than `MAX_LINE_BYTES` is skipped and comes back as `_TOO_LONG`."""
-        skipping = False
-        scanned = 0  # the buffer holds no end of line before this offset
-        while True:
-            end = self._buffer.find(b"\n", scanned)
-            if end >= 0:
-                line = bytes(self._buffer[:end]) if end <= MAX_LINE_BYTES else b""
-                del self._buffer[: end + 1]
-                return _TOO_LONG if skipping or end > MAX_LINE_BYTES else line
-            if len(self._buffer) > MAX_LINE_BYTES:
-                skipping = True
-                self._buffer.clear()
-            scanned = len(self._buffer)
-            if self._eof:
-                if skipping:
-                    return _TOO_LONG
-                if not self._buffer:
-                    return None
-                line = bytes(self._buffer)
-                self._buffer.clear()
-                return line
-            self._read()
-
-
-_TOO_LONG = b"\x00too long"  # not a JSON text, so never a real line
-
-
-def _command(number: int, raw: bytes) -> _Line:
-    """Parse one input line (ValueError with what is wrong)."""
-    if raw is _TOO_LONG:
-        raise ValueError(f"the line is longer than {MAX_LINE_BYTES} bytes")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8: byte {exc.start + 1} is not valid UTF-8") from None
-    try:
-        data = parse_json(text)
-    except ValueError as exc:
-        raise ValueError(f"not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise ValueError("a line is a JSON object")
-    unknown = sorted(set(data) - FIELDS)
-    if unknown:
-        raise ValueError(f"unknown field(s) {unknown}; a line has {sorted(FIELDS)}")
-    for key in ("instance", "event_id", "type"):
-        if not isinstance(data.get(key), str) or not data[key]:
-            raise ValueError(f"{key!r} must be a non-empty string")
-    check_instance_id(data["instance"])
-    payload = data.get("payload")
-    if payload is None:
-        payload = {}
-    elif not isinstance(payload, dict):
-        raise ValueError("'payload' must be a JSON object")
-    numbers = {}
-    for key in ("expected_version", "sequence"):
-        value = data.get(key)
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-            raise ValueError(f"{key!r} must be an integer")
-        numbers[key] = value
-    command = make_command(
-        data["event_id"],
-        data["type"],
-        payload,
-        expected_version=numbers["expected_version"],
-        sequence=numbers["sequence"],
-    )  # the runner's own checks (a reserved event ID, a sequence below 1): a bad line
-    return _Line(number=number, instance=data["instance"], command=command)
+MALFORMED = frozenset({UNKNOWN_EVENT, INVALID_PAYLOAD})
+"""The rejections that make a first event malformed: it creates no instance."""
 
 
 class _Run:
     """One `statekit run`: answers each line, a batch at a time, flushed as written."""
 
-    def __init__(self, runner: Runner | ShardedRunner, out: IO[str], *, create: bool) -> None:
+    def __init__(
+        self, runner: Runner | ShardedRunner, chart: Chart, out: IO[str], *, create: bool
+    ) -> None:
         self.runner = runner
+        self.chart = chart
         self.out = out
         self.create = create
         self.errors = 0
@@ -246,15 +134,16 @@ class _Run:
         self.out.flush()
         self.answered = number
 
-    def batch(self, lines: list[_Line]) -> None:
+    def batch(self, lines: list[Line]) -> None:
         """Apply `lines` (of any instances) in one transaction; answer each in order."""
         items: list[Outcome | Exception]
         try:
-            self._create([line.instance for line in lines])
-            if len(lines) == 1:
-                items = [_apply_one(self.runner, lines[0])]
+            refused = self._create(lines)
+            applied = [ln for ln in lines if ln.number not in refused]
+            if len(applied) <= 1:
+                items = [_apply_one(self.runner, ln) for ln in applied]
             else:
-                items = self.runner.apply_many([(ln.instance, ln.command) for ln in lines])
+                items = self.runner.apply_many([(ln.instance, ln.command) for ln in applied])
         except StoreUnavailableError as exc:
             self.out.flush()
             last = f"line {self.answered}" if self.answered else "no line"
@@ -270,32 +159,51 @@ class _Run:
                 f"{exc}; stopped at line {first} (nothing of it applied), "
                 f"{self.applied} line(s) applied before it"
             ) from exc
-        for line, item in zip(lines, items, strict=True):
-            if isinstance(item, Exception):
+        answers = dict(zip((ln.number for ln in applied), items, strict=True))
+        for line in lines:
+            item = answers.get(line.number)
+            if item is None or isinstance(item, Exception):
                 self.errors += 1
+                why = refused.get(line.number)
                 data = {
                     "line": line.number,
                     "instance": line.instance,
                     "event_id": line.command.event_id,
                     "status": "ERROR",
-                    "error": self._error_text(line.instance, item),
+                    "error": f"instance {line.instance!r} could not be created: {why}"
+                    if item is None
+                    else self._error_text(line.instance, item),
                 }
             else:
                 self.applied += 1
+                self.known.add(line.instance)
                 data = item.to_data(line.instance)
             self.write(data)
         self.out.flush()
         self.answered = lines[-1].number
 
-    def _create(self, instances: list[str]) -> None:
-        """Create the instances not known to exist yet (unless --no-create)."""
+    def _create(self, lines: list[Line]) -> dict[int, str]:
+        """Create the instances of `lines` not known to exist yet (unless --no-create), each
+        by its first line that the new instance would not refuse (`_refusal`), with that
+        line's context; the lines before it are not applied: the numbers of those lines,
+        each with why (a first event that is malformed or rejected creates nothing). Lines
+        are taken in order, so a batch answers as the same lines one at a time."""
+        refused: dict[int, str] = {}
         if not self.create:
-            return
-        for instance in instances:
+            return refused
+        for line in lines:
+            instance = line.instance
             if instance in self.known:
                 continue
+            why = self._refusal(line)
+            if why is not None:
+                if self._stored(instance):  # its own answer, from the stored instance
+                    self.known.add(instance)
+                else:
+                    refused[line.number] = why
+                continue
             try:
-                self.runner.create(instance, exist_ok=True)
+                self.runner.create(instance, line.context, exist_ok=True)
             except StoreFailure:
                 raise
             except (RunnerError, StartError, ValueError) as exc:
@@ -303,17 +211,51 @@ class _Run:
             else:
                 self.known.add(instance)
                 self.not_created.pop(instance, None)
+        return refused
+
+    def _stored(self, instance: str) -> bool:
+        """Whether the store holds `instance` (of this chart's version or another)."""
+        try:
+            self.runner.load(instance)
+        except UnknownInstanceError:
+            return False
+        except StoreFailure:
+            raise
+        except (RunnerError, ValueError):
+            return True  # stored, and its own answer will say what does not fit
+        return True
+
+    def _refusal(self, line: Line) -> str | None:
+        """Why creating `line`'s instance for it would be wrong: a bad context, a version
+        or sequence a new instance cannot be at, or an event the chart does not declare or
+        a payload that does not fit it (`MALFORMED`, worked out on the chart alone, nothing
+        stored); None when it is fine. A rejection the chart decides (a guard, no
+        transition, an evaluation error) creates the instance: the rejection is recorded
+        on it, as every rejection is (`Runner.rejections`)."""
+        try:
+            state = self.chart.start(line.context)
+        except StartError as exc:
+            return str(exc)
+        c = line.command
+        if c.expected_version not in (None, 0):
+            return f"it expects version {c.expected_version}, and a new instance is at 0"
+        if c.sequence not in (None, 1):
+            return f"its sequence is {c.sequence}, and a new instance's first event is 1"
+        result = self.chart.send(state, c.type, c.payload, event_id=c.event_id)
+        if result.status is not Status.REJECTED or result.reason not in MALFORMED:
+            return None  # a rejection the chart decides is recorded on the new instance
+        return f"its first event is not one the chart takes ({result.reason}): {result.message}"
 
     def _error_text(self, instance: str, error: Exception) -> str:
         """What a line's error says: why its instance could not be created, when it was not
         (applying to it then fails as an unknown instance, which is not what happened)."""
         why = self.not_created.get(instance)
-        if why is None or instance in self.known:
+        if why is None or instance in self.known or not isinstance(error, UnknownInstanceError):
             return str(error)
         return f"instance {instance!r} could not be created: {why}"
 
 
-def _apply_one(runner: Runner | ShardedRunner, line: _Line) -> Outcome | Exception:
+def _apply_one(runner: Runner | ShardedRunner, line: Line) -> Outcome | Exception:
     """What `apply` gives one line: its outcome, or the error it raised."""
     c = line.command
     try:
@@ -361,20 +303,20 @@ def run_command(
     (each still applied or refused on its own), and a batch ends at N lines, at a bad
     line or when no more input is ready.
     """
-    compiled = _compiled(file)
+    chart = compiled_chart(file)
     runner: Runner | ShardedRunner
     try:
         if len(urls) == 1:
             store = _store(urls[0])
             refuse_lone_shard(store)
-            runner = Runner(_chart(compiled), store)
+            runner = Runner(chart, store)
         else:
-            runner = ShardedRunner(_chart(compiled), open_cli_shards(urls))
+            runner = ShardedRunner(chart, open_cli_shards(urls))
     except RunnerError as exc:
         raise runner_refusal(exc) from exc
-    run = _Run(runner, sys.stdout, create=not no_create)
-    reader = _LineReader(source)
-    pending: list[_Line] = []
+    run = _Run(runner, chart, sys.stdout, create=not no_create)
+    reader = LineReader(source)
+    pending: list[Line] = []
     number = 0
     while True:
         if pending and (len(pending) >= batch or not reader.ready()):
@@ -387,7 +329,9 @@ def run_command(
         if not raw.strip():
             continue
         try:
-            line = _command(number, raw)
+            line = parse_line(number, raw)
+            if no_create and line.context is not None:
+                raise ValueError("'context' creates an instance, and --no-create is given")
         except ValueError as exc:
             if pending:  # the lines before a bad one are answered first
                 run.batch(pending)

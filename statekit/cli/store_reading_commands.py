@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from statekit.cli.chart_paths import chart_files
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import echo_json, echo_text
 from statekit.cli.refusals import runner_refusal
@@ -41,15 +42,16 @@ from statekit.runner.verify import verify
     "--chart",
     "charts",
     multiple=True,
-    type=click.Path(exists=True, dir_okay=False),
-    help="A chart file (repeatable); charts whose source the store kept are found there.",
+    type=click.Path(exists=True),
+    help="A chart file or a folder of charts (repeatable); charts whose source the store "
+    "kept are found there.",
 )
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
 def verify_command(urls: tuple[str, ...], charts: tuple[str, ...], output_format: str) -> None:
     """Replay every instance's history and compare it with everything stored (exit 1 if
     any differs or cannot be read or replayed); a damaged database is read as far as
     it can be. Given a shard set, every shard, and that each instance is in its own."""
-    given = [compiled_chart(path) for path in charts]
+    given = [compiled_chart(path) for path in chart_files(charts)]
     try:
         if len(urls) == 1:
             stores = [open_read_only_store(urls[0], check_integrity=False)]

@@ -1,4 +1,5 @@
-"""`statekit worker` (deliver timers as they come due) and `statekit timers` (list them).
+"""`statekit worker`: deliver timers as they come due (`statekit timers` lists them:
+`timer_listing`).
 
 `worker` opens the store, one `Runner` per chart name given (the highest
 version given is the runner's, the others its previous versions; a chart whose
@@ -31,42 +32,45 @@ due when it starts, with the clock fixed then, and exits (1 when a row was skipp
 instance whose deliveries keep arming timers due at once is delivered at most
 `MAX_REDELIVERIES_AT_ONCE` times so without the worker going idle (in one `--once` run),
 then parked durably (`runner.loop_parking`: consumed, recorded as `TIMER_LOOP`) and
-reported. Given `--db` several times (a shard set, `shard_options`), one loop delivers
-the timers of every shard (`shard_worker`). `timers` lists the armed timers, then the
-parked ones (`loop_parking.parked_timers`).
+reported. `--now MS` delivers as of the clock reading MS (epoch milliseconds): with
+`--once`, what is due by MS, the clock fixed there (the deliveries record MS as their
+time); without, the clock runs on from MS. Given `--db` several times (a shard set,
+`shard_options`), one loop delivers the timers of every shard (`shard_worker`).
 """
 
 from __future__ import annotations
 
-import datetime
 import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from types import FrameType
-from typing import IO, Any
+from typing import IO
 
 import click
 
+from statekit.cli.chart_paths import chart_files
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import echo_text
 from statekit.cli.refusals import runner_refusal
-from statekit.cli.runner_commands import compiled_chart, open_cli_reader, write_line
+from statekit.cli.runner_commands import compiled_chart, write_line
 from statekit.cli.shard_options import db_option, open_cli_shards
 from statekit.cli.shard_worker import ShardedWorker
 from statekit.cli.store_link import StoreLink
 from statekit.engine.chart import Chart
 from statekit.runner.errors import RunnerError, UnknownInstanceError
-from statekit.runner.loop_parking import is_parked, parked_timers
+from statekit.runner.loop_parking import is_parked
 from statekit.runner.outbox import lost_connection
 from statekit.runner.outcome import Outcome
 from statekit.runner.runner import Runner, wall_clock_ms
 from statekit.runner.store.base import Store
 from statekit.runner.timer_firing import BATCH, TimerKey, describe_problem, key_of
-from statekit.runner.timers import parse_timer_event_id, row_data
+from statekit.runner.timers import parse_timer_event_id
 
 
-def _runners(store: Store, charts: Sequence[Chart]) -> list[Runner]:
+def _runners(
+    store: Store, charts: Sequence[Chart], clock: Callable[[], int] | None = None
+) -> list[Runner]:
     """One runner per chart name: its highest version, the others as previous ones."""
     by_name: dict[str, list[Chart]] = {}
     for chart in charts:
@@ -74,7 +78,7 @@ def _runners(store: Store, charts: Sequence[Chart]) -> list[Runner]:
     runners = []
     for versions in by_name.values():
         versions.sort(key=lambda c: c.version)
-        runners.append(Runner(versions[-1], store, previous=versions[:-1]))
+        runners.append(Runner(versions[-1], store, previous=versions[:-1], clock=clock))
     return runners
 
 
@@ -90,6 +94,9 @@ past it the timers so armed are parked durably (`runner.loop_parking`: consumed 
 recorded as `TIMER_LOOP`, never delivered again, a restarted worker included) and
 reported, and it goes on with the others (`--once` exits 1) instead of never going
 idle or never exiting."""
+
+MAX_CLOCK_MS = 2**63 - 1
+"""The latest reading `--now` accepts: the stores' largest integer."""
 
 BACKOFF_FIRST, BACKOFF_LAST = 0.05, 1.0
 """The sleeps, in seconds, before looking again at a due timer the worker could not claim
@@ -255,10 +262,19 @@ class Worker:
     "files",
     multiple=True,
     required=True,
-    type=click.Path(exists=True, dir_okay=False),
-    help="A chart whose instances' timers to deliver (repeat for more charts or versions).",
+    type=click.Path(exists=True),
+    help="A chart whose instances' timers to deliver, or a folder of charts (repeat for more "
+    "charts or versions).",
 )
 @click.option("--once", is_flag=True, help="Deliver what is due now, then exit.")
+@click.option(
+    "--now",
+    "now_ms",
+    type=click.IntRange(0, MAX_CLOCK_MS),
+    default=None,
+    help="The clock's reading, in epoch milliseconds, to deliver as of (what is due by then): "
+    "with --once the clock stays there; without, it runs on from there.",
+)
 @click.option(
     "--max-sleep",
     type=click.FloatRange(0.01),
@@ -267,7 +283,7 @@ class Worker:
     help="Longest sleep, in seconds, before looking again for timers armed meanwhile.",
 )
 def worker_command(
-    urls: tuple[str, ...], files: tuple[str, ...], once: bool, max_sleep: float
+    urls: tuple[str, ...], files: tuple[str, ...], once: bool, now_ms: int | None, max_sleep: float
 ) -> None:
     """Deliver due timers of the charts' instances, one JSON line per delivery (of every
     shard, in one loop, given a shard set: `shard_worker`).
@@ -286,14 +302,15 @@ def worker_command(
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
-        charts = [compiled_chart(path) for path in files]
+        charts = [compiled_chart(path) for path in chart_files(files)]
+        clock = _clock(now_ms, once=once)
         if len(urls) > 1:
-            worker: Worker | ShardedWorker = _shard_set_worker(urls, charts)
+            worker: Worker | ShardedWorker = _shard_set_worker(urls, charts, clock)
         else:
             link = StoreLink(urls[0], "worker", stopping, sys.stderr)
 
             def ready(store: Store) -> list[Runner]:
-                return _runners(store, charts)
+                return _runners(store, charts, clock)
 
             try:
                 opened = link.open(ready)
@@ -327,72 +344,27 @@ def worker_command(
     sys.exit(EXIT_FINDINGS if once and worker.problems else EXIT_CLEAN)
 
 
-def _shard_set_worker(urls: tuple[str, ...], charts: Sequence[Chart]) -> ShardedWorker:
+def _clock(now_ms: int | None, *, once: bool) -> Callable[[], int] | None:
+    """The runners' clock for `--now` (None: the wall clock): fixed at `now_ms` for
+    `--once`, else running on from `now_ms` at the wall clock's pace."""
+    if now_ms is None:
+        return None
+    if once:
+        return lambda: now_ms
+    offset = now_ms - wall_clock_ms()
+    return lambda: min(wall_clock_ms() + offset, MAX_CLOCK_MS)
+
+
+def _shard_set_worker(
+    urls: tuple[str, ...], charts: Sequence[Chart], clock: Callable[[], int] | None
+) -> ShardedWorker:
     """One worker over every shard of the set (`shard_worker`): each shard's runners heal
     a lost connection (`runner.retrying`) within the URL's `retry_for`."""
     stores = list(open_cli_shards(urls).stores)
     try:
-        workers = [Worker(st, _runners(st, charts), sys.stdout, sys.stderr) for st in stores]
+        workers = [Worker(st, _runners(st, charts, clock), sys.stdout, sys.stderr) for st in stores]
     except RunnerError as exc:
         for store in stores:
             store.close()
         raise runner_refusal(exc) from exc
     return ShardedWorker(workers, (BACKOFF_FIRST, BACKOFF_LAST))
-
-
-@click.command("timers")
-@click.option("--db", "url", required=True, help="Store URL: sqlite:///path.db or postgresql://…")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
-def timers_command(url: str, output_format: str) -> None:
-    """List the armed timers: instance, timer, due time and how long until it is due;
-    then the parked ones (consumed for a reason that will not change: an eventless loop
-    the worker parked, a key over the bound) with the reason."""
-    store = open_cli_reader(url)
-    try:
-        with store.read():
-            rows = store.timers()
-            parked = parked_timers(store)
-        now_ms = wall_clock_ms()
-    except RunnerError as exc:
-        raise click.UsageError(f"the timers cannot be read: {exc}") from exc
-    finally:
-        store.close()
-    for row in rows:
-        data = row_data(row, now_ms)
-        if output_format == "json":
-            write_line(sys.stdout, data)
-            continue
-        echo_text(
-            f"{data['instance']}  {data['timer']}  due {_when(data['due_ms'])}  "
-            f"{_in(data['in_ms'])}"
-        )
-    for each in parked:
-        if output_format == "json":
-            write_line(sys.stdout, each.to_data())
-            continue
-        echo_text(f"{each.instance_id}  {each.timer_id}  parked {each.reason}: {each.message}")
-    if output_format == "text":
-        more = f", {len(parked)} parked" if parked else ""
-        click.echo(f"{len(rows)} timer(s) armed{more}", err=True)
-
-
-def _when(due_ms: Any) -> str:
-    """A due time as ISO 8601 UTC (as stored when it is not a time)."""
-    if not isinstance(due_ms, int):
-        return repr(due_ms)
-    try:
-        moment = datetime.datetime.fromtimestamp(due_ms / 1000, tz=datetime.UTC)
-    except (OverflowError, OSError, ValueError):
-        return f"{due_ms} ms"
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _in(in_ms: Any) -> str:
-    """How long until due, in words (`in 4m 10s`, `overdue by 3s`)."""
-    if not isinstance(in_ms, int):
-        return ""
-    seconds = abs(in_ms) // 1000
-    parts = [(seconds // 86400, "d"), (seconds // 3600 % 24, "h"), (seconds // 60 % 60, "m")]
-    text = " ".join(f"{n}{u}" for n, u in parts if n) or ""
-    text = f"{text} {seconds % 60}s".strip() if seconds % 60 or not text else text
-    return f"in {text}" if in_ms >= 0 else f"overdue by {text}"

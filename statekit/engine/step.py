@@ -241,7 +241,7 @@ def _undeclared(
             message = f"timer event {event_type!r} carries no payload"
             return Result(REJECTED, INVALID_PAYLOAD, state, event_type, event_id, message=message)
         return fire(tables, state, event_type, now_ms=now_ms, event_id=event_id)
-    message = f"event {event_type!r} is not declared in chart {tables.chart.name!r}"
+    message = f"event {event_type!r} is not declared in chart {chart.name!r} v{chart.version}"
     return Result(REJECTED, UNKNOWN_EVENT, state, str(event_type), event_id, message=message)
 
 

@@ -178,7 +178,7 @@ def test_explain_table_of_the_five_region_chart_is_short() -> None:
     table = statekit("explain", str(ORDER), "--format", "table")
     assert text.returncode == table.returncode == 0
     text_lines, table_lines = len(text.stdout.splitlines()), len(table.stdout.splitlines())
-    assert text_lines > 2000 and table_lines < 60, (text_lines, table_lines)
+    assert text_lines > 1000 and table_lines < 60, (text_lines, table_lines)
     rows = _table_rows(table.stdout)
     configurations = json.loads(statekit("explain", str(ORDER), "--format", "json").stdout)[
         "counts"

@@ -98,6 +98,7 @@ FOLDER_WORDS = {
     "lint": "inside.yaml",  # the folder is walked: its chart is linted
     "render": "inside.yaml",
     "docs": "inside.yaml",
+    "verify": "inside.yaml",  # --chart takes folders of charts
     "load": "a folder, not a regular file",
 }
 BROKEN_LINK_WORDS = {"lint": "a broken symbolic link", "render": "a broken symbolic link"}

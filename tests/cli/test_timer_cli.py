@@ -104,7 +104,7 @@ def test_timers_lists_the_armed_timers(store_url: str) -> None:
     started(store_url, "a")
     text = statekit("timers", "--db", store_url)
     assert text.returncode == 0, text.stderr
-    assert "a  reminder  due 1970-01-01T00:16:50.000Z  overdue by" in text.stdout
+    assert "a  lease  reminder  due 1970-01-01T00:16:50.000Z  overdue by" in text.stdout
     assert "2 timer(s) armed" in text.stderr
     listed = statekit("timers", "--db", store_url, "--format", "json")
     rows = [json.loads(line) for line in listed.stdout.splitlines()]
