@@ -10,12 +10,30 @@ than the declared defaults names the context to start an instance with
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from statekit.analysis.tracked_context import shown_value
 
-if TYPE_CHECKING:
-    from statekit.analysis.exploration import Exploration
+
+class Explored(Protocol):
+    """What `TrackedNodes` reads of an `Exploration` (its per-node arrays), named here
+    so that this module does not import the one that owns it."""
+
+    @property
+    def tracked(self) -> tuple[str, ...]: ...
+    @property
+    def config_index(self) -> Sequence[int]: ...
+    @property
+    def valuation_index(self) -> Sequence[int]: ...
+    @property
+    def valuations(self) -> Sequence[tuple[object, ...]]: ...
+    @property
+    def parent_index(self) -> Sequence[int]: ...
+    @property
+    def via_index(self) -> Sequence[int]: ...
+    @property
+    def initial_starts(self) -> Sequence[Mapping[str, object]]: ...
 
 
 class TrackedNodes:
@@ -23,7 +41,7 @@ class TrackedNodes:
 
     __slots__ = ("by_config", "exploration", "size")
 
-    def __init__(self, exploration: Exploration) -> None:
+    def __init__(self, exploration: Explored) -> None:
         self.exploration = exploration
         self.size = len(exploration.config_index)
         self.by_config: dict[int, set[int]] = {}

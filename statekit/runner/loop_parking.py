@@ -19,22 +19,21 @@ decision the history records, as a rejection by the chart is.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from statekit.engine.chart import Chart
 from statekit.engine.result import Result
 from statekit.engine.state import State
 from statekit.engine.timers import ArmedTimer
-from statekit.runner.errors import UnknownInstanceError
 from statekit.runner.evidence import EvidenceFormError, evidence_data
 from statekit.runner.outcome import KEY_TOO_LONG, TIMER_LOOP, Outcome, OutcomeStatus
 from statekit.runner.store.base import Store
 from statekit.runner.store.parked_queries import last_rejected_deliveries
-from statekit.runner.timers import TIMER_PREFIX, parse_timer_event_id, timer_event_id
+from statekit.runner.timers import TIMER_PREFIX, parse_timer_event_id
 
 if TYPE_CHECKING:  # (the write stages decide with `TimerDelivery`, which imports this)
-    from statekit.runner.write_stages import WriteStages
+    pass
 
 PARKED_MESSAGE = (
     "its deliveries kept arming a timer due at once (an eventless loop; the worker's bound "
@@ -87,24 +86,6 @@ def replays_parking(timer: ArmedTimer, generation: int, clock_ms: int | None) ->
     if timer.generation != generation or clock_ms is None:
         return False
     return timer.due_ms is not None and timer.due_ms <= clock_ms
-
-
-def park_timer(
-    work: WriteStages, instance_id: str, timer_id: str, generation: int, now_ms: int
-) -> Outcome:
-    """Park the timer `timer_id` armed at `generation` on `instance_id` in a write
-    transaction of its own: REJECTED `TIMER_LOOP` and recorded when it is still armed
-    so, else REJECTED `STALE_TIMER` (delivered, cancelled or parked meanwhile) and
-    nothing written; UnknownInstanceError when the instance is gone."""
-    event_id = timer_event_id(timer_id, generation)
-    with work.store.write():
-        row = work.read_locked(instance_id, event_id)
-        if row is None:
-            raise UnknownInstanceError(f"unknown instance {instance_id!r}")
-        tx = work.begin(row, now_ms)
-        outcome = tx.park(timer_id, generation)
-        work.finish(tx)
-    return replace(outcome, instance_id=instance_id)
 
 
 def is_parked(outcome: Outcome) -> bool:

@@ -60,7 +60,6 @@ from statekit.runner.evidence import stored_evidence
 from statekit.runner.group_commit import Item
 from statekit.runner.identifier_bounds import chart_problems
 from statekit.runner.instance import Instance, RecordedEvent
-from statekit.runner.loop_parking import park_timer
 from statekit.runner.migration import (
     MigrationReport,
 )
@@ -76,6 +75,7 @@ from statekit.runner.store.rows import (
 )
 from statekit.runner.stored_state import loads, state_columns
 from statekit.runner.timer_firing import TimerKey
+from statekit.runner.timer_parking import park_timer
 from statekit.runner.timers import timer_row
 from statekit.runner.transaction import (
     Command,
