@@ -30,7 +30,7 @@ from statekit.analysis.paths import PathSuite, covering_paths
 from statekit.analysis.report import transition_label
 from statekit.analysis.tracked_context import shown_value
 from statekit.analysis.witness import PathReplays
-from statekit.cli.explain_text import explanation_lines
+from statekit.cli.explain_text import counts_line, explanation_lines
 from statekit.cli.group import EXIT_FINDINGS
 from statekit.cli.output import echo_json, json_text
 from statekit.cli.progress import (
@@ -210,15 +210,7 @@ def _table_lines(explanation: Explanation, explored: Exploration) -> list[str]:
         for inv in explanation.invariants:
             shown = "enforced at runtime" if inv.status == "runtime" else inv.status
             out.append(f"| {inv.name} | {inv.form} | {shown} | {_cell(inv.detail)} |")
-    c = explanation.counts
-    out += [
-        "",
-        f"{c['configurations']:,} reachable configuration(s) "
-        f"({c['abstract_states']:,} abstract states with history values), "
-        f"{c['transitions_selectable']} of {c['transitions']} transition(s) selectable, "
-        f"{c['checks']:,} (configuration, event) checks in {explored.seconds * 1000:.0f} ms"
-        + ("" if explanation.complete else " (incomplete: a bound was hit)"),
-    ]
+    out += ["", counts_line(explanation, explored)]
     return out
 
 

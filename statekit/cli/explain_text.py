@@ -50,13 +50,17 @@ def explanation_lines(explanation: Explanation, explored: Exploration) -> list[s
             status = "enforced at runtime" if inv.status == "runtime" else inv.status
             detail = f": {inv.detail}" if inv.detail else ""
             out.append(f"  {inv.name} ({inv.form}) {status}{detail}")
+    out += ["", counts_line(explanation, explored)]
+    return out
+
+
+def counts_line(explanation: Explanation, explored: Exploration) -> str:
+    """The closing line of `explain`'s text: what was explored, and whether all of it."""
     c = explanation.counts
-    out += [
-        "",
+    return (
         f"{c['configurations']:,} reachable configuration(s) "
         f"({c['abstract_states']:,} abstract states with history values), "
         f"{c['transitions_selectable']} of {c['transitions']} transition(s) selectable, "
         f"{c['checks']:,} (configuration, event) checks in {explored.seconds * 1000:.0f} ms"
-        + ("" if explanation.complete else " (incomplete: a bound was hit)"),
-    ]
-    return out
+        + ("" if explanation.complete else " (incomplete: a bound was hit)")
+    )
