@@ -19,7 +19,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from bench.lint_machines import interleaved
+from bench.lint_machines import interleaved, split_against
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,11 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def main() -> None:
     """Print median and range per chart and format, and the ratio to `--against`."""
     args = sys.argv[1:]
-    against = None
-    if "--against" in args:
-        at = args.index("--against")
-        against = Path(args[at + 1]).resolve()
-        del args[at : at + 2]
+    against, args = split_against(args)
     runs = int(args[0]) if args else 11
     py = sys.executable
     for package in [ROOT / "statekit", *([against / "statekit"] if against else [])]:

@@ -75,6 +75,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from bench.lint_machines import split_against
+
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = (
     "machines/",
@@ -224,11 +226,7 @@ def main() -> None:
     if args[:1] == ["--worker"]:
         worker(int(args[1]))
         return
-    against = None
-    if "--against" in args:
-        at = args.index("--against")
-        against = Path(args[at + 1]).resolve()
-        del args[at : at + 2]
+    against, args = split_against(args)
     reasoning_only = "--reasoning" in args
     args = [a for a in args if a != "--reasoning"]
     runs = int(args[0]) if args else 15

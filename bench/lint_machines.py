@@ -66,14 +66,19 @@ def interleaved(commands: dict[str, list[str]], runs: int) -> dict[str, list[tup
     return times
 
 
+def split_against(args: list[str]) -> tuple[Path | None, list[str]]:
+    """`--against DIR` taken out of the command line's `args`: DIR resolved (None when not
+    given) and the other arguments (the benches that compare two checkouts share it)."""
+    if "--against" not in args:
+        return None, args
+    at = args.index("--against")
+    return Path(args[at + 1]).resolve(), args[:at] + args[at + 2 :]
+
+
 def main() -> None:
     """Print median and range of each command, and each median's ratio to yamllint's."""
     args = sys.argv[1:]
-    against = None
-    if "--against" in args:
-        at = args.index("--against")
-        against = Path(args[at + 1]).resolve()
-        del args[at : at + 2]
+    against, args = split_against(args)
     runs = int(args[0]) if args else 21
     py = sys.executable
     yamllint = shutil.which("yamllint", path=str(Path(py).parent)) or shutil.which("yamllint")
