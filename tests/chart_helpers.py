@@ -61,3 +61,25 @@ def toggling_regions_yaml(regions: int, name: str = "boom") -> str:
             f"      b{i}: {{on: {{T{i}: a{i}}}}}",
         ]
     return "\n".join(lines) + "\n"
+
+
+RACE_CLASSES_YAML = """\
+statechart: classes
+events: {A: {}, B: {}, C: {}}
+producers: {x: [A], y: [B], z: [C]}
+parallel: true
+states:
+  left:
+    initial: l0
+    states:
+      l0: {on: {A: l1, C: l1}}
+      l1: {reject: {A: LEFT_DONE, C: LEFT_DONE}}
+  right:
+    initial: r0
+    states:
+      r0: {on: {B: r1}}
+      r1: {reject: {B: RIGHT_DONE}}
+"""
+"""Three events of three producers over two regions: A and C both move `left` (their
+orders end alike, the later one rejected: class info), B moves `right` (convergent with
+both)."""

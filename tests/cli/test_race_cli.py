@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from chart_helpers import RACE_CLASSES_YAML
 from cli_process import statekit
 
 from statekit.api import load
@@ -187,23 +188,7 @@ def test_a_folder_names_its_charts_as_for_lint(tmp_path: Path) -> None:
     assert "no chart files in this folder" in refused.stderr
 
 
-CLASSES = """\
-statechart: classes
-events: {A: {}, B: {}, C: {}}
-producers: {x: [A], y: [B], z: [C]}
-parallel: true
-states:
-  left:
-    initial: l0
-    states:
-      l0: {on: {A: l1, C: l1}}
-      l1: {reject: {A: LEFT_DONE, C: LEFT_DONE}}
-  right:
-    initial: r0
-    states:
-      r0: {on: {B: r1}}
-      r1: {reject: {B: RIGHT_DONE}}
-"""
+CLASSES = RACE_CLASSES_YAML
 
 
 def test_all_lists_convergent_pairs_and_json_gives_each_class(tmp_path: Path) -> None:

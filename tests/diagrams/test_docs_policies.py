@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from chart_helpers import RACE_CLASSES_YAML
 from cli_process import statekit
 from markdown_it import MarkdownIt
 
@@ -133,24 +134,7 @@ def test_a_chart_without_policies_says_so(tmp_path: Path) -> None:
 def test_the_race_section_lists_the_convergent_pairs(tmp_path: Path) -> None:
     # A and B move independent regions (convergent); C moves `left` too, so A and C
     # differ in an answer (info) and are not listed as convergent.
-    regions = """\
-statechart: regions
-events: {A: {}, B: {}, C: {}}
-producers: {x: [A], y: [B], z: [C]}
-parallel: true
-states:
-  left:
-    initial: l0
-    states:
-      l0: {on: {A: l1, C: l1}}
-      l1: {reject: {A: LEFT_DONE, C: LEFT_DONE}}
-  right:
-    initial: r0
-    states:
-      r0: {on: {B: r1}}
-      r1: {reject: {B: RIGHT_DONE}}
-"""
-    (tmp_path / "regions.yaml").write_text(regions, encoding="utf-8")
+    (tmp_path / "regions.yaml").write_text(RACE_CLASSES_YAML, encoding="utf-8")
     done = statekit("docs", "regions.yaml", "-o", "site", cwd=tmp_path)
     assert done.returncode in (0, 1), done.stderr
     page = (tmp_path / "site" / "regions.md").read_text(encoding="utf-8")
