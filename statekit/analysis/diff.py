@@ -43,11 +43,15 @@ from statekit.compiler.ir import (
     ExpressionInvariant,
     FieldDecl,
     Invariant,
+    MigrationDecl,
     Send,
+    TimerDue,
     Transition,
 )
+from statekit.compiler.model.timers import timer_spec
 from statekit.compiler.serialize import canonical_json, chart_to_json
 from statekit.engine.chart import Chart
+from statekit.engine.timer_migration import moved_timer_id
 
 MAX_CLASSIFICATION_CHANGES = 500
 """At most this many changed (configuration, event) answers are listed (the count is
@@ -166,6 +170,7 @@ def diff_charts(
     changes: list[Change] = []
     changes.extend(_state_changes(old, new, rename))
     changes.extend(_transition_changes(old, new, rename))
+    changes.extend(_named_timer_changes(old, new, declared))
     changes.extend(_field_changes("context", old.context, new.context))
     changes.extend(_event_changes(old, new))
     changes.extend(_invariant_changes(old, new))
@@ -308,6 +313,35 @@ def _transition_changes(
             yield Change("transition-added", subject, None, after[key])
         elif before[key] != after[key]:
             yield Change("transition-changed", subject, before[key], after[key])
+
+
+def _named_timer_changes(
+    old: CompiledChart, new: CompiledChart, declared: MigrationDecl | None
+) -> Iterator[Change]:
+    """A named timer (`id:`) whose delay or deadline changed: its event keeps its name, so
+    no transition or answer changes, but its instances' timing does. Each says what
+    migrating does to a timer already armed (`statekit.engine.timer_migration`): its due
+    time is kept unless the migration's `timers:` says `due: recompute`. (An unnamed
+    timer's event carries its delay, so re-timing it removes one timer and adds another.)"""
+    rename = declared.rename if declared is not None else {}
+    ways = declared.timers if declared is not None else {}
+    for timer in old.timers:
+        way = ways.get(timer.name)
+        if timer.label is None or (way is not None and way.due is TimerDue.DROP):
+            continue
+        path = old.states[timer.state].path
+        new_name = moved_timer_id(timer.name, path, rename)
+        if way is not None and way.to is not None:
+            new_name = way.to
+        now = new.timer(new_name)
+        if now is None:  # gone: `stranded` says what becomes of its instances
+            continue
+        was_spec = f"{timer.kind.value} {timer_spec(timer, path)}"
+        now_spec = f"{now.kind.value} {timer_spec(now, new.states[now.state].path)}"
+        if was_spec != now_spec:
+            due = "recomputed" if way is not None and way.due is TimerDue.RECOMPUTE else "kept"
+            armed = f"{now_spec} (a timer already armed: its due time is {due})"
+            yield Change("timer-retimed", new_name, was_spec, armed)
 
 
 def _field(decl: FieldDecl) -> str:

@@ -242,3 +242,54 @@ def test_diff_and_migrate_strand_the_same_configurations(
         if "timer" in by_migrate[configuration]:  # a timer strands it: diff names it
             assert found["why"] == by_migrate[configuration]
             assert found["timers"] or "armed" not in found["why"]  # an armed one: named
+
+
+DAY_MS = 86_400_000
+ARMED_AT = 1_700_000_000_000
+
+
+@pytest.mark.parametrize(
+    ("migration", "said", "due_ms"),
+    [
+        ("", "kept", ARMED_AT + 7 * DAY_MS),
+        (
+            '    timers: {"after(grace)@entitlement.grace": {due: recompute}}\n',
+            "recomputed",
+            ARMED_AT + 10 * DAY_MS,
+        ),
+    ],
+)
+def test_a_named_timer_re_timed_is_one_change_that_says_what_migrate_does(
+    migration: str, said: str, due_ms: int, tmp_path: Path
+) -> None:
+    """A named timer's event keeps its name when its delay changes, so no transition or
+    answer differs: `diff` reports the re-timing as one `timer-retimed` change, and what
+    it says happens to a timer already armed is what `migrate` does to it."""
+    old, new = tmp_path / "v1.yaml", tmp_path / "v2.yaml"
+    old.write_text(NAMED.lstrip("\n"), encoding="utf-8")
+    new.write_text(
+        _v2(NAMED.replace("delay: 7d", "delay: 10d"), migration=migration).lstrip("\n"),
+        encoding="utf-8",
+    )
+    diffed = statekit_cli("diff", str(old), str(new))
+    assert diffed.returncode == 0, diffed.stderr
+    changes = [line.strip() for line in diffed.stdout.splitlines()[1:]]
+    assert changes == [
+        "timer-retimed after(grace)@entitlement.grace: was after 7d, "
+        f"now after 10d (a timer already armed: its due time is {said})"
+    ]
+    unbumped = NAMED.replace("delay: 7d", "delay: 10d")
+    new_same_version = tmp_path / "v1-retimed.yaml"
+    new_same_version.write_text(unbumped.lstrip("\n"), encoding="utf-8")
+    assert statekit_cli("diff", str(old), str(new_same_version)).returncode == 1
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    _instances(url, old)
+    migrated = statekit_cli("migrate", "--db", url, "--chart", str(new))
+    assert migrated.returncode == 0, migrated.stderr
+    store = statekit.open_store(url)
+    try:
+        runner = statekit.Runner(statekit.load(new), store)
+        timers = [t for i in ("i0", "i1", "i2") for t in runner.load(i).state.timers]
+    finally:
+        store.close()
+    assert [(t.id, t.due_ms) for t in timers] == [("after(grace)@entitlement.grace", due_ms)]
