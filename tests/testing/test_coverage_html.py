@@ -386,3 +386,32 @@ def test_marks_are_readable_without_colour(report: Path) -> None:
     svg = page[page.index("<svg") : page.index("</svg>")]
     assert svg.count("✗ untested") == 1  # the edge's label says it
     assert "legend" in page and "untested transition" in page
+
+
+def test_every_chart_gets_its_own_page_whatever_its_name_or_file(
+    pytester: pytest.Pytester, dot_program: str
+) -> None:
+    assert dot_program
+    # two charts named `door` (keyed `door (FILE)`), one named `index`, and a file name
+    # with characters that mean something in HTML
+    pytester.makefile(".yaml", **{"a/door": textwrap.dedent(DOOR)})
+    pytester.makefile(".yaml", **{"b/door": textwrap.dedent(DOOR).replace("LOCKED", "SHUT")})
+    pytester.makefile(".yaml", **{"c/index": textwrap.dedent(FULL).replace("full", "index")})
+    pytester.makefile(".yaml", **{'c/<b>&"x': textwrap.dedent(NEVER)})
+    result = pytester.runpytest(
+        "--statekit-cov=a", "--statekit-cov=b", "--statekit-cov=c", "--statekit-cov-report=html:cov"
+    )
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED, result.stdout.str()
+    index = (pytester.path / "cov" / "index.html").read_text(encoding="utf-8")
+    links = re.findall(r'<a href="([^"]+)">([^<]*)</a>', index)
+    assert links == [
+        ("door.html", "door"),
+        ("door_b_door_yaml.html", "door (b/door.yaml)"),
+        ("index-2.html", "index"),
+        ("never.html", "never"),
+    ]
+    for href, _ in links:
+        assert (pytester.path / "cov" / href).is_file()
+    assert "<b>" not in index and "c/&lt;b&gt;&amp;&quot;x.yaml" in index
+    never = (pytester.path / "cov" / "never.html").read_text(encoding="utf-8")
+    assert "<b>" not in never and "c/&lt;b&gt;&amp;&quot;x.yaml" in never

@@ -43,7 +43,7 @@ table.coverage tfoot td { font-weight: bold; border-top: 2px solid var(--ink); }
 .band-full { background: #a5d6a7; } .band-high { background: #c5e1a5; }
 .band-good { background: #e6ee9c; } .band-fair { background: #ffe082; }
 .band-low { background: #ffab91; }
-.band-none { background: repeating-linear-gradient(135deg, #ef9a9a 0 8px, #e57373 8px 16px); }
+.band-none { background: repeating-linear-gradient(135deg, #f4a9a9 0 6px, #ea8f8f 6px 12px); }
 .band-empty { background: #eeeeee; }
 .scale span { display: inline-block; padding: 0 0.5em; margin-right: 0.2em;
   border: 1px solid var(--rule); font-size: 0.85em; }
