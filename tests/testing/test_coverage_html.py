@@ -297,6 +297,10 @@ CHART_VIEW = """
   views.collapsed = groups();
   doc.getElementById("expand-all").click();
   views.expanded = groups();
+  const fit = () => win.getComputedStyle(svg).maxWidth;
+  views.fitted = fit();
+  doc.getElementById("actual-size").click();
+  views.actualSize = fit();
   return views;
 """
 
@@ -314,6 +318,7 @@ def test_a_chart_page_draws_the_diagram_with_the_untested_marked(
     assert door["unexercisedDash"] not in (None, "none")
     assert door["nav"] == ["index.html", "full.html"]
     assert door["cells"] == ["band-fair", "band-low", "band-none", "band-none"]
+    assert door["fitted"] == "100%" and door["actualSize"] == "none"  # the size toggle
     full = drive(chromium, report / "full.html", CHART_VIEW)
     assert full["untested"] == 0 and full["unexercised"] == 0
     assert full["nav"] == ["index.html", "door.html", "never.html"]
@@ -415,3 +420,20 @@ def test_every_chart_gets_its_own_page_whatever_its_name_or_file(
     assert "<b>" not in index and "c/&lt;b&gt;&amp;&quot;x.yaml" in index
     never = (pytester.path / "cov" / "never.html").read_text(encoding="utf-8")
     assert "<b>" not in never and "c/&lt;b&gt;&amp;&quot;x.yaml" in never
+
+
+def test_with_source_date_epoch_the_same_run_writes_the_same_report(
+    pytester: pytest.Pytester, dot_program: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert dot_program
+    pytester.makefile(".yaml", **{"charts/door": textwrap.dedent(DOOR)})
+    pytester.makepyfile(test_plugin_suite=SUITE.split("def test_full")[0])
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    written = []
+    for _ in range(2):
+        result = pytester.runpytest("--statekit-cov=charts", "--statekit-cov-report=html:cov")
+        assert result.ret == 0, result.stdout.str()
+        written.append({p.name: p.read_bytes() for p in (pytester.path / "cov").iterdir()})
+    assert written[0] == written[1]
+    index = written[0]["index.html"].decode()
+    assert '<time datetime="2026-01-01T00:00:00+00:00">2026-01-01 00:00:00 UTC</time>' in index

@@ -48,7 +48,7 @@ table.coverage tfoot td { font-weight: bold; border-top: 2px solid var(--ink); }
 .scale span { display: inline-block; padding: 0 0.5em; margin-right: 0.2em;
   border: 1px solid var(--rule); font-size: 0.85em; }
 .count { color: var(--muted); } td .count { color: inherit; }
-nav.contents a { margin-right: 0.8em; }
+nav.contents a { margin: 0 0.4em; }
 #no-rows, .no-items { color: var(--muted); font-style: italic; }
 .note { background: #fff8e1; border-left: 4px solid #f9a825; padding: 0.3em 0.8em; }
 details.kind { border: 1px solid var(--rule); border-radius: 4px; margin: 0.6em 0;
@@ -62,7 +62,10 @@ ul.missing li { margin: 0.25em 0; }
 [hidden] { display: none !important; }
 .diagram { overflow: auto; border: 1px solid var(--rule); padding: 0.5em; }
 .diagram svg { max-width: 100%; height: auto; }
-.legend span { display: inline-block; margin-right: 2em; }
+.diagram.actual { max-height: 80vh; } .diagram.actual svg { max-width: none; }
+.wide { overflow-x: auto; }
+.legend { line-height: 2; }
+.legend span { display: inline-block; margin-right: 2em; line-height: 1.4; }
 .swatch-untested { color: #c62828; font-weight: bold; border-bottom: 3px dashed #c62828; }
 .swatch-tested { border-bottom: 2px solid #000; }
 .swatch-unexercised { border: 3px dotted #e65100; padding: 0 0.3em; }
@@ -193,6 +196,13 @@ SCRIPT = """\
     };
     document.getElementById("expand-all").addEventListener("click", setAll(true));
     document.getElementById("collapse-all").addEventListener("click", setAll(false));
+  }
+
+  const actual = document.getElementById("actual-size");
+  if (actual) {
+    actual.addEventListener("change", () => {
+      document.querySelector(".diagram").classList.toggle("actual", actual.checked);
+    });
   }
 
   for (const tools of document.querySelectorAll(".tools[hidden]")) tools.hidden = false;

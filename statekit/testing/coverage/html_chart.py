@@ -206,6 +206,8 @@ def chart_page(
         f"<p>chart file <code>{escape(coverage.file)}</code></p>{''.join(notes)}"
         f"{summary}{scale()}{contents}"
         f'<section id="diagram"><h2>diagram</h2>{LEGEND}'
+        '<form class="tools" hidden onsubmit="return false"><label><input type="checkbox" '
+        'id="actual-size"> actual size (scroll to move around)</label></form>'
         f'<div class="diagram">{diagram(coverage)}</div></section>'
         f'<section id="missing"><h2>what is missing</h2>{tools}{kinds}</section>'
     )

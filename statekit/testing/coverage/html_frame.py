@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import html
 import json
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -43,8 +45,13 @@ class Stamp:
     version: str = __version__
 
     @classmethod
-    def now(cls, command: str) -> Stamp:
-        """A stamp of this moment for `command`."""
+    def now(cls, command: str, environment: Mapping[str, str] = os.environ) -> Stamp:
+        """A stamp of this moment for `command`, or of the moment `SOURCE_DATE_EPOCH`
+        names (seconds since 1970, the reproducible-builds convention) when it is set
+        to a whole number: the same run then writes the same report."""
+        epoch = environment.get("SOURCE_DATE_EPOCH", "").strip()
+        if epoch.isdigit():
+            return cls(command, datetime.fromtimestamp(int(epoch), UTC))
         return cls(command, datetime.now(UTC).replace(microsecond=0))
 
     def html(self) -> str:

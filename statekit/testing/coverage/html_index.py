@@ -72,8 +72,8 @@ def index_page(charts: Mapping[str, ChartCoverage], pages: Mapping[str, str], st
     )
     rows = "".join(_row(key, c, pages[key]) for key, c in charts.items())
     table = (
-        '<table class="coverage sortable charts">'
-        f"{_header()}<tbody>{rows}</tbody>{_totals(charts)}</table>"
+        '<div class="wide"><table class="coverage sortable charts">'
+        f"{_header()}<tbody>{rows}</tbody>{_totals(charts)}</table></div>"
     )
     empty = "no chart was measured" if not charts else "no chart matches the filter"
     body = (
