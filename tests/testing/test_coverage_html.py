@@ -1,7 +1,8 @@
 """The HTML coverage report, opened in headless Chromium and driven there: the index's
 rows, totals and colour bands, its sorting and filters, each chart's page with its
 diagram (untested transitions and states of unexercised pairs marked, readable without
-colour) and its missing items grouped, collapsible and filtered.
+colour) and its missing items grouped, collapsible and filtered; the keys that lead
+from page to page.
 
 The report's pages carry no test hook: a test page written next to them (never part of
 the report) loads a page in a frame, clicks and types there the way a reader does, and
@@ -91,22 +92,12 @@ def report(pytester: pytest.Pytester, dot_program: str) -> Path:
     return pytester.path / "cov"
 
 
-def drive(chromium: str, page: Path, steps: str) -> Any:
-    """Open `page` in a frame of a test page beside it, run `steps` (the body of a
-    JavaScript function of the frame's `doc` and `win` returning a JSON value) once the
-    frame has loaded, and return that value."""
-    harness = page.parent / "_driven_by_the_test.html"
-    harness.write_text(
-        "<!DOCTYPE html><html><body><pre id='out'></pre>"
-        f"<iframe id='frame' src='{page.name}' style='width:1280px;height:900px'></iframe>"
-        "<script>document.getElementById('frame').addEventListener('load', (e) => {"
-        "const doc = e.target.contentDocument, win = e.target.contentWindow;"
-        "let value; try { value = (function (doc, win) {" + steps + "})(doc, win); }"
-        "catch (error) { value = {error: String(error), stack: error.stack}; }"
-        "document.getElementById('out').textContent = JSON.stringify(value);"
-        "});</script></body></html>",
-        encoding="utf-8",
-    )
+def _run_test_page(chromium: str, folder: Path, text: str, *flags: str) -> Any:
+    """Write the test page `text` into `folder` (beside the report's pages, which its
+    frame loads), open it in headless Chromium, and return the JSON value its `out`
+    element holds once Chromium is done; the test page is removed again."""
+    harness = folder / "_driven_by_the_test.html"
+    harness.write_text(text, encoding="utf-8")
     try:
         dom = subprocess.run(
             [
@@ -115,7 +106,7 @@ def drive(chromium: str, page: Path, steps: str) -> Any:
                 "--no-sandbox",
                 "--disable-gpu",
                 "--allow-file-access-from-files",  # the test page reads its frame's DOM
-                "--window-size=1400,1000",
+                *flags,
                 "--dump-dom",
                 harness.as_uri(),
             ],
@@ -127,7 +118,24 @@ def drive(chromium: str, page: Path, steps: str) -> Any:
         harness.unlink()
     found = re.search(r'<pre id="out">(.*?)</pre>', dom, re.S)
     assert found and found.group(1), dom[:2000]
-    value = json.loads(html.unescape(found.group(1)))
+    return json.loads(html.unescape(found.group(1)))
+
+
+def drive(chromium: str, page: Path, steps: str) -> Any:
+    """Open `page` in a frame of a test page beside it, run `steps` (the body of a
+    JavaScript function of the frame's `doc` and `win` returning a JSON value) once the
+    frame has loaded, and return that value."""
+    text = (
+        "<!DOCTYPE html><html><body><pre id='out'></pre>"
+        f"<iframe id='frame' src='{page.name}' style='width:1280px;height:900px'></iframe>"
+        "<script>document.getElementById('frame').addEventListener('load', (e) => {"
+        "const doc = e.target.contentDocument, win = e.target.contentWindow;"
+        "let value; try { value = (function (doc, win) {" + steps + "})(doc, win); }"
+        "catch (error) { value = {error: String(error), stack: error.stack}; }"
+        "document.getElementById('out').textContent = JSON.stringify(value);"
+        "});</script></body></html>"
+    )
+    value = _run_test_page(chromium, page.parent, text, "--window-size=1400,1000")
     assert not (isinstance(value, dict) and "error" in value), value
     return value
 
@@ -437,3 +445,44 @@ def test_with_source_date_epoch_the_same_run_writes_the_same_report(
     assert written[0] == written[1]
     index = written[0]["index.html"].decode()
     assert '<time datetime="2026-01-01T00:00:00+00:00">2026-01-01 00:00:00 UTC</time>' in index
+
+
+def visit(chromium: str, page: Path, keys: list[str], setup: str = "") -> list[str]:
+    """Open `page` in a frame of a test page, run `setup` (JavaScript over `doc` and `win`)
+    on it, and press one of `keys` on each page loaded in turn; return the pages'
+    file names in the order they were shown."""
+    text = (
+        "<!DOCTYPE html><html><body><pre id='out'></pre>"
+        f"<iframe id='frame' src='{page.name}'></iframe><script>"
+        f"const keys = {json.dumps(keys)}, seen = [];"
+        "document.getElementById('frame').addEventListener('load', (e) => {"
+        "const doc = e.target.contentDocument, win = e.target.contentWindow;"
+        "seen.push(doc.location.pathname.split('/').pop());"
+        "document.getElementById('out').textContent = JSON.stringify(seen);"
+        f"if (seen.length === 1) {{ {setup} }}"
+        "const key = keys[seen.length - 1];"
+        "if (key) win.setTimeout(() => doc.body.dispatchEvent("
+        "new win.KeyboardEvent('keydown', {key, bubbles: true})), 0);"
+        "});</script></body></html>"
+    )
+    # the frame's navigations run in virtual time: Chromium waits for them, no sleep
+    seen: list[str] = _run_test_page(chromium, page.parent, text, "--virtual-time-budget=10000")
+    return seen
+
+
+def test_keys_lead_from_chart_to_chart_as_in_coverage_py(chromium: str, report: Path) -> None:
+    # ] next, [ previous, u the index; on the index ] the first chart shown, [ the last
+    assert visit(chromium, report / "door.html", ["]", "]", "[", "u", "]"]) == [
+        "door.html",
+        "full.html",
+        "never.html",
+        "full.html",
+        "index.html",
+        "door.html",
+    ]
+    typed = (
+        "const field = doc.getElementById('filter'); field.value = 'full';"
+        "field.dispatchEvent(new win.Event('input'));"
+    )
+    assert visit(chromium, report / "index.html", ["["], typed) == ["index.html", "full.html"]
+    assert visit(chromium, report / "index.html", ["["]) == ["index.html", "never.html"]

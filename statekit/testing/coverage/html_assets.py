@@ -206,11 +206,23 @@ SCRIPT = """\
   }
 
   for (const tools of document.querySelectorAll(".tools[hidden]")) tools.hidden = false;
+  // keys, as coverage.py's report has them: / filter, [ ] previous / next chart, u index
+  const keyLinks = {"[": "a[rel=prev]", "]": "a[rel=next]", "u": "a[rel=index]"};
   addEventListener("keydown", (event) => {
+    const typing = event.target instanceof HTMLInputElement;
+    if (typing || event.altKey || event.ctrlKey || event.metaKey) return;
     const field = filter || missing;
-    if (event.key === "/" && field && document.activeElement !== field) {
+    if (event.key === "/" && field) {
       event.preventDefault();
       field.focus();
+    } else if (event.key in keyLinks) {
+      let link = document.querySelector(keyLinks[event.key]);
+      if (!link && index && event.key !== "u") {  // the first or last chart shown
+        const shown = [...index.tBodies[0].rows].filter((row) => !row.hidden);
+        const row = event.key === "]" ? shown[0] : shown[shown.length - 1];
+        link = row && row.querySelector("a");
+      }
+      if (link) location.href = link.href;
     }
   });
 })();

@@ -157,7 +157,7 @@ def _kind(coverage: ChartCoverage, metric: str) -> str:
 
 def _nav(neighbours: tuple[str | None, str | None]) -> str:
     before, after = neighbours
-    links = ['<a href="index.html">« index</a>']
+    links = ['<a href="index.html" rel="index">« index</a>']
     if before is not None:
         links.append(f'<a href="{escape(before)}" rel="prev">&lsaquo; previous chart</a>')
     if after is not None:
@@ -192,7 +192,9 @@ def chart_page(
         '<label>filter missing items <input type="search" id="filter-missing" '
         'placeholder="event, state, reason…" autocomplete="off"></label>'
         '<button type="button" id="expand-all">expand all</button>'
-        '<button type="button" id="collapse-all">collapse all</button></form>'
+        '<button type="button" id="collapse-all">collapse all</button>'
+        '<span class="count">keys: <kbd>/</kbd> filter, <kbd>[</kbd> <kbd>]</kbd> previous '
+        "and next chart, <kbd>u</kbd> index</span></form>"
     )
     kinds = "".join(_kind(coverage, m) for m in METRICS)
     jumps = "".join(

@@ -68,9 +68,11 @@ def index_page(charts: Mapping[str, ChartCoverage], pages: Mapping[str, str], st
         '<label>filter charts <input type="search" id="filter" placeholder="name or file…"'
         ' autocomplete="off"></label>'
         '<label><input type="checkbox" id="hide-covered"> hide fully covered</label>'
-        "</form>"
+        '<span class="count">keys: <kbd>/</kbd> filter, <kbd>]</kbd> the first chart '
+        "shown, <kbd>[</kbd> the last</span></form>"
     )
     rows = "".join(_row(key, c, pages[key]) for key, c in charts.items())
+
     table = (
         '<div class="wide"><table class="coverage sortable charts">'
         f"{_header()}<tbody>{rows}</tbody>{_totals(charts)}</table></div>"
