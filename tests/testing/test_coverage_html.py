@@ -387,6 +387,7 @@ def test_the_report_ships_no_test_hook_and_loads_nothing_from_the_network(report
         assert "data-rendered" not in text
         scripts = re.findall(r"<script\b[^>]*>(.*?)</script>", text, re.S)
         assert scripts == [""]  # only the report's own script file, nothing inline
+        assert not re.search(r"\son[a-z]+=", text)  # no inline event handler either
         assert re.findall(r'(?:src|href)="([^"#]*)"', text) and all(
             not re.match(r"[a-z]+:", ref) for ref in re.findall(r'(?:src|href)="([^"#]*)"', text)
         )

@@ -188,13 +188,13 @@ def chart_page(
         f"<tbody><tr>{cells}</tr></tbody></table>"
     )
     tools = (
-        '<form class="tools" hidden onsubmit="return false">'
+        '<div class="tools" role="search" hidden>'
         '<label>filter missing items <input type="search" id="filter-missing" '
         'placeholder="event, state, reason…" autocomplete="off"></label>'
         '<button type="button" id="expand-all">expand all</button>'
         '<button type="button" id="collapse-all">collapse all</button>'
         '<span class="count">keys: <kbd>/</kbd> filter, <kbd>[</kbd> <kbd>]</kbd> previous '
-        "and next chart, <kbd>u</kbd> index</span></form>"
+        "and next chart, <kbd>u</kbd> index</span></div>"
     )
     kinds = "".join(_kind(coverage, m) for m in METRICS)
     jumps = "".join(
@@ -208,8 +208,8 @@ def chart_page(
         f"<p>chart file <code>{escape(coverage.file)}</code></p>{''.join(notes)}"
         f"{summary}{scale()}{contents}"
         f'<section id="diagram"><h2>diagram</h2>{LEGEND}'
-        '<form class="tools" hidden onsubmit="return false"><label><input type="checkbox" '
-        'id="actual-size"> actual size (scroll to move around)</label></form>'
+        '<div class="tools" hidden><label><input type="checkbox" '
+        'id="actual-size"> actual size (scroll to move around)</label></div>'
         f'<div class="diagram">{diagram(coverage)}</div></section>'
         f'<section id="missing"><h2>what is missing</h2>{tools}{kinds}</section>'
     )

@@ -64,12 +64,12 @@ def index_page(charts: Mapping[str, ChartCoverage], pages: Mapping[str, str], st
     """The index page of `charts` (keyed as in the report), each linked to its page
     file name in `pages`."""
     tools = (
-        '<form class="tools" hidden onsubmit="return false">'
+        '<div class="tools" role="search" hidden>'
         '<label>filter charts <input type="search" id="filter" placeholder="name or file…"'
         ' autocomplete="off"></label>'
         '<label><input type="checkbox" id="hide-covered"> hide fully covered</label>'
         '<span class="count">keys: <kbd>/</kbd> filter, <kbd>]</kbd> the first chart '
-        "shown, <kbd>[</kbd> the last</span></form>"
+        "shown, <kbd>[</kbd> the last</span></div>"
     )
     rows = "".join(_row(key, c, pages[key]) for key, c in charts.items())
 
