@@ -258,6 +258,7 @@ def test_the_filter_hides_rows_and_the_totals_follow(chromium: str, report: Path
         "16",
     ]
     assert filtered["total"][1]["band"] == "band-fair"
+    assert filtered["total"][0]["text"] == "Total (1 of 3 charts)"
     assert _names(views["twoWords"]) == ["never (never loaded)"]  # every word must match
     nothing = views["nothing"]
     assert nothing["rows"] == [] and nothing["noRows"]

@@ -128,7 +128,13 @@ SCRIPT = """\
       cell.className = `band-${bandOf(covered, total)}`;
       cell.querySelector(".count").textContent = `${covered}/${total}`;
       cell.querySelector(".percent").textContent = total === 0 ? "n/a" : `${percent.toFixed(1)}%`;
+      cell.title = total === 0 ? "nothing to cover" : `${total - covered} missing`;
     }
+    const label = foot.querySelector("td[data-charts]");
+    const all = Number(label.dataset.charts);
+    const charts = (n) => `${n} chart${n === 1 ? "" : "s"}`;
+    label.textContent = shown.length === all
+      ? `Total (${charts(all)})` : `Total (${shown.length} of ${charts(all)})`;
     const missing = foot.querySelector("td[data-missing]");
     if (missing) {
       missing.textContent = shown.reduce((n, row) => n + Number(row.dataset.missing), 0);

@@ -76,7 +76,8 @@ def metric_cell(name: str, metric: Metric) -> str:
     """A table cell with `covered/total` and the percentage, coloured by band, carrying
     its numbers for sorting and totals."""
     percent = "n/a" if metric.total == 0 else f"{metric.percent:.1f}%"
-    title = "nothing to cover" if metric.total == 0 else f"{len(metric.missing)} missing"
+    missing = metric.total - metric.covered
+    title = "nothing to cover" if metric.total == 0 else f"{missing} missing"
     return (
         f'<td class="band-{band(metric)}" data-metric="{name}" data-sort="{metric.percent:.4f}" '
         f'data-covered="{metric.covered}" data-total="{metric.total}" title="{title}">'

@@ -47,6 +47,10 @@ def _row(key: str, coverage: ChartCoverage, href: str) -> str:
     )
 
 
+def _charts(count: int) -> str:
+    return f"{count} chart{'' if count == 1 else 's'}"
+
+
 def _totals(charts: Mapping[str, ChartCoverage]) -> str:
     cells = []
     for name in METRICS:
@@ -55,7 +59,8 @@ def _totals(charts: Mapping[str, ChartCoverage]) -> str:
         cells.append(metric_cell(name, Metric(covered, total, ())))
     missing = sum(missing_count(c) for c in charts.values())
     return (
-        f'<tfoot><tr><td class="name" colspan="2">Total ({len(charts)} charts)</td>'
+        f'<tfoot><tr><td class="name" colspan="2" data-charts="{len(charts)}">'
+        f"Total ({_charts(len(charts))})</td>"
         f"{''.join(cells)}<td data-missing>{missing}</td></tr></tfoot>"
     )
 
