@@ -17,6 +17,7 @@ imports the rest of statekit only when the plugin is on.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -110,6 +111,8 @@ class CoveragePlugin:
         # on a pytest-xdist worker: where its recordings go (the controller reports)
         self.worker_output: dict[str, Any] | None = getattr(config, "workeroutput", None)
         self.merge_notes: list[str] = []
+        self.command = shlex.join(["pytest", *config.invocation_params.args])
+        """The command of the run, as the HTML report's stamp shows it."""
 
     def start(self) -> None:
         """Install the recorder as an engine observer and chart watcher."""
@@ -145,7 +148,9 @@ class CoveragePlugin:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Measure, write the reports, check the bounds (a failing bound fails the run);
         on a pytest-xdist worker, hand the recordings over instead."""
-        from statekit.testing.coverage.report import collect, failures, to_json, write_html
+        from statekit.testing.coverage.html_frame import Stamp
+        from statekit.testing.coverage.html_report import write_html
+        from statekit.testing.coverage.report import collect, failures, to_json
 
         self.stop()
         if self.worker_output is not None:
@@ -162,7 +167,8 @@ class CoveragePlugin:
                     Path(where).write_text(json.dumps(to_json(self.charts), indent=2) + "\n")
                     self.written.append(f"JSON report written to {where}")
                 elif kind == "html" and where is not None:
-                    written = write_html(self.charts, where)
+                    stamp = Stamp.now(self.command)
+                    written = write_html(self.charts, where, stamp)
                     self.written.append(f"HTML report written to {written}")
             except OSError as exc:  # made unwritable during the run: say so, fail the run
                 self.failed_reports.append(f"{kind} report not written to {where}: {exc}")
