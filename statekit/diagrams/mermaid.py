@@ -11,11 +11,13 @@ Graphviz drawing and the transition table show them). Labels are
 Mermaid's layout fails on an edge to or from a composite state drawn inside
 a parallel state's regions (`Cannot set properties of undefined (setting
 'rank')`, mermaid-js/mermaid#4052; GitHub's renderer fails the same way),
-whatever the depth. Such a parallel state, and every parallel state around
-it, is written without Mermaid's region separators (`--`): its regions are
-drawn as dashed composite boxes side by side (class `region`) and its name is
-followed by `(parallel)`. Every edge stays drawn, on the composite's border;
-only the separators' shading is lost.
+whatever the depth, unless something else in the drawing happens to steer its
+layout clear (a note beside a region does). So the rule is structural: every
+parallel state around a composite state that an edge starts or ends on is
+written without Mermaid's region separators (`--`); its regions are dashed
+composite boxes side by side (class `region`) and its name is followed by
+`(parallel)`. Every edge stays drawn, on the composite's border; only the
+separators' shading is lost.
 
 A final state gets the end marker (`sN --> [*]`) in its block. A targetless
 transition (no exit, no entry) is listed rather than drawn: a self-loop would
@@ -24,7 +26,9 @@ transition does not do. It is written as UML writes an internal transition,
 `EVENT [guard] / effects`, inside the state's box (a description line) for a
 simple state, and in a note beside the box for a composite state (Mermaid
 refuses a description on one); the chart root's own go in a note on its
-initial marker. The DOT drawing lists them in the same words.
+initial marker. A transition that leaves and re-enters a composite state (an
+edge cannot loop on a composite) is listed in that note too, as `↻ EVENT
+[guard] / effects`. The DOT drawing lists them in the same words.
 
 Text from the chart is written with Mermaid's entity codes (`#58;` for `:`)
 wherever Mermaid's grammar would read it as syntax: `:` and `;` end a label,
@@ -118,11 +122,12 @@ class _Writer:
         return escape(name + (PARALLEL_MARK if state_id in self.undivided else ""))
 
     def targetless(self, state: DState) -> list[str]:
-        """`EVENT [guard] / effects` of the state's targetless transitions the view shows."""
+        """`EVENT [guard] / effects` of the transitions the view lists inside the state:
+        its targetless ones and, on a composite, `↻ ` and those that re-enter it."""
         return [
-            EdgeLabel(t.trigger, t.guard_text(), t.effects_text()).text()
+            ("↻ " if t.targets else "")
+            + EdgeLabel(t.trigger, t.guard_text(), t.effects_text()).text()
             for t in self.view.internal(state)
-            if not t.targets
         ]
 
     def note(self, sid: str, lines: list[str], indent: str) -> None:

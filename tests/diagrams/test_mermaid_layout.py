@@ -201,3 +201,17 @@ def test_composites_inside_regions_keep_every_edge_and_only_those_parallels_lose
     regions = {c["id"] for c in d.svg["clusters"] if "region" in c["classes"]}
     expected = {_block_id(d.text, r) for r in ("work", "watch", "left", "right")}
     assert regions == expected
+
+
+def test_a_transition_re_entering_a_composite_is_listed_in_the_note_beside_it(
+    drawings: dict[str, Drawing],
+) -> None:
+    # an edge cannot loop on a composite state: `busy --RESET--> busy` and media_player's
+    # `library --PLAY_QUEUE--> library` are listed as `↻ ...` beside the composite
+    cases = (
+        ("render --split never: composites_in_regions.mmd", "↻ RESET"),
+        ("committed docs: media_player.md#0", "↻ PLAY_QUEUE [non_empty_queue]"),
+    )
+    for name, listed in cases:
+        notes = [n["text"] for n in drawings[name].svg["nodes"] if listed in n["text"]]
+        assert len(notes) == 1, (name, listed)
