@@ -5,7 +5,7 @@ to a composite state inside parallel regions, mermaid-js/mermaid#4052, crashes i
 with `Cannot set properties of undefined (setting 'rank')`, and GitHub's renderer
 with it). So the real commands write their Mermaid for the reference machines, the
 domain charts and the diagram tests' shapes (composites inside regions, history,
-final states, deep nesting, timers, hostile names), and Mermaid's own renderer
+final states, deep nesting, timers, hostile names and descriptions), and Mermaid's own renderer
 draws every text, with the committed docs/machines blocks, in headless Chromium
 (`mermaid_layout.mjs`: one browser for the whole batch). Each drawing must be an
 SVG with every declared state, every edge (with a length) and every edge label,
@@ -27,6 +27,7 @@ import pytest
 from chart_helpers import dot_program
 from cli_process import statekit
 from diagram_charts import KITCHEN_SINK, ODD_NAMES, PARALLEL_ROOT, TARGETLESS, TIMED
+from hostile_charts import write_hostile_chart
 from layout_charts import COMPOSITES_IN_REGIONS, DEEP_NESTING
 from node_tools import HARNESS_TIMEOUT_S, NODE_MODULES, REPO, require
 
@@ -49,6 +50,9 @@ CHART_FILES = [
 ]
 _BLOCK = re.compile(r"^```mermaid\n(.*?)^```", re.M | re.S)
 _ENTITY = re.compile(r"#(\d+);")
+_JS_SPACE = re.compile(  # what JavaScript's `\s` matches
+    "[ \t\n\v\f\r\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+"
+)
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,7 @@ def _produced(tmp: Path) -> dict[str, str]:
         (charts / f"{name}.yaml").write_text(textwrap.dedent(text), encoding="utf-8")
     for path in CHART_FILES:
         shutil.copy(path, charts / path.name)
+    write_hostile_chart(charts)  # markup, escapes, controls in every name and description
     texts: dict[str, str] = {}
     for split in ("never", "always"):
         out = tmp / f"render-{split}"
@@ -118,14 +123,27 @@ def drawings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Drawing]:
     return {name: Drawing(name, text, drawn[text]) for name, text in texts.items()}
 
 
+def _html_character(code: int) -> str:
+    """The character an HTML page shows for `&#code;`: a C1 control as Windows-1252
+    reads that byte (`&#155;` is U+203A), where it has one."""
+    if 0x80 <= code <= 0x9F:
+        try:
+            return bytes([code]).decode("cp1252")
+        except UnicodeDecodeError:
+            return chr(code)
+    return chr(code)
+
+
 def _seen(text: str) -> str:
-    """A label as the page shows it: Mermaid turns `#58;` into `:`."""
-    return " ".join(_ENTITY.sub(lambda m: chr(int(m.group(1))), text).split())
+    """A label as the page shows it: Mermaid writes `#58;` as the HTML reference `&#58;`,
+    and the page reads it as HTML does; white space collapsed as the harness does."""
+    shown = _ENTITY.sub(lambda m: _html_character(int(m.group(1))), text)
+    return _JS_SPACE.sub(" ", shown).strip()
 
 
 def test_every_chart_shape_and_page_is_drawn(drawings: dict[str, Drawing]) -> None:
     names = "\n".join(drawings)
-    for chart in [*INLINE_CHARTS, *(path.stem for path in CHART_FILES)]:
+    for chart in [*INLINE_CHARTS, *(path.stem for path in CHART_FILES), "hostile"]:
         for source in ("render --split never", "render --split always", "docs"):
             assert f"{source}: {chart}." in names, (source, chart)
     assert "committed docs: task.md#0" in names
