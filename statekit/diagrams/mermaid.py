@@ -175,10 +175,12 @@ class _Writer:
         label = ""
         if edge.label is not None:
             text = edge.label.text(effects=False)
+            # the view's note already names an end it does not draw, more precisely
+            named = {part.split(" ", 1)[0] for part in edge.label.note.split("; ")}
             notes = []
-            if tail != edge.source:
+            if tail != edge.source and "from" not in named:
                 notes.append(f"from {self.d.states[edge.source].ref}")
-            if head != edge.target:
+            if head != edge.target and "to" not in named:
                 notes.append(f"to {self.d.states[edge.target].ref}")
             label = " : " + escape(text + (f" ({'; '.join(notes)})" if notes else ""))
         return block, f"{self.name(tail)} --> {self.name(head)}{label}", (tail, head)

@@ -233,3 +233,17 @@ def test_a_transition_re_entering_a_composite_is_listed_in_the_note_beside_it(
     for name, listed in cases:
         notes = [n["text"] for n in drawings[name].svg["nodes"] if listed in n["text"]]
         assert len(notes) == 1, (name, listed)
+
+
+def test_a_label_names_each_end_it_does_not_draw_once(drawings: dict[str, Drawing]) -> None:
+    # a transition into a state hidden in a collapsed composite inside the drawn one read
+    # `DOWN (to l6) (to l5)`: the view's note names the real end, Mermaid's adds nothing
+    checked = 0
+    for d in drawings.values():
+        for label in d.svg["labels"]:
+            assert label.count("(to ") + label.count("; to ") <= 1, (d.name, label)
+            assert label.count("(from ") + label.count("; from ") <= 1, (d.name, label)
+            checked += "(to " in label or "(from " in label
+    deep = drawings["render --split always: deep_nesting.l1.l2.l3.l4.mmd"]
+    assert "DOWN (to l6)" in deep.svg["labels"]
+    assert checked > 20
