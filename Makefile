@@ -3,7 +3,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # npm packages some tests drive (tests/node_tools.py): yaml-language-server (the schema
-# as an editor shows it) and Mermaid with jsdom (Mermaid's own parser reads our diagrams)
+# as an editor shows it) and Mermaid with jsdom (Mermaid's own parser reads our diagrams;
+# its dist bundle lays them out in headless Chromium, no extra package needed)
 NODE_PREFIX := build/node
 NODE_PACKAGES := yaml-language-server@1.25.0 mermaid@11.17.2 jsdom@26.1.0
 NODE_STAMP := $(NODE_PREFIX)/.installed-$(subst @,-,$(subst $() ,_,$(NODE_PACKAGES)))
@@ -38,7 +39,8 @@ demo: $(STAMP)
 # Set up, then run every check CI runs: ruff, mypy --strict, the whole test suite (with
 # the statekit coverage plugin over the reference machines: transition and rejection
 # coverage kept at 100%, met by tests/machines/test_reference_paths.py alone; headless
-# Chromium opens the HTML coverage report in a test). The suite runs in TEST_PROCESSES
+# Chromium opens the HTML coverage report in a test, and lays out every Mermaid text
+# `render` and `docs` write). The suite runs in TEST_PROCESSES
 # pytest-xdist workers (`auto`: one per core, at most 8; each PostgreSQL test worker
 # starts its own throwaway server), whose coverage the plugin merges.
 TEST_PROCESSES ?= auto

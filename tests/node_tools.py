@@ -1,4 +1,4 @@
-"""Node.js packages some tests drive (yaml-language-server, Mermaid's parser).
+"""Node.js packages some tests drive (yaml-language-server, Mermaid's parser and renderer).
 
 `make node-tools` (part of `make test`) installs Node where missing and the
 pinned npm packages into `build/node`. A test that needs them fails, naming the

@@ -8,6 +8,17 @@ regions of a parallel state cannot be drawn at all and are left out (the
 Graphviz drawing and the transition table show them). Labels are
 `EVENT [guard]` without effects, to keep the block readable on one line.
 
+Mermaid's layout fails on an edge to or from a composite state drawn inside
+a parallel state's regions (`Cannot set properties of undefined (setting
+'rank')`, mermaid-js/mermaid#4052; GitHub's renderer fails the same way),
+whatever the depth, unless something else in the drawing happens to steer its
+layout clear (a note beside a region does). So the rule is structural: every
+parallel state around a composite state that an edge starts or ends on is
+written without Mermaid's region separators (`--`); its regions are dashed
+composite boxes side by side (class `region`) and its name is followed by
+`(parallel)`. Every edge stays drawn, on the composite's border; only the
+separators' shading is lost.
+
 A final state gets the end marker (`sN --> [*]`) in its block. A targetless
 transition (no exit, no entry) is listed rather than drawn: a self-loop would
 read as leaving and re-entering the state, which is what a targetless
@@ -15,7 +26,9 @@ transition does not do. It is written as UML writes an internal transition,
 `EVENT [guard] / effects`, inside the state's box (a description line) for a
 simple state, and in a note beside the box for a composite state (Mermaid
 refuses a description on one); the chart root's own go in a note on its
-initial marker. The DOT drawing lists them in the same words.
+initial marker. A transition that leaves and re-enters a composite state (an
+edge cannot loop on a composite) is listed in that note too, as `↻ EVENT
+[guard] / effects`. The DOT drawing lists them in the same words.
 
 Text from the chart is written with Mermaid's entity codes (`#58;` for `:`)
 wherever Mermaid's grammar would read it as syntax: `:` and `;` end a label,
@@ -44,6 +57,10 @@ CLASS_DEFS = (
     "classDef collapsed fill:#eeeeee,stroke-width:2px",
     "classDef stub stroke-dasharray:4 3,color:#555555",
 )
+REGION_CLASS_DEF = "classDef region stroke-dasharray:5 5"
+"""The dashed box of a region of a parallel state written without separators."""
+PARALLEL_MARK = " (parallel)"
+"""Follows the name of a parallel state written without separators."""
 
 
 def escape(text: str) -> str:
@@ -78,18 +95,39 @@ class _Writer:
         self.out: list[str] = []
         self.classes: dict[str, list[str]] = defaultdict(list)
         self.blocks: dict[int, list[str]] = defaultdict(list)
+        touched: set[int] = set()
         for edge in view.edges:
             placed = self.place(edge)
             if placed is not None:
-                block, line = placed
+                block, line, ends = placed
                 self.blocks[block].append(line)
+                touched.update(end for end in ends if end in view.clusters)
+        self.undivided = self.around_parallel(touched)
+
+    def around_parallel(self, composites: set[int]) -> set[int]:
+        """The parallel states written as blocks that hold one of `composites` at any
+        depth: Mermaid cannot lay out an edge on a composite inside regions (#4052)."""
+        found = set()
+        for state_id in composites:
+            parent = self.d.states[state_id].parent
+            while parent is not None:
+                written = parent in self.view.clusters or parent == self.view.focus
+                if written and self.d.states[parent].kind is StateKind.PARALLEL:
+                    found.add(parent)
+                parent = self.d.states[parent].parent
+        return found
+
+    def title(self, state_id: int, name: str) -> str:
+        """A block's name, marked when it is a parallel state written without separators."""
+        return escape(name + (PARALLEL_MARK if state_id in self.undivided else ""))
 
     def targetless(self, state: DState) -> list[str]:
-        """`EVENT [guard] / effects` of the state's targetless transitions the view shows."""
+        """`EVENT [guard] / effects` of the transitions the view lists inside the state:
+        its targetless ones and, on a composite, `↻ ` and those that re-enter it."""
         return [
-            EdgeLabel(t.trigger, t.guard_text(), t.effects_text()).text()
+            ("↻ " if t.targets else "")
+            + EdgeLabel(t.trigger, t.guard_text(), t.effects_text()).text()
             for t in self.view.internal(state)
-            if not t.targets
         ]
 
     def note(self, sid: str, lines: list[str], indent: str) -> None:
@@ -116,14 +154,15 @@ class _Writer:
             chain.append(self.parent(chain[-1]))
         return chain
 
-    def place(self, edge: ViewEdge) -> tuple[int, str] | None:
-        """(block, line) of an edge, or None when Mermaid cannot draw it."""
+    def place(self, edge: ViewEdge) -> tuple[int, str, tuple[int, ...]] | None:
+        """(block, line, the states the line joins) of an edge, or None when Mermaid
+        cannot draw it."""
         if edge.kind is EdgeKind.INITIAL:
             assert edge.initial_of is not None
             block = _TOP if edge.initial_of == 0 else edge.initial_of
             target = self.chain(edge.target)
             child = target[target.index(block) - 1] if block in target else edge.target
-            return block, f"[*] --> {self.name(child)}"
+            return block, f"[*] --> {self.name(child)}", ()
         assert edge.source is not None
         a, b = self.chain(edge.source), self.chain(edge.target)
         common = next(x for x in a if x in b)
@@ -136,13 +175,15 @@ class _Writer:
         label = ""
         if edge.label is not None:
             text = edge.label.text(effects=False)
+            # the view's note already names an end it does not draw, more precisely
+            named = {part.split(" ", 1)[0] for part in edge.label.note.split("; ")}
             notes = []
-            if tail != edge.source:
+            if tail != edge.source and "from" not in named:
                 notes.append(f"from {self.d.states[edge.source].ref}")
-            if head != edge.target:
+            if head != edge.target and "to" not in named:
                 notes.append(f"to {self.d.states[edge.target].ref}")
             label = " : " + escape(text + (f" ({'; '.join(notes)})" if notes else ""))
-        return block, f"{self.name(tail)} --> {self.name(head)}{label}"
+        return block, f"{self.name(tail)} --> {self.name(head)}{label}", (tail, head)
 
     def declare(self, state: DState, indent: str) -> None:
         sid = self.name(state.id)
@@ -165,7 +206,11 @@ class _Writer:
 
     def contents(self, state: DState, indent: str, block: int) -> None:
         children = [c for c in state.children if self.view.drawn(c)]
-        if state.kind is StateKind.PARALLEL:
+        if state.kind is StateKind.PARALLEL and state.id in self.undivided:
+            for child in children:
+                self.declare(self.d.states[child], indent)
+            self.classes["region"].extend(self.name(child) for child in children)
+        elif state.kind is StateKind.PARALLEL:
             for index, child in enumerate(children):
                 if index:
                     self.out.append(f"{indent}--")
@@ -180,7 +225,7 @@ class _Writer:
 
     def block(self, state: DState, indent: str) -> None:
         sid = self.name(state.id)
-        self.out.append(f'{indent}state "{escape(state.name)}" as {sid} {{')
+        self.out.append(f'{indent}state "{self.title(state.id, state.name)}" as {sid} {{')
         self.contents(state, indent + "  ", state.id)
         self.out.append(f"{indent}}}")
         self.note(sid, self.targetless(state), indent)
@@ -194,7 +239,7 @@ class _Writer:
             self.note("[*]", self.targetless(focus), "  ")
         else:
             if view.focus == 0:  # a parallel root: one composite holding the regions
-                self.out.append(f'  state "{escape(d.name)}" as s0 {{')
+                self.out.append(f'  state "{self.title(0, d.name)}" as s0 {{')
                 self.contents(focus, "    ", _TOP)
                 self.out.append("  }")
                 self.out.append("  [*] --> s0")
@@ -206,7 +251,9 @@ class _Writer:
                 self.out.append(f'  state "{escape(d.states[stub].path)}" as x{stub}')
                 self.classes["stub"].append(f"x{stub}")
         self.out.extend(f"  {c}" for c in CLASS_DEFS)
-        for cls in ("final", "history", "collapsed", "stub"):
+        if self.classes["region"]:
+            self.out.append(f"  {REGION_CLASS_DEF}")
+        for cls in ("final", "history", "collapsed", "stub", "region"):
             if self.classes[cls]:
                 self.out.append(f"  class {','.join(self.classes[cls])} {cls}")
         return "\n".join(self.out) + "\n"

@@ -165,6 +165,8 @@ class _Builder:
         d, focus = self.d, self.focus
         if not (state_id == focus or d.states[focus].contains(state_id)):
             common = d.common_ancestor(state_id, focus)
+            if common == state_id:  # an ancestor of the focus is its own stub
+                return state_id, True
             return next(a for a in d.ancestry(state_id) if d.states[a].parent == common), True
         for candidate in d.ancestry(state_id):
             if candidate in self.nodes or candidate in self.clusters:
