@@ -56,8 +56,28 @@ def span_range(document: TextDocument, span: SourceSpan) -> types.Range:
     return to_client(document, records.Range(start, end))
 
 
+def hints(finding: Diagnostic) -> tuple[str, ...]:
+    """The notes of a finding that are advice ("did you mean 'paid'?", "declare it under
+    events: ..."): every note but the lines of a list or trace (indented) and the lines
+    that introduce one (ending in a colon)."""
+    return tuple(
+        note
+        for note in finding.notes
+        if note.strip() and not note[:1].isspace() and not note.rstrip().endswith(":")
+    )
+
+
+def diagnostic_message(finding: Diagnostic) -> str:
+    """The message an editor shows: the finding's message, then its hints one per line.
+
+    Neovim's float, flymake and VS Code's problems list show the message but not
+    `relatedInformation`, so the advice goes in both."""
+    return "\n".join((finding.message, *hints(finding)))
+
+
 def lsp_diagnostic(finding: Diagnostic, document: TextDocument, file: str) -> types.Diagnostic:
-    """A statekit finding as an LSP diagnostic: related places and notes as relatedInformation."""
+    """A statekit finding as an LSP diagnostic: the hints in its message (`diagnostic_message`),
+    and related places and every note as relatedInformation."""
     here = span_range(document, finding.span)
     related = [
         types.DiagnosticRelatedInformation(
@@ -76,7 +96,7 @@ def lsp_diagnostic(finding: Diagnostic, document: TextDocument, file: str) -> ty
     ]
     return types.Diagnostic(
         range=here,
-        message=finding.message,
+        message=diagnostic_message(finding),
         severity=_SEVERITY.get(finding.severity, types.DiagnosticSeverity.Information),
         code=finding.slug,
         source=SOURCE,

@@ -122,9 +122,10 @@ def expected(
             }
             for r in d.related
         ] + [{"location": {"uri": uri, "range": here}, "message": n} for n in d.notes]
+        advice = [n for n in d.notes if n[:1].strip() and not n.endswith(":")]
         item: Json = {
             "range": here,
-            "message": d.message,
+            "message": "\n".join([d.message, *advice]),
             "severity": {Severity.ERROR: 1, Severity.WARNING: 2}.get(d.severity, 3),
             "code": d.slug,
             "source": "statekit",
@@ -233,10 +234,13 @@ def test_a_finding_with_notes_and_an_unclassified_pair_spelled_out(
     found = [d for d in editor.analysed(uri) if d["code"] == "undefined-pair"]
     assert len(found) == 1
     assert found[0]["range"] == here
-    assert found[0]["message"] == (
+    message = found[0]["message"].split("\n")
+    assert message[0] == (
         "event GO is not classified under 'b': no transition, `already` or `reject` answers it"
         " there (UNDEFINED_TRANSITION)"
     )
+    assert message[-1].startswith("classify it at 'b': `reject: {GO: REASON}` there")
+    assert not any(line.startswith((" ", "path from")) for line in message)  # no trace
     assert found[0]["relatedInformation"][0] == {
         "location": {"uri": uri, "range": here},
         "message": "UNDEFINED_TRANSITION in 1 of the 1 reachable configurations with 'b' active,"
@@ -247,7 +251,7 @@ def test_a_finding_with_notes_and_an_unclassified_pair_spelled_out(
     assert editor.published(uri, 2) == [
         {
             "range": {"start": {"line": 5, "character": 9}, "end": {"line": 5, "character": 12}},
-            "message": "undeclared event 'GOO'",
+            "message": "undeclared event 'GOO'\ndeclare it under events: (declared: GO)",
             "severity": 1,
             "code": "unknown-event",
             "source": "statekit",
