@@ -575,6 +575,16 @@ def test_code_actions_fix_the_findings_they_are_asked_about(editor: Editor, tmp_
     assert respell["edit"] == {"changes": {uri: [{"range": found[0]["range"], "newText": "STOP"}]}}
     assert respell["diagnostics"] == found
     assert any("STPO" in t for t in titles)  # declare it, the other fix
+    line = found[0]["range"]["start"]["line"]
+    for column in (0, found[0]["range"]["end"]["character"] + 1):  # the cursor, off the name
+        cursor = {"line": line, "character": column}
+        at_cursor = editor.request(
+            "textDocument/codeAction",
+            uri,
+            range={"start": cursor, "end": cursor},
+            context={"diagnostics": found},
+        )
+        assert at_cursor == actions
     nothing = editor.request(
         "textDocument/codeAction", uri, range=_at(0, 0, 0, 1), context={"diagnostics": []}
     )
