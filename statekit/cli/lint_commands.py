@@ -31,7 +31,6 @@ from statekit.lint.lint_files import (
 from statekit.lint.registry import RULES, rule_infos
 
 STDIN = "-"
-DEFAULT_STDIN_FILENAME = STDIN_NAME
 
 
 def _complete_rules(
@@ -146,7 +145,7 @@ def lint(
     if stdin_filename is not None and not read_stdin:
         raise click.UsageError("--stdin-filename names the chart read from `-`: add `-` to PATHS")
     named = [p for p in paths if p != STDIN]
-    stdin_name = stdin_filename or DEFAULT_STDIN_FILENAME
+    stdin_name = stdin_filename or STDIN_NAME
     try:
         if config_path is None:
             start = Path(stdin_name).parent if read_stdin and stdin_filename else Path(".")
