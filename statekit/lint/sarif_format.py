@@ -63,6 +63,7 @@ STDIN_URI = "stdin"
 """The URI of a chart read from standard input and given no name (`--stdin-filename`)."""
 
 _LITERAL_MARKER = re.compile(r"^(\S.*?)::$", re.M)
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z`\"'(]|\s*$)")  # not "e.g. a"
 _EXAMPLES = re.compile(r"(?s:.*)::|[^\n]*:")  # a literal block's header, or a one-line "Failing:"
 # RFC 3986 sub-delims and "@" may stay literal in a path; ":" may not in a
 # relative reference (its first segment would read as a scheme).
@@ -261,21 +262,23 @@ def help_markdown(info: RuleInfo) -> str:
 
 def full_description(info: RuleInfo) -> str:
     """A rule's description for SARIF `fullDescription`: its documentation up to the
-    examples, whole paragraphs while they fit in `MAX_DESCRIPTION` characters (a first
-    paragraph longer than that is cut after its last sentence that fits)."""
+    examples, within `MAX_DESCRIPTION` characters; of the paragraph that would pass the
+    limit, the sentences that fit (a text without one is cut with an ellipsis). The whole
+    documentation is the rule's `help`."""
     doc = inspect.cleandoc(info.doc) or info.summary
     kept: list[str] = []
     for paragraph in re.split(r"\n[ \t]*\n", doc):
         if _EXAMPLES.fullmatch(paragraph.strip()):  # `Failing::`: the examples start here
             break
-        if len("\n\n".join([*kept, paragraph])) > MAX_DESCRIPTION:
-            break
-        kept.append(paragraph)
-    if kept:
-        return "\n\n".join(kept)
-    first = doc[: MAX_DESCRIPTION - 1]
-    end = max(first.rfind(". "), first.rfind(".\n"))
-    return first[: end + 1] if end > 0 else first[: MAX_DESCRIPTION - 1] + "…"
+        room = MAX_DESCRIPTION - len("\n\n".join([*kept, ""]))
+        if len(paragraph) <= room:
+            kept.append(paragraph)
+            continue
+        ends = [m.end() for m in _SENTENCE_END.finditer(paragraph) if m.end() <= room]
+        if ends:
+            kept.append(paragraph[: ends[-1]])
+        break
+    return "\n\n".join(kept) or doc[: MAX_DESCRIPTION - 1] + "…"
 
 
 def help_uri(slug: str) -> str:

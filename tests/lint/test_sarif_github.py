@@ -30,6 +30,8 @@ from statekit.compiler.diagnostics import Severity
 from statekit.lint.line_hash import line_hashes
 from statekit.lint.registry import RULES
 from statekit.lint.rule_properties import PRECISIONS, RULE_PROPERTIES
+from statekit.lint.ruleinfo import RuleInfo
+from statekit.lint.sarif_format import full_description
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures" / "rules"
@@ -180,3 +182,16 @@ def test_standard_input_without_a_name_is_the_uri_stdin(tmp_path: Path) -> None:
         "uri": "charts/door.yaml",
         "uriBaseId": "%SRCROOT%",
     }
+
+
+def test_a_long_description_keeps_the_sentences_that_fit() -> None:
+    sentence = "A sentence of forty characters, e.g. this. "
+    long_paragraph = (sentence * 40).strip()
+    info = RuleInfo("x-rule", Severity.WARNING, "x-rule: a summary.", "")
+    doc = f"x-rule: a summary.\n\n{long_paragraph}\n\nFailing::\n\n    a: b\n"
+    full = full_description(RuleInfo(info.slug, info.default_severity, info.summary, doc))
+    assert len(full) <= 1024 and full.endswith("e.g. this.")  # not cut after "e.g."
+    assert full.startswith("x-rule: a summary.\n\nA sentence")
+    assert len(full) > 1024 - len(sentence) - len("x-rule: a summary.\n\n")
+    endless = RuleInfo("y-rule", Severity.WARNING, "no end", "word " * 400)
+    assert len(full_description(endless)) == 1024 and full_description(endless).endswith("…")
