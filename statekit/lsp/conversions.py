@@ -10,6 +10,8 @@ from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.lint.registry import RULES
+from statekit.lint.sarif_format import help_uri
 from statekit.lsp import records
 
 SOURCE = "statekit"
@@ -77,7 +79,8 @@ def diagnostic_message(finding: Diagnostic) -> str:
 
 def lsp_diagnostic(finding: Diagnostic, document: TextDocument, file: str) -> types.Diagnostic:
     """A statekit finding as an LSP diagnostic: the hints in its message (`diagnostic_message`),
-    and related places and every note as relatedInformation."""
+    related places and every note as relatedInformation, and a rule's documentation (its
+    heading in docs/rules.md) as `codeDescription`, which editors link the code to."""
     here = span_range(document, finding.span)
     related = [
         types.DiagnosticRelatedInformation(
@@ -99,6 +102,9 @@ def lsp_diagnostic(finding: Diagnostic, document: TextDocument, file: str) -> ty
         message=diagnostic_message(finding),
         severity=_SEVERITY.get(finding.severity, types.DiagnosticSeverity.Information),
         code=finding.slug,
+        code_description=(
+            types.CodeDescription(href=help_uri(finding.slug)) if finding.slug in RULES else None
+        ),
         source=SOURCE,
         related_information=related or None,
     )

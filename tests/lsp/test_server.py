@@ -24,8 +24,10 @@ from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.pipeline import compile_source
 from statekit.lint.config import LintConfig, find_pyproject, load_project_config
 from statekit.lint.lint_files import lint_source
+from statekit.lint.registry import RULES
 
 ROOT = Path(__file__).resolve().parents[2]
+RULES_PAGE = "https://github.com/statekit/statekit/blob/main/docs/rules.md"
 EXTRAS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
     "optional-dependencies"
 ]
@@ -132,6 +134,8 @@ def expected(
         }
         if related:
             item["relatedInformation"] = related
+        if d.slug in RULES:  # the rule's heading in docs/rules.md
+            item["codeDescription"] = {"href": f"{RULES_PAGE}#{d.slug}"}
         out.append(item)
     return out
 
@@ -254,6 +258,7 @@ def test_a_finding_with_notes_and_an_unclassified_pair_spelled_out(
             "message": "undeclared event 'GOO'\ndeclare it under events: (declared: GO)",
             "severity": 1,
             "code": "unknown-event",
+            "codeDescription": {"href": f"{RULES_PAGE}#unknown-event"},
             "source": "statekit",
             "relatedInformation": [
                 {
