@@ -3,6 +3,15 @@
 Importing `statekit` is cheap: the compiler (and with it PyYAML and
 jsonschema) is imported on first use of a public name, so that a CLI call or
 an application that only needs one part does not pay for all of them.
+`dir(statekit)` and `help(statekit)` list every public name all the same.
+
+Compile and check: `load`, `compile_chart` (also `compile`), `CompileError`,
+`Diagnostic`, `Severity`, `SourceSpan`, `CompiledChart`. Run in memory: `Chart`,
+`State`, `Result`, `Status`, `Microstep`, `ArmedTimer`, `SentEvent`,
+`EmittedMessage`, `replay`, `Event`, `ReplayResult`, `ReplayError`, `StartError`,
+`StateFormatError`, `ChartMismatchError`. Run durably: `open_store`, `Runner`,
+`ShardedRunner`, `Dispatcher`, `Inbox`, `Outcome`, `OutcomeStatus`, `prune`,
+`RetentionPolicy`, `PruneReport`.
 """
 
 from __future__ import annotations
@@ -91,6 +100,12 @@ if TYPE_CHECKING:
     from statekit.runner.store import open_store as open_store
 
     compile = compile_chart  # the alias of _ALIASES, as type checkers see it
+
+
+def __dir__() -> list[str]:
+    """The module's names with every public one, imported or not yet (`dir(statekit)`, and
+    through it `help(statekit)`, list the whole public API)."""
+    return sorted({*globals(), *_LAZY})
 
 
 def __getattr__(name: str) -> Any:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -210,3 +212,34 @@ def test_importing_statekit_imports_no_part_of_it_until_a_name_is_used() -> None
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['statekit._version']"
+
+
+_HELP_PROBE = """
+import json, pydoc, re, statekit
+before = sorted(set(statekit._LAZY) & set(vars(statekit)))
+listed = dir(statekit)
+text = pydoc.render_doc(statekit, renderer=pydoc.plaintext)
+print(json.dumps({"before": before, "dir": listed, "help": text}))
+"""
+
+
+def test_dir_and_help_list_every_public_name_before_any_is_used() -> None:
+    # a fresh interpreter: no public name has been used (so imported) yet
+    done = subprocess.run(
+        [sys.executable, "-c", _HELP_PROBE], capture_output=True, text=True, check=True
+    )
+    seen = json.loads(done.stdout)
+    assert seen["before"] == []
+    assert set(statekit.__all__) <= set(seen["dir"])
+    assert seen["dir"] == sorted(seen["dir"])
+    listing = seen["help"].split("\nCLASSES\n", 1)[-1]  # past the docstring
+    for name in statekit._LAZY:
+        if name in statekit._ALIASES:  # pydoc lists the object once, under its own name
+            continue
+        assert re.search(rf"^\s+(class )?{name}\b", listing, re.M), name
+    assert "__version__" in seen["help"]
+
+
+def test_the_module_docstring_names_every_public_name() -> None:
+    doc = statekit.__doc__ or ""
+    assert [name for name in statekit._LAZY if f"`{name}`" not in doc] == []

@@ -19,6 +19,7 @@ from statekit.compiler.schema.document import schema_text
 from statekit.compiler.serialize import chart_to_json
 from statekit.compiler.source.limits import DEFAULT_LIMITS
 from statekit.lint.config import ConfigError, find_pyproject, load_project_config
+from statekit.lint.format_common import STDIN_NAME
 from statekit.lint.formats import FORMATS, format_diagnostics, help_markdown
 from statekit.lint.lint_files import (
     LintReport,
@@ -30,7 +31,6 @@ from statekit.lint.lint_files import (
 from statekit.lint.registry import RULES, rule_infos
 
 STDIN = "-"
-DEFAULT_STDIN_FILENAME = "<stdin>"
 
 
 def _complete_rules(
@@ -145,7 +145,7 @@ def lint(
     if stdin_filename is not None and not read_stdin:
         raise click.UsageError("--stdin-filename names the chart read from `-`: add `-` to PATHS")
     named = [p for p in paths if p != STDIN]
-    stdin_name = stdin_filename or DEFAULT_STDIN_FILENAME
+    stdin_name = stdin_filename or STDIN_NAME
     try:
         if config_path is None:
             start = Path(stdin_name).parent if read_stdin and stdin_filename else Path(".")
@@ -159,6 +159,7 @@ def lint(
             progress=terminal_progress,
         )
         report = lint_paths(named, config, options) if named else LintReport((), ())
+        source = b""
         if read_stdin:
             source = sys.stdin.buffer.read(DEFAULT_LIMITS.max_bytes + 1)
             report = _merged(report, lint_source(source, stdin_name, config, options))
@@ -166,8 +167,11 @@ def lint(
     except (ConfigError, UsageError) as exc:
         raise click.UsageError(str(exc)) from exc
     base = base_dir or find_repository_root(Path.cwd()) or Path.cwd()
+    sources = None
+    if output_format == "sarif":  # the flagged lines' hashes (code scanning's fingerprints)
+        sources = _sources(report.diagnostics, {stdin_name: source} if read_stdin else {})
     text = format_diagnostics(
-        output_format, report.diagnostics, rule_infos(), base_dir=base.absolute()
+        output_format, report.diagnostics, rule_infos(), base_dir=base.absolute(), sources=sources
     )
     if output_file is None:
         click.echo(text, nl=False)
@@ -187,6 +191,25 @@ def lint(
     if report.internal_errors:
         sys.exit(EXIT_USAGE)
     sys.exit(EXIT_FINDINGS if report.has_errors else EXIT_CLEAN)
+
+
+def _sources(diagnostics: tuple[Diagnostic, ...], given: dict[str, bytes]) -> dict[str, str]:
+    """The text of each file with a finding (as read: undecodable bytes replaced), from
+    `given` or from disk; a file that cannot be read now, is not a regular file or is over
+    the size limit is left out."""
+    texts: dict[str, str] = {}
+    for file in sorted({d.span.file for d in diagnostics}):
+        data = given.get(file)
+        if data is None:
+            try:  # regular files within the size limit only (never wait on a FIFO)
+                path = Path(file)
+                if not path.is_file() or path.stat().st_size > DEFAULT_LIMITS.max_bytes:
+                    continue
+                data = path.read_bytes()
+            except (OSError, ValueError):
+                continue
+        texts[file] = data.decode("utf-8", errors="replace")
+    return texts
 
 
 def _merged(first: LintReport, second: LintReport) -> LintReport:

@@ -13,6 +13,8 @@ from pathlib import Path
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan, TraceStep
 
 WINDOWS_DRIVE = re.compile(r"[A-Za-z]:/")
+STDIN_NAME = "<stdin>"
+"""The file name of a chart read from standard input when no `--stdin-filename` is given."""
 
 
 def rendered_diagnostics(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:

@@ -79,8 +79,11 @@ class Formatter(Protocol):
         /,
         *,
         base_dir: Path | None = None,
+        sources: Mapping[str, str] | None = None,
     ) -> str:
-        """Render `diagnostics`; `base_dir` is the folder paths are made relative to."""
+        """Render `diagnostics`; `base_dir` is the folder paths are made relative to, and
+        `sources` the text of the files by name (SARIF hashes the flagged lines with it;
+        the other formats do not need it)."""
         ...
 
 
@@ -102,6 +105,7 @@ def format_diagnostics(
     rules: Mapping[str, RuleInfo],
     *,
     base_dir: Path | None = None,
+    sources: Mapping[str, str] | None = None,
 ) -> str:
     """Render `diagnostics` in the format called `name` (a key of `FORMATS`).
 
@@ -111,7 +115,7 @@ def format_diagnostics(
         formatter = FORMATS[name]
     except KeyError:
         raise UnknownFormatError(name) from None
-    return formatter(diagnostics, rules, base_dir=base_dir)
+    return formatter(diagnostics, rules, base_dir=base_dir, sources=sources)
 
 
 # -- text ---------------------------------------------------------------------
@@ -123,6 +127,7 @@ def format_text(
     /,
     *,
     base_dir: Path | None = None,
+    sources: Mapping[str, str] | None = None,
 ) -> str:
     """One `path:line:col: severity[slug] message` line per diagnostic, for a terminal
     (`terminal_text`: a control character in a name is written as its escape).
@@ -148,6 +153,7 @@ def format_json(
     /,
     *,
     base_dir: Path | None = None,
+    sources: Mapping[str, str] | None = None,
 ) -> str:
     """A versioned JSON document: the diagnostics with raw positions (and their related
     locations, and for a finding with a counterexample trace its steps as `trace`, each
@@ -199,6 +205,7 @@ def format_github(
     /,
     *,
     base_dir: Path | None = None,
+    sources: Mapping[str, str] | None = None,
 ) -> str:
     """One GitHub Actions `::error`/`::warning`/`::notice` workflow command per diagnostic.
 

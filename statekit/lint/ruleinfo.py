@@ -12,7 +12,7 @@ class RuleInfo:
     """The documentation of one lint rule, as the output formats publish it.
 
     `summary` is a single line (SARIF `shortDescription`); `doc` is the rule
-    module's full docstring (SARIF `fullDescription` and `help`).
+    module's full docstring (SARIF `help`, and `fullDescription` up to its examples).
     """
 
     slug: str

@@ -1,9 +1,17 @@
 """The SARIF 2.1.0 output format of `statekit lint`, and the rules' documentation it
-carries (`help_text`, `help_markdown`, `help_uri`).
+carries (`help_text`, `help_markdown`, `help_uri`, `full_description`).
 
 - SARIF 2.1.0: https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
-- GitHub's limits on uploaded SARIF (results, locations, rules, size):
+- What GitHub code scanning reads of it, and its limits (results, locations, rules,
+  size, 1,024 characters of `shortDescription` and `fullDescription`, 255 of `name`):
   https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning
+
+Per rule: `fullDescription` is its description without examples, within GitHub's
+1,024 characters, and `help` its whole documentation (text and Markdown);
+`properties` carry code scanning's `precision`, `problem.severity` and `tags`
+(`statekit.lint.rule_properties`). Per result: `partialFingerprints` hold
+statekit's own hash and, when the file's text is given, code scanning's
+`primaryLocationLineHash` (`statekit.lint.line_hash`).
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from urllib.parse import quote
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.lint.format_common import (
+    STDIN_NAME,
     WINDOWS_DRIVE,
     absolute_path,
     base_folder,
@@ -28,6 +37,8 @@ from statekit.lint.format_common import (
     trace_json,
     with_notes,
 )
+from statekit.lint.line_hash import line_hashes
+from statekit.lint.rule_properties import sarif_properties
 from statekit.lint.ruleinfo import RuleInfo
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -44,8 +55,16 @@ MAX_RELATED_LOCATIONS = 100
 """Related locations kept per result (GitHub accepts 1,000 and shows 100)."""
 FINGERPRINT_KEY = "statekitFindingHash/v1"
 """The `partialFingerprints` key; bump the version if the hashed fields change."""
+LINE_HASH_KEY = "primaryLocationLineHash"
+"""The `partialFingerprints` key code scanning reads (`statekit.lint.line_hash`)."""
+MAX_DESCRIPTION = 1_024
+"""GitHub's limit on `shortDescription.text` and `fullDescription.text`."""
+STDIN_URI = "stdin"
+"""The URI of a chart read from standard input and given no name (`--stdin-filename`)."""
 
 _LITERAL_MARKER = re.compile(r"^(\S.*?)::$", re.M)
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z`\"'(]|\s*$)")  # not "e.g. a"
+_EXAMPLES = re.compile(r"(?s:.*)::|[^\n]*:")  # a literal block's header, or a one-line "Failing:"
 # RFC 3986 sub-delims and "@" may stay literal in a path; ":" may not in a
 # relative reference (its first segment would read as a scheme).
 _RELATIVE_PATH_SAFE = "/!$&'()*+,;=@"
@@ -65,6 +84,7 @@ def format_sarif(
     /,
     *,
     base_dir: Path | None = None,
+    sources: Mapping[str, str] | None = None,
 ) -> str:
     """A SARIF 2.1.0 log with one run: every rule in `rules`, and one result per diagnostic.
 
@@ -75,9 +95,11 @@ def format_sarif(
     `ruleIndex` resolves. Within GitHub's limits: at most `MAX_RESULTS_PER_RULE`
     results per rule, each capped rule followed by one result saying how many
     were left out, at most `MAX_RESULTS` in all, at most `MAX_RELATED_LOCATIONS`
-    related locations per result.
+    related locations per result. `sources` (file name as the diagnostics give it →
+    its text) lets a result carry code scanning's `primaryLocationLineHash`.
     """
     base = base_folder(base_dir)
+    hashes = {file: line_hashes(text) for file, text in (sources or {}).items()}
     shown = rendered_diagnostics(diagnostics)
     infos = sorted(rules.values(), key=lambda info: info.slug)
     documented = {info.slug for info in infos}
@@ -90,7 +112,7 @@ def format_sarif(
     occurrences: dict[str, int] = {}
     for d in _capped(shown):
         location = _artifact_location(d.span.file, base)
-        digest = _fingerprint(d.slug, location["uri"], d.message)
+        digest = _fingerprint(d.slug, str(location["uri"]), d.message)
         occurrences[digest] = occurrences.get(digest, 0) + 1
         result: dict[str, object] = {
             "ruleId": d.slug,
@@ -98,7 +120,9 @@ def format_sarif(
             "level": _SARIF_LEVEL[d.severity],
             "message": {"text": with_notes(d)},
             "locations": [_physical_location(location, d.span)],
-            "partialFingerprints": {FINGERPRINT_KEY: f"{digest}:{occurrences[digest]}"},
+            "partialFingerprints": _fingerprints(
+                f"{digest}:{occurrences[digest]}", hashes.get(d.span.file), d.span
+            ),
         }
         related = [
             {
@@ -136,7 +160,15 @@ def format_sarif(
     return dump(log)
 
 
-def _physical_location(location: dict[str, str], span: SourceSpan) -> dict[str, object]:
+def _fingerprints(own: str, hashes: tuple[str, ...] | None, span: SourceSpan) -> dict[str, str]:
+    fingerprints = {FINGERPRINT_KEY: own}
+    line = clamped(span)[0]
+    if hashes is not None and line <= len(hashes):
+        fingerprints[LINE_HASH_KEY] = hashes[line - 1]
+    return fingerprints
+
+
+def _physical_location(location: dict[str, object], span: SourceSpan) -> dict[str, object]:
     line, column, end_line, end_column = clamped(span)
     return {
         "physicalLocation": {
@@ -228,6 +260,27 @@ def help_markdown(info: RuleInfo) -> str:
     return "\n".join(out)
 
 
+def full_description(info: RuleInfo) -> str:
+    """A rule's description for SARIF `fullDescription`: its documentation up to the
+    examples, within `MAX_DESCRIPTION` characters; of the paragraph that would pass the
+    limit, the sentences that fit (a text without one is cut with an ellipsis). The whole
+    documentation is the rule's `help`."""
+    doc = inspect.cleandoc(info.doc) or info.summary
+    kept: list[str] = []
+    for paragraph in re.split(r"\n[ \t]*\n", doc):
+        if _EXAMPLES.fullmatch(paragraph.strip()):  # `Failing::`: the examples start here
+            break
+        room = MAX_DESCRIPTION - len("\n\n".join([*kept, ""]))
+        if len(paragraph) <= room:
+            kept.append(paragraph)
+            continue
+        ends = [m.end() for m in _SENTENCE_END.finditer(paragraph) if m.end() <= room]
+        if ends:
+            kept.append(paragraph[: ends[-1]])
+        break
+    return "\n\n".join(kept) or doc[: MAX_DESCRIPTION - 1] + "…"
+
+
 def help_uri(slug: str) -> str:
     """Where a rule is documented: its heading in docs/rules.md."""
     return f"{RULES_DOC_URI}#{slug}"
@@ -242,10 +295,11 @@ def _rule_descriptor(info: RuleInfo) -> dict[str, object]:
         "id": info.slug,
         "name": _pascal_case(info.slug),
         "shortDescription": {"text": info.summary},
-        "fullDescription": {"text": text},
+        "fullDescription": {"text": full_description(info)},
         "help": {"text": text, "markdown": help_markdown(info)},
         "helpUri": help_uri(info.slug),
         "defaultConfiguration": configuration,
+        "properties": sarif_properties(info.slug, info.default_severity),
     }
 
 
@@ -254,6 +308,7 @@ def _bare_rule_descriptor(slug: str) -> dict[str, object]:
         "id": slug,
         "name": _pascal_case(slug),
         "shortDescription": {"text": f"statekit diagnostic {slug}"},
+        "fullDescription": {"text": f"statekit diagnostic {slug}: see the message of each result."},
         "help": {
             "text": f"statekit diagnostic {slug}: see the message of each result.",
             "markdown": f"statekit diagnostic `{slug}`: see the message of each result.",
@@ -281,8 +336,14 @@ def _file_uri(path: str) -> str:
     return "file://" + _quote(path, _ABSOLUTE_PATH_SAFE)
 
 
-def _artifact_location(file: str, base: str) -> dict[str, str]:
-    """Below `base`: a URI relative to `%SRCROOT%`; elsewhere an absolute `file:` URI."""
+def _artifact_location(file: str, base: str) -> dict[str, object]:
+    """Below `base`: a URI relative to `%SRCROOT%`; elsewhere an absolute `file:` URI; a
+    chart read from standard input without a name: `STDIN_URI`, described as such."""
+    if file == STDIN_NAME:
+        return {
+            "uri": STDIN_URI,
+            "description": {"text": "standard input (`--stdin-filename` names the file)"},
+        }
     absolute = absolute_path(file, base)
     if absolute is None:
         return {"uri": _file_uri(file.replace("\\", "/"))}

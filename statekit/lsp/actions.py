@@ -28,29 +28,35 @@ RESPELLED = frozenset(
 """The findings about a name that may be misspelt (others qualify by a `did you mean`)."""
 
 DEFAULT_REASON_PREFIX = "NOT_IN_"
-"""A new `reject` entry's reason code is this and the state's name (the user edits it)."""
+"""One reason a new `reject` entry may give: this and the state's name."""
+MAX_REASON_CHOICES = 8
+"""Quick fixes offered per unclassified event, one per reason."""
 
 
 def actions_for(
     doc: ChartDocument, range_: Range, diagnostics: Sequence[Diagnostic]
 ) -> tuple[CodeAction, ...]:
-    """The quick fixes of the findings that overlap `range_`, in the order given."""
+    """The quick fixes of the findings on the lines of `range_` (wherever on the line the
+    cursor is: an editor asks at the cursor, often column 0), in the order given."""
     actions: list[CodeAction] = []
     if doc.index.root is None:
         return ()
     for diagnostic in diagnostics:
         where = doc.lines.range_of(diagnostic.span)
-        if where.end < range_.start or range_.end < where.start:
+        if not on_lines(where, range_):
             continue
         actions.extend(_fixes(doc, diagnostic, where))
     return tuple(dict.fromkeys(actions))
 
 
+def on_lines(finding: Range, asked: Range) -> bool:
+    """Whether the lines of `asked` and those of `finding` share one."""
+    return finding.start.line <= asked.end.line and asked.start.line <= finding.end.line
+
+
 def _fixes(doc: ChartDocument, diagnostic: Diagnostic, where: Range) -> Iterator[CodeAction]:
     if diagnostic.slug == undefined_pair.SLUG:
-        action = _classify(doc, diagnostic)
-        if action is not None:
-            yield action
+        yield from _classify(doc, diagnostic)
         return
     yield from _respell(doc, diagnostic, where)
     if diagnostic.slug == unknown_event.SLUG:
@@ -71,44 +77,56 @@ def _same_place(a: SourceSpan, b: SourceSpan) -> bool:
     )
 
 
-def _classify(doc: ChartDocument, diagnostic: Diagnostic) -> CodeAction | None:
+def _classify(doc: ChartDocument, diagnostic: Diagnostic) -> Iterator[CodeAction]:
     match = _UNCLASSIFIED.match(diagnostic.message)
     if match is None:
-        return None
+        return
     event, name = match.group(1), match.group(2)
     states = doc.index.states
     path = next((p for p, s in states.items() if _same_place(s.node.span, diagnostic.span)), None)
     if path is None:
         path = doc.index.resolve_state(name)
     if path is None or path not in states:
-        return None
-    reason = _reason_for(doc, event, path)
-    edit = _add_entry(doc, states[path].node, "reject", f"{event}: {reason}")
+        return
     where = f"'{path}'" if path else "the root"
-    return CodeAction(
-        title=f"Reject {event} in {where} ({reason})",
-        edits=(edit,),
-        fixes=diagnostic.slug,
-        preferred=True,
-    )
+    for reason in plausible_reasons(doc, event, path):
+        yield CodeAction(
+            title=f"Reject {event} in {where} ({reason})",
+            edits=(_add_entry(doc, states[path].node, "reject", f"{event}: {reason}"),),
+            fixes=diagnostic.slug,
+        )
 
 
-def _reason_for(doc: ChartDocument, event: str, path: str) -> str:
-    """The reason the chart gives most often when rejecting `event` elsewhere, else
-    `NOT_IN_<STATE>` (`NOT_ALLOWED` at the root): a start the user edits."""
-    used = Counter(
-        reason
-        for info in doc.index.states.values()
-        for key, value in _items(info.node.get("reject"))
-        if key.value == event and (reason := text(value)) is not None
-    )
-    if used:
-        return used.most_common(1)[0][0]
-    if not path:
-        return "NOT_ALLOWED"
-    name = doc.index.states[path].name
-    code = re.sub(r"[^A-Z0-9]+", "_", name.upper()).strip("_")
-    return DEFAULT_REASON_PREFIX + code if code else "NOT_ALLOWED"
+def plausible_reasons(doc: ChartDocument, event: str, path: str) -> tuple[str, ...]:
+    """The reason codes a new `reject` entry for `event` in state `path` may give, each a
+    quick fix of its own (which is right is the author's call, not a guess of ours): the
+    reasons the chart gives `event` elsewhere (most used first), those `path` and its
+    ancestors give other events, then `NOT_IN_<STATE>` and `NOT_ALLOWED`. At most
+    `MAX_REASON_CHOICES`."""
+    for_event: Counter[str] = Counter()
+    for_state: list[str] = []
+    lineage = {path, *_ancestors(path)}
+    for state, info in doc.index.states.items():
+        for key, value in _items(info.node.get("reject")):
+            reason = text(value)
+            if reason is None:
+                continue
+            if key.value == event:
+                for_event[reason] += 1
+            elif state in lineage:
+                for_state.append(reason)
+    standard = ["NOT_ALLOWED"]
+    if path:
+        code = re.sub(r"[^A-Z0-9]+", "_", doc.index.states[path].name.upper()).strip("_")
+        if code:
+            standard.insert(0, DEFAULT_REASON_PREFIX + code)
+    ranked = [reason for reason, _ in for_event.most_common()] + for_state + standard
+    return tuple(dict.fromkeys(ranked))[:MAX_REASON_CHOICES]
+
+
+def _ancestors(path: str) -> list[str]:
+    parts = path.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts))]
 
 
 def _items(node: Node | None) -> tuple[tuple[ScalarNode, Node], ...]:

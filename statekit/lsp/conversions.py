@@ -10,6 +10,8 @@ from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.lint.registry import RULES
+from statekit.lint.sarif_format import help_uri
 from statekit.lsp import records
 
 SOURCE = "statekit"
@@ -56,8 +58,29 @@ def span_range(document: TextDocument, span: SourceSpan) -> types.Range:
     return to_client(document, records.Range(start, end))
 
 
+def hints(finding: Diagnostic) -> tuple[str, ...]:
+    """The notes of a finding that are advice ("did you mean 'paid'?", "declare it under
+    events: ..."): every note but the lines of a list or trace (indented) and the lines
+    that introduce one (ending in a colon)."""
+    return tuple(
+        note
+        for note in finding.notes
+        if note.strip() and not note[:1].isspace() and not note.rstrip().endswith(":")
+    )
+
+
+def diagnostic_message(finding: Diagnostic) -> str:
+    """The message an editor shows: the finding's message, then its hints one per line.
+
+    Neovim's float, flymake and VS Code's problems list show the message but not
+    `relatedInformation`, so the advice goes in both."""
+    return "\n".join((finding.message, *hints(finding)))
+
+
 def lsp_diagnostic(finding: Diagnostic, document: TextDocument, file: str) -> types.Diagnostic:
-    """A statekit finding as an LSP diagnostic: related places and notes as relatedInformation."""
+    """A statekit finding as an LSP diagnostic: the hints in its message (`diagnostic_message`),
+    related places and every note as relatedInformation, and a rule's documentation (its
+    heading in docs/rules.md) as `codeDescription`, which editors link the code to."""
     here = span_range(document, finding.span)
     related = [
         types.DiagnosticRelatedInformation(
@@ -76,9 +99,12 @@ def lsp_diagnostic(finding: Diagnostic, document: TextDocument, file: str) -> ty
     ]
     return types.Diagnostic(
         range=here,
-        message=finding.message,
+        message=diagnostic_message(finding),
         severity=_SEVERITY.get(finding.severity, types.DiagnosticSeverity.Information),
         code=finding.slug,
+        code_description=(
+            types.CodeDescription(href=help_uri(finding.slug)) if finding.slug in RULES else None
+        ),
         source=SOURCE,
         related_information=related or None,
     )

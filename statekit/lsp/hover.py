@@ -104,7 +104,9 @@ def _answers(doc: ChartDocument, path: str) -> list[tuple[str, list[str]]]:
         node = doc.index.states[path].node
         on = list(_keys(node.get("on")))
         already = [str(n.value) for n in _scalars(node.get("already"))]
-        reject = [f"{k} → {scalar_text(v) or 'REJECTED'}" for k, v in _items(node.get("reject"))]
+        reject = [
+            f"{k.value} → {scalar_text(v) or 'REJECTED'}" for k, v in _items(node.get("reject"))
+        ]
     return [("transitions on", on), ("already", already), ("reject", reject)]
 
 

@@ -337,14 +337,15 @@ class ChartLanguageServer(LanguageServer):
         return state.navigation, document
 
     def findings_in(self, uri: str, where: records.Range) -> tuple[Diagnostic, ...]:
-        """The published findings of `uri` that touch `where` (code points)."""
+        """The published findings of `uri` on the lines of `where` (a code action is asked
+        for at the cursor, anywhere on the finding's line)."""
         state = self.documents.get(uri)
         if state is None:
             return ()
         touching = []
         for finding in state.findings:
             start, end = span_positions(finding.span)
-            if start <= where.end and where.start <= end:
+            if start.line <= where.end.line and where.start.line <= end.line:
                 touching.append(finding)
         return tuple(touching)
 

@@ -31,6 +31,7 @@ from statekit.lint.formats import (
     format_sarif,
     format_text,
     help_markdown,
+    help_text,
     help_uri,
 )
 from statekit.lint.registry import RULES as REGISTERED
@@ -256,13 +257,18 @@ def test_sarif_lists_every_rule_and_indexes_results_into_them() -> None:
         "id": "unreachable-state",
         "name": "UnreachableState",
         "shortDescription": {"text": "A state no transition can ever enter."},
-        "fullDescription": {"text": RULES["unreachable-state"].doc.split("\n")[0] + FAILING},
+        "fullDescription": {"text": RULES["unreachable-state"].doc.split("\n")[0]},
         "help": {
             "text": RULES["unreachable-state"].doc.split("\n")[0] + FAILING,
             "markdown": RULES["unreachable-state"].doc.split("\n")[0] + FAILING,
         },
         "helpUri": "https://github.com/statekit/statekit/blob/main/docs/rules.md#unreachable-state",
         "defaultConfiguration": {"level": "error"},
+        "properties": {
+            "precision": "high",
+            "problem.severity": "error",
+            "tags": ["correctness", "analysis"],
+        },
     }
     assert by_id["unused-event"]["defaultConfiguration"] == {"level": "warning"}
     assert by_id["guard-style"]["defaultConfiguration"] == {"level": "none", "enabled": False}
@@ -609,11 +615,15 @@ def test_every_rule_has_markdown_help_and_a_help_uri_that_exists(slug: str) -> N
         for rule in json.loads(format_sarif((), {slug: info}))["runs"][0]["tool"]["driver"]["rules"]
     )
     assert descriptor["helpUri"] == uri
-    assert descriptor["help"] == {
-        "text": descriptor["fullDescription"]["text"],
-        "markdown": markdown,
-    }
+    assert descriptor["help"] == {"text": help_text(info), "markdown": markdown}
     assert "Failing::" not in descriptor["help"]["text"]
+    # GitHub's limits: 1,024 characters of each description, 255 of the name; the full
+    # description is the documentation up to the examples, which stay in `help`
+    full = descriptor["fullDescription"]["text"]
+    assert info.summary in full and len(full) <= 1024
+    assert help_text(info).startswith(full) and "Failing:" not in full
+    assert len(descriptor["shortDescription"]["text"]) <= 1024
+    assert len(descriptor["name"]) <= 255
 
 
 def test_undocumented_rules_get_help_too() -> None:

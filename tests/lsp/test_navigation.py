@@ -837,11 +837,15 @@ def test_code_action_classifies_the_unclassified_event_where_the_finding_says(
     findings = [d for d in _lint(variant, tmp_path) if d.slug == "undefined-pair"]
     assert len(findings) == 1
     actions = code_actions(chart_document(variant), EVERYWHERE, findings)
-    assert [(a.title, a.fixes) for a in actions] == [
-        ("Reject CANCEL in 'paid' (NOT_IN_PAID)", "undefined-pair")
-    ]
-    assert apply(variant, actions[0].edits) == fixed
+    assert {a.fixes for a in actions} == {"undefined-pair"}
+    assert not any(a.preferred for a in actions)  # several plausible reasons: none is a guess
+    chosen = next(a for a in actions if a.title == "Reject CANCEL in 'paid' (NOT_IN_PAID)")
+    assert apply(variant, chosen.edits) == fixed
     assert not [d for d in _lint(fixed, tmp_path) if d.slug == "undefined-pair"]
+    for action in actions:  # each choice classifies the event
+        assert not [
+            d for d in _lint(apply(variant, action.edits), tmp_path) if d.slug == "undefined-pair"
+        ]
 
 
 def test_code_action_reuses_the_reason_the_chart_gives_the_event_elsewhere(
@@ -853,8 +857,47 @@ def test_code_action_reuses_the_reason_the_chart_gives_the_event_elsewhere(
     findings = [d for d in _lint(variant, tmp_path) if d.slug == "undefined-pair"]
     assert len(findings) == 1
     actions = code_actions(chart_document(variant), EVERYWHERE, findings)
-    assert [a.title for a in actions] == ["Reject CANCEL in 'paid' (TOO_LATE)"]
+    assert [a.title for a in actions] == [
+        "Reject CANCEL in 'paid' (TOO_LATE)",
+        "Reject CANCEL in 'paid' (NOT_IN_PAID)",
+        "Reject CANCEL in 'paid' (NOT_ALLOWED)",
+    ]
     assert "      CANCEL: TOO_LATE\n" in apply(variant, actions[0].edits)
+
+
+def test_code_action_offers_each_reason_the_chart_uses_not_one_guess(tmp_path: Path) -> None:
+    # every other state gives PAY a reason of its own: each is offered, most used first,
+    # then the reasons the state itself gives, then the standard ones
+    text = """\
+statechart: pay
+events: {PAY: {}, SHIP: {}, CANCEL: {}}
+initial: created
+states:
+  created:
+    on: {SHIP: shipped, CANCEL: done}
+    reject: {SHIP: NOT_READY}
+  paying: {reject: {PAY: PAYMENT_IN_PROGRESS}, on: {SHIP: shipped, CANCEL: done}}
+  shipped: {reject: {PAY: ALREADY_SHIPPED}, on: {SHIP: shipped, CANCEL: done}}
+  held: {reject: {PAY: ON_HOLD}, on: {SHIP: shipped, CANCEL: done}}
+  stuck: {reject: {PAY: ON_HOLD}, on: {SHIP: shipped, CANCEL: done}}
+  done: {final: true, reject: {"*": DONE}}
+"""
+    findings = [
+        d for d in _lint(text, tmp_path) if d.slug == "undefined-pair" and "'created'" in d.message
+    ]
+    assert len(findings) == 1
+    actions = code_actions(chart_document(text), EVERYWHERE, findings)
+    assert [a.title for a in actions] == [
+        f"Reject PAY in 'created' ({reason})"
+        for reason in (
+            "ON_HOLD",
+            "PAYMENT_IN_PROGRESS",
+            "ALREADY_SHIPPED",
+            "NOT_READY",
+            "NOT_IN_CREATED",
+            "NOT_ALLOWED",
+        )
+    ]
 
 
 def test_code_action_classifies_in_the_owning_region_of_a_parallel_chart(tmp_path: Path) -> None:
@@ -875,8 +918,7 @@ def test_code_action_classifies_in_the_owning_region_of_a_parallel_chart(tmp_pat
     findings = [d for d in _lint(broken, tmp_path) if d.slug == "undefined-pair"]
     assert findings, "dropping a region-level reject entry leaves the event unclassified"
     doc = chart_document(broken)
-    actions = code_actions(doc, EVERYWHERE, findings)
-    assert len(actions) == len(findings)
+    actions = [code_actions(doc, EVERYWHERE, [finding])[0] for finding in findings]
     fixed = broken
     for action in actions:
         fixed = apply(fixed, action.edits)
@@ -953,14 +995,22 @@ def test_declare_event_in_every_form_of_events(events_block: str) -> None:
     assert compile_source(fixed, "t.yaml").errors == ()
 
 
-def test_code_actions_only_for_findings_in_the_range() -> None:
+def test_code_actions_only_for_findings_on_the_lines_of_the_range() -> None:
     broken = TASK.replace("to: lifecycle.running", "to: lifecycle.runing", 1)
     result = compile_source(broken, "task.yaml")
     doc = chart_document(broken, result)
     far = Range(Position(0, 0), Position(1, 0))
     assert code_actions(doc, far, result.diagnostics) == ()
     near = at(broken, "to: lifecycle.runing", offset=6)
-    assert code_actions(doc, Range(near, near), result.diagnostics)
+    expected = code_actions(doc, Range(near, near), result.diagnostics)
+    assert expected
+    line = broken.split("\n")[near.line]
+    for column in range(len(line) + 1):  # anywhere on the line, column 0 and the end too
+        cursor = Position(near.line, column)
+        assert code_actions(doc, Range(cursor, cursor), result.diagnostics) == expected
+    for other in (near.line - 1, near.line + 1):
+        cursor = Position(other, 0)
+        assert code_actions(doc, Range(cursor, cursor), result.diagnostics) == ()
 
 
 # ---- hostile documents --------------------------------------------------------------------

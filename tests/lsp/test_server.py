@@ -24,8 +24,10 @@ from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.pipeline import compile_source
 from statekit.lint.config import LintConfig, find_pyproject, load_project_config
 from statekit.lint.lint_files import lint_source
+from statekit.lint.registry import RULES
 
 ROOT = Path(__file__).resolve().parents[2]
+RULES_PAGE = "https://github.com/statekit/statekit/blob/main/docs/rules.md"
 EXTRAS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
     "optional-dependencies"
 ]
@@ -122,15 +124,18 @@ def expected(
             }
             for r in d.related
         ] + [{"location": {"uri": uri, "range": here}, "message": n} for n in d.notes]
+        advice = [n for n in d.notes if n[:1].strip() and not n.endswith(":")]
         item: Json = {
             "range": here,
-            "message": d.message,
+            "message": "\n".join([d.message, *advice]),
             "severity": {Severity.ERROR: 1, Severity.WARNING: 2}.get(d.severity, 3),
             "code": d.slug,
             "source": "statekit",
         }
         if related:
             item["relatedInformation"] = related
+        if d.slug in RULES:  # the rule's heading in docs/rules.md
+            item["codeDescription"] = {"href": f"{RULES_PAGE}#{d.slug}"}
         out.append(item)
     return out
 
@@ -233,10 +238,13 @@ def test_a_finding_with_notes_and_an_unclassified_pair_spelled_out(
     found = [d for d in editor.analysed(uri) if d["code"] == "undefined-pair"]
     assert len(found) == 1
     assert found[0]["range"] == here
-    assert found[0]["message"] == (
+    message = found[0]["message"].split("\n")
+    assert message[0] == (
         "event GO is not classified under 'b': no transition, `already` or `reject` answers it"
         " there (UNDEFINED_TRANSITION)"
     )
+    assert message[-1].startswith("classify it at 'b': `reject: {GO: REASON}` there")
+    assert not any(line.startswith((" ", "path from")) for line in message)  # no trace
     assert found[0]["relatedInformation"][0] == {
         "location": {"uri": uri, "range": here},
         "message": "UNDEFINED_TRANSITION in 1 of the 1 reachable configurations with 'b' active,"
@@ -247,9 +255,10 @@ def test_a_finding_with_notes_and_an_unclassified_pair_spelled_out(
     assert editor.published(uri, 2) == [
         {
             "range": {"start": {"line": 5, "character": 9}, "end": {"line": 5, "character": 12}},
-            "message": "undeclared event 'GOO'",
+            "message": "undeclared event 'GOO'\ndeclare it under events: (declared: GO)",
             "severity": 1,
             "code": "unknown-event",
+            "codeDescription": {"href": f"{RULES_PAGE}#unknown-event"},
             "source": "statekit",
             "relatedInformation": [
                 {
@@ -571,6 +580,16 @@ def test_code_actions_fix_the_findings_they_are_asked_about(editor: Editor, tmp_
     assert respell["edit"] == {"changes": {uri: [{"range": found[0]["range"], "newText": "STOP"}]}}
     assert respell["diagnostics"] == found
     assert any("STPO" in t for t in titles)  # declare it, the other fix
+    line = found[0]["range"]["start"]["line"]
+    for column in (0, found[0]["range"]["end"]["character"] + 1):  # the cursor, off the name
+        cursor = {"line": line, "character": column}
+        at_cursor = editor.request(
+            "textDocument/codeAction",
+            uri,
+            range={"start": cursor, "end": cursor},
+            context={"diagnostics": found},
+        )
+        assert at_cursor == actions
     nothing = editor.request(
         "textDocument/codeAction", uri, range=_at(0, 0, 0, 1), context={"diagnostics": []}
     )

@@ -75,8 +75,33 @@ def test_a_property_documents_itself_beside_its_ref() -> None:
     # shows first); every other keyword beside a `$ref` would be ignored by draft-07.
     for path, node in walk(loaded_schema()):
         if "$ref" in node:
-            assert set(node) <= {"$ref", "description"}, path
+            assert set(node) <= {"$ref", "description", "markdownDescription"}, path
         assert "allOf" not in node, path
+
+
+def markdown_of(text: str) -> str:
+    """`text` as Markdown that shows it: code spans kept, other Markdown punctuation escaped."""
+    parts = re.split(r"(`[^`]*`)", text)
+    return "".join(
+        part if i % 2 else re.sub(r"([\\*_\[\]<>#|])", r"\\\1", part)
+        for i, part in enumerate(parts)
+    )
+
+
+def test_every_description_has_its_markdown_beside_it() -> None:
+    # editors (yaml-language-server, VS Code) render `markdownDescription` and show a plain
+    # `description` escaped, backticks and all; and a definition's markdownDescription is
+    # merged into a `$ref` beside which there is none, standing in for the property's own
+    # text: so every description, empty ones included, has its Markdown beside it
+    documented = 0
+    for path, node in walk(loaded_schema()):
+        text = node.get("description")
+        if isinstance(text, str):
+            documented += 1
+            assert node.get("markdownDescription") == markdown_of(text), path
+        else:
+            assert "markdownDescription" not in node, path
+    assert documented > 200
 
 
 def test_every_closed_mapping_has_a_title_naming_the_construct() -> None:
@@ -172,6 +197,7 @@ def test_root_state_keys_mean_the_same_as_in_a_state() -> None:
         root_sub = dict(document["properties"][key])
         if key == "description":  # the chart's prose vs the state's: same type, own hover text
             root_sub["description"] = sub["description"]
+            root_sub["markdownDescription"] = sub["markdownDescription"]
         assert root_sub == sub, key
 
 
