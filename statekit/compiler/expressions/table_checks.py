@@ -16,7 +16,6 @@ from statekit.compiler.expressions.language import FORBIDDEN
 from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.expressions.tree import ExprNode, Literal, TableRead
 from statekit.compiler.rules import expression_type, expression_unsafe, table_incomplete
-from statekit.compiler.value_types import BaseType
 
 _SHOWN_KEYS = 8  # most missing keys a message lists
 
@@ -85,29 +84,26 @@ class TableChecks(CheckerCore):
                 )
                 return False
             return True
-        if got.base is not wanted.base or got.nullable:
+        plain_into_enum = wanted.enum is not None and got.enum is None
+        if got.base is not wanted.base or got.nullable or plain_into_enum:
+            notes = ("declare the key's field with the same enum",) if plain_into_enum else ()
             self.report(
                 expression_type.SLUG,
                 key_ast,
                 f"{name} is keyed by {table.key_text()}, but {shown} is {got.describe()}",
+                notes,
             )
             return False
         if table.has_default:
             return True
         if got.enum is None:
-            keyed = (
+            self.report(
+                table_incomplete.SLUG,
+                key_ast,
                 f"{name} has no default for keys it does not list, and {shown} can be any "
-                f"{got.base.value}"
-                if wanted.enum is None
-                else f"{name} is keyed by {table.key_text()}, but {shown} can be any "
-                f"{got.base.value}"
+                f"{got.base.value}",
+                ("give the table a default:, or declare the key's field with an enum",),
             )
-            hint = (
-                "declare the key's field with an enum, or give the table a default:"
-                if got.base in (BaseType.STRING, BaseType.INTEGER)
-                else "give the table a default:"
-            )
-            self.report(table_incomplete.SLUG, key_ast, keyed, (hint,))
             return False
         missing = [v for v in got.enum if v not in table.entries]
         if missing:
