@@ -163,7 +163,8 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks):
                 expression_unsafe.SLUG, node, "'tables' is only allowed as tables.<name>[key]"
             )
             return None
-        notes = list(_did_you_mean(name, dict.fromkeys(self.scope.definitions.names())))
+        defined = self.scope.definitions.names()
+        notes = list(_did_you_mean(name, dict.fromkeys(defined))) if len(defined) <= 1000 else []
         if name in self.scope.context:
             notes.append(f"did you mean ctx.{name}?")
         payload = self.scope.payload

@@ -95,7 +95,7 @@ def compile_tree(node: ExprNode) -> Evaluator:
         case IsNone(operand=x, negated=negated):
             return _is_none(x, negated)
         case TableRead(key=key, lookup=table):
-            return _table_read(key, table.entries, table.default, table.has_default)
+            return _table_read(key, table.index(), table.default, table.has_default)
 
 
 def _bool_op(op: str, fs: tuple[Evaluator, ...]) -> Evaluator:
@@ -376,12 +376,10 @@ def _call(func: str, fs: tuple[Evaluator, ...]) -> Evaluator:
     return lambda c, e, a: builtin([f(c, e, a) for f in fs])
 
 
-def _table_read(
-    key: ExprNode, entries: Mapping[Any, Any], default: Any, has_default: bool
-) -> Evaluator:
-    """One dictionary look-up. The checker proved that a read without a default cannot
-    miss (the key's type has only listed values), so it indexes; with one, `get`."""
-    table = dict(entries)
+def _table_read(key: ExprNode, table: dict[Any, Any], default: Any, has_default: bool) -> Evaluator:
+    """One dictionary look-up (the table's one shared dictionary). The checker proved that
+    a read without a default cannot miss (the key's type has only listed values), so it
+    indexes; with one, `get`."""
     if has_default:
         match key:
             case ContextRef(field=f):

@@ -42,6 +42,15 @@ class LookupTable:
     description: str | None = None
     span: SourceSpan = field(default_factory=lambda: SourceSpan.start_of(""), compare=False)
     key_field: str | None = None  # `key: ctx.<field>`: the context field whose enum keys it
+    _index: dict[TableKey, TableValue] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # One dictionary per table, shared by every compiled read of it (a read indexes it).
+        object.__setattr__(self, "_index", dict(self.entries))
+
+    def index(self) -> dict[TableKey, TableValue]:
+        """The entries as the plain dictionary every compiled read shares (do not change it)."""
+        return self._index
 
     @property
     def enum_keyed(self) -> bool:
@@ -67,3 +76,9 @@ class LookupTable:
         if self.has_default:
             out["default"] = self.default
         return out
+
+
+def shown_key(value: object) -> str:
+    """A key or value for a message: its repr, at most about 40 characters."""
+    shown = repr(value)
+    return shown if len(shown) <= 40 else f"{shown[:37]}... ({len(shown)} characters)"

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import ast
 import difflib
+import itertools
 
 from statekit.compiler.expressions.checker_core import CheckerCore
 from statekit.compiler.expressions.language import FORBIDDEN
-from statekit.compiler.expressions.lookup_table import LookupTable
+from statekit.compiler.expressions.lookup_table import LookupTable, shown_key
 from statekit.compiler.expressions.tree import ExprNode, Literal, TableRead
 from statekit.compiler.rules import expression_type, expression_unsafe, table_incomplete
 
@@ -49,11 +50,11 @@ class TableChecks(CheckerCore):
         if table is not None:
             return table
         declared = list(self.scope.tables)
-        close = difflib.get_close_matches(node.attr, declared, n=1)
+        close = difflib.get_close_matches(node.attr, declared, n=1) if len(declared) <= 1000 else []
         notes = (
             (f"did you mean 'tables.{close[0]}'?",)
             if close
-            else (f"declared tables: {', '.join(declared) or 'none'}",)
+            else (f"declared tables: {', '.join(declared[:_SHOWN_KEYS]) or 'none'}",)
         )
         self.report(expression_type.SLUG, node, f"unknown table '{node.attr}'", notes)
         return None
@@ -74,7 +75,7 @@ class TableChecks(CheckerCore):
         name = f"table '{table.name}'"
         if isinstance(key, Literal):
             if got.base is not wanted.base or key.value not in table.entries:
-                keys = ", ".join(repr(k) for k in list(table.entries)[:_SHOWN_KEYS])
+                keys = ", ".join(shown_key(k) for k in itertools.islice(table.entries, _SHOWN_KEYS))
                 more = ", ..." if len(table.entries) > _SHOWN_KEYS else ""
                 self.report(
                     expression_type.SLUG,
@@ -107,7 +108,7 @@ class TableChecks(CheckerCore):
             return False
         missing = [v for v in got.enum if v not in table.entries]
         if missing:
-            listed = ", ".join(repr(v) for v in missing[:_SHOWN_KEYS])
+            listed = ", ".join(shown_key(v) for v in missing[:_SHOWN_KEYS])
             more = f" and {len(missing) - _SHOWN_KEYS} more" if len(missing) > _SHOWN_KEYS else ""
             self.report(
                 table_incomplete.SLUG,

@@ -17,7 +17,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from statekit.compiler.diagnostics import Diagnostic, Severity
-from statekit.compiler.expressions.lookup_table import LookupTable, TableKey, TableValue
+from statekit.compiler.expressions.lookup_table import (
+    LookupTable,
+    TableKey,
+    TableValue,
+    shown_key,
+)
 from statekit.compiler.ir import FieldDecl
 from statekit.compiler.model.declarations import mapping_items, text
 from statekit.compiler.model.timers import parse_delay
@@ -29,6 +34,8 @@ from statekit.compiler.value_types import INTEGER, BaseType, ValueType, out_of_r
 MAX_PROBLEMS_PER_TABLE = 10
 """Most entry problems reported for one table (then one line counts the rest)."""
 _SHOWN_KEYS = 8  # most missing keys one message lists
+MAX_SUGGESTION_CANDIDATES = 1000
+"""Most names a "did you mean" compares with (beyond, no suggestion: bounded time)."""
 _INTEGER_KEY = re.compile(r"-?[0-9]{1,19}")
 
 
@@ -202,7 +209,7 @@ class _Table:
             if key in spans:
                 self._error(
                     key_node,
-                    f"key {key!r} is listed twice (first at line {spans[key].span.line})",
+                    f"key {shown_key(key)} is listed twice (first at line {spans[key].span.line})",
                 )
                 continue
             spans[key] = key_node
@@ -219,7 +226,7 @@ class _Table:
         missing = [v for v in key_type.enum or () if v not in listed]
         if not missing or self.problems:  # an entry with an error is missing too: said once
             return
-        listed_text = ", ".join(repr(v) for v in missing[:_SHOWN_KEYS])
+        listed_text = ", ".join(shown_key(v) for v in missing[:_SHOWN_KEYS])
         extra = len(missing) - _SHOWN_KEYS
         more = f" and {extra} more" if extra > 0 else ""
         self._error(
@@ -236,13 +243,17 @@ class _Table:
         key: TableKey = raw
         if key_type.base is BaseType.INTEGER:
             if not _INTEGER_KEY.fullmatch(raw) or out_of_range(int(raw)):
-                self._error(node, f"key {raw!r} is not an integer")
+                self._error(node, f"key {shown_key(raw)} is not an integer")
                 return None
             key = int(raw)
         if allowed is not None and key not in allowed:
-            close = difflib.get_close_matches(raw, [str(v) for v in allowed], n=1)
+            close = (
+                difflib.get_close_matches(raw, [str(v) for v in allowed], n=1)
+                if len(allowed) <= MAX_SUGGESTION_CANDIDATES and len(raw) <= 100
+                else []
+            )
             notes = (f"did you mean {close[0]!r}?",) if close else ()
-            self._error(node, f"key {key!r} is not {key_type.describe()}", *notes)
+            self._error(node, f"key {shown_key(key)} is not {_describe(key_type)}", *notes)
             return None
         return key
 
@@ -255,20 +266,22 @@ class _Table:
                 return value
             self._error(
                 node,
-                f"{_short(value)} is not a duration",
+                f"{shown_key(value)} is not a duration",
                 "a duration is a literal such as 250ms, 30s, 15m, 2h, 7d, 1h30m, or milliseconds",
             )
             return None
         if value is None or not value_type.accepts(value):
-            self._error(node, f"{_short(value)} is not {value_type.describe()}")
+            self._error(node, f"{shown_key(value)} is not {value_type.describe()}")
             return None
         why = out_of_range(value)
         if why is not None:
-            self._error(node, f"{_short(value)} {why}")
+            self._error(node, f"{shown_key(value)} {why}")
             return None
         return value
 
 
-def _short(value: object) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 40 else f"{shown[:37]}... ({len(shown)} characters)"
+def _describe(kind: ValueType) -> str:
+    """A type for a message: an enum of many values by its size."""
+    if kind.enum is not None and len(kind.enum) > _SHOWN_KEYS:
+        return f"one of the enum's {len(kind.enum)} values"
+    return kind.describe()
