@@ -168,3 +168,14 @@ def test_a_definition_rename_is_refused_for_names_an_expression_cannot_use(
         editor.request(
             "textDocument/rename", uri, position=_find(CHART, 'if: "exh'), newName=new_name
         )
+
+
+def test_the_outline_lists_definitions_and_tables(editor: Editor, uri: str) -> None:
+    symbols = editor.request("textDocument/documentSymbol", uri)
+    named = [(s["name"], s["detail"]) for s in symbols if s["detail"] in ("definition", "table")]
+    assert named == [
+        ("limit", "definition"),
+        ("exhausted", "definition"),
+        ("max_retries", "table"),
+        ("team_queue", "table"),
+    ]
