@@ -6,6 +6,8 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from statekit.compiler.pipeline import compile_source
 from statekit.compiler.serialize import chart_to_json
@@ -259,3 +261,39 @@ def test_the_missing_keys_of_a_large_enum_are_listed_briefly() -> None:
     (error,) = _errors("0", "'x'", tables)
     listed = ", ".join(f"'v{i}'" for i in range(1, 9))
     assert error == f"table-incomplete: table 't': no entry for {listed} and 91 more"
+
+
+KEYS = st.lists(
+    st.sampled_from(["a", "b", "c", "d", "e", "f"]), min_size=1, max_size=6, unique=True
+)
+VALUES = st.integers(min_value=-(2**63), max_value=2**63 - 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), keys=KEYS)
+def test_a_read_is_the_entry_or_the_default_for_every_table_and_key(
+    data: st.DataObject, keys: list[str]
+) -> None:
+    entries = {k: data.draw(VALUES) for k in keys}
+    default = data.draw(st.none() | VALUES)
+    listed = ", ".join(f"{k}: {v}" for k, v in entries.items())
+    enum = ", ".join(keys)
+    tables = (
+        f"  e:\n    key: {{enum: [{enum}]}}\n    value: integer\n    entries: {{{listed}}}\n"
+        f"  s:\n    key: string\n    value: integer\n    entries: {{{listed}}}\n"
+        + ("" if default is None else f"    default: {default}\n")
+    )
+    key = data.draw(st.sampled_from(keys))
+    code = data.draw(st.sampled_from([*keys, "zz", ""]))
+    text = _source("tables.e[ctx.k]", "'x'", tables).replace(
+        "  budget:", f"  k: {{enum: [{enum}], default: {keys[0]}}}\n  budget:"
+    )
+    queue = "'x'" if default is None else "'x' if tables.s[ctx.code] == 0 else 'y'"
+    result = compile_source(text.replace("queue: \"'x'\"", f'queue: "{queue}"'), "t.yaml")
+    assert result.chart is not None, result.diagnostics
+    chart = Chart(result.chart)
+    done = chart.send(chart.start(context={"k": key, "code": code}), "GO", {"kind": "mail"})
+    assert done.state.context["budget"] == entries[key]
+    if default is not None:
+        read = entries.get(code, default)
+        assert done.state.context["queue"] == ("x" if read == 0 else "y")
