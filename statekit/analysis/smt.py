@@ -30,12 +30,16 @@ from statekit.compiler.expressions.tree import (
     IsNone,
     Literal,
     Not,
+    TableRead,
     UnaryOp,
 )
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.value_types import INT_MAX, INT_MIN, BaseType, ValueType
 
 QUERY_BUDGET = 500_000
+MAX_TABLE_TERMS = 64
+"""Largest table a read of which is translated (a nested `If` per entry); a larger one is
+an unknown of its value type (sound, less precise)."""
 """The solver's resource limit for one question (z3's `rlimit`: a count of its basic
 steps, so the bound and the answer are the same on every machine, unlike a timeout);
 past it the run is kept (UNDECIDED). The questions the DSL's guards make take
@@ -244,6 +248,15 @@ class _Translation:
             case IfExp(test=test, body=body, orelse=orelse):
                 a, b = _numeric(self.value(body, fact), self.value(orelse, fact))
                 return z3.If(self.condition(test, fact), a, b)
+            case TableRead(key=key, lookup=table) if 0 < len(table.entries) <= MAX_TABLE_TERMS:
+                term = self.value(key, fact)
+                entries = list(table.entries.items())
+                last = table.default if table.has_default else entries.pop()[1]
+                out = self._literal(last)
+                for k, v in reversed(entries):
+                    a, b = _numeric(self._literal(v), out)
+                    out = z3.If(term == self._literal(k), a, b)
+                return out
             case Not() | BoolOp() | IsNone() | Compare() | InList() | Active():
                 return self.condition(node, fact)
         raise _Unsupported

@@ -11,9 +11,11 @@ field is tracked when its value is exact from the chart alone:
   from it;
 - every `assign` of it in the chart (transition effects, `entry`, `exit`) is
   a literal of its domain, another tracked field whose domain is within its
-  own, or a payload field (`event.<name>`) whose type's domain is within its
-  own. A payload assignment splits the run per value of the payload field,
-  and each value joins the run's feasibility question (`event.at_period_end
+  own, a table read keyed by a tracked field or a literal whose every value is
+  within its domain (`tables.tier[ctx.priority]`), or a payload field
+  (`event.<name>`) whose type's domain is within its own. A payload
+  assignment splits the run per value of the payload field, and each value
+  joins the run's feasibility question (`event.at_period_end
   == true` holding fixes the stored value to true).
 
 Its value at the start is *any* value of its domain, kept until the first
@@ -46,6 +48,7 @@ from statekit.compiler.expressions.tree import (
     ExprNode,
     IsNone,
     Literal,
+    TableRead,
     iter_nodes,
 )
 from statekit.compiler.ir import Assign, CompiledChart, Effect
@@ -118,8 +121,9 @@ class TrackedFields:
             grown = False
             for name in list(wanted):
                 for tree in sources.get(name, ()):
-                    if isinstance(tree, ContextRef) and tree.field not in wanted:
-                        wanted.add(tree.field)
+                    source = tree.key if isinstance(tree, TableRead) else tree
+                    if isinstance(source, ContextRef) and source.field not in wanted:
+                        wanted.add(source.field)
                         grown = True
         candidates = [n for n in chart.context if n in domains and n in wanted]
         qualifying = self._fixed_point(set(candidates), domains, sources)
@@ -224,6 +228,13 @@ def _trackable(
     if isinstance(tree, EventRef):
         inner = finite_domain(tree.type)
         return inner is not None and _within(inner, domain)
+    if isinstance(tree, TableRead) and isinstance(tree.key, ContextRef | Literal):
+        # a table read keyed by a tracked field (or a literal): exact when every value the
+        # table can give is within the domain
+        table = tree.lookup
+        values = (*table.entries.values(), *((table.default,) if table.has_default else ()))
+        key_known = isinstance(tree.key, Literal) or tree.key.field in tracked
+        return key_known and _within(values, domain)
     return False
 
 
@@ -277,6 +288,8 @@ class TrackingDomain(AbstractDomain):
             value = tree.value
         elif isinstance(tree, ContextRef):
             value = context[tree.field]
+        elif isinstance(tree, TableRead):  # keyed by a tracked field or a literal
+            value = expression.evaluate(context, payload, active)
         else:
             assert isinstance(tree, EventRef)  # the only other trackable source
             options = finite_domain(tree.type)

@@ -16,6 +16,8 @@ from types import MappingProxyType
 
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions.expression import Expression
+from statekit.compiler.expressions.lookup_table import LookupTable
+from statekit.compiler.expressions.named import NamedExpression
 from statekit.compiler.race_ir import Producer as Producer
 from statekit.compiler.race_ir import RaceDecision as RaceDecision
 from statekit.compiler.source.nodes import Scalar
@@ -380,7 +382,8 @@ class CompiledChart:
     `idempotency` maps an event to the payload fields that identify its fact
     (the chart's `idempotency:`; the runner keeps (event, key values) unique).
     `timers` are the `after` timers in document order (`StateNode.timers` holds
-    each state's ids); their events are not in `events`.
+    each state's ids); their events are not in `events`. `definitions` (`define:`) and
+    `tables` (`tables:`) are kept for tools: every use is already inlined in its tree.
     """
 
     name: str
@@ -405,6 +408,8 @@ class CompiledChart:
     producers: tuple[Producer, ...] = ()
     races: tuple[RaceDecision, ...] = ()
     timers: tuple[TimerDecl, ...] = ()
+    definitions: Mapping[str, NamedExpression] = field(default_factory=lambda: MappingProxyType({}))
+    tables: Mapping[str, LookupTable] = field(default_factory=lambda: MappingProxyType({}))
     _timer_index: Mapping[str, TimerDecl] = field(
         init=False, repr=False, compare=False, default_factory=lambda: MappingProxyType({})
     )

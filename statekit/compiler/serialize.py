@@ -199,6 +199,12 @@ def chart_to_json(chart: CompiledChart, *, positions: bool = True) -> dict[str, 
         out["migrations"] = [w.migration(m) for m in chart.migrations]
     if chart.timers:  # absent without timers: charts without time keep their digests
         out["timers"] = [w.timer(t) for t in chart.timers]
+    if chart.tables:  # absent without tables: the reads' trees name a table, this gives it
+        out["tables"] = {
+            name: w.node(t.to_json(), t.span, t.description) for name, t in chart.tables.items()
+        }
+    if positions and chart.definitions:  # every use is inlined in its tree (the digest's form)
+        out["define"] = {name: w.node(d.to_json(), d.span) for name, d in chart.definitions.items()}
     if positions:
         out["file"] = chart.file
         out["description"] = chart.description

@@ -17,6 +17,7 @@ from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.rules import (
     ambiguous_state,
+    definition_cycle,
     duplicate_key,
     expression_syntax,
     expression_type,
@@ -26,6 +27,7 @@ from statekit.compiler.rules import (
     invalid_migration,
     invalid_target,
     schema,
+    table_incomplete,
     unknown_event,
     unknown_guard,
     unknown_state,
@@ -73,6 +75,8 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     expression_syntax,
     expression_unsafe,
     expression_type,
+    definition_cycle,
+    table_incomplete,
     final_has_transitions,
     unused_event,
     unused_guard,

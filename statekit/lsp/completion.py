@@ -23,6 +23,7 @@ from statekit.lsp.completion_items import (
 from statekit.lsp.document import ChartDocument
 from statekit.lsp.hover import field_type
 from statekit.lsp.index import Index, Kind, build_index
+from statekit.lsp.named_completion import definition_items, table_items
 from statekit.lsp.records import CompletionItem, CompletionKind, Position, Range, TextEdit
 from statekit.lsp.timer_names import send_ids
 
@@ -190,6 +191,9 @@ def _items(
     if expression:
         if _ACTIVE_OPEN.search(place.before):
             return state_items(doc, index, rng, typed, activatable=True)
+        named = table_items(doc, index, place.before, rng, typed)
+        if named is not None:
+            return named
         field = _FIELD_OPEN.search(place.before)
         events = _events_in_scope(index, keys)
         if field is not None:
@@ -201,8 +205,10 @@ def _items(
             return _payload(doc, index, events, name_range)
         if typed and "." not in typed:
             # a bare word: the fields with their prefix
-            return [_prefixed(item, "ctx.") for item in _context(doc, index, rng)] + [
-                _prefixed(item, "event.") for item in _payload(doc, index, events, rng)
+            return [
+                *(_prefixed(item, "ctx.") for item in _context(doc, index, rng)),
+                *(_prefixed(item, "event.") for item in _payload(doc, index, events, rng)),
+                *definition_items(doc, index, rng),
             ]
         return []
     migration = _migration_items(doc, index, place, rng)
@@ -343,7 +349,7 @@ def _expression_place(keys: tuple[str, ...]) -> bool:
         return True
     if parent in ("assign", "payload"):
         return True
-    return len(keys) == 2 and keys[0] == "guards"
+    return len(keys) == 2 and keys[0] in ("guards", "define")
 
 
 def _events(doc: ChartDocument, index: Index, rng: Range) -> list[CompletionItem]:

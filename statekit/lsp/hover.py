@@ -10,6 +10,7 @@ from statekit.compiler.model.timers import timer_trigger
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.lsp.document import ChartDocument
 from statekit.lsp.index import Declaration, Kind
+from statekit.lsp.named_hover import describe_definition, describe_table
 
 
 def describe(doc: ChartDocument, kind: Kind, key: str) -> str | None:
@@ -36,6 +37,10 @@ def describe(doc: ChartDocument, kind: Kind, key: str) -> str | None:
         return "\n".join(lines)
     if kind is Kind.TIMER:
         return _describe_timer(doc, decl)
+    if kind is Kind.DEFINITION:
+        return describe_definition(doc, decl)
+    if kind is Kind.TABLE:
+        return describe_table(doc, decl)
     if kind is Kind.INVARIANT:
         description = _description(decl.node)
         return f"**invariant** {code(key)}" + (f"\n\n{description}" if description else "")

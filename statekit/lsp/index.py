@@ -18,6 +18,7 @@ from statekit.compiler.model.declarations import mapping_items, scalar_list, tex
 from statekit.compiler.source.loader import load_yaml
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.lsp.line_map import LineMap
+from statekit.lsp.named_expressions import bare_name, named_uses
 from statekit.lsp.names import (
     FULL_PATH_ROLES,
     SUFFIX_ROLES,
@@ -130,6 +131,11 @@ class _Builder:
         for key, body in mapping_items(root.get("guards")):
             self.declare(Kind.GUARD, str(key.value), key, body)
             self.index.guard_events.setdefault(str(key.value), set())
+        for section, kind in (("define", Kind.DEFINITION), ("tables", Kind.TABLE)):
+            for key, body in mapping_items(root.get(section)):
+                self.declare(kind, str(key.value), key, body)
+        for _key, body in mapping_items(root.get("define")):
+            self._expression(body, ())
         self._state(root, "", None, None)
         for key, body in mapping_items(root.get("guards")):
             expr = body.get("if") if isinstance(body, MappingNode) else body
@@ -288,7 +294,7 @@ class _Builder:
             tree = ast.parse(node.value.strip(), mode="eval")
         except (SyntaxError, ValueError):
             return
-        found: list[tuple[tuple[int, int], Kind, Role, str, str]] = []
+        found: list[tuple[tuple[int, int], Kind, Role, str, str]] = named_uses(tree)
         for sub in ast.walk(tree):
             where = (getattr(sub, "lineno", 0), getattr(sub, "col_offset", 0))
             if (
@@ -319,6 +325,10 @@ class _Builder:
                 match = _ACTIVE.search(raw, cursor)
                 if match is not None and raw.startswith(name + match.group(1), match.end()):
                     start, end = match.end(), match.end() + len(name)
+            elif base == "":
+                match = bare_name(name).search(raw, cursor)
+                if match is not None:
+                    start, end = match.start(1), match.end(1)
             else:
                 match = re.compile(_FIELD.format(base=base, name=re.escape(name))).search(
                     raw, cursor
@@ -366,6 +376,8 @@ class _Builder:
                 key = ref.text if ref.text in context else None
             elif ref.kind is Kind.TIMER:
                 key = resolve_timer(index, ref.text)
+            elif ref.kind in (Kind.DEFINITION, Kind.TABLE):
+                key = ref.text if index.declaration_of(ref.kind, ref.text) else None
             else:
                 key = next(
                     (f"{e}.{ref.text}" for e in ref.events if f"{e}.{ref.text}" in payload), None

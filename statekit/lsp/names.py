@@ -22,6 +22,8 @@ class Kind(enum.Enum):
     PAYLOAD = "payload field"
     INVARIANT = "invariant"
     TIMER = "timer"
+    DEFINITION = "definition"
+    TABLE = "table"
 
 
 class Role(enum.Enum):
@@ -49,6 +51,8 @@ class Role(enum.Enum):
     MIGRATION_TIMER = "migrations.timers"
     MIGRATION_TO = "migrations.timers.to"
     MIGRATION_STATE = "migrations.state"
+    DEFINED_NAME = "define"
+    TABLE_READ = "tables"
 
 
 SUFFIX_ROLES = frozenset(
@@ -125,6 +129,10 @@ class Index:
     def declared(self, kind: Kind) -> dict[str, Declaration]:
         """The declarations of one kind by key, in document order."""
         return {d.key: d for d in self.declarations if d.kind is kind}
+
+    def declaration_of(self, kind: Kind, key: str) -> Declaration | None:
+        """The first declaration of `key` as a `kind`, or None."""
+        return next((d for d in self.declarations if d.kind is kind and d.key == key), None)
 
     def resolve_reference(self, ref: str, role: Role, scope: str) -> str | None:
         """The path a state reference in `role` names, or None."""

@@ -108,11 +108,14 @@ _SYMBOL_KINDS = {
     Kind.GUARD: SymbolKind.FUNCTION,
     Kind.CONTEXT: SymbolKind.FIELD,
     Kind.INVARIANT: SymbolKind.CONSTANT,
+    Kind.DEFINITION: SymbolKind.CONSTANT,
+    Kind.TABLE: SymbolKind.NAMESPACE,
 }
 
 
 def document_symbols(doc: ChartDocument) -> tuple[DocumentSymbol, ...]:
-    """The outline: the state tree, then events, guards, context fields and invariants."""
+    """The outline: the state tree, then events, guards, context fields, invariants,
+    definitions and tables."""
     index = doc.index
     if index.root is None:
         return ()
@@ -131,7 +134,7 @@ def document_symbols(doc: ChartDocument) -> tuple[DocumentSymbol, ...]:
         )
 
     symbols = [state_symbol(c) for c in index.states[""].children if c in decls]
-    for kind in (Kind.EVENT, Kind.GUARD, Kind.CONTEXT, Kind.INVARIANT):
+    for kind in (Kind.EVENT, Kind.GUARD, Kind.CONTEXT, Kind.INVARIANT, Kind.DEFINITION, Kind.TABLE):
         for decl in index.declarations:
             if decl.kind is kind:
                 children: tuple[DocumentSymbol, ...] = ()

@@ -9,9 +9,11 @@ chart compiles to the same tables with the new name.
 
 from __future__ import annotations
 
+import keyword
 import re
 from collections.abc import Callable
 
+from statekit.compiler.model.definitions import RESERVED_NAMES
 from statekit.compiler.model.relative_refs import explicit_anchor, is_explicit, relative_form
 from statekit.compiler.source.loader import load_yaml
 from statekit.compiler.source.nodes import MappingNode, ScalarNode
@@ -31,7 +33,9 @@ from statekit.lsp.timer_rename import rename_timer, timer_state_edit
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 """The names a rename accepts: plain YAML everywhere and a name in an expression."""
 
-RENAMEABLE = (Kind.STATE, Kind.EVENT, Kind.GUARD, Kind.TIMER)
+RENAMEABLE = (Kind.STATE, Kind.EVENT, Kind.GUARD, Kind.TIMER, Kind.DEFINITION, Kind.TABLE)
+EXPRESSION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+"""The names a definition or a table may take: names an expression can write."""
 
 
 def refusal_for_name(new_name: str) -> str | None:
@@ -52,13 +56,15 @@ def rename_at(doc: ChartDocument, position: Position, new_name: str) -> RenameOu
     """The edits renaming the state, event or guard at `position` to `new_name`."""
     found = doc.at(position)
     if found is None or found[0] not in RENAMEABLE:
-        return RenameOutcome(refusal="no state, event, guard or timer here")
+        return RenameOutcome(refusal="no state, event, guard, timer, definition or table here")
     kind, key, _ = found
     if key is None:
         return RenameOutcome(refusal="this name is not declared, so there is nothing to rename")
     if kind is Kind.TIMER:
         return rename_timer(doc, key, new_name)
     problem = refusal_for_name(new_name)
+    if problem is None and kind in (Kind.DEFINITION, Kind.TABLE):
+        problem = _expression_name_refusal(kind, new_name)
     if problem is not None:
         return RenameOutcome(refusal=problem)
     if kind is Kind.STATE:
@@ -68,6 +74,15 @@ def rename_at(doc: ChartDocument, position: Position, new_name: str) -> RenameOu
     if isinstance(edits, str):
         return RenameOutcome(refusal=edits)
     return RenameOutcome(edits=tuple(sorted(set(edits), key=lambda e: e.range)))
+
+
+def _expression_name_refusal(kind: Kind, new_name: str) -> str | None:
+    """Why an expression cannot use `new_name` for a definition or table, or None."""
+    if not EXPRESSION_NAME.match(new_name):
+        return f"'{new_name}' is not a {kind.value} name: letters, digits and '_' only"
+    if kind is Kind.DEFINITION and (new_name in RESERVED_NAMES or keyword.iskeyword(new_name)):
+        return f"'{new_name}' belongs to the expression language"
+    return None
 
 
 def _name_edits(doc: ChartDocument, kind: Kind, key: str, new_name: str) -> list[TextEdit] | str:

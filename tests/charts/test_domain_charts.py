@@ -154,6 +154,8 @@ def test_a_subscription_through_trial_dunning_recovery_and_cancel_at_period_end(
     assert sub.advance(14 * DAY - 1) == []
     (trial_end,) = sub.advance(1)
     assert trial_end.status is APPLIED and types(trial_end) == ["InvoiceRequested"]
+    # the invoice charges the plan's price (tables.price_cents): upgraded to pro above
+    assert [m.payload for m in trial_end.emitted] == [{"amount_cents": 4900}]
     assert sub.configuration == {"billing.invoiced", "entitlement.live.full", "plan.current.pro"}
 
     # the provider's first charge fails: dunning starts, access enters its grace period
@@ -226,6 +228,7 @@ def test_a_withdrawn_cancellation_renews_and_exhausted_retries_cancel_as_unpaid(
 
     (renewal,) = sub.advance(30 * DAY)
     assert types(renewal) == ["InvoiceRequested"]
+    assert [m.payload for m in renewal.emitted] == [{"amount_cents": 1900}]  # basic
     assert "billing.invoiced" in sub.configuration
 
     # three charges fail (max_attempts 3): the dunning loop gives up

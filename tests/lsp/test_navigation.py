@@ -557,8 +557,8 @@ def test_rename_rewrites_every_reference_of_its_kind(placeholder: str) -> None:
         ("  ${e_GO}:", "null", "reads as a YAML value other than the name itself"),
         ("  ${e_GO}:", "true", "reads as a YAML value other than the name itself"),
         ("  ${e_GO}:", "1e3", "not a name a rename writes"),
-        ("statechart: ", "other", "no state, event, guard or timer here"),
-        ("  n: ", "m", "no state, event, guard or timer here"),
+        ("statechart: ", "other", "no state, event, guard, timer, definition or table here"),
+        ("  n: ", "m", "no state, event, guard, timer, definition or table here"),
     ],
 )
 def test_rename_refuses_colliding_and_invalid_names(

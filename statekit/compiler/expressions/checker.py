@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.expressions.call_checks import CallChecks
+from statekit.compiler.expressions.definition_checks import DefinitionChecks
 from statekit.compiler.expressions.language import (
     FORBIDDEN,
     FUNCTIONS,
@@ -24,6 +25,7 @@ from statekit.compiler.expressions.language import (
 )
 from statekit.compiler.expressions.operator_checks import OperatorChecks
 from statekit.compiler.expressions.scope import NoEvent, TypedEvent
+from statekit.compiler.expressions.table_checks import TableChecks
 from statekit.compiler.expressions.tree import (
     ContextRef,
     EventRef,
@@ -36,7 +38,7 @@ from statekit.compiler.expressions.type_relations import (
 from statekit.compiler.rules import expression_syntax, expression_type, expression_unsafe
 
 
-class Checker(OperatorChecks, CallChecks):
+class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks):
     """One expression's allow-list and type check; collects every diagnostic."""
 
     # -- entry ------------------------------------------------------------------
@@ -69,7 +71,10 @@ class Checker(OperatorChecks, CallChecks):
             )
             return None
         self.root = tree.body
-        return self.visit(tree.body)
+        node = self.visit(tree.body)
+        if node is not None and self.expanded and not self.bounded_expansion(node):
+            return None
+        return node
 
     def _syntax_error(self, exc: SyntaxError) -> None:
         lineno = exc.lineno or 1
@@ -121,6 +126,8 @@ class Checker(OperatorChecks, CallChecks):
                 return self._if_exp(node)
             case ast.Call():
                 return self._call(node)
+            case ast.Subscript():
+                return self._subscript(node)
         message = FORBIDDEN.get(type(node), f"{type(node).__name__} is not allowed")
         self.report(expression_unsafe.SLUG, node, message)
         return None
@@ -149,7 +156,15 @@ class Checker(OperatorChecks, CallChecks):
         if name in FUNCTIONS:
             self.report(expression_unsafe.SLUG, node, f"'{name}' can only be called: {name}(...)")
             return None
-        notes = []
+        if name in self.scope.definitions:
+            return self._definition(node)
+        if name == "tables":
+            self.report(
+                expression_unsafe.SLUG, node, "'tables' is only allowed as tables.<name>[key]"
+            )
+            return None
+        defined = self.scope.definitions.names()
+        notes = list(_did_you_mean(name, dict.fromkeys(defined))) if len(defined) <= 1000 else []
         if name in self.scope.context:
             notes.append(f"did you mean ctx.{name}?")
         payload = self.scope.payload
@@ -157,13 +172,19 @@ class Checker(OperatorChecks, CallChecks):
             notes.append(f"did you mean event.{name}?")
         if not notes:
             notes.append(f"a string literal needs quotes inside the expression: \"'{name}'\"")
-        message = f"name '{name}' is not allowed: only event.<field>, ctx.<field> and literals"
+        message = (
+            f"name '{name}' is not allowed: only event.<field>, ctx.<field>, literals"
+            " and names from define:"
+        )
         self.report(expression_unsafe.SLUG, node, message, tuple(notes))
         return None
 
     def _attribute(self, node: ast.Attribute) -> ExprNode | None:
         base = node.value
         attr = node.attr
+        if isinstance(base, ast.Name) and base.id == "tables" and not attr.startswith("__"):
+            self._table_without_key(node)
+            return None
         if (
             not isinstance(base, ast.Name)
             or base.id not in ("ctx", "event")

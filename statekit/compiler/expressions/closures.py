@@ -47,6 +47,7 @@ from statekit.compiler.expressions.tree import (
     IsNone,
     Literal,
     Not,
+    TableRead,
     UnaryOp,
 )
 
@@ -93,6 +94,8 @@ def compile_tree(node: ExprNode) -> Evaluator:
             return _call(func, tuple(compile_tree(x) for x in args))
         case IsNone(operand=x, negated=negated):
             return _is_none(x, negated)
+        case TableRead(key=key, lookup=table):
+            return _table_read(key, table.index(), table.default, table.has_default)
 
 
 def _bool_op(op: str, fs: tuple[Evaluator, ...]) -> Evaluator:
@@ -371,3 +374,27 @@ def _call(func: str, fs: tuple[Evaluator, ...]) -> Evaluator:
         x, y = fs
         return lambda c, e, a: builtin(x(c, e, a), y(c, e, a))
     return lambda c, e, a: builtin([f(c, e, a) for f in fs])
+
+
+def _table_read(key: ExprNode, table: dict[Any, Any], default: Any, has_default: bool) -> Evaluator:
+    """One dictionary look-up (the table's one shared dictionary). The checker proved that
+    a read without a default cannot miss (the key's type has only listed values), so it
+    indexes; with one, `get`."""
+    if has_default:
+        match key:
+            case ContextRef(field=f):
+                return lambda c, e, a: table.get(c[f], default)
+            case EventRef(field=f):
+                return lambda c, e, a: table.get(e[f], default)
+        fk = compile_tree(key)
+        return lambda c, e, a: table.get(fk(c, e, a), default)
+    match key:
+        case ContextRef(field=f):
+            return lambda c, e, a: table[c[f]]
+        case EventRef(field=f):
+            return lambda c, e, a: table[e[f]]
+        case Literal(value=k):
+            value = table[k]
+            return lambda c, e, a: value
+    fk = compile_tree(key)
+    return lambda c, e, a: table[fk(c, e, a)]

@@ -50,7 +50,7 @@ FORBIDDEN: dict[type[ast.AST], str] = {
     ast.SetComp: "comprehensions are not allowed",
     ast.DictComp: "comprehensions are not allowed",
     ast.GeneratorExp: "comprehensions are not allowed",
-    ast.Subscript: "subscripts are not allowed",
+    ast.Subscript: "subscripts are only allowed on a declared table: tables.<name>[key]",
     ast.Slice: "slices are not allowed",
     ast.Dict: "dict displays are not allowed",
     ast.Set: "set displays are not allowed",

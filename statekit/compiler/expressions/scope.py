@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Protocol
 
 from statekit.compiler.diagnostics import Diagnostic, SourceSpan
+from statekit.compiler.expressions.lookup_table import LookupTable
+from statekit.compiler.expressions.tree import ExprNode
 from statekit.compiler.value_types import ValueType
 
 
@@ -44,17 +48,69 @@ EventInScope = TypedEvent | NoEvent | DeferredEvent
 
 
 @dataclass(frozen=True, slots=True)
+class DefinitionCycle:
+    """A definition used while it is being checked: `path` runs from it back to itself."""
+
+    path: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DefinitionFailed:
+    """A definition with errors of its own (reported at the definition, once)."""
+
+
+Expansion = ExprNode | DefinitionCycle | DefinitionFailed
+"""What a use of a definition stands for: its checked tree, or why there is none."""
+
+
+class Definitions(Protocol):
+    """The chart's named expressions (`define:`), checked on first use."""
+
+    def __contains__(self, name: object) -> bool: ...
+
+    def names(self) -> tuple[str, ...]:
+        """Every defined name, in declaration order."""
+        ...
+
+    def expand(self, name: str) -> Expansion:
+        """The checked tree `name` stands for (a defined name), or why there is none."""
+        ...
+
+
+class NoDefinitions:
+    """A chart without `define:`."""
+
+    def __contains__(self, name: object) -> bool:
+        return False
+
+    def names(self) -> tuple[str, ...]:
+        """No names."""
+        return ()
+
+    def expand(self, name: str) -> Expansion:
+        """Never called: nothing is defined."""
+        raise KeyError(name)
+
+
+NO_DEFINITIONS = NoDefinitions()
+"""The definitions of a chart that declares none."""
+
+
+@dataclass(frozen=True, slots=True)
 class ExpressionScope:
     """What an expression may refer to where it is written.
 
     `event` says whether and how the payload can be read. `resolve_state` maps an
     `active('ref')` argument to a state id, or returns the diagnostic (unknown or
-    ambiguous state) to report as is.
+    ambiguous state) to report as is. `definitions` are the chart's named expressions
+    (a bare name), `tables` its lookup tables (`tables.<name>[key]`).
     """
 
     context: Mapping[str, ValueType]
     event: EventInScope
     resolve_state: Callable[[str, SourceSpan], int | Diagnostic]
+    definitions: Definitions = NO_DEFINITIONS
+    tables: Mapping[str, LookupTable] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def payload(self) -> Mapping[str, ValueType] | None:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
+from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.value_types import (
     BOOLEAN,
     ValueType,
@@ -142,6 +143,20 @@ class IsNone:
     type: ValueType = BOOLEAN
 
 
+@dataclass(frozen=True, slots=True)
+class TableRead:
+    """`tables.<name>[key]`: the entry of a declared table for the key's value.
+
+    The checker proves the read cannot miss (every key value has an entry, or the table
+    has a `default`). Equality and hashing use the table's name, not its entries.
+    """
+
+    table: str
+    key: ExprNode
+    type: ValueType
+    lookup: LookupTable = field(compare=False, repr=False)
+
+
 ExprNode: TypeAlias = (
     Literal
     | ContextRef
@@ -156,6 +171,7 @@ ExprNode: TypeAlias = (
     | InList
     | Call
     | IsNone
+    | TableRead
 )
 
 
@@ -166,6 +182,8 @@ def children(node: ExprNode) -> tuple[ExprNode, ...]:
             return ()
         case Not(operand=x) | UnaryOp(operand=x) | IsNone(operand=x):
             return (x,)
+        case TableRead(key=key):
+            return (key,)
         case BoolOp(values=values):
             return values
         case Compare(left=left, comparators=comparators):
@@ -227,5 +245,7 @@ def tree_to_json(node: ExprNode) -> dict[str, object]:
             out = {"kind": "call", "func": func, "args": [tree_to_json(a) for a in args]}
         case IsNone(operand=x, negated=negated):
             out = {"kind": "is_none", "operand": tree_to_json(x), "negated": negated}
+        case TableRead(table=table, key=key):  # the entries are in the chart's `tables`
+            out = {"kind": "table", "table": table, "key": tree_to_json(key)}
     out["type"] = node.type.to_json()
     return out

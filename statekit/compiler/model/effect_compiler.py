@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
+from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.expressions.scope import (
+    NO_DEFINITIONS,
     DeferredEvent,
+    Definitions,
     ExpressionScope,
     NoEvent,
     TypedEvent,
@@ -38,7 +42,9 @@ class EffectCompiler:
         context: Mapping[str, FieldDecl],
         events: Mapping[str, EventDecl],
         resolve_state: Callable[[str, SourceSpan], int | Diagnostic],
+        names: ExpressionScope | None = None,
     ) -> None:
+        """`names`, when given, is a scope whose definitions and tables every scope shares."""
         self.context = context
         self.events = events
         self.resolve_state = resolve_state
@@ -47,6 +53,10 @@ class EffectCompiler:
         self.sent_ids: set[str] = set()  # the `id:` of every `send`
         self.cancelled_ids: list[tuple[str, SourceSpan]] = []  # every `cancel:`, to check
         self._scopes: dict[tuple[str | None, str], ExpressionScope] = {}
+        self.definitions: Definitions = NO_DEFINITIONS if names is None else names.definitions
+        self.tables: Mapping[str, LookupTable] = (
+            MappingProxyType({}) if names is None else names.tables
+        )
 
     def scope(self, event: EventDecl | None, unavailable: str) -> ExpressionScope:
         """The expression scope for code that runs with `event` (one per event and reason).
@@ -62,14 +72,22 @@ class EffectCompiler:
                 else TypedEvent(fields=event.field_types(), name=event.name)
             )
             found = self._scopes[key] = ExpressionScope(
-                context=self.context_types, event=in_scope, resolve_state=self.resolve_state
+                context=self.context_types,
+                event=in_scope,
+                resolve_state=self.resolve_state,
+                definitions=self.definitions,
+                tables=self.tables,
             )
         return found
 
     def deferred_scope(self) -> ExpressionScope:
         """The scope of a guard no transition uses: its `event.<field>` reads go unchecked."""
         return ExpressionScope(
-            context=self.context_types, event=DeferredEvent(), resolve_state=self.resolve_state
+            context=self.context_types,
+            event=DeferredEvent(),
+            resolve_state=self.resolve_state,
+            definitions=self.definitions,
+            tables=self.tables,
         )
 
     def compile_list(self, node: Node | None, scope: ExpressionScope) -> CompiledEffects:

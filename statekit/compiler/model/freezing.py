@@ -13,6 +13,8 @@ from types import MappingProxyType
 
 from statekit.compiler import scxml_procedures
 from statekit.compiler.diagnostics import SourceSpan
+from statekit.compiler.expressions.lookup_table import LookupTable
+from statekit.compiler.expressions.named import NamedExpression
 from statekit.compiler.ir import (
     ClassifiedEvent,
     CompiledChart,
@@ -88,6 +90,8 @@ class ResolvedModel:
     idempotency: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     migrations: tuple[MigrationDecl, ...] = ()
     timers: tuple[TimerDecl, ...] = ()
+    definitions: Mapping[str, NamedExpression] = field(default_factory=lambda: MappingProxyType({}))
+    tables: Mapping[str, LookupTable] = field(default_factory=lambda: MappingProxyType({}))
 
 
 def freeze(model: ResolvedModel) -> CompiledChart:
@@ -119,6 +123,8 @@ def freeze(model: ResolvedModel) -> CompiledChart:
         idempotency=MappingProxyType(dict(model.idempotency)),
         migrations=model.migrations,
         timers=model.timers,
+        definitions=model.definitions,
+        tables=model.tables,
     )
     return replace(chart, digest=chart_digest(chart))
 

@@ -37,6 +37,7 @@ from statekit.compiler.model.declarations import (
     scalar_list,
     text,
 )
+from statekit.compiler.model.definitions import ChartDefinitions
 from statekit.compiler.model.effect_compiler import EffectCompiler
 from statekit.compiler.model.freezing import ResolvedModel, StateBody, TransitionDraft
 from statekit.compiler.model.idempotency import compile_idempotency
@@ -44,6 +45,7 @@ from statekit.compiler.model.invariants import compile_invariants
 from statekit.compiler.model.migrations import read_migrations
 from statekit.compiler.model.numbering import StateDraft, number_states
 from statekit.compiler.model.references import StateReferences
+from statekit.compiler.model.tables import parse_tables
 from statekit.compiler.model.timers import NO_EVENT_IN_TIMERS, TimerEntry, read_timer_entries
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.rules import (
@@ -90,7 +92,15 @@ class _Resolver:
         self.problems.extend(events.problems)
         self.events: Mapping[str, EventDecl] = events.events
         self.guards: dict[str, GuardDecl] = parse_guards(root.get("guards"))
-        self.effects = EffectCompiler(self.context, self.events, self.resolve_activatable)
+        tables = parse_tables(root.get("tables"), self.context)
+        self.problems.extend(tables.problems)
+        self.tables = tables.tables
+        self.definitions = ChartDefinitions(
+            root.get("define"), self.context, self.resolve_activatable, tables.tables
+        )
+        self.effects = EffectCompiler(
+            self.context, self.events, self.resolve_activatable, self.definitions.scope
+        )
         self._guard_cache: dict[tuple[str, str | None, bool], Expression | None] = {}
         self.used_guards: set[str] = set()
         self.timers: list[TimerDecl] = []
@@ -143,6 +153,8 @@ class _Resolver:
                 self._check_unused_guard(guard_name)
         self._check_cancelled_ids()
         migrations = self._migrations()
+        definitions = self.definitions.check_all()
+        self.problems.extend(self.definitions.problems)
         lint = parse_lint_settings(self.root_node.get("lint"))
         if any(p.severity is Severity.ERROR for p in self.problems):
             return None
@@ -163,6 +175,8 @@ class _Resolver:
             idempotency=idempotency.keys,
             migrations=migrations,
             timers=tuple(self.timers),
+            definitions=definitions,
+            tables=self.tables,
         )
 
     def _migrations(self) -> tuple[MigrationDecl, ...]:

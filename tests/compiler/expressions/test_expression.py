@@ -486,7 +486,7 @@ def test_non_finite_yaml_literal_is_refused(value: float) -> None:
         ("{1, 2}", "expression-unsafe", 0, "set displays are not allowed"),
         ("[1, 2]", "expression-unsafe", 0, "lists are only allowed on the right of 'in'"),
         ("(1, 2)", "expression-unsafe", 0, "tuples are only allowed"),
-        ("event['x']", "expression-unsafe", 0, "subscripts are not allowed"),
+        ("event['x']", "expression-unsafe", 0, "subscripts are only allowed on a declared table"),
         ("f'{ctx.s}'", "expression-unsafe", 0, "f-strings are not allowed"),
         ("(y := 1)", "expression-unsafe", 1, "assignment expressions (:=) are not allowed"),
         ("ctx.i in [*ctx.j]", "expression-unsafe", 10, "starred expressions are not allowed"),
@@ -520,7 +520,7 @@ def test_non_finite_yaml_literal_is_refused(value: float) -> None:
         ("ctx.x.__class__", "expression-unsafe", 0, "attribute access '__class__' is not allowed"),
         ("ctx.i.real", "expression-unsafe", 0, "attribute access 'real' is not allowed"),
         ("'abc'.upper()", "expression-unsafe", 0, "calls are limited"),
-        ("ctx.s[0]", "expression-unsafe", 0, "subscripts are not allowed"),
+        ("ctx.s[0]", "expression-unsafe", 0, "subscripts are only allowed on a declared table"),
         ("1 + " * 600 + "1", "expression-unsafe", 0, "too long"),
         ("-" * 60 + "ctx.i", "expression-unsafe", 0, "nested more than 50 levels"),
         # types

@@ -364,6 +364,7 @@ def key_nodes(
 OPEN_MAPS = {"states", "on", "context", "events", "guards", "invariants", "reject", "assign"}
 OPEN_MAPS |= {"payload", "severity", "producers", "races", "idempotency", "rename", "timers"}
 OPEN_MAPS |= {"enter"}  # a migration's states entered
+OPEN_MAPS |= {"define", "tables", "entries"}  # definitions, tables, a table's entries
 
 
 def keyword_keys() -> list[tuple[ScalarNode, str]]:
