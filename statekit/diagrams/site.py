@@ -31,7 +31,7 @@ from statekit.diagrams.markdown import (
     index_page,
     machine_page,
 )
-from statekit.diagrams.model import extract
+from statekit.diagrams.model import EffectDetail, extract
 from statekit.diagrams.outputs import Drawing, drawings
 from statekit.diagrams.policies import InvariantCheck, policy_sections
 from statekit.diagrams.views import Split
@@ -115,15 +115,22 @@ def relative_link(target: Path, folder: Path) -> str:
     return Path(os.path.relpath(target.resolve(), folder.resolve())).as_posix()
 
 
-def plan_site(charts: Sequence[SiteChart], output: Path, *, split: Split) -> SitePlan:
-    """The files `statekit docs` writes into `output` for `charts` (pages link back to charts)."""
+def plan_site(
+    charts: Sequence[SiteChart],
+    output: Path,
+    *,
+    split: Split,
+    effects: EffectDetail = EffectDetail.SHORT,
+) -> SitePlan:
+    """The files `statekit docs` writes into `output` for `charts` (pages link back to
+    charts), the drawings' labels showing `effects`."""
     texts: dict[str, str] = {}
     images: list[SiteImage] = []
     entries: list[IndexEntry] = []
     for site_chart in charts:
         diagram = extract(site_chart.chart)
         stem = site_chart.path.stem
-        plan = drawings(diagram, stem, split=split)
+        plan = drawings(diagram, stem, split=split, effects=effects)
         lint = lint_summary(site_chart.findings)
         source = relative_link(site_chart.path, output)
         texts[f"{stem}.md"] = machine_page(
