@@ -252,9 +252,11 @@ def _analysed(
     "--check",
     is_flag=True,
     help="Write nothing; exit 1 and name the files that differ from what the charts give "
-    "(Markdown and DOT compared; SVGs only checked to exist).",
+    "(Markdown and DOT compared; SVG and PNG images only checked to exist).",
 )
-@click.option("--force", is_flag=True, help="Re-render every SVG, even when its DOT is unchanged.")
+@click.option(
+    "--force", is_flag=True, help="Re-render every image, even when its DOT is unchanged."
+)
 @split_option
 @effects_option
 @timeout_option
@@ -303,7 +305,9 @@ def docs_command(
     for path in done.written:
         click.echo(f"wrote {path}", err=True)
     if done.pending_images:
-        status.fail(EXIT_USAGE, f"statekit: the SVG images were not written: {INSTALL_HINT}")
+        status.fail(
+            EXIT_USAGE, f"statekit: the SVG and PNG images were not written: {INSTALL_HINT}"
+        )
     for failure in done.failures:
         status.fail(EXIT_USAGE, f"statekit: {failure}")
     sys.exit(status.exit_code)

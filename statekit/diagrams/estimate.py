@@ -32,8 +32,8 @@ capitals, digits, `_` and the bold event line take more (`text_width`)."""
 NAME_CHAR = 7.0
 """Average width of a character of an 11 pt bold state name, in points."""
 _WIDE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_mw")
-GAP = 10.0
-"""The space `dot` leaves between neighbours of a rank (nodesep 0.14 in)."""
+GAP = 9.0
+"""The space `dot` leaves between neighbours of a rank (nodesep 0.12 in)."""
 MARGIN = 16.0
 """What a cluster adds around its contents, both sides together."""
 WIDE_SIDE = 1.25
