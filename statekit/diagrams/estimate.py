@@ -3,9 +3,10 @@
 `dot` stacks states in ranks from the top and puts the label of an edge in a
 rank of its own between its ends; a drawing is as wide as its widest rank.
 The estimate follows that: in each compound state, its children are ranked by
-their distance from the initial state along transitions, the labels of the
-edges leaving a rank form the rank below it, and a rank's width is the sum of
-its items' widths; a composite child counts with its own estimate, the
+the longest path from the initial state along transitions (edges leading
+back left out), each edge's label sits on the rank mid-way between its ends
+and takes a little room on the ranks it passes, and a rank's width is the sum
+of its items' widths; a composite child counts with its own estimate, the
 regions of a parallel state side by side (or in rows, `region_rows`). Text
 widths are the average glyph widths of Helvetica at the drawing's sizes.
 
@@ -26,7 +27,7 @@ from statekit.diagrams.model import Diagram, DState, EffectDetail
 
 PAGE_WIDTH = 1200.0
 """The width a drawing should fit, in points: 1,600 px at 96 dpi, a page or a laptop screen."""
-LABEL_CHAR = 4.6
+LABEL_CHAR = 4.3
 """Average width of a lower-case letter (or a narrow sign) of a 9 pt label, in points;
 capitals, digits, `_` and the bold event line take more (`text_width`)."""
 NAME_CHAR = 7.0
@@ -36,6 +37,8 @@ GAP = 9.0
 """The space `dot` leaves between neighbours of a rank (nodesep 0.12 in)."""
 MARGIN = 16.0
 """What a cluster adds around its contents, both sides together."""
+PASSING = 8.0
+"""What an edge takes on a rank it passes through (besides the gap on either side)."""
 WIDE_SIDE = 1.25
 """How much wider than estimated a region may come out (the estimate ranks states as a
 breadth-first walk does; dot's crossing reduction spreads them further): regions are
@@ -53,7 +56,7 @@ class Sizing:
 def text_width(rows: list[str], char: float = LABEL_CHAR) -> float:
     """The width of the widest line, plus the label's padding (the first line is bold)."""
     widths = [
-        sum(1.4 if c in _WIDE else 1.0 for c in row) * char * (1.1 if index == 0 else 1.0)
+        sum(1.3 if c in _WIDE else 1.0 for c in row) * char * (1.08 if index == 0 else 1.0)
         for index, row in enumerate(rows)
     ]
     return max(widths, default=0.0) + 12.0
@@ -124,7 +127,7 @@ class _Estimator:
         return next(a for a in self.d.ancestry(inner) if self.d.states[a].parent == state.id)
 
     def compound_width(self, state: DState) -> float:
-        """Children ranked by distance from the initial state; labels between the ranks."""
+        """Children ranked as `ranks` does; each edge's label on the rank mid-way."""
         edges: dict[int, list[tuple[int, int]]] = defaultdict(list)
         for t in self.d.transitions:
             source = self.child_of(state, t.source)
@@ -133,21 +136,7 @@ class _Estimator:
             target = self.child_of(state, t.targets[0])
             if target is not None and target != source:
                 edges[source].append((target, t.id))
-        rank: dict[int, int] = {}
-        frontier = [c for c in state.initial if c in state.children] or list(state.children[:1])
-        for c in frontier:
-            rank[c] = 0
-        while frontier:
-            following = []
-            for source in frontier:
-                for target, _ in edges[source]:
-                    if target not in rank:
-                        rank[target] = rank[source] + 1
-                        following.append(target)
-            frontier = following
-        last = max(rank.values(), default=-1)
-        for c in state.children:
-            rank.setdefault(c, last + 1)
+        rank = _ranks(state, edges)
         bottom = max(rank.values(), default=0)
         for c in state.children:  # final states are drawn on the lowest rank together
             if self.d.states[c].kind is StateKind.FINAL:
@@ -156,9 +145,46 @@ class _Estimator:
         for c in state.children:
             widths[(rank[c], 0)].append(self.node_width(self.d.states[c]))
             for target, tid in edges[c]:
-                between = (rank[c] + rank[target] - 1) // 2  # dot labels an edge mid-way
+                low, high = sorted((rank[c], rank[target]))
+                between = (low + high - 1) // 2 if high > low else low  # mid-way, as dot does
                 widths[(between, 1)].append(self.label_width(tid))
+                for passed in range(low, high):  # the edge passes the ranks between its ends
+                    if passed > low:
+                        widths[(passed, 0)].append(PASSING)
+                    if passed != between:
+                        widths[(passed, 1)].append(PASSING)
         return max((sum(items) + GAP * (len(items) - 1) for items in widths.values()), default=0.0)
+
+
+def _ranks(state: DState, edges: dict[int, list[tuple[int, int]]]) -> dict[int, int]:
+    """Children ranked by the longest path from the initial state, edges that lead back
+    (to a state on the way there) left out: what dot's ranking gives a chart's flow."""
+    start = [c for c in state.initial if c in state.children] or list(state.children[:1])
+    order: list[int] = []
+    back: set[tuple[int, int]] = set()
+    seen: set[int] = set()
+    on_path: set[int] = set()
+
+    def visit(node: int) -> None:
+        seen.add(node)
+        on_path.add(node)
+        for target, _ in edges[node]:
+            if target in on_path:
+                back.add((node, target))
+            elif target not in seen:
+                visit(target)
+        on_path.discard(node)
+        order.append(node)
+
+    for root in [*start, *state.children]:
+        if root not in seen:
+            visit(root)
+    rank = dict.fromkeys(state.children, 0)
+    for node in reversed(order):  # a topological order of the edges kept
+        for target, _ in edges[node]:
+            if (node, target) not in back:
+                rank[target] = max(rank[target], rank[node] + 1)
+    return rank
 
 
 def estimated_width(d: Diagram, sizing: Sizing) -> float:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from statekit.compiler.ir import StateKind
 from statekit.diagrams.dot_text import WRAP, label_rows
-from statekit.diagrams.estimate import PAGE_WIDTH, WIDE_SIDE, Sizing, estimated_width
+from statekit.diagrams.estimate import PAGE_WIDTH, Sizing, estimated_width
 from statekit.diagrams.model import Diagram, DState, DTransition, EffectDetail
 
 SPLIT_STATES = 100
@@ -369,14 +369,14 @@ def composite_view(
 def needs_split(d: Diagram, sizing: Sizing) -> bool:
     """What `--split auto` decides: split a chart above the size `dot` lays out safely
     (`is_large`), and a chart with composite states whose one drawing would be wider
-    than a page (its `estimate.estimated_width` above `PAGE_WIDTH` by more than the
-    estimate's margin of error, `WIDE_SIDE`) or crowded (above `CROWDED_TRANSITIONS`)."""
+    than a page (its `estimate.estimated_width` above `PAGE_WIDTH`) or crowded (above
+    `CROWDED_TRANSITIONS` transitions)."""
     if is_large(d):
         return True
     if not any(s.is_composite and not s.region for s in d.states[1:]):
         return False  # nothing to split into
     crowded = len(d.transitions) > CROWDED_TRANSITIONS
-    return crowded or estimated_width(d, sizing) > PAGE_WIDTH * WIDE_SIDE
+    return crowded or estimated_width(d, sizing) > PAGE_WIDTH
 
 
 def plan_views(

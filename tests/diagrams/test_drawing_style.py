@@ -14,7 +14,7 @@ from diagram_charts import labels, sink
 from statekit.compiler.pipeline import compile_file
 from statekit.diagrams import palette
 from statekit.diagrams.dot import to_dot
-from statekit.diagrams.estimate import PAGE_WIDTH, WIDE_SIDE, Sizing, estimated_width
+from statekit.diagrams.estimate import PAGE_WIDTH, Sizing, estimated_width
 from statekit.diagrams.layout import render
 from statekit.diagrams.model import Diagram, EffectDetail, extract
 from statekit.diagrams.views import Split, needs_split, plan_views, whole_view
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SVG = "{http://www.w3.org/2000/svg}"
 needs_dot = pytest.mark.usefixtures("dot_program")
 PX_PER_PT = 96 / 72
-FAN = 24
+FAN = 18
 
 COLOURED = """
     statechart: coloured
@@ -179,10 +179,19 @@ def test_auto_split_follows_the_drawing_not_the_state_count() -> None:
     fan.insert(2, "context: {x: {type: integer, default: 0}}")
     wide = extract(chart_of("\n".join(fan) + "\n"))
     assert len(wide.states) < 30
-    assert estimated_width(wide, sizing) > PAGE_WIDTH * WIDE_SIDE
+    assert estimated_width(wide, sizing) > PAGE_WIDTH
     assert needs_split(wide, sizing)
     assert [v.key for v in plan_views(wide)] == ["", "hub"]
     assert len(plan_views(wide, Split.NEVER)) == 1
+    # and a chart of more states in a narrow chain is not
+    chain = ["statechart: chain", "events: {NEXT: {}}", "initial: a", "states:"]
+    for group in ("a", "b"):
+        chain += [f"  {group}:", f"    initial: {group}0", "    states:"]
+        chain += [f"      {group}{i}: {{on: {{NEXT: {group}{i + 1}}}}}" for i in range(24)]
+        chain += [f"      {group}24: {{on: {{NEXT: {'b' if group == 'a' else 'a'}}}}}"]
+    narrow = extract(chart_of("\n".join(chain) + "\n"))
+    assert len(narrow.states) > 2 * len(wide.states)
+    assert not needs_split(narrow, sizing) and len(plan_views(narrow)) == 1
 
 
 def svg_width_px(svg: bytes) -> float:
