@@ -16,7 +16,7 @@ note, each wrapped to `wrap` characters, one table row per line so that
 lines never touch. Targetless transitions, entry and exit effects are listed
 inside the state; a transition that leaves and re-enters a cluster is listed
 in its label with `↻`. `already`/`reject` entries form a table below the
-chart and the invariants a table under the title (`dot_notes`).
+chart, after the invariants (`dot_notes`); the title and the legend are above.
 """
 
 from __future__ import annotations
@@ -286,7 +286,7 @@ class _Writer:
         )
 
     def title(self) -> str:
-        """The title, the legend, and the invariants as a table (root views with labels)."""
+        """The title and, under it, the legend of the colours the drawing uses."""
         name = html(self.view.title)
         title = f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="14"><B>{name}</B></FONT></TD></TR>'
         order = [
@@ -300,15 +300,21 @@ class _Writer:
         legend = palette.legend_table([e for e in order if e in self.legend])
         if legend:
             title += f'<TR><TD ALIGN="LEFT">{legend}</TD></TR>'
-        if self.view.labels and self.invariants and self.view.focus == 0 and self.d.invariants:
-            title += f'<TR><TD ALIGN="LEFT">{invariant_table(self.d)}</TD></TR>'
         return f'<<TABLE BORDER="0" CELLSPACING="4" CELLPADDING="0">{title}</TABLE>>'
 
     def notes(self) -> str:
-        """The `already`/`reject` table below the chart, as the graph label (or "")."""
-        show = self.view.labels and self.classifications
-        table = classification_table(self.view) if show else ""
-        return f", labelloc=b, labeljust=l, label=<{table}>" if table else ""
+        """The invariants (root views with labels) and the `already`/`reject` table below
+        the chart, as the graph label (or "")."""
+        tables = []
+        if self.view.labels and self.invariants and self.view.focus == 0:
+            tables.append(invariant_table(self.d))
+        if self.view.labels and self.classifications:
+            tables.append(classification_table(self.view))
+        rows = "".join(f'<TR><TD ALIGN="LEFT">{t}</TD></TR>' for t in tables if t)
+        if not rows:
+            return ""
+        table = f'<TABLE BORDER="0" CELLSPACING="6" CELLPADDING="0">{rows}</TABLE>'
+        return f", labelloc=b, labeljust=l, label=<{table}>"
 
     def write(self) -> str:
         view, d = self.view, self.d

@@ -1,8 +1,10 @@
 """The notes beside a Graphviz drawing: the `already`/`reject` table and the invariants.
 
 Both are HTML-like tables of one line per row (a row of its own per wrapped
-line, with padding, so that no browser's font runs a line past a cell's
-border or an underscore into the line below).
+line, with padding, so that no underscore touches the line below) and of one
+font and colour per line (an SVG viewer whose font is wider or narrower than
+the one Graphviz measured would otherwise open gaps inside a line or run it
+past a cell's border).
 """
 
 from __future__ import annotations
@@ -51,8 +53,11 @@ def classification_table(view: View) -> str:
     if not rows:
         return ""
     head = (
-        '<TR><TD COLSPAN="2" ALIGN="LEFT"><B>already / reject</B> '
-        f'<FONT COLOR="{MUTED}">(what each state answers without a transition)</FONT></TD></TR>'
+        '<TR><TD COLSPAN="2" ALIGN="LEFT"><B>already / reject</B></TD></TR>'
+        '<TR><TD COLSPAN="2" ALIGN="LEFT">what a state answers to an event it has no '
+        "transition for:</TD></TR>"
+        '<TR><TD COLSPAN="2" ALIGN="LEFT">already (grey), or rejected with the reason '
+        "(vermillion)</TD></TR>"
     )
     return f"{TABLE}{head}{''.join(rows)}</TABLE>"
 

@@ -66,32 +66,34 @@ def edge_colour(d: Diagram, transitions: tuple[int, ...]) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class LegendEntry:
-    """One meaning of the legend: a sample (a text glyph in a colour, on a fill) and words."""
+    """One meaning of the legend: a sign in its colour, and words."""
 
     glyph: str
     colour: str
-    fill: str
     words: str
 
 
-REGION_ENTRY = LegendEntry("▭", REGION_BORDER, REGION_FILLS[0], "region (runs in parallel)")
-FINAL_ENTRY = LegendEntry("◎", FINAL, FINAL_FILL, "final state")
-ERROR_ENTRY = LegendEntry("→", ERROR, ERROR_FILL, "into a failed or cancelled end")
-TIMER_ENTRY = LegendEntry("→", TIMER, "#ffffff", "timer (after, at)")
-HISTORY_ENTRY = LegendEntry("H", HISTORY, HISTORY_FILL, "history")
-OUTSIDE_ENTRY = LegendEntry("→", MUTED, "#ffffff", "between regions, or outside")
+REGION_ENTRY = LegendEntry("▭", REGION_BORDER, "tinted, dashed: a region (runs in parallel)")
+FINAL_ENTRY = LegendEntry("◎", FINAL, "final state")
+ERROR_ENTRY = LegendEntry("→", ERROR, "into a failed or cancelled end")
+TIMER_ENTRY = LegendEntry("→", TIMER, "timer (after, at)")
+HISTORY_ENTRY = LegendEntry("H", HISTORY, "history")
+OUTSIDE_ENTRY = LegendEntry("→", MUTED, "between regions, or outside the drawing")
 
 
 def legend_table(entries: list[LegendEntry]) -> str:
-    """The legend as one row of an HTML-like table (or "" without entries)."""
+    """The legend as one row of an HTML-like table (or "" without entries): a cell per
+    sign and per words, so that no line of text mixes two colours (an SVG viewer whose
+    font is narrower or wider than Graphviz measured would open gaps or overlaps)."""
     if not entries:
         return ""
     cells = "".join(
-        f'<TD BGCOLOR="{e.fill}" WIDTH="16"><FONT COLOR="{e.colour}"><B>{html(e.glyph)}</B>'
-        f'</FONT></TD><TD ALIGN="LEFT">{html(e.words)}</TD>'
+        f'<TD><FONT COLOR="{e.colour}">{html(e.glyph)}</FONT></TD>'
+        f'<TD ALIGN="LEFT">{html(e.words)}</TD><TD WIDTH="8"></TD>'
         for e in entries
     )
     return (
-        '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="2">'
-        f'<TR><TD ALIGN="LEFT"><FONT COLOR="{MUTED}">legend</FONT></TD>{cells}</TR></TABLE>'
+        '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1"><TR>'
+        f'<TD ALIGN="LEFT"><FONT COLOR="{MUTED}">legend:</FONT></TD><TD WIDTH="6"></TD>'
+        f"{cells}</TR></TABLE>"
     )
