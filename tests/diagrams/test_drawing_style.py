@@ -124,6 +124,26 @@ def test_labels_belong_to_their_edge_and_sit_next_to_it() -> None:
     assert checked >= 20
 
 
+@needs_dot
+def test_no_label_line_mixes_fonts_and_lines_keep_apart() -> None:
+    """In the SVG every line of an edge label is one text element (a viewer whose font
+    differs from the one Graphviz measured opens no gap inside a line), and the lines
+    of a label are at least the font's size plus a gap apart (an underscore does not
+    touch the line below)."""
+    svg = ET.fromstring(render(to_dot(whole_view(machine("task"))), "svg"))
+    lines = 0
+    for group in svg.iter(f"{SVG}g"):
+        if group.get("class") != "edge":
+            continue
+        texts = list(group.iter(f"{SVG}text"))
+        ys = sorted(float(t.get("y", "0")) for t in texts)
+        assert len(set(ys)) == len(ys), [("".join(t.itertext())) for t in texts]
+        size = max((float(t.get("font-size", "0")) for t in texts), default=0.0)
+        assert all(b - a >= size + 2 for a, b in zip(ys, ys[1:], strict=False)), ys
+        lines += len(ys)
+    assert lines > 60
+
+
 def test_effects_none_short_full() -> None:
     d = extract(chart_of(COLOURED))
     pay = {
