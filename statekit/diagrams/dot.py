@@ -6,7 +6,8 @@ are tinted, dashed clusters side by side, wrapping into rows below when they
 would not fit a page (`estimate.region_rows`; edges between regions do not
 constrain the ranks); a final state is a double circle; a history state an
 `H`/`H*` circle with a dashed edge to its default. Transitions on a compound
-state start or end on its cluster's border (`compound=true`, `ltail`/`lhead`).
+state start or end on its cluster's border (`compound=true`, `ltail`/`lhead`):
+they enter at its top, and leave a cluster of simple states from its bottom.
 Colours carry meaning and a legend names those a drawing uses (`palette`).
 
 An edge's label sits next to it (Graphviz's own edge label, placed beside
@@ -88,6 +89,23 @@ class _Writer:
             return f"i{state_id}"
         regions = [c for c in state.children if self.view.drawn(c)]
         return f"h{regions[0]}" if len(regions) > 1 else self.anchor(regions[0])
+
+    def has_exit_point(self, state: DState) -> bool:
+        """Whether edges leave this cluster from a point on its lowest rank: a compound
+        cluster of simple states only (edges enter it at the top and leave at the bottom,
+        instead of pulling its top up to their targets' ranks; around nested clusters the
+        point would push their siblings apart)."""
+        return (
+            state.id in self.view.clusters
+            and state.kind is StateKind.COMPOUND
+            and not any(c in self.view.clusters for c in state.children)
+        )
+
+    def exit_anchor(self, state_id: int) -> str:
+        """The node an edge from this drawn state starts at (`has_exit_point`)."""
+        if self.has_exit_point(self.d.states[state_id]):
+            return f"o{state_id}"
+        return self.anchor(state_id)
 
     # -- labels ----------------------------------------------------------
     def body(self, state: DState) -> list[str]:
@@ -188,6 +206,9 @@ class _Writer:
                 f'{indent}i{state.id} [shape=point, width=0.11, label="", '
                 f'fillcolor="{palette.INK}"];'
             )
+        if self.has_exit_point(state):
+            self.out.append(f"{indent}o{state.id} [shape=point, style=invis, width=0, height=0];")
+            self.out.append(f"{indent}{{rank=max; o{state.id};}}")
         for child_id in state.children:
             child = self.d.states[child_id]
             if child_id in self.view.clusters:
@@ -263,7 +284,7 @@ class _Writer:
             tail, tail_cluster, source = f"i{edge.initial_of}", None, edge.initial_of
         else:
             assert edge.source is not None
-            tail, source = self.anchor(edge.source), edge.source
+            tail, source = self.exit_anchor(edge.source), edge.source
             tail_cluster = edge.source if edge.source in self.view.clusters else None
         head = self.anchor(edge.target)
         head_cluster = edge.target if edge.target in self.view.clusters else None

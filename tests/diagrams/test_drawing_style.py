@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -139,7 +140,7 @@ def test_no_label_line_mixes_fonts_and_lines_keep_apart() -> None:
         ys = sorted(float(t.get("y", "0")) for t in texts)
         assert len(set(ys)) == len(ys), [("".join(t.itertext())) for t in texts]
         size = max((float(t.get("font-size", "0")) for t in texts), default=0.0)
-        assert all(b - a >= size + 2 for a, b in zip(ys, ys[1:], strict=False)), ys
+        assert all(b - a >= size + 2 for a, b in pairwise(ys)), ys
         lines += len(ys)
     assert lines > 60
 
