@@ -106,7 +106,9 @@ class View:
     """One drawing of a chart: `key` is "" for the whole chart or overview, else the
     focus's path; `clusters` are expanded composites (the focus among them unless it
     is the root), `nodes` the states drawn as nodes, `collapsed` the composites among
-    them; `labels` False leaves edge labels out (tooltips keep the events)."""
+    them; `labels` False leaves the edges' full labels out (DOT labels them with their
+    `events`, tooltips keep the guards) and the lists inside states; `effects` is how
+    much of the effects the labels show."""
 
     diagram: Diagram
     key: str
