@@ -29,7 +29,7 @@ from statekit.diagrams.layout import (
     render,
 )
 from statekit.diagrams.markdown import AnswerTable
-from statekit.diagrams.model import extract
+from statekit.diagrams.model import EffectDetail, extract
 from statekit.diagrams.outputs import Drawing, drawings
 from statekit.diagrams.policies import InvariantCheck
 from statekit.diagrams.site import (
@@ -89,8 +89,17 @@ split_option = click.option(
     type=click.Choice([s.value for s in Split]),
     default=Split.AUTO.value,
     show_default=True,
-    help="Large charts: an overview plus one drawing per composite state "
-    "(auto: above 100 states or 300 transitions).",
+    help="An overview plus one drawing per composite state (auto: when one drawing "
+    "would be wider than a page or crowded with edges, and above 100 states or 300 "
+    "transitions).",
+)
+effects_option = click.option(
+    "--effects",
+    type=click.Choice([e.value for e in EffectDetail]),
+    default=EffectDetail.SHORT.value,
+    show_default=True,
+    help="Effects on the diagrams' labels: none, short (summarised: `assign 2; emit "
+    "Sent`) or full (every effect with the fields it assigns).",
 )
 timeout_option = click.option(
     "--timeout",
@@ -118,6 +127,7 @@ timeout_option = click.option(
     help="Output format; repeat for several (default: svg).",
 )
 @split_option
+@effects_option
 @timeout_option
 @click.option(
     "--classifications/--no-classifications",
@@ -137,6 +147,7 @@ def render_command(
     output: Path | None,
     formats: tuple[str, ...],
     split: str,
+    effects: str,
     timeout: float,
     classifications: bool,
     wrap: int,
@@ -162,6 +173,7 @@ def render_command(
                         split=Split(split),
                         wrap=wrap,
                         classifications=classifications,
+                        effects=EffectDetail(effects),
                     ),
                 )
             )
@@ -240,13 +252,22 @@ def _analysed(
     "--check",
     is_flag=True,
     help="Write nothing; exit 1 and name the files that differ from what the charts give "
-    "(Markdown and DOT compared; SVGs only checked to exist).",
+    "(Markdown and DOT compared; SVG and PNG images only checked to exist).",
 )
-@click.option("--force", is_flag=True, help="Re-render every SVG, even when its DOT is unchanged.")
+@click.option(
+    "--force", is_flag=True, help="Re-render every image, even when its DOT is unchanged."
+)
 @split_option
+@effects_option
 @timeout_option
 def docs_command(
-    paths: tuple[str, ...], output: Path, check: bool, force: bool, split: str, timeout: float
+    paths: tuple[str, ...],
+    output: Path,
+    check: bool,
+    force: bool,
+    split: str,
+    effects: str,
+    timeout: float,
 ) -> None:
     """Write a Markdown page per chart (diagram, tables, lint summary) and an index."""
     try:
@@ -262,7 +283,7 @@ def docs_command(
         answers, invariants, convergent = _analysed(chart)
         findings = tuple(lint_file(path, config))
         charts.append(SiteChart(path, chart, findings, answers, invariants, convergent))
-    plan = plan_site(charts, output, split=Split(split))
+    plan = plan_site(charts, output, split=Split(split), effects=EffectDetail(effects))
     command = f"statekit docs {' '.join(paths)} -o {output}"
     if check:
         differences = compare_site(output, plan)
@@ -284,7 +305,9 @@ def docs_command(
     for path in done.written:
         click.echo(f"wrote {path}", err=True)
     if done.pending_images:
-        status.fail(EXIT_USAGE, f"statekit: the SVG images were not written: {INSTALL_HINT}")
+        status.fail(
+            EXIT_USAGE, f"statekit: the SVG and PNG images were not written: {INSTALL_HINT}"
+        )
     for failure in done.failures:
         status.fail(EXIT_USAGE, f"statekit: {failure}")
     sys.exit(status.exit_code)

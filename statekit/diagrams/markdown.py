@@ -48,10 +48,18 @@ class AnswerTable:
 
 @dataclass(frozen=True, slots=True)
 class Image:
-    """A rendered drawing: its title (the state it shows, "" for the whole chart) and file."""
+    """A rendered drawing: its title (the state it shows, "" for the whole chart), the
+    file the page shows and, when given, the file the picture links to (the SVG, which
+    zooms and has the edges' tooltips, behind a PNG that looks alike everywhere)."""
 
     title: str
     file: str
+    link: str = ""
+
+    def markdown(self, alt: str) -> str:
+        """The image as Markdown, wrapped in a link to `link` when there is one."""
+        picture = f"![{cell(alt)}]({self.file})"
+        return f"[{picture}]({self.link})" if self.link else picture
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,16 +308,16 @@ def machine_page(
         out += [text(d.description), ""]
     out += ["## Diagram", ""]
     first, *rest = images
-    out += [f"![{cell(d.name)} statechart]({first.file})", ""]
+    out += [first.markdown(f"{d.name} statechart"), ""]
     if rest:
         out += [
             "The chart is large: the drawing above is an overview (composite states "
-            "collapsed, events in the edges' tooltips); each composite state has its own "
-            "drawing below.",
+            "collapsed, edges labelled with their events); each composite state has its own "
+            "drawing below, with guards and effects.",
             "",
         ]
         for image in rest:
-            out += [f"### {cell(image.title)}", "", f"![{cell(image.title)}]({image.file})", ""]
+            out += [f"### {cell(image.title)}", "", image.markdown(image.title), ""]
     out += ["### Mermaid", "", "```mermaid", mermaid.rstrip("\n"), "```", ""]
     out += ["## States", "", *_states(d), ""]
     out += ["## Transitions", "", *_transitions(d), ""]

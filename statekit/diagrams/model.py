@@ -10,6 +10,7 @@ so output built from the model is deterministic.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from statekit.compiler.expressions.expression import Expression
@@ -34,12 +35,46 @@ from statekit.compiler.model.state_index import StateIndex
 from statekit.compiler.model.timers import format_delay, timer_trigger
 
 
+class EffectDetail(enum.Enum):
+    """How much of the effects a diagram shows (`--effects`): `none`; `short`, summarised
+    (`assign 2; emit InvoiceRequested`: how many fields are assigned, which events go
+    out); `full`, every effect with the fields it assigns."""
+
+    NONE = "none"
+    SHORT = "short"
+    FULL = "full"
+
+
 @dataclass(frozen=True, slots=True)
 class EffectText:
-    """One effect as text: `short` for diagram labels, `full` for tables."""
+    """One effect as text: `short` for diagram labels, `full` for tables; `assigned` counts
+    the fields an `assign` sets (0 for any other effect)."""
 
     short: str
     full: str
+    assigned: int = 0
+
+
+def effects_label(effects: tuple[EffectText, ...], detail: EffectDetail) -> str:
+    """Effects as a diagram label shows them at `detail`: the `assign`s of a run summed into
+    one `assign N` when summarised, the others by name; "" for `none`."""
+    if detail is EffectDetail.NONE:
+        return ""
+    if detail is EffectDetail.FULL:
+        return "; ".join(e.short for e in effects)
+    parts: list[str] = []
+    assigned = 0
+    for effect in effects:
+        if effect.assigned:
+            assigned += effect.assigned
+            continue
+        if assigned:
+            parts.append(f"assign {assigned}")
+            assigned = 0
+        parts.append(effect.short)
+    if assigned:
+        parts.append(f"assign {assigned}")
+    return "; ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +149,10 @@ class DTransition:
     def effects_text(self, full: bool = False) -> str:
         """The effects joined with `; `."""
         return "; ".join(e.full if full else e.short for e in self.effects)
+
+    def effects_label(self, detail: EffectDetail) -> str:
+        """The effects as a diagram label shows them at `detail` (`effects_label`)."""
+        return effects_label(self.effects, detail)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +256,7 @@ def _effect(effect: Effect) -> EffectText:
     if isinstance(effect, Assign):
         names = ", ".join(name for name, _ in effect.assignments)
         full = ", ".join(f"{name} := {_expression(e)}" for name, e in effect.assignments)
-        return EffectText(f"assign {names}", full)
+        return EffectText(f"assign {names}", full, len(effect.assignments))
     if isinstance(effect, Emit):
         payload = ", ".join(f"{k}: {_expression(e)}" for k, e in effect.payload)
         return EffectText(

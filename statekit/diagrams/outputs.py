@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from statekit.diagrams.dot import WRAP, to_dot
 from statekit.diagrams.mermaid import to_mermaid
-from statekit.diagrams.model import Diagram
+from statekit.diagrams.model import Diagram, EffectDetail
 from statekit.diagrams.views import Split, View, plan_views
 
 _SAFE = re.compile(r"[A-Za-z0-9_-]+")
@@ -53,8 +53,10 @@ def drawings(
     split: Split = Split.AUTO,
     wrap: int = WRAP,
     classifications: bool = True,
+    effects: EffectDetail = EffectDetail.SHORT,
 ) -> tuple[Drawing, ...]:
-    """Every drawing of a chart, the whole chart or overview first."""
+    """Every drawing of a chart, the whole chart or overview first, its labels showing
+    `effects` (the Mermaid text shows none)."""
     return tuple(
         Drawing(
             view,
@@ -62,5 +64,5 @@ def drawings(
             to_dot(view, wrap=wrap, classifications=classifications),
             to_mermaid(view),
         )
-        for view in plan_views(d, split)
+        for view in plan_views(d, split, effects, wrap)
     )

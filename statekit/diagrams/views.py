@@ -7,13 +7,15 @@ a collapsed composite is drawn to that composite, and one whose end lies
 outside the focus is drawn to a stub that names the outside state. Regions
 of a parallel state are always expanded with it (a region alone says little).
 
-Small charts get one view with every label. Charts above `SPLIT_STATES`
-states or `SPLIT_TRANSITIONS` transitions get an overview (the top level,
-composites collapsed, labels left out and kept as tooltips) plus one view
-per composite state: Graphviz's `dot` 2.43 crashes or runs for minutes on
-large clustered charts with many labelled edges (seen from 200 states).
-The choice depends on the chart only, never on how `dot` behaves, so the
-same chart always gives the same DOT text.
+A chart whose one drawing fits gets one view with every label. `--split
+auto` gives an overview (the top level, composites collapsed, edges labelled
+with their events) plus one view per composite state when the drawing would
+not fit a page (its estimated width, `estimate`) or carry too many edges, and
+always above `SPLIT_STATES` states or `SPLIT_TRANSITIONS` transitions:
+Graphviz's `dot` 2.43 crashes or runs for minutes on large clustered charts
+with many labelled edges (seen from 200 states). The choice depends on the
+chart only, never on how `dot` behaves, so the same chart always gives the
+same DOT text.
 """
 
 from __future__ import annotations
@@ -23,10 +25,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from statekit.compiler.ir import StateKind
-from statekit.diagrams.model import Diagram, DState, DTransition
+from statekit.diagrams.dot_text import WRAP, label_rows
+from statekit.diagrams.estimate import PAGE_WIDTH, Sizing, estimated_width
+from statekit.diagrams.model import Diagram, DState, DTransition, EffectDetail
 
 SPLIT_STATES = 100
 SPLIT_TRANSITIONS = 300
+CROWDED_TRANSITIONS = 60
+"""Above this many transitions one drawing is a tangle whatever its width: `auto` splits."""
 
 
 class Split(enum.Enum):
@@ -65,6 +71,10 @@ class EdgeLabel:
             parts.append(f"({self.note})")
         return " ".join(p for p in parts if p)
 
+    def rows(self, width: int) -> list[str]:
+        """The label in lines of at most `width` characters (`dot_text.label_rows`)."""
+        return label_rows(self.trigger, self.guard, self.effects, self.note, width)
+
 
 @dataclass(frozen=True, slots=True)
 class ViewEdge:
@@ -86,6 +96,9 @@ class ViewEdge:
     stub_source: bool = False
     stub_target: bool = False
     cross_region: bool = False
+    events: tuple[str, ...] = ()
+    """The triggers of `transitions`, each once: what an overview's unlabelled edge is
+    labelled with in DOT."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +106,9 @@ class View:
     """One drawing of a chart: `key` is "" for the whole chart or overview, else the
     focus's path; `clusters` are expanded composites (the focus among them unless it
     is the root), `nodes` the states drawn as nodes, `collapsed` the composites among
-    them; `labels` False leaves edge labels out (tooltips keep the events)."""
+    them; `labels` False leaves the edges' full labels out (DOT labels them with their
+    `events`, tooltips keep the guards) and the lists inside states; `effects` is how
+    much of the effects the labels show."""
 
     diagram: Diagram
     key: str
@@ -105,6 +120,7 @@ class View:
     stubs: tuple[int, ...]
     edges: tuple[ViewEdge, ...]
     labels: bool
+    effects: EffectDetail = EffectDetail.SHORT
 
     def drawn(self, state_id: int) -> bool:
         """Whether the state is drawn as a node or a cluster."""
@@ -183,7 +199,9 @@ class _Builder:
         same_region = [x for x in t.targets if not self.crosses(t.source, x)]
         return (same_region or list(t.targets))[0]
 
-    def transition_edge(self, t: DTransition, labels: bool) -> ViewEdge | None:
+    def transition_edge(
+        self, t: DTransition, labels: bool, effects: EffectDetail
+    ) -> ViewEdge | None:
         target = self.primary_target(t)
         (src, src_stub), (dst, dst_stub) = self.rep(t.source), self.rep(target)
         if src_stub and dst_stub:
@@ -202,7 +220,7 @@ class _Builder:
             self.stubs.add(src)
         if dst_stub:
             self.stubs.add(dst)
-        label = EdgeLabel(t.trigger, t.guard_text(), t.effects_text(), "; ".join(notes))
+        label = EdgeLabel(t.trigger, t.guard_text(), t.effects_label(effects), "; ".join(notes))
         return ViewEdge(
             EdgeKind.TRANSITION,
             src,
@@ -213,6 +231,7 @@ class _Builder:
             stub_source=src_stub,
             stub_target=dst_stub,
             cross_region=not (src_stub or dst_stub) and self.crosses(src, dst),
+            events=(t.trigger,),
         )
 
     def structural_edges(self) -> list[ViewEdge]:
@@ -231,7 +250,7 @@ class _Builder:
 
 
 def _merge(edges: Iterable[ViewEdge]) -> list[ViewEdge]:
-    """One edge per drawn pair (overviews): transitions and tooltips merged, in order."""
+    """One edge per drawn pair (overviews): transitions, events and tooltips merged, in order."""
     merged: dict[tuple[int | None, int, bool, bool], ViewEdge] = {}
     for edge in edges:
         key = (edge.source, edge.target, edge.stub_source, edge.stub_target)
@@ -244,6 +263,7 @@ def _merge(edges: Iterable[ViewEdge]) -> list[ViewEdge]:
             if edge.tooltip in old.tooltip.split("\n")
             else old.tooltip + "\n" + edge.tooltip
         )
+        events = old.events + tuple(e for e in edge.events if e not in old.events)
         merged[key] = ViewEdge(
             old.kind,
             old.source,
@@ -255,6 +275,7 @@ def _merge(edges: Iterable[ViewEdge]) -> list[ViewEdge]:
             old.stub_source,
             old.stub_target,
             old.cross_region,
+            events,
         )
     return list(merged.values())
 
@@ -285,6 +306,7 @@ def make_view(
     labels: bool,
     title: str,
     incoming: dict[int, list[int]] | None = None,
+    effects: EffectDetail = EffectDetail.SHORT,
 ) -> View:
     """The view of `focus` with the composites in `expanded` drawn open.
 
@@ -298,7 +320,7 @@ def make_view(
         e
         for tid in _touching(d, focus, incoming)
         if d.transitions[tid].targets
-        and (e := builder.transition_edge(d.transitions[tid], labels)) is not None
+        and (e := builder.transition_edge(d.transitions[tid], labels, effects)) is not None
     ]
     edges += transition_edges if labels else _merge(transition_edges)
     collapsed = frozenset(n for n in nodes if d.states[n].is_composite)
@@ -313,6 +335,7 @@ def make_view(
         stubs=tuple(sorted(builder.stubs)),
         edges=tuple(edges),
         labels=labels,
+        effects=effects,
     )
 
 
@@ -321,29 +344,54 @@ def _regions(d: Diagram, state: DState) -> set[int]:
     return set(state.children) if state.kind is StateKind.PARALLEL else set()
 
 
-def whole_view(d: Diagram) -> View:
+def whole_view(d: Diagram, effects: EffectDetail = EffectDetail.SHORT) -> View:
     """Every state and every labelled transition in one drawing."""
     expanded = {s.id for s in d.states if s.is_composite}
-    return make_view(d, 0, expanded, True, d.name)
+    return make_view(d, 0, expanded, True, d.name, effects=effects)
 
 
 def overview(d: Diagram) -> View:
-    """The top level of a large chart: composites collapsed, edges merged and unlabelled."""
+    """The top level of a chart: composites collapsed, edges merged and labelled with
+    their events only (guards, effects and the states inside are in the other views)."""
     return make_view(d, 0, _regions(d, d.root), False, f"{d.name} (overview)")
 
 
-def composite_view(d: Diagram, state: DState, incoming: dict[int, list[int]] | None = None) -> View:
+def composite_view(
+    d: Diagram,
+    state: DState,
+    incoming: dict[int, list[int]] | None = None,
+    effects: EffectDetail = EffectDetail.SHORT,
+) -> View:
     """One composite state's children (their own composites collapsed) and its ends outside."""
     expanded = {state.id} | _regions(d, state)
     nodes_drawn = sum(len(d.states[c].children) or 1 for c in expanded)
     labels = nodes_drawn <= SPLIT_STATES
-    return make_view(d, state.id, expanded, labels, f"{d.name}: {state.path}", incoming)
+    title = f"{d.name}: {state.path}"
+    return make_view(d, state.id, expanded, labels, title, incoming, effects)
 
 
-def plan_views(d: Diagram, split: Split = Split.AUTO) -> tuple[View, ...]:
+def needs_split(d: Diagram, sizing: Sizing) -> bool:
+    """What `--split auto` decides: split a chart above the size `dot` lays out safely
+    (`is_large`), and a chart with composite states whose one drawing would be wider
+    than a page (its `estimate.estimated_width` above `PAGE_WIDTH`) or crowded (above
+    `CROWDED_TRANSITIONS` transitions)."""
+    if is_large(d):
+        return True
+    if not any(s.is_composite and not s.region for s in d.states[1:]):
+        return False  # nothing to split into
+    crowded = len(d.transitions) > CROWDED_TRANSITIONS
+    return crowded or estimated_width(d, sizing) > PAGE_WIDTH
+
+
+def plan_views(
+    d: Diagram,
+    split: Split = Split.AUTO,
+    effects: EffectDetail = EffectDetail.SHORT,
+    wrap: int = WRAP,
+) -> tuple[View, ...]:
     """The views to draw: the whole chart, or an overview plus one view per composite."""
-    if split is Split.NEVER or (split is Split.AUTO and not is_large(d)):
-        return (whole_view(d),)
+    if split is Split.NEVER or (split is Split.AUTO and not needs_split(d, Sizing(wrap, effects))):
+        return (whole_view(d, effects),)
     composites = [s for s in d.states[1:] if s.is_composite and not s.region]
     incoming = _incoming(d)
-    return (overview(d), *(composite_view(d, s, incoming) for s in composites))
+    return (overview(d), *(composite_view(d, s, incoming, effects) for s in composites))

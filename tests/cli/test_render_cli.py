@@ -111,10 +111,10 @@ def test_docs_then_check(charts: Path, tmp_path: Path) -> None:
     assert names == sorted(
         ["README.md"]
         + [f"{m}.{ext}" for m in ("media_player", "payment", "small", "task")
-           for ext in ("md", "dot", "svg")]
+           for ext in ("md", "dot", "svg", "png")]
     )  # fmt: skip
     page = (out / "task.md").read_text()
-    assert "![task statechart](task.svg)" in page and "```mermaid" in page
+    assert "[![task statechart](task.png)](task.svg)" in page and "```mermaid" in page
     assert "[task.yaml](../charts/task.yaml)" in page
     index = (out / "README.md").read_text()
     assert "| [payment](payment.md) |" in index
@@ -131,11 +131,12 @@ def test_check_names_stale_missing_and_extra_files(charts: Path, tmp_path: Path)
     out = tmp_path / "docs"
     empty = tmp_path / "empty-path"
     empty.mkdir()
-    # without Graphviz: the text files are written, the SVGs are not (exit 2)
+    # without Graphviz: the text files are written, the images are not (exit 2)
     done = statekit("docs", str(charts), "-o", str(out), path=str(empty))
     assert done.returncode == 2 and "apt-get install graphviz" in done.stderr
-    for svg in ("media_player", "payment", "small", "task"):
-        (out / f"{svg}.svg").write_text("<svg/>")  # stands for the rendered image
+    for stem in ("media_player", "payment", "small", "task"):
+        (out / f"{stem}.svg").write_text("<svg/>")  # stands for the rendered images
+        (out / f"{stem}.png").write_bytes(b"\x89PNG")
 
     check = statekit("docs", str(charts), "-o", str(out), "--check", path=str(empty))
     assert check.returncode == 0, check.stdout + check.stderr  # the check needs no Graphviz

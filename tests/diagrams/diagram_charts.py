@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from html import unescape
+
 from chart_helpers import chart_of
 
 from statekit.diagrams.model import Diagram, extract
@@ -246,3 +249,16 @@ TIMED = """
 def timed() -> Diagram:
     """The diagram model of TIMED."""
     return extract(chart_of(TIMED))
+
+
+def label_lines(line: str) -> list[str]:
+    """The text lines of the label on one DOT line (a table row each), tags left out."""
+    found = re.search(r"label=<(.*)>[,\]]", line)
+    assert found is not None, line
+    rows = re.findall(r"<TD[^>]*>(.*?)</TD>", found.group(1))
+    return [unescape(re.sub(r"<[^>]+>", "", row)) for row in rows]
+
+
+def labels(dot: str) -> list[str]:
+    """Every edge label of the DOT text, its lines joined with spaces."""
+    return [" ".join(label_lines(x)) for x in dot.splitlines() if " -> " in x and "label=<" in x]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
-from diagram_charts import odd, sink
+from diagram_charts import label_lines, labels, odd, sink
 
 from statekit.diagrams.dot import WRAP, html, quoted, to_dot, wrap_lines
-from statekit.diagrams.model import Diagram
+from statekit.diagrams.dot_text import LONGEST_WORD
+from statekit.diagrams.model import Diagram, EffectDetail
 from statekit.diagrams.views import whole_view
 
 
@@ -42,9 +43,9 @@ def edge_lines(dot: str, tail: str, head: str) -> list[str]:
 def test_compound_states_are_rounded_clusters_with_their_name() -> None:
     d = sink()
     work = cluster_block(dot_of(d), sid(d, "work"))
-    assert 'style="rounded"' in work
+    assert 'style="rounded,filled"' in work.split("\n")[1]
     assert "<B>work</B>" in work
-    assert "entry / assign n" in work  # entry effects inside the cluster's label
+    assert "entry / assign 1" in work  # entry effects inside the cluster's label
 
 
 def test_regions_are_dashed_clusters_inside_their_parallel_state() -> None:
@@ -53,8 +54,8 @@ def test_regions_are_dashed_clusters_inside_their_parallel_state() -> None:
     par = cluster_block(dot, sid(d, "work.par"))
     for region in ("work.par.left", "work.par.right"):
         block = cluster_block(par, sid(d, region))
-        assert 'style="rounded,dashed"' in block
-    assert 'style="rounded,dashed"' not in par.split("\n")[1]  # the parallel state itself
+        assert 'style="rounded,dashed,filled"' in block.split("\n")[1]
+    assert "dashed" not in par.split("\n")[1]  # the parallel state itself
 
 
 def test_regions_stay_side_by_side_in_document_order() -> None:
@@ -72,7 +73,7 @@ def test_an_initial_dot_per_compound_state_and_region() -> None:
     compounds = ["", "work", "work.par.left", "work.par.right"]
     for path in compounds:
         state_id = sid(d, path)
-        assert f'i{state_id} [shape=point, width=0.11, label=""];' in dot
+        assert f'i{state_id} [shape=point, width=0.11, label="", fillcolor=' in dot
         target = d.states[state_id].initial[0]
         assert f"i{state_id} -> s{target};" in dot
     assert f"i{sid(d, 'work.par')} [" not in dot  # a parallel state has no initial state
@@ -106,22 +107,23 @@ def test_edges_start_and_end_on_clusters() -> None:
 def test_edge_labels_read_event_guard_effects() -> None:
     d = sink()
     dot = dot_of(d)
-    assert "<B>GO</B> [small]" in dot
-    assert "<B>always</B> [ctx.n &gt; 5]" in dot
-    assert "<B>done</B>" in dot
+    assert "<B>GO</B>" in dot and "<B>always</B>" in dot and "<B>done</B>" in dot
+    texts = labels(dot)
+    assert "GO [small]" in texts and "always [ctx.n > 5]" in texts and "done" in texts
+    # the event alone on its first line, bold: no line mixes two fonts
+    assert '<TD ALIGN="LEFT"><B>GO</B></TD></TR><TR><TD ALIGN="LEFT">[small]</TD>' in dot
 
 
 def test_long_labels_are_wrapped() -> None:
     d = sink()
     dot = dot_of(d)
     long = next(x for x in dot.splitlines() if "<B>LONG</B>" in x)
-    label = re.search(r"label=<(.*)>\];", long)
-    assert label is not None
-    lines = [re.sub(r"<[^>]+>", "", part) for part in label.group(1).split("<BR/>")]
+    lines = label_lines(long)
     assert len(lines) >= 3
     text = "".join(lines)
     assert len(text) > 100  # a label over 100 characters...
-    assert all(len(line) <= WRAP for line in lines)  # ...in lines of at most WRAP
+    assert all(len(line) <= LONGEST_WORD for line in lines)  # ...in short lines
+    assert sum(len(line) <= WRAP for line in lines) >= 2  # words wrap at WRAP
 
 
 def test_wrap_lines_keeps_every_character_and_the_width() -> None:
@@ -142,7 +144,9 @@ def test_multi_target_transitions_draw_one_edge_and_name_the_others() -> None:
 def test_targetless_transitions_are_listed_inside_the_state() -> None:
     d = sink()
     work = cluster_block(dot_of(d), sid(d, "work"))
-    assert "PING / assign n" in work
+    assert "PING / assign 1" in work  # effects summarised by default
+    full = to_dot(whole_view(d, EffectDetail.FULL))
+    assert "PING / assign n" in cluster_block(full, sid(d, "work"))
 
 
 def test_classification_table_and_invariants_note() -> None:

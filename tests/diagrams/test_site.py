@@ -53,8 +53,8 @@ def test_a_plan_has_a_page_a_dot_source_and_an_image_per_chart_and_an_index(
     plan = plan_site([_site_chart(tmp_path)], tmp_path / "docs", split=Split.AUTO)
     names = [name for name, _ in plan.texts]
     assert names == sorted(names) == [INDEX, "light.dot", "light.md"]
-    assert [image.name for image in plan.images] == ["light.svg"]
-    assert plan.file_count == 4
+    assert [image.name for image in plan.images] == ["light.svg", "light.png"]
+    assert plan.file_count == 5
     page = dict(plan.texts)["light.md"]
     assert "../charts/light.yaml" in page  # the page links back to its chart, relatively
     assert (
@@ -69,6 +69,7 @@ def test_an_empty_folder_misses_every_file(tmp_path: Path) -> None:
         ("missing", INDEX),
         ("missing", "light.dot"),
         ("missing", "light.md"),
+        ("missing", "light.png"),
         ("missing", "light.svg"),
     ]
 
@@ -79,7 +80,8 @@ def test_written_site_compares_equal_and_then_finds_stale_and_extra_files(
     out = tmp_path / "docs"
     plan = plan_site([_site_chart(tmp_path)], out, split=Split.AUTO)
     done = write_site(out, plan, force=False, timeout=60, can_render=True)
-    assert sorted(p.name for p in done.written) == [INDEX, "light.dot", "light.md", "light.svg"]
+    written = sorted(p.name for p in done.written)
+    assert written == [INDEX, "light.dot", "light.md", "light.png", "light.svg"]
     assert done.failures == () and done.pending_images == ()
     assert compare_site(out, plan) == ()
 
@@ -105,6 +107,6 @@ def test_without_graphviz_the_images_are_pending_and_text_files_are_still_writte
     out = tmp_path / "docs"
     plan = plan_site([_site_chart(tmp_path)], out, split=Split.AUTO)
     done = write_site(out, plan, force=False, timeout=60, can_render=False)
-    assert [image.name for image in done.pending_images] == ["light.svg"]
+    assert [image.name for image in done.pending_images] == ["light.svg", "light.png"]
     assert sorted(p.name for p in done.written) == [INDEX, "light.dot", "light.md"]
-    assert _kinds(compare_site(out, plan)) == [("missing", "light.svg")]
+    assert _kinds(compare_site(out, plan)) == [("missing", "light.png"), ("missing", "light.svg")]

@@ -4,7 +4,7 @@ and Mermaid, `send`/`cancel` where effects are shown, and the Markdown tables.""
 from __future__ import annotations
 
 from chart_helpers import chart_of
-from diagram_charts import TIMED, timed
+from diagram_charts import TIMED, labels, timed
 
 from statekit.diagrams.classify import classify
 from statekit.diagrams.dot import to_dot
@@ -49,13 +49,15 @@ def test_the_model_names_each_timer_transition_by_its_timer() -> None:
 
 def test_dot_labels_timer_edges_like_event_edges() -> None:
     dot = to_dot(whole_view(timed()))
-    assert "<B>after 15m</B> / emit PaymentTimedOut" in dot
-    assert "<B>at ctx.lease_until_ms</B> / send Remind" in dot
-    assert "<B>after ctx.backoff_ms</B><BR/>[retry_budget_left] / send Start" in dot
+    texts = labels(dot)
+    assert "after 15m / emit PaymentTimedOut" in texts
+    assert "at ctx.lease_until_ms / send Remind" in texts
+    assert "after ctx.backoff_ms [retry_budget_left] / send Start" in texts
+    assert "<B>after 15m</B>" in dot and "<B>at ctx.lease_until_ms</B>" in dot
     assert 'tooltip="after ctx.backoff_ms [retry_budget_left]"' in dot
     # effects in the state box: the delayed send, the cancel, the targetless timer
-    assert "entry / send Remind<BR/>exit / cancel nudge" in dot
-    assert "after 1h30m / assign budget" in dot
+    assert 'entry / send Remind</TD></TR><TR><TD ALIGN="LEFT">exit / cancel nudge' in dot
+    assert "after 1h30m / assign 1" in dot
     assert "after(" not in dot  # the timer event's name is for evidence, not drawings
 
 

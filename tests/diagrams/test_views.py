@@ -47,7 +47,7 @@ def test_large_charts_get_an_overview_and_one_view_per_composite() -> None:
     assert len(plan_views(sink(), Split.ALWAYS)) == 1 + 2  # work, par (regions go with par)
 
 
-def test_overview_collapses_composites_and_merges_unlabelled_edges() -> None:
+def test_overview_collapses_composites_and_labels_merged_edges_with_their_events() -> None:
     d = grouped(12)
     view = overview(d)
     assert view.collapsed == frozenset(view.nodes) and len(view.nodes) == 12
@@ -56,8 +56,10 @@ def test_overview_collapses_composites_and_merges_unlabelled_edges() -> None:
     pairs = {(e.source, e.target) for e in transitions}
     assert len(pairs) == len(transitions) == 12  # g_i -> g_(i+1), GO and HOP merged
     assert all(e.label is None and "GO" in e.tooltip and "HOP" in e.tooltip for e in transitions)
+    assert all(e.events == ("HOP", "GO") for e in transitions)
     dot = to_dot(view)
     assert "<B>GO</B>" not in dot and 'tooltip="HOP\\nGO"' in dot
+    assert sum(">HOP, GO</TD>" in line for line in dot.splitlines()) == 12  # events kept
     assert "10 states inside" in dot
 
 

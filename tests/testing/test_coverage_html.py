@@ -319,8 +319,8 @@ def test_a_chart_page_draws_the_diagram_with_the_untested_marked(
 ) -> None:
     door = drive(chromium, report / "door.html", CHART_VIEW)
     assert door["width"] > 100 and door["height"] > 100  # the diagram was laid out
-    # LOCK from closed: drawn as two edges through its label node, both marked
-    assert door["untested"] == 2
+    # LOCK from closed: one edge, its label attached to it, marked
+    assert door["untested"] == 1
     assert door["untestedStroke"] == "rgb(198, 40, 40)"
     # every door configuration has an event never sent there
     assert door["unexercised"] == 3
