@@ -44,6 +44,8 @@ def explanation_lines(explanation: Explanation, explored: Exploration) -> list[s
         for timer in explanation.timers:
             out.append(f"  {timer.name} in {timer.state or '(root)'}, due {timer.due}")
             out.extend(f"    {t}" for t in timer.transitions)
+            out.extend(f"    {c}" for c in timer.controls)
+            out.extend(f"    paused (not delivered) while '{s}' is active" for s in timer.paused_in)
     if explanation.invariants:
         out += ["", "invariants"]
         for inv in explanation.invariants:
