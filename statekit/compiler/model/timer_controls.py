@@ -31,7 +31,8 @@ def unknown_controlled_names(
     for verb, name, span in uses:
         if name in known:
             continue
-        close = difflib.get_close_matches(name, sorted(known), n=3)
+        folded = {k.lower(): k for k in sorted(known)}  # `SLA` is close to `sla`
+        close = [folded[c] for c in difflib.get_close_matches(name.lower(), list(folded), n=3)]
         notes = [f"did you mean {' or '.join(repr(c) for c in close)}?"] if close else []
         notes.append(
             "named timers: "
