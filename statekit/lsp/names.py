@@ -49,6 +49,7 @@ class Role(enum.Enum):
     MIGRATION_TIMER = "migrations.timers"
     MIGRATION_TO = "migrations.timers.to"
     MIGRATION_STATE = "migrations.state"
+    TIMER_CONTROL = "pause/resume"
 
 
 SUFFIX_ROLES = frozenset(
