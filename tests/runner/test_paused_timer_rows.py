@@ -134,3 +134,20 @@ def test_a_migration_keeps_a_paused_timer_paused_and_recompute_moves_its_time_le
     assert timer.due_ms == clock.now + 11_000
     assert runner.verify("o-1").ok
     store.close()
+
+
+def test_a_snapshot_keeps_the_pause_and_rebuild_restores_it(store_url: str) -> None:
+    clock = Clock()
+    runner = held(store_url, clock)
+    assert runner.snapshot("o-1") == 1
+    snapshot = runner.store.snapshots("o-1")[0]
+    assert '"paused_ms":6000' in snapshot.state
+    clock.now += 1_000
+    runner.apply("o-1", "e2", "RELEASE", {})
+    rebuilt = runner.rebuild("o-1")
+    assert rebuilt.snapshot == 1 and rebuilt.state == runner.load("o-1").state
+    assert rebuilt.state is not None
+    (timer,) = rebuilt.state.timers
+    assert (timer.paused_ms, timer.due_ms) == (None, clock.now + 6_000)
+    assert runner.verify("o-1").ok
+    runner.store.close()
