@@ -2,7 +2,9 @@
 with its time left (`paused_ms` in the record) and a due time that never comes, so no
 worker delivers it, `statekit timers` lists it as paused, `verify` replays the pause, a
 delivery of it is `PAUSED_TIMER` and writes nothing, and a migration to a version that
-re-times it keeps it paused (`due: recompute` moves its time left by the change)."""
+re-times it keeps it paused (`due: recompute` moves its time left by the change), a
+snapshot keeps it, and a paused row tampered with (its due time, its time left, its
+pause) never fires and is reported by `verify`."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cli_process import statekit as statekit_cli
 from runner_charts import chart_from
 
@@ -151,3 +154,31 @@ def test_a_snapshot_keeps_the_pause_and_rebuild_restores_it(store_url: str) -> N
     assert (timer.paused_ms, timer.due_ms) == (None, clock.now + 6_000)
     assert runner.verify("o-1").ok
     runner.store.close()
+
+
+ROW = f"instance_id = 'o-1' AND timer_id = '{SLA}'"
+TAMPERED: dict[str, str] = {
+    "due moved to now": f"UPDATE statekit_timers SET due_ms = {T0} WHERE {ROW}",
+    "time left altered": (
+        f"UPDATE statekit_timers SET record = REPLACE(record, '6000', '5000') WHERE {ROW}"
+    ),
+    "pause removed from the record": (
+        "UPDATE statekit_timers SET record = REPLACE(record, '\"paused_ms\":6000,', '') "
+        f"WHERE {ROW}"
+    ),
+}
+
+
+@pytest.mark.parametrize("what", sorted(TAMPERED))
+def test_a_tampered_paused_row_never_fires_and_verify_reports_it(store_url: str, what: str) -> None:
+    clock = Clock()
+    runner = held(store_url, clock)
+    with runner.store.write():
+        assert runner.store.execute(TAMPERED[what]).rowcount == 1
+    runner.store.close()
+    clock.now += 10**6
+    restarted = statekit.Runner(chart(), statekit.open_store(store_url), clock=clock)
+    assert restarted.fire_due() == [], what  # read from the rows, not remembered
+    assert [e.event_id for e in restarted.history("o-1")] == ["e1"]
+    assert not restarted.verify("o-1").ok, what
+    restarted.store.close()
