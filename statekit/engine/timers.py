@@ -276,8 +276,8 @@ class TimerRun:
             if timer is None or timer.paused_ms is not None:
                 continue
             due = timer.due_ms
-            if now is not None and due is not None:
-                left = due - now
+            if now is not None and due is not None:  # within the range a state may hold
+                left = clamped_due(due - now)
             else:
                 left = timer.delay_ms if timer.delay_ms is not None else 0
             self._rearm(at, timer, None, left)

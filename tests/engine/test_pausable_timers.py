@@ -14,6 +14,7 @@ from chart_helpers import compile_text, machine, only
 
 import statekit
 from statekit.engine.result import ENGINE_REASONS, PAUSED_TIMER, STALE_TIMER, Status
+from statekit.engine.timers import TIMER_MS_MAX
 from statekit.testing import Simulator
 
 PAUSABLE = """
@@ -211,3 +212,12 @@ def test_an_unknown_timer_name_is_a_positioned_error_with_a_hint() -> None:
     )
     assert resumed.message.startswith("resume of 'SLA'")
     assert resumed.notes[0] == "did you mean 'sla'?"
+
+
+def test_the_time_left_stays_within_the_range_a_state_holds(chart: statekit.Chart) -> None:
+    far = TIMER_MS_MAX
+    started = chart.start(now_ms=far - 5_000)  # due at the largest time a state holds
+    held = chart.send(started, "HOLD", now_ms=-far).state  # a clock far behind it
+    (paused,) = held.timers
+    assert paused.paused_ms == far
+    assert chart.state_from_json(held.to_json()) == held
