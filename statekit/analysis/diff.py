@@ -44,6 +44,8 @@ from statekit.compiler.ir import (
     FieldDecl,
     Invariant,
     MigrationDecl,
+    Pause,
+    Resume,
     Send,
     TimerDue,
     Transition,
@@ -246,6 +248,9 @@ def _effects(effects: tuple[Effect, ...]) -> str:
             continue
         if isinstance(effect, Cancel):
             out.append(f"cancel {effect.id}")
+            continue
+        if isinstance(effect, Pause | Resume):
+            out.append(f"{'pause' if isinstance(effect, Pause) else 'resume'} {effect.name}")
             continue
         if isinstance(effect, Send):  # its timing and id are part of what it does
             timing = [f"{k}={v}" for k, v in _send_timing(effect)]

@@ -28,6 +28,7 @@ from typing import Any
 from statekit.analysis.exploration import Exploration, MacrostepBranch
 from statekit.analysis.facts import selected_transitions
 from statekit.analysis.guards import ThreeValued
+from statekit.analysis.paused_timers import paused_while_active, timer_controls
 from statekit.analysis.report import state_name, transition_label
 from statekit.analysis.timers import ArmedTimers, armed_sends, send_timer_id, sends_of
 from statekit.analysis.tracked_context import shown_value
@@ -85,22 +86,29 @@ class Row:
 @dataclass(frozen=True, slots=True)
 class TimerInfo:
     """A timer of the chart: its event's name, its owning state's path, when it is due
-    (`15m`, `delay ctx.backoff_ms`, `at ctx.lease_until_ms`) and its transitions (labels,
-    in document order)."""
+    (`15m`, `delay ctx.backoff_ms`, `at ctx.lease_until_ms`), its transitions (labels,
+    in document order), the states in which it is paused whatever the path (never
+    delivered there: `analysis.paused_timers`) and where `pause:`/`resume:` name it."""
 
     name: str
     state: str
     due: str
     transitions: tuple[str, ...]
+    paused_in: tuple[str, ...] = ()
+    controls: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
+        """JSON form (`paused_in` and `controls` only for a timer a `pause:` names)."""
+        out: dict[str, Any] = {
             "name": self.name,
             "state": self.state,
             "due": self.due,
             "transitions": list(self.transitions),
         }
+        if self.controls:
+            out["paused_in"] = list(self.paused_in)
+            out["controls"] = list(self.controls)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +297,7 @@ def _due(chart: CompiledChart, timer: int) -> str:
 
 def timer_infos(chart: CompiledChart) -> tuple[TimerInfo, ...]:
     """Every timer of the chart, in document order (see `TimerInfo`)."""
+    paused = paused_while_active(chart)
     return tuple(
         TimerInfo(
             decl.name,
@@ -299,6 +308,8 @@ def timer_infos(chart: CompiledChart) -> tuple[TimerInfo, ...]:
                 for t in chart.transitions
                 if t.event == decl.name and t.source == decl.state
             ),
+            tuple(state_name(chart, s) for s, names in paused.items() if decl.name in names),
+            timer_controls(chart, decl.label),
         )
         for decl in chart.timers
     )

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.expressions.tree import Active, ContextRef, EventRef, iter_nodes
-from statekit.compiler.ir import Assign, Cancel, Emit, Raise, Send, TimerKind
+from statekit.compiler.ir import Assign, Cancel, Emit, Pause, Raise, Resume, Send, TimerKind
 from statekit.engine.timers import ArmTimers, CancelTimers
 
 CONTEXT = "context"
@@ -59,9 +59,9 @@ class EffectSummary:
     """The data effects of one event's branch: `keys` in the order they run, the
     context fields it `writes` and `reads` (effects and timer delays), whether an
     expression tests `active()`, how many events it sends to the instance's own queue,
-    the `send` ids it arms or cancels, the events it raises, and the last action on each
-    state's `after` timers (`arm` or `cancel`, with the context fields the `delay:` or
-    `at:` of the timers it arms read)."""
+    the timer ids it arms, cancels, pauses or resumes, the events it raises, and the last
+    action on each state's `after` timers (`arm` or `cancel`, with the context fields the
+    `delay:` or `at:` of the timers it arms read)."""
 
     keys: tuple[EffectKey, ...] = ()
     writes: frozenset[str] = frozenset()
@@ -139,6 +139,9 @@ def summarize(event: str, effects: Sequence[object]) -> EffectSummary:
                     ids.add(send.id)
             case Cancel(id=name):
                 keys.append(("cancel", name))
+                ids.add(name)
+            case Pause(name=name) | Resume(name=name):  # order matters as a cancel's does
+                keys.append(("pause" if isinstance(effect, Pause) else "resume", name))
                 ids.add(name)
             case ArmTimers(state=state, timers=declared):
                 delays = _Reads()

@@ -5,7 +5,9 @@ in any reachable configuration in which it is armed, in any order relative to
 the declared events. An `after` timer is armed when its owning state is
 entered and cancelled when that state is exited, so the analysis takes it as
 armed exactly when its state is active: the configuration alone says which
-timer events an abstract state has, and charts without timers cost nothing.
+timer events an abstract state has, and charts without timers cost nothing. A
+timer that a state keeps paused while it is active (`statekit.analysis.paused_timers`)
+is not armed there.
 
 This is an over-approximation in one respect: the engine consumes a timer
 when it delivers it, so after a delivery that leaves the owning state active
@@ -35,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from statekit.analysis.exploration import Exploration, Step
+from statekit.analysis.paused_timers import paused_while_active
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.ir import Cancel, CompiledChart, Effect, Send
 from statekit.engine.tables import Configuration
@@ -43,21 +46,27 @@ from statekit.engine.tables import Configuration
 class ArmedTimers:
     """The timer events armed in each configuration, in the chart's timer order."""
 
-    __slots__ = ("_by_config", "_owned")
+    __slots__ = ("_by_config", "_owned", "_paused")
 
     def __init__(self, chart: CompiledChart) -> None:
         self._owned = tuple((t.state, t.name) for t in chart.timers)
+        self._paused = paused_while_active(chart) if self._owned else {}
         self._by_config: dict[Configuration, tuple[str, ...]] = {}
 
     def events(self, config: Configuration) -> tuple[str, ...]:
         """The timer events that can occur in `config`: those whose owning state is
-        active (none for a chart without timers)."""
+        active, but for those an active state keeps paused (`paused_timers`; none for a
+        chart without timers)."""
         if not self._owned:
             return ()
         found = self._by_config.get(config)
         if found is None:
             ids = config.ids
-            found = self._by_config[config] = tuple(n for s, n in self._owned if s in ids)
+            found = tuple(n for s, n in self._owned if s in ids)
+            if self._paused:
+                paused = {n for s, names in self._paused.items() if s in ids for n in names}
+                found = tuple(n for n in found if n not in paused)
+            self._by_config[config] = found
         return found
 
 

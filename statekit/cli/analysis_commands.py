@@ -30,7 +30,7 @@ from statekit.analysis.paths import PathSuite, covering_paths
 from statekit.analysis.report import transition_label
 from statekit.analysis.tracked_context import shown_value
 from statekit.analysis.witness import PathReplays
-from statekit.cli.explain_text import counts_line, explanation_lines
+from statekit.cli.explain_text import TIMERS_HEADING, counts_line, explanation_lines, timer_lines
 from statekit.cli.group import EXIT_FINDINGS
 from statekit.cli.output import echo_json, json_text
 from statekit.cli.progress import (
@@ -257,7 +257,7 @@ def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
                 first = False
     console.print(table)
     if explanation.timers:
-        timers = Table(title="timers (each occurs where its state is active)")
+        timers = Table(title=TIMERS_HEADING)
         for column in ("timer", "state", "due", "transitions"):
             timers.add_column(column, overflow="fold")
         for timer in explanation.timers:
@@ -265,7 +265,7 @@ def _print_explanation(explanation: Explanation, explored: Exploration) -> None:
                 _shown(timer.name),
                 _shown(timer.state or "(root)"),
                 _shown(timer.due),
-                Text("\n").join(_shown(t) for t in timer.transitions),
+                Text("\n").join(_shown(t) for t in timer_lines(timer)),
             )
         console.print(timers)
     invariants = Table(title="invariants")

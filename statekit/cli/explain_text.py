@@ -7,7 +7,7 @@ reader with any window width see the same names the chart has.
 
 from __future__ import annotations
 
-from statekit.analysis.explain import Explanation
+from statekit.analysis.explain import Explanation, TimerInfo
 from statekit.analysis.explain_payloads import (
     answer_payload_text,
     path_text,
@@ -40,10 +40,10 @@ def explanation_lines(explanation: Explanation, explored: Exploration) -> list[s
                 out.append(f"  {event}: {verdict.text()} (payload {payload})")
                 out.extend(f"    assuming {a}" for a in verdict.assuming)
     if explanation.timers:
-        out += ["", "timers (each occurs where its state is active)"]
+        out += ["", TIMERS_HEADING]
         for timer in explanation.timers:
             out.append(f"  {timer.name} in {timer.state or '(root)'}, due {timer.due}")
-            out.extend(f"    {t}" for t in timer.transitions)
+            out.extend(f"    {line}" for line in timer_lines(timer))
     if explanation.invariants:
         out += ["", "invariants"]
         for inv in explanation.invariants:
@@ -52,6 +52,19 @@ def explanation_lines(explanation: Explanation, explored: Exploration) -> list[s
             out.append(f"  {inv.name} ({inv.form}) {status}{detail}")
     out += ["", counts_line(explanation, explored)]
     return out
+
+
+TIMERS_HEADING = "timers (each occurs where its state is active, unless a state keeps it paused)"
+
+
+def timer_lines(timer: TimerInfo) -> list[str]:
+    """A timer's transitions, then where `pause:`/`resume:` name it and the states that
+    keep it paused (not delivered there)."""
+    return [
+        *timer.transitions,
+        *timer.controls,
+        *(f"paused (not delivered) while '{s}' is active" for s in timer.paused_in),
+    ]
 
 
 def counts_line(explanation: Explanation, explored: Exploration) -> str:

@@ -36,9 +36,10 @@ def timers_command(
     url: str, chart_paths: tuple[str, ...], instances: tuple[str, ...], output_format: str
 ) -> None:
     """List the armed timers: instance, its chart, timer, due time and how long until it
-    is due; then the parked ones (consumed for a reason that will not change: an
-    eventless loop the worker parked, a key over the bound) with the reason (--chart,
-    --instance: only those of these charts' or instances' instances)."""
+    is due (a paused timer: `paused, 7s left`); then the parked ones (consumed for a
+    reason that will not change: an eventless loop the worker parked, a key over the
+    bound) with the reason (--chart, --instance: only those of these charts' or
+    instances' instances)."""
     names = {compiled_chart(path).name for path in chart_files(chart_paths)}
     store = open_cli_reader(url)
     try:
@@ -63,6 +64,11 @@ def timers_command(
         data = {"chart": charts.get(row.instance_id), **row_data(row, now_ms)}
         if output_format == "json":
             write_line(sys.stdout, data)
+            continue
+        if "paused_ms" in data:
+            left = _in(data["paused_ms"]).removeprefix("in ").removeprefix("overdue by ")
+            when = f"paused, {left} left" if data["paused_ms"] >= 0 else f"paused, {left} overdue"
+            echo_text(f"{data['instance']}  {data['chart']}  {data['timer']}  {when}")
             continue
         echo_text(
             f"{data['instance']}  {data['chart']}  {data['timer']}  due {_when(data['due_ms'])}  "

@@ -110,7 +110,29 @@ class Cancel:
     span: SourceSpan
 
 
-Effect = Assign | Emit | Raise | Send | Cancel
+@dataclass(frozen=True, slots=True)
+class Pause:
+    """`pause: NAME` — pauses the armed timers named NAME (a named `after` timer's `id:` or
+    a delayed `send`'s `id:`), keeping their remaining time; none armed, or all paused
+    already: nothing (see docs/timers.md, "Pausing a timer")."""
+
+    name: str
+    span: SourceSpan
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """`resume: NAME` — arms the paused timers named NAME again, due after their remaining
+    time; none paused: nothing."""
+
+    name: str
+    span: SourceSpan
+
+
+TimerControl = Pause | Resume
+"""The effects that pause and resume a named timer."""
+
+Effect = Assign | Emit | Raise | Send | Cancel | Pause | Resume
 
 
 class TimerKind(enum.Enum):

@@ -25,7 +25,9 @@ from statekit.compiler.ir import (
     GuardCheck,
     Invariant,
     MigrationDecl,
+    Pause,
     Raise,
+    Resume,
     Send,
     StateNode,
     TimerDecl,
@@ -70,6 +72,10 @@ class _Writer:
                 body["at"] = effect.at.to_json()
             if effect.id is not None:
                 body["id"] = effect.id
+        elif isinstance(effect, Pause):
+            body = {"pause": effect.name}
+        elif isinstance(effect, Resume):
+            body = {"resume": effect.name}
         else:
             body = {"cancel": effect.id}
         return self.node(body, effect.span)

@@ -24,7 +24,9 @@ from statekit.compiler.ir import (
     FieldDecl,
     HistoryKind,
     Invariant,
+    Pause,
     Raise,
+    Resume,
     Send,
     StateKind,
     StateNode,
@@ -264,6 +266,9 @@ def _effect(effect: Effect) -> EffectText:
         )
     if isinstance(effect, Cancel):
         return EffectText(f"cancel {effect.id}", f"cancel {effect.id}")
+    if isinstance(effect, Pause | Resume):
+        word = "pause" if isinstance(effect, Pause) else "resume"
+        return EffectText(f"{word} {effect.name}", f"{word} {effect.name}")
     payload = ", ".join(f"{k}: {_expression(e)}" for k, e in effect.payload)
     word = "raise" if isinstance(effect, Raise) else "send"
     full = f"{word} {effect.event}" + (f" {{{payload}}}" if payload else "")

@@ -36,6 +36,7 @@ __all__ = [
     "INVALID_PAYLOAD",
     "INVARIANT_VIOLATION",
     "LIVELOCK",
+    "PAUSED_TIMER",
     "REDACTED",
     "STALE_TIMER",
     "TERMINAL_STATE",
@@ -70,6 +71,11 @@ changed."""
 STALE_TIMER = "STALE_TIMER"
 """`Chart.fire` of a timer that is not armed (its state was left, it was cancelled,
 delivered or replaced, or its generation differs); nothing changed."""
+PAUSED_TIMER = "PAUSED_TIMER"
+"""`Chart.fire` (or `consume`) of a timer that is armed but paused (`pause:`): it has no
+due time until a `resume:`, so, like a stale one, it is not delivered; nothing changed."""
+NOT_DELIVERABLE = frozenset({STALE_TIMER, PAUSED_TIMER})
+"""The reasons of a delivery that finds no running timer to deliver: nothing changed."""
 
 ENGINE_REASONS = frozenset(
     {
@@ -81,6 +87,7 @@ ENGINE_REASONS = frozenset(
         EVALUATION_ERROR,
         LIVELOCK,
         STALE_TIMER,
+        PAUSED_TIMER,
         TOO_MANY_TIMERS,
     }
 )

@@ -20,6 +20,7 @@ from statekit.engine.timers import INDEXED, TIMER_MS_MAX, TIMER_MS_MIN, ArmedTim
 from statekit.engine.validation import EMPTY, INT_MAX, PayloadError
 
 _KEYS = frozenset({"id", "event", "payload", "delay_ms", "due_ms", "generation", "owner"})
+_PAUSED_KEYS = _KEYS | {"paused_ms"}  # a paused timer's (a running one has no `paused_ms`)
 _SHOWN = reprlib.Repr()
 _SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother, _SHOWN.maxlist, _SHOWN.maxdict = 2, 60, 60, 4, 4
 _SEND_IDS: weakref.WeakKeyDictionary[Tables, frozenset[str]] = weakref.WeakKeyDictionary()
@@ -58,9 +59,16 @@ def load_timers(tables: Tables, config: Configuration, data: object, generation:
 
 
 def _timer(tables: Tables, config: Configuration, entry: object, where: str) -> ArmedTimer:
-    if not isinstance(entry, Mapping) or set(entry) != _KEYS:
-        raise TimerFormatError(f"{where}: expected an object with keys {sorted(_KEYS)}")
+    if not isinstance(entry, Mapping) or ((keys := set(entry)) != _KEYS and keys != _PAUSED_KEYS):
+        raise TimerFormatError(
+            f"{where}: expected an object with keys {sorted(_KEYS)} (and 'paused_ms' if paused)"
+        )
     timer_id, event, owner = entry["id"], entry["event"], entry["owner"]
+    paused = entry.get("paused_ms")
+    if "paused_ms" in entry and not (_is_int(paused) and TIMER_MS_MIN <= paused <= TIMER_MS_MAX):  # type: ignore[operator]
+        raise TimerFormatError(f"{where}: paused_ms must be an integer within ±(2^63 - 1)")
+    if paused is not None and entry["due_ms"] is not None:
+        raise TimerFormatError(f"{where}: a paused timer has no due time")
     delay, due, generation, payload = (
         entry["delay_ms"],
         entry["due_ms"],
@@ -91,11 +99,11 @@ def _timer(tables: Tables, config: Configuration, entry: object, where: str) -> 
             raise TimerFormatError(f"{where}: {timer_id!r} is armed but {path!r} is not active")
         if (decl.kind is TimerKind.AT) != (delay is None):
             raise TimerFormatError(f"{where}: {timer_id!r} has the wrong kind of delay")
-        if decl.kind is TimerKind.AT and due is None:
+        if decl.kind is TimerKind.AT and due is None and paused is None:
             raise TimerFormatError(f"{where}: {timer_id!r} needs its due time")
         if decl.kind is TimerKind.AFTER and delay != decl.delay_ms:
             raise TimerFormatError(f"{where}: {timer_id!r} is armed with {decl.delay_ms} ms")
-        return ArmedTimer(timer_id, event, EMPTY, delay, due, generation, owner)
+        return ArmedTimer(timer_id, event, EMPTY, delay, due, generation, owner, paused)
     validator = tables.validators.get(event)
     if validator is None:
         raise TimerFormatError(f"{where}: event {_SHOWN.repr(event)} is not declared")
@@ -103,14 +111,14 @@ def _timer(tables: Tables, config: Configuration, entry: object, where: str) -> 
         raise TimerFormatError(
             f"{where}: no send of {event!r} in the chart arms id {_SHOWN.repr(timer_id)}"
         )
-    if delay is None and due is None:
+    if delay is None and due is None and paused is None:
         raise TimerFormatError(f"{where}: a sent timer needs a delay or a due time")
     try:
         clean = validator(payload)
     except PayloadError as exc:
         raise TimerFormatError(f"{where}: {exc}") from None
     body = MappingProxyType(dict(clean))
-    return ArmedTimer(timer_id, event, body, delay, due, generation, None)
+    return ArmedTimer(timer_id, event, body, delay, due, generation, None, paused)
 
 
 def _is_int(value: object) -> bool:

@@ -29,7 +29,8 @@ except the rejection of a timer's delivery (`fire`): it consumes the timer, as
 `consume` does for a delivery its caller decided without the chart.
 
 Time: `fire` delivers an armed timer (`statekit.engine.timers`): a timer that
-is not armed (or whose generation differs) is `STALE_TIMER`; otherwise the
+is not armed (or whose generation differs) is `STALE_TIMER`, a paused one
+`PAUSED_TIMER` (both change nothing); otherwise the
 timer is removed from the state and its event is classified by the rules
 above from that state, so a delivery that selects nothing (or is rejected
 for any other reason) returns the state without the timer. Sending the name
@@ -56,6 +57,7 @@ from statekit.engine.result import (
     INVALID_PAYLOAD,
     INVARIANT_VIOLATION,
     LIVELOCK,
+    PAUSED_TIMER,
     REDACTED,
     STALE_TIMER,
     TOO_MANY_TIMERS,
@@ -270,6 +272,9 @@ def fire(
             message += f"not {generation}"
         event = armed.event if armed is not None else str(timer_id)
         return Result(REJECTED, STALE_TIMER, state, event, event_id, message=message)
+    if armed.paused_ms is not None:
+        message = f"timer {timer_id!r} is paused ({armed.paused_ms} ms left): resume it first"
+        return Result(REJECTED, PAUSED_TIMER, state, armed.event, event_id, message=message)
     without = _without(state, armed)
     payload = armed.payload if armed.owner is None else None
     result = step(tables, without, armed.event, payload, event_id, now_ms=now_ms, timer=armed)
@@ -295,7 +300,7 @@ def consume(
         raise TypeError(f"expected a statekit State, got {type(state).__name__}")
     state = adopt(tables, state)
     armed = state._timers.find(timer_id) if isinstance(timer_id, str) else None
-    if armed is None or armed.generation != generation:
+    if armed is None or armed.generation != generation or armed.paused_ms is not None:
         return fire(tables, state, timer_id, generation=generation, event_id=event_id)
     result = Result(
         REJECTED, reason, _without(state, armed), armed.event, event_id, message=message

@@ -1,6 +1,6 @@
 """Running the timer effects of a microstep: the rules of `statekit.engine.timers`.
 
-`send` and `cancel` (the chart's effects) and `ArmTimers`/`CancelTimers` (the
+`send`, `cancel`, `pause` and `resume` (the chart's effects) and `ArmTimers`/`CancelTimers` (the
 engine's, at the end of a state's entry and exit segments) record what they
 do in the run's `TimerRun`, created on the first of them.
 """
@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from statekit.compiler.ir import Cancel, Send, TimerKind
+from statekit.compiler.ir import Cancel, Pause, Resume, Send, TimerKind
 from statekit.engine.macrostep_run import MacrostepRun
+from statekit.engine.timer_names import timers_named
 from statekit.engine.timers import (
     ArmedTimer,
     ArmTimers,
@@ -61,7 +62,7 @@ def run_timer_effect(
                     due = None if now is None or value is None else clamped_due(now + value)
             generation += 1
             name = decl.name
-            timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner))
+            timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner, None))
             armed[name] = timer
             log.append((at, "armed", timer))
         timing.generation = generation
@@ -87,6 +88,10 @@ def run_timer_effect(
             timing.send(at, SentEvent(effect.event, MappingProxyType(body)))
     elif isinstance(effect, Cancel):
         timing.cancel(at, effect.id)
+    elif isinstance(effect, Pause):
+        timing.pause(at, timers_named(run.configuration.tables, effect.name))
+    elif isinstance(effect, Resume):
+        timing.resume(at, timers_named(run.configuration.tables, effect.name))
     else:  # pragma: no cover - the compiler produces no other effect
         raise TypeError(f"not an effect: {effect!r}")
 
@@ -105,7 +110,7 @@ def _arm_send(
     if effect.id is not None:
         timing.cancel(at, timer_id)
     payload = MappingProxyType(body)
-    timer = _new(ArmedTimer, (timer_id, effect.event, payload, delay, due, generation, None))
+    timer = _new(ArmedTimer, (timer_id, effect.event, payload, delay, due, generation, None, None))
     timing.arm(at, timer)
 
 

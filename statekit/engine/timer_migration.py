@@ -177,9 +177,18 @@ def _timed(
     context: Mapping[str, Any],
     new: Chart,
 ) -> dict[str, Any]:
-    """The delay and due time of a timer that becomes `decl`."""
+    """The delay and due time of a timer that becomes `decl` (a paused one stays paused:
+    its time left moves by the change of delay when recomputed, else stays)."""
     old_delay: int | None = entry["delay_ms"]
     old_due: int | None = entry["due_ms"]
+    left: int | None = entry.get("paused_ms")
+    if left is not None:
+        new_delay = None if decl.kind is TimerKind.AT else decl.delay_ms
+        if new_delay is None and decl.kind is not TimerKind.AT:
+            new_delay = _value(decl, context)
+        if due is TimerDue.RECOMPUTE and old_delay is not None and new_delay is not None:
+            left = clamped_due(left - old_delay + new_delay)
+        return {"delay_ms": new_delay, "due_ms": None, "paused_ms": left}
     if decl.kind is TimerKind.AT:
         if due is TimerDue.RECOMPUTE:
             return {"delay_ms": None, "due_ms": _value(decl, context)}

@@ -201,7 +201,8 @@ def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) 
         def armed_at(record: list[Any]) -> Timers:
             before: Timers = record[1]
             generation = before.generation + 1
-            timer = _new(ArmedTimer, (name, name, EMPTY, None, record[slot], generation, owner))
+            due = record[slot]
+            timer = _new(ArmedTimer, (name, name, EMPTY, None, due, generation, owner, None))
             armed = before.armed
             if not armed:
                 return _new(Timers, ((timer,), generation, None))
@@ -223,7 +224,7 @@ def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) 
             if due is not None and not TIMER_MS_MIN <= due <= TIMER_MS_MAX:
                 due = clamped_due(due)
             start = before.generation
-            timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, start + offset, owner))
+            timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, start + offset, owner, None))
             if not armed:
                 return _new(Timers, ((timer,), start + arms, None))
             return _new(Timers, ((*armed, timer), start + arms, None))
@@ -271,4 +272,4 @@ def _timer(
     else:
         delay = record[slot]
         due = None if now is None or delay is None else clamped_due(now + delay)
-    return _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner))
+    return _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner, None))

@@ -22,7 +22,15 @@ interpreter, in the order of the microstep's effect segments, see
   `delay: 0ms`) is a `SentEvent`, returned in `Result.sent` and never
   processed inside the macrostep; with an `id:`, it also cancels a timer
   armed under that id;
-- `cancel: name` removes the timer armed under that id (nothing when none is).
+- `cancel: name` removes the timer armed under that id (nothing when none is);
+- `pause: name` pauses the running timers named `name` (a `send`'s id, or the `id:`
+  of an `after` timer): each is armed again, under the next generation, with no due
+  time and the time it had left (`paused_ms`: its due time minus `now_ms`; without
+  a clock reading or a due time, its delay, 0 for an `at:` timer); `resume: name`
+  arms each paused one again, under the next generation, due at `now_ms` plus that
+  time (no due time without a clock reading). A timer that is not armed, or already
+  in the state asked for, is left as it is. A paused `after` timer is still its
+  state's: leaving the state cancels it.
 
 `due_ms` is `at`'s value, or the step's `now_ms` plus the delay when the
 step was given the clock's reading (clamped to the 64-bit range), else None.
@@ -92,6 +100,8 @@ class ArmedTimer(NamedTuple):
     when known (`at`, or a relative delay armed by a step given `now_ms`), else
     None. `generation` is the instance's arming counter when it was armed;
     `owner` the owning state's path for an `after` timer, None for a `send`.
+    `paused_ms` is the time it had left when a `pause:` paused it (then `due_ms` is
+    None and nothing delivers it until a `resume:`), None while it runs.
     """
 
     id: str
@@ -101,13 +111,15 @@ class ArmedTimer(NamedTuple):
     due_ms: int | None
     generation: int
     owner: str | None
+    paused_ms: int | None = None
 
     def __hash__(self) -> int:  # the payload is a read-only mapping: not hashable itself
         return hash((self.id, self.event, self.delay_ms, self.due_ms, self.generation))
 
     def to_data(self) -> dict[str, Any]:
-        """The JSON-ready form a state writes."""
-        return {
+        """The JSON-ready form a state writes (`paused_ms` only when paused: the form of a
+        running timer is the one written before timers could pause)."""
+        data = {
             "id": self.id,
             "event": self.event,
             "payload": dict(self.payload),
@@ -116,6 +128,9 @@ class ArmedTimer(NamedTuple):
             "generation": self.generation,
             "owner": self.owner,
         }
+        if self.paused_ms is not None:
+            data["paused_ms"] = self.paused_ms
+        return data
 
 
 class SentEvent(NamedTuple):
@@ -250,6 +265,39 @@ class TimerRun:
             self.log.append((at, "cancelled", timer))
             if timer.generation <= self.start:
                 self.dropped = True
+
+    def pause(self, at: int, timer_ids: tuple[str, ...]) -> None:
+        """Pause the running timers armed under `timer_ids` (see the module docstring):
+        each is armed again under the next generation, without a due time, keeping the
+        time it had left."""
+        armed, now = self.armed, self.now_ms
+        for timer_id in timer_ids:
+            timer = armed.get(timer_id)
+            if timer is None or timer.paused_ms is not None:
+                continue
+            due = timer.due_ms
+            if now is not None and due is not None:  # within the range a state may hold
+                left = clamped_due(due - now)
+            else:
+                left = timer.delay_ms if timer.delay_ms is not None else 0
+            self._rearm(at, timer, None, left)
+
+    def resume(self, at: int, timer_ids: tuple[str, ...]) -> None:
+        """Resume the paused timers armed under `timer_ids`: each is armed again under the
+        next generation, due at `now_ms` plus the time it had left (None without a clock)."""
+        armed, now = self.armed, self.now_ms
+        for timer_id in timer_ids:
+            timer = armed.get(timer_id)
+            if timer is None or (left := timer.paused_ms) is None:
+                continue
+            self._rearm(at, timer, None if now is None else clamped_due(now + left), None)
+
+    def _rearm(self, at: int, timer: ArmedTimer, due: int | None, paused: int | None) -> None:
+        """Replace `timer` by itself with this due time and pause, under the next
+        generation (last in arming order, as any timer armed now)."""
+        self.cancel(at, timer.id)
+        self.generation = generation = self.generation + 1
+        self.arm(at, timer._replace(due_ms=due, generation=generation, paused_ms=paused))
 
     def due(self, delay_ms: int | None) -> int | None:
         """The due time of a relative delay armed now (None without a clock reading)."""

@@ -25,7 +25,7 @@ from statekit.lsp.hover import field_type
 from statekit.lsp.index import Index, Kind, build_index
 from statekit.lsp.named_completion import definition_items, table_items
 from statekit.lsp.records import CompletionItem, CompletionKind, Position, Range, TextEdit
-from statekit.lsp.timer_names import send_ids
+from statekit.lsp.timer_names import control_names, send_ids
 
 _WORD_BEFORE = re.compile(r"[^\s\[\]{},:'\"()#]*$")
 _WORD_AFTER = re.compile(r"^[^\s\[\]{},:'\"()#]*")
@@ -238,6 +238,10 @@ def _items(
         return [
             item(name, CompletionKind.CONSTANT, "the id of a delayed send", rng)
             for name in send_ids(index.root)
+        ]
+    if last in ("pause", "resume"):
+        return [
+            item(name, CompletionKind.CONSTANT, what, rng) for name, what in control_names(index)
         ]
     if last in ("already", "raise", "send") or (last == "event" and parent in ("raise", "send")):
         return _events(doc, index, rng)

@@ -35,6 +35,7 @@ from statekit.lsp.timer_names import (
     TIMER_EVENT,
     race_side_references,
     resolve_timer,
+    resolve_timer_label,
     timer_references,
     timer_sites,
 )
@@ -215,7 +216,7 @@ class _Builder:
             for alternative in _alternatives(node.get(keyword)):
                 self._transition(alternative, (), path)
         for keyword in ("entry", "exit"):
-            self._effects(node.get(keyword), ())
+            self._effects(node.get(keyword), (), path)
         for ref in scalar_list(node.get("already")):
             self.refer(Kind.EVENT, Role.ALREADY, ref)
         for event_key, reason in mapping_items(node.get("reject")):
@@ -257,9 +258,9 @@ class _Builder:
         if isinstance(condition, ScalarNode):
             self._expression(condition, events)
         self._reason(node.get("else"))
-        self._effects(node.get("do"), events)
+        self._effects(node.get("do"), events, source)
 
-    def _effects(self, node: Node | None, events: tuple[str, ...]) -> None:
+    def _effects(self, node: Node | None, events: tuple[str, ...], scope: str) -> None:
         if not isinstance(node, SequenceNode):
             return
         for item in node.items:
@@ -271,6 +272,8 @@ class _Builder:
                 elif kind.value == "emit" and isinstance(value, MappingNode):
                     for _, expr in mapping_items(value.get("payload")):
                         self._expression(expr, events)
+                elif kind.value in ("pause", "resume") and isinstance(value, ScalarNode):
+                    self.refer(Kind.TIMER, Role.TIMER_CONTROL, value, scope=scope)
                 elif kind.value in ("raise", "send"):  # a sent event is referred to alike
                     name = value.get("event") if isinstance(value, MappingNode) else value
                     if isinstance(name, ScalarNode):
@@ -374,6 +377,8 @@ class _Builder:
                 key = ref.text if ref.text in guards else None
             elif ref.kind is Kind.CONTEXT:
                 key = ref.text if ref.text in context else None
+            elif ref.kind is Kind.TIMER and ref.role is Role.TIMER_CONTROL:
+                key = resolve_timer_label(index, ref.text, ref.scope)
             elif ref.kind is Kind.TIMER:
                 key = resolve_timer(index, ref.text)
             elif ref.kind in (Kind.DEFINITION, Kind.TABLE):

@@ -53,6 +53,7 @@ class Role(enum.Enum):
     MIGRATION_STATE = "migrations.state"
     DEFINED_NAME = "define"
     TABLE_READ = "tables"
+    TIMER_CONTROL = "pause/resume"
 
 
 SUFFIX_ROLES = frozenset(

@@ -5,7 +5,8 @@ A timer is declared by its `after` entry: the `id:` value of a named one, else t
 delay literal key (mapping form) or the `delay:` literal (list form), or the `delay`/`at`
 key of an expression (whose text names context fields); its key is
 the name the compiler gives it (`compiler.model.timers.timer_event_name`). It is named
-by a `races:` entry's `events`, and by a migration's `timers:` entries: their keys name
+by a `races:` entry's `events`, by a `pause:`/`resume:` effect (its `id:` alone, see
+`resolve_timer_label`), and by a migration's `timers:` entries: their keys name
 timers of the version migrated from (the same name when this version kept it), their
 `to:` a timer of this version. A name resolves exactly, or with its state written as a
 dotted suffix of the path (as a race's `in:` is).
@@ -23,6 +24,8 @@ from statekit.compiler.model.timers import parse_delay, timer_event_name
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.lsp.names import Index, Kind, Role
 
+TIMER_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""A timer's `id:` (the schema's `timerId`)."""
 TIMER_EVENT = re.compile(r"(after|at)\(.+\)@\S*")
 """A timer event's name, as the schema's `timerEventName` has it."""
 _SPLIT = re.compile(r"((?:after|at)\(.+\))@(\S*)")
@@ -151,3 +154,46 @@ def label_span(name: str) -> tuple[int, int] | None:
         return None
     start = match.group(1).index("(") + 1
     return start, len(match.group(1)) - 1
+
+
+def timer_labels(index: Index) -> dict[str, str]:
+    """Each named timer's `id:` → its key (`sla` → `after(sla)@sla.clock`), the first
+    declared of each id."""
+    found: dict[str, str] = {}
+    for key in index.declared(Kind.TIMER):
+        span = label_span(key)
+        if span is not None and key.startswith(("after(", "at(")):
+            label = key[span[0] : span[1]]
+            if TIMER_ID.fullmatch(label):
+                found.setdefault(label, key)
+    return found
+
+
+def resolve_timer_label(index: Index, label: str, scope: str) -> str | None:
+    """The named timer a `pause:`/`resume:` in state `scope` names by its `id:`: the one
+    owned by `scope` or its nearest ancestor, else the first declared; None for a name no
+    `after` timer has (a delayed send's id)."""
+    keys = [
+        key
+        for key in index.declared(Kind.TIMER)
+        if (span := label_span(key)) is not None and key[span[0] : span[1]] == label
+    ]
+    if not keys:
+        return None
+    owners = {key.rsplit(")@", 1)[1]: key for key in keys}
+    path = scope
+    while True:
+        if path in owners:
+            return owners[path]
+        if not path:
+            return keys[0]
+        path = path.rpartition(".")[0]
+
+
+def control_names(index: Index) -> list[tuple[str, str]]:
+    """What a `pause:`/`resume:` may name, each once: (name, what it is), the named
+    `after` timers first, then the delayed sends' ids."""
+    found = {label: f"the timer {key}" for label, key in timer_labels(index).items()}
+    for name in send_ids(index.root):
+        found.setdefault(name, "the id of a delayed send")
+    return list(found.items())

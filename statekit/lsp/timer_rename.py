@@ -1,5 +1,6 @@
-"""Rename of a named timer's `id:`: its declaration and the timer events that name it in
-the same document (`races:` events, a migration's `timers:` `to:`) rewritten.
+"""Rename of a named timer's `id:`: its declaration, the timer events that name it in
+the same document (`races:` events, a migration's `timers:` `to:`) and the `pause:` and
+`resume:` effects that name it (`index.resolve_timer_label`) rewritten.
 
 A migration's `timers:` keys are left as they are: they name timers of the version
 migrated from, which keep their names. An unnamed timer has no name to rename (its
@@ -10,17 +11,14 @@ path: `timer_state_edit` rewrites the state part of the timer events that name t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from statekit.compiler.source.nodes import MappingNode, ScalarNode
 from statekit.lsp.document import ChartDocument
 from statekit.lsp.names import Kind, Reference, Role
 from statekit.lsp.records import Position, Range, RenameOutcome, TextEdit
-from statekit.lsp.timer_names import label_span
+from statekit.lsp.timer_names import TIMER_ID, label_span
 
-TIMER_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-"""A timer's `id:` (the schema's `timerId`)."""
 RENAMED_ROLES = frozenset({Role.RACE_EVENTS, Role.MIGRATION_TO})
 """The references a timer rename rewrites (a migration's `timers:` keys name old timers)."""
 
@@ -50,7 +48,7 @@ def rename_timer(doc: ChartDocument, key: str, new_name: str) -> RenameOutcome:
         return RenameOutcome(
             refusal="an unnamed timer's name is its delay: give it an `id:` to name it"
         )
-    if not TIMER_ID.match(new_name):
+    if not TIMER_ID.fullmatch(new_name):
         return RenameOutcome(
             refusal=f"'{new_name}' is not a timer id: letters, digits and '_', not starting "
             "with a digit"
@@ -64,9 +62,12 @@ def rename_timer(doc: ChartDocument, key: str, new_name: str) -> RenameOutcome:
     assert decl is not None
     edits = [TextEdit(decl.range, new_name)]
     for ref in doc.uses(Kind.TIMER, key):
-        if ref.role not in RENAMED_ROLES:
+        if ref.role not in RENAMED_ROLES and ref.role is not Role.TIMER_CONTROL:
             continue
-        where = _where(ref)
+        # `pause: sla` writes the id alone; a timer event, the id inside its name
+        where = (
+            (ref.range if ref.precise else None) if ref.role is Role.TIMER_CONTROL else _where(ref)
+        )
         if where is None:
             line = ref.range.start.line + 1
             return RenameOutcome(

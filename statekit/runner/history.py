@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from statekit.engine.chart import START_EVENT, Chart, StartError
-from statekit.engine.result import STALE_TIMER, EmittedMessage, Status
+from statekit.engine.result import NOT_DELIVERABLE, EmittedMessage, Status
 from statekit.engine.state import State
 from statekit.engine.timers import ArmedTimer
 from statekit.runner.chart_versions import ChartSet, carry_over
@@ -185,8 +185,10 @@ def fold(
                 f"{where}: recorded {row.status}, replay says {result.status.value}{why}"
             )
             break
-        if result.status is Status.REJECTED and (timer is None or result.reason == STALE_TIMER):
-            what = "an event" if timer is None else f"timer {timer[0]!r}, not armed then"
+        if result.status is Status.REJECTED and (timer is None or result.reason in NOT_DELIVERABLE):
+            what = (
+                "an event" if timer is None else f"timer {timer[0]!r}, not armed (or paused) then"
+            )
             problems.append(f"{where}: records a rejected delivery of {what}")
             break
         state, version = result.state, row.sequence

@@ -2,7 +2,8 @@
 
 A delivery is the event `statekit.timer/<id>/<generation>` (`timers.timer_event_id`)
 of the timer's event and payload (`delivery_command`): one already recorded is
-ALREADY_APPLIED; a timer no longer armed is STALE_TIMER and writes nothing; one
+ALREADY_APPLIED; a timer no longer armed is STALE_TIMER, a paused one PAUSED_TIMER,
+and neither writes anything; one
 the chart rejects, or whose event repeats a recorded fact, consumes the timer and
 is recorded as a rejected delivery (`runner.repeated_facts`).
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from statekit.engine.result import STALE_TIMER, Status
+from statekit.engine.result import PAUSED_TIMER, STALE_TIMER, Status
 from statekit.engine.timers import ArmedTimer
 from statekit.runner.decision_inputs import Command, HistoryFacts
 from statekit.runner.hashes import payload_text_and_digest
@@ -66,6 +67,15 @@ class TimerDelivery(TransactionRows):
                 event_id=event_id,
                 message=f"timer {timer_id!r} (generation {generation}) is not armed",
             )
+        if timer.paused_ms is not None:  # never due: a row altered, or a caller's mistake
+            return Outcome(
+                status=REJECTED,
+                reason=PAUSED_TIMER,
+                version=version,
+                state=state,
+                event_id=event_id,
+                message=f"timer {timer_id!r} (generation {generation}) is paused",
+            )
         self._root, self._sent = event_id, 0
         command = delivery_command(timer)
         result = self.chart.fire(
@@ -96,7 +106,7 @@ class TimerDelivery(TransactionRows):
         consume it: `replays_parking`)."""
         event_id = timer_event_id(timer_id, generation)
         timer = self.state.timer(timer_id)
-        if timer is None or timer.generation != generation:
+        if timer is None or timer.generation != generation or timer.paused_ms is not None:
             return self.fire(timer_id, generation, HistoryFacts())
         if not replays_parking(timer, generation, self.now_ms):
             raise ValueError(

@@ -26,6 +26,7 @@ or creation) `<root>`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -76,11 +77,13 @@ def armed_text(timer: ArmedTimer) -> str:
     )  # fmt: skip
     head = canonical_string(timer_id)
     event = head if timer.event == timer_id else canonical_string(timer.event)
+    paused = timer.paused_ms  # only a paused timer has the key (sorted between the two)
     return (
         f'{{"delay_ms":{"null" if delay is None else delay},'
         f'"due_ms":{"null" if due is None else due},'
         f'"event":{event},"generation":{timer.generation},"id":{head},'
         f'"owner":{"null" if owner is None else canonical_string(owner)},'
+        f'{"" if paused is None else f""""paused_ms":{paused},"""}'
         f'"payload":{payload_text(payload) if payload else "{}"}}}'
     )
 
@@ -94,7 +97,8 @@ def payload_text(payload: Mapping[str, Any]) -> str:
 def timer_row(instance_id: str, timer: ArmedTimer, sequence: int) -> TimerRow:
     """The stored row of an armed timer (armed by the event at `sequence`, 0: creation); its
     due time within the stored integers' range (a later one never comes; an earlier one is
-    long past), the largest one for a timer armed without a clock (it never comes)."""
+    long past), the largest one for a timer armed without a clock or paused (it never
+    comes: a worker never claims a paused timer; its `resume:` writes the row again)."""
     due = timer.due_ms
     if due is None:
         due = STORED_INT_MAX
@@ -176,6 +180,8 @@ def row_problem(row: TimerRow, state: State) -> str | None:
         stored, wanted = getattr(row, name), getattr(expected, name)
         if type(stored) is not type(wanted) or stored != wanted:
             return f"its {name} is {stored!r}, the instance's timer has {wanted!r}"
+    if timer.paused_ms is not None:
+        return f"the instance's timer is paused ({timer.paused_ms} ms left)"
     if timer.due_ms is None:
         return "the instance's timer has no due time (it was armed without a clock)"
     return None
@@ -183,7 +189,20 @@ def row_problem(row: TimerRow, state: State) -> str | None:
 
 def row_data(row: TimerRow, now_ms: int) -> dict[str, Any]:
     """The JSON-ready form `statekit timers` lists: instance, timer, event, generation,
-    due time (epoch ms and ISO 8601 UTC) and how long until it is due (negative: overdue)."""
+    due time (epoch ms and ISO 8601 UTC) and how long until it is due (negative: overdue);
+    a paused timer has no due time (`due_ms` and `in_ms` null) and `paused_ms`, the time
+    it has left."""
+    paused = paused_ms(row)
+    if paused is not None:
+        return {
+            "instance": row.instance_id,
+            "timer": row.timer_id,
+            "event": row.event,
+            "generation": row.generation,
+            "due_ms": None,
+            "in_ms": None,
+            "paused_ms": paused,
+        }
     return {
         "instance": row.instance_id,
         "timer": row.timer_id,
@@ -192,3 +211,16 @@ def row_data(row: TimerRow, now_ms: int) -> dict[str, Any]:
         "due_ms": row.due_ms,
         "in_ms": row.due_ms - now_ms if isinstance(row.due_ms, int) else None,
     }
+
+
+def paused_ms(row: TimerRow) -> int | None:
+    """The time a paused timer's row says it has left (None: running, or a record that
+    does not say: `verify` reports such a row)."""
+    record = row.record
+    if record is None or '"paused_ms":' not in record:
+        return None
+    try:
+        value = json.loads(record).get("paused_ms")
+    except (ValueError, AttributeError):
+        return None
+    return value if value.__class__ is int else None

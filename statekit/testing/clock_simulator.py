@@ -13,7 +13,8 @@ order, each one's own sends going to the back of the queue, before `send` or
 whose due time is at most the new time, in due-time order (ties in arming
 order), moving the clock to each due time as it goes; a due time already
 past fires at the next `advance`, `advance(0)` included; timers armed while
-advancing that fall due within the window fire too. Every step is given the
+advancing that fall due within the window fire too. A paused timer (`pause:`)
+is never due: it fires only after a `resume:` arms it again. Every step is given the
 clock's reading (`now_ms`), so relative delays become due times.
 
 `history` is what a durable store would keep: every event that applied and
@@ -85,8 +86,9 @@ class Simulator:
 
     @property
     def next_due_ms(self) -> int | None:
-        """The earliest due time of an armed timer, or None when none is armed."""
-        dues = [self._due(t) for t in self._state.timers]
+        """The earliest due time of a running armed timer, or None when none is (a
+        paused timer has none)."""
+        dues = [self._due(t) for t in self._state.timers if t.paused_ms is None]
         return min(dues) if dues else None
 
     @property
@@ -146,7 +148,7 @@ class Simulator:
 
     def _next(self, until: int) -> ArmedTimer | None:
         """The armed timer to deliver next by `until`: the earliest due, then the first armed."""
-        due = [t for t in self._state.timers if self._due(t) <= until]
+        due = [t for t in self._state.timers if t.paused_ms is None and self._due(t) <= until]
         return min(due, key=lambda t: (self._due(t), t.generation)) if due else None
 
     def _due(self, timer: ArmedTimer) -> int:

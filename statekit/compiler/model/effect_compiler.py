@@ -1,5 +1,5 @@
-"""Effects (`assign`, `emit`, `raise`, `send`, `cancel`) compiled against the declared
-context and events."""
+"""Effects (`assign`, `emit`, `raise`, `send`, `cancel`, `pause`, `resume`) compiled against
+the declared context and events."""
 
 from __future__ import annotations
 
@@ -18,7 +18,18 @@ from statekit.compiler.expressions.scope import (
     NoEvent,
     TypedEvent,
 )
-from statekit.compiler.ir import Assign, Cancel, Effect, Emit, EventDecl, FieldDecl, Raise, Send
+from statekit.compiler.ir import (
+    Assign,
+    Cancel,
+    Effect,
+    Emit,
+    EventDecl,
+    FieldDecl,
+    Pause,
+    Raise,
+    Resume,
+    Send,
+)
 from statekit.compiler.model.declarations import mapping_items, text
 from statekit.compiler.model.timers import integer_expression, read_delay
 from statekit.compiler.rules import expression_type, unknown_event
@@ -52,6 +63,8 @@ class EffectCompiler:
         self.raised: set[str] = set()
         self.sent_ids: set[str] = set()  # the `id:` of every `send`
         self.cancelled_ids: list[tuple[str, SourceSpan]] = []  # every `cancel:`, to check
+        # every `pause:` and `resume:` (verb, name, its span), checked against the timer names
+        self.controlled_names: list[tuple[str, str, SourceSpan]] = []
         self._scopes: dict[tuple[str | None, str], ExpressionScope] = {}
         self.definitions: Definitions = NO_DEFINITIONS if names is None else names.definitions
         self.tables: Mapping[str, LookupTable] = (
@@ -159,6 +172,10 @@ class EffectCompiler:
         if kind == "cancel" and isinstance(value, ScalarNode):
             self.cancelled_ids.append((str(value.value), value.span))
             return Cancel(id=str(value.value), span=span)
+        if kind in ("pause", "resume") and isinstance(value, ScalarNode):
+            name = str(value.value)
+            self.controlled_names.append((kind, name, value.span))
+            return Pause(name=name, span=span) if kind == "pause" else Resume(name=name, span=span)
         return None
 
     def _declared(

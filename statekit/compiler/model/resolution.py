@@ -46,6 +46,7 @@ from statekit.compiler.model.migrations import read_migrations
 from statekit.compiler.model.numbering import StateDraft, number_states
 from statekit.compiler.model.references import StateReferences
 from statekit.compiler.model.tables import parse_tables
+from statekit.compiler.model.timer_controls import unknown_controlled_names
 from statekit.compiler.model.timers import NO_EVENT_IN_TIMERS, TimerEntry, read_timer_entries
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.rules import (
@@ -152,6 +153,11 @@ class _Resolver:
             if guard_name not in self.used_guards:
                 self._check_unused_guard(guard_name)
         self._check_cancelled_ids()
+        self.problems.extend(
+            unknown_controlled_names(
+                self.effects.controlled_names, self.effects.sent_ids, self.timers
+            )
+        )
         migrations = self._migrations()
         definitions = self.definitions.check_all()
         self.problems.extend(self.definitions.problems)

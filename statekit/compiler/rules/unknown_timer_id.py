@@ -1,8 +1,10 @@
-"""unknown-timer-id: A `cancel:` names an id that no `send` in the chart uses.
+"""unknown-timer-id: A `cancel:`, `pause:` or `resume:` names an id that no timer uses.
 
 `cancel: name` removes the armed timer of a delayed `send` with `id: name`.
 When no `send` in the chart has that id, nothing can ever be cancelled: the
-name is misspelt, or the `send` it meant was removed.
+name is misspelt, or the `send` it meant was removed. `pause: name` and
+`resume: name` take a delayed `send`'s `id:` or a named `after` timer's `id:`;
+any other name is this error too, with the closest names as a hint.
 
 Failing::
 

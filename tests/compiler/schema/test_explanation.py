@@ -190,14 +190,15 @@ ERRORS = [
     ),
     pytest.param(
         "statechart: x\nstates:\n  a:\n    entry:\n      - {assign: {n: 1}, emit: {type: X}}\n",
-        "an effect has exactly one key (assign, emit, raise, send or cancel), got 'assign', 'emit'",
+        "an effect has exactly one key (assign, emit, raise, send, cancel, pause or resume), "
+        "got 'assign', 'emit'",
         (5, 9),
         None,
         id="effect with two keys",
     ),
     pytest.param(
         "statechart: x\nstates:\n  a:\n    entry:\n      - asign: {n: 1}\n",
-        "unknown key 'asign' in effect (allowed: assign, emit, raise, send, cancel)",
+        "unknown key 'asign' in effect (allowed: assign, emit, raise, send, cancel, pause, resume)",
         (5, 9),
         "did you mean 'assign'?",
         id="misspelt effect",
