@@ -13,7 +13,8 @@ digest), and `TypeError` for something that is not a `State`.
 
 Time is an input: `now_ms` (the clock's reading for the step, epoch
 milliseconds) turns the relative delays the step arms into due times, and
-`fire` delivers an armed timer (`statekit.engine.timers`).
+`fire` delivers an armed timer (`statekit.engine.timers`). A chart whose
+expressions read `now` needs it on every step (`statekit.engine.clock_steps`).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from statekit.compiler.expressions.clock import clock_reading
 from statekit.compiler.ir import CompiledChart
 from statekit.engine import observers
 from statekit.engine.algorithm import initial_macrostep
+from statekit.engine.clock_steps import chart_reads_clock, clock_required
 from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
 from statekit.engine.observers import installed as _observers
@@ -31,7 +34,7 @@ from statekit.engine.observers import watchers as _watchers
 from statekit.engine.replay import EventLike, ReplayResult, fold
 from statekit.engine.result import Result
 from statekit.engine.state import State
-from statekit.engine.step import applied_result, consume, fire, step
+from statekit.engine.step import adopt, applied_result, consume, fire, step
 from statekit.engine.tables import DEFAULT_MAX_MICROSTEPS, Tables
 from statekit.engine.validation import PayloadError, check_context
 
@@ -52,7 +55,7 @@ class Chart:
     that histories written under this version replay after a newer one is deployed.
     """
 
-    __slots__ = ("_initial", "_source", "_tables")
+    __slots__ = ("_initial", "_reads_clock", "_source", "_tables")
 
     def __init__(
         self,
@@ -64,6 +67,7 @@ class Chart:
         self._tables = Tables(ir, max_microsteps)
         self._initial: State | None = None
         self._source = source
+        self._reads_clock = chart_reads_clock(ir)
         if _watchers:
             observers.made(self)
 
@@ -118,8 +122,9 @@ class Chart:
         except PayloadError as exc:
             raise StartError(str(exc)) from exc
         try:
-            run = initial_macrostep(tables, ctx, now_ms=now_ms)
-            broken = broken_invariant(tables, run.configuration, run.context)
+            with clock_reading(now_ms):
+                run = initial_macrostep(tables, ctx, now_ms=now_ms)
+                broken = broken_invariant(tables, run.configuration, run.context)
         except (EvaluationError, LivelockError) as exc:
             raise StartError(f"the initial macrostep of {self.name!r} failed: {exc}") from exc
         if broken is not None:
@@ -187,9 +192,18 @@ class Chart:
         classification (`Result.timer` names it). A timer that is not armed, or whose
         generation is not `generation` when given, is REJECTED with `STALE_TIMER` and
         changes nothing (the input state is returned)."""
-        result = fire(
-            self._tables, state, timer_id, generation=generation, now_ms=now_ms, event_id=event_id
-        )
+        tables = self._tables
+        if not self._reads_clock:
+            result = fire(
+                tables, state, timer_id, generation=generation, now_ms=now_ms, event_id=event_id
+            )
+        elif now_ms is None:
+            result = clock_required(self.ir, adopt(tables, state), timer_id, event_id)
+        else:
+            with clock_reading(now_ms):
+                result = fire(
+                    tables, state, timer_id, generation=generation, now_ms=now_ms, event_id=event_id
+                )
         if _observers:
             observers.notify(self, state, result)
         return result

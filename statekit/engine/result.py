@@ -31,6 +31,7 @@ from statekit.engine.timer_plan import resolve
 from statekit.engine.timers import ArmedTimer, SentEvent, TimerRun
 
 __all__ = [
+    "CLOCK_REQUIRED",
     "ENGINE_REASONS",
     "EVALUATION_ERROR",
     "INVALID_PAYLOAD",
@@ -70,9 +71,13 @@ changed."""
 STALE_TIMER = "STALE_TIMER"
 """`Chart.fire` of a timer that is not armed (its state was left, it was cancelled,
 delivered or replaced, or its generation differs); nothing changed."""
+CLOCK_REQUIRED = "CLOCK_REQUIRED"
+"""The chart reads `now` but the step was given no clock reading (`now_ms`); nothing
+changed."""
 
 ENGINE_REASONS = frozenset(
     {
+        CLOCK_REQUIRED,
         UNKNOWN_EVENT,
         INVALID_PAYLOAD,
         TERMINAL_STATE,

@@ -24,6 +24,7 @@ from statekit.compiler.expressions.language import (
 )
 from statekit.compiler.expressions.operator_checks import OperatorChecks
 from statekit.compiler.expressions.scope import NoEvent, TypedEvent
+from statekit.compiler.expressions.time_checks import TimeChecks
 from statekit.compiler.expressions.tree import (
     ContextRef,
     EventRef,
@@ -36,7 +37,7 @@ from statekit.compiler.expressions.type_relations import (
 from statekit.compiler.rules import expression_syntax, expression_type, expression_unsafe
 
 
-class Checker(OperatorChecks, CallChecks):
+class Checker(OperatorChecks, CallChecks, TimeChecks):
     """One expression's allow-list and type check; collects every diagnostic."""
 
     # -- entry ------------------------------------------------------------------
@@ -47,11 +48,14 @@ class Checker(OperatorChecks, CallChecks):
             message = f"expression is too long ({len(self.text)} characters, at most "
             self.report(expression_unsafe.SLUG, None, message + f"{MAX_SOURCE_LENGTH})")
             return None
+        text = self.parsable_text()
+        if self.diagnostics:
+            return None
         try:
             with warnings.catch_warnings():  # e.g. "invalid decimal literal" for `1if x else 2`
                 warnings.simplefilter("ignore", SyntaxWarning)
                 warnings.simplefilter("ignore", DeprecationWarning)
-                tree = ast.parse(self.text, mode="eval")
+                tree = ast.parse(text, mode="eval")
         except SyntaxError as exc:
             self._syntax_error(exc)
             return None
@@ -143,6 +147,9 @@ class Checker(OperatorChecks, CallChecks):
         if name in NAME_LITERALS:
             value = NAME_LITERALS[name]
             return Literal(value=value, type=literal_type(value))
+        found = self.time_word(node)
+        if found is not None:
+            return found
         if name in ("ctx", "event"):
             self.report(expression_unsafe.SLUG, node, f"'{name}' is only allowed as {name}.<field>")
             return None

@@ -1,0 +1,52 @@
+"""Steps of charts that read `now`: the clock reading set for the step, or the refusal.
+
+A chart whose expressions read `now` (`chart_reads_clock`) needs the step's clock
+reading: `Chart.send` and `Chart.fire` given `now_ms=None` return REJECTED
+`CLOCK_REQUIRED` before anything else is classified (nothing changes, a timer
+stays armed), and `Chart.initialize` raises `StartError` when its initial macrostep
+reads `now` without one. With a reading, the step runs inside
+`statekit.compiler.expressions.clock.clock_reading`, where `now` evaluates to it.
+Charts that never read `now` take neither path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+from statekit.compiler.expressions.expression import Expression
+from statekit.compiler.ir import CompiledChart
+from statekit.engine.result import CLOCK_REQUIRED, Result, Status
+from statekit.engine.state import State
+
+
+def chart_reads_clock(chart: CompiledChart) -> bool:
+    """Whether any expression of the chart (guards, effects, timers, invariants,
+    migrations) reads `now`."""
+    seen: set[int] = set()
+    stack: list[object] = [chart]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Expression):
+            if item.reads_clock():
+                return True
+            continue
+        if isinstance(item, str | int | float | bool | None) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, tuple | list | frozenset | set):
+            stack.extend(item)
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            stack.extend(getattr(item, f.name) for f in dataclasses.fields(item))
+    return False
+
+
+def clock_required(chart: CompiledChart, state: State, event: str, event_id: str | None) -> Result:
+    """The refusal of a step of a chart that reads `now`, given no clock reading."""
+    message = (
+        f"chart {chart.name!r} v{chart.version} reads `now`: every step needs the clock's "
+        "reading (now_ms)"
+    )
+    return Result(Status.REJECTED, CLOCK_REQUIRED, state, str(event), event_id, message=message)
