@@ -57,7 +57,8 @@ class Checker(OperatorChecks, CallChecks, TimeChecks):
                 warnings.simplefilter("ignore", DeprecationWarning)
                 tree = ast.parse(text, mode="eval")
         except SyntaxError as exc:
-            self._syntax_error(exc)
+            if not self.duration_syntax_error(exc):
+                self._syntax_error(exc)
             return None
         except (RecursionError, MemoryError):
             self.report(expression_unsafe.SLUG, None, "expression is too deeply nested to parse")

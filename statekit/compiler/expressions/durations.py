@@ -10,9 +10,10 @@ identifier up by its column (`DurationLiterals.at`) and reads it as the integer
 number of milliseconds, and every diagnostic keeps its position.
 
 A word in the grammar whose value does not fit a signed 64-bit integer of
-milliseconds is a problem at its own column (`DurationLiterals.problems`); a
-word outside the grammar (`15min`, `1.5h`) is left for Python's parser, which
-reports it where it is.
+milliseconds is a problem at its own columns (`DurationLiterals.problems`). A
+word outside the grammar is left to Python's parser; where it fails on a word
+that starts with a digit and has a letter (`15min`, `1.5h`, `1m1h`), the
+diagnostic names the accepted forms (`duration_mistake`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from dataclasses import dataclass, field
 from statekit.compiler.delay_literals import DELAY_LITERAL, parse_delay
 
 _WORD = re.compile(r"(?<![\w.])[0-9][0-9A-Za-z]*(?![\w.])")
-"""A word that starts with a digit and is not part of a name or a decimal number."""
+"""A word that starts with a digit and is not part of a name or of a decimal number."""
+_MISTAKE = re.compile(r"(?<![\w.])[0-9][0-9.]*[A-Za-z][0-9A-Za-z]*")
+"""A word that starts with a digit and has a letter (`15min`, `1.5h`): a duration meant."""
+DURATION_FORMS = (
+    "a whole number of units d, h, m, s, ms, each at most once and in that order"
+    " (15m, 1h30m, 500ms, 7d)"
+)
 _QUOTES = ("'''", '"""', "'", '"')
 
 
@@ -61,10 +68,10 @@ def find_durations(text: str) -> DurationLiterals:
     for start, end in _code_stretches(text):
         for match in _WORD.finditer(text, start, end):
             word = match.group()
-            if word.isdigit() or DELAY_LITERAL.fullmatch(word) is None:
+            begin = match.start()
+            if DELAY_LITERAL.fullmatch(word) is None:
                 continue
             literal = parse_delay(word)
-            begin = match.start()
             if literal is None:
                 message = f"duration {word} does not fit in a signed 64-bit integer of milliseconds"
                 problems.append(DurationProblem(begin, match.end(), message))
@@ -73,6 +80,17 @@ def find_durations(text: str) -> DurationLiterals:
             sources[begin] = word
             chars[begin : match.end()] = "_" * len(word)
     return DurationLiterals("".join(chars), values, sources, tuple(problems))
+
+
+def duration_mistake(text: str, column: int) -> tuple[int, int, str] | None:
+    """The word meant as a duration literal (`15min`, `1.5h`, `1m1h`) where Python's parser
+    stopped at `column` of `text`'s first line: its columns and the message, or None."""
+    line = text.split("\n", 1)[0]
+    for match in _MISTAKE.finditer(line):
+        if match.start() <= column < match.end() + 1:
+            word = match.group()
+            return match.start(), match.end(), f"{word} is not a duration literal: {DURATION_FORMS}"
+    return None
 
 
 def _code_stretches(text: str) -> list[tuple[int, int]]:
