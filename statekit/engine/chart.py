@@ -172,8 +172,15 @@ class Chart:
     ) -> Result:
         """Classify and apply one event (see `statekit.engine.step`); installed observers
         (`statekit.engine.observers`) see the result. The name of an `after` timer's
-        event delivers that timer (as `fire`)."""
-        result = step(self._tables, state, event_type, payload, event_id, now_ms=now_ms)
+        event delivers that timer (as `fire`). A chart that reads `now` refuses a step
+        without `now_ms` as REJECTED `CLOCK_REQUIRED` (`statekit.engine.clock_steps`)."""
+        if not self._reads_clock:
+            result = step(self._tables, state, event_type, payload, event_id, now_ms=now_ms)
+        elif now_ms is None:
+            result = clock_required(self.ir, adopt(self._tables, state), event_type, event_id)
+        else:
+            with clock_reading(now_ms):
+                result = step(self._tables, state, event_type, payload, event_id, now_ms=now_ms)
         if _observers:
             observers.notify(self, state, result)
         return result
