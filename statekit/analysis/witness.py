@@ -12,7 +12,9 @@ null when nullable), from the literals the chart's expressions compare with
 (each integer and its neighbours, each string, strings of each integer's
 length and its neighbours', for `len`) and from the current context,
 so a guard such as `event.amount > ctx.limit` is met by `ctx.limit + 1`. A
-timer step is sent by its timer event's name, without a payload.
+timer step is sent by its timer event's name, without a payload. A chart that
+reads `now` gets a clock reading per step, never decreasing along the path
+(`statekit.analysis.clock_readings`: kept in the payload under `@now_ms`).
 
 A rejection leaves the state as it was, so a rejection no payload brings
 about here (it needs context the path's other steps do not give, say a low
@@ -37,6 +39,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from statekit.analysis.clock_readings import (
+    clock_advances,
+    last_reading,
+    send_step,
+    start_reading,
+    with_readings,
+)
 from statekit.analysis.exploration import Exploration, MacrostepBranch
 from statekit.analysis.report import leaves, outcome_text
 from statekit.compiler.diagnostics import TraceStep
@@ -119,12 +128,13 @@ class _Search:
         self.taken: list[Payload | None] = []
         self.failed: set[tuple[int, State]] = set()
         self.literals = chart_literals(self.ir) if literals is None else literals
+        self.advances = clock_advances(self.ir)
         self.end: State | None = None
 
     def run(self, start: State | None = None) -> list[Payload | None] | None:
         if start is None:
             try:
-                start = self.chart.start()
+                start = self.chart.start(now_ms=start_reading(self.ir))
             except StartError:
                 return None
         return list(self.taken) if self._from(0, start) else None
@@ -142,7 +152,7 @@ class _Search:
             if self.sends >= self.budget:
                 return False
             self.sends += 1
-            result = self.chart.send(state, step.event, payload)
+            result = send_step(self.chart, state, step.event, payload)
             if not takes(result, step):
                 continue
             self.taken.append(payload)
@@ -158,7 +168,8 @@ class _Search:
         return False
 
     def _payloads(self, event: str, context: Mapping[str, Any]) -> Iterator[Payload]:
-        return event_payloads(self.ir, event, context, self.literals)
+        payloads = event_payloads(self.ir, event, context, self.literals)
+        return with_readings(payloads, last_reading(self.taken), self.advances)
 
 
 def event_payloads(
@@ -184,7 +195,7 @@ def witness_payloads(
     started with `start` (`Chart.start(context)`; None: the declared defaults)."""
     chart = Chart(ir)
     try:
-        state = chart.start(start or None)
+        state = chart.start(start or None, now_ms=start_reading(ir))
     except StartError:
         return [None] * len(steps)
     return search_payloads(chart, steps, state).payloads
@@ -323,6 +334,7 @@ class PathReplays:
         """Sends made so far (`budget` bounds them)."""
         self.chart = Chart(exploration.chart)
         self.literals = chart_literals(exploration.chart)
+        self.advances = clock_advances(exploration.chart)
         self._nodes: dict[int, NodeReplay] = {}
         self._answers: dict[tuple[int, MacrostepBranch], Payload | None] = {}
         self._starts: dict[tuple[tuple[str, object], ...], State | None] = {}
@@ -335,7 +347,8 @@ class PathReplays:
         key = tuple(sorted(context.items(), key=lambda item: item[0]))
         if key not in self._starts:
             try:
-                self._starts[key] = self.chart.start(context or None)
+                now = start_reading(self.exploration.chart)
+                self._starts[key] = self.chart.start(context or None, now_ms=now)
             except StartError:
                 self._starts[key] = None
         return self._starts[key]
@@ -368,7 +381,7 @@ class PathReplays:
             return NodeReplay(parent.payloads, None)
         if parent.state is None or self.sends >= self.budget:  # assumed from here on
             return NodeReplay((*parent.payloads, None), None)
-        found = self._one_step(parent.state, via)
+        found = self._one_step(parent.state, via, parent.payloads)
         if found is not None:
             payload, state = found
             return NodeReplay((*parent.payloads, payload), state)
@@ -383,12 +396,15 @@ class PathReplays:
         best = tuple(search.best) + (None,) * (len(steps) - len(search.best))
         return NodeReplay(best, None)
 
-    def _one_step(self, state: State, outcome: MacrostepBranch) -> tuple[Payload, State] | None:
+    def _one_step(
+        self, state: State, outcome: MacrostepBranch, before: Sequence[Payload | None]
+    ) -> tuple[Payload, State] | None:
         step = expected_step(self.exploration, outcome)
         choices = event_payloads(self.exploration.chart, step.event, state.context, self.literals)
+        choices = with_readings(choices, last_reading(before), self.advances)
         for payload in itertools.islice(choices, min(STEP_BUDGET, self.budget - self.sends)):
             self.sends += 1
-            result = self.chart.send(state, step.event, payload)
+            result = send_step(self.chart, state, step.event, payload)
             if takes(result, step):
                 return payload, result.state
         return None
@@ -398,8 +414,9 @@ class PathReplays:
         after the replay of the path to `node`; None: not found within `STEP_BUDGET`."""
         key = (node, outcome)
         if key not in self._answers:
-            state = self.node(node).state
-            found = None if state is None else self._one_step(state, outcome)
+            replay = self.node(node)
+            state = replay.state
+            found = None if state is None else self._one_step(state, outcome, replay.payloads)
             self._answers[key] = None if found is None else found[0]
         return self._answers[key]
 

@@ -23,13 +23,20 @@ from statekit.engine.state import State
 def chart_reads_clock(chart: CompiledChart) -> bool:
     """Whether any expression of the chart (guards, effects, timers, invariants,
     migrations) reads `now`."""
+    return any(e.reads_clock() for e in chart_expressions(chart))
+
+
+def chart_expressions(chart: CompiledChart) -> list[Expression]:
+    """Every expression of the compiled chart, each once, found by walking its records."""
+    found: list[Expression] = []
     seen: set[int] = set()
     stack: list[object] = [chart]
     while stack:
         item = stack.pop()
         if isinstance(item, Expression):
-            if item.reads_clock():
-                return True
+            if id(item) not in seen:
+                seen.add(id(item))
+                found.append(item)
             continue
         if isinstance(item, str | int | float | bool | None) or id(item) in seen:
             continue
@@ -40,7 +47,7 @@ def chart_reads_clock(chart: CompiledChart) -> bool:
             stack.extend(item)
         elif dataclasses.is_dataclass(item) and not isinstance(item, type):
             stack.extend(getattr(item, f.name) for f in dataclasses.fields(item))
-    return False
+    return found
 
 
 def clock_required(chart: CompiledChart, state: State, event: str, event_id: str | None) -> Result:
