@@ -121,12 +121,15 @@ class Chart:
             ctx = check_context(tables.chart.context, context or {}, complete=False)
         except PayloadError as exc:
             raise StartError(str(exc)) from exc
-        try:
-            with clock_reading(now_ms):
+        with clock_reading(now_ms) as reading:
+            try:
                 run = initial_macrostep(tables, ctx, now_ms=now_ms)
                 broken = broken_invariant(tables, run.configuration, run.context)
-        except (EvaluationError, LivelockError) as exc:
-            raise StartError(f"the initial macrostep of {self.name!r} failed: {exc}") from exc
+            except (EvaluationError, LivelockError) as exc:
+                if reading.missed:
+                    message = f"the initial macrostep of {self.name!r} reads `now`: "
+                    raise StartError(message + "give the clock's reading (now_ms)") from exc
+                raise StartError(f"the initial macrostep of {self.name!r} failed: {exc}") from exc
         if broken is not None:
             raise StartError(f"invariant '{broken}' does not hold in the initial state")
         state = State(run.configuration, run.context, run.history, run.final_timers())
@@ -172,15 +175,15 @@ class Chart:
     ) -> Result:
         """Classify and apply one event (see `statekit.engine.step`); installed observers
         (`statekit.engine.observers`) see the result. The name of an `after` timer's
-        event delivers that timer (as `fire`). A chart that reads `now` refuses a step
-        without `now_ms` as REJECTED `CLOCK_REQUIRED` (`statekit.engine.clock_steps`)."""
+        event delivers that timer (as `fire`). A step that reads `now` without `now_ms` is
+        REJECTED `CLOCK_REQUIRED` (`statekit.engine.clock_steps`)."""
         if not self._reads_clock:
             result = step(self._tables, state, event_type, payload, event_id, now_ms=now_ms)
-        elif now_ms is None:
-            result = clock_required(self.ir, adopt(self._tables, state), event_type, event_id)
         else:
-            with clock_reading(now_ms):
+            with clock_reading(now_ms) as reading:
                 result = step(self._tables, state, event_type, payload, event_id, now_ms=now_ms)
+            if reading.missed:
+                result = clock_required(self.ir, adopt(self._tables, state), event_type, event_id)
         if _observers:
             observers.notify(self, state, result)
         return result
@@ -204,13 +207,13 @@ class Chart:
             result = fire(
                 tables, state, timer_id, generation=generation, now_ms=now_ms, event_id=event_id
             )
-        elif now_ms is None:
-            result = clock_required(self.ir, adopt(tables, state), timer_id, event_id)
         else:
-            with clock_reading(now_ms):
+            with clock_reading(now_ms) as reading:
                 result = fire(
                     tables, state, timer_id, generation=generation, now_ms=now_ms, event_id=event_id
                 )
+            if reading.missed:  # refused, not consumed: the timer stays armed
+                result = clock_required(self.ir, adopt(tables, state), result.event, event_id)
         if _observers:
             observers.notify(self, state, result)
         return result

@@ -1,12 +1,13 @@
 """Steps of charts that read `now`: the clock reading set for the step, or the refusal.
 
-A chart whose expressions read `now` (`chart_reads_clock`) needs the step's clock
-reading: `Chart.send` and `Chart.fire` given `now_ms=None` return REJECTED
-`CLOCK_REQUIRED` before anything else is classified (nothing changes, a timer
-stays armed), and `Chart.initialize` raises `StartError` when its initial macrostep
-reads `now` without one. With a reading, the step runs inside
-`statekit.compiler.expressions.clock.clock_reading`, where `now` evaluates to it.
-Charts that never read `now` take neither path.
+For a chart whose expressions read `now` (`chart_reads_clock`), `Chart.send`,
+`Chart.fire` and `Chart.initialize` run the step inside
+`statekit.compiler.expressions.clock.clock_reading`, where `now` evaluates to the
+step's `now_ms`. A step that reads `now` when it was given no reading (`now_ms=None`)
+is answered REJECTED `CLOCK_REQUIRED` with the input state (nothing changes; a timer
+whose delivery needed it stays armed), and an initial macrostep that does raises
+`StartError`; a step of such a chart that does not read `now` needs no reading.
+Charts that never read `now` take none of this path.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`now` in a running chart: the step's `now_ms` in guards, assigns, emits, raises and
-timers; a chart that reads `now` refuses a step without a clock reading (CLOCK_REQUIRED),
-and a chart that does not is untouched by the rule."""
+timers; a step that reads `now` without a clock reading is refused (CLOCK_REQUIRED),
+one that does not read it, and any step of a chart that never does, needs none."""
 
 from __future__ import annotations
 
@@ -44,7 +44,9 @@ states:
         - {to: answered, if: now <= ctx.deadline}
         - {to: answered, do: [{assign: {late: true}}]}
     after:
-      - {at: ctx.deadline + 1h, to: breached}
+      - at: ctx.deadline + 1h
+        to: breached
+        do: [{emit: {type: Breached, payload: {late_ms: now - ctx.deadline}}}]
   answered: {final: true}
   breached: {final: true}
 """
@@ -96,8 +98,12 @@ def test_a_step_without_a_clock_reading_is_refused_and_changes_nothing(
     refused = sla.fire(opened, timer.id)
     assert (refused.status, refused.reason) == (Status.REJECTED, CLOCK_REQUIRED)
     assert refused.state.timers == opened.timers  # the timer stays armed
+    # a step of the chart that reads no `now` needs no clock
+    stray = sla.send(opened, "OPEN", {"n": 1})
+    assert (stray.status, stray.reason) == (Status.REJECTED, "UNDEFINED_TRANSITION")
     fired = sla.fire(opened, timer.id, now_ms=timer.due_ms)
     assert fired.status is Status.APPLIED and fired.state.is_active("breached")
+    assert [dict(m.payload) for m in fired.emitted] == [{"late_ms": 3_600_000}]
 
 
 def test_an_initial_macrostep_that_reads_now_needs_the_clock() -> None:
@@ -111,7 +117,7 @@ states:
 """
     )
     assert chart.start(now_ms=T0).context["created"] == T0 - 86_400_000
-    with pytest.raises(StartError, match="now"):
+    with pytest.raises(StartError, match=r"reads `now`: give the clock's reading \(now_ms\)"):
         chart.start()
 
 

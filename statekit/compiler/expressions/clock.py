@@ -8,9 +8,8 @@ engine sets for the duration of a step of a chart that reads `now`
 nothing; the step stays a function of its inputs, since the value is the step's
 `now_ms` argument. bench/engine_bench.py measures the figure (see docs/semantics.md).
 
-`now` read where no reading was set raises `NoClockReading`; the engine refuses
-such a step before it starts (`CLOCK_REQUIRED`), so this is only met by code that
-calls an evaluator itself.
+`now` read where no reading was set raises `NoClockReading` (the engine then
+answers the step REJECTED `CLOCK_REQUIRED`, nothing changed).
 """
 
 from __future__ import annotations
@@ -19,8 +18,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-STEP_CLOCK: ContextVar[int | None] = ContextVar("statekit_step_clock", default=None)
-"""The clock reading (epoch ms) of the step being computed, or None outside one."""
+
+class ClockReading:
+    """The clock reading of one step (None: the step was given none), and whether `now` was
+    read without one (`missed`)."""
+
+    __slots__ = ("missed", "value")
+
+    def __init__(self, value: int | None) -> None:
+        self.value = value
+        self.missed = False
+
+
+STEP_CLOCK: ContextVar[ClockReading | None] = ContextVar("statekit_step_clock", default=None)
+"""The clock reading of the step being computed, or None outside one."""
 
 
 class NoClockReading(Exception):
@@ -31,18 +42,22 @@ class NoClockReading(Exception):
 
 
 def read_clock() -> int:
-    """The step's clock reading; `NoClockReading` when none is set."""
-    value = STEP_CLOCK.get()
-    if value is None:
-        raise NoClockReading()
-    return value
+    """The step's clock reading; `NoClockReading` (noted as `missed`) when it has none."""
+    reading = STEP_CLOCK.get()
+    if reading is not None:
+        if reading.value is not None:
+            return reading.value
+        reading.missed = True
+    raise NoClockReading()
 
 
 @contextmanager
-def clock_reading(now_ms: int | None) -> Iterator[None]:
-    """`now` reads `now_ms` inside the block (None: `now` cannot be read)."""
-    token = STEP_CLOCK.set(now_ms)
+def clock_reading(now_ms: int | None) -> Iterator[ClockReading]:
+    """`now` reads `now_ms` inside the block (None: `now` cannot be read, and the reading
+    yielded notes an attempt)."""
+    reading = ClockReading(now_ms)
+    token = STEP_CLOCK.set(reading)
     try:
-        yield
+        yield reading
     finally:
         STEP_CLOCK.reset(token)
