@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from statekit.compiler.expressions.clock import clock_reading
+from statekit.compiler.expressions.clock import STEP_CLOCK, ClockReading, clock_reading
 from statekit.compiler.ir import CompiledChart
 from statekit.engine import observers
 from statekit.engine.algorithm import initial_macrostep
@@ -180,8 +180,15 @@ class Chart:
         if not self._reads_clock:
             result = step(self._tables, state, event_type, payload, event_id, now_ms=now_ms)
         else:
-            with clock_reading(now_ms) as reading:
+            # set and reset inline, not `with clock_reading(...)`: bench/clock_steps.py,
+            # the `now` chart against the same chart reading a payload timestamp, 0.73x
+            # with the generator-based context manager, 0.97x (0.96-0.98) so
+            reading = ClockReading(now_ms)
+            token = STEP_CLOCK.set(reading)
+            try:
                 result = step(self._tables, state, event_type, payload, event_id, now_ms=now_ms)
+            finally:
+                STEP_CLOCK.reset(token)
             if reading.missed:
                 result = clock_required(self.ir, adopt(self._tables, state), event_type, event_id)
         if _observers:
