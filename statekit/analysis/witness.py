@@ -47,22 +47,20 @@ from statekit.analysis.clock_readings import (
     with_readings,
 )
 from statekit.analysis.exploration import Exploration, MacrostepBranch
+from statekit.analysis.payload_candidates import Literals as Literals
+from statekit.analysis.payload_candidates import Payload as Payload
+from statekit.analysis.payload_candidates import candidates as candidates
+from statekit.analysis.payload_candidates import chart_literals as chart_literals
+from statekit.analysis.payload_candidates import event_payloads as event_payloads
 from statekit.analysis.report import leaves, outcome_text
 from statekit.compiler.diagnostics import TraceStep
-from statekit.compiler.expressions.tree import Literal, iter_nodes
-from statekit.compiler.ir import CompiledChart, FieldDecl
-from statekit.compiler.value_types import BaseType
+from statekit.compiler.ir import CompiledChart
 from statekit.engine.chart import Chart, StartError
 from statekit.engine.result import Result
 from statekit.engine.state import State
 
 SEND_BUDGET = 20_000
 """Sends one path's search may make before it settles for the prefix it took."""
-
-Payload = dict[str, Any]
-
-Literals = tuple[tuple[int, ...], tuple[float, ...], tuple[str, ...]]
-"""The integers, numbers and strings a chart's guards and conditions mention."""
 
 
 class Expected:
@@ -172,21 +170,6 @@ class _Search:
         return with_readings(payloads, last_reading(self.taken), self.advances)
 
 
-def event_payloads(
-    ir: CompiledChart, event: str, context: Mapping[str, Any], literals: Literals
-) -> Iterator[Payload]:
-    """The payloads tried for `event` in `context`, first to last: every combination of
-    its fields' `candidates` (a timer's event: only the empty payload)."""
-    declared = ir.events.get(event)
-    if declared is None:  # a timer's event: delivered by name, without a payload
-        yield {}
-        return
-    names = [f.name for f in declared.fields]
-    choices = [candidates(f, context, literals) for f in declared.fields]
-    for values in itertools.product(*choices):
-        yield dict(zip(names, values, strict=True))
-
-
 def witness_payloads(
     ir: CompiledChart, steps: Sequence[Expected], start: Mapping[str, Any] | None = None
 ) -> list[Payload | None]:
@@ -222,63 +205,6 @@ def search_payloads(
     taken: list[Payload | None] = list(found if found is not None else search.best)
     padded = taken + [None] * (len(steps) - len(taken))
     return PayloadSearch(padded, found is not None, search.sends)
-
-
-def chart_literals(ir: CompiledChart) -> Literals:
-    """The integers, numbers and strings the chart's guards and conditions mention."""
-    ints: set[int] = set()
-    floats: set[float] = set()
-    strings: set[str] = set()
-    for transition in ir.transitions:
-        for check in transition.guards:
-            for node in iter_nodes(check.expression.tree):
-                if isinstance(node, Literal):
-                    value = node.value
-                    if isinstance(value, bool) or value is None:
-                        continue
-                    if isinstance(value, int):
-                        ints.add(value)
-                    elif isinstance(value, float):
-                        floats.add(value)
-                    else:
-                        strings.add(value)
-    return tuple(sorted(ints)), tuple(sorted(floats)), tuple(sorted(strings))
-
-
-def candidates(
-    decl: FieldDecl,
-    context: Mapping[str, Any],
-    literals: Literals,
-) -> list[Any]:
-    """The values tried for a payload field, first to last (see the module docstring)."""
-    kind = decl.type
-    ints, floats, strings = literals
-    values: list[Any]
-    if kind.enum is not None:
-        values = list(kind.enum)
-    elif kind.base is BaseType.BOOLEAN:
-        values = [True, False]
-    elif kind.base in (BaseType.INTEGER, BaseType.NUMBER):
-        known = sorted({v for v in context.values() if type(v) is int} | set(ints))
-        values = [1, 0, *(v + d for v in known for d in (0, 1, -1)), -1, 1_000_000]
-        if kind.base is BaseType.NUMBER:
-            values += [*floats, *(f + 0.5 for f in floats), *(f - 0.5 for f in floats)]
-    elif kind.base is BaseType.STRING:
-        texts = sorted({v for v in context.values() if type(v) is str} | set(strings))
-        # strings of the lengths `len(...)` may be compared with
-        lengths = sorted({n + d for n in ints for d in (0, 1, -1) if 0 <= n + d <= 64})
-        values = ["a", "", *texts, *("a" * n for n in lengths)]
-    else:
-        values = []
-    if kind.nullable or kind.base is BaseType.NULL:
-        values.append(None)
-    if decl.has_default:
-        values.insert(0, decl.default)
-    unique: dict[tuple[type, Any], Any] = {}
-    for value in values:
-        if kind.accepts(value):
-            unique.setdefault((type(value), value), value)
-    return list(unique.values())
 
 
 STEP_BUDGET = 2_000
