@@ -1,6 +1,7 @@
 """`now` in the durable runner, on each store: every step reads the runner's clock, the
 event rows record it, and after a restart (a new runner, its clock elsewhere) the replay,
-`verify`, `rebuild` and timer deliveries give the values the live steps computed."""
+`verify`, `rebuild` and timer deliveries give the values the live steps computed. A
+rejection decided by `now` (its row keeps no clock reading) is not a difference."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ context:
 events:
   OPEN: {n: integer}
   REPLY: {}
+  NOTE: {}
 initial: new
 states:
   new:
@@ -36,6 +38,7 @@ states:
           if: now - ctx.opened_at <= 4h
           do: [{assign: {answered_in: now - ctx.opened_at}}]
         - {to: breached}
+      NOTE: {if: now - ctx.opened_at < 1h, else: NOTE_TOO_LATE}
     after:
       - {at: now + 1d, to: breached, do: [{emit: {type: Breached, payload: {at: now}}}]}
   met: {final: true}
@@ -60,6 +63,8 @@ def test_steps_read_the_runners_clock_and_replay_it_after_a_restart(store_url: s
     assert runner.apply("t-1", "e1", "OPEN", {"n": 1}).status is OutcomeStatus.APPLIED
     assert runner.apply("t-2", "e1", "OPEN", {"n": 2}).status is OutcomeStatus.APPLIED
     clock.now = T0 + 3 * HOUR
+    late = runner.apply("t-1", "e-note", "NOTE")
+    assert (late.status, late.reason) == (OutcomeStatus.REJECTED, "NOTE_TOO_LATE")
     assert runner.apply("t-1", "e2", "REPLY").status is OutcomeStatus.APPLIED
     live = dict(runner.load("t-1").state.context)
     assert live == {"opened_at": T0 + HOUR, "answered_in": 2 * HOUR, "key": f"t-1-{T0 + HOUR}"}
@@ -73,7 +78,7 @@ def test_steps_read_the_runners_clock_and_replay_it_after_a_restart(store_url: s
     assert dict(again.load("t-1").state.context) == live
     rebuilt = again.rebuild("t-1").state
     assert rebuilt is not None and dict(rebuilt.context) == live
-    assert again.verify("t-1").ok and again.verify("t-2").ok
+    assert again.verify("t-1").ok and again.verify("t-2").ok  # the late NOTE included
     (fired,) = again.fire_due()
     assert [dict(m.payload) for m in fired.emitted] == [{"at": later.now}]
     assert again.load("t-2").state.is_active("breached")
