@@ -13,8 +13,8 @@ digest), and `TypeError` for something that is not a `State`.
 
 Time is an input: `now_ms` (the clock's reading for the step, epoch
 milliseconds) turns the relative delays the step arms into due times, and
-`fire` delivers an armed timer (`statekit.engine.timers`). A chart whose
-expressions read `now` needs it on every step (`statekit.engine.clock_steps`).
+`fire` delivers an armed timer (`statekit.engine.timers`). A step that reads
+`now` in an expression needs it (`statekit.engine.clock_steps`).
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ class Chart:
         else:
             # set and reset inline, not `with clock_reading(...)`: bench/clock_steps.py,
             # the `now` chart against the same chart reading a payload timestamp, 0.73x
-            # with the generator-based context manager, 0.97x (0.96-0.98) so
+            # with the generator-based context manager, 0.97x (0.97-0.97) so
             reading = ClockReading(now_ms)
             token = STEP_CLOCK.set(reading)
             try:
