@@ -7,7 +7,8 @@ with a clock reading per step, chosen like a payload: the search tries, after th
 previous step's reading, advances of 0, 1 ms and each positive integer the chart's
 expressions mention (durations included) and its neighbours, so that a guard such as
 `now > ctx.opened_at + 4h` is met on one side and on the other. The readings start at
-`START_MS` and never decrease along a path. A step's reading travels in its
+`START_MS` and never decrease along a path; a timer's delivery is tried from its due
+time on (`reading_floor`). A step's reading travels in its
 payload under `NOW_KEY` (not an identifier, so never a payload field); printed paths
 show it there, and `send_step` sends it as `now_ms`.
 """
@@ -22,6 +23,7 @@ from statekit.compiler.ir import CompiledChart
 from statekit.engine.chart import Chart
 from statekit.engine.clock_steps import chart_expressions
 from statekit.engine.result import Result
+from statekit.engine.state import State
 
 NOW_KEY = "@now_ms"
 """Where a replayed step's clock reading is kept in its payload (epoch milliseconds)."""
@@ -54,6 +56,14 @@ def last_reading(payloads: Iterable[Mapping[str, Any] | None]) -> int:
         if payload is not None and NOW_KEY in payload:
             reading = int(payload[NOW_KEY])
     return reading
+
+
+def reading_floor(state: State, event: str, previous: int) -> int:
+    """The earliest reading tried for `event` from `state`: not before `previous`, and for
+    the delivery of an armed timer (sent by its event's name) not before it is due."""
+    armed = state.timer(event)
+    due = None if armed is None else armed.due_ms
+    return previous if due is None or due <= previous else due
 
 
 def with_readings(

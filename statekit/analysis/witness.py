@@ -42,6 +42,7 @@ from typing import Any
 from statekit.analysis.clock_readings import (
     clock_advances,
     last_reading,
+    reading_floor,
     send_step,
     start_reading,
     with_readings,
@@ -146,7 +147,7 @@ class _Search:
         if (index, state) in self.failed or self.sends >= self.budget:
             return False
         step = self.steps[index]
-        for payload in self._payloads(step.event, state.context):
+        for payload in self._payloads(step.event, state):
             if self.sends >= self.budget:
                 return False
             self.sends += 1
@@ -165,9 +166,10 @@ class _Search:
         self.failed.add((index, state))
         return False
 
-    def _payloads(self, event: str, context: Mapping[str, Any]) -> Iterator[Payload]:
-        payloads = event_payloads(self.ir, event, context, self.literals)
-        return with_readings(payloads, last_reading(self.taken), self.advances)
+    def _payloads(self, event: str, state: State) -> Iterator[Payload]:
+        payloads = event_payloads(self.ir, event, state.context, self.literals)
+        floor = reading_floor(state, event, last_reading(self.taken))
+        return with_readings(payloads, floor, self.advances)
 
 
 def witness_payloads(
@@ -327,7 +329,8 @@ class PathReplays:
     ) -> tuple[Payload, State] | None:
         step = expected_step(self.exploration, outcome)
         choices = event_payloads(self.exploration.chart, step.event, state.context, self.literals)
-        choices = with_readings(choices, last_reading(before), self.advances)
+        floor = reading_floor(state, step.event, last_reading(before))
+        choices = with_readings(choices, floor, self.advances)
         for payload in itertools.islice(choices, min(STEP_BUDGET, self.budget - self.sends)):
             self.sends += 1
             result = send_step(self.chart, state, step.event, payload)

@@ -104,3 +104,33 @@ def test_the_answers_of_explain_replay_with_their_clock_readings() -> None:
                 ), (row["states"], event, verdict)
                 checked += 1
     assert checked >= 6
+
+
+HOLD = """
+statechart: hold
+context:
+  held_at: {type: integer, default: 0}
+  waited: {type: integer, default: 0}
+events:
+  HOLD: {}
+initial: free
+states:
+  free:
+    on:
+      HOLD: {to: held, do: [{assign: {held_at: now}}]}
+  held:
+    after:
+      2h: {to: released, do: [{assign: {waited: now - ctx.held_at}}]}
+  released: {final: true}
+"""
+
+
+def test_a_timers_delivery_is_replayed_at_or_after_its_due_time() -> None:
+    ir = chart_of(HOLD)
+    exploration = explore(ir)
+    document = explanation_json(explain(exploration), PathReplays(exploration))
+    (row,) = [r for r in document["configurations"] if r["states"] == ["released"]]
+    held, released = (step["payload"][NOW_KEY] for step in row["path"])
+    assert released - held >= 2 * 3_600_000
+    readings, leaves = _replayed(Chart(ir), row["path"])
+    assert leaves == frozenset({"released"}) and readings == sorted(readings)
