@@ -21,7 +21,7 @@ from typing import Any
 from statekit.compiler.expressions.tree import Literal, iter_nodes
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.chart import Chart
-from statekit.engine.clock_steps import chart_expressions
+from statekit.engine.clock_steps import chart_expressions, chart_reads_clock
 from statekit.engine.result import Result
 from statekit.engine.state import State
 
@@ -30,23 +30,37 @@ NOW_KEY = "@now_ms"
 START_MS = 1_767_225_600_000
 """The clock reading the replays start at: 2026-01-01T00:00:00Z."""
 MAX_ADVANCES = 24
-"""Most advances tried per step (the smallest first)."""
+"""Most advances tried per step (spread over those the chart suggests, the smallest first)."""
 
 
 def clock_advances(chart: CompiledChart) -> tuple[int, ...] | None:
     """The advances of the clock tried between two steps, smallest first; None for a chart
-    that never reads `now` (its steps get no reading)."""
-    expressions = chart_expressions(chart)
-    if not any(e.reads_clock() for e in expressions):
+    that never reads `now` (its steps get no reading). Remembered per chart digest."""
+    if chart.digest not in _ADVANCES:
+        if len(_ADVANCES) >= _REMEMBERED:
+            _ADVANCES.clear()
+        _ADVANCES[chart.digest] = _advances(chart)
+    return _ADVANCES[chart.digest]
+
+
+_ADVANCES: dict[str, tuple[int, ...] | None] = {}
+_REMEMBERED = 1024
+
+
+def _advances(chart: CompiledChart) -> tuple[int, ...] | None:
+    if not chart_reads_clock(chart):
         return None
     mentioned = {
         node.value
-        for e in expressions
+        for e in chart_expressions(chart)
         for node in iter_nodes(e.tree)
         if isinstance(node, Literal) and type(node.value) is int and node.value > 0
     }
-    advances = {0, 1} | {v + d for v in mentioned for d in (-1, 0, 1)}
-    return tuple(sorted(advances))[:MAX_ADVANCES]
+    advances = sorted({0, 1} | {v + d for v in mentioned for d in (-1, 0, 1)})
+    if len(advances) <= MAX_ADVANCES:
+        return tuple(advances)
+    step = (len(advances) - 1) / (MAX_ADVANCES - 1)  # spread over the range, both ends kept
+    return tuple(sorted({advances[round(i * step)] for i in range(MAX_ADVANCES)}))
 
 
 def last_reading(payloads: Iterable[Mapping[str, Any] | None]) -> int:

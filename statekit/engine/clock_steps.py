@@ -13,6 +13,7 @@ Charts that never read `now` take none of this path.
 from __future__ import annotations
 
 import dataclasses
+import enum
 from collections.abc import Mapping
 
 from statekit.compiler.expressions.expression import Expression
@@ -23,38 +24,52 @@ from statekit.engine.state import State
 
 def chart_reads_clock(chart: CompiledChart) -> bool:
     """Whether any expression of the chart (guards, effects, timers, invariants,
-    migrations) reads `now`."""
-    return any(e.reads_clock() for e in chart_expressions(chart))
+    migrations) reads `now`; remembered per chart digest (a `now` changes the digest)."""
+    found = _READS_CLOCK.get(chart.digest)
+    if found is None:
+        if len(_READS_CLOCK) >= _REMEMBERED:
+            _READS_CLOCK.clear()
+        found = _READS_CLOCK[chart.digest] = any(e.reads_clock() for e in chart_expressions(chart))
+    return found
+
+
+_READS_CLOCK: dict[str, bool] = {}
+_REMEMBERED = 4096
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_ATOMS = (str, int, float, bool, type(None), enum.Enum)
 
 
 def chart_expressions(chart: CompiledChart) -> list[Expression]:
-    """Every expression of the compiled chart, each once, found by walking its records."""
+    """Every expression of the compiled chart, each once, found by walking its records
+    (every field of every record: a place an expression may be added later is not missed)."""
     found: list[Expression] = []
     seen: set[int] = set()
     stack: list[object] = [chart]
     while stack:
         item = stack.pop()
-        if isinstance(item, Expression):
-            if id(item) not in seen:
-                seen.add(id(item))
-                found.append(item)
-            continue
-        if isinstance(item, str | int | float | bool | None) or id(item) in seen:
+        if isinstance(item, _ATOMS) or id(item) in seen:
             continue
         seen.add(id(item))
-        if isinstance(item, Mapping):
-            stack.extend(item.values())
+        if isinstance(item, Expression):
+            found.append(item)
         elif isinstance(item, tuple | list | frozenset | set):
             stack.extend(item)
-        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
-            stack.extend(getattr(item, f.name) for f in dataclasses.fields(item))
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        else:
+            cls = item.__class__
+            names = _FIELD_NAMES.get(cls)
+            if names is None:
+                fields = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ()
+                names = _FIELD_NAMES[cls] = tuple(f.name for f in fields)
+            stack.extend(getattr(item, name) for name in names)
     return found
 
 
 def clock_required(chart: CompiledChart, state: State, event: str, event_id: str | None) -> Result:
     """The refusal of a step of a chart that reads `now`, given no clock reading."""
     message = (
-        f"chart {chart.name!r} v{chart.version} reads `now`: every step needs the clock's "
+        f"this step of chart {chart.name!r} v{chart.version} reads `now`: give the clock's "
         "reading (now_ms)"
     )
     return Result(Status.REJECTED, CLOCK_REQUIRED, state, str(event), event_id, message=message)
