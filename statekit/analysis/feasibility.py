@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 from statekit.compiler.expressions.tree import (
     ContextRef,
     EventRef,
+    Now,
     iter_nodes,
 )
 from statekit.compiler.ir import CompiledChart, FieldDecl
@@ -168,6 +169,8 @@ def _unknowns(fact: GuardFact, tracked: frozenset[str]) -> set[tuple[object, ...
             out.add(("ctx", node.field, id(reads.get(node.field))))
         elif isinstance(node, EventRef):
             out.add(("event", node.field, id(fact.payload)))
+        elif isinstance(node, Now):
+            out.add(("now", id(fact)))
     return out
 
 

@@ -102,6 +102,7 @@ class ScriptedGuardOracle(PayloadChooser):
         if (
             tracked is not None
             and not info.reads_event
+            and not info.reads_clock
             and all(f in tracked.position for f in info.fields)
         ):
             try:  # every value it reads is known: decided exactly, no choice
@@ -179,7 +180,8 @@ def stable_facts(
     transition is enabled, so every `always` candidate of the configuration
     had a failing guard then; one whose guards all hold here but one on data
     had *that* guard false, and it stays false until an `assign` changes a
-    field it reads. The facts are keyed as `ScriptedGuardOracle` keys its memo.
+    field it reads (a guard that reads `now` is not kept: the clock moves). The facts are keyed
+    as `ScriptedGuardOracle` keys its memo.
     """
     facts: dict[object, bool] = {}
     eventless, transitions = chart.eventless, chart.transitions
@@ -193,8 +195,8 @@ def stable_facts(
                 if value is UNKNOWN:
                     unknown.append((key, info))
             else:
-                if len(unknown) == 1:
-                    key, info = unknown[0]
+                if len(unknown) == 1 and not unknown[0][1].reads_clock:
+                    key, info = unknown[0]  # (the clock moves between macrosteps)
                     facts[(key, tuple([context[f] for f in info.fields]))] = False
     return facts
 

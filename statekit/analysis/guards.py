@@ -2,8 +2,9 @@
 
 The analysis knows the configuration but not the context or the payload. A
 guard's typed expression tree is evaluated in Kleene's three-valued logic:
-`active('s')` is decided on the configuration, `ctx.*` and `event.*` are
-`UNKNOWN`, `and`/`or`/`not` follow Kleene (`False and ?` is False, `True or
+`active('s')` is decided on the configuration, `ctx.*`, `event.*` and `now`
+(the step's clock reading: an input the analysis never fixes) are `UNKNOWN`,
+`and`/`or`/`not` follow Kleene (`False and ?` is False, `True or
 ?` is True), a conditional with an unknown test is known only when both
 branches agree, and any other construct with an unknown operand is unknown.
 A subtree that reads no data is evaluated exactly by its compiled closure.
@@ -28,6 +29,7 @@ from statekit.compiler.expressions.tree import (
     IfExp,
     Literal,
     Not,
+    Now,
     iter_nodes,
 )
 from statekit.compiler.ir import CompiledChart, GuardCheck
@@ -48,7 +50,7 @@ Truth = bool | Unknown
 
 
 def _reads_data(node: ExprNode) -> bool:
-    return any(isinstance(n, ContextRef | EventRef) for n in iter_nodes(node))
+    return any(isinstance(n, ContextRef | EventRef | Now) for n in iter_nodes(node))
 
 
 class ExprInfo:
@@ -58,7 +60,7 @@ class ExprInfo:
     compiled once per event where it is used), so that they share answers.
     """
 
-    __slots__ = ("fields", "ids", "reads_data", "reads_event", "token")
+    __slots__ = ("fields", "ids", "reads_clock", "reads_data", "reads_event", "token")
 
     def __init__(self, token: int, tree: ExprNode) -> None:
         nodes = list(iter_nodes(tree))
@@ -66,7 +68,8 @@ class ExprInfo:
         self.ids = frozenset(n.state_id for n in nodes if isinstance(n, Active))
         self.fields = tuple(sorted({n.field for n in nodes if isinstance(n, ContextRef)}))
         self.reads_event = any(isinstance(n, EventRef) for n in nodes)
-        self.reads_data = self.reads_event or bool(self.fields)
+        self.reads_clock = any(isinstance(n, Now) for n in nodes)
+        self.reads_data = self.reads_event or self.reads_clock or bool(self.fields)
 
 
 class ThreeValued:
@@ -125,7 +128,7 @@ def _exact(evaluate: Any, active: AbstractSet[int]) -> Any:
 def _value(node: ExprNode, active: AbstractSet[int]) -> Any:
     """A subtree's value, or UNKNOWN."""
     match node:
-        case ContextRef() | EventRef():
+        case ContextRef() | EventRef() | Now():
             return UNKNOWN
         case Literal(value=value):
             return value

@@ -30,6 +30,7 @@ from statekit.compiler.expressions.tree import (
     IsNone,
     Literal,
     Not,
+    Now,
     TableRead,
     UnaryOp,
 )
@@ -224,6 +225,8 @@ class _Translation:
                 if not z3.is_false(null):
                     raise _Unsupported  # may be null where a value is needed
                 return value
+            case Now():  # the clock: any reading, unrelated to other guards' (sound)
+                return self._unknown(("now", id(fact)), node.type)[0]
             case UnaryOp(op=op, operand=x):
                 term = self.value(x, fact)
                 _require_integer(node.type)

@@ -12,7 +12,9 @@ null when nullable), from the literals the chart's expressions compare with
 (each integer and its neighbours, each string, strings of each integer's
 length and its neighbours', for `len`) and from the current context,
 so a guard such as `event.amount > ctx.limit` is met by `ctx.limit + 1`. A
-timer step is sent by its timer event's name, without a payload.
+timer step is sent by its timer event's name, without a payload. A chart that
+reads `now` gets a clock reading per step, never decreasing along the path
+(`statekit.analysis.clock_readings`: kept in the payload under `@now_ms`).
 
 A rejection leaves the state as it was, so a rejection no payload brings
 about here (it needs context the path's other steps do not give, say a low
@@ -37,23 +39,29 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from statekit.analysis.clock_readings import (
+    clock_advances,
+    last_reading,
+    reading_floor,
+    send_step,
+    start_reading,
+    with_readings,
+)
 from statekit.analysis.exploration import Exploration, MacrostepBranch
+from statekit.analysis.payload_candidates import Literals as Literals
+from statekit.analysis.payload_candidates import Payload as Payload
+from statekit.analysis.payload_candidates import candidates as candidates
+from statekit.analysis.payload_candidates import chart_literals as chart_literals
+from statekit.analysis.payload_candidates import event_payloads as event_payloads
 from statekit.analysis.report import leaves, outcome_text
 from statekit.compiler.diagnostics import TraceStep
-from statekit.compiler.expressions.tree import Literal, iter_nodes
-from statekit.compiler.ir import CompiledChart, FieldDecl
-from statekit.compiler.value_types import BaseType
+from statekit.compiler.ir import CompiledChart
 from statekit.engine.chart import Chart, StartError
 from statekit.engine.result import Result
 from statekit.engine.state import State
 
 SEND_BUDGET = 20_000
 """Sends one path's search may make before it settles for the prefix it took."""
-
-Payload = dict[str, Any]
-
-Literals = tuple[tuple[int, ...], tuple[float, ...], tuple[str, ...]]
-"""The integers, numbers and strings a chart's guards and conditions mention."""
 
 
 class Expected:
@@ -119,12 +127,13 @@ class _Search:
         self.taken: list[Payload | None] = []
         self.failed: set[tuple[int, State]] = set()
         self.literals = chart_literals(self.ir) if literals is None else literals
+        self.advances = clock_advances(self.ir)
         self.end: State | None = None
 
     def run(self, start: State | None = None) -> list[Payload | None] | None:
         if start is None:
             try:
-                start = self.chart.start()
+                start = self.chart.start(now_ms=start_reading(self.ir))
             except StartError:
                 return None
         return list(self.taken) if self._from(0, start) else None
@@ -138,11 +147,11 @@ class _Search:
         if (index, state) in self.failed or self.sends >= self.budget:
             return False
         step = self.steps[index]
-        for payload in self._payloads(step.event, state.context):
+        for payload in self._payloads(step.event, state):
             if self.sends >= self.budget:
                 return False
             self.sends += 1
-            result = self.chart.send(state, step.event, payload)
+            result = send_step(self.chart, state, step.event, payload)
             if not takes(result, step):
                 continue
             self.taken.append(payload)
@@ -157,23 +166,10 @@ class _Search:
         self.failed.add((index, state))
         return False
 
-    def _payloads(self, event: str, context: Mapping[str, Any]) -> Iterator[Payload]:
-        return event_payloads(self.ir, event, context, self.literals)
-
-
-def event_payloads(
-    ir: CompiledChart, event: str, context: Mapping[str, Any], literals: Literals
-) -> Iterator[Payload]:
-    """The payloads tried for `event` in `context`, first to last: every combination of
-    its fields' `candidates` (a timer's event: only the empty payload)."""
-    declared = ir.events.get(event)
-    if declared is None:  # a timer's event: delivered by name, without a payload
-        yield {}
-        return
-    names = [f.name for f in declared.fields]
-    choices = [candidates(f, context, literals) for f in declared.fields]
-    for values in itertools.product(*choices):
-        yield dict(zip(names, values, strict=True))
+    def _payloads(self, event: str, state: State) -> Iterator[Payload]:
+        payloads = event_payloads(self.ir, event, state.context, self.literals)
+        floor = reading_floor(state, event, last_reading(self.taken))
+        return with_readings(payloads, floor, self.advances)
 
 
 def witness_payloads(
@@ -184,7 +180,7 @@ def witness_payloads(
     started with `start` (`Chart.start(context)`; None: the declared defaults)."""
     chart = Chart(ir)
     try:
-        state = chart.start(start or None)
+        state = chart.start(start or None, now_ms=start_reading(ir))
     except StartError:
         return [None] * len(steps)
     return search_payloads(chart, steps, state).payloads
@@ -211,63 +207,6 @@ def search_payloads(
     taken: list[Payload | None] = list(found if found is not None else search.best)
     padded = taken + [None] * (len(steps) - len(taken))
     return PayloadSearch(padded, found is not None, search.sends)
-
-
-def chart_literals(ir: CompiledChart) -> Literals:
-    """The integers, numbers and strings the chart's guards and conditions mention."""
-    ints: set[int] = set()
-    floats: set[float] = set()
-    strings: set[str] = set()
-    for transition in ir.transitions:
-        for check in transition.guards:
-            for node in iter_nodes(check.expression.tree):
-                if isinstance(node, Literal):
-                    value = node.value
-                    if isinstance(value, bool) or value is None:
-                        continue
-                    if isinstance(value, int):
-                        ints.add(value)
-                    elif isinstance(value, float):
-                        floats.add(value)
-                    else:
-                        strings.add(value)
-    return tuple(sorted(ints)), tuple(sorted(floats)), tuple(sorted(strings))
-
-
-def candidates(
-    decl: FieldDecl,
-    context: Mapping[str, Any],
-    literals: Literals,
-) -> list[Any]:
-    """The values tried for a payload field, first to last (see the module docstring)."""
-    kind = decl.type
-    ints, floats, strings = literals
-    values: list[Any]
-    if kind.enum is not None:
-        values = list(kind.enum)
-    elif kind.base is BaseType.BOOLEAN:
-        values = [True, False]
-    elif kind.base in (BaseType.INTEGER, BaseType.NUMBER):
-        known = sorted({v for v in context.values() if type(v) is int} | set(ints))
-        values = [1, 0, *(v + d for v in known for d in (0, 1, -1)), -1, 1_000_000]
-        if kind.base is BaseType.NUMBER:
-            values += [*floats, *(f + 0.5 for f in floats), *(f - 0.5 for f in floats)]
-    elif kind.base is BaseType.STRING:
-        texts = sorted({v for v in context.values() if type(v) is str} | set(strings))
-        # strings of the lengths `len(...)` may be compared with
-        lengths = sorted({n + d for n in ints for d in (0, 1, -1) if 0 <= n + d <= 64})
-        values = ["a", "", *texts, *("a" * n for n in lengths)]
-    else:
-        values = []
-    if kind.nullable or kind.base is BaseType.NULL:
-        values.append(None)
-    if decl.has_default:
-        values.insert(0, decl.default)
-    unique: dict[tuple[type, Any], Any] = {}
-    for value in values:
-        if kind.accepts(value):
-            unique.setdefault((type(value), value), value)
-    return list(unique.values())
 
 
 STEP_BUDGET = 2_000
@@ -323,6 +262,7 @@ class PathReplays:
         """Sends made so far (`budget` bounds them)."""
         self.chart = Chart(exploration.chart)
         self.literals = chart_literals(exploration.chart)
+        self.advances = clock_advances(exploration.chart)
         self._nodes: dict[int, NodeReplay] = {}
         self._answers: dict[tuple[int, MacrostepBranch], Payload | None] = {}
         self._starts: dict[tuple[tuple[str, object], ...], State | None] = {}
@@ -335,7 +275,8 @@ class PathReplays:
         key = tuple(sorted(context.items(), key=lambda item: item[0]))
         if key not in self._starts:
             try:
-                self._starts[key] = self.chart.start(context or None)
+                now = start_reading(self.exploration.chart)
+                self._starts[key] = self.chart.start(context or None, now_ms=now)
             except StartError:
                 self._starts[key] = None
         return self._starts[key]
@@ -368,7 +309,7 @@ class PathReplays:
             return NodeReplay(parent.payloads, None)
         if parent.state is None or self.sends >= self.budget:  # assumed from here on
             return NodeReplay((*parent.payloads, None), None)
-        found = self._one_step(parent.state, via)
+        found = self._one_step(parent.state, via, parent.payloads)
         if found is not None:
             payload, state = found
             return NodeReplay((*parent.payloads, payload), state)
@@ -383,12 +324,16 @@ class PathReplays:
         best = tuple(search.best) + (None,) * (len(steps) - len(search.best))
         return NodeReplay(best, None)
 
-    def _one_step(self, state: State, outcome: MacrostepBranch) -> tuple[Payload, State] | None:
+    def _one_step(
+        self, state: State, outcome: MacrostepBranch, before: Sequence[Payload | None]
+    ) -> tuple[Payload, State] | None:
         step = expected_step(self.exploration, outcome)
         choices = event_payloads(self.exploration.chart, step.event, state.context, self.literals)
+        floor = reading_floor(state, step.event, last_reading(before))
+        choices = with_readings(choices, floor, self.advances)
         for payload in itertools.islice(choices, min(STEP_BUDGET, self.budget - self.sends)):
             self.sends += 1
-            result = self.chart.send(state, step.event, payload)
+            result = send_step(self.chart, state, step.event, payload)
             if takes(result, step):
                 return payload, result.state
         return None
@@ -398,8 +343,9 @@ class PathReplays:
         after the replay of the path to `node`; None: not found within `STEP_BUDGET`."""
         key = (node, outcome)
         if key not in self._answers:
-            state = self.node(node).state
-            found = None if state is None else self._one_step(state, outcome)
+            replay = self.node(node)
+            state = replay.state
+            found = None if state is None else self._one_step(state, outcome, replay.payloads)
             self._answers[key] = None if found is None else found[0]
         return self._answers[key]
 

@@ -232,8 +232,9 @@ class _Run:
         stored); None when it is fine. A rejection the chart decides (a guard, no
         transition, an evaluation error) creates the instance: the rejection is recorded
         on it, as every rejection is (`Runner.rejections`)."""
+        now = self.runner.now_ms()  # the reading `now` gives, as the runner's own steps
         try:
-            state = self.chart.start(line.context)
+            state = self.chart.start(line.context, now_ms=now)
         except StartError as exc:
             return str(exc)
         c = line.command
@@ -241,7 +242,7 @@ class _Run:
             return f"it expects version {c.expected_version}, and a new instance is at 0"
         if c.sequence not in (None, 1):
             return f"its sequence is {c.sequence}, and a new instance's first event is 1"
-        result = self.chart.send(state, c.type, c.payload, event_id=c.event_id)
+        result = self.chart.send(state, c.type, c.payload, event_id=c.event_id, now_ms=now)
         if result.status is not Status.REJECTED or result.reason not in MALFORMED:
             return None  # a rejection the chart decides is recorded on the new instance
         return f"its first event is not one the chart takes ({result.reason}): {result.message}"

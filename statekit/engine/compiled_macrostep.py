@@ -113,9 +113,12 @@ def compiled_macrostep(
 
 
 def _reads_data(entry: EventEntry) -> bool:
-    """Whether a selection over `entry` may depend on the context or the payload."""
+    """Whether a selection over `entry` may depend on the context, the payload or the
+    clock."""
     return any(
-        check.expression.reads_context() or check.expression.reads_event()
+        check.expression.reads_context()
+        or check.expression.reads_event()
+        or check.expression.reads_clock()
         for chain in entry.chains
         for t in chain
         for check in t.guards

@@ -31,6 +31,7 @@ from statekit.engine.timer_plan import resolve
 from statekit.engine.timers import ArmedTimer, SentEvent, TimerRun
 
 __all__ = [
+    "CLOCK_REQUIRED",
     "ENGINE_REASONS",
     "EVALUATION_ERROR",
     "INVALID_PAYLOAD",
@@ -76,9 +77,13 @@ PAUSED_TIMER = "PAUSED_TIMER"
 due time until a `resume:`, so, like a stale one, it is not delivered; nothing changed."""
 NOT_DELIVERABLE = frozenset({STALE_TIMER, PAUSED_TIMER})
 """The reasons of a delivery that finds no running timer to deliver: nothing changed."""
+CLOCK_REQUIRED = "CLOCK_REQUIRED"
+"""The chart reads `now` but the step was given no clock reading (`now_ms`); nothing
+changed."""
 
 ENGINE_REASONS = frozenset(
     {
+        CLOCK_REQUIRED,
         UNKNOWN_EVENT,
         INVALID_PAYLOAD,
         TERMINAL_STATE,

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.expressions.clock import clock_reading
 from statekit.compiler.expressions.expression import Expression, compile_expression
 from statekit.compiler.expressions.scope import ExpressionScope, NoEvent
 from statekit.compiler.rules import expression_type
@@ -64,7 +65,8 @@ def map_state(state: State, old: Chart, new: Chart, now_ms: int | None = None) -
         raise Stranded(f"chart {new.name!r} is not a version of {old.name!r}")
     if new.version <= old.version:
         raise Stranded(f"version {new.version} is not newer than {old.version}")
-    return express_state(state, old, new, now_ms)
+    with clock_reading(now_ms):  # `now` in the new version's timers and migration values
+        return express_state(state, old, new, now_ms)
 
 
 def express_state(state: State, old: Chart, new: Chart, now_ms: int | None = None) -> Mapped:

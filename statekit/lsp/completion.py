@@ -21,6 +21,7 @@ from statekit.lsp.completion_items import (
     target_items,
 )
 from statekit.lsp.document import ChartDocument
+from statekit.lsp.expression_words import expression_word_items
 from statekit.lsp.hover import field_type
 from statekit.lsp.index import Index, Kind, build_index
 from statekit.lsp.named_completion import definition_items, table_items
@@ -204,11 +205,15 @@ def _items(
                 return _context(doc, index, name_range)
             return _payload(doc, index, events, name_range)
         if typed and "." not in typed:
-            # a bare word: the fields with their prefix
+            # a bare word: the fields with their prefix, `now`, `str(`, `format(`, units
+            words = expression_word_items(typed, rng)
+            if typed[0].isdigit():
+                return words
             return [
                 *(_prefixed(item, "ctx.") for item in _context(doc, index, rng)),
                 *(_prefixed(item, "event.") for item in _payload(doc, index, events, rng)),
                 *definition_items(doc, index, rng),
+                *words,
             ]
         return []
     migration = _migration_items(doc, index, place, rng)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 
+from statekit.compiler.expressions.durations import find_durations
 from statekit.compiler.model.declarations import mapping_items, scalar_list, text
 from statekit.compiler.source.loader import load_yaml
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -293,8 +294,9 @@ class _Builder:
     def _expression(self, node: Node, events: tuple[str, ...]) -> None:
         if not isinstance(node, ScalarNode) or not isinstance(node.value, str):
             return
-        try:
-            tree = ast.parse(node.value.strip(), mode="eval")
+        self.index.expressions.append(self.lines.range_of(node.span))
+        try:  # duration literals (`now + 15m`) replaced as the compiler does, columns kept
+            tree = ast.parse(find_durations(node.value.strip()).text, mode="eval")
         except (SyntaxError, ValueError):
             return
         found: list[tuple[tuple[int, int], Kind, Role, str, str]] = named_uses(tree)

@@ -126,6 +126,8 @@ class Index:
     reasons: dict[str, list[Range]] = field(default_factory=dict)
     guard_events: dict[str, set[str]] = field(default_factory=dict)
     suffixes: dict[str, list[str]] = field(default_factory=dict)
+    expressions: list[Range] = field(default_factory=list)
+    """The ranges of the expression scalars (for hover on `now`, `str`, durations...)."""
 
     def declared(self, kind: Kind) -> dict[str, Declaration]:
         """The declarations of one kind by key, in document order."""

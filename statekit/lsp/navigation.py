@@ -16,6 +16,7 @@ from statekit.compiler.diagnostics import Diagnostic
 from statekit.lsp.actions import actions_for
 from statekit.lsp.completion import complete
 from statekit.lsp.document import ChartDocument, chart_document
+from statekit.lsp.expression_words import expression_word_hover
 from statekit.lsp.hover import describe, field_type
 from statekit.lsp.index import Kind
 from statekit.lsp.records import (
@@ -51,9 +52,13 @@ def completions(doc: ChartDocument, position: Position) -> tuple[CompletionItem,
 
 
 def hover(doc: ChartDocument, position: Position) -> Hover | None:
-    """What the name at `position` is: a state, event, guard, context or payload field."""
+    """What the name at `position` is: a state, event, guard, context or payload field, or
+    a word of the expression language (`now`, `str`, `format`, a duration literal)."""
     found = doc.at(position)
     if found is None:
+        if any(r.start <= position <= r.end for r in doc.index.expressions):
+            line = doc.text.split("\n")[position.line]
+            return expression_word_hover(line, position)  # `now`, `str`, a duration...
         return None
     kind, key, rng = found
     if key is None:

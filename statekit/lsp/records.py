@@ -49,6 +49,7 @@ class CompletionKind(enum.IntEnum):
     EVENT = 23
     CONSTANT = 21
     MODULE = 9
+    UNIT = 11
 
 
 @dataclass(frozen=True, slots=True)

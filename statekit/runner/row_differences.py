@@ -11,7 +11,7 @@ from typing import Any
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
 from statekit.engine.errors import evaluation_message
-from statekit.engine.result import Status
+from statekit.engine.result import CLOCK_REQUIRED, Status
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet, carry_over
 from statekit.runner.errors import ChartVersionError
@@ -227,6 +227,8 @@ def rejection_differences(
             else:
                 result = chart.send(moved, row.type, payload, event_id=row.event_id)
                 got = (result.status, result.reason, result.message)
+                if result.reason == CLOCK_REQUIRED and row.reason != CLOCK_REQUIRED:
+                    return  # decided by `now`: a rejection row keeps no clock reading to replay
             stored = row.message if row.message is None else evaluation_message(row.message)
             if got == (Status.REJECTED, row.reason, stored) and (
                 not isinstance(detail, dict) or set(detail) <= {"race"}

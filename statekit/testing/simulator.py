@@ -15,13 +15,16 @@ event ID or by business key, payload conflicts, producer sequences, expected
 versions and the chart's own classification come out as a store would give
 them, without a database. One simulator is one process: there is no
 concurrency to simulate, and nothing is durable. Times recorded are the wall
-clock's (`time.time`).
+clock's (`time.time`). `RunnerSimulator(chart, clock=...)` gives every step a clock
+reading as the runner's `clock` does (epoch ms: what `now` reads in expressions,
+and what turns relative delays into due times); without one a step that reads `now`
+is rejected `CLOCK_REQUIRED`.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -61,8 +64,9 @@ class _Instance:
 class RunnerSimulator:
     """Instances of one chart in memory, decided as `Runner` decides (module docstring)."""
 
-    def __init__(self, chart: Chart) -> None:
+    def __init__(self, chart: Chart, *, clock: Callable[[], int] | None = None) -> None:
         self.chart = chart
+        self.clock = clock
         self._instances: dict[str, _Instance] = {}
 
     def create(self, instance_id: str, context: Mapping[str, Any] | None = None) -> Instance:
@@ -71,7 +75,8 @@ class RunnerSimulator:
         check_instance_id(instance_id)
         if instance_id in self._instances:
             raise InstanceExistsError(f"instance {instance_id!r} already exists")
-        result = self.chart.initialize(context, event_id=START_EVENT)
+        now_ms = None if self.clock is None else self.clock()
+        result = self.chart.initialize(context, event_id=START_EVENT, now_ms=now_ms)
         row = InstanceRow(
             instance_id=instance_id,
             chart_name=self.chart.name,
@@ -114,8 +119,14 @@ class RunnerSimulator:
         check_instance_id(instance_id)
         command = make_command(event_id, type, payload, expected_version, sequence, after_conflict)
         instance = self._instance(instance_id)
+        now_ms = None if self.clock is None else self.clock()
         tx = InstanceTransaction(
-            self.chart, instance.row, instance.state, snapshot_every=None, now=time.time()
+            self.chart,
+            instance.row,
+            instance.state,
+            snapshot_every=None,
+            now=time.time(),
+            now_ms=now_ms,
         )
         outcome = tx.decide(command, self._facts(instance, tx, command))
         sent = [tx.decide(c, self._facts(instance, tx, c)) for c in tx.sends()]  # as the runner

@@ -385,8 +385,14 @@ def test_an_unanswered_question_closes_the_ticket_after_seven_days(open_instance
 # --- shipment: duplicated, out-of-order carrier webhooks; cancel racing pick-up -------
 
 
-def scan(tracking_event_id: str, at: int, **more: Any) -> dict[str, Any]:
-    return {"tracking_event_id": tracking_event_id, "scanned_at_ms": at, **more}
+def scan(tracking_event_id: str, **more: Any) -> dict[str, Any]:
+    """A carrier webhook's payload: the time of the scan is the step's clock (`now`)."""
+    return {"tracking_event_id": tracking_event_id, **more}
+
+
+def delivered(tracking_event_id: str, handed_over_ms: int) -> dict[str, Any]:
+    """DELIVERED carries the carrier's own time of the hand-over (not the step's)."""
+    return {"tracking_event_id": tracking_event_id, "scanned_at_ms": handed_over_ms}
 
 
 def test_duplicated_and_out_of_order_carrier_webhooks_apply_each_fact_once(
@@ -397,10 +403,12 @@ def test_duplicated_and_out_of_order_carrier_webhooks_apply_each_fact_once(
     assert parcel.configuration == {"awaiting_pickup"}
 
     # the hub's scan overtakes the pick-up scan
-    hub = scan("trk-2", T0 + 5 * HOUR, facility="LEJ")
+    parcel.clock.now = T0 + 5 * HOUR
+    hub = scan("trk-2", facility="LEJ")
     assert parcel.send("hook-2", "IN_TRANSIT", hub).status is APPLIED
     assert parcel.configuration == {"moving.in_transit"}
-    late_pickup = parcel.send("hook-1", "PICKED_UP", scan("trk-1", T0 + HOUR))
+    assert parcel.context["picked_up_at"] == T0 + 5 * HOUR  # when the first scan came
+    late_pickup = parcel.send("hook-1", "PICKED_UP", scan("trk-1"))
     assert late_pickup.status is ALREADY and not late_pickup.duplicate
 
     # the carrier re-delivers the hub scan under a new webhook ID: the same fact
@@ -411,7 +419,7 @@ def test_duplicated_and_out_of_order_carrier_webhooks_apply_each_fact_once(
         "hook-2",
     )
     # and once with the same tracking event ID but another facility: not the same fact
-    garbled = parcel.send("hook-2-bad", "IN_TRANSIT", scan("trk-2", T0 + 5 * HOUR, facility="MUC"))
+    garbled = parcel.send("hook-2-bad", "IN_TRANSIT", scan("trk-2", facility="MUC"))
     assert (garbled.status, garbled.reason, garbled.first_event_id) == (
         CONFLICT,
         "BUSINESS_KEY_CONFLICT",
@@ -420,18 +428,19 @@ def test_duplicated_and_out_of_order_carrier_webhooks_apply_each_fact_once(
     # the same webhook delivery retried by the carrier: answered from its record
     assert parcel.send("hook-2", "IN_TRANSIT", hub).status is ALREADY
 
-    assert (
-        parcel.send("hook-3", "IN_TRANSIT", scan("trk-3", T0 + 9 * HOUR, facility="FRA")).status
-        is APPLIED
-    )
-    # delivered overtakes out-for-delivery
-    assert parcel.send("hook-5", "DELIVERED", scan("trk-5", T0 + 30 * HOUR)).status is APPLIED
+    parcel.clock.now = T0 + 9 * HOUR
+    assert parcel.send("hook-3", "IN_TRANSIT", scan("trk-3", facility="FRA")).status is APPLIED
+    assert parcel.context["last_scan_at"] == T0 + 9 * HOUR
+    # delivered overtakes out-for-delivery; the webhook comes two hours after the hand-over
+    parcel.clock.now = T0 + 32 * HOUR
+    assert parcel.send("hook-5", "DELIVERED", delivered("trk-5", T0 + 30 * HOUR)).status is APPLIED
     assert parcel.configuration == {"delivered"}
+    assert parcel.context["delivered_scan_ms"] == T0 + 30 * HOUR
     assert parcel.timers == set()
-    late = parcel.send("hook-4", "OUT_FOR_DELIVERY", scan("trk-4", T0 + 26 * HOUR))
+    late = parcel.send("hook-4", "OUT_FOR_DELIVERY", scan("trk-4"))
     assert (late.status, late.duplicate) == (ALREADY, False)
     assert parcel.configuration == {"delivered"}
-    refused = parcel.send("hook-6", "DELIVERY_FAILED", scan("trk-6", T0 + 31 * HOUR, reason="x"))
+    refused = parcel.send("hook-6", "DELIVERY_FAILED", scan("trk-6", reason="x"))
     assert (refused.status, refused.reason) == (REJECTED, "TERMINAL_STATE")
     history = parcel.runner.history(parcel.id)
     assert [e.event_id for e in history] == [
@@ -478,7 +487,7 @@ def test_a_customer_cancel_racing_the_carriers_pick_up(
     parcel.send("wh-1", "LABEL_CREATED", {"carrier_ref": "1Z999"})
     commands = {
         "customer": ("app-1", "CANCEL_REQUESTED", {"request_id": "req-1"}),
-        "carrier": ("hook-1", "PICKED_UP", scan("trk-1", T0 + HOUR)),
+        "carrier": ("hook-1", "PICKED_UP", scan("trk-1")),
     }
     messages: list[str] = []
     winner = parcel.send(*commands[first])
@@ -498,20 +507,45 @@ def test_the_clock_flags_a_late_pick_up_and_a_parcel_lost_in_transit(open_instan
     (overdue,) = parcel.advance(2 * DAY)
     assert overdue.status is APPLIED
     assert [(m.type, dict(m.payload)) for m in overdue.emitted] == [
-        ("PickupOverdue", {"carrier_ref": "1Z999"})
+        ("PickupOverdue", {"carrier_ref": "1Z999", "waiting_ms": 2 * DAY})
     ]
     # a targetless timer: the state stays, its timer is consumed
     assert parcel.configuration == {"awaiting_pickup"} and parcel.timers == set()
 
-    parcel.send("hook-1", "PICKED_UP", scan("trk-1", parcel.clock.now))
-    parcel.send("hook-2", "OUT_FOR_DELIVERY", scan("trk-2", parcel.clock.now))
-    failed = parcel.send(
-        "hook-3", "DELIVERY_FAILED", scan("trk-3", parcel.clock.now, reason="away")
-    )
+    parcel.send("hook-1", "PICKED_UP", scan("trk-1"))
+    parcel.send("hook-2", "OUT_FOR_DELIVERY", scan("trk-2"))
+    failed = parcel.send("hook-3", "DELIVERY_FAILED", scan("trk-3", reason="away"))
     assert failed.status is APPLIED and parcel.configuration == {"moving.in_transit"}
     # moving between in_transit and out_for_delivery keeps the 14-day timer of `moving`
     assert parcel.timers == {"after(lost)@moving"}
     assert parcel.advance(14 * DAY - 1) == []
     (lost,) = parcel.advance(1)
-    assert types(lost) == ["LostParcelClaim"]
+    assert [(m.type, dict(m.payload)) for m in lost.emitted] == [
+        (
+            "LostParcelClaim",
+            {
+                "carrier_ref": "1Z999",
+                "claim_ref": f"1Z999-lost-{T0 + 16 * DAY}",
+                "last_scan_at": T0 + 2 * DAY,
+            },
+        )
+    ]
     assert parcel.configuration == {"lost"}
+    assert parcel.runner.verify(parcel.id).ok
+
+
+@pytest.mark.parametrize(
+    ("days_out", "configuration"), [(9, {"moving.in_transit"}), (10, {"returning"})]
+)
+def test_a_failed_delivery_ten_days_after_pick_up_returns_the_parcel(
+    open_instance: Any, days_out: int, configuration: set[str]
+) -> None:
+    parcel = open_instance("shipment.yaml", f"ship-late-{days_out}")
+    parcel.send("wh-1", "LABEL_CREATED", {"carrier_ref": "1Z999"})
+    parcel.send("hook-1", "PICKED_UP", scan("trk-1"))
+    parcel.clock.now += days_out * DAY
+    parcel.send("hook-2", "OUT_FOR_DELIVERY", scan("trk-2"))
+    failed = parcel.send("hook-3", "DELIVERY_FAILED", scan("trk-3", reason="away"))
+    assert failed.status is APPLIED and parcel.configuration == configuration
+    assert parcel.context["delivery_attempts"] == 1
+    assert parcel.runner.verify(parcel.id).ok

@@ -6,11 +6,19 @@ import ast
 
 from statekit.compiler.diagnostics import Diagnostic
 from statekit.compiler.expressions.checker_core import CheckerCore
-from statekit.compiler.expressions.language import CALL_FUNCS, CALLS_MESSAGE, FUNCTIONS
-from statekit.compiler.expressions.tree import Active, Call, ExprNode
+from statekit.compiler.expressions.language import (
+    CALL_FUNCS,
+    CALLS_MESSAGE,
+    FUNCTIONS,
+    MAX_FORMAT_ARGUMENTS,
+)
+from statekit.compiler.expressions.tree import Active, Call, ExprNode, Format
 from statekit.compiler.expressions.type_relations import numeric
 from statekit.compiler.rules import expression_type, expression_unsafe
-from statekit.compiler.value_types import INTEGER, NUMBER, BaseType
+from statekit.compiler.value_types import INTEGER, NUMBER, STRING, BaseType
+
+_WRITABLE = (BaseType.INTEGER, BaseType.STRING, BaseType.BOOLEAN)
+"""What `str()` and `format()` write: integers, strings and booleans (`true`, `false`)."""
 
 
 class CallChecks(CheckerCore):
@@ -38,10 +46,14 @@ class CallChecks(CheckerCore):
                 self.diagnostics.append(resolved)
                 return None
             return Active(state_id=resolved, ref=arg.value)
+        if name == "format":
+            return self._format(node)
         args = [self.visit(x) for x in node.args]
         if any(x is None for x in args):
             return None
         checked = [x for x in args if x is not None]
+        if name == "str":
+            return self._str(node, checked)
         if name in ("len", "abs") and len(checked) != 1:
             self.report(
                 expression_type.SLUG,
@@ -66,3 +78,80 @@ class CallChecks(CheckerCore):
         integral = name == "len" or all(x.type.base is BaseType.INTEGER for x in checked)
         result = INTEGER if integral else NUMBER
         return Call(func=CALL_FUNCS[name], args=tuple(checked), type=result)
+
+    def _str(self, node: ast.Call, checked: list[ExprNode]) -> ExprNode | None:
+        if len(checked) != 1:
+            message = f"str() takes exactly one argument ({len(checked)} given)"
+            self.report(expression_type.SLUG, node, message)
+            return None
+        if not self._writable("str()", node.args[0], checked[0]):
+            return None
+        return Call(func="str", args=tuple(checked), type=STRING)
+
+    def _format(self, node: ast.Call) -> ExprNode | None:
+        template = node.args[0] if node.args else None
+        if not (isinstance(template, ast.Constant) and isinstance(template.value, str)):
+            message = "format() takes a string literal first, e.g. format('inv-{}', ctx.period)"
+            self.report(expression_unsafe.SLUG, template or node, message)
+            return None
+        pieces = format_pieces(template.value)
+        if isinstance(pieces, str):
+            self.report(expression_unsafe.SLUG, template, f"format(): {pieces}")
+            return None
+        given = node.args[1:]
+        if len(pieces) - 1 != len(given):
+            message = (
+                f"format(): the template has {len(pieces) - 1} placeholder(s) {{}} "
+                f"but {len(given)} argument(s) follow it"
+            )
+            self.report(expression_type.SLUG, node, message)
+            return None
+        args = [self.visit(x) for x in given]
+        checked = [x for x in args if x is not None]
+        if len(checked) != len(args):
+            return None
+        ok = all(self._writable("format()", a, x) for a, x in zip(given, checked, strict=True))
+        if not ok:
+            return None
+        return Format(template=template.value, pieces=pieces, args=tuple(checked))
+
+    def _writable(self, name: str, arg: ast.expr, value: ExprNode) -> bool:
+        t = value.type
+        if t.base in _WRITABLE and not t.nullable:
+            return True
+        message = (
+            f"{name} writes integers, strings and booleans, but {self.segment(arg)} is "
+            f"{t.describe()}"
+        )
+        self.report(expression_type.SLUG, arg, message)
+        return False
+
+
+def format_pieces(template: str) -> tuple[str, ...] | str:
+    """The text between a `format()` template's `{}` placeholders (`{{` and `}}` are
+    literal braces), or why the template is refused."""
+    pieces: list[str] = []
+    current: list[str] = []
+    i, n = 0, len(template)
+    while i < n:
+        c = template[i]
+        pair = template[i : i + 2]
+        if pair in ("{{", "}}"):
+            current.append(c)
+            i += 2
+        elif pair == "{}":
+            if len(pieces) == MAX_FORMAT_ARGUMENTS:
+                return f"at most {MAX_FORMAT_ARGUMENTS} placeholders"
+            pieces.append("".join(current))
+            current = []
+            i += 2
+        elif c in "{}":
+            return (
+                f"only empty placeholders {{}} are allowed (write {{{{ and }}}} for braces),"
+                f" found {c!r} at offset {i}"
+            )
+        else:
+            current.append(c)
+            i += 1
+    pieces.append("".join(current))
+    return tuple(pieces)

@@ -26,6 +26,7 @@ from statekit.compiler.expressions.language import (
 from statekit.compiler.expressions.operator_checks import OperatorChecks
 from statekit.compiler.expressions.scope import NoEvent, TypedEvent
 from statekit.compiler.expressions.table_checks import TableChecks
+from statekit.compiler.expressions.time_checks import TimeChecks
 from statekit.compiler.expressions.tree import (
     ContextRef,
     EventRef,
@@ -38,7 +39,7 @@ from statekit.compiler.expressions.type_relations import (
 from statekit.compiler.rules import expression_syntax, expression_type, expression_unsafe
 
 
-class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks):
+class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChecks):
     """One expression's allow-list and type check; collects every diagnostic."""
 
     # -- entry ------------------------------------------------------------------
@@ -49,13 +50,17 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks):
             message = f"expression is too long ({len(self.text)} characters, at most "
             self.report(expression_unsafe.SLUG, None, message + f"{MAX_SOURCE_LENGTH})")
             return None
+        text = self.parsable_text()
+        if self.diagnostics:
+            return None
         try:
             with warnings.catch_warnings():  # e.g. "invalid decimal literal" for `1if x else 2`
                 warnings.simplefilter("ignore", SyntaxWarning)
                 warnings.simplefilter("ignore", DeprecationWarning)
-                tree = ast.parse(self.text, mode="eval")
+                tree = ast.parse(text, mode="eval")
         except SyntaxError as exc:
-            self._syntax_error(exc)
+            if not self.duration_syntax_error(exc):
+                self._syntax_error(exc)
             return None
         except (RecursionError, MemoryError):
             self.report(expression_unsafe.SLUG, None, "expression is too deeply nested to parse")
@@ -150,6 +155,9 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks):
         if name in NAME_LITERALS:
             value = NAME_LITERALS[name]
             return Literal(value=value, type=literal_type(value))
+        found = self.time_word(node)
+        if found is not None:
+            return found
         if name in ("ctx", "event"):
             self.report(expression_unsafe.SLUG, node, f"'{name}' is only allowed as {name}.<field>")
             return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.expressions.durations import DurationLiterals
 from statekit.compiler.expressions.positions import ExpressionPositions
 from statekit.compiler.expressions.scope import ExpressionScope
 from statekit.compiler.expressions.tree import ExprNode
@@ -29,6 +30,7 @@ class CheckerCore:
         self.what = what
         self.diagnostics: list[Diagnostic] = []
         self.root: ast.expr | None = None
+        self.durations = DurationLiterals(self.text)
 
     def visit(self, node: ast.expr) -> ExprNode | None:
         """Check one sub-expression: its typed node, or None after reporting (`Checker`)."""
@@ -46,6 +48,17 @@ class CheckerCore:
                 message=f"{self.what}: {message}",
                 span=span,
                 notes=notes,
+            )
+        )
+
+    def report_at(self, slug: str, start: int, end: int, message: str) -> None:
+        """Record an error at columns `start:end` of the expression's first line."""
+        self.diagnostics.append(
+            Diagnostic(
+                slug=slug,
+                severity=Severity.ERROR,
+                message=f"{self.what}: {message}",
+                span=self.positions.at(start, end),
             )
         )
 

@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any, TypeAlias
 
+from statekit.compiler.expressions.clock import read_clock
 from statekit.compiler.expressions.tree import (
     Active,
     ArithOp,
@@ -42,11 +43,13 @@ from statekit.compiler.expressions.tree import (
     ContextRef,
     EventRef,
     ExprNode,
+    Format,
     IfExp,
     InList,
     IsNone,
     Literal,
     Not,
+    Now,
     TableRead,
     UnaryOp,
 )
@@ -96,6 +99,10 @@ def compile_tree(node: ExprNode) -> Evaluator:
             return _is_none(x, negated)
         case TableRead(key=key, lookup=table):
             return _table_read(key, table.index(), table.default, table.has_default)
+        case Now():
+            return lambda c, e, a: read_clock()
+        case Format(pieces=pieces, args=args):
+            return _format(pieces, tuple(compile_tree(x) for x in args))
 
 
 def _bool_op(op: str, fs: tuple[Evaluator, ...]) -> Evaluator:
@@ -362,7 +369,37 @@ def _is_none(x: ExprNode, negated: bool) -> Evaluator:
     return lambda c, e, a: fx(c, e, a) is None
 
 
-_BUILTINS: dict[str, Callable[..., Any]] = {"len": len, "abs": abs, "min": min, "max": max}
+def written(value: Any) -> str:
+    """How `str()` and `format()` write a value: booleans as `true`/`false`, integers in
+    decimal, strings as they are. An integer of more than 4,300 digits (only an
+    intermediate `**` can make one) raises `ValueError`, which the engine classifies."""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return str(value)
+
+
+def _format(pieces: tuple[str, ...], fs: tuple[Evaluator, ...]) -> Evaluator:
+    first, rest = pieces[0], tuple(zip(fs, pieces[1:], strict=True))
+
+    def run(c: Mapping[str, Any], e: Mapping[str, Any], a: AbstractSet[int]) -> Any:
+        out = [first]
+        for f, piece in rest:
+            out.append(written(f(c, e, a)))
+            out.append(piece)
+        return "".join(out)
+
+    return run
+
+
+_BUILTINS: dict[str, Callable[..., Any]] = {
+    "len": len,
+    "abs": abs,
+    "min": min,
+    "max": max,
+    "str": written,
+}
 
 
 def _call(func: str, fs: tuple[Evaluator, ...]) -> Evaluator:

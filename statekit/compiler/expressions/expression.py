@@ -38,6 +38,7 @@ from statekit.compiler.expressions.tree import (
     ExprNode,
     Literal,
     LiteralValue,
+    Now,
     iter_nodes,
     tree_to_json,
 )
@@ -78,6 +79,10 @@ class Expression:
     def reads_context(self) -> bool:
         """Whether the value depends on the context."""
         return any(isinstance(n, ContextRef) for n in iter_nodes(self.tree))
+
+    def reads_clock(self) -> bool:
+        """Whether the value depends on the step's clock reading (`now`)."""
+        return any(isinstance(n, Now) for n in iter_nodes(self.tree))
 
 
 def compile_expression(

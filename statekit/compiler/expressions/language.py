@@ -64,9 +64,19 @@ FORBIDDEN: dict[type[ast.AST], str] = {
     ast.Yield: "yield is not allowed",
     ast.YieldFrom: "yield is not allowed",
 }
-FUNCTIONS = ("active", "len", "abs", "min", "max")
-CALL_FUNCS: dict[str, CallFunc] = {"len": "len", "abs": "abs", "min": "min", "max": "max"}
-CALLS_MESSAGE = "calls are limited to active(), len(), abs(), min(), max()"
+FUNCTIONS = ("active", "len", "abs", "min", "max", "str", "format")
+CALL_FUNCS: dict[str, CallFunc] = {
+    "len": "len",
+    "abs": "abs",
+    "min": "min",
+    "max": "max",
+    "str": "str",
+}
+CALLS_MESSAGE = "calls are limited to active(), len(), abs(), min(), max(), str(), format()"
+CLOCK_NAME = "now"
+"""The name of the step's clock reading (epoch milliseconds) in expressions."""
+MAX_FORMAT_ARGUMENTS = 32
+"""Most placeholders (and arguments) of one `format()`."""
 NAME_LITERALS: dict[str, LiteralValue] = {"true": True, "false": False, "null": None}
 
 

@@ -32,6 +32,11 @@ class ExpressionPositions:
             return byte_offset
         return len(line.encode()[:byte_offset].decode(errors="ignore"))
 
+    def offset_of(self, node: ast.expr) -> int:
+        """The 0-based character offset in the whole text where `node` starts."""
+        before = sum(len(line) + 1 for line in self.lines[: node.lineno - 1])
+        return before + self._column(node.lineno, node.col_offset)
+
     def at(self, start: int, end: int) -> SourceSpan:
         """The span of 0-based character columns `start:end` of the expression's first line."""
         if self.base_column is None:

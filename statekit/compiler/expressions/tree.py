@@ -16,13 +16,15 @@ from typing import TypeAlias
 from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.value_types import (
     BOOLEAN,
+    INTEGER,
+    STRING,
     ValueType,
 )
 
 CompareOp: TypeAlias = typing.Literal["==", "!=", "<", "<=", ">", ">="]
 ArithOp: TypeAlias = typing.Literal["+", "-", "*", "/", "//", "%", "**"]
 UnaryOpSymbol: TypeAlias = typing.Literal["-", "+"]
-CallFunc: TypeAlias = typing.Literal["len", "abs", "min", "max"]
+CallFunc: TypeAlias = typing.Literal["len", "abs", "min", "max", "str"]
 LiteralValue: TypeAlias = str | int | float | bool | None
 
 
@@ -127,11 +129,30 @@ class InList:
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """`len(s)`, `abs(x)`, `min(x, y, ...)` or `max(x, y, ...)`."""
+    """`len(s)`, `abs(x)`, `min(x, y, ...)`, `max(x, y, ...)` or `str(x)`."""
 
     func: CallFunc
     args: tuple[ExprNode, ...]
     type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class Now:
+    """`now`: the step's clock reading, epoch milliseconds (`Chart.send(..., now_ms=)`)."""
+
+    type: ValueType = INTEGER
+
+
+@dataclass(frozen=True, slots=True)
+class Format:
+    """`format('inv-{}', x, ...)`: `pieces` are the template's text between its `{}`
+    placeholders (escapes resolved), one more than `args`; each argument is written as
+    `str()` writes it."""
+
+    template: str
+    pieces: tuple[str, ...]
+    args: tuple[ExprNode, ...]
+    type: ValueType = STRING
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,13 +193,15 @@ ExprNode: TypeAlias = (
     | Call
     | IsNone
     | TableRead
+    | Now
+    | Format
 )
 
 
 def children(node: ExprNode) -> tuple[ExprNode, ...]:
     """The direct sub-expressions of `node`, in evaluation order."""
     match node:
-        case Literal() | ContextRef() | EventRef() | Active():
+        case Literal() | ContextRef() | EventRef() | Active() | Now():
             return ()
         case Not(operand=x) | UnaryOp(operand=x) | IsNone(operand=x):
             return (x,)
@@ -194,7 +217,7 @@ def children(node: ExprNode) -> tuple[ExprNode, ...]:
             return (test, body, orelse)
         case InList(item=item, options=options):
             return (item, *options)
-        case Call(args=args):
+        case Call(args=args) | Format(args=args):
             return args
 
 
@@ -247,5 +270,10 @@ def tree_to_json(node: ExprNode) -> dict[str, object]:
             out = {"kind": "is_none", "operand": tree_to_json(x), "negated": negated}
         case TableRead(table=table, key=key):  # the entries are in the chart's `tables`
             out = {"kind": "table", "table": table, "key": tree_to_json(key)}
+        case Now():  # new kinds: no tree of an existing chart changes, nor its digest
+            out = {"kind": "now"}
+        case Format(template=template, args=args):
+            out = {"kind": "format", "template": template}
+            out["args"] = [tree_to_json(a) for a in args]
     out["type"] = node.type.to_json()
     return out

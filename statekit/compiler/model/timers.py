@@ -22,6 +22,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from statekit.compiler.delay_literals import DELAY_LITERAL as _LITERAL
+from statekit.compiler.delay_literals import DELAY_PATTERN as DELAY_PATTERN
+from statekit.compiler.delay_literals import MAX_DELAY_MS as MAX_DELAY_MS
+from statekit.compiler.delay_literals import UNIT_MS as UNIT_MS
+from statekit.compiler.delay_literals import DelayLiteral as DelayLiteral
+from statekit.compiler.delay_literals import parse_delay as parse_delay
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
 from statekit.compiler.expressions.scope import ExpressionScope
@@ -32,60 +38,6 @@ from statekit.compiler.value_types import INTEGER
 
 DELAY_FORMS = "250ms, 30s, 15m, 2h, 7d and combinations such as 1h30m"
 """The accepted forms, as every diagnostic about a delay literal names them."""
-
-UNIT_MS: tuple[tuple[str, int], ...] = (
-    ("d", 86_400_000),
-    ("h", 3_600_000),
-    ("m", 60_000),
-    ("s", 1_000),
-    ("ms", 1),
-)
-"""The units in the one order a literal may use them, with their length in milliseconds."""
-
-MAX_DELAY_MS = 2**63 - 1
-"""The largest delay: the runner stores due times as signed 64-bit integers."""
-
-# `ms` before `m` in the alternation would not matter: each group is tried in turn
-# and `m` must not be followed by `s` (else `1ms` would parse as minutes then `s`).
-DELAY_PATTERN = r"(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m(?!s))?(?:[0-9]+s)?(?:[0-9]+ms)?"
-"""The grammar of a delay literal as a regular expression (the JSON Schema uses it too)."""
-
-_LITERAL = re.compile(
-    r"(?:(?P<d>[0-9]+)d)?(?:(?P<h>[0-9]+)h)?(?:(?P<m>[0-9]+)m(?!s))?"
-    r"(?:(?P<s>[0-9]+)s)?(?:(?P<ms>[0-9]+)ms)?"
-)
-_MAX_DIGITS = 30  # more significant digits cannot fit MAX_DELAY_MS; refused before int()
-
-
-@dataclass(frozen=True, slots=True)
-class DelayLiteral:
-    """A parsed delay literal: its value in milliseconds and its normalised text."""
-
-    ms: int
-    normalised: str
-
-
-def parse_delay(text: str) -> DelayLiteral | None:
-    """The literal's value and normalised form, or None when `text` is not a delay literal
-    (wrong grammar, or a value past `MAX_DELAY_MS`)."""
-    match = _LITERAL.fullmatch(text)
-    if match is None or not text:
-        return None
-    total = 0
-    parts: list[str] = []
-    for unit, length in UNIT_MS:
-        digits = match.group(unit)
-        if digits is None:
-            continue
-        if len(digits.lstrip("0")) > _MAX_DIGITS:
-            return None
-        value = int(digits)
-        total += value * length
-        if value:
-            parts.append(f"{value}{unit}")
-    if total > MAX_DELAY_MS:
-        return None
-    return DelayLiteral(ms=total, normalised="".join(parts) or "0ms")
 
 
 def timer_event_name(kind: TimerKind, spec: str, path: str) -> str:

@@ -751,6 +751,7 @@ def test_a_long_list_is_only_refused_for_its_length() -> None:
 def test_modules_never_evaluate_text() -> None:
     """No eval/exec/compile/getattr in the expression modules; imports stay inside the compiler."""
     allowed_imports = {
+        "statekit.compiler.delay_literals",
         "statekit.compiler.diagnostics",
         "statekit.compiler.rules",
         "statekit.compiler.value_types",
