@@ -94,7 +94,8 @@ class DispatchReport:
 class Dispatcher:
     """Delivers undelivered outbox messages to `handlers` (by message type).
 
-    A type without a handler fails like a raising handler (and ends dead).
+    `default` handles every type `handlers` does not name (a relay to a broker takes
+    them all); a type without a handler fails like a raising handler (and ends dead).
     `clock` returns epoch seconds (injectable for tests).
     """
 
@@ -103,6 +104,7 @@ class Dispatcher:
         store: Store,
         handlers: Mapping[str, Handler],
         *,
+        default: Handler | None = None,
         max_attempts: int = 8,
         base_delay: float = 0.5,
         max_delay: float = 300.0,
@@ -115,6 +117,7 @@ class Dispatcher:
             raise ValueError("max_attempts must be at least 1")
         self.store = store
         self.handlers = dict(handlers)
+        self.default = default
         self.max_attempts = max_attempts
         self.base_delay = base_delay
         self.max_delay = max_delay
@@ -230,7 +233,7 @@ class Dispatcher:
         return total
 
     def _deliver(self, row: OutboxRow) -> str | None:
-        handler = self.handlers.get(row.type)
+        handler = self.handlers.get(row.type, self.default)
         if handler is None:
             return f"no handler for message type {row.type!r}"
         try:
