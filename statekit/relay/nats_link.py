@@ -74,9 +74,10 @@ class NatsLink:
             self._client = self._call(self._connect(), timeout=self.connect_timeout + 5.0)
         except Exception as exc:
             self.close()
+            cause = self.last_error if isinstance(exc, nats.errors.NoServersError) else exc
             raise RelayError(
                 f"cannot reach the NATS server at {shown_server(self.server)}: "
-                f"{describe(exc)}; is nats-server running there (with -js)?"
+                f"{describe(cause)}; is nats-server running there (with -js)?"
             ) from exc
         self._jetstream = self._client.jetstream()
 
@@ -84,14 +85,32 @@ class NatsLink:
         async def remember(exc: Exception) -> None:
             self.last_error = exc
 
-        return await nats.connect(
+        # The first connection is tried twice, `reconnect_wait` apart, so that a wrong
+        # address or a server that is not running is said at once (nats-py would otherwise
+        # retry it as long as it retries a lost one); once connected, the client reconnects
+        # without end. nats-py reads the option from `options` when a connection is lost
+        # (tests/relay/test_relay_restarts.py restarts the server under it).
+        client = await nats.connect(
             servers=[self.server],
             connect_timeout=max(1, round(self.connect_timeout)),
             reconnect_time_wait=self.reconnect_wait,
-            max_reconnect_attempts=-1,
-            allow_reconnect=True,
+            max_reconnect_attempts=1,
             error_cb=remember,
         )
+        client.options["max_reconnect_attempts"] = -1
+        return client
+
+    async def _shut(self, client: Client | None) -> None:
+        """Close the client, then end every other task still on the loop."""
+        if client is not None:
+            try:
+                await asyncio.wait_for(client.close(), CLOSE_WITHIN)
+            except Exception:  # closing a broken connection: nothing left to do
+                pass
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)
 
     @property
     def connected(self) -> bool:
@@ -152,17 +171,17 @@ class NatsLink:
         loop, client = self._loop, self._client
         if loop is None:
             return
-        if client is not None:
-            try:
-                self._call(client.close(), timeout=CLOSE_WITHIN)
-            except Exception:  # closing a broken connection: nothing left to do
-                pass
+        try:
+            self._call(self._shut(client), timeout=2 * CLOSE_WITHIN)
+        except Exception:  # a loop that would not stop its tasks: stopped below all the same
+            pass
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
             self._thread.join(CLOSE_WITHIN)
         if not loop.is_running():
             loop.close()
-        self._loop = self._thread = self._client = self._jetstream = None
+        self._loop = self._thread = None
+        self._client = self._jetstream = None
 
     def _ready(self) -> JetStreamContext:
         if self._jetstream is None:
