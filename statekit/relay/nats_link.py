@@ -24,7 +24,7 @@ import nats
 import nats.errors
 import nats.js.errors
 from nats.aio.client import Client
-from nats.js.api import StorageType, StreamConfig
+from nats.js.api import StorageType
 from nats.js.client import JetStreamContext
 
 T = TypeVar("T")

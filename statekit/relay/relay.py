@@ -34,7 +34,7 @@ from statekit.relay.envelope import encode_message
 from statekit.relay.nats_link import NatsLink
 from statekit.relay.target import BrokerTarget, parse_target
 from statekit.runner.errors import UnknownInstanceError
-from statekit.runner.outbox import DispatchReport, Dispatcher, OutboxMessage
+from statekit.runner.outbox import Dispatcher, DispatchReport, OutboxMessage
 from statekit.runner.store.base import Store
 
 CHART_CACHE_SIZE = 10_000
