@@ -119,10 +119,7 @@ def relay_command(
             echo_text(
                 f"statekit relay: publishing to stream {relay.stream_name} on {where}", err=True
             )
-            if once:
-                report = relay.run_until_idle(wait=False)
-            else:
-                report = relay.serve(stopping)
+            report = relay.run_until_idle(wait=False) if once else relay.serve(stopping)
         finally:
             relay.close()
             store.close()

@@ -16,6 +16,12 @@ relayed message is terminated (`term`: never delivered again) and its error rais
 any other error (the store unreachable) leaves the message unacknowledged, so
 JetStream delivers it again after the consumer's ack wait.
 
+Order: the relay publishes an instance's messages in order, but JetStream delivers a
+message again (unacknowledged past the ack wait, or refused with `nak`) after the
+messages that followed it unless the consumer has one message in flight: give it
+`ConsumerConfig(max_ack_pending=1)` (tests/relay/test_consumer.py) when the route's
+chart depends on the order, as a guard comparing a running total does.
+
 Calls into the runner run in one thread of the applier's own, one at a time, so that
 the event loop never blocks on the database and a runner (one connection) is only
 ever used from that thread.

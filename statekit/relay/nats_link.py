@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Coroutine
+from contextlib import suppress
 from typing import Any, TypeVar
 
 import nats
@@ -103,10 +104,8 @@ class NatsLink:
     async def _shut(self, client: Client | None) -> None:
         """Close the client, then end every other task still on the loop."""
         if client is not None:
-            try:
+            with suppress(Exception):  # closing a broken connection: nothing left to do
                 await asyncio.wait_for(client.close(), CLOSE_WITHIN)
-            except Exception:  # closing a broken connection: nothing left to do
-                pass
         others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
         for task in others:
             task.cancel()
@@ -171,10 +170,8 @@ class NatsLink:
         loop, client = self._loop, self._client
         if loop is None:
             return
-        try:
+        with suppress(Exception):  # a loop that would not stop its tasks: stopped below anyway
             self._call(self._shut(client), timeout=2 * CLOSE_WITHIN)
-        except Exception:  # a loop that would not stop its tasks: stopped below all the same
-            pass
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
             self._thread.join(CLOSE_WITHIN)
