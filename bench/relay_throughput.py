@@ -2,7 +2,8 @@
 
 Run: `python -m bench.relay_throughput [MESSAGES] [--sqlite-only]` from the repository
 root (nats-server must be installed, and PostgreSQL unless `--sqlite-only`: throwaway
-servers are started on loopback, JetStream with its file store).
+servers are started on loopback, JetStream with its file store). SQLite runs with
+synchronous=FULL, then OFF, where no fsync of the settle hides what the publish costs.
 
 - "dispatcher, no-op handler": `Dispatcher.run_until_idle` over MESSAGES outbox
   messages (20 instances, in order per instance) with a handler that does nothing:
@@ -160,6 +161,12 @@ def main() -> None:
     stores: list[tuple[str, Callable[[], str]]] = []
     folder = Path(tempfile.mkdtemp(prefix="statekit-relay-bench-"))
     stores.append(("SQLite", lambda: f"sqlite:///{folder / f's{next(_names)}.db'}"))
+    stores.append(
+        (
+            "SQLite, synchronous=OFF (no fsync)",
+            lambda: f"sqlite:///{folder / f's{next(_names)}.db'}?synchronous=OFF",
+        )
+    )
     postgres = None
     if "--sqlite-only" not in sys.argv:
         postgres = ThrowawayPostgres().start()
