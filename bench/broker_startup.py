@@ -74,9 +74,7 @@ def rabbitmq_start(program: str) -> float:
     mapper = subprocess.Popen([EPMD, "-port", str(epmd)], stderr=subprocess.DEVNULL)
     start = time.perf_counter()
     with (folder / "out").open("wb") as out:
-        child = subprocess.Popen(
-            [program], env=env, stdout=out, stderr=out, start_new_session=True
-        )
+        child = subprocess.Popen([program], env=env, stdout=out, stderr=out, start_new_session=True)
     try:
         while not _accepts(port):
             if child.poll() is not None or time.perf_counter() - start > WITHIN:

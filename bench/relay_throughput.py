@@ -155,6 +155,16 @@ def line(what: str, figures: tuple[float, float, float], base: float) -> None:
     print(f"| {what} | {median:,.0f} | {low:,.0f} to {high:,.0f} | {100 * median / base:.0f}% |")
 
 
+def compare(name: str, fresh: Callable[[], str], broker: ThrowawayNats, messages: int) -> None:
+    """The dispatcher and the relay over fresh stores made by `fresh`, interleaved."""
+    dispatcher, relay = interleaved(
+        lambda: dispatching(with_messages(fresh(), messages), messages),
+        lambda: relaying(with_messages(fresh(), messages), broker, messages),
+    )
+    line(f"{name}: dispatcher, no-op handler", dispatcher, dispatcher[0])
+    line(f"{name}: relay to JetStream", relay, dispatcher[0])
+
+
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     messages = int(args[0]) if args else 400
@@ -176,12 +186,7 @@ def main() -> None:
     print("| what | messages/s | range | ratio |\n|---|---|---|---|")
     with ThrowawayNats() as broker:
         for name, fresh in stores:
-            dispatcher, relay = interleaved(
-                lambda: dispatching(with_messages(fresh(), messages), messages),
-                lambda: relaying(with_messages(fresh(), messages), broker, messages),
-            )
-            line(f"{name}: dispatcher, no-op handler", dispatcher, dispatcher[0])
-            line(f"{name}: relay to JetStream", relay, dispatcher[0])
+            compare(name, fresh, broker, messages)
         thread, per_batch, per_message = interleaved(
             lambda: loop_thread(broker, messages),
             lambda: run_per_batch(broker, messages, BATCH),

@@ -62,7 +62,7 @@ async def consume(
     try:
         jetstream = client.jetstream()
         subscription = await in_order(jetstream, lane, durable)
-        outcomes = []
+        outcomes: list[Outcome | None] = []
         while len(outcomes) < count:
             for msg in await subscription.fetch(count - len(outcomes), timeout=5):
                 outcomes.append(await applier(msg))
@@ -142,7 +142,7 @@ def test_a_message_is_acknowledged_only_after_the_commit(
         unacknowledged = await pending_acks(jetstream, lane, "tally")
         await msg.nak()  # delivered again at once, rather than after the ack wait
         working = EventApplier(tally, to_tally, create=True)
-        outcomes = []
+        outcomes: list[Outcome | None] = []
         while len(outcomes) < 2:
             for again in await subscription.fetch(2 - len(outcomes), timeout=5):
                 outcomes.append(await working(again))
