@@ -64,7 +64,7 @@ async def consume(
         subscription = await in_order(jetstream, lane, durable)
         outcomes: list[Outcome | None] = []
         while len(outcomes) < count:
-            for msg in await subscription.fetch(count - len(outcomes), timeout=5):
+            for msg in await subscription.fetch(1, timeout=5):
                 outcomes.append(await applier(msg))
         return outcomes
     finally:
@@ -144,7 +144,7 @@ def test_a_message_is_acknowledged_only_after_the_commit(
         working = EventApplier(tally, to_tally, create=True)
         outcomes: list[Outcome | None] = []
         while len(outcomes) < 2:
-            for again in await subscription.fetch(2 - len(outcomes), timeout=5):
+            for again in await subscription.fetch(1, timeout=5):
                 outcomes.append(await working(again))
         working.close()
         acknowledged = await pending_acks(jetstream, lane, "tally")
