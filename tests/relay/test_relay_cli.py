@@ -22,8 +22,26 @@ from relay_helpers import (
     running_broker,
     stream_contents,
 )
+from runner_charts import chart_from
 
+from statekit.runner.runner import Runner
+from statekit.runner.store import open_store
 from statekit.testing.nats_server import ThrowawayNats
+
+NOTES = """
+statechart: notes
+version: 1
+description: Every note is emitted as a message with its text.
+events:
+  Note: {text: string}
+initial: open
+states:
+  open:
+    on:
+      Note:
+        do:
+          - emit: {type: Noted, payload: {text: event.text}}
+"""
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +114,31 @@ def test_a_target_it_cannot_use_is_a_usage_error(tmp_path: Path, target: str, sa
     assert said in done.stderr and done.stderr.count("Error: --to: ") == 1
     assert "Traceback" not in done.stderr and "secret" not in done.stderr
     assert "internal error" not in done.stderr and done.stdout == ""
+
+
+def test_a_message_the_broker_refuses_ends_dead_and_once_exits_1(
+    broker: ThrowawayNats, tmp_path: Path
+) -> None:
+    """A message over the server's largest payload (1 MB) fails each publish and ends dead
+    after --max-attempts; then it no longer holds its instance's next message back."""
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    notes = Runner(chart_from(NOTES), open_store(url))
+    notes.create("big")
+    notes.apply("big", "e0", "Note", {"text": "x" * 1_100_000})
+    notes.apply("big", "e1", "Note", {"text": "after it"})
+    notes.create("small")
+    notes.apply("small", "e0", "Note", {"text": "hello"})
+    notes.store.close()
+    lane = new_lane(broker)
+    args = ["relay", "--db", url, "--to", lane.url, "--stream", lane.stream, "--once"]
+    done = statekit(*args, "--max-attempts", "1")
+    assert done.returncode == 1
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    published = sorted((x["instance_id"], x["message_id"]) for x in lines)
+    assert published == [("big", "e1/0"), ("small", "e0/0")]
+    refused = "statekit relay: message 'e0/0' of 'big' not published (attempt 1): "
+    assert refused in done.stderr and "Traceback" not in done.stderr
+    listed = statekit("outbox", "--db", url, "--status", "dead", "--format", "json")
+    assert '"e0/0"' in listed.stdout and "big" in listed.stdout
+    again = statekit(*args)
+    assert (again.returncode, again.stdout) == (0, "")  # a dead message is not retried
