@@ -7,6 +7,7 @@ with the dispatcher's backoff."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +23,8 @@ from relay_helpers import (
 )
 
 from statekit.relay import Publication, Relay, RelayError, message_key
-from statekit.runner.outbox import OutboxMessage
+from statekit.runner.outbox import DispatchReport, OutboxMessage
+from statekit.runner.store import open_store
 from statekit.testing.nats_server import ThrowawayNats
 
 
@@ -140,3 +142,32 @@ def test_a_server_that_does_not_listen_is_said_at_once(tmp_path: Path) -> None:
     with pytest.raises(RelayError, match=r"cannot reach the NATS server at nats://127\.0\.0\.1:1"):
         relay.open()
     assert [r.status for r in runner.store.outbox(["pending"])] == ["pending"]
+
+
+def test_two_relays_at_once_publish_each_message_once_in_order(
+    broker: ThrowawayNats, store_url: str
+) -> None:
+    """Two relays on one store, each with its own connection, claiming small batches at
+    the same time: the claims keep them apart and the order per instance holds."""
+    counter_with_messages(store_url, 6, 5).store.close()
+    lane = new_lane(broker)
+    reports: list[DispatchReport] = []
+    ready = threading.Barrier(2)
+
+    def relay_all() -> None:
+        store = open_store(store_url)
+        with Relay(store, lane.url, stream=lane.stream, batch=2) as relay:
+            ready.wait(timeout=30)
+            reports.append(relay.run_until_idle())
+        store.close()
+
+    threads = [threading.Thread(target=relay_all) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert sum(r.delivered for r in reports) == 30 and len(reports) == 2
+    assert all(r.failed == r.dead == 0 for r in reports)
+    stored = stream_contents(broker.url, lane.stream)
+    assert per_instance(stored) == expected_ids(6, range(5))
+    assert len(stored) == 30
