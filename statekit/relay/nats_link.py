@@ -20,16 +20,18 @@ dispatcher then counts a failed attempt and retries the message after its backof
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 from collections.abc import Coroutine
 from contextlib import suppress
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import nats
 import nats.errors
 import nats.js.errors
 from nats.aio.client import Client
-from nats.js.api import StorageType
+from nats.js.api import PubAck, StorageType
 from nats.js.client import JetStreamContext
 
 T = TypeVar("T")
@@ -50,6 +52,15 @@ class BrokerUnavailableError(RelayError):
 class PublishError(RelayError):
     """The broker did not acknowledge a message (it timed out, or no stream takes its
     subject, or JetStream refused it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PendingPublish:
+    """A publish sent and not yet acknowledged (`NatsLink.start_publish`)."""
+
+    subject: str
+    timeout: float
+    future: concurrent.futures.Future[PubAck]
 
 
 class NatsLink:
@@ -146,20 +157,33 @@ class NatsLink:
     ) -> tuple[str, int, bool]:
         """Publish and wait for JetStream's acknowledgement; the stream, its sequence
         number for the message and whether it was a duplicate it dropped."""
+        return self.acknowledgement(self.start_publish(subject, body, headers, timeout))
+
+    def start_publish(
+        self, subject: str, body: bytes, headers: dict[str, str], timeout: float
+    ) -> PendingPublish:
+        """Send a message without waiting for its acknowledgement (`acknowledgement`
+        waits): publishes started together are pipelined on the one connection."""
         jetstream = self._ready()
         if not self.connected:
             raise BrokerUnavailableError(
                 f"not connected to the NATS server at {shown_server(self.server)} "
                 f"(reconnecting: {describe(self.last_error)})"
             )
+        assert self._loop is not None
+        coroutine = jetstream.publish(subject, body, timeout=timeout, headers=dict(headers))
+        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+        return PendingPublish(subject, timeout, future)
+
+    def acknowledgement(self, pending: PendingPublish) -> tuple[str, int, bool]:
+        """Wait for the acknowledgement of a publish `start_publish` sent (`publish`)."""
+        subject, timeout = pending.subject, pending.timeout
         try:
-            ack = self._call(
-                jetstream.publish(subject, body, timeout=timeout, headers=dict(headers)),
-                timeout=timeout + 5.0,
-            )
+            ack = pending.future.result(timeout + 5.0)
         except nats.js.errors.NoStreamResponseError as exc:
             raise PublishError(f"no JetStream stream takes the subject {subject}") from exc
         except (nats.errors.TimeoutError, TimeoutError) as exc:
+            pending.future.cancel()
             raise PublishError(
                 f"no acknowledgement for {subject} within {timeout:g} s from "
                 f"{shown_server(self.server)}"
