@@ -9,7 +9,9 @@ synchronous=FULL, then OFF, where no fsync of the settle hides what the publish 
   messages (20 instances, in order per instance) with a handler that does nothing:
   the claims and settles alone, one settle transaction per message;
 - "relay": `Relay.run_until_idle` over the same messages: the same claims and settles,
-  and a JetStream publish per message, waiting for its acknowledgement;
+  and a JetStream publish per message, a round's messages sent together and their
+  acknowledgements awaited in turn; "one publish at a time": the same relay, each
+  message acknowledged before the next is sent;
 - how to run nats-py (asyncio) behind the dispatcher's blocking handler, MESSAGES
   acknowledged publishes each: one event loop in a thread of its own with one
   connection, each publish handed to it (what `statekit.relay.nats_link` does), against
@@ -89,10 +91,13 @@ def dispatching(store: Store, messages: int) -> float:
     return messages / elapsed
 
 
-def relaying(store: Store, broker: ThrowawayNats, messages: int) -> float:
-    """Messages/s of a relay to `broker` (its connection and stream made first)."""
+def relaying(store: Store, broker: ThrowawayNats, messages: int, *, together: bool = True) -> float:
+    """Messages/s of a relay to `broker` (its connection and stream made first); without
+    `together`, each message is published and acknowledged before the next is sent."""
     n = next(_names)
     with Relay(store, f"{broker.url}/r{n}", stream=f"R{n}") as relay:
+        if not together:
+            relay.dispatcher.on_claimed = None
         start = time.perf_counter()
         report = relay.run_until_idle()
         elapsed = time.perf_counter() - start
@@ -157,12 +162,14 @@ def line(what: str, figures: tuple[float, float, float], base: float) -> None:
 
 def compare(name: str, fresh: Callable[[], str], broker: ThrowawayNats, messages: int) -> None:
     """The dispatcher and the relay over fresh stores made by `fresh`, interleaved."""
-    dispatcher, relay = interleaved(
+    dispatcher, relay, one_by_one = interleaved(
         lambda: dispatching(with_messages(fresh(), messages), messages),
         lambda: relaying(with_messages(fresh(), messages), broker, messages),
+        lambda: relaying(with_messages(fresh(), messages), broker, messages, together=False),
     )
     line(f"{name}: dispatcher, no-op handler", dispatcher, dispatcher[0])
     line(f"{name}: relay to JetStream", relay, dispatcher[0])
+    line(f"{name}: relay, one publish at a time", one_by_one, dispatcher[0])
 
 
 def main() -> None:

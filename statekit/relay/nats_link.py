@@ -5,11 +5,12 @@ event loop in a thread of its own for as long as it is open, with one client
 connection on it, and each blocking call (`publish`, `ensure_stream`) hands a
 coroutine to that loop and waits for its result. The other way, `asyncio.run` per
 batch, connects again for every batch (a client belongs to the loop it was made on).
-bench/relay_throughput.py measures both: per batch of 32 published 16% faster on one
-run (a thread hand-off per message against a connection per batch), per message 5
-times slower. The thread is kept because the relay needs the one connection that
-lives as long as it does: it is what notices a restarted server and reconnects, and
-the dispatcher calls its handler one message at a time.
+bench/relay_throughput.py measures both: awaiting each publish alone, per batch of 32
+was 16% to 39% faster in two runs (a thread hand-off per message against a connection
+per batch), per message 3 to 5 times slower; `start_publish` lets a caller send many
+before awaiting any, as the relay does with a round's messages. The thread is kept
+because the relay needs one connection that lives as long as it does: it is what
+notices a restarted server and reconnects.
 
 The client reconnects by itself, without end, `reconnect_wait` seconds apart, when the
 server goes away. While it is not connected a publish fails at once
