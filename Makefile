@@ -40,13 +40,14 @@ demo: $(STAMP)
 # the statekit coverage plugin over the reference machines: transition and rejection
 # coverage kept at 100%, met by tests/machines/test_reference_paths.py alone; headless
 # Chromium opens the HTML coverage report in a test, and lays out every Mermaid text
-# `render` and `docs` write). The suite runs in TEST_PROCESSES
-# pytest-xdist workers (`auto`: one per core, at most 8; each PostgreSQL test worker
-# starts its own throwaway server), whose coverage the plugin merges.
+# `render` and `docs` write; the relay's tests start nats-server). The suite runs in
+# TEST_PROCESSES pytest-xdist workers (`auto`: one per core, at most 8; each PostgreSQL
+# test worker starts its own throwaway server), whose coverage the plugin merges.
 TEST_PROCESSES ?= auto
 test: $(STAMP) $(NODE_STAMP)
 	command -v dot >/dev/null || (apt-get update && apt-get install -y graphviz)
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	command -v nats-server >/dev/null || (apt-get update && apt-get install -y nats-server)
 	bash scripts/ensure-postgres.sh
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -61,6 +62,7 @@ test: $(STAMP) $(NODE_STAMP)
 # instruction counts (bench/instructions.py).
 bench: $(STAMP)
 	command -v valgrind >/dev/null || (apt-get update && apt-get install -y valgrind)
+	command -v nats-server >/dev/null || (apt-get update && apt-get install -y nats-server)
 	bash scripts/ensure-postgres.sh
 	$(BIN)/python bench/run_all.py
 

@@ -24,7 +24,7 @@ import statekit._version as version_module
 PACKAGE_ROOT = Path(statekit.__file__).resolve().parent
 
 # What each part of statekit may import (besides itself and `statekit._version`). The layers:
-# compiler ← engine ← analysis ← lint; compiler ← diagrams; engine ← runner; all ← cli.
+# compiler ← engine ← analysis ← lint; compiler ← diagrams; engine ← runner ← relay; all ← cli.
 ALLOWED: dict[str, set[str]] = {
     "compiler": set(),
     "engine": {"compiler"},
@@ -32,6 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "lint": {"compiler", "engine", "analysis"},
     "diagrams": {"compiler"},
     "runner": {"compiler", "engine"},
+    "relay": {"compiler", "engine", "runner"},
     "testing": {"compiler", "engine", "runner", "analysis", "diagrams"},
     "api": {"compiler", "engine"},
     "lsp": {"compiler", "engine", "analysis", "lint"},
@@ -45,6 +46,7 @@ ALLOWED: dict[str, set[str]] = {
         "api",
         "testing",
         "lsp",
+        "relay",
     },
     "__main__": {"cli"},  # `python -m statekit`
 }

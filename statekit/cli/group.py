@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "outbox": ("statekit.cli.store_reading_commands", "outbox_command"),
     "prune": ("statekit.cli.retention_commands", "prune_command"),
     "worker": ("statekit.cli.timer_commands", "worker_command"),
+    "relay": ("statekit.cli.relay_commands", "relay_command"),
     "timers": ("statekit.cli.timer_listing", "timers_command"),
     "lsp": ("statekit.cli.lsp_commands", "lsp_command"),
     "diff": ("statekit.cli.evolution_commands", "diff_command"),

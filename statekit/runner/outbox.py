@@ -94,7 +94,13 @@ class DispatchReport:
 class Dispatcher:
     """Delivers undelivered outbox messages to `handlers` (by message type).
 
-    A type without a handler fails like a raising handler (and ends dead).
+    `default` handles every type `handlers` does not name (a relay to a broker takes
+    them all); a type without a handler fails like a raising handler (and ends dead).
+    `on_claimed(messages)`, when given, sees each round's claimed messages (one per
+    instance at most) before the first is handed to its handler, so that they can be
+    started together (a relay publishes them all, then each handler waits for its
+    acknowledgement); it must not raise, and a message's outcome is still its
+    handler's.
     `clock` returns epoch seconds (injectable for tests).
     """
 
@@ -103,6 +109,8 @@ class Dispatcher:
         store: Store,
         handlers: Mapping[str, Handler],
         *,
+        default: Handler | None = None,
+        on_claimed: Callable[[list[OutboxMessage]], object] | None = None,
         max_attempts: int = 8,
         base_delay: float = 0.5,
         max_delay: float = 300.0,
@@ -115,6 +123,8 @@ class Dispatcher:
             raise ValueError("max_attempts must be at least 1")
         self.store = store
         self.handlers = dict(handlers)
+        self.default = default
+        self.on_claimed = on_claimed
         self.max_attempts = max_attempts
         self.base_delay = base_delay
         self.max_delay = max_delay
@@ -150,9 +160,12 @@ class Dispatcher:
             self.claims_in_doubt = False
         now = self.clock()
         rows = self.store.claim_outbox(self.name, now, self.lease, self.batch)
+        messages = [_message(row) for row in rows]
+        if self.on_claimed is not None and rows:
+            self.on_claimed([m for m in messages if isinstance(m, OutboxMessage)])
         delivered = failed = dead = 0
-        for row in rows:  # at most one per instance: the claim takes heads only
-            error = self._deliver(row)
+        for row, message in zip(rows, messages, strict=True):  # at most one per instance
+            error = message if isinstance(message, str) else self._deliver(message)
             attempts = row.attempts + 1
             now = self.clock()
             if error is None:
@@ -229,22 +242,10 @@ class Dispatcher:
                 stop.wait(poll if due is None else min(poll, max(0.001, due - self.clock())))
         return total
 
-    def _deliver(self, row: OutboxRow) -> str | None:
-        handler = self.handlers.get(row.type)
+    def _deliver(self, message: OutboxMessage) -> str | None:
+        handler = self.handlers.get(message.type, self.default)
         if handler is None:
-            return f"no handler for message type {row.type!r}"
-        try:
-            payload = parse_json(row.payload)
-        except ValueError as exc:  # a damaged row: a failure of this message, not of all
-            return f"the stored payload is not valid JSON: {exc}"
-        message = OutboxMessage(
-            instance_id=row.instance_id,
-            message_id=row.message_id,
-            sequence=row.sequence,
-            type=row.type,
-            payload=payload,
-            attempt=row.attempts + 1,
-        )
+            return f"no handler for message type {message.type!r}"
         try:
             handler(message)
         except Exception as exc:  # a handler's failure is data: retried, then dead
@@ -253,6 +254,23 @@ class Dispatcher:
 
             return f"{type(exc).__name__}: {exc}"[:2000]
         return None
+
+
+def _message(row: OutboxRow) -> OutboxMessage | str:
+    """The message of a claimed row, or why its stored payload cannot be one (a damaged
+    row: a failure of this message, not of all)."""
+    try:
+        payload = parse_json(row.payload)
+    except ValueError as exc:
+        return f"the stored payload is not valid JSON: {exc}"
+    return OutboxMessage(
+        instance_id=row.instance_id,
+        message_id=row.message_id,
+        sequence=row.sequence,
+        type=row.type,
+        payload=payload,
+        attempt=row.attempts + 1,
+    )
 
 
 class Inbox:
