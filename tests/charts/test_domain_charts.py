@@ -161,7 +161,9 @@ def test_a_subscription_through_trial_dunning_recovery_and_cancel_at_period_end(
     (trial_end,) = sub.advance(1)
     assert trial_end.status is APPLIED and types(trial_end) == ["InvoiceRequested"]
     # the invoice charges the plan's price (tables.price_cents): upgraded to pro above
-    assert [m.payload for m in trial_end.emitted] == [{"amount_cents": 4900}]
+    assert [m.payload for m in trial_end.emitted] == [
+        {"amount_cents": 4900, "invoice_key": "inv-1"}
+    ]
     assert sub.configuration == {"billing.invoiced", "entitlement.live.full", "plan.current.pro"}
 
     # the provider's first charge fails: dunning starts, access enters its grace period
@@ -234,7 +236,9 @@ def test_a_withdrawn_cancellation_renews_and_exhausted_retries_cancel_as_unpaid(
 
     (renewal,) = sub.advance(30 * DAY)
     assert types(renewal) == ["InvoiceRequested"]
-    assert [m.payload for m in renewal.emitted] == [{"amount_cents": 1900}]  # basic
+    assert [m.payload for m in renewal.emitted] == [
+        {"amount_cents": 1900, "invoice_key": "inv-2"}  # basic, the second period
+    ]
     assert "billing.invoiced" in sub.configuration
 
     # three charges fail (max_attempts 3): the dunning loop gives up
@@ -286,7 +290,7 @@ def test_the_sla_pauses_while_waiting_on_the_customer_and_escalates_when_breache
     assert (early.status, early.reason) == (REJECTED, "TICKET_NOT_OPENED")
 
     assert ticket.send("sys-1", "TICKET_OPENED", opened("urgent")).status is APPLIED
-    assert ticket.context["sla_budget_ms"] == 4 * HOUR
+    assert ticket.context["priority"] == "urgent"  # tables.sla: four hours
     assert ticket.timers == {"after(sla)@sla.clock"}
     assert ticket.sla().due_ms == T0 + 4 * HOUR
     # the intake re-sends the ticket under a new message ID: one ticket
