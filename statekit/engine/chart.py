@@ -26,6 +26,7 @@ from statekit.compiler.expressions.clock import STEP_CLOCK, ClockReading, clock_
 from statekit.compiler.ir import CompiledChart
 from statekit.engine import observers
 from statekit.engine.algorithm import initial_macrostep
+from statekit.engine.applied_results import applied_result
 from statekit.engine.clock_steps import chart_reads_clock, clock_required
 from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
@@ -34,7 +35,7 @@ from statekit.engine.observers import watchers as _watchers
 from statekit.engine.replay import EventLike, ReplayResult, fold
 from statekit.engine.result import Result
 from statekit.engine.state import State
-from statekit.engine.step import adopt, applied_result, consume, fire, step
+from statekit.engine.step import adopt, consume, fire, step
 from statekit.engine.tables import DEFAULT_MAX_MICROSTEPS, Tables
 from statekit.engine.validation import PayloadError, check_context
 

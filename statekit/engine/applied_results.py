@@ -1,0 +1,154 @@
+"""What an APPLIED step returns: its result, its outbox messages and its evidence.
+
+`statekit.engine.step` classifies an event and runs its macrostep; this module turns
+the macrostep that applied into the `Result`: the emitted messages numbered
+`<event id>/<position>` (`messages`), the evidence's microstep records built on
+first access with secrets redacted (`build_evidence`, `redacted`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from statekit.compiler.serialize import canonical_json
+from statekit.engine.record_makers import make_change, make_message, make_microstep, set_timer_logs
+from statekit.engine.result import REDACTED, EmittedMessage, Microstep, Result, Status
+from statekit.engine.state import State
+from statekit.engine.tables import EMPTY, Tables
+from statekit.engine.timer_plan import Logs
+from statekit.engine.timers import TimerRun
+from statekit.engine.trace import AppliedMicrostep
+
+APPLIED = Status.APPLIED
+
+# short local names for the record makers: one call per microstep, message and change
+_microstep = make_microstep
+_change = make_change
+_message = make_message
+_timer_logs = set_timer_logs
+
+
+def applied_result(
+    tables: Tables,
+    before: State | None,
+    event_type: str,
+    payload: Mapping[str, Any],
+    event_id: str | None,
+    after: State,
+    raw_emitted: list[tuple[str, dict[str, Any]]],
+    trace: Sequence[AppliedMicrostep],
+    timing: TimerRun | None = None,
+) -> Result:
+    """The APPLIED result of a macrostep that ends in `after` (its invariants checked by
+    the caller): the outbox messages numbered (see `messages`; `before` is None for the
+    initial macrostep), the evidence built on first access; `timing` is the
+    macrostep's timers when it ran a timer effect."""
+    emitted = (
+        messages(tables, before, event_type, payload, event_id, raw_emitted) if raw_emitted else ()
+    )
+    result = Result(
+        APPLIED,
+        None,
+        after,
+        event_type,
+        event_id,
+        emitted,
+        lambda: build_evidence(tables, trace, emitted, timer_logs(timing, len(trace))),
+    )
+    if timing is not None:
+        result._timing = timing
+    return result
+
+
+def redacted(tables: Tables, event: str | None, payload: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The payload as evidence shows it: secret fields replaced by `REDACTED`. A payload
+    without secrets is shown through a read-only view, not copied: the engine's payloads
+    (validated, raised or done) are fresh dicts nothing writes to after the step."""
+    if not payload:
+        return EMPTY
+    secret = tables.secret_payload.get(event) if event is not None else None
+    if not secret:
+        return payload if payload.__class__ is MappingProxyType else MappingProxyType(payload)
+    return MappingProxyType({k: REDACTED if k in secret else v for k, v in payload.items()})
+
+
+def messages(
+    tables: Tables,
+    state: State | None,
+    event: str,
+    payload: Mapping[str, Any],
+    event_id: str | None,
+    raw: list[tuple[str, dict[str, Any]]],
+) -> tuple[EmittedMessage, ...]:
+    """Outbox messages with ids `<event id>/<position>`. Without an event ID the id is
+    derived from the chart digest, the state and the event (secrets redacted)."""
+    if event_id is None:
+        basis = [tables.digest, state.to_data() if state else None, event]
+        basis.append(dict(redacted(tables, event, payload)))
+        event_id = "auto-" + hashlib.sha256(canonical_json(basis).encode()).hexdigest()[:32]
+    view = MappingProxyType
+    if len(raw) == 1:  # the common case, without a comprehension
+        kind, body = raw[0]
+        return (_message(f"{event_id}/0", kind, view(body)),)
+    return tuple(
+        [_message(f"{event_id}/{i}", kind, view(body)) for i, (kind, body) in enumerate(raw)]
+    )
+
+
+def timer_logs(timing: TimerRun | None, count: int) -> Logs | None:
+    """The timer logs of a macrostep's `TimerRun` for its evidence (None: it ran none)."""
+    return None if timing is None else timing.microstep_logs(count)
+
+
+def build_evidence(
+    tables: Tables,
+    trace: Sequence[AppliedMicrostep],
+    emitted: tuple[EmittedMessage, ...],
+    logs: Logs | None = None,
+) -> tuple[Microstep, ...]:
+    """The microsteps as frozen records, with secrets redacted (and, given the timer
+    `logs` of a macrostep that ran timer effects, the timers each armed and cancelled
+    and the events it sent)."""
+    secret_ctx = tables.secret_context
+    secret_payload = tables.secret_payload
+    fired = tables.fired_all
+    view = MappingProxyType
+    out = []
+    for index, (event, plan, changes, start, end, raised) in enumerate(trace):
+        name, payload = (None, EMPTY) if event is None else event
+        if not payload:
+            shown = EMPTY
+        elif secret_payload.get(name):  # type: ignore[arg-type]
+            shown = redacted(tables, name, payload)
+        else:  # the same view `redacted` returns, without the call
+            shown = payload if payload.__class__ is view else view(payload)
+        record = _microstep(
+            name,
+            shown,
+            fired(plan.transitions),
+            plan.exited,
+            plan.entered,
+            ()
+            if not changes
+            else tuple(
+                [
+                    _change(f, REDACTED, REDACTED) if f in secret_ctx else _change(f, old, new)
+                    for f, old, new in changes
+                ]
+            )
+            if len(changes) > 1 or secret_ctx
+            else (_change(*changes[0]),),
+            ()
+            if end == start
+            else (emitted[start].message_id,)
+            if end == start + 1
+            else tuple([m.message_id for m in emitted[start:end]]),
+            raised,
+        )
+        if logs is not None:  # the timer logs, set before anyone sees the record
+            _timer_logs(record, *logs[index])
+        out.append(record)
+    return tuple(out)
