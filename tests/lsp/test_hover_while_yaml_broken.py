@@ -97,6 +97,7 @@ def test_the_family_breaks_the_yaml_in_every_way_after_most_lines() -> None:
     assert len(FAMILY) > 2 * len(LINES)
 
 
+@pytest.mark.parametrize("typed", [False, True], ids=["opened", "typed"])
 @pytest.mark.parametrize(
     ("after", "kind", "text"), FAMILY, ids=[f"{a + 1}-{k}" for a, k, _ in FAMILY]
 )
@@ -107,9 +108,19 @@ def test_every_intact_name_hovers_as_on_the_intact_chart(
     after: int,
     kind: str,
     text: str,
+    typed: bool,
 ) -> None:
-    uri = editor.open(tmp_path / "typing.yaml", text)
-    editor.published(uri, 1)
+    """Opened broken (the server reads the YAML error), or typed into the intact chart
+    after a hover there (the server compares with the text that last parsed)."""
+    path = tmp_path / "typing.yaml"
+    if typed:
+        uri = editor.open(path, "\n".join(LINES))
+        editor.published(uri, 1)
+        assert editor.request("textDocument/hover", uri, position=_at(LINES, "  tries:", 2))
+        editor.published(uri, editor.replace(uri, text))
+    else:
+        uri = editor.open(path, text)
+        editor.published(uri, 1)
     got = _hovers(editor, uri, text.split("\n"), skip=after + 1)
     editor.close_document(uri)
     wrong = []
