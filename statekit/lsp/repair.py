@@ -10,12 +10,17 @@ or without such a text, the line where what the parser was reading began (an
 unclosed `{`, a key without its colon), the line above the one it complains about
 and that line, each alone (of those that parse, the one that keeps the most
 names), then the first and the last together, for up to `MAX_ROUNDS` errors. A
-text no such repair makes parse has an empty index, as before.
+left-out line that is a bare name with deeper lines under it (a key whose colon was
+deleted) is not emptied but gets its colon, so that the lines under it keep their
+place, unless it sits right under a key with no value at its own indentation (then
+it is a new line typed there, and the deeper lines are that key's). A text no such
+repair makes parse has an empty index, as before.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 
 import yaml
@@ -25,6 +30,8 @@ from statekit.lsp.names import Index
 
 MAX_ROUNDS = 3
 """YAML errors repaired one after the other before the document is given up on."""
+_BARE_KEY = re.compile(r"^ *[A-Za-z_][\w.-]* *$")
+_EMPTY_KEY = re.compile(r"^ *[^\s#][^#]*: *(#.*)?$")
 MAX_CHANGED_LINES = 40
 """An edit touching more lines than this is not blanked whole (a paste, a reformat)."""
 
@@ -91,7 +98,30 @@ def _line_before(lines: list[str], line: int, blanked: frozenset[int]) -> int | 
 
 
 def _blank(lines: list[str], blanked: frozenset[int] | set[int]) -> str:
-    return "\n".join("" if n in blanked else line for n, line in enumerate(lines))
+    return "\n".join(_mended(lines, n) if n in blanked else line for n, line in enumerate(lines))
+
+
+def _mended(lines: list[str], n: int) -> str:
+    """A left-out line: empty, or a key whose colon is not typed yet (a bare name with
+    deeper lines under it) with its colon, so that the lines under it keep their place."""
+    line = lines[n]
+    if not _BARE_KEY.match(line):
+        return ""
+    below = next((b for b in lines[n + 1 :] if _has_content(b)), "")
+    above = next((a for a in reversed(lines[:n]) if _has_content(a)), "")
+    if _indent(below) <= _indent(line):
+        return ""  # nothing under it
+    if _EMPTY_KEY.match(above) and _indent(above) == _indent(line):
+        return ""  # a line typed under a key with no value yet: the deeper lines are that key's
+    return line.rstrip() + ":"
+
+
+def _has_content(line: str) -> bool:
+    return bool(line.strip()) and not line.lstrip().startswith("#")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _changed_lines(before: list[str], after: list[str]) -> frozenset[int]:

@@ -131,6 +131,34 @@ def test_every_intact_name_hovers_as_on_the_intact_chart(
     assert wrong == []
 
 
+PARENTS = [
+    n
+    for n, line in enumerate(LINES[:-1])
+    if re.fullmatch(r" *\w+:", line)
+    and len(LINES[n + 1]) - len(LINES[n + 1].lstrip()) > 0
+    and LINES[n + 1].startswith(line[: len(line) - len(line.lstrip())] + " ")
+]
+
+
+def test_a_parent_key_without_its_colon_keeps_the_names_under_it(
+    editor: Editor, intact: dict[tuple[int, int], Json], tmp_path: Path
+) -> None:
+    """`on`, `states`, `events`... with the colon deleted (or not typed yet): the lines
+    under the key keep their place, so every other name answers as before."""
+    assert len(PARENTS) >= 6
+    wrong = []
+    for parent in PARENTS:
+        lines = [*LINES[:parent], LINES[parent].rstrip(":"), *LINES[parent + 1 :]]
+        uri = editor.open(tmp_path / f"parent{parent}.yaml", "\n".join(lines))
+        editor.published(uri, 1)
+        got = _hovers(editor, uri, lines, skip=parent)
+        editor.close_document(uri)
+        for place, answer in got.items():
+            if answer != intact[place]:
+                wrong.append((parent + 1, place[0] + 1, place[1] + 1, LINES[place[0]].strip()))
+    assert wrong == []
+
+
 def _at(lines: list[str], text: str, offset: int = 0) -> Json:
     number = next(n for n, line in enumerate(lines) if text in line)
     return {"line": number, "character": lines[number].index(text) + offset}
