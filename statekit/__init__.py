@@ -102,10 +102,14 @@ if TYPE_CHECKING:
     compile = compile_chart  # the alias of _ALIASES, as type checkers see it
 
 
+_HOOKS = frozenset({"__dir__", "__getattr__"})
+
+
 def __dir__() -> list[str]:
-    """The module's names with every public one, imported or not yet (`dir(statekit)`, and
-    through it `help(statekit)`, list the whole public API)."""
-    return sorted({*globals(), *_LAZY})
+    """The public names, imported or not yet, and the module's dunders (`dir(statekit)`, and
+    through it `help(statekit)`, list the whole public API and none of its machinery)."""
+    dunders = {n for n in globals() if n.startswith("__") and n.endswith("__")}
+    return sorted({*__all__, *dunders} - _HOOKS)
 
 
 def __getattr__(name: str) -> Any:

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -245,3 +246,29 @@ def test_dir_and_help_list_every_public_name_before_any_is_used() -> None:
 def test_the_module_docstring_names_every_public_name() -> None:
     doc = statekit.__doc__ or ""
     assert [name for name in statekit._LAZY if f"`{name}`" not in doc] == []
+
+
+def _fresh_help() -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-c", _HELP_PROBE], capture_output=True, text=True, check=True
+    )
+    seen: dict[str, Any] = json.loads(done.stdout)
+    return seen
+
+
+def test_dir_lists_the_public_names_and_dunders_only() -> None:
+    listed = _fresh_help()["dir"]
+    hidden = [n for n in listed if not (n in statekit.__all__ or n.startswith("__"))]
+    assert hidden == []
+    assert "__dir__" not in listed and "__getattr__" not in listed
+
+
+def test_help_shows_no_module_hooks_and_no_forward_references() -> None:
+    text = _fresh_help()["help"]
+    functions = text.split("\nFUNCTIONS\n", 1)[1].split("\nDATA\n", 1)[0]
+    assert "__dir__" not in functions and "__getattr__" not in functions
+    assert "ForwardRef" not in text
+    # the named tuples' signatures read as written
+    mapping = "payload: collections.abc.Mapping[str, typing.Any]"
+    assert f"ArmedTimer(id: str, event: str, {mapping}" in text
+    assert f"SentEvent(event: str, {mapping})" in text

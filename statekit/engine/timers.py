@@ -36,8 +36,6 @@ interpreter, in the order of the microstep's effect segments, see
 step was given the clock's reading (clamped to the 64-bit range), else None.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import islice
@@ -158,7 +156,7 @@ class Timers(NamedTuple):
         """The armed timer with this id, or None."""
         return timer_index(self).get(timer_id)
 
-    def same(self, other: Timers) -> bool:
+    def same(self, other: "Timers") -> bool:
         """Whether both hold the same armed timers and arming counter."""
         return self.armed == other.armed and self.generation == other.generation
 

@@ -55,7 +55,10 @@ def complete(doc: ChartDocument, position: Position) -> tuple[CompletionItem, ..
     place = _place(lines, position.line, before)
     if place is None:
         return ()
-    index = doc.index if doc.index.root is not None else _patched_index(lines, position.line)
+    index = doc.index
+    if index.root is None or doc.blanked:  # the cursor's own line may be the one blanked
+        patched = _patched_index(lines, position.line)
+        index = patched if patched.root is not None else index
     if index.root is None:
         return ()
     word = _WORD_BEFORE.search(before)

@@ -1,22 +1,32 @@
-"""One version of a chart document: its text, compile result and name index."""
+"""One version of a chart document: its text, compile result and name index.
+
+While its YAML does not parse, the index is that of the text with the broken lines
+blanked (`statekit.lsp.repair`): names elsewhere keep their declarations and uses.
+"""
 
 from __future__ import annotations
 
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import CompileResult, compile_source
-from statekit.lsp.index import build_index
 from statekit.lsp.line_map import LineMap
 from statekit.lsp.names import Declaration, Index, Kind, Reference
 from statekit.lsp.records import Position, Range
+from statekit.lsp.repair import repaired_index
 
 
 class ChartDocument:
     """One version of a chart document: its text, compile result and name index."""
 
-    def __init__(self, text: str, result: CompileResult) -> None:
+    def __init__(self, text: str, result: CompileResult, parsed_before: str | None = None) -> None:
         self.text = text
         self.result = result
-        self.index: Index = build_index(text)
+        repaired = repaired_index(text, parsed_before)
+        self.index: Index = repaired.index
+        self.blanked = repaired.blanked
+        """The 0-based lines the index leaves out (a YAML error's; none when the text parses)."""
+        parsed = self.index.root is not None and not self.blanked
+        self.parsed_text = text if parsed else parsed_before
+        """The last text of the document that parsed as YAML, if any."""
         self.lines = LineMap(text)
         self._declarations: dict[tuple[Kind, str], Declaration] = {}
         for decl in self.index.declarations:
@@ -48,6 +58,11 @@ class ChartDocument:
         return [r for r in self.index.references if r.kind is kind and r.key == key]
 
 
-def chart_document(text: str, result: CompileResult | None = None) -> ChartDocument:
-    """Index `text` (compiled as `result`, or compiled here when None)."""
-    return ChartDocument(text, result if result is not None else compile_source(text, "<doc>"))
+def chart_document(
+    text: str, result: CompileResult | None = None, previous: ChartDocument | None = None
+) -> ChartDocument:
+    """Index `text` (compiled as `result`, or compiled here when None); `previous` is the
+    document's former version, whose last text that parsed guides the repair of a text
+    that does not."""
+    compiled = result if result is not None else compile_source(text, "<doc>")
+    return ChartDocument(text, compiled, previous.parsed_text if previous is not None else None)

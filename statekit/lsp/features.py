@@ -6,19 +6,23 @@ converted here to the client's units.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.workspace import TextDocument
 
-from statekit.lsp import navigation
+from statekit.compiler.diagnostics import Diagnostic
+from statekit.lsp import navigation, records
 from statekit.lsp.conversions import (
+    SOURCE,
     completion_item,
+    diagnostic_message,
     document_symbol,
     from_client,
     range_from_client,
+    span_range,
     text_edit,
     to_client,
 )
@@ -178,20 +182,27 @@ def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
         params: types.CodeActionParams,
     ) -> list[types.CodeAction]:
         where = range_from_client(document, params.range)
-        actions = navigation.code_actions(
-            chart, where, ls.findings_in(params.text_document.uri, where)
-        )
+        findings = ls.findings_in(params.text_document.uri, where)
+        answers: dict[records.CodeAction, list[types.Diagnostic] | None] = {}
+        for finding, named in _named_findings(document, findings, params.context.diagnostics):
+            for action in navigation.code_actions(chart, where, [finding]):
+                answers.setdefault(action, named)
+        if not answers and not any(d.source == SOURCE for d in params.context.diagnostics):
+            # the client names none of statekit's findings: every fix on the line
+            for action in navigation.code_actions(chart, where, findings):
+                named = [d for d in params.context.diagnostics if d.code == action.fixes]
+                answers.setdefault(action, named or None)
         return [
             types.CodeAction(
                 title=a.title,
                 kind=types.CodeActionKind.QuickFix,
-                diagnostics=[d for d in params.context.diagnostics if d.code == a.fixes] or None,
+                diagnostics=named,
                 is_preferred=a.preferred or None,
                 edit=types.WorkspaceEdit(
                     changes={document.uri: [text_edit(document, e) for e in a.edits]}
                 ),
             )
-            for a in actions
+            for a, named in answers.items()
         ]
 
     @server.command(STATS_COMMAND)
@@ -199,3 +210,20 @@ def make_server(settings: ServerSettings | None = None) -> ChartLanguageServer:
         return ls.stats()
 
     return server
+
+
+def _named_findings(
+    document: TextDocument, findings: Sequence[Diagnostic], named: Sequence[types.Diagnostic]
+) -> Iterator[tuple[Diagnostic, list[types.Diagnostic]]]:
+    """The findings the client names in a code-action context (as published: same code,
+    message and range), each with the client's diagnostic."""
+    for client in named:
+        if client.source != SOURCE:
+            continue
+        for finding in findings:
+            if (
+                client.code == finding.slug
+                and client.message == diagnostic_message(finding)
+                and client.range == span_range(document, finding.span)
+            ):
+                yield finding, [client]

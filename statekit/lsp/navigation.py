@@ -187,6 +187,12 @@ def prepare_rename(doc: ChartDocument, position: Position) -> Range | None:
 
 def rename(doc: ChartDocument, position: Position, new_name: str) -> RenameOutcome:
     """Rename the state, event or guard at `position` everywhere, or say why not."""
+    if doc.blanked:  # a name on a line the index leaves out would keep its old spelling
+        line = min(doc.blanked) + 1
+        return RenameOutcome(
+            refusal=f"the YAML does not parse (line {line}): rename once it does, so that "
+            "no use of the name is missed"
+        )
     return rename_at(doc, position, new_name)
 
 

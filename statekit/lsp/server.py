@@ -333,7 +333,7 @@ class ChartLanguageServer(LanguageServer):
                 )
                 if document.source != text:  # edited meanwhile: answer for the newer text
                     return await self.chart_at(uri)
-            state.navigation = navigation.chart_document(text, result)
+            state.navigation = navigation.chart_document(text, result, state.navigation)
         return state.navigation, document
 
     def findings_in(self, uri: str, where: records.Range) -> tuple[Diagnostic, ...]:

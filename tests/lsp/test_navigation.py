@@ -238,7 +238,7 @@ def test_completion_of_fields_inside_expressions(task: ChartDocument) -> None:
 def test_completion_while_the_line_being_typed_breaks_the_yaml() -> None:
     broken = TASK.replace("to: lifecycle.cancelling", "to: [lifecycle.cancelli", 1)
     doc = chart_document(broken)
-    assert doc.result.chart is None and doc.index.root is None
+    assert doc.result.chart is None and doc.blanked  # the index leaves the line out
     assert labels(doc, at(broken, "to: [lifecycle.cancelli")) == [
         s if s != "cancelling" else "lifecycle.cancelling" for s in TASK_STATES_SHORT
     ]
