@@ -71,7 +71,8 @@ ul.missing li { margin: 0.25em 0; }
 .swatch-untested { color: #c62828; font-weight: bold; border-bottom: 3px dashed #c62828; }
 .swatch-tested { border-bottom: 2px solid #000; }
 .swatch-unexercised { border: 3px dotted #e65100; padding: 0 0.3em; }
-g.node.unexercised path, g.node.unexercised polygon, g.node.unexercised ellipse {
+g.node.unexercised > title + :is(path, polygon, ellipse),
+g.node.unexercised > title + ellipse + ellipse {
   stroke: #e65100; stroke-width: 3; stroke-dasharray: 2 3; }
 """
 

@@ -27,10 +27,21 @@ GROUPED = frozenset({"classification", "race"})
 LEGEND = (
     '<p class="legend"><span class="swatch-tested">── tested transition (solid black)</span>'
     '<span class="swatch-untested">- - untested transition (red, dashed, bold, label '
-    "ends in “✗ untested”)</span>"
+    "ends in “✗ untested”; one listed inside its state, a targetless one: red text, then "
+    "“✗ untested”)</span>"
     '<span class="swatch-unexercised">state in a configuration with an event never sent there '
     "(orange, dotted outline; the pairs are listed below)</span></p>"
 )
+
+PATH_LEGEND = (
+    '<p class="legend" id="path-legend">Each item ends with the shortest event sequence from '
+    "the initial state that covers it, each event with a payload that was checked to take "
+    "that step (none shown for an event without fields). <code>EVENT ?</code>: no such payload "
+    "was found, the step is only assumed; the path takes every data guard on it the way "
+    "that covers the item, and making those guards hold (the context they read, the payload "
+    "they check, e.g. the events that set a total above 0 first) is the test's job.</p>"
+)
+"""What the paths of the missing items say, above them (`?` included)."""
 
 KIND_TEXT = {
     "transition": "declared transitions never fired",
@@ -211,6 +222,6 @@ def chart_page(
         '<div class="tools" hidden><label><input type="checkbox" '
         'id="actual-size"> actual size (scroll to move around)</label></div>'
         f'<div class="diagram">{diagram(coverage)}</div></section>'
-        f'<section id="missing"><h2>what is missing</h2>{tools}{kinds}</section>'
+        f'<section id="missing"><h2>what is missing</h2>{PATH_LEGEND}{tools}{kinds}</section>'
     )
     return page(f"coverage of {key}", body, stamp, up=_nav(neighbours))
