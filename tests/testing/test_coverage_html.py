@@ -406,7 +406,7 @@ def test_an_untested_targetless_transition_is_marked_inside_its_state(
     orange = "rgb(230, 81, 0)"
     assert view["outlines"] and all(s == orange for s in view["outlines"])
     assert view["rules"] and all(s != orange for s in view["rules"])
-    assert any("targetless one: red text" in text for text in view["legends"])
+    assert any("untested targetless transition" in text for text in view["legends"])
     # what `?` after an event of a path means, and what is left to the test
     assert any("EVENT ?" in text and "the test's job" in text for text in view["legends"])
 

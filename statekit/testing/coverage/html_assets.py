@@ -69,6 +69,7 @@ ul.missing li { margin: 0.25em 0; }
 .legend { line-height: 2; }
 .legend span { display: inline-block; margin-right: 2em; line-height: 1.4; }
 .swatch-untested { color: #c62828; font-weight: bold; border-bottom: 3px dashed #c62828; }
+.swatch-untested-inside { color: #c62828; }
 .swatch-tested { border-bottom: 2px solid #000; }
 .swatch-unexercised { border: 3px dotted #e65100; padding: 0 0.3em; }
 g.node.unexercised > title + :is(path, polygon, ellipse),

@@ -27,8 +27,9 @@ GROUPED = frozenset({"classification", "race"})
 LEGEND = (
     '<p class="legend"><span class="swatch-tested">── tested transition (solid black)</span>'
     '<span class="swatch-untested">- - untested transition (red, dashed, bold, label '
-    "ends in “✗ untested”; one listed inside its state, a targetless one: red text, then "
-    "“✗ untested”)</span>"
+    "ends in “✗ untested”)</span>"
+    '<span class="swatch-untested-inside">untested targetless transition (listed inside its '
+    "state: red text, then “✗ untested”)</span>"
     '<span class="swatch-unexercised">state in a configuration with an event never sent there '
     "(orange, dotted outline; the pairs are listed below)</span></p>"
 )
