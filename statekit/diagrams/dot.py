@@ -41,9 +41,7 @@ MARKED_EDGE = f'class="untested", color="{UNTESTED}", fontcolor="{UNTESTED}", st
 _ROWS = '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
 
 
-def _row_table(
-    rows: list[str], first_bold: bool = False, red: frozenset[int] = frozenset()
-) -> str:
+def _row_table(rows: list[str], first_bold: bool = False, red: frozenset[int] = frozenset()) -> str:
     """Escaped lines as table rows, left-aligned (the first in bold; those at the indices
     `red` in the colour of an untested transition)."""
     cells = []
