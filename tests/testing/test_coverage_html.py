@@ -152,6 +152,7 @@ INDEX_VIEW = """
     total: [...table.tFoot.rows[0].cells].map(cell),
     sort: [...table.tHead.rows[0].cells].map((th) => th.getAttribute("aria-sort")),
     noRows: shown(doc.getElementById("no-rows")),
+    widths: [...table.tHead.rows[0].cells].map((th) => Math.round(th.getBoundingClientRect().width)),
   });
   const click = (label) => [...table.tHead.querySelectorAll("button")]
     .find((b) => b.textContent === label).click();
@@ -176,6 +177,8 @@ INDEX_VIEW = """
   views.hideCovered = view();
   views.filterShown = shown(doc.getElementById("filter"));
   views.stamp = doc.querySelector("header .stamp").textContent;
+  const size = (el) => parseFloat(win.getComputedStyle(el).fontSize);
+  views.keySizes = [...doc.querySelectorAll("kbd")].map((kbd) => size(kbd) / size(doc.body));
   return views;
 """
 
@@ -265,6 +268,14 @@ def test_the_filter_hides_rows_and_the_totals_follow(chromium: str, report: Path
     assert [c["text"] for c in nothing["total"]][1] == "0/0 n/a"
     assert _names(views["hideCovered"]) == ["door", "never (never loaded)"]
     assert not views["hideCovered"]["noRows"]
+    # the columns keep their widths whatever the filter shows
+    for name in ("filtered", "twoWords", "nothing", "hideCovered", "chartDown"):
+        assert views[name]["widths"] == views["initial"]["widths"], name
+
+
+def test_the_key_hints_are_as_large_as_the_text_around_them(chromium: str, report: Path) -> None:
+    sizes = drive(chromium, report / "index.html", INDEX_VIEW)["keySizes"]
+    assert len(sizes) == 3 and all(size >= 0.95 for size in sizes), sizes
 
 
 # A chart's page: its diagram as laid out, the groups of missing items, then the same
@@ -379,7 +390,7 @@ MARKS_VIEW = """
     outlines: strokes("g.node.unexercised > title + *"),
     rules: strokes("g.node.unexercised > text ~ polygon"),
     missing: [...doc.querySelectorAll("li.missing-transition")].map((li) => li.textContent),
-    legends: [...doc.querySelectorAll(".legend")].filter((el) => el.checkVisibility()).map(
+    legends: [...doc.querySelectorAll(".legend, #path-legend")].filter((el) => el.checkVisibility()).map(
       (el) => el.textContent),
   };
 """
@@ -408,7 +419,7 @@ def test_an_untested_targetless_transition_is_marked_inside_its_state(
     assert view["rules"] and all(s != orange for s in view["rules"])
     assert any("untested targetless transition" in text for text in view["legends"])
     # what `?` after an event of a path means, and what is left to the test
-    assert any("EVENT ?" in text and "the test's job" in text for text in view["legends"])
+    assert any("EVENT ?: no payload" in text and "test's job" in text for text in view["legends"])
 
 
 def test_missing_items_are_grouped_collapsible_and_filtered(chromium: str, report: Path) -> None:

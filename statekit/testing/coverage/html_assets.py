@@ -25,8 +25,9 @@ a { color: var(--link); }
 nav.pages a { margin-right: 1.2em; }
 .stamp { color: var(--muted); font-size: 0.9em; margin: 0.3em 0; }
 code { background: #f0f0f0; padding: 0 0.2em; border-radius: 2px; }
-kbd { border: 1px solid #999; border-radius: 3px; padding: 0 0.35em; background: #fafafa;
-  color: var(--ink); font-size: 0.85em; }
+kbd { border: 1px solid #999; border-bottom-width: 2px; border-radius: 3px; padding: 0 0.4em;
+  background: #fafafa; color: var(--ink); font-size: 1em; font-weight: bold;
+  font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
 .tools { display: flex; gap: 1.5em; align-items: center; margin: 0.6em 0; flex-wrap: wrap; }
 .tools input[type=search] { font: inherit; padding: 0.25em 0.5em; min-width: 18em;
   border: 1px solid #888; border-radius: 3px; }
@@ -175,6 +176,11 @@ SCRIPT = """\
     updateTotals(index);
   }
   if (index && filter && hideCovered) {
+    // The columns keep the widths every row gives them: filtering does not move them.
+    const widths = [...index.tHead.rows[0].cells].map((th) => getComputedStyle(th).width);
+    [...index.tHead.rows[0].cells].forEach((th, column) => (th.style.width = widths[column]));
+    index.style.width = `${index.getBoundingClientRect().width}px`;
+    index.style.tableLayout = "fixed";
     filter.addEventListener("input", filterCharts);
     hideCovered.addEventListener("change", filterCharts);
     filterCharts();

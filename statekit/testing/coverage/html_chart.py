@@ -35,12 +35,12 @@ LEGEND = (
 )
 
 PATH_LEGEND = (
-    '<p class="legend" id="path-legend">Each item ends with the shortest event sequence from '
-    "the initial state that covers it, each event with a payload that was checked to take "
-    "that step (none shown for an event without fields). <code>EVENT ?</code>: no such payload "
-    "was found, the step is only assumed; the path takes every data guard on it the way "
-    "that covers the item, and making those guards hold (the context they read, the payload "
-    "they check, e.g. the events that set a total above 0 first) is the test's job.</p>"
+    '<p class="paths-legend" id="path-legend">Each item ends with the shortest event sequence '
+    "from the initial state that covers it, an event with its payload when one was found "
+    "and checked. <code>EVENT ?</code>: no payload was found, the step is only assumed: the "
+    "data guards on the way must take it (a total above 0, a count below its limit), and "
+    "arranging that, by earlier events or the start context, is the test's job "
+    "(<code>statekit paths</code> lists the guard outcomes each step assumes).</p>"
 )
 """What the paths of the missing items say, above them (`?` included)."""
 
