@@ -152,7 +152,8 @@ INDEX_VIEW = """
     total: [...table.tFoot.rows[0].cells].map(cell),
     sort: [...table.tHead.rows[0].cells].map((th) => th.getAttribute("aria-sort")),
     noRows: shown(doc.getElementById("no-rows")),
-    widths: [...table.tHead.rows[0].cells].map((th) => Math.round(th.getBoundingClientRect().width)),
+    widths: [...table.tHead.rows[0].cells].map(
+      (th) => Math.round(th.getBoundingClientRect().width)),
   });
   const click = (label) => [...table.tHead.querySelectorAll("button")]
     .find((b) => b.textContent === label).click();
@@ -390,8 +391,8 @@ MARKS_VIEW = """
     outlines: strokes("g.node.unexercised > title + *"),
     rules: strokes("g.node.unexercised > text ~ polygon"),
     missing: [...doc.querySelectorAll("li.missing-transition")].map((li) => li.textContent),
-    legends: [...doc.querySelectorAll(".legend, #path-legend")].filter((el) => el.checkVisibility()).map(
-      (el) => el.textContent),
+    legends: [...doc.querySelectorAll(".legend, #path-legend")]
+      .filter((el) => el.checkVisibility()).map((el) => el.textContent),
   };
 """
 
