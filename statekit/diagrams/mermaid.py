@@ -32,7 +32,7 @@ edge cannot loop on a composite) is listed in that note too, as `↻ EVENT
 
 An edge label longer than `LABEL_WRAP` characters is broken into lines of at
 most that many (`<br>` between them), at spaces, and a word longer than that
-after a `.`, `(`, `,` or `/` inside it, or cut: Mermaid fits a label into
+after a `.`, `_`, `-`, `(`, `,` or `/` inside it, or cut: Mermaid fits a label into
 200 pixels, wraps it only at spaces, and clips a word wider than that (the
 clipped label then runs into its neighbours, whose places were laid out for
 the unclipped one).
@@ -90,7 +90,7 @@ def _entity(char: str) -> str:
 
 LABEL_WRAP = 24
 """An edge label's lines have at most this many characters (Mermaid's 200 pixels)."""
-_BREAK_AFTER = re.compile(r"(?<=[.(,/])")
+_BREAK_AFTER = re.compile(r"(?<=[._\-(,/])")
 
 
 def _pieces(word: str, width: int) -> list[str]:

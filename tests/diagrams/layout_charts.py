@@ -119,10 +119,13 @@ DEEP_NESTING = """
 # The user trial's order chart, cut down to the edges of its Mermaid drawing that ran
 # into each other: `CANCEL [not active('placed.fulfilment.shipped')]` (a word wider than
 # Mermaid's 200-pixel label, clipped) beside `CANCEL (from packing)` between the same two
-# boxes, and a guard with a dotted path longer than a label line and no punctuation.
+# boxes, a guard with a path longer than a label line, and a field name longer than a
+# line with nothing to break it after (cut).
 LONG_GUARD = """
     statechart: long_guard
     events: {PLACE: {}, PICKED: {}, BOXED: {}, SHIPPED: {}, CANCEL: {}}
+    context:
+      scansremainingbeforewegiveup: {type: integer, default: 3}
     initial: review
     states:
       review:
@@ -151,7 +154,8 @@ LONG_GUARD = """
                         to: fulfilment.shipped
                         if: active('placed.payment.authorizing_with_a_very_long_name_indeed')
               shipped:
-                on: {SHIPPED: fulfilment.shipped}
+                on:
+                  SHIPPED: {to: fulfilment.shipped, if: ctx.scansremainingbeforewegiveup > 0}
       cancelled:
         final: true
 """

@@ -293,3 +293,4 @@ def test_every_label_is_drawn_whole_and_apart_from_the_others(
     assert ("CANCEL (from packing)",) in lines
     cut = ("BOXED", "[active('placed.payment.", "authorizing_with_a_very_", "long_name_indeed')]")
     assert (*cut, "(from boxing)") in lines
+    assert ("SHIPPED [ctx.", "scansremainingbeforewegi", "veup > 0]") in lines
