@@ -187,15 +187,21 @@ def render_command(
     for _, plan in plans:
         for drawing in plan:
             if "dot" in chosen:
-                write_if_changed(output / f"{drawing.stem}.dot", drawing.dot)
+                _write(output / f"{drawing.stem}.dot", drawing.dot)
             if "mermaid" in chosen:
-                write_if_changed(output / f"{drawing.stem}.mmd", drawing.mermaid)
+                _write(output / f"{drawing.stem}.mmd", drawing.mermaid)
     if images and plans:
         if dot_executable() is None:
             status.fail(EXIT_USAGE, f"statekit: cannot write SVG or PNG: {INSTALL_HINT}")
         else:
             _render_images(plans, images, output, timeout, status)
     sys.exit(status.exit_code)
+
+
+def _write(path: Path, data: str | bytes) -> None:
+    """Write a file unless it already holds `data`, saying so on stderr as `docs` does."""
+    if write_if_changed(path, data):
+        click.echo(f"wrote {path}", err=True)
 
 
 def _render_images(
@@ -210,7 +216,7 @@ def _render_images(
             for fmt in formats:
                 what = f"{path} ({drawing.view.title})"
                 try:
-                    write_if_changed(
+                    _write(
                         output / f"{drawing.stem}.{fmt}",
                         render(drawing.dot, fmt, timeout=timeout, what=what),
                     )

@@ -41,13 +41,16 @@ MARKED_EDGE = f'class="untested", color="{UNTESTED}", fontcolor="{UNTESTED}", st
 _ROWS = '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
 
 
-def _row_table(rows: list[str], first_bold: bool = False) -> str:
-    """Escaped lines as table rows, left-aligned (the first in bold)."""
+def _row_table(rows: list[str], first_bold: bool = False, red: frozenset[int] = frozenset()) -> str:
+    """Escaped lines as table rows, left-aligned (the first in bold; those at the indices
+    `red` in the colour of an untested transition)."""
     cells = []
     for index, row in enumerate(rows):
         text = html(row)
         if first_bold and index == 0:
             text = f"<B>{text}</B>"
+        if index in red:
+            text = f'<FONT COLOR="{UNTESTED}">{text}</FONT>'
         cells.append(f'<TR><TD ALIGN="LEFT">{text}</TD></TR>')
     return f"{_ROWS}{''.join(cells)}</TABLE>"
 
@@ -108,20 +111,32 @@ class _Writer:
         return self.anchor(state_id)
 
     # -- labels ----------------------------------------------------------
-    def body(self, state: DState) -> list[str]:
+    def body(self, state: DState) -> tuple[list[str], frozenset[int]]:
+        """The lines listed inside a state (entry and exit effects, then its internal
+        transitions), and the indices of those that belong to a `marked` transition (an
+        untested one: drawn red, its last line `UNTESTED_MARK`)."""
         detail = self.view.effects
         rows = [f"entry / {text}" for e in state.entry if (text := effects_label((e,), detail))]
         rows += [f"exit / {text}" for e in state.exit if (text := effects_label((e,), detail))]
-        rows += [_transition_line(t, bool(t.targets), self.view) for t in self.view.internal(state)]
-        return [line for row in rows for line in wrap_lines(row, self.wrap, LONGEST_WORD)]
+        lines = [line for row in rows for line in wrap_lines(row, self.wrap, LONGEST_WORD)]
+        red: set[int] = set()
+        for t in self.view.internal(state):
+            text = _transition_line(t, bool(t.targets), self.view)
+            own = wrap_lines(text, self.wrap, LONGEST_WORD)
+            if t.id in self.marked:
+                own.append(UNTESTED_MARK)
+                red.update(range(len(lines), len(lines) + len(own)))
+            lines += own
+        return lines, frozenset(red)
 
     def state_label(self, state: DState, title: str) -> str:
         rows = [f"<TR><TD><B>{html(title)}</B></TD></TR>"]
-        body = self.body(state) if self.view.labels else []
+        body, red = self.body(state) if self.view.labels else ([], frozenset[int]())
         if body:
             rows.append("<HR/>")
             rows.append(
-                f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="9">{_row_table(body)}</FONT></TD></TR>'
+                f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="9">{_row_table(body, red=red)}'
+                "</FONT></TD></TR>"
             )
         table = '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
         return f"<{table}{''.join(rows)}</TABLE>>"
@@ -169,8 +184,9 @@ class _Writer:
             (palette.ERROR, palette.ERROR_FILL) if failed else (palette.FINAL, palette.FINAL_FILL)
         )
         self.legend.add(palette.ERROR_ENTRY if failed else palette.FINAL_ENTRY)
-        body = self.body(state) if self.view.labels else []
-        xlabel = f', xlabel=<<FONT POINT-SIZE="9">{_row_table(body)}</FONT>>' if body else ""
+        body, red = self.body(state) if self.view.labels else ([], frozenset[int]())
+        table = _row_table(body, red=red)
+        xlabel = f', xlabel=<<FONT POINT-SIZE="9">{table}</FONT>>' if body else ""
         # The effects beside the circle, placed after the layout (a circle grows with
         # its text, and a text node beside it would widen the drawing).
         self.out.append(
@@ -376,5 +392,7 @@ def to_dot(
 ) -> str:
     """The DOT text of one view: same view, same bytes. Edges drawing a transition of
     `marked` (the coverage report's untested ones) are drawn red, dashed and thick, in
-    the SVG class `untested`, their label ending in `UNTESTED_MARK`."""
+    the SVG class `untested`, their label ending in `UNTESTED_MARK`; a marked transition
+    listed inside its state (a targetless one) is written there in red, followed by a
+    line `UNTESTED_MARK`."""
     return _Writer(view, wrap, classifications, invariants, marked).write()

@@ -272,6 +272,19 @@ def _lint(summary: LintSummary) -> list[str]:
     ]
 
 
+MERMAID_NOTE = (
+    "The same chart in Mermaid (what GitHub renders), with less than the drawing above: "
+    "edges show `EVENT [guard]` without effects, and entry and exit effects, the "
+    "`already`/`reject` entries and the invariants are left out (the tables below have "
+    "them), as are transitions between two regions of a parallel state. A transition to or "
+    "from a state inside a composite state is drawn to the composite's border, its label "
+    "naming the real end: `(from STATE)`, `(to STATE)`; one that re-enters a composite "
+    "state is listed beside it as `↻ EVENT`. A parallel state named `(parallel)` has its "
+    "regions as dashed boxes side by side. Long labels are broken into lines."
+)
+"""Above a page's Mermaid block: what that view leaves out or redirects."""
+
+
 def machine_page(
     d: Diagram,
     *,
@@ -318,7 +331,7 @@ def machine_page(
         ]
         for image in rest:
             out += [f"### {cell(image.title)}", "", image.markdown(image.title), ""]
-    out += ["### Mermaid", "", "```mermaid", mermaid.rstrip("\n"), "```", ""]
+    out += ["### Mermaid", "", MERMAID_NOTE, "", "```mermaid", mermaid.rstrip("\n"), "```", ""]
     out += ["## States", "", *_states(d), ""]
     out += ["## Transitions", "", *_transitions(d), ""]
     out += [

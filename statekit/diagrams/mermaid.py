@@ -30,6 +30,13 @@ initial marker. A transition that leaves and re-enters a composite state (an
 edge cannot loop on a composite) is listed in that note too, as `↻ EVENT
 [guard] / effects`. The DOT drawing lists them in the same words.
 
+An edge label longer than `LABEL_WRAP` characters is broken into lines of at
+most that many (`<br>` between them), at spaces, and a word longer than that
+after a `.`, `_`, `-`, `(`, `,` or `/` inside it, or cut: Mermaid fits a label into
+200 pixels, wraps it only at spaces, and clips a word wider than that (the
+clipped label then runs into its neighbours, whose places were laid out for
+the unclipped one).
+
 Text from the chart is written with Mermaid's entity codes (`#58;` for `:`)
 wherever Mermaid's grammar would read it as syntax: `:` and `;` end a label,
 `"` ends a state name, `%%` starts a comment, `#` starts an entity, braces
@@ -79,6 +86,41 @@ def _entity(char: str) -> str:
     if is_noncharacter(char) or unicodedata.category(char) == "Cs":
         return "#65533;"
     return f"#{ord(char)};"
+
+
+LABEL_WRAP = 24
+"""An edge label's lines have at most this many characters (Mermaid's 200 pixels)."""
+_BREAK_AFTER = re.compile(r"(?<=[._\-(,/])")
+
+
+def _pieces(word: str, width: int) -> list[str]:
+    """A word in pieces of at most `width` characters, broken after punctuation where
+    it has some, else cut."""
+    pieces: list[str] = []
+    for part in _BREAK_AFTER.split(word):
+        while len(part) > width:
+            pieces.append(part[:width])
+            part = part[width:]
+        if pieces and len(pieces[-1]) + len(part) <= width:
+            pieces[-1] += part
+        elif part:
+            pieces.append(part)
+    return pieces
+
+
+def label_lines(text: str, width: int = LABEL_WRAP) -> list[str]:
+    """An edge label in lines of at most `width` characters: filled word by word, a word
+    longer than `width` broken (`_pieces`) with its pieces on lines of their own."""
+    lines: list[str] = []
+    for word in text.split():
+        pieces = _pieces(word, width) if len(word) > width else [word]
+        for index, piece in enumerate(pieces):
+            whole = index == 0 and lines and len(lines[-1]) + 1 + len(piece) <= width
+            if whole:
+                lines[-1] += " " + piece
+            else:
+                lines.append(piece)
+    return lines or [""]
 
 
 _TOP = -1
@@ -182,7 +224,8 @@ class _Writer:
                 notes.append(f"from {self.d.states[edge.source].ref}")
             if head != edge.target and "to" not in named:
                 notes.append(f"to {self.d.states[edge.target].ref}")
-            label = " : " + escape(text + (f" ({'; '.join(notes)})" if notes else ""))
+            lines = label_lines(text + (f" ({'; '.join(notes)})" if notes else ""))
+            label = " : " + "<br>".join(escape(line) for line in lines)
         return block, f"{self.name(tail)} --> {self.name(head)}{label}", (tail, head)
 
     def declare(self, state: DState, indent: str) -> None:

@@ -68,12 +68,18 @@ def test_render_svg_and_png(charts: Path, tmp_path: Path) -> None:
         "--format", "svg", "--format", "png", "--format", "mermaid",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert sorted(p.name for p in out.iterdir()) == [
-        "small.mmd", "small.png", "small.svg", "task.mmd", "task.png", "task.svg",
-    ]  # fmt: skip
+    names = ["small.mmd", "small.png", "small.svg", "task.mmd", "task.png", "task.svg"]
+    assert sorted(p.name for p in out.iterdir()) == names
     root = ET.parse(out / "task.svg").getroot()
     assert root.tag.endswith("svg")
     assert (out / "task.png").read_bytes()[:4] == b"\x89PNG"
+    # each file written is named, as `docs` names them; nothing when nothing changed
+    assert sorted(done.stderr.splitlines()) == [f"wrote {out / name}" for name in names]
+    again = statekit(
+        "render", str(charts / "task.yaml"), str(charts / "small.yaml"), "-o", str(out),
+        "--format", "svg", "--format", "png", "--format", "mermaid",
+    )  # fmt: skip
+    assert again.returncode == 0 and again.stderr == ""
 
 
 def test_without_graphviz_dot_and_mermaid_work_and_images_fail_clearly(
@@ -116,6 +122,9 @@ def test_docs_then_check(charts: Path, tmp_path: Path) -> None:
     page = (out / "task.md").read_text()
     assert "[![task statechart](task.png)](task.svg)" in page and "```mermaid" in page
     assert "[task.yaml](../charts/task.yaml)" in page
+    # what the Mermaid view leaves out or redirects is said above its block
+    mermaid = page[page.index("### Mermaid") : page.index("```mermaid")]
+    assert "left out" in mermaid and "`(from STATE)`" in mermaid and "`(parallel)`" in mermaid
     index = (out / "README.md").read_text()
     assert "| [payment](payment.md) |" in index
 

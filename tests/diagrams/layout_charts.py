@@ -115,3 +115,47 @@ DEEP_NESTING = """
                             on: {UP: l6done, OUT: top}
                           l6done: {final: true}
 """
+
+# The user trial's order chart, cut down to the edges of its Mermaid drawing that ran
+# into each other: `CANCEL [not active('placed.fulfilment.shipped')]` (a word wider than
+# Mermaid's 200-pixel label, clipped) beside `CANCEL (from packing)` between the same two
+# boxes, a guard with a path longer than a label line, and a field name longer than a
+# line with nothing to break it after (cut).
+LONG_GUARD = """
+    statechart: long_guard
+    events: {PLACE: {}, PICKED: {}, BOXED: {}, SHIPPED: {}, CANCEL: {}}
+    context:
+      scansremainingbeforewegiveup: {type: integer, default: 3}
+    initial: review
+    states:
+      review:
+        on: {PLACE: placed}
+      placed:
+        parallel: true
+        on:
+          CANCEL: {to: cancelled, if: not active('placed.fulfilment.shipped')}
+        states:
+          payment:
+            initial: authorizing_with_a_very_long_name_indeed
+            states:
+              authorizing_with_a_very_long_name_indeed: {}
+          fulfilment:
+            initial: picking
+            states:
+              picking:
+                on: {PICKED: fulfilment.packing}
+              packing:
+                initial: boxing
+                on: {CANCEL: cancelled}
+                states:
+                  boxing:
+                    on:
+                      BOXED:
+                        to: fulfilment.shipped
+                        if: active('placed.payment.authorizing_with_a_very_long_name_indeed')
+              shipped:
+                on:
+                  SHIPPED: {to: fulfilment.shipped, if: ctx.scansremainingbeforewegiveup > 0}
+      cancelled:
+        final: true
+"""

@@ -58,8 +58,34 @@ function layOut(texts) {
     const labels = [...svg.querySelectorAll("g.edgeLabel")]
       .map((l) => l.textContent.replace(/\s+/g, " ").trim())
       .filter(Boolean);
+    // Each edge label's lines, the box its text is drawn in (the union of its lines'
+    // boxes) and the box Mermaid made for it (its foreignObject, which clips the text).
+    const rect = (r) => ({ left: r.left, top: r.top, right: r.right, bottom: r.bottom });
+    const labelBoxes = [...svg.querySelectorAll("g.edgeLabel")]
+      .filter((l) => l.textContent.trim())
+      .map((l) => {
+        const range = document.createRange();
+        range.selectNodeContents(l);
+        const lines = [...range.getClientRects()].filter((r) => r.width > 0);
+        const text = {
+          left: Math.min(...lines.map((r) => r.left)),
+          top: Math.min(...lines.map((r) => r.top)),
+          right: Math.max(...lines.map((r) => r.right)),
+          bottom: Math.max(...lines.map((r) => r.bottom)),
+        };
+        const object = l.querySelector("foreignObject") ?? l;
+        return {
+          lines: (l.querySelector("foreignObject div")?.innerText ?? l.textContent)
+            .split("\n")
+            .map((line) => line.replace(/\s+/g, " ").trim()),
+          text,
+          box: rect(object.getBoundingClientRect()),
+        };
+      });
     const errorMarks = svg.querySelectorAll(".error-icon, .error-text").length;
-    const result = { error: null, ...box(svg), nodes, clusters, edges, labels, errorMarks };
+    const result = {
+      error: null, ...box(svg), nodes, clusters, edges, labels, labelBoxes, errorMarks,
+    };
     holder.remove();
     return result;
   };

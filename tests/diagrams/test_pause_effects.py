@@ -32,9 +32,10 @@ CHART = """
 
 def test_pause_and_resume_are_drawn_in_state_boxes_and_on_edges() -> None:
     dot = to_dot(whole_view(extract(chart_of(CHART))))
-    assert "entry / pause sla<BR/>exit / resume sla" in dot
-    assert "<B>WAIT</B> / pause sla" in dot
-    assert "<B>BACK</B> / resume sla" in dot
+    row = '</TD></TR><TR><TD ALIGN="LEFT">'  # one table row per line
+    assert f"entry / pause sla{row}exit / resume sla" in dot
+    assert f"<B>WAIT</B>{row}/ pause sla" in dot
+    assert f"<B>BACK</B>{row}/ resume sla" in dot
 
 
 def test_the_model_gives_each_its_own_text() -> None:

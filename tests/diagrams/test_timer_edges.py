@@ -68,8 +68,8 @@ def test_mermaid_labels_timer_edges_like_event_edges() -> None:
     assert f"{ids['processing']} --> {ids['closed']} : after 15m\n" in text
     assert f"{ids['running']} --> {ids['waiting_retry']} : at ctx.lease_until_ms\n" in text
     assert (
-        f"{ids['waiting_retry']} --> {ids['processing']} : after ctx.backoff_ms "
-        "[retry_budget_left]\n"
+        f"{ids['waiting_retry']} --> {ids['processing']} : after ctx.backoff_ms"
+        "<br>[retry_budget_left]\n"  # a label's lines are at most 24 characters
     ) in text
     assert f"{ids['waiting_retry']} : after 1h30m / assign budget\n" in text
     assert "after 7d / emit StillAlive" in text

@@ -152,6 +152,8 @@ INDEX_VIEW = """
     total: [...table.tFoot.rows[0].cells].map(cell),
     sort: [...table.tHead.rows[0].cells].map((th) => th.getAttribute("aria-sort")),
     noRows: shown(doc.getElementById("no-rows")),
+    widths: [...table.tHead.rows[0].cells].map(
+      (th) => Math.round(th.getBoundingClientRect().width)),
   });
   const click = (label) => [...table.tHead.querySelectorAll("button")]
     .find((b) => b.textContent === label).click();
@@ -176,6 +178,8 @@ INDEX_VIEW = """
   views.hideCovered = view();
   views.filterShown = shown(doc.getElementById("filter"));
   views.stamp = doc.querySelector("header .stamp").textContent;
+  const size = (el) => parseFloat(win.getComputedStyle(el).fontSize);
+  views.keySizes = [...doc.querySelectorAll("kbd")].map((kbd) => size(kbd) / size(doc.body));
   return views;
 """
 
@@ -265,6 +269,14 @@ def test_the_filter_hides_rows_and_the_totals_follow(chromium: str, report: Path
     assert [c["text"] for c in nothing["total"]][1] == "0/0 n/a"
     assert _names(views["hideCovered"]) == ["door", "never (never loaded)"]
     assert not views["hideCovered"]["noRows"]
+    # the columns keep their widths whatever the filter shows
+    for name in ("filtered", "twoWords", "nothing", "hideCovered", "chartDown"):
+        assert views[name]["widths"] == views["initial"]["widths"], name
+
+
+def test_the_key_hints_are_as_large_as_the_text_around_them(chromium: str, report: Path) -> None:
+    sizes = drive(chromium, report / "index.html", INDEX_VIEW)["keySizes"]
+    assert len(sizes) == 3 and all(size >= 0.95 for size in sizes), sizes
 
 
 # A chart's page: its diagram as laid out, the groups of missing items, then the same
@@ -335,6 +347,80 @@ def test_a_chart_page_draws_the_diagram_with_the_untested_marked(
         f"{metric}: ✓ nothing missing"
         for metric in ("transition", "classification", "rejection", "race")
     ]
+
+
+PARCEL = """
+statechart: parcel
+events: {WEIGH: {}, SHIP: {}, SCAN: {location: {type: string}}, DELIVERED: {}}
+context:
+  last_location: {type: string, nullable: true, default: null}
+  weighed: {type: boolean, default: false}
+initial: packed
+states:
+  packed:
+    on:
+      WEIGH: {do: [{assign: {weighed: true}}]}
+      SHIP: shipped
+  shipped:
+    on:
+      SCAN: {do: [{assign: {last_location: event.location}}]}
+      DELIVERED: delivered
+  delivered:
+    final: true
+"""
+
+PARCEL_SUITE = """
+import statekit
+
+def test_parcel():
+    parcel = statekit.load("charts/parcel.yaml")
+    weighed = parcel.send(parcel.start(), "WEIGH").state
+    assert parcel.send(weighed, "SHIP").applied
+"""
+
+# The texts of the diagram (with their colour), the outlines of the states of
+# unexercised pairs and the lines under those states' names, and the legends.
+MARKS_VIEW = """
+  const svg = doc.querySelector(".diagram svg");
+  const texts = [...svg.querySelectorAll("text")].map((t) => ({
+    text: t.textContent, fill: win.getComputedStyle(t).fill}));
+  const strokes = (selector) => [...svg.querySelectorAll(selector)].map(
+    (el) => win.getComputedStyle(el).stroke);
+  return {
+    texts,
+    outlines: strokes("g.node.unexercised > title + *"),
+    rules: strokes("g.node.unexercised > text ~ polygon"),
+    missing: [...doc.querySelectorAll("li.missing-transition")].map((li) => li.textContent),
+    legends: [...doc.querySelectorAll(".legend, #path-legend")]
+      .filter((el) => el.checkVisibility()).map((el) => el.textContent),
+  };
+"""
+
+
+def test_an_untested_targetless_transition_is_marked_inside_its_state(
+    pytester: pytest.Pytester, dot_program: str, chromium: str
+) -> None:
+    assert dot_program
+    pytester.makefile(".yaml", **{"charts/parcel": textwrap.dedent(PARCEL)})
+    pytester.makepyfile(test_plugin_suite=PARCEL_SUITE)
+    assert pytester.runpytest(*COMMAND).ret == 0
+    view = drive(chromium, pytester.path / "cov" / "parcel.html", MARKS_VIEW)
+    missing = view["missing"]
+    assert any("--SCAN--> (targetless)" in item for item in missing)
+    fills = {t["text"]: t["fill"] for t in view["texts"]}
+    red = "rgb(198, 40, 40)"
+    # SCAN (never sent) is red with a mark of its own; WEIGH (fired) is drawn as usual
+    assert fills["SCAN / assign 1"] == red and fills["WEIGH / assign 1"] != red
+    marks = [t for t in view["texts"] if t["text"] == "✗ untested"]
+    assert len(marks) == len(missing) == 2  # SCAN and DELIVERED
+    assert all(m["fill"] == red for m in marks)
+    # the orange dotted outline stays on the outline, not on the rule above SCAN
+    orange = "rgb(230, 81, 0)"
+    assert view["outlines"] and all(s == orange for s in view["outlines"])
+    assert view["rules"] and all(s != orange for s in view["rules"])
+    assert any("untested targetless transition" in text for text in view["legends"])
+    # what `?` after an event of a path means, and what is left to the test
+    assert any("EVENT ?: no payload" in text and "test's job" in text for text in view["legends"])
 
 
 def test_missing_items_are_grouped_collapsible_and_filtered(chromium: str, report: Path) -> None:

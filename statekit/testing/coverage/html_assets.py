@@ -25,8 +25,9 @@ a { color: var(--link); }
 nav.pages a { margin-right: 1.2em; }
 .stamp { color: var(--muted); font-size: 0.9em; margin: 0.3em 0; }
 code { background: #f0f0f0; padding: 0 0.2em; border-radius: 2px; }
-kbd { border: 1px solid #999; border-radius: 3px; padding: 0 0.35em; background: #fafafa;
-  color: var(--ink); font-size: 0.85em; }
+kbd { border: 1px solid #999; border-bottom-width: 2px; border-radius: 3px; padding: 0 0.4em;
+  background: #fafafa; color: var(--ink); font-size: 1em; font-weight: bold;
+  font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
 .tools { display: flex; gap: 1.5em; align-items: center; margin: 0.6em 0; flex-wrap: wrap; }
 .tools input[type=search] { font: inherit; padding: 0.25em 0.5em; min-width: 18em;
   border: 1px solid #888; border-radius: 3px; }
@@ -69,9 +70,11 @@ ul.missing li { margin: 0.25em 0; }
 .legend { line-height: 2; }
 .legend span { display: inline-block; margin-right: 2em; line-height: 1.4; }
 .swatch-untested { color: #c62828; font-weight: bold; border-bottom: 3px dashed #c62828; }
+.swatch-untested-inside { color: #c62828; }
 .swatch-tested { border-bottom: 2px solid #000; }
 .swatch-unexercised { border: 3px dotted #e65100; padding: 0 0.3em; }
-g.node.unexercised path, g.node.unexercised polygon, g.node.unexercised ellipse {
+g.node.unexercised > title + :is(path, polygon, ellipse),
+g.node.unexercised > title + ellipse + ellipse {
   stroke: #e65100; stroke-width: 3; stroke-dasharray: 2 3; }
 """
 
@@ -173,6 +176,11 @@ SCRIPT = """\
     updateTotals(index);
   }
   if (index && filter && hideCovered) {
+    // The columns keep the widths every row gives them: filtering does not move them.
+    const widths = [...index.tHead.rows[0].cells].map((th) => getComputedStyle(th).width);
+    [...index.tHead.rows[0].cells].forEach((th, column) => (th.style.width = widths[column]));
+    index.style.width = `${index.getBoundingClientRect().width}px`;
+    index.style.tableLayout = "fixed";
     filter.addEventListener("input", filterCharts);
     hideCovered.addEventListener("change", filterCharts);
     filterCharts();

@@ -28,9 +28,21 @@ LEGEND = (
     '<p class="legend"><span class="swatch-tested">── tested transition (solid black)</span>'
     '<span class="swatch-untested">- - untested transition (red, dashed, bold, label '
     "ends in “✗ untested”)</span>"
+    '<span class="swatch-untested-inside">untested targetless transition (listed inside its '
+    "state: red text, then “✗ untested”)</span>"
     '<span class="swatch-unexercised">state in a configuration with an event never sent there '
     "(orange, dotted outline; the pairs are listed below)</span></p>"
 )
+
+PATH_LEGEND = (
+    '<p class="paths-legend" id="path-legend">Each item ends with the shortest event sequence '
+    "from the initial state that covers it, an event with its payload when one was found "
+    "and checked. <code>EVENT ?</code>: no payload was found, the step is only assumed: the "
+    "data guards on the way must take it (a total above 0, a count below its limit), and "
+    "arranging that, by earlier events or the start context, is the test's job "
+    "(<code>statekit paths</code> lists the guard outcomes each step assumes).</p>"
+)
+"""What the paths of the missing items say, above them (`?` included)."""
 
 KIND_TEXT = {
     "transition": "declared transitions never fired",
@@ -211,6 +223,6 @@ def chart_page(
         '<div class="tools" hidden><label><input type="checkbox" '
         'id="actual-size"> actual size (scroll to move around)</label></div>'
         f'<div class="diagram">{diagram(coverage)}</div></section>'
-        f'<section id="missing"><h2>what is missing</h2>{tools}{kinds}</section>'
+        f'<section id="missing"><h2>what is missing</h2>{PATH_LEGEND}{tools}{kinds}</section>'
     )
     return page(f"coverage of {key}", body, stamp, up=_nav(neighbours))
