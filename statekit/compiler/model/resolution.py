@@ -196,6 +196,7 @@ class _Resolver:
             paths,
             self.context,
             [timer.name for timer in self.timers],
+            self.definitions.names(),
         )
         self.problems.extend(read.problems)
         return read.migrations
