@@ -46,7 +46,7 @@ from statekit.compiler.model.migrations import read_migrations
 from statekit.compiler.model.numbering import StateDraft, number_states
 from statekit.compiler.model.references import StateReferences
 from statekit.compiler.model.tables import parse_tables
-from statekit.compiler.model.timer_controls import unknown_controlled_names
+from statekit.compiler.model.timer_controls import timer_labels, unknown_controlled_names
 from statekit.compiler.model.timers import NO_EVENT_IN_TIMERS, TimerEntry, read_timer_entries
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.rules import (
@@ -97,7 +97,11 @@ class _Resolver:
         self.problems.extend(tables.problems)
         self.tables = tables.tables
         self.definitions = ChartDefinitions(
-            root.get("define"), self.context, self.resolve_activatable, tables.tables
+            root.get("define"),
+            self.context,
+            self.resolve_activatable,
+            tables.tables,
+            tables.broken,
         )
         self.effects = EffectCompiler(
             self.context, self.events, self.resolve_activatable, self.definitions.scope
@@ -105,6 +109,8 @@ class _Resolver:
         self._guard_cache: dict[tuple[str, str | None, bool], Expression | None] = {}
         self.used_guards: set[str] = set()
         self.timers: list[TimerDecl] = []
+        # the `id:` of every `after` list entry, even one with errors: no cascade on pause
+        self.timer_labels: set[str] = set()
 
     def run(self) -> ResolvedModel | None:
         """Resolve the whole chart; None when any error was found (see `problems`)."""
@@ -155,7 +161,9 @@ class _Resolver:
         self._check_cancelled_ids()
         self.problems.extend(
             unknown_controlled_names(
-                self.effects.controlled_names, self.effects.sent_ids, self.timers
+                self.effects.controlled_names,
+                self.effects.sent_ids | self.timer_labels,
+                self.timers,
             )
         )
         migrations = self._migrations()
@@ -356,6 +364,7 @@ class _Resolver:
         alternatives, in document order), each entry's transitions on the timer event."""
         scope = self.effects.scope(None, NO_EVENT_IN_TIMERS)
         entries = read_timer_entries(draft.node.get("after"), draft.path, scope, self.problems)
+        self.timer_labels.update(timer_labels(draft.node.get("after")))
         own: dict[str, int] = {}
         for entry in entries:
             if entry.name in self.events:  # only a declared name with `(` and `@` can clash

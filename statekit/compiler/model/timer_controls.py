@@ -13,12 +13,23 @@ from collections.abc import Iterable, Iterator
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.ir import TimerDecl
 from statekit.compiler.rules import unknown_timer_id
+from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 
 def timer_names(sent_ids: Iterable[str], timers: Iterable[TimerDecl]) -> frozenset[str]:
     """The names a `pause:`/`resume:` may take: the `id:` of every `send` and of every
     named `after` timer."""
     return frozenset(sent_ids) | {t.label for t in timers if t.label is not None}
+
+
+def timer_labels(after: Node | None) -> Iterator[str]:
+    """The `id:` of each entry of a state's `after:` list, whether or not the rest of the
+    entry has errors (those are reported at the entry: a `pause:` of its name is not)."""
+    items = after.items if isinstance(after, SequenceNode) else ()
+    for item in items:
+        label = item.get("id") if isinstance(item, MappingNode) else None
+        if isinstance(label, ScalarNode) and label.value is not None:
+            yield str(label.value)
 
 
 def unknown_controlled_names(
