@@ -109,8 +109,10 @@ class _Resolver:
         self._guard_cache: dict[tuple[str, str | None, bool], Expression | None] = {}
         self.used_guards: set[str] = set()
         self.timers: list[TimerDecl] = []
-        # the `id:` of every `after` list entry, even one with errors: no cascade on pause
+        # the `id:` and event name of every `after` list entry, even one with errors, so
+        # that a `pause:`, race or migration naming it reports nothing more
         self.timer_labels: set[str] = set()
+        self.labelled_timers: set[str] = set()
 
     def run(self) -> ResolvedModel | None:
         """Resolve the whole chart; None when any error was found (see `problems`)."""
@@ -150,7 +152,7 @@ class _Resolver:
             self.root_node.get("races"),
             self.resolve_activatable,
             self.events,
-            {timer.name for timer in self.timers},
+            {timer.name for timer in self.timers} | self.labelled_timers,
             self.problems,
         )
         idempotency = compile_idempotency(self.root_node.get("idempotency"), self.events)
@@ -203,7 +205,7 @@ class _Resolver:
             version if isinstance(version, int) else 1,
             paths,
             self.context,
-            [timer.name for timer in self.timers],
+            {timer.name for timer in self.timers} | self.labelled_timers,
             self.definitions.names(),
         )
         self.problems.extend(read.problems)
@@ -364,7 +366,9 @@ class _Resolver:
         alternatives, in document order), each entry's transitions on the timer event."""
         scope = self.effects.scope(None, NO_EVENT_IN_TIMERS)
         entries = read_timer_entries(draft.node.get("after"), draft.path, scope, self.problems)
-        self.timer_labels.update(timer_labels(draft.node.get("after")))
+        for label, event_name in timer_labels(draft.node.get("after"), draft.path):
+            self.timer_labels.add(label)
+            self.labelled_timers.add(event_name)
         own: dict[str, int] = {}
         for entry in entries:
             if entry.name in self.events:  # only a declared name with `(` and `@` can clash

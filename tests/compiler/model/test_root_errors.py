@@ -1,6 +1,7 @@
 """One real error is reported once: a table, definition or named timer whose declaration
-has an error is still known by its name, so its uses (a read, a `delay:`, a `pause:`)
-report nothing more — no `unknown table`, `unknown-timer-id` or `unknown name` follow-ons."""
+has an error is still known by its name, so its uses (a read, a `delay:`, a `pause:`, a
+race, a migration's `timers:`) report nothing more — no `unknown table`,
+`unknown-timer-id` or `unknown name` follow-ons."""
 
 from __future__ import annotations
 
@@ -36,6 +37,11 @@ states:
     exit: [{resume: sla}]
     on: {BACK: working}
   breached: {final: true}
+races:
+  give_up: {events: [WAIT, "after(sla)@working"], in: working, decision: waiting wins}
+version: 2
+migrations:
+  - {from: 1, timers: {"after(sla)@working": {to: "after(sla)@working", due: keep}}}
 """
 
 ROOT_ERRORS = [
