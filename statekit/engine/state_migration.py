@@ -30,6 +30,7 @@ from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.expressions.clock import clock_reading
 from statekit.compiler.expressions.expression import Expression, compile_expression
 from statekit.compiler.expressions.scope import ExpressionScope, NoEvent
+from statekit.compiler.model.migration_reads import MIGRATION_READS, NOT_IN_MIGRATIONS
 from statekit.compiler.rules import expression_type
 from statekit.engine.chart import Chart
 from statekit.engine.errors import EvaluationError
@@ -194,6 +195,7 @@ def _declared(new: Chart, old: Chart) -> _Declared | None:
         context={name: decl.type for name, decl in old.ir.context.items()},
         event=NoEvent(reason="a migration's context reads only the old context"),
         resolve_state=no_states,
+        no_definitions=f"{MIGRATION_READS}; {NOT_IN_MIGRATIONS}",
     )
     context: dict[str, Expression] = {}
     problems: list[str] = []

@@ -119,3 +119,76 @@ def test_a_context_value_that_does_not_fit_the_old_chart_strands_with_its_positi
     if "//" not in value:
         assert "inline.yaml:13:" in report.reason, report.reason
     assert v2.load("t").chart_version == 1
+
+
+DEFINING_V2 = V2_HEAD.replace(
+    "initial: queued",
+    'define:\n  bumped: "ctx.attempt + 1"\n'
+    "tables:\n  weight: {key: string, value: integer, entries: {a: 1}, default: 0}\n"
+    "initial: queued",
+    1,
+)
+NOT_IN_OLD_CONTEXT = [
+    # (context value, what it reads, the column of that read within the value)
+    ("bumped", "definition 'bumped'", 0),
+    ("ctx.attempt + bumped * 2", "definition 'bumped'", 14),
+    ("tables.weight['a']", "tables.weight", 0),
+    ("ctx.attempt + tables.weight[ctx.note]", "tables.weight", 14),
+]
+
+
+@pytest.mark.parametrize(("value", "read", "offset"), NOT_IN_OLD_CONTEXT)
+def test_a_migration_value_reading_a_definition_or_table_is_a_positioned_error(
+    value: str, read: str, offset: int
+) -> None:
+    text = _with(f'  - {{from: 1, context: {{attempt: "{value}"}}}}', DEFINING_V2).lstrip("\n")
+    result = compile_source(text, "task.yaml")
+    assert result.chart is None
+    line = next(n for n, row in enumerate(text.split("\n"), 1) if "- {from: 1" in row)
+    column = text.split("\n")[line - 1].index(value) + 1 + offset
+    found = [(d.slug, d.span.line, d.span.column, d.message) for d in result.diagnostics]
+    assert found == [
+        (
+            "invalid-migration",
+            line,
+            column,
+            f"migration from version 1: context.attempt reads {read}: definitions and tables "
+            "are not available in a migration's context: (it reads the earlier version's "
+            "context)",
+        )
+    ], found
+
+
+def test_a_migration_value_may_read_ctx_durations_and_now_beside_definitions() -> None:
+    text = _with('  - {from: 1, context: {attempt: "ctx.attempt + 1h + now"}}', DEFINING_V2)
+    assert compile_source(text.lstrip("\n"), "task.yaml").chart is not None
+
+
+def test_now_in_a_migration_value_is_the_migrations_clock_reading(store_url: str) -> None:
+    store = open_store(store_url)
+    v1 = Runner(chart_from(TASK_V1), store, clock=lambda: 1_000)
+    text = _with('  - {from: 1, context: {attempt: "now - ctx.attempt"}}')
+    v2 = Runner(chart_from(text), store, previous=[v1.chart], clock=lambda: 5_000)
+    v1.create("t")
+    v1.apply("t", "s", "TaskStarted", {"attempt": 7})
+    report = v2.migrate("t")
+    assert report.status == "MIGRATED", report.reason
+    assert v2.load("t").state.context["attempt"] == 4_993
+    assert v2.verify("t").ok
+
+
+def test_an_unknown_name_in_a_migration_value_strands_saying_what_can_be_read(
+    store_url: str,
+) -> None:
+    store = open_store(store_url)
+    v1 = Runner(chart_from(TASK_V1), store)
+    text = _with('  - {from: 1, context: {attempt: "retries"}}')
+    v2 = Runner(chart_from(text), store, previous=[v1.chart])
+    v1.create("t")
+    report = v2.migrate("t")
+    assert report.status == "STRANDED" and report.reason is not None
+    assert (
+        "name 'retries' is not allowed: only ctx.<field>, literals and now can be read; "
+        "definitions and tables are not available in a migration's context:" in report.reason
+    ), report.reason
+    assert "define:" not in report.reason

@@ -166,6 +166,10 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
             return None
         if name in self.scope.definitions:
             return self._definition(node)
+        if self.scope.no_definitions is not None:
+            message = f"name '{name}' is not allowed: {self.scope.no_definitions}"
+            self.report(expression_unsafe.SLUG, node, message)
+            return None
         if name == "tables":
             self.report(
                 expression_unsafe.SLUG, node, "'tables' is only allowed as tables.<name>[key]"

@@ -103,7 +103,10 @@ class ExpressionScope:
     `event` says whether and how the payload can be read. `resolve_state` maps an
     `active('ref')` argument to a state id, or returns the diagnostic (unknown or
     ambiguous state) to report as is. `definitions` are the chart's named expressions
-    (a bare name), `tables` its lookup tables (`tables.<name>[key]`).
+    (a bare name), `tables` its lookup tables (`tables.<name>[key]`). `broken_tables` names
+    the tables declared with errors of their own: a read of one reports nothing more.
+    `no_definitions`, when set, says why neither definitions nor tables can be read here
+    (a migration's `context:`), and every such read is reported with it.
     """
 
     context: Mapping[str, ValueType]
@@ -111,6 +114,8 @@ class ExpressionScope:
     resolve_state: Callable[[str, SourceSpan], int | Diagnostic]
     definitions: Definitions = NO_DEFINITIONS
     tables: Mapping[str, LookupTable] = field(default_factory=lambda: MappingProxyType({}))
+    broken_tables: frozenset[str] = frozenset()
+    no_definitions: str | None = None
 
     @property
     def payload(self) -> Mapping[str, ValueType] | None:

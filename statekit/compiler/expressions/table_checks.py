@@ -49,6 +49,12 @@ class TableChecks(CheckerCore):
         table = self.scope.tables.get(node.attr)
         if table is not None:
             return table
+        if self.scope.no_definitions is not None:
+            message = f"tables.{node.attr}: {self.scope.no_definitions}"
+            self.report(expression_unsafe.SLUG, node, message)
+            return None
+        if node.attr in self.scope.broken_tables:
+            return None  # its own errors are reported at the table
         declared = list(self.scope.tables)
         close = difflib.get_close_matches(node.attr, declared, n=1) if len(declared) <= 1000 else []
         notes = (
@@ -61,7 +67,7 @@ class TableChecks(CheckerCore):
 
     def _table_without_key(self, node: ast.Attribute) -> None:
         """`tables.<name>` outside a subscript."""
-        if node.attr in self.scope.tables:
+        if node.attr in self.scope.tables or node.attr in self.scope.broken_tables:
             message = f"a table is read with a key: tables.{node.attr}[<key>]"
             self.report(expression_unsafe.SLUG, node, message)
         else:

@@ -59,7 +59,10 @@ class ChartDefinitions:
         context: Mapping[str, FieldDecl],
         resolve_state: Callable[[str, SourceSpan], int | Diagnostic],
         tables: Mapping[str, LookupTable],
+        broken_tables: frozenset[str] = frozenset(),
     ) -> None:
+        """`broken_tables` are the tables declared with errors (reads of them report
+        nothing more)."""
         self.problems: list[Diagnostic] = []
         self._sources: dict[str, tuple[ScalarNode, ScalarNode]] = {}
         for key, value in mapping_items(node):
@@ -82,6 +85,7 @@ class ChartDefinitions:
             resolve_state=resolve_state,
             definitions=self,
             tables=tables,
+            broken_tables=broken_tables,
         )
         self._done: dict[str, Expression | DefinitionFailed] = {}
         self._stack: list[str] = []

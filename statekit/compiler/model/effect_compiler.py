@@ -70,6 +70,7 @@ class EffectCompiler:
         self.tables: Mapping[str, LookupTable] = (
             MappingProxyType({}) if names is None else names.tables
         )
+        self.broken_tables = frozenset[str]() if names is None else names.broken_tables
 
     def scope(self, event: EventDecl | None, unavailable: str) -> ExpressionScope:
         """The expression scope for code that runs with `event` (one per event and reason).
@@ -90,6 +91,7 @@ class EffectCompiler:
                 resolve_state=self.resolve_state,
                 definitions=self.definitions,
                 tables=self.tables,
+                broken_tables=self.broken_tables,
             )
         return found
 
@@ -101,6 +103,7 @@ class EffectCompiler:
             resolve_state=self.resolve_state,
             definitions=self.definitions,
             tables=self.tables,
+            broken_tables=self.broken_tables,
         )
 
     def compile_list(self, node: Node | None, scope: ExpressionScope) -> CompiledEffects:

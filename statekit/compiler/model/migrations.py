@@ -8,7 +8,9 @@ history pseudo-state), a computed field is declared in this chart's
 context, a timer's `to` is a timer of this chart, and an `enter:` entry names a
 state of this chart and that state or one of its descendants. The context
 expressions read the old context, so they are typed against the earlier
-chart when an instance is migrated (`statekit.engine.state_migration`).
+chart when an instance is migrated (`statekit.engine.state_migration`); only
+their reads of this chart's definitions and tables are reported here
+(`statekit.compiler.model.migration_reads`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from types import MappingProxyType
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.ir import FieldDecl, MigrationDecl, MigrationValue, TimerDue, TimerMigration
 from statekit.compiler.model.declarations import mapping_items, text
+from statekit.compiler.model.migration_reads import NOT_IN_MIGRATIONS, unavailable_reads
 from statekit.compiler.rules import invalid_migration
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -38,10 +41,12 @@ def read_migrations(
     paths: Mapping[str, bool],
     context: Mapping[str, FieldDecl],
     timers: Collection[str] = (),
+    definitions: Collection[str] = (),
 ) -> ReadMigrations:
     """The `migrations:` list of a chart of `version`; `paths` maps each full state path
     of this chart to whether a migration may map a state onto it (not a history
-    pseudo-state); `timers` are the names of this chart's timers."""
+    pseudo-state); `timers` are the names of this chart's timers, `definitions` the names
+    it defines."""
     out: list[MigrationDecl] = []
     problems: list[Diagnostic] = []
 
@@ -101,6 +106,13 @@ def read_migrations(
                     "declared in this version's context",
                     key.span,
                 )
+            if isinstance(value, ScalarNode) and isinstance(value.value, str):
+                for read, span in unavailable_reads(value.value, value.span, definitions):
+                    error(
+                        f"migration from version {from_version}: context.{name} reads "
+                        f"{read}: {NOT_IN_MIGRATIONS}",
+                        span,
+                    )
             if isinstance(value, ScalarNode):
                 values.append(MigrationValue(field=name, source=value.value, span=value.span))
         mapped_timers: dict[str, TimerMigration] = {}

@@ -46,7 +46,7 @@ from statekit.compiler.model.migrations import read_migrations
 from statekit.compiler.model.numbering import StateDraft, number_states
 from statekit.compiler.model.references import StateReferences
 from statekit.compiler.model.tables import parse_tables
-from statekit.compiler.model.timer_controls import unknown_controlled_names
+from statekit.compiler.model.timer_controls import timer_labels, unknown_controlled_names
 from statekit.compiler.model.timers import NO_EVENT_IN_TIMERS, TimerEntry, read_timer_entries
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.rules import (
@@ -97,7 +97,11 @@ class _Resolver:
         self.problems.extend(tables.problems)
         self.tables = tables.tables
         self.definitions = ChartDefinitions(
-            root.get("define"), self.context, self.resolve_activatable, tables.tables
+            root.get("define"),
+            self.context,
+            self.resolve_activatable,
+            tables.tables,
+            tables.broken,
         )
         self.effects = EffectCompiler(
             self.context, self.events, self.resolve_activatable, self.definitions.scope
@@ -105,6 +109,10 @@ class _Resolver:
         self._guard_cache: dict[tuple[str, str | None, bool], Expression | None] = {}
         self.used_guards: set[str] = set()
         self.timers: list[TimerDecl] = []
+        # the `id:` and event name of every `after` list entry, even one with errors, so
+        # that a `pause:`, race or migration naming it reports nothing more
+        self.timer_labels: set[str] = set()
+        self.labelled_timers: set[str] = set()
 
     def run(self) -> ResolvedModel | None:
         """Resolve the whole chart; None when any error was found (see `problems`)."""
@@ -144,7 +152,7 @@ class _Resolver:
             self.root_node.get("races"),
             self.resolve_activatable,
             self.events,
-            {timer.name for timer in self.timers},
+            {timer.name for timer in self.timers} | self.labelled_timers,
             self.problems,
         )
         idempotency = compile_idempotency(self.root_node.get("idempotency"), self.events)
@@ -155,7 +163,9 @@ class _Resolver:
         self._check_cancelled_ids()
         self.problems.extend(
             unknown_controlled_names(
-                self.effects.controlled_names, self.effects.sent_ids, self.timers
+                self.effects.controlled_names,
+                self.effects.sent_ids | self.timer_labels,
+                self.timers,
             )
         )
         migrations = self._migrations()
@@ -195,7 +205,8 @@ class _Resolver:
             version if isinstance(version, int) else 1,
             paths,
             self.context,
-            [timer.name for timer in self.timers],
+            {timer.name for timer in self.timers} | self.labelled_timers,
+            self.definitions.names(),
         )
         self.problems.extend(read.problems)
         return read.migrations
@@ -355,6 +366,9 @@ class _Resolver:
         alternatives, in document order), each entry's transitions on the timer event."""
         scope = self.effects.scope(None, NO_EVENT_IN_TIMERS)
         entries = read_timer_entries(draft.node.get("after"), draft.path, scope, self.problems)
+        for label, event_name in timer_labels(draft.node.get("after"), draft.path):
+            self.timer_labels.add(label)
+            self.labelled_timers.add(event_name)
         own: dict[str, int] = {}
         for entry in entries:
             if entry.name in self.events:  # only a declared name with `(` and `@` can clash

@@ -41,23 +41,32 @@ _INTEGER_KEY = re.compile(r"-?[0-9]{1,19}")
 
 @dataclass(frozen=True, slots=True)
 class ParsedTables:
-    """The tables without errors, by name in declaration order, and every problem."""
+    """The tables without errors, by name in declaration order, the names of those with
+    errors (still declared: a read of one reports nothing more), and every problem."""
 
     tables: Mapping[str, LookupTable]
     problems: tuple[Diagnostic, ...]
+    broken: frozenset[str] = frozenset()
 
 
 def parse_tables(node: Node | None, context: Mapping[str, FieldDecl]) -> ParsedTables:
     """The `tables:` mapping (the schema has checked its shape)."""
     tables: dict[str, LookupTable] = {}
     problems: list[Diagnostic] = []
+    broken: set[str] = set()
     for key, spec in mapping_items(node):
-        if isinstance(spec, MappingNode):
-            table = _Table(str(key.value), key, spec, context).read()
-            problems.extend(table.problems)
-            if table.table is not None:
-                tables[table.table.name] = table.table
-    return ParsedTables(tables=MappingProxyType(tables), problems=tuple(problems))
+        if not isinstance(spec, MappingNode):
+            broken.add(str(key.value))  # the schema reports its shape
+            continue
+        table = _Table(str(key.value), key, spec, context).read()
+        problems.extend(table.problems)
+        if table.table is not None:
+            tables[table.table.name] = table.table
+        else:
+            broken.add(str(key.value))
+    return ParsedTables(
+        tables=MappingProxyType(tables), problems=tuple(problems), broken=frozenset(broken)
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,14 +11,28 @@ import difflib
 from collections.abc import Iterable, Iterator
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.ir import TimerDecl
+from statekit.compiler.ir import TimerDecl, TimerKind
+from statekit.compiler.model.timers import timer_event_name
 from statekit.compiler.rules import unknown_timer_id
+from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 
 def timer_names(sent_ids: Iterable[str], timers: Iterable[TimerDecl]) -> frozenset[str]:
     """The names a `pause:`/`resume:` may take: the `id:` of every `send` and of every
     named `after` timer."""
     return frozenset(sent_ids) | {t.label for t in timers if t.label is not None}
+
+
+def timer_labels(after: Node | None, path: str) -> Iterator[tuple[str, str]]:
+    """(`id:`, timer event name) of each entry of the `after:` list of the state at `path`,
+    whether or not the rest of the entry has errors (those are reported at the entry: a
+    `pause:`, race or migration naming the timer is not)."""
+    items = after.items if isinstance(after, SequenceNode) else ()
+    for item in items:
+        label = item.get("id") if isinstance(item, MappingNode) else None
+        if isinstance(item, MappingNode) and isinstance(label, ScalarNode):
+            kind = TimerKind.AFTER if item.get("at") is None else TimerKind.AT
+            yield str(label.value), timer_event_name(kind, str(label.value), path)
 
 
 def unknown_controlled_names(
