@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli_process import statekit
-from tests.runner_charts import write_chart
+from cli_process import statekit
+from runner_charts import write_chart
 
 TICKET = """
 statechart: ticket
