@@ -19,7 +19,8 @@ from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.expressions.named import NamedExpression
 from statekit.compiler.expressions.tree import TableRead, iter_nodes
 from statekit.compiler.ir import CompiledChart, MigrationDecl, TimerDue, TimerKind
-from statekit.compiler.model.timers import format_delay, timer_spec
+from statekit.compiler.model.table_text import key_text, value_text, value_type_text
+from statekit.compiler.model.timers import timer_spec
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.timer_migration import moved_timer_id
 
@@ -37,19 +38,8 @@ def named_changes(old: CompiledChart, new: CompiledChart) -> Iterator[Change]:
     )
 
 
-def value_text(table: LookupTable, value: object) -> str:
-    """One entry's value as the chart writes it (`3d` for a duration, `'x'` for a string)."""
-    if table.duration and isinstance(value, int) and not isinstance(value, bool):
-        return format_delay(value)
-    if isinstance(value, str):
-        return repr(value)
-    return canonical_json(value)
-
-
 def _shape(table: LookupTable) -> str:
-    key = canonical_json(table.key.to_json())
-    value = "duration" if table.duration else canonical_json(table.value.to_json())
-    return f"key {key}, value {value}"
+    return f"key {table.key.describe()}, value {value_type_text(table)}"
 
 
 def _table_changes(old: Mapping[str, LookupTable], new: Mapping[str, LookupTable]) -> Changes:
@@ -72,7 +62,7 @@ def _one_table(a: LookupTable, b: LookupTable) -> Iterator[Change]:
     if _shape(a) != _shape(b):
         yield ("table-changed", a.name, _shape(a), _shape(b))
     for key in sorted(a.entries.keys() | b.entries.keys(), key=repr):
-        subject = f"{a.name}[{key!r}]"
+        subject = f"{a.name}[{key_text(key)}]"
         if key not in b.entries:
             yield ("table-changed", subject, value_text(a, a.entries[key]), "no entry")
         elif key not in a.entries:
