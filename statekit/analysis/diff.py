@@ -29,6 +29,7 @@ from typing import Any
 from statekit.analysis.explain import Row, explain
 from statekit.analysis.exploration import Exploration
 from statekit.analysis.explorer import explore
+from statekit.analysis.named_changes import named_changes
 from statekit.analysis.stranding import (
     EnteredConfiguration,
     StrandedConfiguration,
@@ -176,6 +177,7 @@ def diff_charts(
     changes.extend(_field_changes("context", old.context, new.context))
     changes.extend(_event_changes(old, new))
     changes.extend(_invariant_changes(old, new))
+    changes.extend(Change(*c) for c in named_changes(old, new))
     old_x = old_exploration or explore(old)
     new_x = new_exploration or explore(new)
     answers, count = _answer_changes(old_x, new_x, rename)

@@ -32,6 +32,7 @@ from statekit.diagrams.markdown import (
     machine_page,
 )
 from statekit.diagrams.model import EffectDetail, extract
+from statekit.diagrams.named_sections import named_sections
 from statekit.diagrams.outputs import Drawing, drawings
 from statekit.diagrams.policies import InvariantCheck, policy_sections
 from statekit.diagrams.views import Split
@@ -119,6 +120,11 @@ def lint_summary(findings: Sequence[Diagnostic]) -> LintSummary:
     )
 
 
+def _with_gap(lines: list[str]) -> list[str]:
+    """`lines` after a blank line, to follow the policy sections (none stays none)."""
+    return ["", *lines] if lines else []
+
+
 def relative_link(target: Path, folder: Path) -> str:
     """A relative link from a page in `folder` to `target`, with forward slashes."""
     return Path(os.path.relpath(target.resolve(), folder.resolve())).as_posix()
@@ -152,7 +158,10 @@ def plan_site(
             classification=classify(site_chart.chart),
             lint=lint,
             answers=site_chart.answers,
-            policies=policy_sections(site_chart.chart, site_chart.convergent),
+            policies=[
+                *policy_sections(site_chart.chart, site_chart.convergent),
+                *_with_gap(named_sections(site_chart.chart)),
+            ],
             invariants=site_chart.invariants,
         )
         for drawing in plan:
