@@ -11,7 +11,10 @@ not fit the stored instance) gets an `"status": "ERROR"` line and the run goes
 on; the exit code is then 1. An unknown instance is created by its first line that a
 new instance would take (`_Run._create`), with that line's `context`; a malformed first
 event (`MALFORMED`, a sequence or expected version a new instance cannot have, a bad
-context) creates nothing and is answered with ERROR. A full or damaged store stops the
+context) creates nothing and is answered with ERROR. `--now MS` gives every step the clock
+reading MS (default: the wall clock); a line whose stored instance recorded a later
+reading is answered with ERROR and not applied (`_Run._late`: a history never goes back
+in time). A full or damaged store stops the
 run as a usage error that says how many lines were applied. A lost connection to PostgreSQL is
 healed by the runner (`runner.retrying`): each line still gets its real answer, the
 ones whose commit landed unseen too; a server away for longer than the URL's
