@@ -11,7 +11,10 @@ not fit the stored instance) gets an `"status": "ERROR"` line and the run goes
 on; the exit code is then 1. An unknown instance is created by its first line that a
 new instance would take (`_Run._create`), with that line's `context`; a malformed first
 event (`MALFORMED`, a sequence or expected version a new instance cannot have, a bad
-context) creates nothing and is answered with ERROR. A full or damaged store stops the
+context) creates nothing and is answered with ERROR. `--now MS` gives every step the clock
+reading MS (default: the wall clock); a line whose stored instance recorded a later
+reading is answered with ERROR and not applied (`_Run._late`: a history never goes back
+in time). A full or damaged store stops the
 run as a usage error that says how many lines were applied. A lost connection to PostgreSQL is
 healed by the runner (`runner.retrying`): each line still gets its real answer, the
 ones whose commit landed unseen too; a server away for longer than the URL's
@@ -40,6 +43,7 @@ from statekit.cli.shard_options import db_option, open_cli_shards, refuse_lone_s
 from statekit.compiler.pipeline import CompileResult, compile_file
 from statekit.engine.chart import Chart, StartError
 from statekit.engine.result import INVALID_PAYLOAD, UNKNOWN_EVENT, Status
+from statekit.runner.clock_readings import LastReading, last_reading
 from statekit.runner.errors import (
     RunnerError,
     StoreFailure,
@@ -105,6 +109,10 @@ def _store(url: str, *, check_integrity: bool = True) -> Store:
         raise click.UsageError(str(exc)) from exc
 
 
+MAX_CLOCK_MS = 2**63 - 1
+"""The latest reading `--now` accepts (`run`, `worker`): the stores' largest integer."""
+
+
 MALFORMED = frozenset({UNKNOWN_EVENT, INVALID_PAYLOAD})
 """The rejections that make a first event malformed: it creates no instance."""
 
@@ -138,8 +146,9 @@ class _Run:
         """Apply `lines` (of any instances) in one transaction; answer each in order."""
         items: list[Outcome | Exception]
         try:
-            refused = self._create(lines)
-            applied = [ln for ln in lines if ln.number not in refused]
+            late = self._late(lines)
+            refused = self._create([ln for ln in lines if ln.number not in late])
+            applied = [ln for ln in lines if ln.number not in refused and ln.number not in late]
             if len(applied) <= 1:
                 items = [_apply_one(self.runner, ln) for ln in applied]
             else:
@@ -170,7 +179,9 @@ class _Run:
                     "instance": line.instance,
                     "event_id": line.command.event_id,
                     "status": "ERROR",
-                    "error": f"instance {line.instance!r} could not be created: {why}"
+                    "error": late[line.number]
+                    if line.number in late
+                    else f"instance {line.instance!r} could not be created: {why}"
                     if item is None
                     else self._error_text(line.instance, item),
                 }
@@ -181,6 +192,31 @@ class _Run:
             self.write(data)
         self.out.flush()
         self.answered = lines[-1].number
+
+    def _late(self, lines: list[Line]) -> dict[int, str]:
+        """The lines whose stored instance recorded a clock reading later than the one
+        this run gives its steps (`--now`, or the wall clock): each with why. A step is
+        never recorded earlier than its instance's last reading (docs/semantics.md, "The
+        clock"); the lines are refused, not moved to that reading. Read once per batch:
+        the readings this run gives only grow, so its own lines cannot make one late."""
+        late: dict[int, str] = {}
+        now = self.runner.now_ms()
+        readings: dict[str, LastReading | None] = {}
+        for line in lines:
+            instance = line.instance
+            if instance not in readings:
+                runner = self.runner
+                if isinstance(runner, ShardedRunner):
+                    runner = runner.runner_for(instance)
+                readings[instance] = last_reading(runner, instance)
+            last = readings[instance]
+            if last is not None and now < last.clock_ms:
+                late[line.number] = (
+                    f"the clock reading {now} is earlier than instance {instance!r}'s last "
+                    f"recorded reading {last.clock_ms}: a step is never recorded before it; "
+                    f"give --now {last.clock_ms} or later"
+                )
+        return late
 
     def _create(self, lines: list[Line]) -> dict[int, str]:
         """Create the instances of `lines` not known to exist yet (unless --no-create), each
@@ -294,8 +330,22 @@ def _apply_one(runner: Runner | ShardedRunner, line: Line) -> Outcome | Exceptio
     "line still succeeds or fails on its own); a batch also ends when no more input is ready.",
 )
 @click.option("--no-create", is_flag=True, help="Unknown instances are errors (default: create).")
+@click.option(
+    "--now",
+    "now_ms",
+    type=click.IntRange(0, MAX_CLOCK_MS),
+    default=None,
+    help="The clock's reading, in epoch milliseconds, every step of this run is given (what "
+    "`now` reads, and due times come from); default: the wall clock. A line whose instance "
+    "recorded a later reading is refused.",
+)
 def run_command(
-    file: str, urls: tuple[str, ...], source: IO[bytes], batch: int, no_create: bool
+    file: str,
+    urls: tuple[str, ...],
+    source: IO[bytes],
+    batch: int,
+    no_create: bool,
+    now_ms: int | None,
 ) -> None:
     """Apply events read as JSON lines to instances of the chart FILE; one outcome per line.
 
@@ -305,14 +355,15 @@ def run_command(
     line or when no more input is ready.
     """
     chart = compiled_chart(file)
+    clock = None if now_ms is None else (lambda: now_ms)
     runner: Runner | ShardedRunner
     try:
         if len(urls) == 1:
             store = _store(urls[0])
             refuse_lone_shard(store)
-            runner = Runner(chart, store)
+            runner = Runner(chart, store, clock=clock)
         else:
-            runner = ShardedRunner(chart, open_cli_shards(urls))
+            runner = ShardedRunner(chart, open_cli_shards(urls), clock=clock)
     except RunnerError as exc:
         raise runner_refusal(exc) from exc
     run = _Run(runner, chart, sys.stdout, create=not no_create)

@@ -53,7 +53,7 @@ from statekit.cli.chart_paths import chart_files
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import echo_text
 from statekit.cli.refusals import runner_refusal
-from statekit.cli.runner_commands import compiled_chart, write_line
+from statekit.cli.runner_commands import MAX_CLOCK_MS, compiled_chart, write_line
 from statekit.cli.shard_options import db_option, open_cli_shards
 from statekit.cli.shard_worker import ShardedWorker
 from statekit.cli.store_link import StoreLink
@@ -94,9 +94,6 @@ past it the timers so armed are parked durably (`runner.loop_parking`: consumed 
 recorded as `TIMER_LOOP`, never delivered again, a restarted worker included) and
 reported, and it goes on with the others (`--once` exits 1) instead of never going
 idle or never exiting."""
-
-MAX_CLOCK_MS = 2**63 - 1
-"""The latest reading `--now` accepts: the stores' largest integer."""
 
 BACKOFF_FIRST, BACKOFF_LAST = 0.05, 1.0
 """The sleeps, in seconds, before looking again at a due timer the worker could not claim

@@ -112,6 +112,16 @@ class EventQueries(SqlAccess):
         ).fetchall()
         return [event_row(r) for r in rows]  # selected in the record's field order
 
+    def last_clock_ms(self, instance_id: str) -> int | None:
+        """The clock reading of the instance's last recorded event that has one (None:
+        none has, or its history was pruned past it)."""
+        row = self.execute(
+            "SELECT clock_ms FROM statekit_events WHERE instance_id = ? "
+            "AND clock_ms IS NOT NULL ORDER BY sequence DESC LIMIT 1",
+            (instance_id,),
+        ).fetchone()
+        return None if row is None else int(row[0])
+
     # ---- rejections --------------------------------------------------------------------
     def insert_rejection(self, row: RejectionRow) -> None:
         """Audit a rejection or a history conflict (`row.id` is ignored: the database
