@@ -16,6 +16,7 @@ from statekit.cli.runner_commands import compiled_chart, open_cli_reader, write_
 from statekit.runner.errors import RunnerError
 from statekit.runner.loop_parking import parked_timers
 from statekit.runner.runner import wall_clock_ms
+from statekit.runner.store.rows import InstanceChart
 from statekit.runner.timers import row_data
 
 
@@ -48,7 +49,7 @@ def timers_command(
                 rows = [row for i in dict.fromkeys(instances) for row in store.timers(i)]
             else:
                 rows = store.timers()
-            charts = {c.instance_id: c.chart_name for c in store.instance_charts()}
+            charts = {c.instance_id: c for c in store.instance_charts()}
             parked = parked_timers(store)
         now_ms = wall_clock_ms()
     except RunnerError as exc:
@@ -56,35 +57,54 @@ def timers_command(
     finally:
         store.close()
     if names:
-        rows = [row for row in rows if charts.get(row.instance_id) in names]
-        parked = [p for p in parked if charts.get(p.instance_id) in names]
+        rows = [row for row in rows if _chart_name(charts.get(row.instance_id)) in names]
+        parked = [p for p in parked if _chart_name(charts.get(p.instance_id)) in names]
     if instances:
         parked = [p for p in parked if p.instance_id in instances]
     for row in rows:
-        data = {"chart": charts.get(row.instance_id), **row_data(row, now_ms)}
+        chart = charts.get(row.instance_id)
+        data = {**_chart_data(chart), **row_data(row, now_ms)}
         if output_format == "json":
             write_line(sys.stdout, data)
             continue
         if "paused_ms" in data:
             left = _in(data["paused_ms"]).removeprefix("in ").removeprefix("overdue by ")
             when = f"paused, {left} left" if data["paused_ms"] >= 0 else f"paused, {left} overdue"
-            echo_text(f"{data['instance']}  {data['chart']}  {data['timer']}  {when}")
+            echo_text(f"{data['instance']}  {_chart_text(chart)}  {data['timer']}  {when}")
             continue
         echo_text(
-            f"{data['instance']}  {data['chart']}  {data['timer']}  due {_when(data['due_ms'])}  "
+            f"{data['instance']}  {_chart_text(chart)}  {data['timer']}  "
+            f"due {_when(data['due_ms'])}  "
             f"{_in(data['in_ms'])}"
         )
     for each in parked:
         chart = charts.get(each.instance_id)
         if output_format == "json":
-            write_line(sys.stdout, {"chart": chart, **each.to_data()})
+            write_line(sys.stdout, {**_chart_data(chart), **each.to_data()})
             continue
         echo_text(
-            f"{each.instance_id}  {chart}  {each.timer_id}  parked {each.reason}: {each.message}"
+            f"{each.instance_id}  {_chart_text(chart)}  {each.timer_id}  "
+            f"parked {each.reason}: {each.message}"
         )
     if output_format == "text":
         more = f", {len(parked)} parked" if parked else ""
         click.echo(f"{len(rows)} timer(s) armed{more}", err=True)
+
+
+def _chart_name(chart: InstanceChart | None) -> str | None:
+    return chart.chart_name if chart is not None else None
+
+
+def _chart_data(chart: InstanceChart | None) -> dict[str, object]:
+    """The JSON fields naming an instance's chart: its name and version (null: no instance)."""
+    if chart is None:
+        return {"chart": None, "chart_version": None}
+    return {"chart": chart.chart_name, "chart_version": chart.chart_version}
+
+
+def _chart_text(chart: InstanceChart | None) -> str:
+    """`ticket v2`: the chart an instance runs on, versions told apart."""
+    return f"{chart.chart_name} v{chart.chart_version}" if chart is not None else "None"
 
 
 def _when(due_ms: Any) -> str:

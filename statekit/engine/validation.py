@@ -92,7 +92,15 @@ def _problem(decl: FieldDecl, value: Any) -> str:
         got = "a non-finite number"
     elif value.__class__ is int and not INT_MIN <= value <= INT_MAX:
         got = "an integer beyond 64 bits"
+    elif decl.type.enum and value.__class__ is type(decl.type.enum[0]):
+        got = _shown(value)  # the right kind, but not one of the values: show which
     return f"field '{decl.name}': expected {decl.type.describe()}, got {got}"
+
+
+def _shown(value: object) -> str:
+    """A value as a message quotes it, cut to a readable length."""
+    text = f"'{value}'" if isinstance(value, str) else str(value)
+    return text if len(text) <= 42 else f"{text[:38]}...' ({len(text) - 2} characters)"
 
 
 class PayloadValidator:

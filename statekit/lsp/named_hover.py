@@ -8,6 +8,7 @@ from statekit.compiler.markdown_text import markdown_code as code
 from statekit.compiler.markdown_text import markdown_text
 from statekit.compiler.model.declarations import mapping_items
 from statekit.compiler.model.declarations import text as scalar_text
+from statekit.compiler.model.timers import format_delay
 from statekit.compiler.source.nodes import MappingNode, ScalarNode
 from statekit.lsp.document import ChartDocument
 from statekit.lsp.names import Declaration
@@ -49,18 +50,25 @@ def describe_table(doc: ChartDocument, decl: Declaration) -> str:
 
 
 def _compiled(table: LookupTable) -> str:
-    value = "duration (ms)" if table.duration else table.value.describe()
+    value = "duration" if table.duration else table.value.describe()
     lines = [
         f"**table** {code('tables.' + table.name)}: "
         f"{markdown_text(table.key_text())} → {markdown_text(value)}"
     ]
     entries = list(table.entries.items())
     for key, entry in entries[:MAX_SHOWN_ENTRIES]:
-        lines.append(f"- {code(shown_key(key))}: {code(shown_key(entry))}")
+        lines.append(f"- {code(shown_key(key))}: {code(_shown_entry(table, entry))}")
     if len(entries) > MAX_SHOWN_ENTRIES:
         lines.append(f"- … {len(entries) - MAX_SHOWN_ENTRIES} more")
     if table.has_default:
-        lines.append(f"default: {code(shown_key(table.default))}")
+        lines.append(f"default: {code(_shown_entry(table, table.default))}")
     if table.description:
         lines += ["", markdown_text(table.description)]
     return "\n".join(lines)
+
+
+def _shown_entry(table: LookupTable, entry: object) -> str:
+    """An entry as written: a duration table's milliseconds as a delay literal (`3d`)."""
+    if table.duration and type(entry) is int and entry >= 0:
+        return format_delay(entry)
+    return shown_key(entry)

@@ -186,7 +186,7 @@ def test_timers_filters_by_chart_and_instance_and_shows_the_chart(
     lease = write_chart(LEASE, tmp_path / "charts", "lease")
     counter = write_chart(COUNTER, tmp_path / "others", "counter")
     everything = statekit("timers", "--db", store_url)
-    assert everything.stdout.splitlines()[0].startswith("l  lease  reminder  due ")
+    assert everything.stdout.splitlines()[0].startswith("l  lease v1  reminder  due ")
     by_chart = statekit(
         "timers", "--db", store_url, "--chart", str(lease.parent), "--format", "json"
     )

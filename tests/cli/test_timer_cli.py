@@ -104,7 +104,7 @@ def test_timers_lists_the_armed_timers(store_url: str) -> None:
     started(store_url, "a")
     text = statekit("timers", "--db", store_url)
     assert text.returncode == 0, text.stderr
-    assert "a  lease  reminder  due 1970-01-01T00:16:50.000Z  overdue by" in text.stdout
+    assert "a  lease v1  reminder  due 1970-01-01T00:16:50.000Z  overdue by" in text.stdout
     assert "2 timer(s) armed" in text.stderr
     listed = statekit("timers", "--db", store_url, "--format", "json")
     rows = [json.loads(line) for line in listed.stdout.splitlines()]
@@ -113,6 +113,34 @@ def test_timers_lists_the_armed_timers(store_url: str) -> None:
         ("a", "after(30s)@running", PAST + 30_000),
     ]
     assert all(r["in_ms"] < 0 for r in rows)
+
+
+def test_timers_tells_the_versions_of_a_charts_instances_apart(
+    store_url: str, tmp_path: Path
+) -> None:
+    started(store_url, "a").store.close()
+    v2 = LEASE.replace("version: 1\n", "version: 2\n")
+    runner = Runner(chart_from(v2), open_store(store_url), clock=lambda: PAST)
+    runner.create("b")
+    runner.apply("b", "b-start", "Start")
+    runner.store.close()
+    chart = str(write_chart(v2, tmp_path, "lease"))
+    text = statekit("timers", "--db", store_url, "--chart", chart)
+    assert text.returncode == 0, text.stderr
+    assert sorted(line.split("  ")[:3] for line in text.stdout.splitlines()) == [
+        ["a", "lease v1", "after(30s)@running"],
+        ["a", "lease v1", "reminder"],
+        ["b", "lease v2", "after(30s)@running"],
+        ["b", "lease v2", "reminder"],
+    ]
+    listed = statekit("timers", "--db", store_url, "--chart", chart, "--format", "json")
+    rows = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert sorted((r["instance"], r["chart"], r["chart_version"]) for r in rows) == [
+        ("a", "lease", 1),
+        ("a", "lease", 1),
+        ("b", "lease", 2),
+        ("b", "lease", 2),
+    ]
 
 
 @pytest.mark.parametrize(

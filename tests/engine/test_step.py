@@ -195,7 +195,12 @@ VALID = {"n": 1, "x": 2.5, "who": "user"}
         ({**VALID, "x": math.nan}, "got a non-finite number"),
         ({**VALID, "x": math.inf}, "got a non-finite number"),
         ({**VALID, "n": 2**63}, "got an integer beyond 64 bits"),
-        ({**VALID, "who": "admin"}, "expected one of 'user', 'support'"),
+        ({**VALID, "who": "admin"}, "field 'who': expected one of 'user', 'support', got 'admin'"),
+        (
+            {**VALID, "who": "x" * 100},
+            "got 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (100 characters)",
+        ),
+        ({**VALID, "who": 3}, "field 'who': expected one of 'user', 'support', got integer"),
         ({**VALID, "flag": None}, "expected boolean, got null"),
         ([1, 2], "must be a mapping"),
     ],

@@ -128,6 +128,25 @@ def test_hover_on_a_table_read_shows_its_entries(editor: Editor, uri: str) -> No
     assert "`'billing'`: `'finance'`" in text and "default: `'support'`" in text
 
 
+def test_hover_on_a_duration_table_shows_its_entries_as_durations(editor: Editor, uri: str) -> None:
+    text = CHART.replace(
+        "initial: open\n",
+        "  sla:\n    key: string\n    value: duration\n"
+        "    entries: {low: 3d, normal: 1d12h}\n    default: 90m\n"
+        "initial: open\n",
+    ).replace(
+        "    on:\n      FAIL:",
+        '    after: [{delay: "tables.sla[ctx.queue]", to: closed}]\n    on:\n      FAIL:',
+    )
+    opened = editor.open(Path(uri.removeprefix("file://")).with_name("durations.yaml"), text)
+    assert editor.published(opened, 1) == []
+    hovered = editor.request("textDocument/hover", opened, position=_find(text, "tables.sl"))
+    editor.close_document(opened)
+    shown = hovered["contents"]["value"]
+    assert "**table** `tables.sla`: string → duration" in shown, shown
+    assert "- `'low'`: `3d`\n- `'normal'`: `1d12h`\ndefault: `1h30m`" in shown, shown
+
+
 def test_definition_of_a_use_is_its_declaration(editor: Editor, uri: str) -> None:
     found = editor.request("textDocument/definition", uri, position=_find(CHART, 'limit: "l', 10))
     assert found[0]["range"]["start"] == _find(CHART, "  limit:", 2)

@@ -97,7 +97,8 @@ def test_the_server_reports_what_the_compiler_does_for_relative_targets(
             "unknown-state",
             "'.nothing' from 'resolution.waiting.customer' names "
             "'resolution.waiting.customer.nothing', which is not a state\n"
-            "'.name' is a child of the state, '^name' a sibling, '^^name' its parent's",
+            "'.name' names a child of the state, '^name' a sibling, and '^^name' a sibling "
+            "of its parent.",
         )
     ]
     version = editor.replace(uri, FIXED)

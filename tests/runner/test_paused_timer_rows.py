@@ -82,10 +82,11 @@ def test_a_paused_timer_row_never_comes_due_and_is_listed_as_paused(
     )
     assert (worker.returncode, worker.stdout) == (0, ""), worker.stderr
     listed = statekit_cli("timers", "--db", store_url)
-    assert listed.stdout == "o-1  hold  after(sla)@open  paused, 6s left\n", listed.stderr
+    assert listed.stdout == "o-1  hold v1  after(sla)@open  paused, 6s left\n", listed.stderr
     (line,) = statekit_cli("timers", "--db", store_url, "--format", "json").stdout.splitlines()
     assert json.loads(line) == {
         "chart": "hold",
+        "chart_version": 1,
         "instance": "o-1",
         "timer": SLA,
         "event": SLA,

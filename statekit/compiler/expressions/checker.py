@@ -238,5 +238,14 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
 
 
 def _did_you_mean(name: str, known: Mapping[str, object]) -> tuple[str, ...]:
-    close = difflib.get_close_matches(name, list(known), n=1)
+    close = (
+        difflib.get_close_matches(name, list(known), n=1)
+        or sorted(known_name for known_name in known if _shares_a_word(name, known_name))[:1]
+    )
     return (f"did you mean '{close[0]}'?",) if close else ()
+
+
+def _shares_a_word(name: str, known: str) -> bool:
+    """`budget` and `sla_budget`: one name is a whole `_`-separated word run of the other."""
+    short, long = sorted((name.lower(), known.lower()), key=len)
+    return len(short) >= 3 and f"_{short}_" in f"_{long}_"

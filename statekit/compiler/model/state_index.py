@@ -16,6 +16,10 @@ from statekit.compiler.model.relative_refs import (
 )
 from statekit.compiler.rules import ambiguous_state, unknown_state
 
+RELATIVE_FORMS = (
+    "'.name' names a child of the state, '^name' a sibling, and '^^name' a sibling of its parent."
+)
+
 
 class StateIndex:
     """Every dotted suffix of every state path, for resolving references."""
@@ -70,8 +74,16 @@ class StateIndex:
             severity=Severity.ERROR,
             message=message,
             span=span,
-            notes=("'.name' is a child of the state, '^name' a sibling, '^^name' its parent's",),
+            notes=(*self._relative_guesses(rest, source), RELATIVE_FORMS),
         )
+
+    def _relative_guesses(self, rest: str, source: str) -> tuple[str, ...]:
+        """`did you mean` the relative form of each state whose path ends with `rest`."""
+        found = sorted(self._paths[s] for s in self._by_suffix.get(rest, []))
+        if not found:
+            return ()
+        forms = " or ".join(f"'{relative_form(p, source)}' ({p})" for p in found)
+        return (f"did you mean {forms}?",)
 
     def _global(self, ref: str, span: SourceSpan, source: str | None) -> int | Diagnostic:
         found = self._by_suffix.get(ref, [])

@@ -129,11 +129,15 @@ class InstanceQueries(SqlAccess):
         return [r[0] for r in rows.fetchall()]
 
     def instance_charts(self) -> list[InstanceChart]:
-        """Every instance with the name of its chart, sorted by instance ID."""
+        """Every instance with the name and version of its chart, sorted by instance ID."""
         rows = self.execute(
-            "SELECT instance_id, chart_name FROM statekit_instances ORDER BY instance_id"
+            "SELECT instance_id, chart_name, chart_version FROM statekit_instances "
+            "ORDER BY instance_id"
         )
-        return [InstanceChart(instance_id=r[0], chart_name=r[1]) for r in rows.fetchall()]
+        return [
+            InstanceChart(instance_id=r[0], chart_name=r[1], chart_version=r[2])
+            for r in rows.fetchall()
+        ]
 
 
 def instance_row(row: Sequence[Any], recorded: Sequence[Any] | None) -> InstanceRow:

@@ -108,10 +108,11 @@ class InstanceRow:
 
 @dataclass(frozen=True, slots=True)
 class InstanceChart:
-    """An instance ID with the name of the chart it runs on."""
+    """An instance ID with the name and version of the chart it runs on."""
 
     instance_id: str
     chart_name: str
+    chart_version: int
 
 
 @dataclass(frozen=True, slots=True)

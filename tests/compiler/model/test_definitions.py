@@ -192,6 +192,30 @@ def test_an_unknown_name_suggests_a_definition() -> None:
     assert error.slug == "expression-unsafe" and "did you mean 'overdue'?" in error.notes
 
 
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [
+        ("overdeu", "overdue"),
+        ("budget", "resolution_budget"),
+        ("first_response", "first_response_sla"),
+    ],
+)
+def test_an_unknown_name_sharing_a_word_with_a_definition_suggests_it(
+    written: str, meant: str
+) -> None:
+    definitions = DEFINITIONS + "  resolution_budget: 5\n  first_response_sla: 6\n"
+    uses = {**DEFINED, "guard": f"{written} > 1"}
+    result = compile_source(_source(uses, definitions), "chart.yaml")
+    (error,) = result.errors
+    assert error.notes == (f"did you mean '{meant}'?",)
+
+
+def test_an_unknown_name_like_no_definition_gets_the_quotes_hint() -> None:
+    result = compile_source(_source({**DEFINED, "guard": "budget"}), "chart.yaml")
+    (error,) = result.errors
+    assert error.notes == ("a string literal needs quotes inside the expression: \"'budget'\"",)
+
+
 def test_a_definition_may_shadow_no_field_but_reads_fields_by_ctx() -> None:
     chart = _chart(
         {**DEFINED, "invariant": "retries <= 1000000"}, DEFINITIONS + '  retries: "ctx.retries"\n'

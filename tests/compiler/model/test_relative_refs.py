@@ -230,3 +230,63 @@ def test_a_state_name_cannot_start_with_a_caret(name: str) -> None:
     )
     assert "not starting with '*' or '^'" in d.message
     assert d.span.line == 5
+
+
+TRIAL_TICKET = """
+statechart: ticket
+events: {ASK_CUSTOMER: {}, CUSTOMER_REPLIED: {}, SOLVED: {}}
+initial: open
+states:
+  breached: {final: true}
+  solved: {final: true}
+  open:
+    parallel: true
+    on: {SOLVED: solved}
+    states:
+      first_response:
+        initial: pending
+        states:
+          pending: {}
+      resolution:
+        initial: working
+        after: [{id: sla, delay: 1d, to: BREACH}]
+        states:
+          working:
+            on: {ASK_CUSTOMER: WAIT}
+          waiting:
+            on: {CUSTOMER_REPLIED: working}
+"""
+
+
+@pytest.mark.parametrize(
+    ("breach", "wait", "hint"),
+    [
+        ("^breached", "waiting", "did you mean '^^breached' (breached)?"),
+        ("breached", ".waiting", "did you mean '^waiting' (open.resolution.waiting)?"),
+        ("breached", "^^waiting", "did you mean '^waiting' (open.resolution.waiting)?"),
+        (
+            "^pending",
+            "waiting",
+            "did you mean '^first_response.pending' (open.first_response.pending)?",
+        ),
+    ],
+)
+def test_a_relative_form_that_names_nothing_suggests_the_form_that_reaches_the_state(
+    breach: str, wait: str, hint: str
+) -> None:
+    text = TRIAL_TICKET.replace("BREACH", f"'{breach}'").replace("WAIT", f"'{wait}'")
+    d = only(compile_text(text), "unknown-state")
+    assert d.notes == (
+        hint,
+        "'.name' names a child of the state, '^name' a sibling, and '^^name' a sibling of its"
+        " parent.",
+    )
+
+
+def test_a_relative_form_naming_no_state_anywhere_gets_only_the_sentence_on_forms() -> None:
+    text = TRIAL_TICKET.replace("BREACH", "'^nowhere'").replace("WAIT", "waiting")
+    d = only(compile_text(text), "unknown-state")
+    assert d.notes == (
+        "'.name' names a child of the state, '^name' a sibling, and '^^name' a sibling of its"
+        " parent.",
+    )
