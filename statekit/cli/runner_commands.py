@@ -45,6 +45,7 @@ from statekit.engine.chart import Chart, StartError
 from statekit.engine.result import INVALID_PAYLOAD, UNKNOWN_EVENT, Status
 from statekit.runner.clock_readings import LastReading, last_reading
 from statekit.runner.errors import (
+    CorruptRowError,
     RunnerError,
     StoreFailure,
     StoreUnavailableError,
@@ -208,7 +209,10 @@ class _Run:
                 runner = self.runner
                 if isinstance(runner, ShardedRunner):
                     runner = runner.runner_for(instance)
-                readings[instance] = last_reading(runner, instance)
+                try:
+                    readings[instance] = last_reading(runner, instance)
+                except CorruptRowError:  # applying the line reports the damage, as before
+                    readings[instance] = None
             last = readings[instance]
             if last is not None and now < last.clock_ms:
                 late[line.number] = (

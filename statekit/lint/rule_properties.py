@@ -19,6 +19,7 @@ from types import MappingProxyType
 from statekit.compiler.diagnostics import Severity
 from statekit.compiler.rules import (
     ambiguous_state,
+    definition_cycle,
     duplicate_key,
     expression_syntax,
     expression_type,
@@ -28,6 +29,7 @@ from statekit.compiler.rules import (
     invalid_migration,
     invalid_target,
     schema,
+    table_incomplete,
     unknown_event,
     unknown_guard,
     unknown_state,
@@ -99,6 +101,8 @@ RULE_PROPERTIES: Mapping[str, RuleProperties] = MappingProxyType(
         expression_syntax.SLUG: _EXPRESSION,
         expression_unsafe.SLUG: _EXPRESSION,
         expression_type.SLUG: _EXPRESSION,
+        definition_cycle.SLUG: _EXPRESSION,
+        table_incomplete.SLUG: RuleProperties("very-high", ("correctness", "completeness")),
         final_has_transitions.SLUG: RuleProperties("very-high", ("correctness",)),
         unused_event.SLUG: RuleProperties("very-high", ("maintainability", "unused-code")),
         unused_guard.SLUG: RuleProperties("very-high", ("maintainability", "unused-code")),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from statekit.runner.retrying import healing
 from statekit.runner.runner import Runner
 
 
@@ -22,9 +23,11 @@ class LastReading:
     clock_ms: int
 
 
+@healing()
 def last_reading(runner: Runner, instance_id: str) -> LastReading | None:
     """The clock reading of `instance_id`'s last recorded event (its start's when no event
-    records one); None when the instance is not stored or recorded no reading."""
+    records one); None when the instance is not stored or recorded no reading. Read again
+    after a lost connection, as the runner's own reads are (`statekit.runner.retrying`)."""
     store = runner.store
     with store.read():
         row = store.instance(instance_id)
