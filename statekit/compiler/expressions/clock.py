@@ -6,7 +6,7 @@ but a context variable (`contextvars`: per thread and per asyncio task) that the
 engine sets for the duration of a step of a chart that reads `now`
 (`statekit.engine.clock_steps`). Charts that never read `now` never set it and pay
 nothing; the step stays a function of its inputs, since the value is the step's
-`now_ms` argument. bench/engine_bench.py measures the figure (see docs/semantics.md).
+`now_ms` argument. bench/clock_steps.py measures what it costs (see docs/semantics.md).
 
 `now` read where no reading was set raises `NoClockReading` (the engine then
 answers the step REJECTED `CLOCK_REQUIRED`, nothing changed).
