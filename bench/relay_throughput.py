@@ -36,6 +36,7 @@ from pathlib import Path
 
 import nats
 
+from bench.runner_throughput import COUNTER
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
 from statekit.relay import Relay
@@ -50,22 +51,6 @@ from statekit.testing.postgres_server import ThrowawayPostgres
 RUNS = 5
 INSTANCES = 20
 BATCH = 32
-COUNTER = """
-statechart: counter
-version: 1
-context:
-  total: {type: integer, default: 0}
-events:
-  Incr: {by: integer}
-initial: open
-states:
-  open:
-    on:
-      Incr:
-        do:
-          - assign: {total: ctx.total + event.by}
-          - emit: {type: Counted, payload: {total: ctx.total}}
-"""
 _names = itertools.count(1)
 
 
