@@ -50,9 +50,7 @@ class App:
         if kind in ("core", "orm"):
             self.engine = create_engine(sqlalchemy_url(url))
             Base.metadata.create_all(self.engine)
-            self.conn: Any = (
-                Session(self.engine) if kind == "orm" else self.engine.connect()
-            )
+            self.conn: Any = Session(self.engine) if kind == "orm" else self.engine.connect()
             return
         if kind.startswith("sqlite3"):
             path = url[len("sqlite:///") :]
