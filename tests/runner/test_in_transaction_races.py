@@ -110,3 +110,25 @@ def test_a_serialization_failure_is_a_retryable_statekit_error(
     assert (outcome.status, outcome.version) == (OutcomeStatus.ALREADY_APPLIED, 2)
     assert [e.event_id for e in runner.history("c1")] == ["elsewhere", "e1"]
     app.close()
+
+
+def test_a_lost_connection_is_a_statekit_error(pg_url: str) -> None:
+    runner = Runner(chart_from(COUNTER), open_store(pg_url))
+    runner.create("c1")
+    app = psycopg.connect(pg_url)
+    app.execute("SELECT 1").fetchone()
+    with psycopg.connect(pg_url, autocommit=True) as admin:  # the server ends the session
+        admin.execute("SELECT pg_terminate_backend(%s)", (app.info.backend_pid,))
+    with pytest.raises(TransactionAbortedError) as caught, runner.in_transaction(app) as tx:
+        tx.apply("c1", "e1", "Incr", {"by": 1})
+    assert caught.value.retryable
+    assert "terminating connection" in str(caught.value)
+    app.close()
+    inside = psycopg.connect(pg_url)  # lost between the block's checks and its call
+    with runner.in_transaction(inside) as tx:
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (inside.info.backend_pid,))
+        with pytest.raises(TransactionAbortedError, match="terminating connection"):
+            tx.apply("c1", "e1", "Incr", {"by": 1})
+    assert runner.load("c1").version == 0
+    inside.close()
