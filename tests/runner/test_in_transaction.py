@@ -27,7 +27,7 @@ from statekit.runner.errors import (
     UnknownInstanceError,
     UnsupportedConnectionError,
 )
-from statekit.runner.outcome import OutcomeStatus
+from statekit.runner.outcome import Outcome, OutcomeStatus
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.store.hold_points import COMMIT
@@ -67,13 +67,19 @@ def test_a_commit_keeps_the_order_and_the_event_together(case: tuple[Runner, App
         tx.create("c1")
         first = tx.apply("c1", "e1", "Incr", {"by": 2}, expected_version=0)
         [batch] = tx.apply_batch("c1", [Command("e2", "Incr", {"by": 3})])
-        assert tx.load("c1").version == 2  # the transaction sees its own writes
+        tx.create("c2")
+        many = tx.apply_many(
+            [("c1", Command("e3", "Incr", {"by": 4})), ("c2", Command("e4", "Incr", {"by": 5}))]
+        )
+        assert tx.load("c1").version == 3  # the transaction sees its own writes
     app.commit()
     assert (first.status, first.version, batch.version) == (OutcomeStatus.APPLIED, 1, 2)
+    assert [item.version if isinstance(item, Outcome) else item for item in many] == [3, 1]
     assert orders(app.url) == {"o1"}
-    assert runner.load("c1").state.context["total"] == 5
-    assert [e.event_id for e in runner.history("c1")] == ["e1", "e2"]
-    assert _rows(runner, "statekit_outbox", "c1") == 2
+    assert runner.load("c1").state.context["total"] == 9
+    assert [e.event_id for e in runner.history("c1")] == ["e1", "e2", "e3"]
+    assert _rows(runner, "statekit_outbox", "c1") == 3
+    assert runner.load("c2").version == 1
 
 
 def test_a_rollback_leaves_neither(case: tuple[Runner, App]) -> None:
