@@ -22,6 +22,7 @@ from sqlalchemy import create_engine
 from statekit.runner.errors import (
     NoStoreError,
     NotInTransactionError,
+    StoreBusyError,
     StoreMismatchError,
     TransactionAbortedError,
     UnknownInstanceError,
@@ -272,8 +273,8 @@ def test_a_deferred_sqlite_transaction_that_cannot_write_is_retryable(tmp_path: 
     app.execute("SELECT COUNT(*) FROM statekit_instances").fetchone()  # its snapshot
     runner.apply("c1", "elsewhere", "Incr", {"by": 1})  # another connection commits
     with (
-        runner.in_transaction(app) as tx,
         pytest.raises(TransactionAbortedError, match="BEGIN IMMEDIATE") as caught,
+        runner.in_transaction(app) as tx,
     ):
         tx.apply("c1", "e1", "Incr", {"by": 1})
     assert caught.value.retryable
@@ -283,6 +284,23 @@ def test_a_deferred_sqlite_transaction_that_cannot_write_is_retryable(tmp_path: 
         assert tx.apply("c1", "e1", "Incr", {"by": 1}).version == 2
     app.execute("COMMIT")
     assert runner.load("c1").version == 2
+
+
+def test_a_deferred_sqlite_transaction_that_has_read_nothing_waits_for_the_lock(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "a.db"
+    runner = Runner(chart_from(COUNTER), open_store(f"sqlite:///{path}"))
+    runner.create("c1")
+    app = sqlite3.connect(path, isolation_level=None, timeout=5)
+    other = Runner(chart_from(COUNTER), open_store(f"sqlite:///{path}?busy_timeout=0.05"))
+    app.execute("BEGIN")  # deferred, nothing read: the block takes the lock before reading
+    with runner.in_transaction(app) as tx:
+        with pytest.raises(StoreBusyError):  # so no other writer can commit in between
+            other.apply("c1", "elsewhere", "Incr", {"by": 1})
+        assert tx.apply("c1", "e1", "Incr", {"by": 1}).version == 1
+    app.execute("COMMIT")
+    assert runner.load("c1").version == 1
 
 
 def test_a_dict_row_factory_is_no_matter(tmp_path: Path, pg_url: str) -> None:
