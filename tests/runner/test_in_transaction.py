@@ -319,3 +319,23 @@ def test_a_dict_row_factory_is_no_matter(tmp_path: Path, pg_url: str) -> None:
         assert tx.apply("c1", "e1", "Incr", {"by": 1}).version == 1
     conn2.commit()
     assert lite.load("c1").version == 1
+
+
+@pytest.mark.parametrize("commit", [True, False], ids=["commit", "rollback"])
+def test_a_sqlalchemy_connection_not_yet_begun_is_begun_as_sqlalchemy_would(
+    tmp_path: Path, commit: bool
+) -> None:
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    runner = Runner(chart_from(COUNTER), open_store(url))
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        assert not conn.in_transaction()
+        with runner.in_transaction(conn) as tx:
+            tx.create("c1")
+        assert conn.in_transaction()  # SQLAlchemy's transaction, ended by its commit()
+        if commit:
+            conn.commit()
+        else:
+            conn.rollback()
+    engine.dispose()
+    assert (runner.store.instance("c1") is not None) == commit
