@@ -100,3 +100,31 @@ class StoreUnavailableError(StoreFailure):
     """The database server could not be reached (refused, lost, starting, full) for longer
     than the store URL's `retry_for`; the message says what failed and what to do. A
     transaction interrupted by it was not committed, or its outcome was resolved first."""
+
+
+class UnsupportedConnectionError(RunnerError, TypeError):
+    """`Runner.in_transaction` was given something it cannot write in: not a `sqlite3`,
+    psycopg 3 or SQLAlchemy connection (or ORM session), or one over another driver."""
+
+
+class NotInTransactionError(RunnerError):
+    """The application's connection given to `Runner.in_transaction` is not in a
+    transaction that statekit's rows could join (autocommit with none open, or one that
+    failed): they would commit on their own. Nothing was written."""
+
+
+class StoreMismatchError(RunnerError):
+    """The application's connection is to a database that is not the runner's store (it
+    does not hold the runner's chart): open the `Runner` over a store at that database."""
+
+
+class TransactionAbortedError(RunnerError):
+    """The application's transaction that `Runner.in_transaction` wrote in cannot commit
+    any more: the server rolled it back in a conflict (a serialization failure, a
+    deadlock), the connection was lost, or a deferred SQLite transaction cannot take the
+    write lock. Nothing of it will commit: roll it back and, when `retryable`, run the
+    whole transaction again."""
+
+    def __init__(self, message: str, *, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.retryable = retryable

@@ -40,6 +40,10 @@ each call just before it sends its COMMIT (one attribute store) and cleared when
 call starts. The retries end when the store's `retry_for` has passed since the
 first failure (the store waits for the server within it too, when reconnecting):
 then `StoreUnavailableError`, saying when the outcome of the last commit is unknown.
+A runner writing in the application's transaction (`Runner.in_transaction`, its store
+`borrowed`) retries nothing: the transaction is the application's to run again, so an
+interruption raises `TransactionAbortedError`; each of its calls is one savepoint.
+
 On SQLite nothing raises these errors (see `connection_policy`): the wrapper only
 passes the call through.
 
@@ -59,8 +63,8 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
-from statekit.runner.errors import StoreUnavailableError
-from statekit.runner.row_cache import RowCache
+from statekit.runner.errors import StoreUnavailableError, TransactionAbortedError
+from statekit.runner.row_cache import ReadFirst, RowCache
 from statekit.runner.store.base import Store
 from statekit.runner.store.connection_policy import CommitUnknown, TransactionInterrupted
 from statekit.runner.store.rows import DecidedRows
@@ -97,6 +101,8 @@ def healing(
         @functools.wraps(method)
         def healed(runner: R, /, *args: P.args, **kwargs: P.kwargs) -> T:
             runner._answer = None
+            if runner.store.borrowed:
+                return _in_application_transaction(runner, lambda: method(runner, *args, **kwargs))
             try:
                 return method(runner, *args, **kwargs)
             except TransactionInterrupted as interrupted:
@@ -138,6 +144,33 @@ def _heal(
             if isinstance(pending, CommitUnknown):
                 raise StoreUnavailableError(f"{away}{_UNKNOWN}") from away
             raise
+
+
+def _in_application_transaction(runner: HealingRunner, call: Callable[[], T]) -> T:
+    """A call of a runner writing in the application's transaction
+    (`Runner.in_transaction`): never retried, and all or nothing inside that transaction
+    (one savepoint of the borrowed store around the whole call, as several of its own
+    transactions make one, `fire_due`'s batches); on a failure the rows it remembered
+    are forgotten, since its savepoint was rolled back."""
+    try:
+        with runner.store.write():
+            return call()
+    except TransactionInterrupted as interrupted:
+        runner._rows = ReadFirst()
+        raise aborted(interrupted) from interrupted
+    except BaseException:
+        runner._rows = ReadFirst()
+        raise
+
+
+def aborted(interrupted: TransactionInterrupted) -> TransactionAbortedError:
+    """The error an interruption of the application's transaction (`Runner.in_transaction`)
+    raises: it cannot commit any more, and the whole transaction is the caller's to run
+    again."""
+    return TransactionAbortedError(
+        f"{interrupted}: the application's transaction cannot commit any more; roll it "
+        "back and run the whole transaction again"
+    )
 
 
 _UNKNOWN = (

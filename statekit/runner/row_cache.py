@@ -90,3 +90,16 @@ class RowCache:
             cached = self._rows.get(row.instance_id)
             if cached is not None and cached.row.version == row.version:
                 self._contended.discard(row.instance_id)
+
+
+class ReadFirst(RowCache):
+    """The cache of a runner writing in the application's transaction
+    (`Runner.in_transaction`): it parses states once per text as `RowCache` does, but
+    never offers a row to decide on unread, since a row this block wrote is the stored
+    one only if the application commits. It lives as long as the block."""
+
+    __slots__ = ()
+
+    def writable(self, instance_id: str) -> Cached | None:
+        """None: always read the instance (locked) first."""
+        return None

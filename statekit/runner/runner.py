@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
 from typing import Any
 
 from statekit.compiler.serialize import canonical_json
@@ -59,10 +60,9 @@ from statekit.runner.errors import IdentifierBoundError, InstanceExistsError, Un
 from statekit.runner.evidence import stored_evidence
 from statekit.runner.group_commit import Item
 from statekit.runner.identifier_bounds import chart_problems
+from statekit.runner.in_transaction import in_transaction
 from statekit.runner.instance import Instance, RecordedEvent
-from statekit.runner.migration import (
-    MigrationReport,
-)
+from statekit.runner.migration import MigrationReport
 from statekit.runner.migration_transaction import migrate_instance
 from statekit.runner.outcome import Conflict, Outcome
 from statekit.runner.retrying import healing, resolve_create, resolve_decided, resolve_firing
@@ -70,9 +70,7 @@ from statekit.runner.row_cache import RowCache
 from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
 from statekit.runner.store.base import Store
 from statekit.runner.store.retention_queries import NOTHING_PRUNED, watermarks
-from statekit.runner.store.rows import (
-    InstanceRow,
-)
+from statekit.runner.store.rows import InstanceRow
 from statekit.runner.stored_state import loads, state_columns
 from statekit.runner.timer_firing import TimerKey
 from statekit.runner.timer_parking import park_timer
@@ -381,6 +379,13 @@ class Runner:
         """Replay the whole history and compare it with the stored state, outbox and
         snapshots; report every difference without choosing a side."""
         return verify(self.store, self.charts, instance_id)
+
+    def in_transaction(self, connection: object) -> AbstractContextManager[Runner]:
+        """A context manager yielding this runner writing on the application's `connection`
+        (sqlite3, psycopg 3, SQLAlchemy `Connection` or ORM `Session`), in the transaction
+        the application opened and commits: `create`, `apply` and the rest write there,
+        one savepoint each (see `runner.in_transaction` and docs/transactions.md)."""
+        return in_transaction(self, connection)
 
     # ---- time --------------------------------------------------------------------------
     @healing(resolve_firing)

@@ -40,6 +40,10 @@ class Store(SchemaQueries, InstanceQueries, EventQueries, TimerQueries, MessageQ
     hold: Hold | None = None
     """A test's hold on this store's write transactions (`hold_points`); None outside
     tests."""
+    borrowed = False
+    """Over the application's connection, in its transaction (`Runner.in_transaction`):
+    `write()` is a savepoint in it, and a lost connection or a conflict is never retried
+    (`retrying`), since the transaction is the application's."""
     policy: ConnectionPolicy = DEFAULT_POLICY
     """How long to wait for the database (`connection_policy`, from the URL's query)."""
 

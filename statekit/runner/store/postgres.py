@@ -103,6 +103,8 @@ class PostgresStore(Store):
     # Timer workers lock the instance (the lock every writer of it takes first, so there
     # is one lock order) and pass over instances another worker or writer holds.
     timer_lock_clause = " FOR UPDATE OF i SKIP LOCKED"
+    _end_statement = "COMMIT"
+    """What ends a write transaction sent with its last writes (`write_decided`)."""
 
     def __init__(
         self,
@@ -133,18 +135,8 @@ class PostgresStore(Store):
                 f"{url!r}: PostgreSQL needs psycopg 3 (statekit's `postgres` extra): "
                 f"pip install {POSTGRES_REQUIREMENT!r}"
             ) from exc
-        self._errors = psycopg.Error
         self._psycopg = psycopg
-        self._sql: dict[str, str] = {}
-        self._moves: dict[str, tuple[str, int]] = {}  # `_checked`: an update's form, once
-        self._begin: str | None = None  # a BEGIN not sent yet: it goes with the next statement
-        self._committed = False  # `write_decided(last=True)` committed the open transaction
-        self._broken = False  # the connection was lost: a new one is made before the next use
-        self._written: list[DecidedRows] = []  # what the open transaction wrote (`_interrupted`)
-        # a statement (`%s` placeholders) as a `%` format, with its number of parameters
-        self._templates: dict[str, tuple[int, str]] = {}
-        self._conn = self._connect(opening=True)
-        self._client = psycopg.ClientCursor(self._conn)  # `_send_query`'s statements
+        self._use(psycopg, self._connect(opening=True))
         deadline = self.policy.deadline()
         while True:  # a server restarting as we open: the schema check or migration again
             try:
@@ -161,6 +153,23 @@ class PostgresStore(Store):
             except BaseException:
                 self._conn.close()
                 raise
+
+    def _use(self, psycopg: Any, conn: Any) -> None:
+        """Start the bookkeeping of a store over `conn` (an autocommit connection of its
+        own, or the application's: `borrowed_postgres`)."""
+        self._errors = psycopg.Error
+        self._psycopg = psycopg
+        self._tuples = psycopg.rows.tuple_row  # rows by position, whatever the connection's
+        self._sql: dict[str, str] = {}
+        self._moves: dict[str, tuple[str, int]] = {}  # `_checked`: an update's form, once
+        self._begin: str | None = None  # a BEGIN not sent yet: it goes with the next statement
+        self._committed = False  # `write_decided(last=True)` committed the open transaction
+        self._broken = False  # the connection was lost: a new one is made before the next use
+        self._written: list[DecidedRows] = []  # what the open transaction wrote (`_interrupted`)
+        # a statement (`%s` placeholders) as a `%` format, with its number of parameters
+        self._templates: dict[str, tuple[int, str]] = {}
+        self._conn = conn
+        self._client = psycopg.ClientCursor(conn)  # `_send_query`'s statements
 
     def _connect(self, *, opening: bool = False) -> Any:
         """A new connection (`postgres_connect.connect`)."""
@@ -207,7 +216,7 @@ class PostgresStore(Store):
                 f"{safe_url(self.url)}: the connection was lost earlier in this transaction"
             )
         self._conn = self._connect()
-        self._client = self._psycopg.ClientCursor(self._conn)
+        self._client = self._psycopg.ClientCursor(self._conn, row_factory=self._tuples)
         self._broken = False
 
     def reconnect(self) -> None:
@@ -260,11 +269,12 @@ class PostgresStore(Store):
         self._check_open()
         try:
             if self._begin is None:
-                return self._conn.execute(self._convert(sql), params)
+                cursor = self._conn.cursor(row_factory=self._tuples)
+                return cursor.execute(self._convert(sql), params)
             begin, self._begin = self._begin, None
             # one query of two statements, as `_send_query` sends its writes; the cursor is
             # left on the second one's result
-            cursor = self._psycopg.ClientCursor(self._conn)
+            cursor = self._psycopg.ClientCursor(self._conn, row_factory=self._tuples)
             cursor.execute(f"{begin};\n{self._bound(self._convert(sql), params)}")
         except self._errors as exc:
             lost = self._interrupted(exc, commit=False)
@@ -294,7 +304,7 @@ class PostgresStore(Store):
         record = bound(self._convert(SELECT_RECORDED), (instance_id, event_id))
         begin, self._begin = self._begin, None
         parts = [locked, record] if begin is None else [begin, locked, record]
-        cursor = self._psycopg.ClientCursor(self._conn)
+        cursor = self._psycopg.ClientCursor(self._conn, row_factory=self._tuples)
         try:
             cursor.execute(";\n".join(parts))
         except self._errors as exc:
@@ -369,7 +379,7 @@ class PostgresStore(Store):
         for sql, param_rows in statements:
             parts.extend(bound(sql, params) for params in param_rows)
         if last:
-            parts.append("COMMIT")
+            parts.append(self._end_statement)
         if self._broken:
             self._heal()
         try:

@@ -1,0 +1,85 @@
+"""`Runner.in_transaction(connection)`: the runner writing in the application's transaction.
+
+    with runner.in_transaction(conn) as tx:      # conn: sqlite3, psycopg, SQLAlchemy
+        tx.create("pay-1")
+        tx.apply("pay-1", "evt-1", "START_PAY", {"amount": 2500})
+    conn.commit()                                # the application's commit: all or nothing
+
+The block yields a copy of the runner (its chart, older charts, clock, snapshots,
+timer problems) whose store is the application's connection
+(`store.borrowed.borrowed_store`): every method decides and writes through the one write
+path (`write_path`), and each public call is one savepoint in the application's
+transaction, never retried (`retrying`). The copy never decides on a row it remembers
+(`row_cache.ReadFirst`): the instance is read locked every time, since a row written in
+a transaction the application may roll back is not the stored row until it commits;
+the runner's own cache is not touched, and when this transaction commits, the
+version-guarded update of the runner's next unread write finds its remembered row stale
+(`row_cache`).
+
+On entry the connection is checked once: a driver this block knows, a transaction
+statekit's rows can join, statekit's tables at this statekit's schema version, and the
+runner's chart registered there (else it is not the runner's database:
+`StoreMismatchError`). The asynchronous twin (`statekit.aio`) makes the same checks.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Protocol, TypeVar
+
+from statekit.engine.chart import Chart
+from statekit.runner.chart_versions import ChartSet
+from statekit.runner.errors import StoreMismatchError
+from statekit.runner.row_cache import ReadFirst
+from statekit.runner.store.base import Store
+from statekit.runner.store.borrowed import borrowed_store
+from statekit.runner.write_path import WritePath
+
+
+class Borrowing(Protocol):
+    """What `in_transaction` needs of a `Runner`."""
+
+    chart: Chart
+    charts: ChartSet
+    store: Store
+    _path: WritePath
+
+    def now_ms(self) -> int:
+        """The clock's reading."""
+        ...
+
+
+R = TypeVar("R", bound=Borrowing)
+
+
+@contextmanager
+def in_transaction(runner: R, connection: object) -> Iterator[R]:
+    """A copy of `runner` writing on `connection` in its transaction, for the block (see
+    the module docstring); the copy refuses any use once the block has ended."""
+    store = borrowed_store(connection)
+    store.check_transaction()
+    store.check_schema()
+    chart = runner.chart
+    found = store.execute(
+        "SELECT 1 FROM statekit_charts WHERE digest = ?", (chart.digest,)
+    ).fetchone()
+    if found is None:
+        raise StoreMismatchError(
+            f"{store._display_url()} does not hold chart {chart.name!r} version "
+            f"{chart.version} ({chart.digest}), which the runner registered in its store at "
+            f"{runner.store._display_url()}: the application's connection must be to the "
+            "runner's database"
+        )
+    twin = copy.copy(runner)
+    twin.store = store
+    twin._path = WritePath(
+        store, chart, runner.charts, snapshot_every=runner._path.snapshot_every,
+        now_ms=runner.now_ms,
+    )  # fmt: skip
+    twin._path.rows = ReadFirst()
+    try:
+        yield twin
+    finally:
+        store.end()
