@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from statekit.aio.connection_thread import ConnectionThread
+from statekit.aio.in_transaction import AsyncRunnerInTransaction, in_transaction
 from statekit.engine.chart import Chart
 from statekit.runner.group_commit import Item
 from statekit.runner.instance import Instance, RecordedEvent
@@ -208,6 +210,15 @@ class AsyncRunner:
         """`Runner.verify`."""
         lane = self._lane(instance_id)
         return await lane.thread.run(lane.runner.verify, instance_id)
+
+    def in_transaction(self, conn: Any) -> AbstractAsyncContextManager[AsyncRunnerInTransaction]:
+        """`Runner.in_transaction`, awaited: an `async with` block whose calls write on
+        `conn` (a `psycopg.AsyncConnection`, or an aiosqlite connection opened with
+        `check_same_thread=False`) in the application's transaction, which commits or
+        rolls back statekit's rows with its own (`statekit.aio.in_transaction`). Its
+        calls run on the first connection's thread."""
+        lane = self._first()
+        return in_transaction(lane.runner, lane.thread, conn)
 
     # ---- time --------------------------------------------------------------------------
     async def fire_due(self, now_ms: int | None = None, limit: int = 1000) -> list[Outcome]:

@@ -1,0 +1,154 @@
+"""`AsyncRunner.in_transaction(conn)`: the sync `Runner.in_transaction` block, awaited, on
+the application's async connection.
+
+    async with conn.transaction():                       # psycopg.AsyncConnection
+        await conn.execute("INSERT INTO orders …")
+        async with runner.in_transaction(conn) as tx:
+            await tx.apply("order-1", "evt-1", "OrderPlaced", {"total": 2500})
+    # committed together, or neither
+
+The block is the sync one (`statekit.runner.in_transaction`: its checks, savepoints,
+decisions, statements and errors), run on the runner's first connection's thread
+(`ConnectionThread`), with the application's connection seen as the sync driver's:
+
+- a `psycopg.AsyncConnection` is given to the sync block as a `psycopg.Connection` over
+  the same libpq session (`_psycopg_view`): one session, one transaction, whichever
+  object sends the statements. Each call holds the async connection's lock, so a task
+  that uses the connection meanwhile waits for the call instead of interleaving with it;
+- an aiosqlite connection is given as the `sqlite3.Connection` it wraps, which the
+  runner's thread uses while the caller awaits the call; so it must be opened with
+  `check_same_thread=False` (`aiosqlite.connect(path, check_same_thread=False)`),
+  else the block refuses it (`TypeError`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, TypeVar
+
+from statekit.aio.connection_thread import ConnectionThread
+from statekit.runner.group_commit import Item
+from statekit.runner.instance import Instance, RecordedEvent
+from statekit.runner.outcome import Conflict, Outcome
+from statekit.runner.runner import Runner
+from statekit.runner.transaction import Command
+
+T = TypeVar("T")
+
+
+class AsyncRunnerInTransaction:
+    """What `AsyncRunner.in_transaction` yields: the sync block's methods, awaited; each
+    writes in the application's transaction (docs/transactions.md)."""
+
+    __slots__ = ("_call", "_twin")
+
+    def __init__(self, twin: Runner, call: Callable[..., Any]) -> None:
+        self._twin, self._call = twin, call
+
+    async def create(
+        self, instance_id: str, context: Mapping[str, Any] | None = None, *, exist_ok: bool = False
+    ) -> Instance:
+        """`Runner.create` in the application's transaction."""
+        result: Instance = await self._call(
+            self._twin.create, instance_id, context, exist_ok=exist_ok
+        )
+        return result
+
+    async def apply(
+        self,
+        instance_id: str,
+        event_id: str,
+        type: str,
+        payload: Mapping[str, Any] | None = None,
+        expected_version: int | None = None,
+        sequence: int | None = None,
+        *,
+        after_conflict: Conflict | None = None,
+    ) -> Outcome:
+        """`Runner.apply` in the application's transaction."""
+        result: Outcome = await self._call(
+            self._twin.apply, instance_id, event_id, type, payload, expected_version, sequence,
+            after_conflict=after_conflict,
+        )  # fmt: skip
+        return result
+
+    async def apply_batch(self, instance_id: str, commands: Iterable[Command]) -> list[Outcome]:
+        """`Runner.apply_batch` in the application's transaction."""
+        result: list[Outcome] = await self._call(
+            self._twin.apply_batch, instance_id, list(commands)
+        )
+        return result
+
+    async def apply_many(self, commands: Iterable[tuple[str, Command]]) -> list[Item]:
+        """`Runner.apply_many` in the application's transaction."""
+        result: list[Item] = await self._call(self._twin.apply_many, list(commands))
+        return result
+
+    async def fire_due(self, now_ms: int | None = None, limit: int = 1000) -> list[Outcome]:
+        """`Runner.fire_due` in the application's transaction."""
+        result: list[Outcome] = await self._call(self._twin.fire_due, now_ms, limit)
+        return result
+
+    async def load(self, instance_id: str) -> Instance:
+        """`Runner.load`, as the application's transaction sees the instance."""
+        result: Instance = await self._call(self._twin.load, instance_id)
+        return result
+
+    async def history(self, instance_id: str) -> list[RecordedEvent]:
+        """`Runner.history`, as the application's transaction sees it."""
+        result: list[RecordedEvent] = await self._call(self._twin.history, instance_id)
+        return result
+
+
+def in_transaction(
+    runner: Runner, thread: ConnectionThread, conn: Any
+) -> AbstractAsyncContextManager[AsyncRunnerInTransaction]:
+    """The block over `conn` (see the module docstring); `runner` is used on `thread` only."""
+    return _block(runner, thread, conn)
+
+
+@asynccontextmanager
+async def _block(
+    runner: Runner, thread: ConnectionThread, conn: Any
+) -> AsyncIterator[AsyncRunnerInTransaction]:
+    sync_conn, lock = _sync_side(conn)
+
+    async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        async with lock:
+            return await thread.run(fn, *args, **kwargs)
+
+    block = await call(runner.in_transaction, sync_conn)
+    twin = await call(block.__enter__)
+    try:
+        yield AsyncRunnerInTransaction(twin, call)
+    except BaseException as exc:
+        if not await call(block.__exit__, type(exc), exc, exc.__traceback__):
+            raise
+    else:
+        await call(block.__exit__, None, None, None)
+
+
+def _sync_side(conn: Any) -> tuple[Any, asyncio.Lock]:
+    """The sync driver's connection the block writes on, and the lock each call holds."""
+    kind = type(conn)
+    module = kind.__module__.split(".")[0]
+    if module == "psycopg" and hasattr(conn, "pgconn") and isinstance(conn.lock, asyncio.Lock):
+        return _psycopg_view(conn), conn.lock
+    if module == "aiosqlite":
+        return conn._conn, asyncio.Lock()
+    return conn, asyncio.Lock()  # a sync connection: the sync block says whether it knows it
+
+
+def _psycopg_view(conn: Any) -> Any:
+    """A `psycopg.Connection` over the libpq session of the `psycopg.AsyncConnection`
+    `conn`: the same server session and transaction. It is never closed (closing it
+    would close the application's connection); marked as a pool's connection
+    (`_pool`), as psycopg_pool marks those it lends, so that psycopg does not warn
+    when it is dropped open."""
+    import psycopg  # the application gave a psycopg connection: the driver is installed
+
+    view = psycopg.Connection(conn.pgconn)
+    view._pool = None
+    return view

@@ -1,0 +1,121 @@
+"""`AsyncRunner.in_transaction`: statekit's rows commit and roll back with the
+application's own, on a psycopg `AsyncConnection` and on aiosqlite."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import warnings
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+import aiosqlite
+import psycopg
+import pytest
+from runner_charts import COUNTER, chart_from
+
+from statekit.aio import AsyncRunner
+from statekit.runner.errors import UnknownInstanceError
+from statekit.runner.outcome import OutcomeStatus
+from statekit.runner.store import open_store
+
+Execute = Callable[[str, tuple[Any, ...]], Awaitable[None]]
+AppTransaction = Callable[[], AbstractAsyncContextManager[tuple[Any, Execute]]]
+
+
+def app_transaction(url: str) -> AppTransaction:
+    """The application's own transaction on its own async connection: (connection, a way
+    to run its statements written with `?`); committed when the block ends, rolled
+    back on an exception."""
+
+    @asynccontextmanager
+    async def postgres() -> AsyncIterator[tuple[Any, Execute]]:
+        async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+
+            async def execute(sql: str, params: tuple[Any, ...]) -> None:
+                await conn.execute(sql.replace("?", "%s"), params)
+
+            async with conn.transaction():
+                yield conn, execute
+
+    @asynccontextmanager
+    async def sqlite() -> AsyncIterator[tuple[Any, Execute]]:
+        path = url.removeprefix("sqlite:///")
+        async with aiosqlite.connect(path, isolation_level=None, check_same_thread=False) as conn:
+
+            async def execute(sql: str, params: tuple[Any, ...]) -> None:
+                await conn.execute(sql, params)
+
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn, execute
+            except BaseException:
+                await conn.rollback()
+                raise
+            await conn.commit()
+
+    return sqlite if url.startswith("sqlite") else postgres
+
+
+def app_rows(url: str) -> list[tuple[Any, ...]]:
+    if url.startswith("sqlite"):
+        with sqlite3.connect(url.removeprefix("sqlite:///")) as conn:
+            return list(conn.execute("SELECT id, note FROM app_rows ORDER BY id"))
+    with psycopg.connect(url) as pg:
+        return [tuple(r) for r in pg.execute("SELECT id, note FROM app_rows ORDER BY id")]
+
+
+@pytest.fixture
+def url(store_url: str) -> str:
+    with open_store(store_url) as store, store.write():
+        store.execute("CREATE TABLE app_rows (id INTEGER PRIMARY KEY, note TEXT)")
+    return store_url
+
+
+def test_committed_together_and_rolled_back_together(url: str) -> None:
+    transaction = app_transaction(url)
+
+    async def main() -> tuple[list[str], OutcomeStatus]:
+        async with await AsyncRunner.open(chart_from(COUNTER), url) as runner:
+            await runner.create("a")
+            async with transaction() as (conn, execute):
+                await execute("INSERT INTO app_rows VALUES (?, ?)", (1, "with e1"))
+                async with runner.in_transaction(conn) as tx:
+                    outcome = await tx.apply("a", "e1", "Incr", {"by": 1})
+                    assert [e.event_id for e in await tx.history("a")] == ["e1"]
+            with pytest.raises(KeyError):
+                async with transaction() as (conn, execute):
+                    await execute("INSERT INTO app_rows VALUES (?, ?)", (2, "with e2"))
+                    async with runner.in_transaction(conn) as tx:
+                        await tx.apply("a", "e2", "Incr", {"by": 1})
+                    raise KeyError("the application changed its mind")
+            return [e.event_id for e in await runner.history("a")], outcome.status
+
+    history, status = asyncio.run(main())
+    assert status is OutcomeStatus.APPLIED
+    assert history == ["e1"]
+    assert app_rows(url) == [(1, "with e1")]
+
+
+def test_a_failed_call_leaves_the_transaction_to_the_application(url: str) -> None:
+    """A call that raises (an unknown instance) writes nothing; the application's own row
+    and the other calls still commit when it commits."""
+    transaction = app_transaction(url)
+
+    async def main() -> list[str]:
+        async with await AsyncRunner.open(chart_from(COUNTER), url, connections=2) as runner:
+            await runner.create("a")
+            async with transaction() as (conn, execute):
+                await execute("INSERT INTO app_rows VALUES (?, ?)", (1, "kept"))
+                async with runner.in_transaction(conn) as tx:
+                    with pytest.raises(UnknownInstanceError):
+                        await tx.apply("nobody", "e1", "Incr", {"by": 1})
+                    await tx.create("b")
+                    await tx.apply("b", "e1", "Incr", {"by": 2})
+            return [e.event_id for e in await runner.history("b")]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the view over the async connection warns of nothing
+        assert asyncio.run(main()) == ["e1"]
+    assert app_rows(url) == [(1, "kept")]
