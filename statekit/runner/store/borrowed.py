@@ -34,7 +34,7 @@ def borrowed_store(connection: object) -> BorrowedSQLiteStore | BorrowedPostgres
     module = type(connection).__module__ or ""
     if module.startswith("sqlalchemy."):
         return borrowed_store(_driver_connection(connection))
-    if module.startswith("psycopg."):
+    if module.split(".")[0] == "psycopg":
         import psycopg  # the application's driver: present, since it made the connection
 
         if isinstance(connection, psycopg.Connection):
@@ -67,7 +67,7 @@ def _driver_connection(connection: Any) -> Any:
     if not connection.in_transaction():
         connection.begin()  # what SQLAlchemy's autobegin does; its commit() ends it
     driver = connection.connection.driver_connection
-    if isinstance(driver, sqlite3.Connection) or type(driver).__module__.startswith("psycopg."):
+    if isinstance(driver, sqlite3.Connection) or type(driver).__module__.split(".")[0] == "psycopg":
         return driver
     raise UnsupportedConnectionError(
         f"Runner.in_transaction cannot write on a SQLAlchemy connection over "

@@ -45,14 +45,14 @@ class BorrowedSQLiteStore(SQLiteStore):
     borrowed = True
 
     def __init__(self, conn: sqlite3.Connection) -> None:
-        files = {row[1]: row[2] for row in conn.execute("PRAGMA database_list").fetchall()}
-        path = files.get("main") or ":memory:"
-        busy = conn.execute("PRAGMA busy_timeout").fetchone()
-        self.url = f"sqlite:///{path}"
-        self.read_only = False
-        self.path = path
-        self.busy_timeout = float(busy[0]) / 1000 if busy else 0.0
         self._conn = conn
+        self.path, self.busy_timeout = ":memory:", 0.0  # (read next, for the messages)
+        files = {row[1]: row[2] for row in self.execute("PRAGMA database_list").fetchall()}
+        self.path = files.get("main") or ":memory:"
+        busy = self.execute("PRAGMA busy_timeout").fetchone()
+        self.busy_timeout = float(busy[0]) / 1000 if busy else 0.0
+        self.url = f"sqlite:///{self.path}"
+        self.read_only = False
         self._savepoint = False  # whether this store's savepoint is open
         self._writer = self._transaction("BEGIN", writes=True)
         self._reader = self._transaction("BEGIN")
