@@ -22,6 +22,8 @@ events in order:
   `AsyncConnection` over min(C, 10) connections, and through sync psycopg on a thread
   per connection (one hop per transaction).
 
+SQLite runs in WAL mode with `synchronous=OFF` (what the code costs: the hop between the
+loop and a thread is then most visible) and `FULL` (each commit waits for the disk).
 Medians of 3 runs, the kinds interleaved run by run, with their range; ratios are taken
 run by run against the sync runner.
 """
@@ -132,6 +134,7 @@ def _seed(conn: Any, ids: list[str], placeholder: str) -> None:
 async def raw_aiosqlite(path: str, instances: int, events: int, tag: str) -> float:
     async with aiosqlite.connect(path, isolation_level=None) as db:
         await db.execute("PRAGMA busy_timeout = 10000")
+        await db.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
         for i in names(tag, instances):
             await db.execute("INSERT INTO raw_instances VALUES (?, 0, '{}')", (i,))
 
@@ -148,8 +151,9 @@ async def raw_aiosqlite(path: str, instances: int, events: int, tag: str) -> flo
 
 async def raw_sqlite_thread(path: str, instances: int, events: int, tag: str) -> float:
     thread = ConnectionThread("bench-sqlite")
-    conn = await thread.run(sqlite3.connect, path, isolation_level=None)
+    conn = await thread.run(sqlite3.connect, path, isolation_level=None, check_same_thread=False)
     try:
+        await thread.run(conn.execute, f"PRAGMA synchronous = {SYNCHRONOUS}")
         await thread.run(_seed, conn, names(tag, instances), "?")
 
         def commit(instance: str, seq: int, event_id: str) -> None:
@@ -237,7 +241,7 @@ def ratio(ours: list[float], base: list[float]) -> str:
 
 
 def measure(store: str, url: str, kinds: dict[str, Callable[[int, int, str], float]]) -> None:
-    events = EVENTS if store == "SQLite" else EVENTS // 2
+    events = EVENTS if store.startswith("SQLite") else EVENTS // 2
     for instances in CONCURRENCY:
         got: dict[str, list[float]] = {k: [] for k in kinds}
         for run in range(RUNS):
@@ -273,18 +277,20 @@ def postgres_kinds(url: str) -> dict[str, Callable[[int, int, str], float]]:
 
 
 EVENTS = 2000
+SYNCHRONOUS = "FULL"
 
 
 def main() -> None:
-    global EVENTS
+    global EVENTS, SYNCHRONOUS
     args = sys.argv[1:]
     EVENTS = int(args[0]) if args and args[0].isdigit() else 2000
     print("| store | instances at once | what | events/s, median (range) | / sync runner |")
     print("|---|---|---|---|---|")
-    with tempfile.TemporaryDirectory() as folder:
-        url = f"sqlite:///{Path(folder) / 'bench.db'}"
-        prepare(url)
-        measure("SQLite", url, sqlite_kinds(url))
+    for SYNCHRONOUS in ("OFF", "FULL"):
+        with tempfile.TemporaryDirectory() as folder:
+            url = f"sqlite:///{Path(folder) / 'bench.db'}?synchronous={SYNCHRONOUS}"
+            prepare(url)
+            measure(f"SQLite synchronous={SYNCHRONOUS}", url, sqlite_kinds(url))
     if "--sqlite-only" in args:
         return
     with ThrowawayPostgres() as server:
