@@ -24,6 +24,8 @@ events in order:
 
 SQLite runs in WAL mode with `synchronous=OFF` (what the code costs: the hop between the
 loop and a thread is then most visible) and `FULL` (each commit waits for the disk).
+First, the hop itself: an awaited call of a function that does nothing on a
+`ConnectionThread`, what every async runner call costs beyond the sync call.
 Medians of 3 runs, the kinds interleaved run by run, with their range; ratios are taken
 run by run against the sync runner.
 """
@@ -231,6 +233,20 @@ async def raw_psycopg_threads(url: str, instances: int, events: int, tag: str) -
             t.shutdown()
 
 
+async def hop_microseconds(calls: int) -> float:
+    """What one call costs the async runner beyond the sync one: an awaited call of a
+    function that does nothing on a `ConnectionThread`, in µs."""
+    thread = ConnectionThread("bench-hop")
+    try:
+        await thread.run(int)  # the thread started
+        start = time.perf_counter()
+        for _ in range(calls):
+            await thread.run(int)
+        return (time.perf_counter() - start) / calls * 1e6
+    finally:
+        thread.shutdown()
+
+
 def shown(values: list[float]) -> str:
     return f"{statistics.median(values):,.0f} ({min(values):,.0f} to {max(values):,.0f})"
 
@@ -284,6 +300,8 @@ def main() -> None:
     global EVENTS, SYNCHRONOUS
     args = sys.argv[1:]
     EVENTS = int(args[0]) if args and args[0].isdigit() else 2000
+    hops = [asyncio.run(hop_microseconds(2000)) for _ in range(RUNS)]
+    print(f"one hop between the event loop and a connection's thread: {shown(hops)} µs\n")
     print("| store | instances at once | what | events/s, median (range) | / sync runner |")
     print("|---|---|---|---|---|")
     for SYNCHRONOUS in ("OFF", "FULL"):
