@@ -32,9 +32,11 @@ from typing import Protocol, TypeVar
 from statekit.engine.chart import Chart
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import StoreMismatchError
+from statekit.runner.retrying import aborted
 from statekit.runner.row_cache import ReadFirst
 from statekit.runner.store.base import Store
 from statekit.runner.store.borrowed import borrowed_store
+from statekit.runner.store.connection_policy import TransactionInterrupted
 from statekit.runner.write_path import WritePath
 
 
@@ -59,12 +61,15 @@ def in_transaction(runner: R, connection: object) -> Iterator[R]:
     """A copy of `runner` writing on `connection` in its transaction, for the block (see
     the module docstring); the copy refuses any use once the block has ended."""
     store = borrowed_store(connection)
-    store.check_transaction()
-    store.check_schema()
     chart = runner.chart
-    found = store.execute(
-        "SELECT 1 FROM statekit_charts WHERE digest = ?", (chart.digest,)
-    ).fetchone()
+    try:
+        store.check_transaction()
+        store.check_schema()
+        found = store.execute(
+            "SELECT 1 FROM statekit_charts WHERE digest = ?", (chart.digest,)
+        ).fetchone()
+    except TransactionInterrupted as interrupted:  # lost, or rolled back by the server
+        raise aborted(interrupted) from interrupted
     if found is None:
         raise StoreMismatchError(
             f"{store._display_url()} does not hold chart {chart.name!r} version "

@@ -50,14 +50,13 @@ class App:
         if kind in ("core", "orm"):
             self.engine = create_engine(sqlalchemy_url(url))
             Base.metadata.create_all(self.engine)
-            self.conn: Any = (
-                Session(self.engine) if kind == "orm" else self.engine.connect()
-            )
+            self.conn: Any = Session(self.engine) if kind == "orm" else self.engine.connect()
             return
         if kind.startswith("sqlite3"):
             path = url[len("sqlite:///") :]
-            level = "" if kind == "sqlite3-legacy" else None
-            self.conn = sqlite3.connect(path, isolation_level=level, timeout=30)
+            self.conn = sqlite3.connect(path, timeout=30)  # legacy: implicit transactions
+            if kind == "sqlite3":
+                self.conn.isolation_level = None  # autocommit: BEGIN IMMEDIATE by hand
         else:
             self.conn = psycopg.connect(url, autocommit=kind == "psycopg-block")
         self.execute("CREATE TABLE IF NOT EXISTS orders (id TEXT PRIMARY KEY, total INTEGER)")

@@ -40,7 +40,11 @@ CASES = [*((k, "sqlite") for k in SQLITE_KINDS), *((k, "postgresql") for k in PO
 def case(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Runner, App]]:
     """A runner over a fresh store and an application connection of one kind to it."""
     kind, store = request.param
-    url = f"sqlite:///{tmp_path / 'app.db'}" if store == "sqlite" else request.getfixturevalue("pg_url")
+    url = (
+        f"sqlite:///{tmp_path / 'app.db'}"
+        if store == "sqlite"
+        else request.getfixturevalue("pg_url")
+    )
     runner = Runner(chart_from(COUNTER), open_store(url))
     app = App(kind, url)
     yield runner, app
@@ -92,10 +96,12 @@ def test_an_exception_in_the_block_leaves_neither(case: tuple[Runner, App]) -> N
     runner.create("c1")
     app.begin()
     app.insert_order("o1")
-    with pytest.raises(RuntimeError, match="the application failed"):
-        with runner.in_transaction(app.conn) as tx:
-            tx.apply("c1", "e1", "Incr", {"by": 2})
-            raise RuntimeError("the application failed")
+    with (
+        pytest.raises(RuntimeError, match="the application failed"),
+        runner.in_transaction(app.conn) as tx,
+    ):
+        tx.apply("c1", "e1", "Incr", {"by": 2})
+        raise RuntimeError("the application failed")
     app.rollback()
     assert orders(app.url) == set()
     assert runner.load("c1").version == 0
@@ -194,9 +200,11 @@ def test_a_connection_in_autocommit_is_refused(tmp_path: Path, pg_url: str) -> N
             if url.startswith("sqlite")
             else psycopg.connect(url, autocommit=True)
         )
-        with pytest.raises(NotInTransactionError, match="would commit on their own"):
-            with runner.in_transaction(conn) as tx:
-                tx.apply("c1", "e1", "Incr", {"by": 1})
+        with (
+            pytest.raises(NotInTransactionError, match="would commit on their own"),
+            runner.in_transaction(conn) as tx,
+        ):
+            tx.apply("c1", "e1", "Incr", {"by": 1})
         assert runner.load("c1").version == 0
         conn.close()
 
@@ -207,9 +215,11 @@ def test_a_failed_postgres_transaction_is_refused(pg_url: str) -> None:
     with psycopg.connect(pg_url) as conn:
         with pytest.raises(psycopg.errors.DivisionByZero):
             conn.execute("SELECT 1 / 0")
-        with pytest.raises(NotInTransactionError, match="failed earlier"):
-            with runner.in_transaction(conn):
-                pass
+        with (
+            pytest.raises(NotInTransactionError, match="failed earlier"),
+            runner.in_transaction(conn),
+        ):
+            pass
 
 
 def test_what_is_not_a_connection_is_refused(tmp_path: Path) -> None:
@@ -217,23 +227,23 @@ def test_what_is_not_a_connection_is_refused(tmp_path: Path) -> None:
     runner = Runner(chart_from(COUNTER), open_store(url))
     engine = create_engine(url)
     for thing in ("sqlite:///a.db", engine, object()):
-        with pytest.raises(UnsupportedConnectionError):
-            with runner.in_transaction(thing):
-                pass
+        with pytest.raises(UnsupportedConnectionError), runner.in_transaction(thing):
+            pass
     engine.dispose()
 
 
 def test_another_database_is_refused(tmp_path: Path) -> None:
     runner = Runner(chart_from(COUNTER), open_store(f"sqlite:///{tmp_path / 'a.db'}"))
     bare = sqlite3.connect(tmp_path / "bare.db")
-    with pytest.raises(NoStoreError, match="no statekit tables"):
-        with runner.in_transaction(bare):
-            pass
+    with pytest.raises(NoStoreError, match="no statekit tables"), runner.in_transaction(bare):
+        pass
     open_store(f"sqlite:///{tmp_path / 'other.db'}").close()  # statekit's tables, no chart
     other = sqlite3.connect(tmp_path / "other.db")
-    with pytest.raises(StoreMismatchError, match="must be to the runner's database"):
-        with runner.in_transaction(other):
-            pass
+    with (
+        pytest.raises(StoreMismatchError, match="must be to the runner's database"),
+        runner.in_transaction(other),
+    ):
+        pass
 
 
 def test_the_block_cannot_be_used_once_ended(tmp_path: Path) -> None:
@@ -255,9 +265,11 @@ def test_a_deferred_sqlite_transaction_that_cannot_write_is_retryable(tmp_path: 
     app.execute("BEGIN")  # deferred
     app.execute("SELECT COUNT(*) FROM statekit_instances").fetchone()  # its snapshot
     runner.apply("c1", "elsewhere", "Incr", {"by": 1})  # another connection commits
-    with runner.in_transaction(app) as tx:
-        with pytest.raises(TransactionAbortedError, match="BEGIN IMMEDIATE") as caught:
-            tx.apply("c1", "e1", "Incr", {"by": 1})
+    with (
+        runner.in_transaction(app) as tx,
+        pytest.raises(TransactionAbortedError, match="BEGIN IMMEDIATE") as caught,
+    ):
+        tx.apply("c1", "e1", "Incr", {"by": 1})
     assert caught.value.retryable
     app.execute("ROLLBACK")
     app.execute("BEGIN IMMEDIATE")  # run again, as the message says
