@@ -7,6 +7,10 @@ the application's async connection.
             await tx.apply("order-1", "evt-1", "OrderPlaced", {"total": 2500})
     # committed together, or neither
 
+A SQLAlchemy `AsyncConnection` or `AsyncSession` (over `postgresql+psycopg://` or
+`sqlite+aiosqlite://`) is its driver's connection, reached through SQLAlchemy's public
+API (`get_raw_connection().driver_connection`); SQLAlchemy keeps the commit.
+
 The block is the sync one (`statekit.runner.in_transaction`: its checks, savepoints,
 decisions, statements and errors), run on the runner's first connection's thread
 (`ConnectionThread`), with the application's connection seen as the sync driver's:
@@ -113,7 +117,7 @@ def in_transaction(
 async def _block(
     runner: Runner, thread: ConnectionThread, conn: Any
 ) -> AsyncIterator[AsyncRunnerInTransaction]:
-    sync_conn, lock = _sync_side(conn)
+    sync_conn, lock = _sync_side(await _driver_connection(conn))
 
     async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         async with lock:
@@ -128,6 +132,23 @@ async def _block(
             raise
     else:
         await call(block.__exit__, None, None, None)
+
+
+async def _driver_connection(conn: Any) -> Any:
+    """The driver's connection under a SQLAlchemy `AsyncConnection` or `AsyncSession`
+    (its transaction begun, as SQLAlchemy's autobegin would), else `conn` itself."""
+    if not type(conn).__module__.startswith("sqlalchemy."):
+        return conn
+    from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+
+    if isinstance(conn, AsyncSession):
+        conn = await conn.connection()
+    if not isinstance(conn, AsyncConnection):
+        return conn  # a sync SQLAlchemy object: the sync block says what to use instead
+    if not conn.in_transaction():
+        await conn.begin()
+    raw = await conn.get_raw_connection()
+    return raw.driver_connection
 
 
 def _sync_side(conn: Any) -> tuple[Any, asyncio.Lock]:

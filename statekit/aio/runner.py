@@ -213,8 +213,9 @@ class AsyncRunner:
 
     def in_transaction(self, conn: Any) -> AbstractAsyncContextManager[AsyncRunnerInTransaction]:
         """`Runner.in_transaction`, awaited: an `async with` block whose calls write on
-        `conn` (a `psycopg.AsyncConnection`, or an aiosqlite connection opened with
-        `check_same_thread=False`) in the application's transaction, which commits or
+        `conn` (a `psycopg.AsyncConnection`, an aiosqlite connection opened with
+        `check_same_thread=False`, or a SQLAlchemy `AsyncConnection` or `AsyncSession` over
+        either) in the application's transaction, which commits or
         rolls back statekit's rows with its own (`statekit.aio.in_transaction`). Its
         calls run on the first connection's thread."""
         lane = self._first()

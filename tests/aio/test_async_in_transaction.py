@@ -119,3 +119,43 @@ def test_a_failed_call_leaves_the_transaction_to_the_application(url: str) -> No
         warnings.simplefilter("error")  # the view over the async connection warns of nothing
         assert asyncio.run(main()) == ["e1"]
     assert app_rows(url) == [(1, "kept")]
+
+
+def sqlalchemy_url(url: str) -> tuple[str, dict[str, Any]]:
+    """The async SQLAlchemy URL of a store's URL, and its `connect_args`."""
+    if url.startswith("sqlite"):  # the runner's thread writes on the connection
+        return url.replace("sqlite://", "sqlite+aiosqlite://", 1), {"check_same_thread": False}
+    return url.replace("postgresql://", "postgresql+psycopg://", 1), {}
+
+
+@pytest.mark.parametrize("kind", ["AsyncConnection", "AsyncSession"])
+def test_sqlalchemy_async_connection_and_session(url: str, kind: str) -> None:
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
+
+    engine_url, connect_args = sqlalchemy_url(url)
+
+    async def write(runner: AsyncRunner, n: int, *, commit: bool) -> None:
+        engine = create_async_engine(engine_url, connect_args=connect_args)
+        try:
+            async with engine.connect() as conn:
+                session = AsyncSession(bind=conn) if kind == "AsyncSession" else None
+                owner: Any = conn if session is None else session
+                await owner.execute(text(f"INSERT INTO app_rows VALUES ({n}, 'row {n}')"))
+                async with runner.in_transaction(owner) as tx:
+                    await tx.apply("a", f"e{n}", "Incr", {"by": n})
+                await (owner.commit() if commit else owner.rollback())
+                if session is not None:
+                    await session.close()
+        finally:
+            await engine.dispose()
+
+    async def main() -> list[str]:
+        async with await AsyncRunner.open(chart_from(COUNTER), url) as runner:
+            await runner.create("a")
+            await write(runner, 1, commit=True)
+            await write(runner, 2, commit=False)
+            return [e.event_id for e in await runner.history("a")]
+
+    assert asyncio.run(main()) == ["e1"]
+    assert app_rows(url) == [(1, "row 1")]
