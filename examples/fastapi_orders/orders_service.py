@@ -19,6 +19,7 @@ runner (`history`) and a plain read of the shop's table.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -142,10 +143,17 @@ def create_app(url: str, *, connections: int = 4) -> FastAPI:
             if not outcome.applied:  # raising rolls the order row and the instance back
                 raise HTTPException(422, outcome.message or outcome.reason or "refused")
             state = ",".join(outcome.state.leaves)
-            await t.execute(
-                "INSERT INTO orders VALUES (?, ?, ?, ?)",
-                (order.order_id, order.total, state, outcome.version),
-            )
+            try:
+                await t.execute(
+                    "INSERT INTO orders VALUES (?, ?, ?, ?)",
+                    (order.order_id, order.total, state, outcome.version),
+                )
+            except (sqlite3.IntegrityError, psycopg.IntegrityError) as exc:
+                # the shop's own rule (CHECK total > 0), after the runner wrote: raising
+                # rolls back the instance and its event with the request's transaction
+                raise HTTPException(
+                    422, "the shop refuses an order whose total is not positive"
+                ) from exc
         return {"order_id": order.order_id, "state": state, "version": outcome.version}
 
     @app.post("/orders/{order_id}/events")

@@ -93,14 +93,16 @@ def test_an_order_from_placing_to_delivery(store_url: str) -> None:
 def test_a_request_that_fails_after_the_runner_wrote_leaves_neither(store_url: str) -> None:
     """The chart accepts a total of 0, the shop's table refuses it (CHECK total > 0) after
     the instance and its event were written in the request's transaction: the request
-    fails and neither the order row nor the instance is stored."""
+    is refused (422) and neither the order row nor the instance is stored."""
 
     async def scenario(client: Client) -> list[int]:
         failed = await client.post("/orders", json={"order_id": "o-0", "total": 0})
+        assert "not positive" in failed.text
+        gone = [(await client.get(f"/orders/o-0{path}")).status_code for path in ("", "/history")]
         placed = await client.post("/orders", json={"order_id": "o-0", "total": 10})
-        return [failed.status_code, placed.status_code]
+        return [failed.status_code, *gone, placed.status_code]
 
-    assert run(store_url, scenario) == [500, 201]  # o-0 placed afresh: nothing was left
+    assert run(store_url, scenario) == [422, 404, 404, 201]  # o-0 placed afresh
 
 
 def test_orders_placed_and_advanced_at_once(store_url: str) -> None:
