@@ -28,13 +28,31 @@ from typing import Any
 
 import aiosqlite
 import psycopg
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 import statekit
 from statekit.aio import AsyncRunner
-from statekit.runner.errors import UnknownInstanceError
+from statekit.runner.errors import (
+    StoreBusyError,
+    StoreUnavailableError,
+    TransactionAbortedError,
+    UnknownInstanceError,
+)
 from statekit.runner.store import open_store
+from statekit.runner.store.connection_policy import TransactionInterrupted, split_policy
+
+UNAVAILABLE = (
+    StoreUnavailableError,  # the server stayed away for the store URL's retry_for
+    TransactionInterrupted,  # the connection was lost in the request's transaction
+    TransactionAbortedError,  # the request's transaction cannot commit: run it again
+    StoreBusyError,
+    sqlite3.OperationalError,  # the shop's own connection
+    psycopg.OperationalError,
+)
+"""What a request answers 503 to: nothing of it was committed, or (a lost COMMIT) the
+event's ID tells on a retry; the client sends the same request again."""
 
 CHART = Path(__file__).with_name("order.yaml")
 ORDERS_TABLE = (
@@ -69,9 +87,12 @@ def transactions(url: str) -> Callable[[], Any]:
     """A maker of the request's transaction on the shop's database at `url`: committed
     when its block ends, rolled back when it raises."""
 
+    # statekit's own parameters (`?retry_for=`, `?connect_timeout=`) are not libpq's
+    conninfo = split_policy(url)[1]
+
     @asynccontextmanager
     async def postgres() -> AsyncIterator[Transaction]:
-        async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
 
             async def execute(sql: str, params: tuple[Any, ...]) -> None:
                 await conn.execute(sql.replace("?", "%s"), params)
@@ -126,6 +147,12 @@ def create_app(url: str, *, connections: int = 4) -> FastAPI:
             await runners.pop("orders").close()
 
     app = FastAPI(title="orders", lifespan=lifespan)
+
+    async def unavailable(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"detail": f"the database is unavailable: {exc}"}, status_code=503)
+
+    for kind in UNAVAILABLE:
+        app.add_exception_handler(kind, unavailable)
 
     @app.post("/orders", status_code=201)
     async def place(order: NewOrder) -> dict[str, Any]:
