@@ -12,8 +12,10 @@ A SQLAlchemy `AsyncConnection` or `AsyncSession` (over `postgresql+psycopg://` o
 API (`get_raw_connection().driver_connection`); SQLAlchemy keeps the commit.
 
 The block is the sync one (`statekit.runner.in_transaction`: its checks, savepoints,
-decisions, statements and errors), run on the runner's first connection's thread
-(`ConnectionThread`), with the application's connection seen as the sync driver's:
+decisions, statements and errors), run on a thread of the block's own
+(`ConnectionThread`), with the application's connection seen as the sync driver's (a
+thread per block, not the runner's: a call that waits for a row lock held by another
+request's transaction must not stop that transaction's next call):
 
 - a `psycopg.AsyncConnection` is given to the sync block as a `psycopg.Connection` over
   the same libpq session (`_psycopg_view`): one session, one transaction, whichever
@@ -109,7 +111,8 @@ class AsyncRunnerInTransaction:
 def in_transaction(
     runner: Runner, thread: ConnectionThread, conn: Any
 ) -> AbstractAsyncContextManager[AsyncRunnerInTransaction]:
-    """The block over `conn` (see the module docstring); `runner` is used on `thread` only."""
+    """The block over `conn` (see the module docstring); `thread` is the one that holds
+    `runner`'s own connection."""
     return _block(runner, thread, conn)
 
 
@@ -117,21 +120,31 @@ def in_transaction(
 async def _block(
     runner: Runner, thread: ConnectionThread, conn: Any
 ) -> AsyncIterator[AsyncRunnerInTransaction]:
+    # The older chart versions the runner's store kept are looked up once, on the thread
+    # of the runner's connection (`ChartSet.get` of a version that cannot exist), so that
+    # the block's thread never uses that connection.
+    await thread.run(runner.charts.get, -1)
     sync_conn, lock = _sync_side(await _driver_connection(conn))
+    # A thread of the block's own: a call waiting for a row lock another application
+    # transaction holds must not keep that transaction's next call from running.
+    own = ConnectionThread("statekit-aio-transaction")
 
     async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         async with lock:
-            return await thread.run(fn, *args, **kwargs)
+            return await own.run(fn, *args, **kwargs)
 
-    block = await call(runner.in_transaction, sync_conn)
-    twin = await call(block.__enter__)
     try:
-        yield AsyncRunnerInTransaction(twin, call)
-    except BaseException as exc:
-        if not await call(block.__exit__, type(exc), exc, exc.__traceback__):
-            raise
-    else:
-        await call(block.__exit__, None, None, None)
+        block = await call(runner.in_transaction, sync_conn)
+        twin = await call(block.__enter__)
+        try:
+            yield AsyncRunnerInTransaction(twin, call)
+        except BaseException as exc:
+            if not await call(block.__exit__, type(exc), exc, exc.__traceback__):
+                raise
+        else:
+            await call(block.__exit__, None, None, None)
+    finally:
+        own.shutdown()
 
 
 async def _driver_connection(conn: Any) -> Any:

@@ -217,7 +217,7 @@ class AsyncRunner:
         `check_same_thread=False`, or a SQLAlchemy `AsyncConnection` or `AsyncSession` over
         either) in the application's transaction, which commits or
         rolls back statekit's rows with its own (`statekit.aio.in_transaction`). Its
-        calls run on the first connection's thread."""
+        calls run on a thread of the block's own."""
         lane = self._first()
         return in_transaction(lane.runner, lane.thread, conn)
 

@@ -159,3 +159,58 @@ def test_sqlalchemy_async_connection_and_session(url: str, kind: str) -> None:
 
     assert asyncio.run(main()) == ["e1"]
     assert app_rows(url) == [(1, "row 1")]
+
+
+def test_a_call_waiting_for_a_row_lock_does_not_stop_the_lock_holder(pg_url: str) -> None:
+    """Two requests' transactions on one instance (PostgreSQL): B's call waits for the row
+    lock A's transaction holds; A's next call and its commit still run, then B's call
+    goes on with the version A committed (each block has a thread of its own)."""
+    with open_store(pg_url) as store, store.write():
+        store.execute("CREATE TABLE app_rows (id INTEGER PRIMARY KEY, note TEXT)")
+
+    async def waiting_for_a_lock(conn: psycopg.AsyncConnection[Any]) -> bool:
+        cursor = await conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        )
+        row = await cursor.fetchone()
+        return row is not None and row[0] > 0
+
+    async def main() -> tuple[list[str], list[int]]:
+        async with await AsyncRunner.open(chart_from(COUNTER), pg_url) as runner:
+            await runner.create("a")
+            a_locked, b_waits = asyncio.Event(), asyncio.Event()
+            versions: list[int] = []
+
+            async def request_a() -> None:
+                async with (
+                    await psycopg.AsyncConnection.connect(pg_url) as conn,
+                    conn.transaction(),
+                    runner.in_transaction(conn) as tx,
+                ):
+                    await tx.apply("a", "a1", "Incr", {"by": 1})  # holds a's row lock
+                    a_locked.set()
+                    await b_waits.wait()
+                    versions.append((await tx.apply("a", "a2", "Incr", {"by": 1})).version)
+
+            async def request_b() -> None:
+                await a_locked.wait()
+                async with (
+                    await psycopg.AsyncConnection.connect(pg_url) as conn,
+                    conn.transaction(),
+                    runner.in_transaction(conn) as tx,
+                ):
+                    versions.append((await tx.apply("a", "b1", "Incr", {"by": 1})).version)
+
+            async def watch() -> None:  # B is blocked on the lock: let A go on
+                await a_locked.wait()
+                async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as c:
+                    while not await waiting_for_a_lock(c):
+                        await asyncio.sleep(0.01)
+                b_waits.set()
+
+            await asyncio.wait_for(asyncio.gather(request_a(), request_b(), watch()), 60)
+            return [e.event_id for e in await runner.history("a")], versions
+
+    history, versions = asyncio.run(main())
+    assert history == ["a1", "a2", "b1"]
+    assert versions == [2, 3]
