@@ -41,6 +41,25 @@ class ConnectionThread:
         call = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
         return await loop.run_in_executor(self._executor, call)
 
+    async def run_to_end(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """`run`, except that a task cancelled while it waits goes on waiting until the
+        call has ended, and only then is cancelled: for a call on a connection the
+        caller uses again once it stops waiting (the application's, in
+        `AsyncRunner.in_transaction`), which must never be used by two threads at once."""
+        call = asyncio.ensure_future(self.run(fn, *args, **kwargs))
+        cancelled = False
+        while True:
+            try:
+                result = await asyncio.shield(call)
+            except asyncio.CancelledError:
+                if call.done():
+                    raise  # the call has ended: nothing uses the connection any more
+                cancelled = True
+                continue
+            if cancelled:
+                raise asyncio.CancelledError
+            return result
+
     def shutdown(self) -> None:
         """End the thread once the calls already made have run."""
         self._executor.shutdown(wait=True)

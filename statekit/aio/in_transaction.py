@@ -130,8 +130,8 @@ async def _block(
     own = ConnectionThread("statekit-aio-transaction")
 
     async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        async with lock:
-            return await own.run(fn, *args, **kwargs)
+        async with lock:  # a cancelled request waits for the call to end (`run_to_end`)
+            return await own.run_to_end(fn, *args, **kwargs)
 
     try:
         block = await call(runner.in_transaction, sync_conn)

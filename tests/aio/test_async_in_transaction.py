@@ -214,3 +214,60 @@ def test_a_call_waiting_for_a_row_lock_does_not_stop_the_lock_holder(pg_url: str
     history, versions = asyncio.run(main())
     assert history == ["a1", "a2", "b1"]
     assert versions == [2, 3]
+
+
+def test_a_request_cancelled_in_a_call_waits_for_it_before_rolling_back(pg_url: str) -> None:
+    """B's call waits for A's row lock when B's task is cancelled (a client gone, a
+    timeout): B's cancellation ends only once the call and the block's end have run (on
+    the block's one thread, in order), so B's rollback never meets a statement still
+    running on its connection; nothing of B is stored."""
+    with open_store(pg_url) as store, store.write():
+        store.execute("CREATE TABLE app_rows (id INTEGER PRIMARY KEY, note TEXT)")
+
+    async def main() -> list[str]:
+        async with await AsyncRunner.open(chart_from(COUNTER), pg_url) as runner:
+            await runner.create("a")
+            a_locked, a_commit = asyncio.Event(), asyncio.Event()
+
+            async def request_a() -> None:
+                async with (
+                    await psycopg.AsyncConnection.connect(pg_url) as conn,
+                    conn.transaction(),
+                    runner.in_transaction(conn) as tx,
+                ):
+                    await tx.apply("a", "a1", "Incr", {"by": 1})
+                    a_locked.set()
+                    await a_commit.wait()
+
+            async def request_b() -> None:
+                async with (
+                    await psycopg.AsyncConnection.connect(pg_url) as conn,
+                    conn.transaction(),
+                ):
+                    await conn.execute("INSERT INTO app_rows VALUES (2, 'b')")
+                    async with runner.in_transaction(conn) as tx:
+                        await tx.apply("a", "b1", "Incr", {"by": 1})
+
+            a = asyncio.ensure_future(request_a())
+            await a_locked.wait()
+            b = asyncio.ensure_future(request_b())
+            async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as watch:
+                while True:  # B's call is waiting for the lock
+                    cursor = await watch.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    )
+                    row = await cursor.fetchone()
+                    if row is not None and row[0] > 0:
+                        break
+                    await asyncio.sleep(0.01)
+            b.cancel()
+            await asyncio.sleep(0)
+            assert not b.done()  # still waiting for its call
+            a_commit.set()
+            await a
+            with pytest.raises(asyncio.CancelledError):
+                await b
+            return [e.event_id for e in await runner.history("a")]
+
+    assert asyncio.run(main()) == ["a1"]
+    assert app_rows(pg_url) == []
