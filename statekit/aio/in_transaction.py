@@ -177,7 +177,7 @@ def _sync_side(conn: Any) -> tuple[Any, asyncio.Lock]:
 
 def _psycopg_view(conn: Any) -> Any:
     """A `psycopg.Connection` over the libpq session of the `psycopg.AsyncConnection`
-    `conn`: the same server session and transaction. It is never closed (closing it
+    `conn`: the same server session, transaction and autocommit mode. It is never closed (closing it
     would close the application's connection); marked as a pool's connection
     (`_pool`), as psycopg_pool marks those it lends, so that psycopg does not warn
     when it is dropped open."""
@@ -185,4 +185,8 @@ def _psycopg_view(conn: Any) -> Any:
 
     view = psycopg.Connection(conn.pgconn)
     view._pool = None
+    # the async connection's mode, which decides whether a statement begins a transaction
+    # (the block refuses an autocommit connection outside one); set as psycopg's own
+    # constructor sets it, since the property refuses a change inside a transaction
+    view._autocommit = conn.autocommit
     return view

@@ -271,3 +271,22 @@ def test_a_request_cancelled_in_a_call_waits_for_it_before_rolling_back(pg_url: 
 
     assert asyncio.run(main()) == ["a1"]
     assert app_rows(pg_url) == []
+
+
+def test_an_autocommit_async_connection_outside_a_transaction_is_refused(pg_url: str) -> None:
+    """Its statements would each commit on their own (or, begun by the block, never):
+    `NotInTransactionError`, and nothing written."""
+    from statekit.runner.errors import NotInTransactionError
+
+    async def main() -> list[str]:
+        async with await AsyncRunner.open(chart_from(COUNTER), pg_url) as runner:
+            await runner.create("a")
+            async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as conn:
+                with pytest.raises(NotInTransactionError):
+                    async with runner.in_transaction(conn) as tx:
+                        await tx.apply("a", "e1", "Incr", {"by": 1})
+                async with conn.transaction(), runner.in_transaction(conn) as tx:
+                    await tx.apply("a", "e2", "Incr", {"by": 1})  # inside one: fine
+            return [e.event_id for e in await runner.history("a")]
+
+    assert asyncio.run(main()) == ["e2"]
