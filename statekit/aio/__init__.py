@@ -10,6 +10,7 @@ runner's (docs/async.md).
 from __future__ import annotations
 
 from statekit.aio.dispatcher import AsyncDispatcher, AsyncHandler
+from statekit.aio.in_transaction import AsyncRunnerInTransaction
 from statekit.aio.runner import AsyncRunner
 
-__all__ = ["AsyncDispatcher", "AsyncHandler", "AsyncRunner"]
+__all__ = ["AsyncDispatcher", "AsyncHandler", "AsyncRunner", "AsyncRunnerInTransaction"]
