@@ -63,7 +63,7 @@ def in_transaction(runner: R, connection: object) -> Iterator[R]:
     store = borrowed_store(connection)
     chart = runner.chart
     try:
-        store.check_transaction()
+        store.enter()  # a transaction to join (SQLite: its write lock taken first)
         store.check_schema()
         found = store.execute(
             "SELECT 1 FROM statekit_charts WHERE digest = ?", (chart.digest,)

@@ -38,6 +38,10 @@ right after it, in the same transaction, each as an event of its own
 rejection and the events before it still commit. `fire_due` delivers the
 timers that are due.
 
+In the application's transaction (`in_transaction`, `runner.in_transaction`): the same
+pipeline over a store on the application's connection, one savepoint per call, the
+instance always read locked, the commit the application's.
+
 Accepted events are those the chart APPLIED or classified ALREADY_APPLIED
 (an `already` entry): both claim their event ID and their sequence, so a
 redelivery is recognised and a producer's stream stays contiguous; the latter

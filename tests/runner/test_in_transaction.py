@@ -22,12 +22,13 @@ from sqlalchemy import create_engine
 from statekit.runner.errors import (
     NoStoreError,
     NotInTransactionError,
+    StoreBusyError,
     StoreMismatchError,
     TransactionAbortedError,
     UnknownInstanceError,
     UnsupportedConnectionError,
 )
-from statekit.runner.outcome import OutcomeStatus
+from statekit.runner.outcome import Outcome, OutcomeStatus
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.store.hold_points import COMMIT
@@ -67,13 +68,19 @@ def test_a_commit_keeps_the_order_and_the_event_together(case: tuple[Runner, App
         tx.create("c1")
         first = tx.apply("c1", "e1", "Incr", {"by": 2}, expected_version=0)
         [batch] = tx.apply_batch("c1", [Command("e2", "Incr", {"by": 3})])
-        assert tx.load("c1").version == 2  # the transaction sees its own writes
+        tx.create("c2")
+        many = tx.apply_many(
+            [("c1", Command("e3", "Incr", {"by": 4})), ("c2", Command("e4", "Incr", {"by": 5}))]
+        )
+        assert tx.load("c1").version == 3  # the transaction sees its own writes
     app.commit()
     assert (first.status, first.version, batch.version) == (OutcomeStatus.APPLIED, 1, 2)
+    assert [item.version if isinstance(item, Outcome) else item for item in many] == [3, 1]
     assert orders(app.url) == {"o1"}
-    assert runner.load("c1").state.context["total"] == 5
-    assert [e.event_id for e in runner.history("c1")] == ["e1", "e2"]
-    assert _rows(runner, "statekit_outbox", "c1") == 2
+    assert runner.load("c1").state.context["total"] == 9
+    assert [e.event_id for e in runner.history("c1")] == ["e1", "e2", "e3"]
+    assert _rows(runner, "statekit_outbox", "c1") == 3
+    assert runner.load("c2").version == 1
 
 
 def test_a_rollback_leaves_neither(case: tuple[Runner, App]) -> None:
@@ -266,8 +273,8 @@ def test_a_deferred_sqlite_transaction_that_cannot_write_is_retryable(tmp_path: 
     app.execute("SELECT COUNT(*) FROM statekit_instances").fetchone()  # its snapshot
     runner.apply("c1", "elsewhere", "Incr", {"by": 1})  # another connection commits
     with (
-        runner.in_transaction(app) as tx,
         pytest.raises(TransactionAbortedError, match="BEGIN IMMEDIATE") as caught,
+        runner.in_transaction(app) as tx,
     ):
         tx.apply("c1", "e1", "Incr", {"by": 1})
     assert caught.value.retryable
@@ -277,6 +284,23 @@ def test_a_deferred_sqlite_transaction_that_cannot_write_is_retryable(tmp_path: 
         assert tx.apply("c1", "e1", "Incr", {"by": 1}).version == 2
     app.execute("COMMIT")
     assert runner.load("c1").version == 2
+
+
+def test_a_deferred_sqlite_transaction_that_has_read_nothing_waits_for_the_lock(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "a.db"
+    runner = Runner(chart_from(COUNTER), open_store(f"sqlite:///{path}"))
+    runner.create("c1")
+    app = sqlite3.connect(path, isolation_level=None, timeout=5)
+    other = Runner(chart_from(COUNTER), open_store(f"sqlite:///{path}?busy_timeout=0.05"))
+    app.execute("BEGIN")  # deferred, nothing read: the block takes the lock before reading
+    with runner.in_transaction(app) as tx:
+        with pytest.raises(StoreBusyError):  # so no other writer can commit in between
+            other.apply("c1", "elsewhere", "Incr", {"by": 1})
+        assert tx.apply("c1", "e1", "Incr", {"by": 1}).version == 1
+    app.execute("COMMIT")
+    assert runner.load("c1").version == 1
 
 
 def test_a_dict_row_factory_is_no_matter(tmp_path: Path, pg_url: str) -> None:

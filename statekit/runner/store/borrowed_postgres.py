@@ -55,6 +55,10 @@ class BorrowedPostgresStore(PostgresStore):
         self._reader = self._transaction("BEGIN")
         self._use(psycopg, conn)
 
+    def enter(self) -> None:
+        """What a block checks first: a transaction to join (`check_transaction`)."""
+        self.check_transaction()
+
     def check_transaction(self) -> None:
         """`NotInTransactionError` unless the connection is in a transaction statekit's
         rows can join (or begins one with the next statement)."""

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from statekit.runner.errors import NotInTransactionError, TransactionAbortedError
+from statekit.runner.errors import NoStoreError, NotInTransactionError, TransactionAbortedError
 from statekit.runner.store.borrowed_end import ended_connection
 from statekit.runner.store.migrations import MIGRATIONS_TABLE
 from statekit.runner.store.sqlite import SQLiteStore, _Cursor
@@ -107,6 +107,12 @@ class BorrowedSQLiteStore(SQLiteStore):
                 "run BEGIN IMMEDIATE on it first"
             )
 
+    def enter(self) -> None:
+        """What a block checks first: a transaction to join, and the write lock taken
+        before anything is read (a read first would start a deferred transaction's
+        snapshot, and another connection's commit would then keep it from writing)."""
+        self.take_write_lock()
+
     def take_write_lock(self) -> None:
         """Make sure the application's transaction holds the write lock (see the module
         docstring): `NotInTransactionError` when there is no transaction to join,
@@ -115,6 +121,11 @@ class BorrowedSQLiteStore(SQLiteStore):
         try:
             self._conn.execute(_TAKE_WRITE_LOCK)
         except sqlite3.Error as exc:
+            if str(exc).startswith("no such table"):
+                raise NoStoreError(
+                    f"no statekit store at {self.url}: the database has no statekit tables; "
+                    "the application's connection must be to the runner's database"
+                ) from exc
             if (getattr(exc, "sqlite_errorcode", None) or 0) == _BUSY_SNAPSHOT:
                 raise TransactionAbortedError(
                     f"{self._where}: the application's transaction began deferred and read "
