@@ -24,17 +24,19 @@ request's transaction must not stop that transaction's next call):
 - an aiosqlite connection is given as the `sqlite3.Connection` it wraps, which the
   runner's thread uses while the caller awaits the call; so it must be opened with
   `check_same_thread=False` (`aiosqlite.connect(path, check_same_thread=False)`),
-  else the block refuses it (`TypeError`).
+  else the block refuses it (`UnsupportedConnectionError`, saying so).
 """
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TypeVar
 
 from statekit.aio.connection_thread import ConnectionThread
+from statekit.runner.errors import UnsupportedConnectionError
 from statekit.runner.group_commit import Item
 from statekit.runner.instance import Instance, RecordedEvent
 from statekit.runner.outcome import Conflict, Outcome
@@ -134,6 +136,8 @@ async def _block(
             return await own.run_to_end(fn, *args, **kwargs)
 
     try:
+        if isinstance(sync_conn, sqlite3.Connection):
+            await own.run(_usable_here, sync_conn)
         block = await call(runner.in_transaction, sync_conn)
         twin = await call(block.__enter__)
         try:
@@ -175,12 +179,25 @@ def _sync_side(conn: Any) -> tuple[Any, asyncio.Lock]:
     return conn, asyncio.Lock()  # a sync connection: the sync block says whether it knows it
 
 
+def _usable_here(conn: sqlite3.Connection) -> None:
+    """`UnsupportedConnectionError` unless this thread may use `conn` (one that aiosqlite
+    opened without `check_same_thread=False` belongs to aiosqlite's thread)."""
+    try:
+        conn.execute("SELECT 1").close()  # reads nothing, begins nothing
+    except sqlite3.ProgrammingError as exc:
+        raise UnsupportedConnectionError(
+            "AsyncRunner.in_transaction writes on the application's aiosqlite connection "
+            "from a thread of its own while the caller awaits: open it with "
+            f"aiosqlite.connect(path, check_same_thread=False) ({exc})"
+        ) from exc
+
+
 def _psycopg_view(conn: Any) -> Any:
     """A `psycopg.Connection` over the libpq session of the `psycopg.AsyncConnection`
-    `conn`: the same server session, transaction and autocommit mode. It is never closed (closing it
-    would close the application's connection); marked as a pool's connection
-    (`_pool`), as psycopg_pool marks those it lends, so that psycopg does not warn
-    when it is dropped open."""
+    `conn`: the same server session, transaction and autocommit mode. It is never
+    closed (closing it would close the application's connection); marked as a pool's
+    connection (`_pool`), as psycopg_pool marks those it lends, so that psycopg does
+    not warn when it is dropped open."""
     import psycopg  # the application gave a psycopg connection: the driver is installed
 
     view = psycopg.Connection(conn.pgconn)

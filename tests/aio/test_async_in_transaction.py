@@ -8,6 +8,7 @@ import sqlite3
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import aiosqlite
@@ -290,3 +291,23 @@ def test_an_autocommit_async_connection_outside_a_transaction_is_refused(pg_url:
             return [e.event_id for e in await runner.history("a")]
 
     assert asyncio.run(main()) == ["e2"]
+
+
+def test_an_aiosqlite_connection_bound_to_its_thread_is_refused_with_the_fix(
+    tmp_path: Path,
+) -> None:
+    from statekit.runner.errors import UnsupportedConnectionError
+
+    url = f"sqlite:///{tmp_path / 'shop.db'}"
+
+    async def main() -> str:
+        async with await AsyncRunner.open(chart_from(COUNTER), url) as runner:
+            await runner.create("a")
+            async with aiosqlite.connect(str(tmp_path / "shop.db")) as conn:  # the default
+                with pytest.raises(UnsupportedConnectionError) as refused:
+                    async with runner.in_transaction(conn) as tx:
+                        await tx.apply("a", "e1", "Incr", {"by": 1})
+            assert await runner.history("a") == []
+            return str(refused.value)
+
+    assert "check_same_thread=False" in asyncio.run(main())
