@@ -25,7 +25,8 @@ import statekit._version as version_module
 PACKAGE_ROOT = Path(statekit.__file__).resolve().parent
 
 # What each part of statekit may import (besides itself and `statekit._version`). The layers:
-# compiler ← engine ← analysis ← lint; compiler ← diagrams; engine ← runner ← relay; all ← cli.
+# compiler ← engine ← analysis ← lint; compiler ← diagrams; engine ← runner ← relay, aio;
+# all ← cli.
 ALLOWED: dict[str, set[str]] = {
     "compiler": set(),
     "engine": {"compiler"},
@@ -34,6 +35,7 @@ ALLOWED: dict[str, set[str]] = {
     "diagrams": {"compiler"},
     "runner": {"compiler", "engine"},
     "relay": {"compiler", "engine", "runner"},
+    "aio": {"compiler", "engine", "runner"},
     "testing": {"compiler", "engine", "runner", "analysis", "diagrams"},
     "api": {"compiler", "engine"},
     "lsp": {"compiler", "engine", "analysis", "lint"},
