@@ -12,6 +12,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
+from statekit.analysis.components import RegionComponents
 from statekit.analysis.exploration import Exploration
 from statekit.analysis.explorer import (
     DEFAULT_MAX_CONFIGURATIONS,
@@ -28,15 +29,23 @@ ProgressFactory = Callable[[CompiledChart], AbstractContextManager[Progress | No
 @dataclass(frozen=True, slots=True)
 class ExplorationOptions:
     """The bounds on abstract states and on the memory the exploration may grow the
-    process by (bytes), and what makes the progress display (None: none)."""
+    process by (bytes), what makes the progress display (None: none), and whether the
+    lint facts must build the full product of independent regions (`product`; see
+    `statekit.analysis.compositional`, which otherwise explores them apart)."""
 
     max_configurations: int = DEFAULT_MAX_CONFIGURATIONS
     progress: ProgressFactory | None = None
     max_memory: int = DEFAULT_MAX_MEMORY
+    product: bool = False
 
 
-def explore_with(chart: CompiledChart, options: ExplorationOptions) -> Exploration:
-    """Explore `chart` with these options (the progress display around the exploration)."""
+def explore_with(
+    chart: CompiledChart,
+    options: ExplorationOptions,
+    components: RegionComponents | None = None,
+) -> Exploration:
+    """Explore `chart` with these options (the progress display around the exploration),
+    its regions apart when `components` are given (`statekit.analysis.explorer.explore`)."""
     factory = options.progress
     with factory(chart) if factory is not None else nullcontext() as progress:
         return explore(
@@ -44,4 +53,5 @@ def explore_with(chart: CompiledChart, options: ExplorationOptions) -> Explorati
             max_configurations=options.max_configurations,
             max_memory=options.max_memory,
             progress=progress,
+            components=components,
         )
