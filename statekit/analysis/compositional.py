@@ -29,25 +29,47 @@ What the findings need of the product, and why the union gives it:
 
 The findings are the same as the product's; the notes that count
 configurations count the union's, and a counterexample shows the other
-components in their initial configuration. `ExplorationOptions(product=True)`
-builds the product instead; when two components' nodes meet (start values
-that differ in two components), the product is built too.
+components in their initial configuration. So that a chart whose product is
+cheap keeps every note as it was, the regions are explored apart only when
+their product may have more than `ExplorationOptions.compose_above`
+configurations (`COMPOSE_ABOVE`, 10,000, by default; `configurations_bound`);
+`compose_above=0` always explores them apart, `sys.maxsize` never. When two
+components' nodes meet (start values that differ in two components), the
+product is built too. `find_races` (`statekit races`) explores the same way:
+pairs of events of independent components, which always commute, are then
+not listed among the convergent pairs.
 """
 
 from __future__ import annotations
+
+import math
 
 from statekit.analysis.components import independent_components
 from statekit.analysis.exploration import EVERY, Exploration
 from statekit.analysis.explorer import ComponentsMet
 from statekit.analysis.options import ExplorationOptions, explore_with
-from statekit.compiler.ir import CompiledChart
+from statekit.compiler.ir import CompiledChart, StateKind
 from statekit.engine.tables import is_in_final_state
 
 
+def configurations_bound(chart: CompiledChart, state: int = 0) -> int:
+    """How many configurations the subtree of `state` can have at most: one per atomic
+    state, the sum over a compound state's children, the product over a parallel
+    state's (history values and context aside)."""
+    node = chart.states[state]
+    if not node.children:
+        return 1
+    counts = [configurations_bound(chart, child) for child in node.children]
+    if node.kind is StateKind.PARALLEL:
+        return math.prod(counts)
+    return sum(counts)
+
+
 def explore_composed(chart: CompiledChart, options: ExplorationOptions) -> Exploration:
-    """Explore `chart` under `options`, its independent regions apart unless
-    `options.product` (see the module docstring)."""
-    components = None if options.product else independent_components(chart)
+    """Explore `chart` under `options`: its independent regions apart when their product
+    may have more than `options.compose_above` configurations (see the module docstring)."""
+    large = configurations_bound(chart) > options.compose_above
+    components = independent_components(chart) if large else None
     if components is None:
         return explore_with(chart, options)
     try:

@@ -53,7 +53,7 @@ class ChartFacts:
 
 def chart_facts(chart: CompiledChart, options: ExplorationOptions) -> ChartFacts:
     """Explore `chart` under `options` and derive every fact (see `ChartFacts`); its
-    independent regions apart (`statekit.analysis.compositional`) unless `options.product`."""
+    independent regions apart when their product is large (`statekit.analysis.compositional`)."""
     return facts_of(explore_composed(chart, options))
 
 

@@ -22,6 +22,11 @@ from statekit.analysis.explorer import (
 )
 from statekit.compiler.ir import CompiledChart
 
+COMPOSE_ABOVE = 10_000
+"""Above this many configurations of the regions' product (`configurations_bound`), the
+lint facts explore independent regions apart: below it the product costs about a second
+at most, and its notes count every configuration of the chart."""
+
 ProgressFactory = Callable[[CompiledChart], AbstractContextManager[Progress | None]]
 """Makes the progress callback of one exploration (e.g. a progress bar on a terminal)."""
 
@@ -29,14 +34,15 @@ ProgressFactory = Callable[[CompiledChart], AbstractContextManager[Progress | No
 @dataclass(frozen=True, slots=True)
 class ExplorationOptions:
     """The bounds on abstract states and on the memory the exploration may grow the
-    process by (bytes), what makes the progress display (None: none), and whether the
-    lint facts must build the full product of independent regions (`product`; see
-    `statekit.analysis.compositional`, which otherwise explores them apart)."""
+    process by (bytes), what makes the progress display (None: none), and above how many
+    configurations the regions' product may have before the lint facts explore
+    independent regions apart (`compose_above`, see `statekit.analysis.compositional`:
+    0 always, `sys.maxsize` never)."""
 
     max_configurations: int = DEFAULT_MAX_CONFIGURATIONS
     progress: ProgressFactory | None = None
     max_memory: int = DEFAULT_MAX_MEMORY
-    product: bool = False
+    compose_above: int = COMPOSE_ABOVE
 
 
 def explore_with(

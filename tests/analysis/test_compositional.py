@@ -3,14 +3,18 @@
 A differential test over generated charts of 2-8 parallel regions
 (`region_charts.region_chart`, fixed seeds), with and without couplings
 between regions: every chart rule's findings on the compositional exploration
-(`chart_facts` by default) equal its findings on the full product
-(`ExplorationOptions(product=True)`), and every counterexample trace replays
+(`ExplorationOptions(compose_above=0)`) equal its findings on the full product
+(`ExplorationOptions(compose_above=sys.maxsize)`), and every counterexample trace replays
 through `Chart.send` to the configuration it prints.
 """
 
 from __future__ import annotations
 
+import sys
+
 import pytest
+from analysis_charts import chart_of
+from region_charts import COUPLINGS, region_chart
 
 from statekit.analysis.components import independent_components
 from statekit.analysis.facts import ChartFacts, chart_facts
@@ -19,8 +23,6 @@ from statekit.compiler.diagnostics import Diagnostic, TraceStep
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.chart import Chart
 from statekit.lint.registry import RULES
-from tests.analysis.analysis_charts import chart_of
-from tests.analysis.region_charts import COUPLINGS, region_chart
 
 SEEDS = range(40)
 
@@ -63,8 +65,8 @@ def _replays(chart: CompiledChart, trace: tuple[TraceStep, ...]) -> int:
 
 def _compare(text: str) -> tuple[CompiledChart, ChartFacts]:
     chart = chart_of(text)
-    composed = chart_facts(chart, ExplorationOptions())
-    product = chart_facts(chart, ExplorationOptions(product=True))
+    composed = chart_facts(chart, ExplorationOptions(compose_above=0))
+    product = chart_facts(chart, ExplorationOptions(compose_above=sys.maxsize))
     assert product.exploration.components is None
     found = _findings(chart, composed)
     expected = _findings(chart, product)
