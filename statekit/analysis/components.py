@@ -23,8 +23,10 @@ region final; that couples them only for the chart's end, which
 
 `independent_components(chart)` groups the regions by the transitive closure
 of the coupling (union-find) and returns None when there is nothing to gain:
-a root that is not parallel, a root with transitions of its own (they leave
-every region at once), or a single component.
+a root that is not parallel, a root with transitions of its own, a region
+with a transition whose domain is the root (to another region's state, or an
+external one on the region's own state: each leaves and re-enters every
+region), or a single component.
 """
 
 from __future__ import annotations
@@ -188,6 +190,8 @@ def independent_components(chart: CompiledChart) -> RegionComponents | None:
     if root.kind is not StateKind.PARALLEL or root.transitions or len(root.children) < 2:
         return None
     regions = root.children
+    if any(_leaves_its_region(chart, r) for r in regions):
+        return None
     members = frozenset(regions)
     uses = {r: _region_uses(chart, r) for r in regions}
     joined = _UnionFind(regions)
@@ -240,6 +244,19 @@ def independent_components(chart: CompiledChart) -> RegionComponents | None:
         every = (*chart.events, *(t.name for t in chart.timers))
         owner.update((event, number[wildcards[0]]) for event in every if event not in owner)
     return RegionComponents(components, owner)
+
+
+def _leaves_its_region(chart: CompiledChart, region: int) -> bool:
+    """Whether a transition of `region` exits more than the region's own states (one to
+    another region's state, or an external one on the region's own state, whose domain is
+    the parallel root: it leaves and re-enters every region)."""
+    last = chart.states[region].last_descendant
+    return any(
+        t.source in range(region, last + 1)
+        and t.domain is not None
+        and t.domain not in range(region, last + 1)
+        for t in chart.transitions
+    )
 
 
 def _owners(chart: CompiledChart, regions: frozenset[int], states: Iterable[int]) -> Iterator[int]:

@@ -7,14 +7,16 @@ no transition reaches or leaves), then adds each coupling named in `couplings`
 between two regions the seed picks: `shared` (a transition on another region's
 event), `active` (a guard reading another region's state), `raise` (raising
 another region's event), `invariant` (a state invariant across two regions),
-`field` (a context field one region assigns and another's guard reads).
+`field` (a context field one region assigns and another's guard reads),
+`target` (a transition to another region's state: it leaves and re-enters every
+region).
 """
 
 from __future__ import annotations
 
 import random
 
-COUPLINGS = ("shared", "active", "raise", "invariant", "field")
+COUPLINGS = ("shared", "active", "raise", "invariant", "field", "target")
 
 
 class _Region:
@@ -91,6 +93,8 @@ def region_chart(seed: int, regions: int, couplings: tuple[str, ...] = ()) -> st
                 f"{{to: {rng.choice(a.states)}, do: [{{assign: {{flag: true}}}}]}}"
             )
             b.on[source][b.events[0]] = f"{{to: {target}, if: ctx.flag, else: NO_FLAG}}"
+        elif kind == "target":
+            b.on[source][b.events[-1]] = f"{a.name}.{a.states[1]}"
     lines = ["statechart: generated", "version: 1", "events:"]
     lines += [f"  {e}: {{ok: boolean}}" for part in parts for e in part.events]
     lines.append("  UNHANDLED: {}")
