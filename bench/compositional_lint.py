@@ -12,7 +12,7 @@ NEXT/PREV/JUMP events, `reject: {'*': ...}` on the region):
   after the coupling analysis has looked for components.
 
 Each case runs RUNS times (3 by default), the cases taking turns, through
-`bench.fresh_process.run_fresh` (the peak memory is the lint process's own).
+`bench._fresh_process.run_fresh` (the peak memory is the lint process's own).
 `--against DIR` also runs each case with another checkout's `statekit/` package
 in DIR (say, the code before the change: `git archive REV statekit | tar -x -C
 DIR`), interleaved; a case that checkout takes more than a minute on (a product
@@ -27,8 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench._fresh_process import environment, run_fresh
 from bench.explore_scaling import regions_chart_yaml
-from bench.fresh_process import environment, run_fresh
 from bench.lint_machines import split_against
 
 ROOT = Path(__file__).resolve().parent.parent

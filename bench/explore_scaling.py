@@ -20,7 +20,7 @@ keeps 100,000) the peak and the retained memory of the exploration as tracemallo
 sees it, per stored abstract state; then, as fresh processes taking turns (RUNS
 rounds, 3 by default), the exploration of 3 x 47 at the default bound and
 `statekit lint` of that chart: wall and CPU time and peak resident memory (of the process itself:
-`bench.fresh_process`), median and range; `statekit lint` explores the three
+`bench._fresh_process`), median and range; `statekit lint` explores the three
 independent regions apart.
 """
 
@@ -36,7 +36,7 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.fresh_process import run_fresh
+from bench._fresh_process import run_fresh
 from bench.lint_machines import median_process_ms
 from statekit.analysis.explorer import explore
 from statekit.analysis.facts import chart_facts
@@ -105,7 +105,7 @@ def traced_exploration(states: int) -> tuple[int, float, float, float]:
 
 def process(args: list[str]) -> tuple[float, float, int, int]:
     """(wall s, CPU s, peak RSS bytes, exit code) of one fresh process: its own peak,
-    not this process's (`bench.fresh_process`)."""
+    not this process's (`bench._fresh_process`)."""
     return run_fresh(args, ROOT)
 
 
