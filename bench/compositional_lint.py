@@ -17,8 +17,9 @@ Each case runs RUNS times (3 by default), the cases taking turns, through
 `--against DIR` also runs each case with another checkout's `statekit/` package
 in DIR (say, the code before the change: `git archive REV statekit | tar -x -C
 DIR`), interleaved; `independent 20x3` with that checkout (the product, which
-stops at the bound after minutes) only with `--slow`, and then once. Each line: wall and CPU time and peak RSS, median
-and range, and the exit code(s) (1: findings or `analysis-limit`).
+stops at the bound after minutes) only with `--slow`, and then once. Each line:
+wall and CPU time and peak RSS, median and range, and the exit code(s) (1:
+findings or `analysis-limit`).
 """
 
 from __future__ import annotations
