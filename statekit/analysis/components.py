@@ -190,7 +190,7 @@ def independent_components(chart: CompiledChart) -> RegionComponents | None:
     if root.kind is not StateKind.PARALLEL or root.transitions or len(root.children) < 2:
         return None
     regions = root.children
-    if any(_leaves_its_region(chart, r) for r in regions):
+    if _leaves_a_region(chart, regions):
         return None
     members = frozenset(regions)
     uses = {r: _region_uses(chart, r) for r in regions}
@@ -246,17 +246,20 @@ def independent_components(chart: CompiledChart) -> RegionComponents | None:
     return RegionComponents(components, owner)
 
 
-def _leaves_its_region(chart: CompiledChart, region: int) -> bool:
-    """Whether a transition of `region` exits more than the region's own states (one to
+def _leaves_a_region(chart: CompiledChart, regions: tuple[int, ...]) -> bool:
+    """Whether a transition of a region exits more than the region's own states (one to
     another region's state, or an external one on the region's own state, whose domain is
     the parallel root: it leaves and re-enters every region)."""
-    last = chart.states[region].last_descendant
-    return any(
-        t.source in range(region, last + 1)
-        and t.domain is not None
-        and t.domain not in range(region, last + 1)
-        for t in chart.transitions
-    )
+    states = chart.states
+    owner: dict[int, range] = {}
+    for r in regions:
+        inside = range(r, states[r].last_descendant + 1)
+        owner.update((s, inside) for s in inside)
+    for t in chart.transitions:
+        source = owner.get(t.source)
+        if source is not None and t.domain is not None and t.domain not in source:
+            return True
+    return False
 
 
 def _owners(chart: CompiledChart, regions: frozenset[int], states: Iterable[int]) -> Iterator[int]:
