@@ -135,3 +135,13 @@ def test_twenty_independent_regions_take_one_node_per_state_not_their_product() 
     assert facts.exploration.complete
     assert len(facts.exploration.nodes) == 1 + 20 * 2  # not 3**20
     assert {d.slug for d in _findings(chart, facts)} <= {"shadowed-reject", "no-final-path"}
+
+
+def test_a_chart_whose_product_is_small_keeps_the_product_and_its_counts() -> None:
+    chart = chart_of(region_chart(3, 3))
+    assert independent_components(chart) is not None
+    facts = chart_facts(chart, ExplorationOptions())  # at most 4**3 configurations
+    assert facts.exploration.components is None
+    apart = chart_facts(chart, ExplorationOptions(compose_above=0))
+    assert apart.exploration.components is not None
+    assert len(apart.exploration.nodes) < len(facts.exploration.nodes)
