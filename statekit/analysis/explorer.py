@@ -269,11 +269,12 @@ class Explorer:
         tag = self.tags[node]
         events = self.events_of[tag]
         armed = self.scope.timers.events(config)
+        components = self.components
         if armed:
-            if tag != EVERY:
-                armed = self.components.events_of(tag, armed)  # type: ignore[union-attr]
+            if components is not None and tag != EVERY:
+                armed = components.events_of(tag, armed)
             events = (*events, *armed)
-        owner = self.components.event_component if self.components is not None else None
+        owner = components.event_component if components is not None else None
         shared, targets = result.shared, result.targets
         base = len(targets)
         for event in events:
