@@ -47,15 +47,21 @@ def dot_program() -> str:
     return found
 
 
-def toggling_regions_yaml(regions: int, name: str = "boom") -> str:
+def toggling_regions_yaml(regions: int, name: str = "boom", shared: str | None = None) -> str:
     """`regions` parallel regions, each toggling between two states on its own event:
-    2^regions reachable configurations from a few lines of YAML per region."""
-    events = ", ".join(f"T{i}: {{}}" for i in range(regions))
+    2^regions reachable configurations from a few lines of YAML per region. With
+    `shared`, every region also takes that event (back to its first state), so the
+    regions are one component and the lint analysis builds their product (else it
+    explores them apart: `statekit.analysis.compositional`)."""
+    events = ", ".join(
+        [*(f"T{i}: {{}}" for i in range(regions)), *([f"{shared}: {{}}"] if shared else [])]
+    )
     lines = [f"statechart: {name}", "parallel: true", f"events: {{{events}}}", "states:"]
     for i in range(regions):
         lines += [
             f"  r{i}:",
             f"    initial: a{i}",
+            *([f"    on: {{{shared}: a{i}}}"] if shared else []),
             "    states:",
             f"      a{i}: {{on: {{T{i}: b{i}}}}}",
             f"      b{i}: {{on: {{T{i}: a{i}}}}}",

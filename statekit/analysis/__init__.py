@@ -31,6 +31,9 @@ Modules:
   shadowed alternatives);
 - `report`: how findings describe configurations, transitions and paths;
 - `explain`, `paths`: the data behind `statekit explain` and `statekit paths`;
+- `components`, `compositional`: the independent components of a parallel root's
+  regions, and the exploration that expands each apart where their product is large
+  (`explore_composed`, which `facts` and `races` use);
 - `races`: pairs of events whose order of arrival matters, by class (`find_races`),
   behind `statekit races` and the race rules.
 

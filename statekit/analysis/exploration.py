@@ -28,6 +28,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, overload
 
+from statekit.analysis.components import RegionComponents
 from statekit.analysis.guards import Assumption
 from statekit.analysis.tracked_nodes import TrackedNodes
 from statekit.compiler.ir import CompiledChart
@@ -39,6 +40,8 @@ NOWHERE = -1
 """`MacrostepBranch.target` when nothing fired (the state is unchanged)."""
 BEYOND = -2
 """`MacrostepBranch.target` when the target was not explored (over `max_configurations`)."""
+EVERY = -1
+"""`Exploration.component_tags` of a node expanded with every event."""
 OUTCOME_CACHE = 4096
 """How many nodes' outcomes `Exploration.outcomes_of` keeps built."""
 
@@ -312,6 +315,12 @@ class Exploration:
         # form (the cache starts over when full).
         self._outcomes: dict[int, tuple[MacrostepBranch, ...]] = {}
         self._tracked_nodes: TrackedNodes | None = None
+        self.components: RegionComponents | None = None
+        """The independent components, when the regions were explored compositionally
+        (`statekit.analysis.compositional`); None for the full product."""
+        self.component_tags = array("i")
+        """Per node (compositional only), the component whose events it was expanded with
+        (`EVERY`: all)."""
 
     def config_number(self, ordered: tuple[int, ...]) -> int:
         """The index of the configuration with these sorted state ids (interned when new)."""

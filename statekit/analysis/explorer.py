@@ -61,10 +61,13 @@ incomplete and says so in `Exploration.limits`; it never hangs.
 from __future__ import annotations
 
 import time
+from array import array
 from collections.abc import Callable
 
+from statekit.analysis.components import RegionComponents
 from statekit.analysis.exploration import (
     BEYOND,
+    EVERY,
     NOWHERE,
     Exploration,
     History,
@@ -108,6 +111,13 @@ both reaches and expands, are mostly reused; small enough that the caches stay a
 16 MB."""
 
 _new = tuple.__new__
+
+
+class ComponentsMet(Exception):
+    """Raised when a node reached through the events of one component is reached again
+    through another's (`statekit.analysis.compositional` then builds the product)."""
+
+
 Progress = Callable[[int, int], None]
 """Called now and then with (abstract states expanded, abstract states found)."""
 
@@ -121,6 +131,7 @@ class Explorer:
         max_configurations: int,
         progress: Progress | None,
         max_memory: int = DEFAULT_MAX_MEMORY,
+        components: RegionComponents | None = None,
     ) -> None:
         if max_configurations < 1:
             raise ValueError("max_configurations must be at least 1")
@@ -138,6 +149,14 @@ class Explorer:
         self.runs = MacrostepRuns(chart, self.result, self.outcomes)
         self.result.tracked = self.runs.tracked.names
         self.result.tracking_notes = list(self.runs.tracked.notes)
+        self.components = components
+        self.tags = array("i")
+        """Per node, the component whose events it is expanded with (`EVERY`: all of them;
+        see `statekit.analysis.compositional`)."""
+        self.events_of: dict[int, tuple[str, ...]] = {EVERY: self.result.events}
+        if components is not None:
+            for k in range(len(components.components)):
+                self.events_of[k] = components.events_of(k, self.result.events)
 
     # -- interning ------------------------------------------------------------------
 
@@ -168,13 +187,17 @@ class Explorer:
         slot: int,
         depth: int,
         valuation: int = 0,
+        tag: int = EVERY,
     ) -> int:
         """The node of (config, history, valuation): created (reached by outcome `slot`
-        of `parent`) when new, BEYOND when new past the bound on abstract states."""
+        of `parent`, expanded with the events of component `tag`) when new, BEYOND when
+        new past the bound on abstract states."""
         result = self.result
         key = valuation << 64 | history << 32 | self.number(config)
         found = self.index.get(key)
         if found is not None:
+            if tag != EVERY and self.tags[found] not in (EVERY, tag):
+                raise ComponentsMet(found)
             return found
         count = len(result.config_index)
         if count >= result.max_configurations:
@@ -190,6 +213,7 @@ class Explorer:
         found = self.index[key] = result.add_node(
             key & 0xFFFFFFFF, history, parent, slot, depth, valuation
         )
+        self.tags.append(tag)
         return found
 
     def new_scope(self) -> None:
@@ -242,13 +266,19 @@ class Explorer:
         fireable = None if config.final else self.scope.selection.fireable_events(config)
         wildcard = fireable is not None and "*" in fireable
         outcomes = self.outcomes
-        events = result.events
+        tag = self.tags[node]
+        events = self.events_of[tag]
         armed = self.scope.timers.events(config)
+        components = self.components
         if armed:
+            if components is not None and tag != EVERY:
+                armed = components.events_of(tag, armed)
             events = (*events, *armed)
+        owner = components.event_component if components is not None else None
         shared, targets = result.shared, result.targets
         base = len(targets)
         for event in events:
+            moved = tag if owner is None else owner.get(event, tag)
             if fireable is None:  # the engine's step selects nothing once the chart is final
                 shared.append(outcomes.classified(tables, config, event, None, ()))
                 targets.append(NOWHERE)
@@ -263,7 +293,13 @@ class Explorer:
             if isinstance(static, StaticMacrostep):  # a livelock takes the general path below
                 branch = outcomes.fired(event, (), outcomes.steps(static.plans))
                 target = self.target(
-                    static.target, history_number, node, len(targets) - base, depth, valuation
+                    static.target,
+                    history_number,
+                    node,
+                    len(targets) - base,
+                    depth,
+                    valuation,
+                    moved,
                 )
                 shared.append(branch)
                 targets.append(target)
@@ -281,7 +317,7 @@ class Explorer:
                 if run.updates:
                     reached = self.recorded(history_number, run.updates)
                 target = self.target(
-                    run.target, reached, node, len(targets) - base, depth, run.valuation
+                    run.target, reached, node, len(targets) - base, depth, run.valuation, moved
                 )
                 shared.append(run.branch)
                 targets.append(target)
@@ -344,6 +380,8 @@ class Explorer:
         if self.progress is not None:
             self.progress(i, len(found))
         result.seconds = time.perf_counter() - began
+        if self.components is not None:
+            result.components, result.component_tags = self.components, self.tags
         feasibility = self.runs.feasibility
         result.reasoning = (feasibility.queries, feasibility.undecided, feasibility.seconds)
         return result
@@ -355,12 +393,18 @@ def explore(
     max_configurations: int = DEFAULT_MAX_CONFIGURATIONS,
     max_memory: int = DEFAULT_MAX_MEMORY,
     progress: Progress | None = None,
+    components: RegionComponents | None = None,
 ) -> Exploration:
     """Explore the reachable abstract states of `chart` (see the module docstring).
 
     The cyclic garbage collector is paused meanwhile: the exploration allocates
     millions of long-lived objects and frees none, so every collection would scan
     them all again and the cost would grow faster than the state space.
+
+    With `components` (`statekit.analysis.compositional`), a node reached by the events
+    of one component is expanded with that component's events only (and the events no
+    region handles); the initial nodes with every event. ComponentsMet when two
+    components' nodes meet.
     """
     with collector_paused():
-        return Explorer(chart, max_configurations, progress, max_memory).run()
+        return Explorer(chart, max_configurations, progress, max_memory, components).run()

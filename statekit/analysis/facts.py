@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from statekit.analysis.compositional import composed_ending, explore_composed
 from statekit.analysis.exploration import Exploration, MacrostepBranch
-from statekit.analysis.options import ExplorationOptions, explore_with
+from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.witness import PathReplays
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.tables import is_in_final_state
@@ -51,8 +52,9 @@ class ChartFacts:
 
 
 def chart_facts(chart: CompiledChart, options: ExplorationOptions) -> ChartFacts:
-    """Explore `chart` under `options` and derive every fact (see `ChartFacts`)."""
-    return facts_of(explore_with(chart, options))
+    """Explore `chart` under `options` and derive every fact (see `ChartFacts`); its
+    independent regions apart when their product is large (`statekit.analysis.compositional`)."""
+    return facts_of(explore_composed(chart, options))
 
 
 def facts_of(exploration: Exploration) -> ChartFacts:
@@ -64,7 +66,11 @@ def facts_of(exploration: Exploration) -> ChartFacts:
         selected_transitions=selected_transitions(exploration),
         left_states=frozenset(left_states(exploration)),
         successors=succ,
-        ending=frozenset(ending(exploration, succ)),
+        ending=frozenset(
+            ending(exploration, succ)
+            if exploration.components is None
+            else composed_ending(exploration, succ)
+        ),
         replays=PathReplays(exploration),
     )
 

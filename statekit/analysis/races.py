@@ -36,8 +36,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from statekit.analysis.compositional import explore_composed
 from statekit.analysis.exploration import Exploration
-from statekit.analysis.options import ExplorationOptions, explore_with
+from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.race_decisions import RaceDecisions, producer_of
 from statekit.analysis.race_records import (
     APPLIED,
@@ -76,7 +77,7 @@ __all__ = [
 
 def find_races(chart: CompiledChart, options: ExplorationOptions | None = None) -> RaceReport:
     """Explore `chart` (under `options`) and find its races (see the module docstring)."""
-    return races_of(explore_with(chart, options or ExplorationOptions()))
+    return races_of(explore_composed(chart, options or ExplorationOptions()))
 
 
 _last: list[RaceReport] = []

@@ -3,7 +3,7 @@
 The explorer stops at `--max-configurations` abstract states (configuration
 plus history values; default 100,000), when it has grown the process's memory
 by `--max-memory` MiB (default 512; a chart whose configurations explode,
-such as twenty parallel regions, stops there instead of running out of
+such as twenty parallel regions that share events, stops there instead of running out of
 memory), and enumerates at most 20 data-guard
 decisions and 1,024 guard-outcome combinations per macrostep (an eventless
 loop over a counter, for example). Past a bound, findings that claim

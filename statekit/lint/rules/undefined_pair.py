@@ -140,9 +140,13 @@ def _finding(
     # The count changes as the chart grows, so it stays out of the message (which the
     # SARIF fingerprint hashes) and comes first among the notes.
     trace = checked_trace(facts.replays, where[members[0]])
+    # explored apart (statekit.analysis.compositional), the other regions are counted in
+    # their initial states only: their states do not change the answer
+    apart = " (the regions that share nothing with it counted in their initial states)"
+    counted = apart if facts.exploration.components is not None else ""
     notes = (
-        f"UNDEFINED_TRANSITION in {len(members)} of the {total} reachable configurations{among}, "
-        "for example in:",
+        f"UNDEFINED_TRANSITION in {len(members)} of the {total} reachable configurations{among}"
+        f"{counted}, for example in:",
         *examples,
         *trace_notes(trace),
         _owner_note(chart, event, owners, region),
