@@ -25,7 +25,8 @@ import statekit._version as version_module
 PACKAGE_ROOT = Path(statekit.__file__).resolve().parent
 
 # What each part of statekit may import (besides itself and `statekit._version`). The layers:
-# compiler ← engine ← analysis ← lint; compiler ← diagrams; engine ← runner ← relay; all ← cli.
+# compiler ← engine ← analysis ← lint; compiler ← diagrams; engine ← runner ← relay;
+# runner, analysis, diagrams ← inspect (the web inspector); all ← cli.
 ALLOWED: dict[str, set[str]] = {
     "compiler": set(),
     "engine": {"compiler"},
@@ -37,6 +38,7 @@ ALLOWED: dict[str, set[str]] = {
     "testing": {"compiler", "engine", "runner", "analysis", "diagrams"},
     "api": {"compiler", "engine"},
     "lsp": {"compiler", "engine", "analysis", "lint"},
+    "inspect": {"compiler", "engine", "analysis", "lint", "diagrams", "runner"},
     "cli": {
         "compiler",
         "engine",
@@ -48,6 +50,7 @@ ALLOWED: dict[str, set[str]] = {
         "testing",
         "lsp",
         "relay",
+        "inspect",
     },
     "__main__": {"cli"},  # `python -m statekit`
 }
