@@ -104,6 +104,9 @@ def build(url: str, events: int) -> tuple[str, str]:
     base = _count(store)
     copies = max(0, -(-events // base) - 1)
     columns = {table: _columns(store, table) for table in COPIED}
+    with store.write():  # the runner's rows, kept aside to be copied from
+        for table in COPIED:
+            store.execute(f"CREATE TEMPORARY TABLE base_{table} AS SELECT * FROM {table}")
     for copy in range(1, copies + 1):
         with store.write():
             for table, suffixed in COPIED.items():
@@ -117,8 +120,8 @@ def build(url: str, events: int) -> tuple[str, str]:
                     for c in names
                 ]
                 store.execute(
-                    f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(chosen)} "
-                    f"FROM {table} WHERE instance_id NOT LIKE '%-c%'"
+                    f"INSERT INTO {table} ({', '.join(names)}) "
+                    f"SELECT {', '.join(chosen)} FROM base_{table}"
                 )
     store.execute("ANALYZE")
     store.close()

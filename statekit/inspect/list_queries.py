@@ -122,29 +122,25 @@ def _where(query: ListQuery, now_ms: int, *, with_state: bool = True) -> tuple[s
     if with_state and query.state is not None:
         clauses.append("i.configuration LIKE ? ESCAPE '\\'")
         params.append("%" + _like_literal(canonical_string(query.state)) + "%")
+    # IN (subquery): each planner may start from the smaller side (the dead messages'
+    # partial index, the timers' due index) or probe per instance
     if query.rejections:
-        clauses.append(
-            "EXISTS (SELECT 1 FROM statekit_rejections r WHERE r.instance_id = i.instance_id)"
-        )
+        clauses.append("i.instance_id IN (SELECT r.instance_id FROM statekit_rejections r)")
     if query.conflicts:
         clauses.append(
-            "EXISTS (SELECT 1 FROM statekit_rejections r WHERE r.instance_id = i.instance_id "
-            "AND r.status = 'CONFLICT')"
+            "i.instance_id IN (SELECT r.instance_id FROM statekit_rejections r "
+            "WHERE r.status = 'CONFLICT')"
         )
     if query.timers == "armed":
-        clauses.append(
-            "EXISTS (SELECT 1 FROM statekit_timers t WHERE t.instance_id = i.instance_id)"
-        )
+        clauses.append("i.instance_id IN (SELECT t.instance_id FROM statekit_timers t)")
     elif query.timers == "overdue":
         clauses.append(
-            "EXISTS (SELECT 1 FROM statekit_timers t WHERE t.instance_id = i.instance_id "
-            "AND t.due_ms <= ?)"
+            "i.instance_id IN (SELECT t.instance_id FROM statekit_timers t WHERE t.due_ms <= ?)"
         )
         params.append(now_ms)
     if query.outbox is not None:
         clauses.append(
-            "EXISTS (SELECT 1 FROM statekit_outbox o WHERE o.instance_id = i.instance_id "
-            "AND o.status = ?)"
+            "i.instance_id IN (SELECT o.instance_id FROM statekit_outbox o WHERE o.status = ?)"
         )
         params.append(query.outbox)
     if query.active_from is not None:
@@ -165,13 +161,16 @@ def list_page(store: Store, query: ListQuery, now_ms: int) -> ListPage:
     order = f"i.{column} {direction}, i.instance_id {direction}"
     if query.sort == "chart":
         order = f"i.chart_name {direction}, i.chart_version {direction}, i.instance_id {direction}"
-    rows = store.execute(
-        "SELECT i.instance_id, i.chart_name, i.chart_version, i.configuration, i.version, "
-        f"i.updated_at FROM statekit_instances i{where} ORDER BY {order} LIMIT ? OFFSET ?",
+    # the page's IDs first (an index holds the sort key and the ID), then their rows
+    found = store.execute(
+        f"SELECT i.instance_id FROM statekit_instances i{where} ORDER BY {order} LIMIT ? OFFSET ?",
         (*params, PAGE_SIZE + 1, min(max(query.offset, 0), MAX_OFFSET)),
     ).fetchall()
-    shown = rows[:PAGE_SIZE]
-    badges = _badges(store, [row[0] for row in shown])
+    ids = [row[0] for row in found[:PAGE_SIZE]]
+    by_id = {row[0]: row for row in _instance_rows(store, ids)}
+    rows = [by_id[instance_id] for instance_id in ids if instance_id in by_id]
+    shown = rows
+    badges = _badges(store, ids)
     lines = tuple(
         InstanceLine(
             instance_id=row[0],
@@ -184,7 +183,19 @@ def list_page(store: Store, query: ListQuery, now_ms: int) -> ListPage:
         )
         for row in shown
     )
-    return ListPage(lines, has_next=len(rows) > PAGE_SIZE)
+    return ListPage(lines, has_next=len(found) > PAGE_SIZE)
+
+
+def _instance_rows(store: Store, ids: Sequence[str]) -> list[Any]:
+    if not ids:
+        return []
+    marks = ", ".join("?" * len(ids))
+    rows: list[Any] = store.execute(
+        "SELECT instance_id, chart_name, chart_version, configuration, version, updated_at "
+        f"FROM statekit_instances WHERE instance_id IN ({marks})",
+        tuple(ids),
+    ).fetchall()
+    return rows
 
 
 def _configuration(text: str) -> tuple[str, ...]:
@@ -233,9 +244,10 @@ def state_counts(store: Store, query: ListQuery, now_ms: int) -> StateCounts:
     active in: the instances grouped by configuration, each configuration's states
     counted (a parallel configuration counts once for each of its states)."""
     where, params = _where(query, now_ms, with_state=False)
+    # grouped in the order of the index on (chart, version, configuration): read alone
     rows = store.execute(
-        f"SELECT i.configuration, count(*) FROM statekit_instances i{where} "
-        "GROUP BY i.configuration ORDER BY count(*) DESC LIMIT ?",
+        "SELECT i.configuration, count(*) FROM statekit_instances i"
+        f"{where} GROUP BY i.chart_name, i.chart_version, i.configuration LIMIT ?",
         (*params, MAX_CONFIGURATIONS + 1),
     ).fetchall()
     counted: Counter[str] = Counter()
