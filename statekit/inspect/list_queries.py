@@ -97,7 +97,8 @@ class SearchHit:
 
 @dataclass(frozen=True)
 class StateCounts:
-    """How many instances (under the query's chart filters) each state is active in."""
+    """How many instances of a chart (and version; all charts when none is chosen) each
+    state is active in."""
 
     by_state: tuple[tuple[str, int], ...]
     total: int
@@ -109,7 +110,27 @@ def _like_literal(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _where(query: ListQuery, now_ms: int, *, with_state: bool = True) -> tuple[str, list[Any]]:
+RARE = 1_000
+"""Below this many rows behind a filter (rejections, timers, messages), the list starts
+from those rows; from it on, it probes each instance in the list's order and stops at
+the page's last row (figures: bench/inspect_pages.py, docs/inspect.md)."""
+
+
+def _related(store: Store, table: str, condition: str, params: list[Any]) -> tuple[str, list[Any]]:
+    """The clause "the instance has a row of `table` meeting `condition`" (over `x`), in the
+    form that is cheap for how many such rows there are (`RARE`)."""
+    where = f" WHERE {condition}" if condition else ""
+    (few,) = store.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM {table} x{where} LIMIT ?) AS counted",
+        (*params, RARE),
+    ).fetchone()
+    if few < RARE:  # start from those rows
+        return f"i.instance_id IN (SELECT x.instance_id FROM {table} x{where})", params
+    linked = "x.instance_id = i.instance_id" + (f" AND {condition}" if condition else "")
+    return f"EXISTS (SELECT 1 FROM {table} x WHERE {linked})", params
+
+
+def _where(store: Store, query: ListQuery, now_ms: int) -> tuple[str, list[Any]]:
     """The WHERE clause (over `statekit_instances i`) and its parameters."""
     clauses: list[str] = []
     params: list[Any] = []
@@ -119,30 +140,24 @@ def _where(query: ListQuery, now_ms: int, *, with_state: bool = True) -> tuple[s
     if query.chart_version is not None:
         clauses.append("i.chart_version = ?")
         params.append(query.chart_version)
-    if with_state and query.state is not None:
+    if query.state is not None:
         clauses.append("i.configuration LIKE ? ESCAPE '\\'")
         params.append("%" + _like_literal(canonical_string(query.state)) + "%")
-    # IN (subquery): each planner may start from the smaller side (the dead messages'
-    # partial index, the timers' due index) or probe per instance
+    related: list[tuple[str, str, list[Any]]] = []
     if query.rejections:
-        clauses.append("i.instance_id IN (SELECT r.instance_id FROM statekit_rejections r)")
+        related.append(("statekit_rejections", "", []))
     if query.conflicts:
-        clauses.append(
-            "i.instance_id IN (SELECT r.instance_id FROM statekit_rejections r "
-            "WHERE r.status = 'CONFLICT')"
-        )
+        related.append(("statekit_rejections", "x.status = 'CONFLICT'", []))
     if query.timers == "armed":
-        clauses.append("i.instance_id IN (SELECT t.instance_id FROM statekit_timers t)")
+        related.append(("statekit_timers", "", []))
     elif query.timers == "overdue":
-        clauses.append(
-            "i.instance_id IN (SELECT t.instance_id FROM statekit_timers t WHERE t.due_ms <= ?)"
-        )
-        params.append(now_ms)
+        related.append(("statekit_timers", "x.due_ms <= ?", [now_ms]))
     if query.outbox is not None:
-        clauses.append(
-            "i.instance_id IN (SELECT o.instance_id FROM statekit_outbox o WHERE o.status = ?)"
-        )
-        params.append(query.outbox)
+        related.append(("statekit_outbox", "x.status = ?", [query.outbox]))
+    for table, condition, values in related:
+        clause, values = _related(store, table, condition, values)
+        clauses.append(clause)
+        params += values
     if query.active_from is not None:
         clauses.append("i.updated_at >= ?")
         params.append(query.active_from)
@@ -155,7 +170,7 @@ def _where(query: ListQuery, now_ms: int, *, with_state: bool = True) -> tuple[s
 def list_page(store: Store, query: ListQuery, now_ms: int) -> ListPage:
     """The instances of `query`'s page (`PAGE_SIZE` of them, from its offset), with their
     badges."""
-    where, params = _where(query, now_ms)
+    where, params = _where(store, query, now_ms)
     direction = "DESC" if query.descending else "ASC"
     column = SORTS[query.sort]
     order = f"i.{column} {direction}, i.instance_id {direction}"
@@ -239,11 +254,14 @@ def _badges(store: Store, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def state_counts(store: Store, query: ListQuery, now_ms: int) -> StateCounts:
-    """How many of the instances `query` selects (its state filter aside) each state is
-    active in: the instances grouped by configuration, each configuration's states
-    counted (a parallel configuration counts once for each of its states)."""
-    where, params = _where(query, now_ms, with_state=False)
+def state_counts(store: Store, query: ListQuery) -> StateCounts:
+    """How many instances of `query`'s chart and chart version (all when it names none)
+    each state is active in: the instances grouped by configuration, each
+    configuration's states counted (a parallel configuration counts once for each of its
+    states). The list's other filters narrow the list, not these counts: counting under
+    them would read every matching instance, where this reads one index."""
+    chosen = ListQuery(chart=query.chart, chart_version=query.chart_version)
+    where, params = _where(store, chosen, 0)
     # grouped in the order of the index on (chart, version, configuration): read alone
     rows = store.execute(
         "SELECT i.configuration, count(*) FROM statekit_instances i"

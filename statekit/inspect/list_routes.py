@@ -141,12 +141,12 @@ def routes(inspector: Inspector) -> list[BaseRoute]:
         now_ms = math.floor(inspector.clock() * 1000)
         with store.read():
             listed = list_page(store, query, now_ms)
-            counts = state_counts(store, query, now_ms)
+            counts = state_counts(store, query)
         kept = {name: params.get(name) for name in SHOWN_NAMES}
         body = join(
             (
                 html("<h1>Instances</h1>{}", _filter_form(kept)),
-                _counts(counts, kept),
+                _counts(counts, query, kept),
                 _table(listed, query, kept, now_ms),
             )
         )
@@ -242,7 +242,7 @@ def _filter_form(kept: Mapping[str, str | None]) -> Markup:
     )
 
 
-def _counts(counts: StateCounts, kept: Mapping[str, str | None]) -> Markup:
+def _counts(counts: StateCounts, query: ListQuery, kept: Mapping[str, str | None]) -> Markup:
     items = join(
         html(
             '<li><a href="{}" data-state="{}">{} <span class="badge">{}</span></a></li>',
@@ -253,11 +253,17 @@ def _counts(counts: StateCounts, kept: Mapping[str, str | None]) -> Markup:
         )
         for state, count in counts.by_state
     )
-    cut = " (the most frequent configurations only)" if counts.configurations_cut else ""
+    cut = " (the first configurations only)" if counts.configurations_cut else ""
+    of = ""
+    if query.chart is not None:
+        of = f" of {query.chart}" + (
+            "" if query.chart_version is None else f" v{query.chart_version}"
+        )
     return html(
-        '<section id="state-counts" data-live-region><h2>{} instances by state{}</h2>'
+        '<section id="state-counts" data-live-region><h2>{} instances{} by state{}</h2>'
         '<ul class="counts">{}</ul></section>',
         counts.total,
+        of,
         cut,
         items,
     )

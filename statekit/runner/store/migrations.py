@@ -90,11 +90,12 @@ armed or cancelled.
 
 Version 10 indexes what the inspector (`statekit inspect`) lists and searches by, so that
 its pages stay bounded on a store of a million events (docs/inspect.md says what each
-query costs): the instances by last activity (`updated_at`, with the ID that breaks
-ties) and by chart, chart version and configuration (the counts per state read that
-index alone), the events by event ID and by idempotency key, the rejections by event
-ID. Writers pay for them: an event's insert updates one or two more index entries and
-its instance update the two instance indexes.
+query costs): the instances by last activity (`updated_at`, then every column the list
+sorts or filters by, so that it reads the index rather than the rows) and by chart,
+chart version and configuration (the counts per state read that index alone), the
+events by event ID and by idempotency key, the rejections by event ID. Writers pay for
+them: an event's insert updates one or two more index entries and its instance update
+the two instance indexes.
 """
 
 from __future__ import annotations
@@ -431,7 +432,10 @@ def _shard_table(real: str) -> tuple[str, ...]:
 
 
 INSPECTOR_INDEXES = (
-    "CREATE INDEX statekit_instances_activity ON statekit_instances (updated_at, instance_id)",
+    # the list's columns after its default order: any sort or filter on them reads the
+    # index alone, not the instance rows (their context and history can be kilobytes)
+    "CREATE INDEX statekit_instances_activity ON statekit_instances "
+    "(updated_at, instance_id, chart_name, chart_version, configuration, version)",
     "CREATE INDEX statekit_instances_state ON statekit_instances "
     "(chart_name, chart_version, configuration)",
     "CREATE INDEX statekit_events_event_id ON statekit_events (event_id)",
