@@ -27,17 +27,20 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from starlette.testclient import TestClient
 
 from statekit.api import load
 from statekit.inspect.app import create_app
 from statekit.inspect.context import Inspector, charts_by_version
+from statekit.inspect.list_queries import list_page, search, state_counts
+from statekit.inspect.list_routes import read_query
 from statekit.runner.decision_inputs import Command
 from statekit.runner.runner import Runner
-from statekit.runner.store import open_store
+from statekit.runner.store import open_read_only_store, open_store
 from statekit.runner.store.base import Store
 from statekit.testing.postgres_server import ThrowawayPostgres
 
@@ -182,6 +185,50 @@ def measure(kind: str, make_url: Callable[[], str], events: int) -> None:
                 f"{size / 1024:6.1f}  {verdict}"
             )
     inspector.close()
+    explain(url)
+
+
+def explain(url: str) -> None:
+    """Print each dialect's plan for the list's queries (what docs/inspect.md shows)."""
+    store = open_read_only_store(url, check_integrity=False)
+    statements: list[tuple[str, tuple[Any, ...]]] = []
+    execute = store.execute
+
+    def recording(sql: str, params: Sequence[Any] = ()) -> Any:
+        statements.append((sql, tuple(params)))
+        return execute(sql, params)
+
+    store.execute = recording  # type: ignore[method-assign]
+    now_ms = int(time.time() * 1000)
+    for shown, params in (
+        ("default list", {}),
+        ("state + has rejections", {"state": "closed", "rejections": "1"}),
+        ("dead outbox (few rows)", {"outbox": "dead"}),
+        ("sorted by state", {"sort": "state"}),
+    ):
+        statements.clear()
+        query = read_query(params)
+        list_page(store, query, now_ms)
+        state_counts(store, query)
+        _print_plans(shown, store, execute, statements)
+    statements.clear()
+    search(store, "pay-000123-e3-c1")
+    _print_plans("search", store, execute, statements)
+    store.close()
+
+
+def _print_plans(
+    shown: str,
+    store: Store,
+    execute: Callable[..., Any],
+    statements: list[tuple[str, tuple[Any, ...]]],
+) -> None:
+    prefix = "EXPLAIN QUERY PLAN " if store.dialect == "sqlite" else "EXPLAIN "
+    print(f"  -- {shown}")
+    for sql, params in list(statements):
+        print(f"     {' '.join(sql.split())[:150]}")
+        for row in execute(prefix + sql, params).fetchall():
+            print(f"       {row[-1]}")
 
 
 def main(argv: list[str]) -> None:
