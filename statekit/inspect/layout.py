@@ -97,6 +97,7 @@ def page(
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<title>{title} · statekit inspect</title>"
+        '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">'
         '<link rel="stylesheet" href="/static/inspect.css">'
         '<script src="/static/inspect.js" defer></script>'
         "</head><body{live}>"

@@ -21,6 +21,7 @@ from statekit.inspect.context import Inspector, charts_by_version
 
 OWN_SCRIPT = "/static/inspect.js"
 OWN_STYLESHEET = "/static/inspect.css"
+OWN_ICON = "/static/favicon.svg"
 ELEMENTS = frozenset(
     [
         "html",
@@ -118,7 +119,7 @@ class _Markup(HTMLParser):
             self.problems.append(f"a script that is not the inspector's: {attrs}")
         if tag == "img" and not (dict(attrs).get("src") or "").startswith(("data:image/", "/")):
             self.problems.append(f"an image from elsewhere: {attrs}")
-        if tag == "link" and dict(attrs).get("href") != OWN_STYLESHEET:
+        if tag == "link" and dict(attrs).get("href") not in (OWN_STYLESHEET, OWN_ICON):
             self.problems.append(f"a link element that is not the stylesheet: {attrs}")
 
 
