@@ -17,7 +17,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Iterable
 from http.cookies import SimpleCookie
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -127,7 +127,8 @@ async def _token_redirect(
 ) -> None:
     """303 to the same address without `?token=`, setting the token's cookie."""
     rest = urlencode([(k, v) for k, v in query if k != TOKEN_PARAMETER])
-    location = scope.get("root_path", "") + scope["path"] + ("?" + rest if rest else "")
+    # quoted again: a decoded path may hold what a header must not (CR, LF, non-ASCII)
+    location = quote(scope.get("root_path", "") + scope["path"]) + ("?" + rest if rest else "")
     cookie = f"{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict"
     await send(
         {
