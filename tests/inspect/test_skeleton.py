@@ -28,4 +28,4 @@ def test_the_list_shows_the_demo_instances_and_links_to_them(
     checked_screenshot(driver, screenshots / "list.png")
     driver.find_element(By.LINK_TEXT, "pay-1").click()
     WebDriverWait(driver, WAIT_SECONDS).until(lambda d: "/instances/pay-1" in d.current_url)
-    assert driver.find_element(By.CSS_SELECTOR, "[data-version]").text == "6"
+    assert "pay-1" in driver.find_element(By.TAG_NAME, "h1").text
