@@ -9,7 +9,7 @@ NODE_PREFIX := build/node
 NODE_PACKAGES := yaml-language-server@1.25.0 mermaid@11.17.2 jsdom@26.1.0
 NODE_STAMP := $(NODE_PREFIX)/.installed-$(subst @,-,$(subst $() ,_,$(NODE_PACKAGES)))
 
-.PHONY: demo test node-tools lint-machines bench clean
+.PHONY: demo inspect test node-tools lint-machines bench clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -36,6 +36,12 @@ demo: $(STAMP)
 	$(BIN)/statekit verify --db sqlite:///build/demo.db
 	$(BIN)/statekit outbox --db sqlite:///build/demo.db
 
+# The demo's store in the web inspector (statekit inspect, docs/inspect.md), on
+# http://127.0.0.1:8400/ until interrupted
+inspect: $(STAMP)
+	test -f build/demo.db || $(MAKE) demo
+	$(BIN)/statekit inspect --db sqlite:///build/demo.db --chart machines/
+
 # Set up, then run every check CI runs: ruff, mypy --strict, the whole test suite (with
 # the statekit coverage plugin over the reference machines: transition and rejection
 # coverage kept at 100%, met by tests/machines/test_reference_paths.py alone; headless
@@ -47,6 +53,7 @@ TEST_PROCESSES ?= auto
 test: $(STAMP) $(NODE_STAMP)
 	command -v dot >/dev/null || (apt-get update && apt-get install -y graphviz)
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	command -v chromedriver >/dev/null || (apt-get update && apt-get install -y chromium chromium-driver)
 	command -v nats-server >/dev/null || (apt-get update && apt-get install -y nats-server)
 	bash scripts/ensure-postgres.sh
 	$(BIN)/ruff check .

@@ -107,6 +107,9 @@ def test_the_wheel_is_typed_and_carries_the_schema_and_the_license(built: Built)
     members = built.wheel_members()
     assert "statekit/py.typed" in members
     assert "statekit/schema/statechart.schema.json" in members
+    # the inspector's stylesheet, script and icon (`statekit inspect` serves them)
+    for name in ("inspect.css", "inspect.js", "favicon.svg"):
+        assert f"statekit/inspect/static/{name}" in members
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in members)
 
 

@@ -26,7 +26,7 @@ PACKAGE_ROOT = Path(statekit.__file__).resolve().parent
 
 # What each part of statekit may import (besides itself and `statekit._version`). The layers:
 # compiler ← engine ← analysis ← lint; compiler ← diagrams; engine ← runner ← relay, aio;
-# all ← cli.
+# runner, analysis, diagrams ← inspect (the web inspector); all ← cli.
 ALLOWED: dict[str, set[str]] = {
     "compiler": set(),
     "engine": {"compiler"},
@@ -39,6 +39,7 @@ ALLOWED: dict[str, set[str]] = {
     "testing": {"compiler", "engine", "runner", "analysis", "diagrams"},
     "api": {"compiler", "engine"},
     "lsp": {"compiler", "engine", "analysis", "lint"},
+    "inspect": {"compiler", "engine", "analysis", "lint", "diagrams", "runner"},
     "cli": {
         "compiler",
         "engine",
@@ -50,6 +51,7 @@ ALLOWED: dict[str, set[str]] = {
         "testing",
         "lsp",
         "relay",
+        "inspect",
     },
     "__main__": {"cli"},  # `python -m statekit`
 }

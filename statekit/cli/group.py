@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "relay": ("statekit.cli.relay_commands", "relay_command"),
     "timers": ("statekit.cli.timer_listing", "timers_command"),
     "lsp": ("statekit.cli.lsp_commands", "lsp_command"),
+    "inspect": ("statekit.cli.inspect_commands", "inspect_command"),
     "diff": ("statekit.cli.evolution_commands", "diff_command"),
     "migrate": ("statekit.cli.evolution_commands", "migrate_command"),
 }

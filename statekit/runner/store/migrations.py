@@ -87,6 +87,15 @@ Version 9 makes the timer rows an instance's armed timers
 (`statekit.runner.store.timer_records`): each row also holds its timer's record, the
 instance row's `timers` only the arming counter, so an event writes only the timers it
 armed or cancelled.
+
+Version 10 indexes what the inspector (`statekit inspect`) lists and searches by, so that
+its pages stay bounded on a store of a million events (docs/inspect.md says what each
+query costs): the instances by last activity (`updated_at`, then every column the list
+sorts or filters by, so that it reads the index rather than the rows) and by chart,
+chart version and configuration (the counts per state read that index alone), the
+events by event ID and by idempotency key, the rejections by event ID. Writers pay for
+them: an event's insert updates one or two more index entries and its instance update
+the two instance indexes.
 """
 
 from __future__ import annotations
@@ -422,6 +431,20 @@ def _shard_table(real: str) -> tuple[str, ...]:
     )
 
 
+INSPECTOR_INDEXES = (
+    # the list's columns after its default order: any sort or filter on them reads the
+    # index alone, not the instance rows (their context and history can be kilobytes)
+    "CREATE INDEX statekit_instances_activity ON statekit_instances "
+    "(updated_at, instance_id, chart_name, chart_version, configuration, version)",
+    "CREATE INDEX statekit_instances_state ON statekit_instances "
+    "(chart_name, chart_version, configuration)",
+    "CREATE INDEX statekit_events_event_id ON statekit_events (event_id)",
+    "CREATE INDEX statekit_events_key ON statekit_events (idempotency_key) "
+    "WHERE idempotency_key IS NOT NULL",
+    "CREATE INDEX statekit_rejections_event_id ON statekit_rejections (event_id)",
+)
+"""Migration 10 (the same in both dialects)."""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -497,6 +520,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         "timer rows hold their timers: an event writes the timers it armed or cancelled only",
         RECORDS_SQLITE,
         RECORDS_POSTGRESQL,
+    ),
+    Migration(
+        10,
+        "inspector indexes: instances by last activity and by state, events and rejections "
+        "by event ID, events by idempotency key",
+        INSPECTOR_INDEXES,
+        INSPECTOR_INDEXES,
     ),
 )
 """Every migration, in order; append new ones, never edit a released one."""
