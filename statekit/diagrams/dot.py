@@ -199,7 +199,8 @@ class _Writer:
         # its text, and a text node beside it would widen the drawing).
         self.out.append(
             f"{indent}{sid} [shape=doublecircle, margin=0.02, style=filled, "
-            f'color="{colour}", fillcolor="{fill}", label=<<B>{html(state.name)}</B>>{xlabel}];'
+            f'color="{colour}", fillcolor="{fill}", label=<<B>{html(state.name)}</B>>{xlabel}'
+            f"{self.tag(state)}];"
         )
         # A final state entered only from other regions would float to the top of
         # its region: keep it at the bottom, where final states are read.

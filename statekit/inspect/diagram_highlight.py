@@ -105,12 +105,15 @@ def with_counts(svg: str, counts: Mapping[int, int]) -> str:
         position = match.end()
         shape = _SHAPE.search(svg, position)
         box = _box(shape.group(0)) if shape is not None else None
-        if box is not None:
+        end = svg.find("</g>", shape.end()) if shape is not None else -1
+        if box is not None and end >= 0:  # drawn last in its group: above the shapes
             right, top = box
+            out.append(svg[position:end])
             out.append(
-                f'<text class="count" x="{right - 3:.1f}" y="{top + 11:.1f}" '
+                f'<text class="count" x="{right - 4:.1f}" y="{top + 12:.1f}" '
                 f'text-anchor="end">{int(count)}</text>'
             )
+            position = end
     out.append(svg[position:])
     return "".join(out)
 
