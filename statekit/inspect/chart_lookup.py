@@ -27,6 +27,8 @@ CACHED_SOURCES = 256
 
 
 def _from_row(row: ChartRow) -> Chart | None:
+    if row.source is None:
+        return None
     with _lock:
         if row.digest in _compiled:
             return _compiled[row.digest]

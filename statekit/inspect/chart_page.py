@@ -152,11 +152,19 @@ def analysis_panel(chart: Chart, found: Analysis | None) -> Markup:
             found.configurations,
         )
     )
+    races = (
+        races_table(found.races, found.convergent)
+        if found.complete
+        else html(
+            '<p class="note">Not searched: the exploration hit its bound (run '
+            "<code>statekit races</code> on the chart).</p>"
+        )
+    )
     return html(
         "<h2>Invariants</h2>{}{}<h2>Races</h2>{}",
         limit,
         invariants_table(found.invariants),
-        races_table(found.races, found.convergent),
+        races,
     )
 
 
