@@ -53,7 +53,8 @@ def test_the_distribution_is_drawn_on_the_diagram_and_listed(
     assert drawn == expected
     listed = dict(
         re.findall(
-            r'<tr data-state="([^"]+)"><td><code>[^<]*</code></td><td class="count" data-count>(\d+)',
+            r'<tr data-state="([^"]+)"><td><code>[^<]*</code></td>'
+            r'<td class="count" data-count>(\d+)',
             page,
         )
     )
