@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_process import ROOT, statekit
+from cli_process import statekit
+from replayed_steps import PAYMENT, expected_steps
 from starlette.testclient import TestClient
 
 import statekit as sk
@@ -21,7 +22,6 @@ from statekit.inspect.layout import instance_href
 
 pytest_plugins = ("inspect_fixtures",)
 
-PAYMENT = ROOT / "machines" / "payment.yaml"
 _STATE_GROUP = re.compile(r'<g id="[^"]*" class="(?:node|cluster) state s_(\d+)([^"]*)">')
 _EDGE_GROUP = re.compile(r'<g id="[^"]*" class="edge transition((?: t_\d+)+)([^"]*)">')
 
@@ -45,34 +45,6 @@ def taken(page: str) -> frozenset[int]:
         if "taken" in extra.split()
         for t in re.findall(r"t_(\d+)", ids)
     )
-
-
-def expected_steps(url: str, instance_id: str) -> list[tuple[str, frozenset[int], frozenset[int]]]:
-    """Per timeline step (0: the creation), from the public API: the event ID, and the
-    active state ids before and after it (history events by sequence, each audited
-    rejection after the event of its version)."""
-    chart = sk.load(PAYMENT)
-    with sk.open_store(url) as store:
-        runner = sk.Runner(chart, store)
-        history = runner.history(instance_id)
-        rejections = runner.rejections(instance_id)
-    states = {0: chart.start()}
-    for event in history:
-        result = chart.send(
-            states[event.sequence - 1],
-            event.type,
-            event.payload,
-            event_id=event.event_id,
-            now_ms=event.clock_ms,
-        )
-        states[event.sequence] = result.state
-    keyed = [((e.sequence, 0), e.event_id, e.sequence - 1, e.sequence) for e in history]
-    keyed += [((r["version"], 1), r["event_id"], r["version"], r["version"]) for r in rejections]
-    keyed.sort(key=lambda k: k[0])
-    steps = [("", frozenset[int](), states[0].active_ids)]
-    for _key, event_id, before, after in keyed:
-        steps.append((event_id, states[before].active_ids, states[after].active_ids))
-    return steps
 
 
 def test_every_step_highlights_the_states_of_the_replayed_history(
