@@ -18,6 +18,7 @@ from statekit.inspect.instance_panels import (
     json_text,
     limits_panel,
     messages_table,
+    outbox_panel,
     reproduce_panel,
     step_href,
     timeline_table,
@@ -58,7 +59,7 @@ def instance_body(
         timeline_table(story, view.number),
         verify_panel(story),
         timers_panel(story, now),
-        messages_table(story.outbox, now),
+        outbox_panel(story, now),
         reproduce_panel(story, lines, chart_hint),
         limits_panel(story),
     )

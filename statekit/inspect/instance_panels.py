@@ -18,6 +18,13 @@ from statekit.inspect.run_lines_export import RunLines
 from statekit.inspect.timeline import NOT_RECORDED, TimelineEntry
 from statekit.runner.store.rows import OutboxRow
 
+TIMELINE_WINDOW = 200
+"""How many timeline entries the table lists, around the selected step (a history of
+thousands of events would otherwise be a page of thousands of rows)."""
+
+MESSAGES_SHOWN = 100
+"""How many of an instance's outbox messages its page lists (the counts cover all)."""
+
 KIND_TEXT = {
     "applied": "applied",
     "already-applied": "already applied",
@@ -83,8 +90,11 @@ def timeline_table(story: InstanceStory, selected: int) -> Markup:
         if not story.pruned_through
         else f"the snapshot at #{story.pruned_through} (earlier events were pruned)",
     )
-    rows = [first]
-    for entry in story.timeline:
+    low = max(0, selected - TIMELINE_WINDOW // 2)
+    high = min(len(story.timeline), low + TIMELINE_WINDOW)
+    low = max(0, high - TIMELINE_WINDOW)
+    rows = [first] if low == 0 else [first, _gap(instance_id, 1, low)]
+    for entry in story.timeline[low:high]:
         current = entry.step == selected
         rows.append(
             html(
@@ -104,11 +114,25 @@ def timeline_table(story: InstanceStory, selected: int) -> Markup:
                 when(entry.recorded_at),
             )
         )
+    if high < len(story.timeline):
+        rows.append(_gap(instance_id, high + 1, len(story.timeline)))
     return html(
         '<table class="timeline"><thead><tr><th>step</th><th>what</th><th>version</th>'
         "<th>event ID</th><th>type</th><th>answer</th><th>recorded (UTC)</th></tr></thead>"
         "<tbody>{}</tbody></table>",
         join(rows),
+    )
+
+
+def _gap(instance_id: str, first: int, last: int) -> Markup:
+    """A row standing for the steps `first`..`last`, not listed (the slider reaches them)."""
+    return html(
+        '<tr class="gap"><td colspan="7">steps <a href="{}">{}</a> to <a href="{}">{}</a> '
+        "not listed here (the slider and the keys reach every step)</td></tr>",
+        step_href(instance_id, first),
+        first,
+        step_href(instance_id, last),
+        last,
     )
 
 
@@ -139,6 +163,25 @@ def timers_panel(story: InstanceStory, now: float) -> Markup:
         "</table>",
         join(rows),
     )
+
+
+def outbox_panel(story: InstanceStory, now: float) -> Markup:
+    """The instance's messages by delivery state, and the latest `MESSAGES_SHOWN` of them
+    (every dead and pending one first)."""
+    counts: dict[str, int] = {}
+    for m in story.outbox:
+        counts[m.status] = counts.get(m.status, 0) + 1
+    if not counts:
+        return html('<p class="muted">No message.</p>')
+    waiting = [m for m in story.outbox if m.status != "delivered"][-MESSAGES_SHOWN:]
+    room = MESSAGES_SHOWN - len(waiting)
+    delivered = [m for m in story.outbox if m.status == "delivered"]
+    recent = delivered[len(delivered) - room :] if room > 0 else []
+    shown = sorted([*waiting, *recent], key=lambda m: m.id)
+    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    more = len(story.outbox) - len(shown)
+    note = f"; the latest {len(shown)} listed" if more else ""
+    return html('<p class="outbox-counts">{}{}</p>{}', summary, note, messages_table(shown, now))
 
 
 def messages_table(messages: tuple[OutboxRow, ...] | list[OutboxRow], now: float) -> Markup:

@@ -18,7 +18,7 @@ from statekit.inspect.context import Inspector
 from statekit.inspect.instance_page import instance_body
 from statekit.inspect.instance_story import InstanceStory, read_story
 from statekit.inspect.layout import error_page, page
-from statekit.inspect.run_lines_export import RunLines, run_lines
+from statekit.inspect.run_lines_export import RunLines, run_lines, run_lines_count
 from statekit.inspect.step_view import step_view
 from statekit.runner.json_text import parse_json
 
@@ -50,7 +50,8 @@ def routes(inspector: Inspector) -> list[BaseRoute]:
                 f"{request.query_params.get('step')!r}",
             )
         view = step_view(story, number)
-        body = instance_body(story, view, _lines(story), inspector.clock(), _chart_hint(story))
+        lines = run_lines_count(story.timeline)
+        body = instance_body(story, view, lines, inspector.clock(), _chart_hint(story))
         return page(f"Instance {instance_id}", body, section="instances", live=now)
 
     def lines_of(instance_id: str) -> Response:

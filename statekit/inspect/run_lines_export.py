@@ -57,10 +57,11 @@ def run_lines(instance_id: str, initial_context: Any, entries: Iterable[Timeline
     out: list[str] = []
     skipped: dict[str, int] = {}
     for entry in entries:
+        payload = entry.payload if entry.kind in SENDABLE else None
         if (
             entry.kind not in SENDABLE
             or entry.reason in NOT_SENDABLE_CONFLICTS
-            or not isinstance(entry.payload, dict)
+            or not isinstance(payload, dict)
         ):
             if entry.kind not in SENDABLE:
                 what = entry.kind
@@ -74,9 +75,26 @@ def run_lines(instance_id: str, initial_context: Any, entries: Iterable[Timeline
             "instance": instance_id,
             "event_id": entry.event_id,
             "type": entry.type,
-            "payload": entry.payload,
+            "payload": payload,
         }
         if not out and isinstance(initial_context, dict) and initial_context:
             line["context"] = initial_context
         out.append(json.dumps(line, ensure_ascii=False, separators=(", ", ": ")) + "\n")
     return RunLines("".join(out), len(out), skipped)
+
+
+def run_lines_count(entries: Iterable[TimelineEntry]) -> RunLines:
+    """What `run_lines` would give, counted without reading any payload (for the page,
+    which shows the count): `text` is empty, and an entry whose stored payload is damaged
+    is counted as a line (`run_lines` leaves it out)."""
+    lines = 0
+    skipped: dict[str, int] = {}
+    for entry in entries:
+        if entry.kind not in SENDABLE:
+            skipped[entry.kind] = skipped.get(entry.kind, 0) + 1
+        elif entry.reason in NOT_SENDABLE_CONFLICTS:
+            what = f"{entry.kind} ({entry.reason})"
+            skipped[what] = skipped.get(what, 0) + 1
+        else:
+            lines += 1
+    return RunLines("", lines, skipped)

@@ -84,10 +84,11 @@ def step_view(story: InstanceStory, number: int) -> StepView:
     chart = story.chart_of(after) or story.chart_of(before)
     before_ids = _ids_on(before, chart)
     after_ids = _ids_on(after, chart)
-    effects = _effects(entry.evidence.get("microsteps", ())) if entry is not None else ()
+    microsteps = entry.evidence.get("microsteps", ()) if entry is not None else ()
+    effects = _effects(microsteps)
     taken: frozenset[int] = frozenset()
     if entry is not None and chart is not None and entry.chart_version == chart.version:
-        taken = frozenset(_transition_ids(entry.evidence.get("microsteps", ())))
+        taken = frozenset(_transition_ids(microsteps))
     changes: tuple[ContextChange, ...] = ()
     if after is not None:
         changes = context_diff({} if before is None else dict(before.context), dict(after.context))

@@ -58,33 +58,67 @@ NOT_RECORDED = (
 @dataclass(frozen=True, slots=True)
 class TimelineEntry:
     """One entry: its position on the timeline (`step`, from 1), its kind (`KINDS`), the
-    event ID, type and payload (parsed; None when the row's text is damaged), the
-    instance version after it (`version`: the sequence of an accepted event, the version
-    a rejection left unchanged), whether it is an accepted history row (`sequence` is
-    then its sequence, else None), reason and message (rejections, rejected timer
-    deliveries), the full evidence (accepted events; {} otherwise), the chart version
-    it was decided under (None for a rejection: the instance's then), its wall-clock
-    time, and `problem`: why part of the row could not be read (None: all of it)."""
+    event ID and type, the instance version after it (`version`: the sequence of an
+    accepted event, the version a rejection left unchanged), whether it is an accepted
+    history row (`sequence` is then its sequence, else None), its status, reason and
+    message (rejections, rejected timer deliveries), the chart version it was decided
+    under (None for a rejection: the instance's then), its wall-clock time, and the
+    stored texts of its payload and evidence (None: a rejection has none), read only
+    when asked for (`payload`, `evidence`, `problem`): a page shows one step's, and a
+    long history would otherwise cost a parse of every row per page."""
 
     step: int
     kind: str
     event_id: str
     type: str
-    payload: Any
     version: int
     sequence: int | None
     status: str
     reason: str | None
     message: str | None
-    evidence: dict[str, Any]
     chart_version: int | None
     recorded_at: float
-    problem: str | None = None
+    payload_text: str
+    evidence_text: str | None = None
 
     @property
     def accepted(self) -> bool:
         """Whether this is an entry of the history (it may have changed the state)."""
         return self.sequence is not None
+
+    @property
+    def payload(self) -> Any:
+        """The payload, parsed (None when the stored text is damaged: `problem` says why)."""
+        try:
+            return loads(self.payload_text, "its payload")
+        except CorruptRowError:
+            return None
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        """The full form of the evidence of an accepted event ({} for a rejection, or a
+        damaged text: `problem` says why)."""
+        if self.evidence_text is None:
+            return {}
+        try:
+            return stored_evidence(self.evidence_text, self.event_id, "its evidence")
+        except CorruptRowError:
+            return {}
+
+    @property
+    def problem(self) -> str | None:
+        """Why the payload or evidence cannot be read (None: both can)."""
+        problems = []
+        try:
+            loads(self.payload_text, "its payload")
+        except CorruptRowError as exc:
+            problems.append(str(exc))
+        if self.evidence_text is not None:
+            try:
+                stored_evidence(self.evidence_text, self.event_id, "its evidence")
+            except CorruptRowError as exc:
+                problems.append(str(exc))
+        return "; ".join(problems) or None
 
 
 def event_kind(row: EventRow) -> str:
@@ -117,62 +151,47 @@ def build_timeline(
 
 
 def _event_entry(step: int, row: EventRow) -> TimelineEntry:
-    problems: list[str] = []
-    payload = _parsed(row.payload, "its payload", problems)
-    try:
-        evidence = stored_evidence(row.evidence, row.event_id, "its evidence")
-    except CorruptRowError as exc:
-        problems.append(str(exc))
-        evidence = {}
-    rejected = evidence.get("rejected")
+    kind = event_kind(row)
     reason = message = None
-    if isinstance(rejected, dict):
-        reason, message = _text(rejected.get("reason")), _text(rejected.get("message"))
+    if kind == TIMER_REJECTED:  # the chart's reason is in the evidence
+        try:
+            rejected = stored_evidence(row.evidence, row.event_id, "its evidence").get("rejected")
+        except CorruptRowError:
+            rejected = None
+        if isinstance(rejected, dict):
+            reason, message = _text(rejected.get("reason")), _text(rejected.get("message"))
     return TimelineEntry(
         step=step,
-        kind=event_kind(row),
+        kind=kind,
         event_id=row.event_id,
         type=row.type,
-        payload=payload,
         version=_int(row.sequence),
         sequence=_int(row.sequence),
         status=row.status,
         reason=reason,
         message=message,
-        evidence=evidence,
         chart_version=row.chart_version if type(row.chart_version) is int else None,
         recorded_at=_time(row.recorded_at),
-        problem="; ".join(problems) or None,
+        payload_text=row.payload,
+        evidence_text=row.evidence,
     )
 
 
 def _rejection_entry(step: int, row: RejectionRow) -> TimelineEntry:
-    problems: list[str] = []
-    payload = _parsed(row.payload, "its payload", problems)
     return TimelineEntry(
         step=step,
         kind=REJECTED if row.status == "REJECTED" else CONFLICT,
         event_id=row.event_id,
         type=row.type,
-        payload=payload,
         version=_int(row.version),
         sequence=None,
         status=row.status,
         reason=_text(row.reason),
         message=_text(row.message),
-        evidence={},
         chart_version=None,
         recorded_at=_time(row.recorded_at),
-        problem="; ".join(problems) or None,
+        payload_text=row.payload,
     )
-
-
-def _parsed(text: str, what: str, problems: list[str]) -> Any:
-    try:
-        return loads(text, what)
-    except CorruptRowError as exc:
-        problems.append(str(exc))
-        return None
 
 
 def _int(value: object, default: int = 0) -> int:
