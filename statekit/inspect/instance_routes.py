@@ -59,7 +59,10 @@ def routes(inspector: Inspector) -> list[BaseRoute]:
         if story is None:
             return error_page(404, "No such instance", f"no instance {instance_id!r} in the store")
         lines = _lines(story)
-        filename = "".join(c if c.isalnum() or c in "-_." else "_" for c in instance_id)[:80]
+        # a header is latin-1: the file name keeps ASCII letters, digits and -_. only
+        filename = "".join(
+            c if c.isascii() and (c.isalnum() or c in "-_.") else "_" for c in instance_id
+        )[:80]
         return Response(
             lines.text,
             media_type=LINES_MEDIA_TYPE,
