@@ -23,6 +23,7 @@ import json
 from statekit.compiler.serialize import canonical_json
 from statekit.runner.evidence import stored_evidence
 from statekit.runner.store.base import Store
+from statekit.runner.store.migrations import INSPECTOR_INDEXES
 
 _EVENTS_V5 = """CREATE TABLE statekit_events_v5 (
     instance_id TEXT NOT NULL,
@@ -46,10 +47,22 @@ _IDEMPOTENCY = (
 )
 
 
+def before_schema_10(store: Store) -> None:
+    """Drop what schema 10 added (the inspector's indexes) and its record."""
+    with store.write():
+        for statement in INSPECTOR_INDEXES:
+            name = statement.split()[2]
+            store.execute(f"DROP INDEX {name}")
+        store.execute("DELETE FROM statekit_schema_migrations WHERE version = 10")
+
+
 def before_schema_9(store: Store) -> None:
     """Put every instance's armed timers back into its row's `timers` text (the form
     before schema 9: the counter and the timers, canonical JSON), drop the timer rows'
-    records and migration 9's record."""
+    records and migration 9's record (a store past schema 9 first loses schema 10's
+    indexes)."""
+    if store.schema_version() >= 10:
+        before_schema_10(store)
     with store.write():
         for instance_id in store.instance_ids():
             row = store.instance(instance_id)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import socket
 import sys
 
 import click
@@ -74,8 +75,26 @@ def inspect_command(
     given = [compiled_chart(path) for path in chart_files(charts)]
     open_cli_reader(url, check_integrity=False).close()  # a clear error now, not per page
     inspector = Inspector(url, charts_by_version(given), token=token)
+    listening = _listening(host, port)
+    bound_port = listening.getsockname()[1]
     shown_host = f"[{host}]" if ":" in host else host
-    address = f"http://{shown_host}:{port}/" + (f"?token={token}" if token else "")
+    address = f"http://{shown_host}:{bound_port}/" + (f"?token={token}" if token else "")
+    # said once the socket listens: a client that reads this line can connect at once
     click.echo(f"statekit inspect: {inspector.display_url} on {address}", err=True)
     sys.stderr.flush()
-    uvicorn.run(create_app(inspector), host=host, port=port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(create_app(inspector), log_level="warning"))
+    server.run(sockets=[listening])
+
+
+def _listening(host: str, port: int) -> socket.socket:
+    """A socket bound to `host`:`port` and listening (port 0: one the system picks), or a
+    usage error saying why it cannot be."""
+    try:
+        family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+        listening = socket.socket(family, socket.SOCK_STREAM)
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind((host.strip("[]"), port))
+        listening.listen(128)
+    except OSError as exc:
+        raise click.UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    return listening

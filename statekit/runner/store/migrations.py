@@ -87,6 +87,14 @@ Version 9 makes the timer rows an instance's armed timers
 (`statekit.runner.store.timer_records`): each row also holds its timer's record, the
 instance row's `timers` only the arming counter, so an event writes only the timers it
 armed or cancelled.
+
+Version 10 indexes what the inspector (`statekit inspect`) lists and searches by, so that
+its pages stay bounded on a store of a million events (docs/inspect.md says what each
+query costs): the instances by last activity (`updated_at`, with the ID that breaks
+ties) and by chart, chart version and configuration (the counts per state read that
+index alone), the events by event ID and by idempotency key, the rejections by event
+ID. Writers pay for them: an event's insert updates one or two more index entries and
+its instance update the two instance indexes.
 """
 
 from __future__ import annotations
@@ -422,6 +430,17 @@ def _shard_table(real: str) -> tuple[str, ...]:
     )
 
 
+INSPECTOR_INDEXES = (
+    "CREATE INDEX statekit_instances_activity ON statekit_instances (updated_at, instance_id)",
+    "CREATE INDEX statekit_instances_state ON statekit_instances "
+    "(chart_name, chart_version, configuration)",
+    "CREATE INDEX statekit_events_event_id ON statekit_events (event_id)",
+    "CREATE INDEX statekit_events_key ON statekit_events (idempotency_key) "
+    "WHERE idempotency_key IS NOT NULL",
+    "CREATE INDEX statekit_rejections_event_id ON statekit_rejections (event_id)",
+)
+"""Migration 10 (the same in both dialects)."""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -497,6 +516,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         "timer rows hold their timers: an event writes the timers it armed or cancelled only",
         RECORDS_SQLITE,
         RECORDS_POSTGRESQL,
+    ),
+    Migration(
+        10,
+        "inspector indexes: instances by last activity and by state, events and rejections "
+        "by event ID, events by idempotency key",
+        INSPECTOR_INDEXES,
+        INSPECTOR_INDEXES,
     ),
 )
 """Every migration, in order; append new ones, never edit a released one."""
