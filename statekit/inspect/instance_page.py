@@ -51,17 +51,17 @@ def instance_body(
         '<h1>Instance <code>{}</code></h1><div id="instance" data-live-region>{}{}'
         '<div class="columns"><section class="timeline-panel"><h2>Timeline</h2>{}</section>'
         '<section class="side"><h2>Verify</h2>{}<h2>Armed timers</h2>{}'
-        "<h2>Outbox</h2>{}<h2>Reproduce</h2>{}<h2>What this page cannot show</h2>{}"
-        "</section></div></div>",
+        "<h2>Reproduce</h2>{}<h2>What this page cannot show</h2>{}</section></div>"
+        '<section class="outbox"><h2>Outbox</h2>{}</section></div>',
         row.instance_id,
         summary,
         step_section(story, view, now),
         timeline_table(story, view.number),
         verify_panel(story),
         timers_panel(story, now),
-        outbox_panel(story, now),
         reproduce_panel(story, lines, chart_hint),
         limits_panel(story),
+        outbox_panel(story, now),
     )
 
 

@@ -285,8 +285,8 @@ def reproduce_panel(story: InstanceStory, lines: RunLines, chart_hint: str) -> M
         '<p><a href="{}" data-run-lines>{} line(s) as <code>statekit run</code> JSON lines</a> '
         '<button type="button" class="copy" data-copy-from="{}">copy</button> '
         '<span class="copy-status" data-copy-status></span></p>'
-        "<p>Reproduce in a test: <code>statekit run {} --db sqlite:///repro.db --input "
-        "events.jsonl</code></p>{}{}",
+        "<p>Reproduce in a test: <code>statekit run CHART.yaml --db sqlite:///repro.db "
+        "--input events.jsonl</code>, CHART.yaml being {}.</p>{}{}",
         address,
         lines.lines,
         address,

@@ -102,4 +102,4 @@ def _lines(story: InstanceStory) -> RunLines:
 
 def _chart_hint(story: InstanceStory) -> str:
     """How the reproduction command names the chart (its file is not known to the store)."""
-    return f"CHART.yaml  # chart {story.row.chart_name!r} version {story.row.chart_version}"
+    return f"chart {story.row.chart_name!r} version {story.row.chart_version}"
