@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from browser import WAIT_SECONDS, checked_screenshot
+from cli_process import statekit
 from replayed_steps import PAYMENT, expected_steps
 from selenium import webdriver
 from selenium.webdriver.common.by import By
@@ -108,3 +109,21 @@ def test_the_chart_page_draws_the_instances_on_their_states(
     checked_screenshot(driver, screenshots / "chart.png")
     driver.find_element(By.LINK_TEXT, "list them").click()
     WebDriverWait(driver, WAIT_SECONDS).until(lambda d: "state=" in d.current_url)
+
+
+def test_a_new_event_appears_on_the_instance_page_without_a_reload(
+    served_demo: str, demo_url: str, driver: webdriver.Chrome
+) -> None:
+    driver.get(served_demo + "/instances/pay-2")
+    wait_for_step(driver, 2)  # its two rejections
+    marker = driver.execute_script("window.notReloaded = true; return window.notReloaded;")
+    assert marker is True
+    line = '{"instance": "pay-2", "event_id": "e3", "type": "START_PAY", "payload": {"amount": 7}}'
+    done = statekit("run", str(PAYMENT), "--db", demo_url, stdin=line + "\n")
+    assert done.returncode == 0, done.stderr
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "[data-steps]").get_attribute("data-steps") == "3"
+    )
+    assert driver.execute_script("return window.notReloaded === true;")  # redrawn in place
+    timeline = driver.find_element(By.CSS_SELECTOR, "table.timeline").text
+    assert "e3" in timeline and "START_PAY" in timeline
