@@ -181,3 +181,30 @@ def test_an_unknown_instance_is_a_404_on_both_addresses(client: TestClient) -> N
         page = client.get(path)
         assert page.status_code == 404
         assert "no instance &#39;nope&#39; in the store" in page.text
+
+
+def test_a_timer_delivery_is_a_step_of_its_own(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'timer.db'}"
+    line = {"instance": "t-2", "event_id": "a", "type": "START_PAY", "payload": {"amount": 5}}
+    done = statekit(
+        "run", str(PAYMENT), "--db", url, "--now", "1000000", stdin=json.dumps(line) + "\n"
+    )
+    assert done.returncode == 0, done.stderr
+    due = 1_000_000 + 15 * 60 * 1000
+    fired = statekit("worker", "--db", url, "--chart", str(PAYMENT), "--once", "--now", str(due))
+    assert fired.returncode == 0, fired.stderr
+    chart = sk.load(PAYMENT)
+    timeout = next(t.id for t in chart.ir.transitions if t.event == "after(15m)@processing")
+    inspector = Inspector(url)
+    with TestClient(create_app(inspector)) as test_client:
+        page = test_client.get("/instances/t-2?step=2").text
+        lines = test_client.get("/instances/t-2/events.jsonl").text
+    inspector.close()
+    assert '<tr class="kind-timer selected"' in page
+    ids = chart.ir.path_index
+    assert highlighted(page, "before") == {ids["processing"]}
+    assert highlighted(page, "after") == {ids["closed"]}
+    assert taken(page) == {timeout}
+    assert "PaymentTimedOut" in page and 'class="verify ok"' in page
+    assert [json.loads(x)["event_id"] for x in lines.splitlines()] == ["a"]
+    assert "1 x timer" in page  # what the lines leave out, said
