@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_process import statekit
+from cli_process import ROOT, statekit
 from replayed_steps import PAYMENT, expected_steps
 from starlette.testclient import TestClient
 
@@ -208,3 +208,31 @@ def test_a_timer_delivery_is_a_step_of_its_own(tmp_path: Path) -> None:
     assert "PaymentTimedOut" in page and 'class="verify ok"' in page
     assert [json.loads(x)["event_id"] for x in lines.splitlines()] == ["a"]
     assert "1 x timer" in page  # what the lines leave out, said
+
+
+def test_a_migration_is_a_step_drawn_on_the_newer_version(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'tasks.db'}"
+    old, new = ROOT / "tests" / "charts" / "task_v1.yaml", ROOT / "machines" / "task.yaml"
+    line = {
+        "instance": "t-42",
+        "event_id": "e1",
+        "type": "TaskStarted",
+        "payload": {"attempt": 1, "worker_id": "w1", "lease_until_ms": 4102444800000},
+    }
+    done = statekit("run", str(old), "--db", url, stdin=json.dumps(line) + "\n")
+    assert done.returncode == 0, done.stderr
+    moved = statekit("migrate", "--db", url, "--chart", str(new), "--instance", "t-42")
+    assert moved.returncode == 0, moved.stderr
+    newer = sk.load(new)
+    with sk.open_store(url) as store:
+        expected = sk.Runner(newer, store).load("t-42").state.active_ids
+    inspector = Inspector(url)  # both versions drawn from the sources the store kept
+    with TestClient(create_app(inspector)) as test_client:
+        page = test_client.get("/instances/t-42?step=2").text
+        lines = test_client.get("/instances/t-42/events.jsonl").text
+    inspector.close()
+    assert '<tr class="kind-migration selected"' in page
+    assert highlighted(page, "after") == expected
+    assert f'href="/charts/task/{newer.version}"' in page and 'class="verify ok"' in page
+    assert [json.loads(x)["event_id"] for x in lines.splitlines()] == ["e1"]
+    assert "1 x migration" in page
