@@ -73,14 +73,11 @@ def distribution_panel(chart: Chart, spread: Distribution) -> Markup:
     rows = join(
         html(
             '<tr data-state="{}"><td><code>{}</code></td><td class="count" data-count>{}</td>'
-            '<td><a href="{}">list them</a></td></tr>',
+            "<td>{}</td></tr>",
             states[sid].path,
             states[sid].path,
             count,
-            query_url(
-                "/",
-                {"chart": chart.name, "chart_version": chart.version, "state": states[sid].path},
-            ),
+            _list_link(chart, sid),
         )
         for sid, count in sorted(spread.by_state.items())
     )
@@ -101,6 +98,16 @@ def distribution_panel(chart: Chart, spread: Distribution) -> Markup:
         figure,
         rows,
     )
+
+
+def _list_link(chart: Chart, sid: int) -> Markup:
+    """A link to the instances list filtered to this leaf state (the list filters by the
+    stored active leaves; a composite state's count adds up its leaves')."""
+    state = chart.ir.states[sid]
+    if state.children:
+        return Markup("")
+    address = query_url("/", {"chart": chart.name, "version": chart.version, "state": state.path})
+    return html('<a href="{}">list them</a>', address)
 
 
 def classification_table(chart: Chart) -> Markup:

@@ -107,8 +107,10 @@ def test_the_chart_page_draws_the_instances_on_their_states(
         )
         assert box[0] > 0 and box[1] > 0
     checked_screenshot(driver, screenshots / "chart.png")
-    driver.find_element(By.LINK_TEXT, "list them").click()
-    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: "state=" in d.current_url)
+    driver.find_element(By.CSS_SELECTOR, 'tr[data-state="created"] a').click()
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: "state=created" in d.current_url)
+    listed = driver.find_elements(By.CSS_SELECTOR, "#instances a[href^='/instances/']")
+    assert [a.text for a in listed] == ["pay-2"]  # the one instance in `created`
 
 
 def test_a_new_event_appears_on_the_instance_page_without_a_reload(
