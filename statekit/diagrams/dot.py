@@ -72,9 +72,10 @@ class _Writer:
         classifications: bool,
         invariants: bool,
         marked: frozenset[int] = frozenset(),
+        tagged: bool = False,
     ) -> None:
         self.view, self.d, self.wrap = view, view.diagram, wrap
-        self.marked = marked
+        self.marked, self.tagged = marked, tagged
         self.classifications, self.invariants = classifications, invariants
         self.out: list[str] = []
         self.heads = {edge.target for edge in view.edges}
@@ -153,6 +154,10 @@ class _Writer:
         return edge.kind is not EdgeKind.INITIAL and any(t in self.marked for t in edge.transitions)
 
     # -- graph -----------------------------------------------------------
+    def tag(self, state: DState) -> str:
+        """`, class="state s_<id>"` for a tagged drawing (`to_dot`), else ""."""
+        return f', class="state s_{state.id}"' if self.tagged else ""
+
     def node(self, state: DState, indent: str) -> None:
         sid = f"s{state.id}"
         if state.kind is StateKind.HISTORY:
@@ -162,7 +167,7 @@ class _Writer:
                 f'{indent}{sid} [shape=circle, label="{mark}", width=0.32, fixedsize=true, '
                 f'fontsize=10, style=filled, color="{palette.HISTORY}", '
                 f'fillcolor="{palette.HISTORY_FILL}", fontcolor="{palette.HISTORY}", '
-                f"tooltip={quoted(state.path)}];"
+                f"tooltip={quoted(state.path)}{self.tag(state)}];"
             )
         elif state.kind is StateKind.FINAL:
             self.final(state, indent)
@@ -172,10 +177,13 @@ class _Writer:
                 f'<<B>{html(state.name)}</B><BR/><FONT POINT-SIZE="9">{inner} states inside</FONT>>'
             )
             self.out.append(
-                f'{indent}{sid} [style="rounded,filled,bold", fillcolor="#eceff1", label={label}];'
+                f'{indent}{sid} [style="rounded,filled,bold", fillcolor="#eceff1", '
+                f"label={label}{self.tag(state)}];"
             )
         else:
-            self.out.append(f"{indent}{sid} [label={self.state_label(state, state.name)}];")
+            self.out.append(
+                f"{indent}{sid} [label={self.state_label(state, state.name)}{self.tag(state)}];"
+            )
 
     def final(self, state: DState, indent: str) -> None:
         sid = f"s{state.id}"
@@ -191,7 +199,8 @@ class _Writer:
         # its text, and a text node beside it would widen the drawing).
         self.out.append(
             f"{indent}{sid} [shape=doublecircle, margin=0.02, style=filled, "
-            f'color="{colour}", fillcolor="{fill}", label=<<B>{html(state.name)}</B>>{xlabel}];'
+            f'color="{colour}", fillcolor="{fill}", label=<<B>{html(state.name)}</B>>{xlabel}'
+            f"{self.tag(state)}];"
         )
         # A final state entered only from other regions would float to the top of
         # its region: keep it at the bottom, where final states are read.
@@ -211,7 +220,7 @@ class _Writer:
         inner = indent + "  "
         self.out.append(
             f'{inner}label={self.state_label(state, state.name)}; labeljust="l"; {style} '
-            "peripheries=1; fontsize=11;"
+            "peripheries=1; fontsize=11;" + (f' class="state s_{state.id}";' if self.tagged else "")
         )
         self.contents(state, inner)
         self.out.append(f"{indent}}}")
@@ -279,9 +288,14 @@ class _Writer:
             attrs.append(f"tooltip={quoted(edge.tooltip)}")
         if edge.cross_region:
             attrs.append("constraint=false")
+        tags = ""
+        if self.tagged and edge.kind is EdgeKind.TRANSITION:
+            tags = "transition " + " ".join(f"t_{t}" for t in edge.transitions)
         if self.is_marked(edge):
-            attrs.append(MARKED_EDGE)
+            attrs.append(MARKED_EDGE.replace('class="untested"', f'class="untested {tags}"'))
             return attrs
+        if tags:
+            attrs.append(f'class="{tags}"')
         colour = None
         if edge.stub_source or edge.stub_target or edge.cross_region:
             colour = palette.MUTED
@@ -389,10 +403,14 @@ def to_dot(
     classifications: bool = True,
     invariants: bool = True,
     marked: frozenset[int] = frozenset(),
+    tagged: bool = False,
 ) -> str:
     """The DOT text of one view: same view, same bytes. Edges drawing a transition of
     `marked` (the coverage report's untested ones) are drawn red, dashed and thick, in
     the SVG class `untested`, their label ending in `UNTESTED_MARK`; a marked transition
     listed inside its state (a targetless one) is written there in red, followed by a
-    line `UNTESTED_MARK`."""
-    return _Writer(view, wrap, classifications, invariants, marked).write()
+    line `UNTESTED_MARK`. `tagged` puts SVG classes on what the drawing shows (the layout
+    is the same), for a page to highlight: `state s_<id>` on each state's node or
+    cluster, `transition t_<id> ...` on each edge, one `t_<id>` per transition it draws
+    (ids as in the IR)."""
+    return _Writer(view, wrap, classifications, invariants, marked, tagged).write()

@@ -1,43 +1,105 @@
-"""One instance's page, `GET /instances/{instance_id}` (a placeholder until its own page
-is built: the instance's chart, state and version)."""
+"""One instance's pages: `GET /instances/{instance_id}` (`?step=N` selects a step) and
+`GET /instances/{instance_id}/events.jsonl` (its history as `statekit run` JSON lines).
+
+An instance ID is URL-escaped in every link (`layout.instance_href`: a `/` is
+`%2F`), so the address of the lines is told from the page of an instance whose
+ID ends in `/events.jsonl` by the raw path: only a literal `/` before
+`events.jsonl` asks for the lines.
+"""
 
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from statekit.inspect import live
 from statekit.inspect.context import Inspector
-from statekit.inspect.layout import chart_href, error_page, html, page
+from statekit.inspect.instance_page import instance_body
+from statekit.inspect.instance_story import InstanceStory, read_story
+from statekit.inspect.layout import error_page, page
+from statekit.inspect.run_lines_export import RunLines, run_lines, run_lines_count
+from statekit.inspect.step_view import step_view
+from statekit.runner.json_text import parse_json
+
+LINES_SUFFIX = "/events.jsonl"
+LINES_MEDIA_TYPE = "application/x-ndjson; charset=utf-8"
 
 
 def routes(inspector: Inspector) -> list[BaseRoute]:
-    """`GET /instances/{instance_id}`."""
+    """`GET /instances/{instance_id}` and `GET /instances/{instance_id}/events.jsonl`."""
 
-    def instance_page(request: Request) -> HTMLResponse:
+    def story_of(instance_id: str) -> InstanceStory | None:
+        return read_story(inspector.store(), inspector.charts.values(), instance_id)
+
+    def instance_page(request: Request) -> Response:
         instance_id = request.path_params["instance_id"]
+        if _asks_for_lines(request):
+            return lines_of(instance_id[: -len(LINES_SUFFIX)])
         store = inspector.store()
         now = live.current(store, instance_id)
-        row = store.execute(
-            "SELECT chart_name, chart_version, configuration, version FROM statekit_instances "
-            "WHERE instance_id = ?",
-            (instance_id,),
-        ).fetchone()
-        if row is None:
+        story = story_of(instance_id)
+        if story is None:
             return error_page(404, "No such instance", f"no instance {instance_id!r} in the store")
-        name, version, configuration, sequence = row
-        body = html(
-            '<h1>Instance <code>{}</code></h1><section id="instance-summary" data-live-region>'
-            '<p>Chart <a href="{}">{} v{}</a>, version <span class="mono" data-version>{}</span>'
-            "</p><p>State <code data-configuration>{}</code></p></section>",
-            instance_id,
-            chart_href(name, version),
-            name,
-            version,
-            sequence,
-            configuration,
-        )
+        number = _step_number(request.query_params.get("step"), len(story.timeline))
+        if number is None:
+            return error_page(
+                400,
+                "No such step",
+                f"step must be a whole number from 0 to {len(story.timeline)}, not "
+                f"{request.query_params.get('step')!r}",
+            )
+        view = step_view(story, number)
+        lines = run_lines_count(story.timeline)
+        body = instance_body(story, view, lines, inspector.clock(), _chart_hint(story))
         return page(f"Instance {instance_id}", body, section="instances", live=now)
 
+    def lines_of(instance_id: str) -> Response:
+        story = story_of(instance_id)
+        if story is None:
+            return error_page(404, "No such instance", f"no instance {instance_id!r} in the store")
+        lines = _lines(story)
+        # a header is latin-1: the file name keeps ASCII letters, digits and -_. only
+        filename = "".join(
+            c if c.isascii() and (c.isalnum() or c in "-_.") else "_" for c in instance_id
+        )[:80]
+        return Response(
+            lines.text,
+            media_type=LINES_MEDIA_TYPE,
+            headers={"Content-Disposition": f'inline; filename="{filename}.events.jsonl"'},
+        )
+
     return [Route("/instances/{instance_id:path}", instance_page, methods=["GET"])]
+
+
+def _asks_for_lines(request: Request) -> bool:
+    """Whether the raw path ends in a literal `/events.jsonl` (not an escaped `%2F`)."""
+    raw = request.scope.get("raw_path")
+    path = raw.decode("latin-1") if isinstance(raw, bytes) else request.url.path
+    return path.split("?", 1)[0].endswith(LINES_SUFFIX) and request.path_params[
+        "instance_id"
+    ].endswith(LINES_SUFFIX)
+
+
+def _step_number(text: str | None, count: int) -> int | None:
+    """The step asked for (the last one when none is), None when it is not a number in
+    0..count."""
+    if text is None or text == "":
+        return count
+    if not text.isdigit() or len(text) > 12:
+        return None
+    number = int(text)
+    return number if number <= count else None
+
+
+def _lines(story: InstanceStory) -> RunLines:
+    try:
+        context = parse_json(story.row.initial_context)
+    except ValueError:
+        context = None
+    return run_lines(story.row.instance_id, context, story.timeline)
+
+
+def _chart_hint(story: InstanceStory) -> str:
+    """How the reproduction command names the chart (its file is not known to the store)."""
+    return f"chart {story.row.chart_name!r} version {story.row.chart_version}"

@@ -70,3 +70,84 @@
     }
   });
 })();
+
+// The instance page's step navigation (statekit/inspect/instance_page.py): the links and
+// the slider's form work without this script; it adds the keys ← → and j k (follow the
+// previous / next link), moves on as the slider is released, and the copy button.
+(function () {
+  function follow(selector) {
+    const link = document.querySelector(selector);
+    if (link) {
+      window.location.assign(link.href);
+    }
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey || !document.querySelector("[data-step]")) {
+      return;
+    }
+    const target = event.target;
+    const typing =
+      target instanceof HTMLElement &&
+      (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) &&
+      !(target instanceof HTMLInputElement && target.type === "range");
+    if (typing) {
+      return;
+    }
+    if (event.key === "ArrowLeft" || event.key === "k") {
+      event.preventDefault();
+      follow("[data-step-prev]");
+    } else if (event.key === "ArrowRight" || event.key === "j") {
+      event.preventDefault();
+      follow("[data-step-next]");
+    }
+  });
+
+  document.addEventListener("input", function (event) {
+    const slider = event.target;
+    if (slider instanceof HTMLInputElement && slider.hasAttribute("data-step-slider")) {
+      const output = document.querySelector("[data-step-output]");
+      const section = document.querySelector("[data-steps]");
+      if (output && section) {
+        output.textContent = slider.value + " of " + section.dataset.steps;
+      }
+    }
+  });
+
+  document.addEventListener("change", function (event) {
+    const slider = event.target;
+    if (slider instanceof HTMLInputElement && slider.hasAttribute("data-step-slider")) {
+      slider.form.requestSubmit();
+    }
+  });
+
+  document.addEventListener("click", async function (event) {
+    const button = event.target instanceof Element ? event.target.closest("[data-copy-from]") : null;
+    if (!button) {
+      return;
+    }
+    const status = document.querySelector("[data-copy-status]");
+    try {
+      const response = await fetch(button.dataset.copyFrom, { credentials: "same-origin" });
+      const text = await response.text();
+      await navigator.clipboard.writeText(text);
+      if (status) {
+        status.textContent = "copied " + text.split("\n").filter(Boolean).length + " line(s)";
+      }
+    } catch (error) {
+      if (status) {
+        status.textContent = "could not copy: open the link and save it";
+      }
+    }
+  });
+})();
+
+// The chart page while its analysis runs (statekit/inspect/chart_summary.py): ask again
+// in a few seconds (the analysis is bounded, so this ends).
+(function () {
+  if (document.querySelector("[data-analysis-running]")) {
+    window.setTimeout(function () {
+      window.location.reload();
+    }, 3000);
+  }
+})();
