@@ -3,7 +3,7 @@
 Every benchmark module in this folder has a `main()` that runs it (`python -m bench.NAME`),
 prints what it measured, and hands the same figures to `record` as `Row` values:
 
-    from bench import Row, Spread, record
+    from bench import TIMES, Row, Spread, record
 
     def main() -> None:
         ours = Spread.of(statekit_rates)      # events/s of each run
@@ -14,8 +14,8 @@ prints what it measured, and hands the same figures to `record` as `Row` values:
                 what="flat chart, general path",
                 statekit=ours.text("ev/s"),
                 limit="hand reducer " + limit.text("ev/s"),
-                ratio=ratio.text("×", digits=2) + " slower",
-                aim="≤ 3×",
+                ratio=ratio.text(TIMES, digits=2) + " slower",
+                aim="at most 3" + TIMES,
                 met=ratio.median <= 3,
                 headline=True,
             )
@@ -40,6 +40,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+TIMES = "\u00d7"  # the multiplication sign of ratios: 2.47x reads as 2.47\u00d7
+EN_DASH = "\u2013"  # between the ends of a range
 OUT_DIR = Path(os.environ.get("STATEKIT_BENCH_OUT", ROOT / "build" / "bench"))
 
 
@@ -57,10 +59,11 @@ class Spread:
         return cls(statistics.median(samples), min(samples), max(samples))
 
     def text(self, unit: str = "", digits: int | None = None) -> str:
-        """`median unit (low–high)`, with a k/M suffix for large numbers unless `digits`."""
+        """`median unit (low-high)`, an en dash between the ends; figures get a k/M
+        suffix unless `digits` fixes the decimals."""
         middle = number_text(self.median, digits)
-        spread = f"{number_text(self.low, digits)}–{number_text(self.high, digits)}"
-        joined = f"{middle}{unit}" if unit in ("×", "%") else f"{middle} {unit}".rstrip()
+        spread = f"{number_text(self.low, digits)}{EN_DASH}{number_text(self.high, digits)}"
+        joined = f"{middle}{unit}" if unit in (TIMES, "%") else f"{middle} {unit}".rstrip()
         return f"{joined} ({spread})"
 
 
