@@ -58,7 +58,6 @@ PRINTED_ONLY = frozenset(
         "lint_charts",
         "lint_machines",
         "lint_scaling",
-        "lsp_latency",
         "parked_listing",
         "peers",
         "race_scaling",

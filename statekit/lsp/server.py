@@ -10,7 +10,9 @@ Diagnostics come in two stages per document version:
 - **compile**: `compile_delay` seconds after the last change the text is
   compiled (in a worker thread) and the compile findings are published, with
   the project's `[tool.statekit.lint]` configuration and the chart's own
-  `lint:` key applied.
+  `lint:` key applied; they are published as soon as the passes that report
+  are done, before the IR is frozen (`stages.check_stage`, then
+  `stages.freeze_stage`).
 - **analysis**: on save, or when the text has been still for `analysis_delay`
   seconds, the chart rules run in another worker thread, off the request path;
   their findings are published with the compile ones. A newer edit cancels an
@@ -224,15 +226,24 @@ class ChartLanguageServer(LanguageServer):
             self._publish(state.uri, (), document.version)
             return
         loop = asyncio.get_running_loop()
-        compiled, config, problems, findings = await loop.run_in_executor(
-            self._compiler, stages.compile_stage, text, state.file
+        checked, config, problems, findings = await loop.run_in_executor(
+            self._compiler, stages.check_stage, text, state.file
+        )
+        if self.documents.get(state.uri) is not state or state.generation != generation:
+            return
+        state.config, state.config_problems = config, problems
+        state.findings = findings
+        self._publish(state.uri, findings, document.version)
+        # the findings are out; now the IR the analysis and the navigation read
+        compiled, crash = await loop.run_in_executor(
+            self._compiler, stages.freeze_stage, checked, state.file
         )
         if self.documents.get(state.uri) is not state or state.generation != generation:
             return
         state.compiled, state.compiled_text, state.compiled_generation = compiled, text, generation
-        state.config, state.config_problems = config, problems
-        state.findings = findings
-        self._publish(state.uri, findings, document.version)
+        if crash is not None:
+            state.findings = tuple(sorted((*findings, crash), key=Diagnostic.sort_key))
+            self._publish(state.uri, state.findings, document.version)
         if state.analyse_after_compile:
             state.analyse_after_compile = False
             self._spawn(self._analyse(state))
