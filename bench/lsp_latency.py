@@ -117,7 +117,8 @@ class Session:
 
 
 def export(rev: str, folder: Path) -> Path:
-    """The `statekit` package of git revision `rev`, unpacked in `folder`."""
+    """The `statekit` package of git revision `rev`, unpacked in `folder` (made here)."""
+    folder.mkdir(parents=True)
     archive = subprocess.run(
         ["git", "archive", rev, "statekit"], cwd=ROOT, check=True, capture_output=True
     ).stdout
