@@ -45,10 +45,12 @@ COLUMNS = ("what", "statekit", "limit, same run", "ratio", "aim", "met")
 
 @dataclass(frozen=True)
 class Run:
-    """How one script's run went: its arguments, load average before and after, wall
-    time, exit status and what it printed (written by `run_all`)."""
+    """How one script's run went: its mode (the table its rows go to), its arguments,
+    load average before and after, wall time, exit status and what it printed (written
+    by `run_all`)."""
 
     name: str
+    mode: str = ""
     arguments: tuple[str, ...] = ()
     load_before: tuple[float, ...] = ()
     load_after: tuple[float, ...] = ()
@@ -81,6 +83,7 @@ def load_results(out_dir: Path = OUT_DIR) -> Results:
         fields = json.loads(path.read_text(encoding="utf-8"))
         run = Run(
             name=fields["name"],
+            mode=fields.get("mode", ""),
             arguments=tuple(fields.get("arguments", ())),
             load_before=tuple(fields.get("load_before", ())),
             load_after=tuple(fields.get("load_after", ())),
@@ -89,7 +92,7 @@ def load_results(out_dir: Path = OUT_DIR) -> Results:
             printed=fields.get("printed", ""),
             date=fields.get("date", ""),
         )
-        runs[(run.name, " ".join(run.arguments))] = run
+        runs[(run.name, run.mode)] = run
     return Results(machine, rows, runs)
 
 
@@ -177,8 +180,9 @@ def module_section(name: str, mode: str, results: Results) -> str:
 
 
 def run_note(run: Run) -> str:
-    """*Load average 1.20 / … → 2.10 / …; 35 s wall.* (and a failure, if it failed)."""
-    parts = []
+    """*`python -m bench.NAME ARGS`; date; load average 1.20 / … → 2.10 / …; 35 s wall.*
+    (and a failure, if it failed)."""
+    parts = [f"`{' '.join(['python -m bench.' + run.name, *run.arguments])}`"]
     if run.date:
         parts.append(run.date)
     if run.load_before and run.load_after:

@@ -1,8 +1,9 @@
 """Run every benchmark script in this folder, one after the other, in fresh processes,
 then render bench/README.md from the rows they recorded (`bench/report.py`).
 
-Run: `python bench/run_all.py` (or `make bench`); `python bench/run_all.py NAME...` runs
-only those modules (the README is rendered from whatever build/bench/ holds). Each
+Run: `python bench/run_all.py` (or `make bench`); `python bench/run_all.py NAME... [--
+ARGUMENT...]` runs only those modules, with those arguments added (say `lsp_latency --
+--before main`); the README is rendered from whatever build/bench/ holds. Each
 script prints its own table as it goes; this records, per script, the load average
 before and after it (`/proc/loadavg`), its wall time and what it printed
 (build/bench/run/NAME.json), and the machine once (build/bench/machine.json).
@@ -162,8 +163,10 @@ def machine() -> dict[str, object]:
     }
 
 
-def run_one(name: str, arguments: list[str]) -> int:
-    """Run `python -m bench.NAME ARGUMENTS`, echoing and keeping what it prints."""
+def run_one(name: str, mode: list[str], extra: list[str]) -> int:
+    """Run `python -m bench.NAME MODE EXTRA`, echoing and keeping what it prints (the
+    report finds the run by its MODE, the arguments `ARGUMENTS` gives)."""
+    arguments = [*mode, *extra]
     label = " ".join([f"bench/{name}.py", *arguments])
     print(f"\n== {label}", flush=True)
     before = load_average()
@@ -182,6 +185,7 @@ def run_one(name: str, arguments: list[str]) -> int:
     returncode = process.wait()
     run = {
         "name": name,
+        "mode": " ".join(mode),
         "arguments": arguments,
         "date": now_text(),
         "load_before": before,
@@ -190,7 +194,7 @@ def run_one(name: str, arguments: list[str]) -> int:
         "returncode": returncode,
         "printed": "".join(printed),
     }
-    path = OUT_DIR / "run" / f"{'_'.join([name, *arguments])}.json"
+    path = OUT_DIR / "run" / f"{'_'.join([name, *mode])}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(run, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return returncode
@@ -198,14 +202,17 @@ def run_one(name: str, arguments: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the named modules (default: all), then render bench/README.md."""
-    names = (sys.argv[1:] if argv is None else argv) or bench_modules()
+    words = sys.argv[1:] if argv is None else argv
+    extra = words[words.index("--") + 1 :] if "--" in words else []
+    names = words[: words.index("--")] if "--" in words else words
+    names = names or bench_modules()
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     (OUT_DIR / "machine.json").write_text(json.dumps(machine(), indent=1) + "\n")
     failed = []
     for name in names:
-        for arguments in ARGUMENTS.get(name, [[]]):
-            if run_one(name, arguments):
-                failed.append(" ".join([name, *arguments]))
+        for mode in ARGUMENTS.get(name, [[]]):
+            if run_one(name, mode, extra):
+                failed.append(" ".join([name, *mode]))
     render_files()
     print(f"\nbench/README.md rendered from {OUT_DIR}", flush=True)
     if failed:

@@ -55,7 +55,8 @@ def write_run(out: Path, name: str, arguments: list[str], printed: str = "", cod
     path.parent.mkdir(parents=True, exist_ok=True)
     run = {
         "name": name,
-        "arguments": arguments,
+        "mode": " ".join(arguments),
+        "arguments": [*arguments, "--rounds", "2"],
         "date": "2026-12-05 00:10 UTC",
         "load_before": [1.5, 1.25, 1.0],
         "load_after": [2.75, 1.5, 1.0],
@@ -110,6 +111,7 @@ def test_rows_become_the_tables_at_their_markers(sample_run: Path) -> None:
     memory = readme.split("<!-- bench:table explore_scaling memory -->")[1].split("## ")[0]
     assert "| 3 x 40 | 66 MB |  |  | 300 MB | **no** |" in memory
     assert "exited with status 1" in memory
+    assert "`python -m bench.explore_scaling memory --rounds 2`" in memory
     assert "3 x 40" not in engine
 
 
