@@ -13,6 +13,7 @@ editor's figure adds the debounce (50 ms by default).
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -38,7 +39,10 @@ class Session:
     def __init__(self, folder: Path, name: str, text: str, tree: Path | None = None) -> None:
         """Open `text` as `folder/name` in a fresh server; `tree`: a folder holding the
         `statekit` package to run instead of this repository's."""
-        python = [sys.executable] if tree is None else ["env", f"PYTHONPATH={tree}", sys.executable]
+        # -P: `statekit` comes from the installation or from `tree`, never the current folder
+        python = [sys.executable, "-P"]
+        if tree is not None:
+            python = ["env", f"PYTHONPATH={tree}", *python]
         self.server = LanguageServer(
             [
                 *python,
@@ -109,6 +113,11 @@ class Session:
         )
         return result
 
+    def cpu_s(self) -> float:
+        """The server process's CPU time so far (user + system, from /proc)."""
+        fields = Path(f"/proc/{self.server.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def rss_kib(self) -> int:
         for line in Path(f"/proc/{self.server.pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -126,27 +135,41 @@ def export(rev: str, folder: Path) -> Path:
     return folder
 
 
-def chart_times(folder: Path, text: str, tree: Path | None) -> tuple[list[float], list[float]]:
-    """One fresh server on `text`: the ms of 9 edits to the compile diagnostics, and of
-    3 saves to the analysis diagnostics."""
+Times = tuple[list[float], list[float], list[float]]
+"""Milliseconds: each edit to its compile diagnostics, each save to its analysis
+diagnostics, and the server's CPU per edit of each session."""
+
+
+def chart_times(folder: Path, text: str, tree: Path | None) -> Times:
+    """One fresh server on `text`: the ms of 9 edits to the compile diagnostics, of 3
+    saves to the analysis diagnostics, and the server's CPU ms per edit over the 9."""
     session = Session(folder, "chart.yaml", text, tree)
     try:
+        cpu_before = session.cpu_s()
         compile_times = [session.edit(n) * 1000 for n in range(9)]
+        cpu_ms = (session.cpu_s() - cpu_before) * 1000 / 9
         analysis_times = []
         for n in range(3):
             session.edit(n)
             analysis_times.append(session.analyse() * 1000)
     finally:
         session.server.close()
-    return compile_times, analysis_times
+    return compile_times, analysis_times, [cpu_ms]
 
 
-def latency_rows(
-    name: str, times: dict[str, tuple[list[float], list[float]]], aim_ms: float | None
-) -> list[Row]:
-    """The compile and analysis rows of one chart; `times` by tree ("now", "before")."""
+STAGES = (
+    ("didChange → compile diagnostics", 0),
+    ("didSave → analysis diagnostics", 1),
+    ("the server's CPU time per edit", 2),
+)
+
+
+def latency_rows(name: str, times: dict[str, Times], aim_ms: float | None) -> list[Row]:
+    """The compile, analysis and CPU rows of one chart; `times` by tree ("now", "before").
+    The aim is held against the time an editor waits (on a loaded machine the CPU time
+    is what the load inflates least)."""
     rows = []
-    for stage, index in (("didChange → compile diagnostics", 0), ("didSave → analysis", 1)):
+    for stage, index in STAGES:
         now = Spread.of(times["now"][index])
         before = times.get("before")
         limit = ratio = ""
@@ -185,18 +208,20 @@ def main(argv: list[str] | None = None) -> None:
         trees: dict[str, Path | None] = {"now": None}
         if args.before:
             trees["before"] = export(args.before, Path(folder) / "before")
-        print(f"{'chart':<24} {'tree':<7} {'compile ms (median)':>20} {'analysis ms':>12}")
+        heads = f"{'compile ms (median)':>20} {'analysis ms':>12} {'CPU ms/edit':>13}"
+        print(f"{'chart':<24} {'tree':<7} {heads}")
         for name, (text, aim_ms) in charts.items():
-            times: dict[str, tuple[list[float], list[float]]] = {key: ([], []) for key in trees}
+            times: dict[str, Times] = {key: ([], [], []) for key in trees}
             for _ in range(args.rounds):
                 for key, tree in trees.items():
-                    compiled, analysed = chart_times(Path(folder), text, tree)
-                    times[key][0].extend(compiled)
-                    times[key][1].extend(analysed)
+                    found = chart_times(Path(folder), text, tree)
+                    for kept, new in zip(times[key], found, strict=True):
+                        kept.extend(new)
             for key in trees:
+                medians = [statistics.median(found) for found in times[key]]
                 print(
-                    f"{name:<24} {key:<7} {statistics.median(times[key][0]):>20.1f}"
-                    f" {statistics.median(times[key][1]):>12.1f}"
+                    f"{name:<24} {key:<7} {medians[0]:>20.1f} {medians[1]:>12.1f}"
+                    f" {medians[2]:>13.1f}"
                 )
             rows += latency_rows(name, times, aim_ms)
         session = Session(Path(folder), "task.yaml", charts["machines/task.yaml"][0])

@@ -9,8 +9,11 @@ prose is kept by hand; its markers are replaced by what build/bench/ holds:
   recorded (with `table="MODE"`), or what it printed when it records none, followed by
   the load average before and after it ran.
 
-The repository README quotes the headline rows between `<!-- bench:headline:begin -->`
-and `<!-- bench:headline:end -->`, rewritten by the same render.
+In the README each marker is kept, followed by what it stands for and `<!-- /bench -->`,
+so `template_of` gives the template back (a test checks that nothing outside them was
+edited by hand). The repository README quotes the headline rows between
+`<!-- bench:headline:begin -->` and `<!-- bench:headline:end -->`, rewritten by the same
+render.
 """
 
 from __future__ import annotations
