@@ -176,7 +176,7 @@ def latency_rows(name: str, times: dict[str, Times], aim_ms: float | None) -> li
         if before is not None:
             then = Spread.of(before[index])
             limit = f"the code before, same run: {then.text('ms')}"
-            ratio = f"{then.median / now.median:.2f}{TIMES} faster (medians)"
+            ratio = f"{now.median / then.median:.2f}{TIMES} the time of the code before"
         aimed = aim_ms is not None and index == 0
         rows.append(
             Row(
