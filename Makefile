@@ -65,8 +65,9 @@ test: $(STAMP) $(NODE_STAMP)
 	STATEKIT=$(BIN)/statekit bash scripts/check-chart-versions.sh
 	$(BIN)/statekit docs machines/ -o docs/machines --check
 
-# Every benchmark (bench/README.md): PostgreSQL for the runner's, valgrind for the
-# instruction counts (bench/instructions.py).
+# Every benchmark, then bench/README.md (and the headline rows the README quotes) written
+# from the rows this run recorded in build/bench/ (bench/report.py): PostgreSQL for the
+# runner's, valgrind for the instruction counts (bench/instructions.py).
 bench: $(STAMP)
 	command -v valgrind >/dev/null || (apt-get update && apt-get install -y valgrind)
 	command -v nats-server >/dev/null || (apt-get update && apt-get install -y nats-server)

@@ -9,31 +9,48 @@ from __future__ import annotations
 import statistics
 import time
 
+from bench import Row, Spread, record
 from bench.generate import flat_chart_yaml
 from statekit.compiler.pipeline import compile_source
 
 
-def median_seconds(text: str, repeats: int) -> float:
-    """Median wall time of compiling `text`."""
+def compile_seconds(text: str, repeats: int) -> list[float]:
+    """The wall time of each of `repeats` compiles of `text`."""
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
         result = compile_source(text, "generated.yaml")
         times.append(time.perf_counter() - start)
         assert result.chart is not None, result.diagnostics[:3]
-    return statistics.median(times)
+    return times
 
 
 def main() -> None:
-    """Print a table of sizes and median compile times."""
+    """Print and record a table of sizes and median compile times."""
     print(f"{'states':>7} {'transitions':>11} {'bytes':>8} {'median ms':>10} {'µs/state':>9}")
+    rows = []
+    first: tuple[int, float] | None = None
     for states in (250, 500, 1000, 2000):
         text = flat_chart_yaml(states, 5)
-        seconds = median_seconds(text, 5 if states <= 1000 else 3)
+        times = compile_seconds(text, 5 if states <= 1000 else 3)
+        seconds = statistics.median(times)
+        first = first or (states, seconds)
         print(
             f"{states:>7} {states * 5:>11} {len(text):>8} {seconds * 1000:>10.1f}"
             f" {seconds / states * 1e6:>9.1f}"
         )
+        linear_ms = first[1] * 1000 * states / first[0]
+        rows.append(
+            Row(
+                what=f"compile, {states:,} states / {states * 5:,} transitions"
+                f" ({len(text):,} bytes)",
+                statekit=Spread.of([t * 1000 for t in times]).text("ms"),
+                limit=f"linear from {first[0]} states: {linear_ms:,.0f} ms",
+                ratio=f"{seconds / states * 1e6:,.0f} µs per state",
+                headline=states == 1000,
+            )
+        )
+    record("compile_scaling", rows)
 
 
 if __name__ == "__main__":

@@ -14,29 +14,31 @@ The rules' row builds the product (`compose_above=sys.maxsize`); the row after i
 explores the three independent regions apart, as `statekit lint` does
 (`statekit.analysis.compositional`).
 
-`python -m bench.explore_scaling memory [RUNS]` measures memory instead: for
-3 x 10, 3 x 20 and 3 x 47 (103,823 configurations, of which the default bound
-keeps 100,000) the peak and the retained memory of the exploration as tracemalloc
-sees it, per stored abstract state; then, as fresh processes taking turns (RUNS
-rounds, 3 by default), the exploration of 3 x 47 at the default bound and
-`statekit lint` of that chart: wall and CPU time and peak resident memory (of the process itself:
-`bench._fresh_process`), median and range; `statekit lint` explores the three
-independent regions apart.
+`python -m bench.explore_scaling memory [RUNS]` measures memory instead, every case in
+a fresh process that reports its own peak resident set (VmHWM), the cases taking turns
+for RUNS rounds (3 by default): an interpreter that imports statekit (the baseline),
+the exploration of 3 x 10, 3 x 20 and 3 x 47 (103,823 configurations, of which the
+default bound keeps 100,000) with its growth over the baseline per stored abstract
+state, the same under tracemalloc (peak and retained bytes per state), and
+`statekit lint` of the 3 x 47 chart. It records its rows as the `memory` table.
 """
 
 from __future__ import annotations
 
 import functools
 import gc
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from bench._fresh_process import run_fresh
+from bench import Row, Spread, record
 from bench.lint_machines import median_process_ms
 from statekit.analysis.explorer import explore
 from statekit.analysis.facts import chart_facts
@@ -103,57 +105,161 @@ def traced_exploration(states: int) -> tuple[int, float, float, float]:
     return count, seconds, peak / count, current / count
 
 
-def process(args: list[str]) -> tuple[float, float, int, int]:
-    """(wall s, CPU s, peak RSS bytes, exit code) of one fresh process: its own peak,
-    not this process's (`bench._fresh_process`)."""
-    return run_fresh(args, ROOT)
+PEAK_PROBE = """
+import atexit, runpy, sys
+
+def _peak():
+    with open("/proc/self/status") as status:
+        kib = [line.split()[1] for line in status if line.startswith("VmHWM:")]
+    with open({out!r}, "w") as out:
+        out.write(kib[0] if kib else "0")
+
+atexit.register(_peak)
+sys.argv = {argv!r}
+{body}
+"""
+"""Run in a fresh interpreter, it writes the process's own peak resident set (VmHWM)
+when it exits. A parent's `ru_maxrss` of a child counts what the child inherited
+by fork before exec (about the parent's peak), so the child reads its own."""
 
 
-def _spread(values: list[float], unit: str, scale: float = 1.0) -> str:
-    scaled = [v * scale for v in values]
-    median = statistics.median(scaled)
-    return f"{median:,.1f} {unit} ({min(scaled):,.1f}-{max(scaled):,.1f})"
+@dataclass(frozen=True)
+class ProcessRun:
+    """What one fresh process of the memory mode took: wall and CPU seconds, its own
+    peak resident set, its exit code and what it printed."""
+
+    wall_s: float
+    cpu_s: float
+    peak_bytes: int
+    code: int
+    printed: str
 
 
-def memory_main(runs: int) -> None:
-    """Print the memory figures (see the module docstring)."""
-    print(f"{'chart':>8} {'stored':>8} {'traced s':>9} {'peak B/state':>13} {'kept B/state':>13}")
-    for states in (10, 20, BOUND_STATES):
-        count, seconds, peak, kept = traced_exploration(states)
-        print(f"{REGIONS}x{states:<6} {count:>8,} {seconds:>9.1f} {peak:>13,.0f} {kept:>13,.0f}")
+def fresh_process(body: str, argv: list[str]) -> ProcessRun:
+    """Run `body` (Python source) as `python -c` with `argv` as its sys.argv."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "peak"
+        source = PEAK_PROBE.format(out=str(out), argv=argv, body=body)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        child = subprocess.Popen(
+            [sys.executable, "-c", source],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        printed, _ = child.communicate()
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        peak = int(out.read_text() or 0) * 1024 if out.exists() else 0
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return ProcessRun(wall, cpu, peak, child.returncode, printed)
+
+
+def module_body(module: str) -> str:
+    """Source that runs `module` as `python -m module` does."""
+    return f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)"
+
+
+def memory_cases(chart_path: Path) -> dict[str, tuple[str, list[str]]]:
+    """Each case of the memory mode: name -> (source, argv), the baseline first."""
     explore_code = (
         "from bench.explore_scaling import chart; "
         "from statekit.analysis.explorer import explore; "
-        f"explore(chart({BOUND_STATES}))"
+        "print(len(explore(chart({states})).nodes))"
     )
+    traced_code = (
+        "from bench.explore_scaling import traced_exploration; print(*traced_exploration({states}))"
+    )
+    cases = {
+        "python -c pass": ("pass", ["-c"]),
+        BASELINE: ("import statekit", ["-c"]),
+    }
+    for states in (10, 20, BOUND_STATES):
+        cases[f"explore 3x{states}"] = (explore_code.format(states=states), ["-c"])
+        cases[f"traced 3x{states}"] = (traced_code.format(states=states), ["-c"])
+    argv = ["statekit", "lint", str(chart_path)]
+    cases[f"statekit lint 3x{BOUND_STATES}"] = (module_body("statekit.cli"), argv)
+    return cases
+
+
+BASELINE = "python -c 'import statekit'"
+
+
+def memory_main(runs: int) -> None:
+    """Measure every case in fresh processes taking turns (RUNS rounds); print and record
+    the rows (see the module docstring)."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "regions.yaml"
         path.write_text(regions_chart_yaml(REGIONS, BOUND_STATES), encoding="utf-8")
-        commands = {
-            "python -c pass": [sys.executable, "-c", "pass"],
-            f"explore 3x{BOUND_STATES}": [sys.executable, "-c", explore_code],
-            f"statekit lint 3x{BOUND_STATES}": [
-                sys.executable,
-                "-m",
-                "statekit.cli",
-                "lint",
-                str(path),
-            ],
-        }
-        found: dict[str, list[tuple[float, float, int, int]]] = {name: [] for name in commands}
+        cases = memory_cases(path)
+        found: dict[str, list[ProcessRun]] = {name: [] for name in cases}
         for _ in range(runs):
-            for name, args in commands.items():
-                found[name].append(process(args))
-    print(f"{runs} interleaved runs; median (min-max)")
-    for name, rows in found.items():
-        walls = [r[0] for r in rows]
-        cpus = [r[1] for r in rows]
-        peaks = [float(r[2]) for r in rows]
-        codes = sorted({r[3] for r in rows})
-        print(
-            f"{name:>22}: wall {_spread(walls, 's')}, CPU {_spread(cpus, 's')},"
-            f" peak RSS {_spread(peaks, 'MB', 1e-6)}, exit {codes}"
+            for name, (body, argv) in cases.items():
+                found[name].append(fresh_process(body, argv))
+    rows = memory_rows(found)
+    print(f"{runs} interleaved runs, each case a fresh process; median (range)")
+    for row in rows:
+        print(f"  {row.what}: {row.statekit}; {row.limit}; {row.ratio}")
+    record("explore_scaling", rows)
+
+
+def peak_mb(runs: list[ProcessRun]) -> Spread:
+    """The peak resident sets of `runs`, in MB."""
+    return Spread.of([run.peak_bytes / 1e6 for run in runs])
+
+
+def cpu_s(runs: list[ProcessRun]) -> Spread:
+    """The CPU seconds of `runs`."""
+    return Spread.of([run.cpu_s for run in runs])
+
+
+def memory_rows(found: dict[str, list[ProcessRun]]) -> list[Row]:
+    """The memory mode's rows: each case's own peak against the baseline's (an interpreter
+    that imports statekit), and the growth over it per stored abstract state."""
+    baseline = found[BASELINE]
+    limit = f"{BASELINE}: peak {peak_mb(baseline).text('MB')}"
+    reference = f"peak {peak_mb(found['python -c pass']).text('MB')}"
+    rows = [Row(what="python -c pass, for reference", statekit=reference, table="memory")]
+    for states in (10, 20, BOUND_STATES):
+        runs = found[f"explore 3x{states}"]
+        stored = int(runs[0].printed.split()[0])
+        growth = [
+            run.peak_bytes - base.peak_bytes for run, base in zip(runs, baseline, strict=True)
+        ]
+        per_state = Spread.of([extra / stored for extra in growth])
+        traced = [r.printed.split() for r in found[f"traced 3x{states}"]]
+        traced_peak = Spread.of([float(fields[2]) for fields in traced])
+        traced_kept = Spread.of([float(fields[3]) for fields in traced])
+        bounded = states == BOUND_STATES
+        rows.append(
+            Row(
+                what=f"exploration of 3 x {states} ({stored:,} stored states), a fresh process",
+                statekit=f"peak {peak_mb(runs).text('MB')}; CPU {cpu_s(runs).text('s')}",
+                limit=limit,
+                ratio=f"{per_state.text('B', digits=0)} per stored state over the baseline"
+                f" (tracemalloc: peak {traced_peak.text('B', digits=0)}, retained"
+                f" {traced_kept.text('B', digits=0)})",
+                aim="at most 1 KB per stored state" if bounded else "",
+                met=per_state.median <= 1024 if bounded else None,
+                headline=bounded,
+                table="memory",
+            )
         )
+    lint = found[f"statekit lint 3x{BOUND_STATES}"]
+    codes = ", ".join(str(code) for code in sorted({run.code for run in lint}))
+    wall = Spread.of([run.wall_s for run in lint])
+    rows.append(
+        Row(
+            what=f"statekit lint of the 3 x {BOUND_STATES} chart (exit {codes}), a fresh process",
+            statekit=f"peak {peak_mb(lint).text('MB')}; CPU {cpu_s(lint).text('s')};"
+            f" wall {wall.text('s')}",
+            limit=limit,
+            table="memory",
+        )
+    )
+    return rows
 
 
 def main() -> None:

@@ -28,6 +28,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench import TIMES, Row, Spread, record
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -115,6 +117,36 @@ def main() -> None:
             print(f"{label:4} {name:28} {median:7.1f} ms {spread}{ratio}")
     if limit is None:
         print("yamllint is not installed (it is in the `bench` extra)")
+    record("lint_machines", lint_rows(times))
+
+
+def lint_rows(times: dict[str, list[tuple[float, float]]]) -> list[Row]:
+    """Each command's CPU and wall time; `statekit lint machines/` against yamllint's."""
+    yamllint = times.get("yamllint machines/")
+    rows = []
+    for name, found in times.items():
+        cpu = Spread.of([t[1] for t in found])
+        wall = Spread.of([t[0] for t in found])
+        limit = ratio = aim = ""
+        met = None
+        if yamllint is not None and name != "yamllint machines/":
+            theirs = statistics.median(t[1] for t in yamllint)
+            ratio = f"{cpu.median / theirs:.2f}{TIMES} its CPU time"
+            limit = f"`yamllint machines/`: CPU {Spread.of([t[1] for t in yamllint]).text('ms')}"
+            if name == "statekit lint machines/":
+                aim, met = f"at most 1.2{TIMES}", cpu.median / theirs <= 1.2
+        rows.append(
+            Row(
+                what=f"`{name}` as a process",
+                statekit=f"CPU {cpu.text('ms')}; wall {wall.text('ms')}",
+                limit=limit,
+                ratio=ratio,
+                aim=aim,
+                met=met,
+                headline=name == "statekit lint machines/",
+            )
+        )
+    return rows
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import Row, Spread, record
 from bench.generate import flat_chart_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,6 +53,7 @@ def main() -> None:
         heads = f"{'wall s':>18} {'CPU s':>18} {'peak MB':>16} {'linear':>7}"
         print(f"{'states':>6} {'bytes':>8} {heads}")
         base = statistics.median(cpu for _w, cpu, _m, _c in found[SIZES[0]])
+        rows: list[Row] = []
         for n in SIZES:
             walls = [w for w, _c, _m, _x in found[n]]
             cpus = [c for _w, c, _m, _x in found[n]]
@@ -67,6 +69,22 @@ def main() -> None:
                 f" {statistics.median(peaks):>6.0f} ({min(peaks):.0f}-{max(peaks):.0f})"
                 f" {base * n / SIZES[0]:>7.2f}  exit {sorted(codes)}"
             )
+            cpu, peak = Spread.of(cpus), Spread.of(peaks)
+            largest = n == SIZES[-1]
+            rows.append(
+                Row(
+                    what=f"`statekit lint` of `flat_chart_yaml({n}, 2)`, `--ignore"
+                    f" undefined-pair` (exit {', '.join(str(c) for c in sorted(codes))})",
+                    statekit=f"CPU {cpu.text('s')}; wall {Spread.of(walls).text('s')};"
+                    f" peak {peak.text('MB')}",
+                    limit=f"linear from {SIZES[0]} states: {base * n / SIZES[0]:.2f} s",
+                    ratio=f"{cpu.median / (base * n / SIZES[0]):.2f} of linear",
+                    aim="under 10 s CPU and 500 MB" if largest else "",
+                    met=cpu.median < 10 and peak.median < 500 if largest else None,
+                    headline=largest,
+                )
+            )
+    record("lint_scaling", rows)
 
 
 if __name__ == "__main__":

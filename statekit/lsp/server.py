@@ -10,7 +10,11 @@ Diagnostics come in two stages per document version:
 - **compile**: `compile_delay` seconds after the last change the text is
   compiled (in a worker thread) and the compile findings are published, with
   the project's `[tool.statekit.lint]` configuration and the chart's own
-  `lint:` key applied.
+  `lint:` key applied; they are published as soon as the passes that report
+  are done. The IR (the compiled chart the analysis and the requests read) is
+  frozen from that check when first needed (`stages.check_stage`, then
+  `stages.freeze_stage`), so a check does not wait for the freezing of the text
+  before it.
 - **analysis**: on save, or when the text has been still for `analysis_delay`
   seconds, the chart rules run in another worker thread, off the request path;
   their findings are published with the compile ones. A newer edit cancels an
@@ -50,7 +54,7 @@ from statekit.analysis.explorer import Progress
 from statekit.analysis.options import ExplorationOptions
 from statekit.compiler.diagnostics import Diagnostic
 from statekit.compiler.ir import CompiledChart
-from statekit.compiler.pipeline import CompileResult, compile_source
+from statekit.compiler.pipeline import CheckedSource, CompileResult, compile_source
 from statekit.lint.config import LintConfig
 from statekit.lint.lint_files import CHART_SUFFIXES, is_chart_text
 from statekit.lsp import navigation, records, stages
@@ -76,9 +80,10 @@ class _Document:
     file: str
     language_id: str
     generation: int = 0  # bumped by every change; a stage of an older generation is dropped
-    compiled: CompileResult | None = None
+    checked: CheckedSource | None = None  # the newest checked text (None: not a chart)
+    checked_generation: int = -1
+    compiled: CompileResult | None = None  # frozen from a checked text when first needed
     compiled_text: str | None = None
-    compiled_generation: int = -1
     config: LintConfig = field(default_factory=LintConfig)
     config_problems: tuple[Diagnostic, ...] = ()
     findings: tuple[Diagnostic, ...] = ()
@@ -174,7 +179,7 @@ class ChartLanguageServer(LanguageServer):
             return
         _cancel(state.analysis_timer)
         state.analysis_timer = None
-        if state.compiled_generation == state.generation:
+        if state.checked_generation == state.generation:
             self._spawn(self._analyse(state))
         else:
             state.analyse_after_compile = True
@@ -218,33 +223,56 @@ class ChartLanguageServer(LanguageServer):
         document = self.workspace.get_text_document(state.uri)
         text = document.source
         if not self._is_chart(state, text):
+            state.checked, state.checked_generation = None, generation
             state.compiled = state.compiled_text = None
-            state.compiled_generation = generation
             state.findings = ()
             self._publish(state.uri, (), document.version)
             return
         loop = asyncio.get_running_loop()
-        compiled, config, problems, findings = await loop.run_in_executor(
-            self._compiler, stages.compile_stage, text, state.file
+        checked, config, problems, findings = await loop.run_in_executor(
+            self._compiler, stages.check_stage, text, state.file
         )
         if self.documents.get(state.uri) is not state or state.generation != generation:
             return
-        state.compiled, state.compiled_text, state.compiled_generation = compiled, text, generation
+        state.checked, state.checked_generation = checked, generation
         state.config, state.config_problems = config, problems
         state.findings = findings
         self._publish(state.uri, findings, document.version)
+        # The IR is frozen only when the analysis or a request needs it (`_frozen`): while
+        # the user types, the next check does not wait for it (a third of the compile of
+        # a 500-state chart; bench/lsp_latency.py).
         if state.analyse_after_compile:
             state.analyse_after_compile = False
             self._spawn(self._analyse(state))
-        elif compiled.chart is not None:
+        elif checked.model is not None:
             state.analysis_timer = loop.call_later(
                 self.settings.analysis_delay_s, lambda: self._spawn(self._analyse(state))
             )
 
+    async def _frozen(self, state: _Document) -> CompileResult | None:
+        """The compile result of the newest checked text (None: not a chart), frozen in
+        the compile worker the first time it is needed."""
+        checked = state.checked
+        if checked is None:
+            return None
+        if state.compiled is not None and state.compiled_text is checked.source:
+            return state.compiled
+        loop = asyncio.get_running_loop()
+        compiled, crash = await loop.run_in_executor(
+            self._compiler, stages.freeze_stage, checked, state.file
+        )
+        if state.checked is checked and self.documents.get(state.uri) is state:
+            state.compiled, state.compiled_text = compiled, checked.source
+            if crash is not None:
+                state.findings = tuple(sorted((*state.findings, crash), key=Diagnostic.sort_key))
+                version = self.workspace.get_text_document(state.uri).version
+                self._publish(state.uri, state.findings, version)
+        return compiled
+
     async def _analyse(self, state: _Document) -> None:
         state.analysis_timer = None
-        compiled, generation = state.compiled, state.compiled_generation
-        if compiled is None or compiled.chart is None or generation != state.generation:
+        checked, generation = state.checked, state.checked_generation
+        if checked is None or checked.model is None or generation != state.generation:
             return
         if state.analysed_generation == generation or state.running_analysis == generation:
             return
@@ -256,6 +284,9 @@ class ChartLanguageServer(LanguageServer):
         )
         loop = asyncio.get_running_loop()
         try:
+            compiled = await self._frozen(state)
+            if compiled is None or compiled.chart is None or state.generation != generation:
+                return
             findings = await loop.run_in_executor(
                 self._analyser,
                 stages.analysis_stage,
@@ -325,14 +356,16 @@ class ChartLanguageServer(LanguageServer):
         if state.navigation is None or state.navigation.text != text:
             if not self._is_chart(state, text):
                 return None
-            result = state.compiled if state.compiled_text == text else None
+            result = None
+            if state.checked is not None and state.checked.source == text:
+                result = await self._frozen(state)  # checked already: only freeze it
             if result is None:
                 loop = asyncio.get_running_loop()
                 result = await loop.run_in_executor(
                     self._compiler, compile_source, text, state.file
                 )
-                if document.source != text:  # edited meanwhile: answer for the newer text
-                    return await self.chart_at(uri)
+            if document.source != text:  # edited meanwhile: answer for the newer text
+                return await self.chart_at(uri)
             state.navigation = navigation.chart_document(text, result, state.navigation)
         return state.navigation, document
 

@@ -1,9 +1,10 @@
 """The two stages of the language server's diagnostics, as pure functions run in worker threads.
 
-`compile_stage` compiles a text and applies the project's and the chart's lint
-settings; `analysis_stage` runs every chart rule as `statekit lint` does. A bug
-in statekit becomes an `internal-error` finding at the top of the file, never a
-dead server.
+`check_stage` checks a text by every compiler pass that reports and applies the
+project's and the chart's lint settings (the findings the server publishes first);
+`freeze_stage` then makes the compiled chart; `analysis_stage` runs every chart
+rule as `statekit lint` does. A bug in statekit becomes an `internal-error` finding
+at the top of the file, never a dead server.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from statekit.analysis.options import ExplorationOptions
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.pipeline import CompileResult, compile_source
+from statekit.compiler.pipeline import CheckedSource, CompileResult, check_source
 from statekit.lint.config import (
     ConfigError,
     LintConfig,
@@ -27,25 +28,37 @@ class Superseded(Exception):
     """A newer edit of the document: the analysis of the older text stops."""
 
 
-def compile_stage(
+def check_stage(
     text: str, file: str
-) -> tuple[CompileResult, LintConfig, tuple[Diagnostic, ...], tuple[Diagnostic, ...]]:
-    """Compile `text`: the result, the project configuration and its problems, and the
-    compile findings with the project's and the chart's settings applied."""
+) -> tuple[CheckedSource, LintConfig, tuple[Diagnostic, ...], tuple[Diagnostic, ...]]:
+    """Check `text` by every compiler pass that reports (`check_source`): the checked
+    source, the project configuration and its problems, and the compile findings with
+    the project's and the chart's settings applied, ready to publish before the IR is
+    frozen (`freeze_stage`)."""
     config, problems = _project_config(file)
     try:
-        result = compile_source(text, file)
+        checked = check_source(text, file)
     except Exception as exc:  # a bug in statekit: a positioned finding, never a dead server
         crash = _crash(file, exc)
-        return CompileResult(None, (crash,), text), config, problems, (*problems, crash)
-    found = [*problems, *result.diagnostics]
+        return CheckedSource(None, (crash,), text), config, problems, (*problems, crash)
+    found = [*problems, *checked.diagnostics]
     chart_config = config
-    if result.chart is not None:
-        chart_config, chart_problems = with_chart_settings(config, result.chart.lint, file)
+    if checked.model is not None:
+        chart_config, chart_problems = with_chart_settings(config, checked.model.lint, file)
         found.extend(chart_problems)
     kept = (chart_config.effective(d) for d in found)
     findings = tuple(sorted((d for d in kept if d is not None), key=Diagnostic.sort_key))
-    return result, config, problems, findings
+    return checked, config, problems, findings
+
+
+def freeze_stage(checked: CheckedSource, file: str) -> tuple[CompileResult, Diagnostic | None]:
+    """The compile result of a checked text, and the `internal-error` finding when
+    freezing it crashed (then the result has no chart)."""
+    try:
+        return checked.frozen(), None
+    except Exception as exc:  # a bug in statekit: a positioned finding, never a dead server
+        crash = _crash(file, exc)
+        return CompileResult(None, (*checked.diagnostics, crash), checked.source), crash
 
 
 def analysis_stage(
