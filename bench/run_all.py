@@ -45,14 +45,18 @@ ARGUMENTS: dict[str, list[list[str]]] = {
 PRINTED_ONLY = frozenset(
     {
         "armed_timers",
+        "async_runner",
         "broker_startup",
         "clock_steps",
+        "compositional_lint",
         "definitions",
         "dot_generation",
         "engine_core",
         "explain_machines",
         "explore_timers",
         "growth",
+        "in_transaction",
+        "inspect_pages",
         "instructions",
         "lint_charts",
         "parked_listing",
