@@ -7,7 +7,8 @@ port (`served`), headless Chromium driven by Selenium through Debian's chromium-
         checked_screenshot(driver, tmp_path / "list.png")
 
 Both are context managers (the fixtures in `conftest.py` wrap them). No sleeps: wait for
-what the page shows with `WebDriverWait(driver, timeout).until(...)`.
+what the page shows with `waiting(driver).until(...)`, which reads again an element a
+live redraw replaced while it was being read.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from pathlib import Path
 
 import uvicorn
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
 
 from statekit.inspect.app import create_app
 from statekit.inspect.context import Inspector
@@ -33,6 +36,12 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 WINDOW = (1280, 900)
 WAIT_SECONDS = 20.0
 """How long a test waits for what a page should show (live updates poll every 2 s)."""
+
+
+def waiting(driver: webdriver.Chrome) -> WebDriverWait[webdriver.Chrome]:
+    """A wait for what the page shows. A live redraw replaces its regions in place, so an
+    element found just before a redraw is stale when read: the condition is asked again."""
+    return WebDriverWait(driver, WAIT_SECONDS, ignored_exceptions=(StaleElementReferenceException,))
 
 
 @contextmanager

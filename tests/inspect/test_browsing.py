@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browser import WAIT_SECONDS, checked_screenshot
+from browser import checked_screenshot, waiting
 from cli_process import ROOT
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
-from selenium.webdriver.support.ui import WebDriverWait
 
 from statekit.api import load
 from statekit.runner.runner import Runner
@@ -59,7 +58,7 @@ def test_list_filter_search_and_open_an_instance(
     # a filter from the form: a shareable address, the matching instances only
     _field(driver, "state").send_keys("created")
     _field(driver, "state").submit()
-    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: "state=created" in d.current_url)
+    waiting(driver).until(lambda d: "state=created" in d.current_url)
     assert _listed(driver) == ["pay-2"]
     driver.get(served_demo + "/?rejections=1&sort=instance&order=asc")
     assert _listed(driver) == ["pay-1", "pay-2"]
@@ -73,13 +72,13 @@ def test_list_filter_search_and_open_an_instance(
     # a count is a link to its state's instances
     driver.get(served_demo + "/")
     driver.find_element(By.CSS_SELECTOR, "#state-counts a[data-state='closed']").click()
-    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: "state=closed" in d.current_url)
+    waiting(driver).until(lambda d: "state=closed" in d.current_url)
     assert _listed(driver) == ["pay-1"]
 
     # an event ID found leads to its instance
     _field(driver, "q").send_keys("e6")
     _field(driver, "q").submit()
-    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.current_url.endswith("/instances/pay-1"))
+    waiting(driver).until(lambda d: d.current_url.endswith("/instances/pay-1"))
     assert "pay-1" in driver.find_element(By.TAG_NAME, "h1").text
     checked_screenshot(driver, screenshots / "instance.png")
 
@@ -94,13 +93,13 @@ def test_new_events_appear_without_a_reload(
         runner = Runner(load(str(ROOT / "machines" / "payment.yaml")), store)
         runner.create("pay-3")
         assert runner.apply("pay-3", "e1", "START_PAY", {"amount": 250}).applied
-        WebDriverWait(driver, WAIT_SECONDS).until(lambda d: "pay-3" in _listed(d))
+        waiting(driver).until(lambda d: "pay-3" in _listed(d))
         assert _listed(driver)[0] == "pay-3"  # the newest activity first
         row = _row_text(driver, "pay-3")
         assert "processing" in row and "1 timer" in row
         # a rejection moves the cursor too: pay-2's row gains its third rejection
         late = runner.apply("pay-2", "e3", "REFUND_SUCCESS", {"refund_ref": "r"})
         assert late.status.value == "REJECTED"
-        WebDriverWait(driver, WAIT_SECONDS).until(lambda d: "3 rejected" in _row_text(d, "pay-2"))
+        waiting(driver).until(lambda d: "3 rejected" in _row_text(d, "pay-2"))
     assert driver.execute_script("return window.__sameDocument === true")
     checked_screenshot(driver, screenshots / "live.png")

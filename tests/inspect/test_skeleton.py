@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browser import WAIT_SECONDS, checked_screenshot
+from browser import checked_screenshot, waiting
 from selenium import webdriver
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 pytest_plugins = ("inspect_fixtures",)
 
@@ -22,10 +21,10 @@ def test_the_list_shows_the_demo_instances_and_links_to_them(
     ]
     assert sorted(links) == ["pay-1", "pay-2"]
     # the script ran (the CSP allows /static/inspect.js): it says the page is live
-    WebDriverWait(driver, WAIT_SECONDS).until(
+    waiting(driver).until(
         lambda d: d.find_element(By.CSS_SELECTOR, "[data-live-status]").text == "live"
     )
     checked_screenshot(driver, screenshots / "list.png")
     driver.find_element(By.LINK_TEXT, "pay-1").click()
-    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: "/instances/pay-1" in d.current_url)
+    waiting(driver).until(lambda d: "/instances/pay-1" in d.current_url)
     assert "pay-1" in driver.find_element(By.TAG_NAME, "h1").text

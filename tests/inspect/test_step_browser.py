@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browser import WAIT_SECONDS, checked_screenshot
+from browser import checked_screenshot, waiting
 from cli_process import statekit
 from replayed_steps import PAYMENT, expected_steps
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
 
 import statekit as sk
 
@@ -32,7 +31,7 @@ def shown_step(driver: webdriver.Chrome) -> int:
 
 
 def wait_for_step(driver: webdriver.Chrome, number: int) -> None:
-    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: shown_step(d) == number)
+    waiting(driver).until(lambda d: shown_step(d) == number)
 
 
 def highlighted(driver: webdriver.Chrome, mark: str) -> frozenset[int]:
@@ -108,7 +107,7 @@ def test_the_chart_page_draws_the_instances_on_their_states(
         assert box[0] > 0 and box[1] > 0
     checked_screenshot(driver, screenshots / "chart.png")
     driver.find_element(By.CSS_SELECTOR, 'tr[data-state="created"] a').click()
-    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: "state=created" in d.current_url)
+    waiting(driver).until(lambda d: "state=created" in d.current_url)
     listed = driver.find_elements(By.CSS_SELECTOR, "#instances a[href^='/instances/']")
     assert [a.text for a in listed] == ["pay-2"]  # the one instance in `created`
 
@@ -123,7 +122,7 @@ def test_a_new_event_appears_on_the_instance_page_without_a_reload(
     line = '{"instance": "pay-2", "event_id": "e3", "type": "START_PAY", "payload": {"amount": 7}}'
     done = statekit("run", str(PAYMENT), "--db", demo_url, stdin=line + "\n")
     assert done.returncode == 0, done.stderr
-    WebDriverWait(driver, WAIT_SECONDS).until(
+    waiting(driver).until(
         lambda d: d.find_element(By.CSS_SELECTOR, "[data-steps]").get_attribute("data-steps") == "3"
     )
     assert driver.execute_script("return window.notReloaded === true;")  # redrawn in place
