@@ -54,8 +54,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from statekit.compiler.canonical import canonical_json
 from statekit.compiler.pipeline import compile_source
-from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
 from statekit.runner.evidence import evidence_json
 from statekit.runner.hashes import payload_text_and_digest
