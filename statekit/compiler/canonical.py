@@ -43,9 +43,7 @@ _OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_
 """Sorted keys; dataclasses and dates go to `_refused` (the standard library refuses them)
 instead of being written as orjson writes them."""
 
-_CHECKED = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-)
+_CHECKED = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 """The definition of the canonical form, and the encoder of every value orjson cannot
 write in it."""
 
@@ -57,7 +55,7 @@ def _refused(value: object) -> Any:
 def canonical_json(value: Any) -> str:
     """The canonical JSON of `value` as a text: sorted keys, no insignificant white space,
     UTF-8 kept (see the module docstring); TypeError for a value JSON cannot hold,
-    ValueError for NaN, an infinity or a value that contains itself."""
+    ValueError for a value that contains itself."""
     try:
         out = orjson.dumps(value, _refused, _OPTIONS)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
@@ -65,7 +63,7 @@ def canonical_json(value: Any) -> str:
     if (b"e-" in out or b"0.0000" in out) and _SMALL_FLOAT.search(out) is not None:
         return _CHECKED.encode(value)
     if b"null" in out and _holds_non_finite(value):
-        return _CHECKED.encode(value)  # raises the standard library's ValueError
+        return _CHECKED.encode(value)
     return out.decode()
 
 

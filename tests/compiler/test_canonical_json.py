@@ -1,6 +1,6 @@
 """`canonical_json` writes the bytes statekit's canonical encoder wrote before orjson
 (docs/canonical-json.md), for every value that encoder accepted, and refuses what it
-refused, in the same words; the one change is that NaN and the infinities are refused.
+refused, in the same words.
 
 The oracle, `_before`, is that encoder as it was written (the standard library's C
 encoder, built once, with the checking encoder after a RecursionError), so that stored
@@ -78,7 +78,10 @@ finite_floats = (
     | st.integers(0, 2**64 - 1).map(_float_of).filter(math.isfinite)  # every exponent
     | st.builds(lambda m, e: m * 10.0**e, st.integers(-(10**6), 10**6), st.integers(-30, 30))
 )
-scalars = st.none() | st.booleans() | integers | finite_floats | texts | lone_surrogates
+non_finite = st.sampled_from([math.nan, math.inf, -math.inf])
+scalars = (
+    st.none() | st.booleans() | integers | finite_floats | non_finite | texts | lone_surrogates
+)
 
 
 def _containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
@@ -213,21 +216,15 @@ NON_FINITE = [math.nan, math.inf, -math.inf]
         pytest.param(lambda n: n, id="alone"),
         pytest.param(lambda n: {"a": None, "b": [1, {"c": n}]}, id="nested-beside-null"),
         pytest.param(lambda n: (None, n), id="tuple"),
-        pytest.param(lambda n: Keyed(x=Listed([n])), id="subclasses"),
+        pytest.param(lambda n: Keyed(x=Listed([n, None])), id="subclasses"),
         pytest.param(lambda n: [Real(n)], id="float-subclass"),
     ],
 )
-def test_nan_and_the_infinities_are_refused_where_the_encoder_before_wrote_them(
+def test_nan_and_the_infinities_are_written_as_before_not_as_null(
     number: float, place: Any
 ) -> None:
+    """orjson writes `null` for them; the text (of a rejected event's payload, which the
+    store records as it came) keeps the hash it had."""
     value = place(number)
-    assert _before(value)  # written before as NaN / Infinity, which JSON does not have
-    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
-        canonical_json(value)
-
-
-@settings(max_examples=300, deadline=None)
-@given(value=values, number=st.sampled_from(NON_FINITE))
-def test_a_non_finite_number_anywhere_is_refused(value: Any, number: float) -> None:
-    with pytest.raises(ValueError):
-        canonical_json([value, {"n": [number]}])
+    assert canonical_json(value) == _before(value)
+    assert "NaN" in canonical_json(value) or "Infinity" in canonical_json(value)
