@@ -130,7 +130,7 @@ class Colour(enum.IntEnum):
     RED = 1
 
 
-class Mood(str, enum.Enum):
+class Mood(enum.StrEnum):
     CALM = "calm"
 
 
