@@ -1,38 +1,46 @@
-"""The canonical JSON text: the one form statekit hashes and stores.
+"""The canonical JSON text: the one form statekit hashes, compares and stores.
 
-Every text that is hashed, compared or stored (the chart digest, an event's
-payload and its hash, the evidence, a context, the outbox's payloads, a
-snapshot, the IR of `statekit compile`) is `canonical_json` of its value. The
-form is defined in docs/canonical-json.md; in short it is exactly what
-`json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-allow_nan=False)` writes: keys sorted by code point, no insignificant white
-space, characters kept as they are (only `"`, `\\` and the controls below
-U+0020 escaped), integers of any size in decimal, floats as Python's `repr`,
-NaN and the infinities refused.
+Every such text (the chart digest, an event's payload and the hash of `[type,
+payload]`, the evidence, a context, the outbox's payloads, snapshots, audit details,
+the IR of `statekit compile`) is `canonical_json` of its value. The form is defined
+in docs/canonical-json.md: exactly what statekit wrote before, `json.JSONEncoder(
+sort_keys=True, separators=(",", ":"), ensure_ascii=False)` (keys sorted by code
+point, no insignificant white space, characters kept as they are, integers of any
+size, floats as `repr`, NaN and the infinities as `NaN`, `Infinity`, `-Infinity`),
+so that stored hashes and `statekit verify` keep working on every existing store.
 
-It is written by orjson (a C-backed encoder, its Rust in a CPython extension),
-which writes these same bytes for almost every value and about 8 times faster than
-the standard library (`bench/canonical_encoders.py`: 8.2 µs → 1.0 µs for the
-task chart's evidence record). Where orjson writes something else or refuses,
-the standard library's encoder writes the text, so the bytes never change:
+orjson writes the text (`bench/canonical_encoders.py`, the task chart's records
+under callgrind, in bench/README.md). Where orjson's bytes would differ, the standard library's
+encoder writes the text instead:
 
-- a float below 1e-4 (orjson writes `0.00001` and `1e-6` where `repr` writes
-  `1e-05` and `1e-06`): seen in orjson's output as `e-` or `0.0000`;
-- NaN and the infinities (orjson writes `null`): seen as `null`, and refused
-  by the standard library's encoder;
-- what orjson refuses and the standard library writes: integers beyond 64
-  bits, strings with a lone surrogate, keys that are not strings, float
-  subclasses, values nested deeper than 254 levels.
+- a float below 1e-4: orjson writes `0.00001` and `1e-6` where `repr` writes `1e-05`
+  and `1e-06` (seen in its output as `e-` or `0.0000`, then by `_SMALL_FLOAT`);
+- NaN and the infinities: orjson writes `null` (when the output holds `null`,
+  `_holds_non_finite` looks for one);
+- what orjson refuses: integers beyond 64 bits, strings with a lone surrogate, keys
+  that are not strings, float subclasses, nesting deeper than 254 levels;
+- dataclasses and dates, which orjson writes and the standard library refuses
+  (passed to `_refused`, then refused by the standard library in its words).
 
-A value that holds one of those marks in a string (`"time-out"`, `"null"`)
-takes the slower path too, and gets the same bytes. msgspec was measured as
-well (1.5 µs) and writes floats from 1e16 up without the exponent's sign
-(`1e16` for `1e+16`), which would need more of its output re-encoded.
+A string that merely holds one of those marks (`"e-mail"`, `"null"`) takes the
+standard library's path too, with the same bytes. Two kinds of value are written
+where the standard library refused them: members of an `enum.Enum` that is neither
+an int nor a str, and `uuid.UUID` (orjson has no option to refuse them); statekit
+encodes neither, since payloads and contexts are checked against their declared
+types first.
+
+Why orjson: the same bytes as `repr` for every float but those below 1e-4 (msgspec,
+measured alike, also writes `1e16` for `1e+16`), keys sorted by code point as the
+standard library sorts them, wheels for CPython 3.11+ on Linux, macOS and Windows,
+and a maintained project with frequent releases. Decoding stays with `json.loads`:
+a cached `Runner.apply` decodes nothing (cProfile of `bench.runner_throughput`'s
+counter chart), and loading an instance decodes once.
 """
 
 from __future__ import annotations
 
 import json
+import marshal
 import re
 from collections.abc import Callable
 from typing import Any
@@ -73,11 +81,29 @@ and `1e-05` (a string that holds the same characters takes the slower path as we
 
 
 def _holds_non_finite(value: Any) -> bool:
-    """Whether a NaN or an infinity is anywhere in `value` (which orjson writes as `null`).
+    """Whether a NaN or an infinity is anywhere in `value` (orjson writes them as `null`).
 
-    Iterative, and only run when the text holds a `null`: 0.7 µs for the task chart's
-    context, 3.5 µs for an evidence record with a null in it, against 2.4 µs and 4.9 µs
-    for the standard library's encoder (`bench/canonical_encoders.py`)."""
+    marshal writes every float as its 8 bytes, little-endian: a non-finite one ends in
+    a byte `F0`-`FF` and then `7F` or `FF` (its exponent all ones), which no UTF-8 text
+    holds; only where those two bytes appear (in an integer, or another float's bytes,
+    too) is `value` walked to be sure. marshal refuses subclasses and other types: those
+    values are walked. On the task chart's evidence records this costs a third of the
+    walk alone (`bench/canonical_encoders.py`).
+    """
+    try:
+        packed = marshal.dumps(value)
+    except ValueError:  # a type marshal does not write, or nested too deep for it
+        return _walk_for_non_finite(value)
+    if b"\x7f" not in packed and b"\xff" not in packed:
+        return False
+    return _NON_FINITE_BYTES.search(packed) is not None and _walk_for_non_finite(value)
+
+
+_NON_FINITE_BYTES = re.compile(rb"[\xf0-\xff][\x7f\xff]")
+
+
+def _walk_for_non_finite(value: Any) -> bool:
+    """`_holds_non_finite` by looking at every member (iterative, however deep)."""
     stack = [value]
     pop, push = stack.pop, stack.extend
     while stack:
@@ -85,13 +111,9 @@ def _holds_non_finite(value: Any) -> bool:
         cls = item.__class__
         if cls is str or cls is int or cls is bool or item is None:
             continue
-        if cls is float:
+        if isinstance(item, float):
             if item - item != 0.0:  # NaN - NaN and inf - inf are NaN
                 return True
-        elif cls is dict:
-            push(item.values())
-        elif cls is list or cls is tuple:
-            push(item)
         elif isinstance(item, dict):
             push(item.values())
         elif isinstance(item, list | tuple):

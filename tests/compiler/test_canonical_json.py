@@ -206,10 +206,10 @@ def test_a_value_the_encoder_before_refused_is_refused_in_its_words(make: Any) -
     assert canonical_json(["after", "a refusal"]) == '["after","a refusal"]'  # nothing left
 
 
-NON_FINITE = [math.nan, math.inf, -math.inf]
+NON_FINITE = [math.nan, math.inf, -math.inf, -math.nan, _float_of(0x7FF0_0000_0000_0001)]
 
 
-@pytest.mark.parametrize("number", NON_FINITE, ids=["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("number", NON_FINITE, ids=["NaN", "Inf", "-Inf", "-NaN", "NaN-bits"])
 @pytest.mark.parametrize(
     "place",
     [
@@ -218,6 +218,9 @@ NON_FINITE = [math.nan, math.inf, -math.inf]
         pytest.param(lambda n: (None, n), id="tuple"),
         pytest.param(lambda n: Keyed(x=Listed([n, None])), id="subclasses"),
         pytest.param(lambda n: [Real(n)], id="float-subclass"),
+        pytest.param(lambda n: [n, {"again": n}, None], id="the-same-object-twice"),
+        pytest.param(lambda n: [2**31 - 1, -1, 1.7976931348623157e308, None, n], id="near-bytes"),
+        pytest.param(lambda n: [None, "\U0010ffff\x7f", n], id="after-text"),
     ],
 )
 def test_nan_and_the_infinities_are_written_as_before_not_as_null(
@@ -228,3 +231,16 @@ def test_nan_and_the_infinities_are_written_as_before_not_as_null(
     value = place(number)
     assert canonical_json(value) == _before(value)
     assert "NaN" in canonical_json(value) or "Infinity" in canonical_json(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param([None, 2**31 - 1, 2**63 - 1, -1], id="integers-with-those-bytes"),
+        pytest.param([None, 1.7976931348623157e308, -1.7976931348623157e308], id="largest"),
+        pytest.param([None, "\U0010ffff\x7f\xff"], id="text"),
+        pytest.param(OrderedDict([("a", None), ("b", 1.5)]), id="marshal-refuses"),
+    ],
+)
+def test_null_beside_finite_numbers_is_written_by_orjson_as_before(value: Any) -> None:
+    assert canonical_json(value) == _before(value)
