@@ -3,7 +3,11 @@ statekit used before), orjson and msgspec as they come, and `canonical_json` (or
 the standard library where their bytes would differ); and the two decoders on the texts.
 
 Run: `python -m bench.canonical_encoders` from the repository root (`--runs N`, default
-7). The records are what the runner encodes for each event of the task chart's stream
+7; `--instructions` counts instructions per record under valgrind's callgrind instead,
+the figure that holds on a shared machine: for each encoder and kind of record, one
+process encodes the records once and another three times, and the difference over
+two passes is what one pass costs, start-up and the records' making left out).
+The records are what the runner encodes for each event of the task chart's stream
 (`bench._streams.task_stream`) and of the counter chart of `bench/runner_throughput.py`:
 the payload, the evidence (compact form), the context; each run times every encoder over
 the same records, interleaved. Rows show µs per record, median over the runs (min-max),
@@ -16,9 +20,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -123,17 +132,74 @@ def table(kind: str, values: list[Any], runs: int) -> None:
         print(f"| decode: {name} | {spread(loads[name])} | | |")
 
 
+def all_records() -> dict[str, list[Any]]:
+    """Each kind of record of both charts, by name (`task chart, evidence`, ...)."""
+    task = records(compiled(TASK_CHART.read_text(), "task"), task_stream(500))
+    count = records(counter(), [("Incr", {"by": 1}, f"e-{n}") for n in range(2000)])
+    return {f"task chart, {k}": v for k, v in task.items()} | {
+        f"counter chart, {k}": v for k, v in count.items()
+    }
+
+
+_PASSES = """
+import sys
+from bench.canonical_encoders import DECODERS, ENCODERS, all_records, stdlib
+kind, name, passes = sys.argv[1], sys.argv[2], int(sys.argv[3])
+values = all_records()[kind]
+if name in DECODERS:
+    values, run = [stdlib(v) for v in values], DECODERS[name]
+else:
+    run = ENCODERS[name]
+for v in values[:8]:
+    run(v)
+for _ in range(passes):
+    for v in values:
+        run(v)
+"""
+
+
+def instructions(kind: str, name: str, passes: int) -> int:
+    """Instructions of one process that makes the records and runs `name` over them
+    `passes` times (PYTHONHASHSEED fixed, so that two processes do the same start-up)."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "callgrind.out"
+        subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable,
+             "-c", _PASSES, kind, name, str(passes)],
+            env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"},
+            check=True, capture_output=True,
+        )  # fmt: skip
+        for line in out.read_text().splitlines():
+            if line.startswith(("summary:", "totals:")):
+                return int(line.split()[1])
+    raise RuntimeError("callgrind wrote no total")
+
+
+def instruction_table(kinds: Sequence[str], sizes: dict[str, int]) -> None:
+    print("| records | " + " | ".join([*ENCODERS, *DECODERS]) + " |")
+    print("|---|" + "---|" * (len(ENCODERS) + len(DECODERS)))
+    for kind in kinds:
+        cells = []
+        for name in [*ENCODERS, *DECODERS]:
+            once, thrice = instructions(kind, name, 1), instructions(kind, name, 3)
+            cells.append(f"{(thrice - once) / (2 * sizes[kind]) / 1000:,.1f} k")
+        print(f"| {kind} | " + " | ".join(cells) + " |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--instructions", action="store_true")
     args = parser.parse_args()
-    task = records(compiled(TASK_CHART.read_text(), "task"), task_stream(500))
-    count = records(counter(), [("Incr", {"by": 1}, f"e-{n}") for n in range(2000)])
+    every = all_records()
+    if args.instructions:
+        if shutil.which("valgrind") is None:
+            sys.exit("--instructions needs valgrind (apt-get install valgrind)")
+        instruction_table(list(every), {kind: len(v) for kind, v in every.items()})
+        return
     print("load average " + " ".join(f"{x:.1f}" for x in os.getloadavg()))
-    for kind, values in task.items():
-        table(f"task chart, {kind}", values, args.runs)
-    for kind, values in count.items():
-        table(f"counter chart, {kind}", values, args.runs)
+    for kind, values in every.items():
+        table(kind, values, args.runs)
 
 
 if __name__ == "__main__":
