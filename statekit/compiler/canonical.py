@@ -9,9 +9,12 @@ point, no insignificant white space, characters kept as they are, integers of an
 size, floats as `repr`, NaN and the infinities as `NaN`, `Infinity`, `-Infinity`),
 so that stored hashes and `statekit verify` keep working on every existing store.
 
-orjson writes the text (`bench/canonical_encoders.py`, the task chart's records
-under callgrind, in bench/README.md). Where orjson's bytes would differ, the standard library's
-encoder writes the text instead:
+orjson writes the text: per record of the task chart under callgrind
+(`bench/canonical_encoders.py --instructions`), a payload in 6.7 k instructions, an
+evidence record in 23.7 k and a context in 22.1 k, where the standard library's C
+encoder (built once, as statekit used it) took 8.2 k, 34.8 k and 24.2 k; orjson alone
+takes 3.8-5.2 k, 9.2 k and 5.2 k, the rest is the checks below. Where orjson's bytes
+would differ, the standard library's encoder writes the text instead:
 
 - a float below 1e-4: orjson writes `0.00001` and `1e-6` where `repr` writes `1e-05`
   and `1e-06` (seen in its output as `e-` or `0.0000`, then by `_SMALL_FLOAT`);
