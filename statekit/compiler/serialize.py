@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from statekit.compiler.canonical import canonical_json
+# re-exported for code written against this module before compiler/canonical.py owned it
+from statekit.compiler.canonical import canonical_json as canonical_json
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.ir import (
     Assign,
