@@ -71,7 +71,7 @@ from statekit.testing.postgres_server import ThrowawayPostgres
 try:
     from statekit.compiler.canonical import canonical_json
 except ImportError:  # the statekit of `--before REV` older than statekit/compiler/canonical.py
-    from statekit.compiler.serialize import canonical_json  # type: ignore[attr-defined]
+    from statekit.compiler.serialize import canonical_json
 
 RUNS = 3
 COUNTER = """
