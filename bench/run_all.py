@@ -47,6 +47,7 @@ PRINTED_ONLY = frozenset(
         "armed_timers",
         "async_runner",
         "broker_startup",
+        "canonical_encoders",
         "clock_steps",
         "compositional_lint",
         "definitions",

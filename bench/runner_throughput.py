@@ -55,7 +55,6 @@ from pathlib import Path
 from typing import Any
 
 from statekit.compiler.pipeline import compile_source
-from statekit.compiler.serialize import canonical_json
 from statekit.engine.chart import Chart
 from statekit.runner.evidence import evidence_json
 from statekit.runner.hashes import payload_text_and_digest
@@ -68,6 +67,11 @@ from statekit.runner.store.sqlite import SQLiteStore
 from statekit.runner.stored_state import state_columns
 from statekit.runner.transaction import Command
 from statekit.testing.postgres_server import ThrowawayPostgres
+
+try:
+    from statekit.compiler.canonical import canonical_json
+except ImportError:  # the statekit of `--before REV` older than statekit/compiler/canonical.py
+    from statekit.compiler.serialize import canonical_json
 
 RUNS = 3
 COUNTER = """

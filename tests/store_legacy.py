@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.runner.evidence import stored_evidence
 from statekit.runner.store.base import Store
 from statekit.runner.store.migrations import INSPECTOR_INDEXES

@@ -35,6 +35,7 @@ from statekit.analysis.stranding import (
     StrandedConfiguration,
     map_configurations,
 )
+from statekit.compiler.canonical import canonical_json
 from statekit.compiler.ir import (
     Assign,
     Cancel,
@@ -52,7 +53,7 @@ from statekit.compiler.ir import (
     Transition,
 )
 from statekit.compiler.model.timers import timer_spec
-from statekit.compiler.serialize import canonical_json, chart_to_json
+from statekit.compiler.serialize import chart_to_json
 from statekit.engine.chart import Chart
 from statekit.engine.timer_migration import moved_timer_id
 

@@ -12,6 +12,7 @@
   `effect_compiler`, `invariants`, `state_index`), and `freezing` into the IR
   (with `redaction`: which fields evidence must redact);
 - `rules/`: one module per slug the compiler reports;
-- `pipeline` runs it all; `ir`, `diagnostics`, `value_types`, `serialize` and
-  `scxml_procedures` are what the later stages read.
+- `pipeline` runs it all; `ir`, `diagnostics`, `value_types`, `serialize`,
+  `canonical` (the canonical JSON) and `scxml_procedures` are what the later stages
+  read.
 """

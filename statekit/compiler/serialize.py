@@ -9,10 +9,10 @@ behaviour does.
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Callable
 from typing import Any
 
+# re-exported for code written against this module before compiler/canonical.py owned it
+from statekit.compiler.canonical import canonical_json as canonical_json
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.ir import (
     Assign,
@@ -247,38 +247,6 @@ def _concurrency(chart: CompiledChart) -> dict[str, Any]:
 def _side(side: RaceSide) -> str | list[str]:
     """A race side as the YAML writes it: a name, `"*"` or a list of names."""
     return list(side.events) if side.listed else side.text()
-
-
-_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-# `JSONEncoder.encode` builds a new C encoder for every call, which is most of the cost of
-# encoding a small value (the runner encodes several per event); this one is built once.
-# It skips the circular-reference check (which needs a fresh table per call): a value
-# that contains itself recurses until RecursionError, and is then encoded again by the
-# checking encoder, which raises the ValueError `JSONEncoder.encode` raises.
-_MAKE_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)  # None without `_json`
-_FAST: Any = (
-    None
-    if _MAKE_ENCODER is None
-    else _MAKE_ENCODER(
-        None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", True, False, True
-    )
-)
-
-
-canonical_string: Callable[[str], str] = json.encoder.encode_basestring
-"""`canonical_json` of a string, without going through the encoder (it encodes strings
-with this function: `ensure_ascii=False`)."""
-
-
-def canonical_json(value: Any) -> str:
-    """Sorted keys, no insignificant white space, UTF-8 kept: the hashing form (exactly
-    `json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`)."""
-    if _FAST is None:
-        return _ENCODER.encode(value)
-    try:
-        return "".join(_FAST(value, 0))
-    except RecursionError:
-        return _ENCODER.encode(value)
 
 
 def chart_digest(chart: CompiledChart) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.engine.record_makers import make_change, make_message, make_microstep, set_timer_logs
 from statekit.engine.result import REDACTED, EmittedMessage, Microstep, Result, Status
 from statekit.engine.state import State

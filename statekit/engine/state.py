@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from statekit.compiler.canonical import canonical_json
 from statekit.compiler.ir import HistoryKind, StateKind
-from statekit.compiler.serialize import canonical_json
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evidence import REDACTED
 from statekit.engine.invariants import broken_invariant

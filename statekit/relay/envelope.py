@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.runner.command_checks import RESERVED_PREFIX
 from statekit.runner.identifier_bounds import MAX_ID_BYTES
 from statekit.runner.json_text import parse_json

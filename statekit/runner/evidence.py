@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.engine.result import Microstep, Result, Status
 from statekit.runner.errors import CorruptRowError
 from statekit.runner.outcome import Conflict

@@ -1,6 +1,6 @@
 """The runner's hashes: of an event's type and payload, and of a stored text.
 
-Both hash canonical JSON (`statekit.compiler.serialize.canonical_json`), so
+Both hash canonical JSON (`statekit.compiler.canonical.canonical_json`), so
 equal events give equal hashes whatever the key order or spacing they came in.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from statekit.compiler.canonical import canonical_json
 from statekit.compiler.ir import CompiledChart
-from statekit.compiler.serialize import canonical_json
 
 
 def idempotency_key(

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.engine.chart import Chart
 from statekit.engine.state import State
 from statekit.engine.state_migration import Mapped, Stranded, map_state

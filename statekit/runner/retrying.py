@@ -61,7 +61,7 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.engine.chart import Chart
 from statekit.runner.errors import StoreUnavailableError, TransactionAbortedError
 from statekit.runner.row_cache import ReadFirst, RowCache

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.engine.chart import Chart
 from statekit.engine.errors import evaluation_message
 from statekit.engine.result import CLOCK_REQUIRED, Status

@@ -55,7 +55,7 @@ from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.engine.chart import START_EVENT, Chart
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet, refuse_changed_version

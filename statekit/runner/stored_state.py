@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.engine.chart import Chart
 from statekit.engine.state import STATE_FORMAT, State, StateFormatError
 from statekit.runner.errors import BUMP_VERSION, ChartVersionError, CorruptRowError

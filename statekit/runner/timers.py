@@ -30,7 +30,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from statekit.compiler.serialize import canonical_json, canonical_string
+from statekit.compiler.canonical import canonical_json, canonical_string
 from statekit.engine.state import State
 from statekit.engine.timers import ArmedTimer
 from statekit.runner.store.rows import STORED_INT_MAX, STORED_INT_MIN, TimerRow, positional

@@ -16,7 +16,7 @@ commands of one stream, many instances, timer deliveries.
 
 from __future__ import annotations
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.engine.result import Result, Status
 from statekit.runner.decision_inputs import (
     NOTHING_RECORDED,

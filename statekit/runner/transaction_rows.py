@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.engine.chart import Chart
 from statekit.engine.result import EmittedMessage, Result, Status
 from statekit.engine.state import State

@@ -49,7 +49,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import UnknownInstanceError
 from statekit.runner.history import created_under, fold, initial_state

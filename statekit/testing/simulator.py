@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.engine.chart import START_EVENT, Chart
 from statekit.engine.state import State
 from statekit.runner.command_checks import check_instance_id, make_command

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from runner_charts import LEASE, chart_from
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.engine.state import State
 from statekit.engine.timers import ArmedTimer
 from statekit.runner.runner import Runner

@@ -4,9 +4,9 @@ quoted (`'low'`), anything else as canonical JSON (`3`, `true`, `null`)."""
 
 from __future__ import annotations
 
+from statekit.compiler.canonical import canonical_json
 from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.model.timers import format_delay
-from statekit.compiler.serialize import canonical_json
 
 
 def key_text(key: object) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 
 ADD_RECORD = "ALTER TABLE statekit_timers ADD COLUMN record TEXT"
 

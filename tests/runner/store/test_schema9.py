@@ -16,7 +16,7 @@ import pytest
 from runner_charts import LEASE, chart_from
 from store_legacy import before_schema_9
 
-from statekit.compiler.serialize import canonical_json
+from statekit.compiler.canonical import canonical_json
 from statekit.engine.chart import Chart
 from statekit.runner.errors import CorruptRowError
 from statekit.runner.runner import Runner
