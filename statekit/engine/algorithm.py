@@ -137,10 +137,10 @@ def _select(
         # with); bench/xstate_peer.py's guarded chart, general path: 0.2 of its 4.7 µs
         for t in chains[0]:
             if t.guards:
-                failing = first_failing_guard(t.guards, context, payload, active)
-                if failing is not None:
+                failed_check = first_failing_guard(t.guards, context, payload, active)
+                if failed_check is not None:
                     if first_failure is None:
-                        first_failure = (failing, t)
+                        first_failure = (failed_check, t)
                     continue
             return (t.id,), first_failure
         return (), first_failure
