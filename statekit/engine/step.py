@@ -433,7 +433,6 @@ def _applied(
         if broken is not None:
             rolled_back = messages(tables, state, event_type, payload, event_id, raw_emitted)
             message = f"invariant '{broken}' would not hold after {event_type}; nothing changed"
-            logs = timer_logs(timing, len(raw))
             return Result(
                 REJECTED,
                 INVARIANT_VIOLATION,
@@ -441,7 +440,7 @@ def _applied(
                 event_type,
                 event_id,
                 (),
-                lambda: build_evidence(tables, raw, rolled_back, logs),
+                lambda: build_evidence(tables, raw, rolled_back, timer_logs(timing, len(raw))),
                 broken,
                 message,
             )
