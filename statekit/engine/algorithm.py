@@ -441,7 +441,9 @@ def macrostep(
         if not enabled:
             return run
         run.fired = True
-        config = run.configuration = microstep(tables, config, enabled, event, run)
+        # `microstep` without its frame (plans that read history are never cached)
+        plan = config.cache.plans.get(enabled) or plan_of(tables, config, enabled, history)
+        config = run.configuration = apply_plan(tables, plan, event, run)
         if not run.queue and not config.final:
             # settled: nothing queued and no eventless transition here (the usual end of
             # an event's macrostep) without entering the loop; bench/xstate_peer.py,
