@@ -59,9 +59,11 @@ test: $(STAMP) $(NODE_STAMP)
 	$(BIN)/statekit docs machines/ -o docs/machines --check
 
 # Every benchmark (bench/README.md): PostgreSQL for the runner's, valgrind for the
-# instruction counts (bench/instructions.py).
+# instruction counts (bench/instructions.py), Node and npm for XState
+# (bench/xstate_peer.py installs it into build/bench-node).
 bench: $(STAMP)
 	command -v valgrind >/dev/null || (apt-get update && apt-get install -y valgrind)
+	command -v node >/dev/null && command -v npm >/dev/null || (apt-get update && apt-get install -y nodejs npm)
 	command -v nats-server >/dev/null || (apt-get update && apt-get install -y nats-server)
 	bash scripts/ensure-postgres.sh
 	$(BIN)/python bench/run_all.py
