@@ -67,9 +67,11 @@ test: $(STAMP) $(NODE_STAMP)
 
 # Every benchmark, then bench/README.md (and the headline rows the README quotes) written
 # from the rows this run recorded in build/bench/ (bench/report.py): PostgreSQL for the
-# runner's, valgrind for the instruction counts (bench/instructions.py).
+# runner's, valgrind for the instruction counts (bench/instructions.py), Node and npm for
+# XState (bench/xstate_peer.py installs it into build/bench-node).
 bench: $(STAMP)
 	command -v valgrind >/dev/null || (apt-get update && apt-get install -y valgrind)
+	command -v node >/dev/null && command -v npm >/dev/null || (apt-get update && apt-get install -y nodejs npm)
 	command -v nats-server >/dev/null || (apt-get update && apt-get install -y nats-server)
 	bash scripts/ensure-postgres.sh
 	$(BIN)/python bench/run_all.py

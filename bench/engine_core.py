@@ -10,7 +10,9 @@ Three charts, each with its limit written by hand and measured in the same run:
   (bench/hand_flat.py) against its reducer with the same payload check;
 - the task chart (bench/task_chart.yaml) with payloads varying per event
   (bench/hand_task.py) against its reducer with the same checks, guards,
-  reasons, assigns, messages and 6 invariants.
+  reasons, assigns, messages and 6 invariants;
+- those two both through `Chart.send` (the compiled macrosteps) and through the
+  general path (`memoised=False`), with and without the evidence built.
 
 Before timing, each reducer runs its stream (and a stream of rejected events)
 next to `Chart.send` and must agree event by event: status, reason, active
@@ -200,6 +202,18 @@ def runner_step_us(chart: Chart, events: int = 5000) -> float:
     return (time.process_time() - began) / events * 1e6
 
 
+PATHS = (
+    ("", True, ""),
+    (", with evidence", True, "built"),
+    (", evidence JSON", True, "json"),
+    (", general path", False, ""),
+    (", general path, with evidence", False, "built"),
+)
+"""The rows of the guarded and task charts: (label, `memoised`, evidence). Without
+`memoised` the step takes the general path (the SCXML loop every chart can take: no memo,
+no compiled macrostep), as a chart whose macrosteps cannot be compiled always does."""
+
+
 def main() -> None:
     """Check the reducers against `Chart.send`, then print events/s and ratios."""
     from bench import growth, hand_flat, hand_task
@@ -242,8 +256,8 @@ def main() -> None:
     ]
     hand = lambda: hand_flat.reducer_rate(guarded_events)  # noqa: E731
     hand_t = lambda: hand_task.reducer_rate(task_events)  # noqa: E731
-    for label, evidence in (("", ""), (", with evidence", "built"), (", evidence JSON", "json")):
-        send_g = sender(guarded, evidence=evidence)
+    for label, memoised, evidence in PATHS:
+        send_g = sender(guarded, memoised=memoised, evidence=evidence)
         rows.append(
             measure(
                 runs,
@@ -252,8 +266,8 @@ def main() -> None:
                 hand,
             )
         )
-    for label, evidence in (("", ""), (", with evidence", "built"), (", evidence JSON", "json")):
-        send_t = sender(task, evidence=evidence)
+    for label, memoised, evidence in PATHS:
+        send_t = sender(task, memoised=memoised, evidence=evidence)
         rows.append(
             measure(
                 runs,

@@ -128,11 +128,25 @@ def _select(
         if found is not None and entry.conflict is not None:
             found.append(entry.conflict)
         return entry.fixed, None
-    enabled: list[int] = []
-    failed: set[int] = set()
     first_failure: FailedGuard | None = None
     active = config.ids
-    for chain in entry.chains:
+    chains = entry.chains
+    if len(chains) == 1 and oracle is None:
+        # one atomic state with candidates (every event of a flat chart): its first enabled
+        # candidate, without the list, the set and the conflict check (nothing to conflict
+        # with); bench/xstate_peer.py's guarded chart, general path: 0.2 of its 4.7 µs
+        for t in chains[0]:
+            if t.guards:
+                failed_check = first_failing_guard(t.guards, context, payload, active)
+                if failed_check is not None:
+                    if first_failure is None:
+                        first_failure = (failed_check, t)
+                    continue
+            return (t.id,), first_failure
+        return (), first_failure
+    enabled: list[int] = []
+    failed: set[int] = set()
+    for chain in chains:
         for t in chain:
             tid = t.id
             if tid in enabled:
@@ -173,6 +187,8 @@ def select_transitions(
     and the first guard that failed on the way (for the classification)."""
     name, payload = event
     entry = config.cache.events.get(name) or event_entry(tables, config, name)
+    if entry.fixed is not None and found is None:  # guard-free: without `_select`'s frame
+        return entry.fixed, None  # (every event of bench/xstate_peer.py's flat chart)
     return _select(tables, config, entry, context, payload, history, oracle, found)
 
 
@@ -427,7 +443,16 @@ def macrostep(
         if not enabled:
             return run
         run.fired = True
-        run.configuration = microstep(tables, config, enabled, event, run)
+        # `microstep` without its frame (plans that read history are never cached)
+        plan = config.cache.plans.get(enabled) or plan_of(tables, config, enabled, history)
+        config = run.configuration = apply_plan(tables, plan, event, run)
+        if not run.queue and not config.final:
+            # settled: nothing queued and no eventless transition here (the usual end of
+            # an event's macrostep) without entering the loop; bench/xstate_peer.py,
+            # guarded chart, general path: 0.15 of its 4.5 µs
+            eventless = config.cache.eventless or eventless_entry(tables, config)
+            if eventless.fixed == ():
+                return run
     run_to_completion(tables, run, oracle)
     return run
 

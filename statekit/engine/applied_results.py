@@ -49,6 +49,16 @@ def applied_result(
     emitted = (
         messages(tables, before, event_type, payload, event_id, raw_emitted) if raw_emitted else ()
     )
+    if timing is None:  # no timer logs to read (bench/xstate_peer.py: most events)
+        return Result(
+            APPLIED,
+            None,
+            after,
+            event_type,
+            event_id,
+            emitted,
+            lambda: build_evidence(tables, trace, emitted),
+        )
     result = Result(
         APPLIED,
         None,
@@ -56,10 +66,9 @@ def applied_result(
         event_type,
         event_id,
         emitted,
-        lambda: build_evidence(tables, trace, emitted, timer_logs(timing, len(trace))),
+        lambda: build_evidence(tables, trace, emitted, timing.microstep_logs(len(trace))),
     )
-    if timing is not None:
-        result._timing = timing
+    result._timing = timing
     return result
 
 

@@ -40,7 +40,7 @@ reading, only turns relative delays armed by the step into due times.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from statekit.engine.algorithm import macrostep, select_transitions
@@ -58,8 +58,6 @@ from statekit.engine.result import (
     STALE_TIMER,
     TOO_MANY_TIMERS,
     UNKNOWN_EVENT,
-    EmittedMessage,
-    Microstep,
     Result,
     Status,
 )
@@ -427,10 +425,6 @@ def _applied(
     """The result of a macrostep that fired: APPLIED unless an invariant breaks."""
     event_type, payload = event
     raw = _static_trace(event, trace) if isinstance(trace, tuple) else trace
-
-    def evidence(emitted: tuple[EmittedMessage, ...]) -> Callable[[], tuple[Microstep, ...]]:
-        return lambda: build_evidence(tables, raw, emitted, timer_logs(timing, len(raw)))
-
     if tables.chart.invariants:
         try:
             broken = broken_invariant(tables, target, context)
@@ -446,16 +440,19 @@ def _applied(
                 event_type,
                 event_id,
                 (),
-                evidence(rolled_back),
+                lambda: build_evidence(tables, raw, rolled_back, timer_logs(timing, len(raw))),
                 broken,
                 message,
             )
-    timers = state._timers if timing is None else timing.timers()
-    if len(timers.armed) > MAX_ARMED_TIMERS:
-        refused = _too_many_timers(state, event_type, event_id, timers)
-        if refused is not None:
-            return refused
-    after = State(target, context, history, timers)
+    if timing is None:  # no timer effect ran: the input's timers, within their bound
+        after = State(target, context, history, state._timers)
+    else:
+        timers = timing.timers()
+        if len(timers.armed) > MAX_ARMED_TIMERS:
+            refused = _too_many_timers(state, event_type, event_id, timers)
+            if refused is not None:
+                return refused
+        after = State(target, context, history, timers)
     return applied_result(
         tables, state, event_type, payload, event_id, after, raw_emitted, raw, timing
     )
