@@ -17,9 +17,11 @@ version-guarded update of the runner's next unread write finds its remembered ro
 (`row_cache`).
 
 On entry the connection is checked once: a driver this block knows, a transaction
-statekit's rows can join, statekit's tables at this statekit's schema version, and the
-runner's chart registered there (else it is not the runner's database:
-`StoreMismatchError`). The asynchronous twin (`statekit.aio`) makes the same checks.
+statekit's rows can join, the runner's own store's database (`store_identity`: the
+same SQLite file, or the same PostgreSQL cluster and database; else
+`StoreMismatchError`, before anything is written), statekit's tables at this
+statekit's schema version, and the runner's chart registered there. The asynchronous
+twin (`statekit.aio`) makes the same checks.
 """
 
 from __future__ import annotations
@@ -31,12 +33,13 @@ from typing import Protocol, TypeVar
 
 from statekit.engine.chart import Chart
 from statekit.runner.chart_versions import ChartSet
-from statekit.runner.errors import StoreMismatchError
+from statekit.runner.errors import NoStoreError, StoreMismatchError
 from statekit.runner.retrying import aborted
 from statekit.runner.row_cache import ReadFirst
 from statekit.runner.store.base import Store
 from statekit.runner.store.borrowed import borrowed_store
 from statekit.runner.store.connection_policy import TransactionInterrupted
+from statekit.runner.store.store_identity import describe, store_identity
 from statekit.runner.write_path import WritePath
 
 
@@ -64,7 +67,14 @@ def in_transaction(runner: R, connection: object) -> Iterator[R]:
     chart = runner.chart
     try:
         store.enter()  # a transaction to join (SQLite: its write lock taken first)
-        store.check_schema()
+        _check_same_database(runner.store, store)
+        try:
+            store.check_schema()
+        except NoStoreError as exc:
+            raise NoStoreError(
+                f"{exc}; here the application's connection must be to the runner's "
+                f"database, {runner.store._display_url()}"
+            ) from exc
         found = store.execute(
             "SELECT 1 FROM statekit_charts WHERE digest = ?", (chart.digest,)
         ).fetchone()
@@ -88,3 +98,20 @@ def in_transaction(runner: R, connection: object) -> Iterator[R]:
         yield twin
     finally:
         store.end()
+
+
+def _check_same_database(own: Store, borrowed: Store) -> None:
+    """`StoreMismatchError` unless `borrowed` (the application's connection) is to the
+    database of `own` (the runner's store); nothing when `own` is of a kind whose
+    identity is unknown."""
+    expected = store_identity(own)
+    if expected is None:
+        return
+    found = store_identity(borrowed)
+    if found != expected:
+        raise StoreMismatchError(
+            f"the application's connection is to {describe(found or ('?', '?'))}, not to "
+            f"the runner's store at {own._display_url()} ({describe(expected)}): the "
+            "application's connection must be to the runner's database, else statekit's "
+            "rows would go into another one"
+        )

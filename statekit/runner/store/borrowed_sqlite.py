@@ -61,9 +61,9 @@ class BorrowedSQLiteStore(SQLiteStore):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> _Cursor:
         """`SQLiteStore.execute` on a cursor of its own (tuples, not the connection's
         `row_factory`)."""
-        cursor = self._conn.cursor()
-        cursor.row_factory = None
         try:
+            cursor = self._conn.cursor()
+            cursor.row_factory = None
             return _Cursor(cursor.execute(sql, params), self)
         except sqlite3.Error as exc:
             raise self.translate(exc) from exc
@@ -133,6 +133,16 @@ class BorrowedSQLiteStore(SQLiteStore):
                     "lock: roll it back and run it again, beginning it with BEGIN IMMEDIATE"
                 ) from exc
             raise self.translate(exc) from exc
+
+    def translate(self, exc: sqlite3.Error) -> Exception:
+        """`SQLiteStore.translate`, and a closed connection as `NotInTransactionError`."""
+        if isinstance(exc, sqlite3.ProgrammingError) and "closed" in str(exc):
+            return NotInTransactionError(
+                f"{self._where}: the application's sqlite3 connection is closed, so there "
+                "is no transaction to write in: give the block an open connection in its "
+                "transaction"
+            )
+        return super().translate(exc)
 
     def write(self) -> AbstractContextManager[None]:
         """A savepoint in the application's transaction, after taking the write lock."""
