@@ -197,7 +197,14 @@ def _sync_side(conn: Any) -> tuple[Any, asyncio.Lock]:
     if module == "psycopg" and hasattr(conn, "pgconn") and isinstance(conn.lock, asyncio.Lock):
         return _psycopg_view(conn), conn.lock
     if module == "aiosqlite":
-        return conn._conn, asyncio.Lock()
+        try:
+            return conn._conn, asyncio.Lock()
+        except ValueError as exc:  # aiosqlite's "no active connection": closed
+            raise NotInTransactionError(
+                "AsyncRunner.in_transaction: the application's aiosqlite connection is "
+                "closed, so there is no transaction to write in: give the block an open "
+                "connection in its transaction"
+            ) from exc
     return conn, asyncio.Lock()  # a sync connection: the sync block says whether it knows it
 
 
