@@ -197,6 +197,12 @@ def _sync_side(conn: Any) -> tuple[Any, asyncio.Lock]:
     if module == "psycopg" and hasattr(conn, "pgconn") and isinstance(conn.lock, asyncio.Lock):
         return _psycopg_view(conn), conn.lock
     if module == "aiosqlite":
+        if not hasattr(type(conn), "_conn"):
+            raise UnsupportedConnectionError(
+                "AsyncRunner.in_transaction cannot reach the sqlite3 connection this "
+                "aiosqlite connection wraps: aiosqlite no longer has `_conn`, which statekit "
+                "relies on (tested with aiosqlite 0.22)"
+            )
         try:
             return conn._conn, asyncio.Lock()
         except ValueError as exc:  # aiosqlite's "no active connection": closed
@@ -227,6 +233,13 @@ def _usable_here(conn: sqlite3.Connection) -> None:
         ) from exc
 
 
+PSYCOPG_INTERNALS = ("_autocommit",)
+"""psycopg's private attributes `_psycopg_view` sets that psycopg's own constructor
+makes, there being no public way to make a sync connection over an async one's session
+(checked: psycopg 3.3.9). The other, `_pool`, psycopg only reads when a connection is
+dropped (`hasattr`): tests/aio/test_driver_internals.py checks that it still does."""
+
+
 def _psycopg_view(conn: Any) -> Any:
     """A `psycopg.Connection` over the libpq session of the `psycopg.AsyncConnection`
     `conn`: the same server session, transaction and autocommit mode. It is never
@@ -236,6 +249,14 @@ def _psycopg_view(conn: Any) -> Any:
     import psycopg  # the application gave a psycopg connection: the driver is installed
 
     view = psycopg.Connection(conn.pgconn)
+    missing = [name for name in PSYCOPG_INTERNALS if name not in vars(view)]
+    if missing:
+        raise UnsupportedConnectionError(
+            f"AsyncRunner.in_transaction cannot lend this psycopg {psycopg.__version__} "
+            f"AsyncConnection's session to its sync block: psycopg no longer has "
+            f"{', '.join(missing)}, which statekit relies on (tested up to psycopg 3.3; "
+            "its `postgres` extra asks for psycopg<3.4)"
+        )
     view._pool = None
     # the async connection's mode, which decides whether a statement begins a transaction
     # (the block refuses an autocommit connection outside one); set as psycopg's own
