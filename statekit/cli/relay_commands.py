@@ -27,6 +27,7 @@ from statekit.cli.output import echo_text
 from statekit.cli.runner_commands import write_line
 from statekit.relay import Publication, Relay, RelayError, RelayURLError
 from statekit.relay.nats_link import describe, shown_server
+from statekit.relay.target import parse_target
 from statekit.runner.errors import RunnerError
 from statekit.runner.outbox import OutboxMessage
 from statekit.runner.store import open_existing_store
@@ -102,6 +103,10 @@ def relay_command(
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
+        try:
+            parse_target(target)  # a --to it can never use is said before the store is opened
+        except RelayURLError as exc:
+            raise click.UsageError(f"--to: {exc}") from exc
         store = _open_outbox_store(url)
         try:
             relay = Relay(
