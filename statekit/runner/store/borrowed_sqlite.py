@@ -45,6 +45,13 @@ class BorrowedSQLiteStore(SQLiteStore):
     borrowed = True
 
     def __init__(self, conn: sqlite3.Connection) -> None:
+        try:
+            conn.total_changes  # noqa: B018 (raises on a closed connection, reads nothing)
+        except sqlite3.ProgrammingError as exc:
+            raise NotInTransactionError(
+                "the application's sqlite3 connection is closed, so there is no transaction "
+                "to write in: give the block an open connection in its transaction"
+            ) from exc
         self._conn = conn
         self.path, self.busy_timeout = ":memory:", 0.0  # (read next, for the messages)
         files = {row[1]: row[2] for row in self.execute("PRAGMA database_list").fetchall()}
