@@ -104,4 +104,4 @@ def describe(identity: Identity) -> str:
     if identity[0] == "sqlite":
         return "an in-memory SQLite database" if identity[1] == ":memory:" else identity[1]
     cluster = f", cluster {identity[3]}" if identity[3] else ""
-    return f"PostgreSQL database {identity[1]!r} (port {identity[2]}{cluster})"
+    return f"PostgreSQL database {identity[1]!r} on port {identity[2]}{cluster}"
