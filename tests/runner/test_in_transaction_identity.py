@@ -136,3 +136,22 @@ def test_an_exception_leaving_the_block_leaves_its_rows_to_the_application(
         conn.close()
     assert _instances(store_url) == 1
     assert runner.load("c-commit").version == 0
+
+
+def test_a_connection_is_checked_once_then_only_written_on(tmp_path: Path) -> None:
+    """The identity, schema and chart checks of a block's entry are asked of a connection
+    once: the second block on it reads neither `statekit_charts` nor the schema version
+    (traced with sqlite3's own statement callback)."""
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    runner = Runner(chart_from(COUNTER), open_store(url))
+    conn = _connect(url)
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    for number in range(2):
+        statements.clear()
+        with runner.in_transaction(conn) as tx:
+            tx.create(f"c{number}")
+        checks = [s for s in statements if "statekit_charts" in s or "SELECT version" in s]
+        assert bool(checks) == (number == 0), statements
+    conn.commit()
+    assert [runner.load(f"c{n}").version for n in range(2)] == [0, 0]

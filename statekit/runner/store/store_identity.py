@@ -41,6 +41,7 @@ CLUSTER_IDENTITY = "SELECT system_identifier::text FROM pg_control_system()"
 """Asked only when the role may (it may by default, PUBLIC having EXECUTE)."""
 
 _known: weakref.WeakKeyDictionary[Any, Identity] = weakref.WeakKeyDictionary()
+_charts_found: dict[Identity, set[str]] = {}
 
 
 def sqlite_identity(path: str, connection: object) -> Identity:
@@ -97,6 +98,17 @@ def _session_key(conn: Any) -> Any:
     async block makes of a `psycopg.AsyncConnection` (a new one each block), that
     connection; else `conn`."""
     return getattr(conn, ASYNC_VIEW, None) or conn
+
+
+def charts_found(identity: Identity) -> set[str]:
+    """The digests of the charts a block found registered in the database `identity`
+    names, with statekit's schema checked: a database keeps its charts (they are never
+    deleted), and its schema is checked as the runner's own store checks it, once (a
+    newer statekit migrating the database meanwhile goes unnoticed by both alike); so
+    the next block on that database skips those queries. Kept by database, not by
+    connection (a `sqlite3.Connection` cannot be weakly referred to; the SQLite identity
+    is read on each block anyway, without a round trip)."""
+    return _charts_found.setdefault(identity, set())
 
 
 def describe(identity: Identity) -> str:
