@@ -36,11 +36,13 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TypeVar
 
 from statekit.aio.connection_thread import ConnectionThread
-from statekit.runner.errors import UnsupportedConnectionError
+from statekit.runner.errors import NotInTransactionError, UnsupportedConnectionError
 from statekit.runner.group_commit import Item
 from statekit.runner.instance import Instance, RecordedEvent
 from statekit.runner.outcome import Conflict, Outcome
 from statekit.runner.runner import Runner
+from statekit.runner.store.borrowed_postgres import ASYNC_VIEW
+from statekit.runner.store.store_identity import store_identity
 from statekit.runner.transaction import Command
 
 T = TypeVar("T")
@@ -126,7 +128,10 @@ async def _block(
     # of the runner's connection (`ChartSet.get` of a version that cannot exist), so that
     # the block's thread never uses that connection.
     await thread.run(runner.charts.get, -1)
-    sync_conn, lock = _sync_side(await _driver_connection(conn))
+    # The runner's store's identity too (`store_identity`, kept per connection), which
+    # the block compares with the application's connection's.
+    await thread.run(store_identity, runner.store)
+    sync_conn, lock = _sync_side(_asynchronous(await _driver_connection(conn)))
     # A thread of the block's own: a call waiting for a row lock another application
     # transaction holds must not keep that transaction's next call from running.
     own = ConnectionThread("statekit-aio-transaction")
@@ -168,6 +173,23 @@ async def _driver_connection(conn: Any) -> Any:
     return raw.driver_connection
 
 
+def _asynchronous(conn: Any) -> Any:
+    """`conn`, unless it is a sync driver's connection (`UnsupportedConnectionError`)."""
+    if isinstance(conn, sqlite3.Connection):
+        raise UnsupportedConnectionError(
+            "AsyncRunner.in_transaction was given a sync sqlite3.Connection: use "
+            "Runner.in_transaction with it, or give this block an aiosqlite connection "
+            "(aiosqlite.connect(path, check_same_thread=False))"
+        )
+    kind = type(conn)
+    if kind.__module__.split(".")[0] == "psycopg" and kind.__name__ == "Connection":
+        raise UnsupportedConnectionError(
+            "AsyncRunner.in_transaction was given a sync psycopg.Connection: use "
+            "Runner.in_transaction with it, or give this block a psycopg.AsyncConnection"
+        )
+    return conn
+
+
 def _sync_side(conn: Any) -> tuple[Any, asyncio.Lock]:
     """The sync driver's connection the block writes on, and the lock each call holds."""
     kind = type(conn)
@@ -175,7 +197,20 @@ def _sync_side(conn: Any) -> tuple[Any, asyncio.Lock]:
     if module == "psycopg" and hasattr(conn, "pgconn") and isinstance(conn.lock, asyncio.Lock):
         return _psycopg_view(conn), conn.lock
     if module == "aiosqlite":
-        return conn._conn, asyncio.Lock()
+        if not hasattr(type(conn), "_conn"):
+            raise UnsupportedConnectionError(
+                "AsyncRunner.in_transaction cannot reach the sqlite3 connection this "
+                "aiosqlite connection wraps: aiosqlite no longer has `_conn`, which statekit "
+                "relies on (tested with aiosqlite 0.22)"
+            )
+        try:
+            return conn._conn, asyncio.Lock()
+        except ValueError as exc:  # aiosqlite's "no active connection": closed
+            raise NotInTransactionError(
+                "AsyncRunner.in_transaction: the application's aiosqlite connection is "
+                "closed, so there is no transaction to write in: give the block an open "
+                "connection in its transaction"
+            ) from exc
     return conn, asyncio.Lock()  # a sync connection: the sync block says whether it knows it
 
 
@@ -185,11 +220,24 @@ def _usable_here(conn: sqlite3.Connection) -> None:
     try:
         conn.execute("SELECT 1").close()  # reads nothing, begins nothing
     except sqlite3.ProgrammingError as exc:
+        if "closed" in str(exc):
+            raise NotInTransactionError(
+                "AsyncRunner.in_transaction: the application's aiosqlite connection is "
+                "closed, so there is no transaction to write in: give the block an open "
+                "connection in its transaction"
+            ) from exc
         raise UnsupportedConnectionError(
             "AsyncRunner.in_transaction writes on the application's aiosqlite connection "
             "from a thread of its own while the caller awaits: open it with "
             f"aiosqlite.connect(path, check_same_thread=False) ({exc})"
         ) from exc
+
+
+PSYCOPG_INTERNALS = ("_autocommit",)
+"""psycopg's private attributes `_psycopg_view` sets that psycopg's own constructor
+makes, there being no public way to make a sync connection over an async one's session
+(checked: psycopg 3.3.9). The other, `_pool`, psycopg only reads when a connection is
+dropped (`hasattr`): tests/aio/test_driver_internals.py checks that it still does."""
 
 
 def _psycopg_view(conn: Any) -> Any:
@@ -201,9 +249,20 @@ def _psycopg_view(conn: Any) -> Any:
     import psycopg  # the application gave a psycopg connection: the driver is installed
 
     view = psycopg.Connection(conn.pgconn)
+    missing = [name for name in PSYCOPG_INTERNALS if name not in vars(view)]
+    if missing:
+        raise UnsupportedConnectionError(
+            f"AsyncRunner.in_transaction cannot lend this psycopg {psycopg.__version__} "
+            f"AsyncConnection's session to its sync block: psycopg no longer has "
+            f"{', '.join(missing)}, which statekit relies on (tested up to psycopg 3.3; "
+            "its `postgres` extra asks for psycopg<3.4)"
+        )
     view._pool = None
     # the async connection's mode, which decides whether a statement begins a transaction
     # (the block refuses an autocommit connection outside one); set as psycopg's own
     # constructor sets it, since the property refuses a change inside a transaction
     view._autocommit = conn.autocommit
+    # its messages then name `async with conn.transaction()`; its identity is kept
+    # for `conn` (`store_identity`)
+    setattr(view, ASYNC_VIEW, conn)
     return view

@@ -9,8 +9,8 @@ SIGINT (then exit 0), across broker restarts (the client reconnects) and lost
 database connections (the dispatcher's `serve`). `--once` publishes what can be
 published now and exits: 0 when nothing failed, 1 when a message failed (it stays
 pending, retried by the next run) or went dead. A `--to` that is not a NATS URL, a
-broker that cannot be reached at start-up, or a store that cannot be opened is a
-usage error (exit 2) saying why.
+broker that cannot be reached at start-up, or a store that cannot be opened or is not
+there (a relay never creates one) is a usage error (exit 2) saying why.
 """
 
 from __future__ import annotations
@@ -24,10 +24,14 @@ import click
 
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import echo_text
-from statekit.cli.runner_commands import open_cli_store, write_line
+from statekit.cli.runner_commands import write_line
 from statekit.relay import Publication, Relay, RelayError, RelayURLError
 from statekit.relay.nats_link import describe, shown_server
+from statekit.relay.target import parse_target
+from statekit.runner.errors import RunnerError
 from statekit.runner.outbox import OutboxMessage
+from statekit.runner.store import open_existing_store
+from statekit.runner.store.base import Store
 
 
 def _print_publication(publication: Publication) -> None:
@@ -99,7 +103,11 @@ def relay_command(
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
-        store = open_cli_store(url)
+        try:
+            parse_target(target)  # a --to it can never use is said before the store is opened
+        except RelayURLError as exc:
+            raise click.UsageError(f"--to: {exc}") from exc
+        store = _open_outbox_store(url)
         try:
             relay = Relay(
                 store,
@@ -127,3 +135,13 @@ def relay_command(
         for s, handler in previous.items():
             signal.signal(s, handler)
     sys.exit(EXIT_FINDINGS if once and (report.failed or report.dead) else EXIT_CLEAN)
+
+
+def _open_outbox_store(url: str) -> Store:
+    """The existing store at `url` (upgraded as a writer does: the relay marks what it
+    published), never a new one: a relay only reads an outbox, and a mistyped path
+    must not make an empty store to idle on (a usage error, exit 2, as `statekit outbox`)."""
+    try:
+        return open_existing_store(url)
+    except RunnerError as exc:
+        raise click.UsageError(str(exc)) from exc

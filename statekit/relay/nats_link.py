@@ -150,7 +150,7 @@ class NatsLink:
         except Exception as exc:
             raise RelayError(
                 f"cannot find or make a JetStream stream for {subjects} on "
-                f"{shown_server(self.server)}: {describe(exc)}"
+                f"{shown_server(self.server)}: {describe(exc)}{stream_advice(exc, name)}"
             ) from exc
 
     def publish(
@@ -222,6 +222,24 @@ class NatsLink:
         except TimeoutError:
             future.cancel()
             raise
+
+
+STREAM_NAME_IN_USE = 10058
+"""JetStream's error code for a stream name taken by a stream of other subjects."""
+
+
+def stream_advice(exc: BaseException, name: str) -> str:
+    """What to do about `exc`, JetStream's answer when asked for a stream (else "")."""
+    if isinstance(exc, nats.js.errors.ServiceUnavailableError):
+        return (
+            "; JetStream is not enabled on that server (or not ready): start nats-server with -js"
+        )
+    if getattr(exc, "err_code", None) == STREAM_NAME_IN_USE:
+        return (
+            f"; a stream named {name} already exists there for other subjects (another "
+            "relay's prefix): give this relay a stream of its own with --stream NAME"
+        )
+    return ""
 
 
 def shown_server(server: str) -> str:

@@ -16,10 +16,15 @@ the runner's own cache is not touched, and when this transaction commits, the
 version-guarded update of the runner's next unread write finds its remembered row stale
 (`row_cache`).
 
-On entry the connection is checked once: a driver this block knows, a transaction
-statekit's rows can join, statekit's tables at this statekit's schema version, and the
-runner's chart registered there (else it is not the runner's database:
-`StoreMismatchError`). The asynchronous twin (`statekit.aio`) makes the same checks.
+On entry the connection is checked: a driver this block knows, a transaction
+statekit's rows can join, the runner's own store's database (`store_identity`: the
+same SQLite file, or the same PostgreSQL cluster and database; else
+`StoreMismatchError`, before anything is written), statekit's tables at this
+statekit's schema version, and the runner's chart registered there (the identity, the
+schema and the chart are asked once: the identity per connection object, the schema
+and the chart per database, `store_identity`; so on PostgreSQL a block's entry costs
+no round trip after a connection's first). The asynchronous
+twin (`statekit.aio`) makes the same checks.
 """
 
 from __future__ import annotations
@@ -31,12 +36,18 @@ from typing import Protocol, TypeVar
 
 from statekit.engine.chart import Chart
 from statekit.runner.chart_versions import ChartSet
-from statekit.runner.errors import StoreMismatchError
+from statekit.runner.errors import NoStoreError, StoreMismatchError
 from statekit.runner.retrying import aborted
 from statekit.runner.row_cache import ReadFirst
 from statekit.runner.store.base import Store
 from statekit.runner.store.borrowed import borrowed_store
 from statekit.runner.store.connection_policy import TransactionInterrupted
+from statekit.runner.store.store_identity import (
+    Identity,
+    charts_found,
+    describe,
+    store_identity,
+)
 from statekit.runner.write_path import WritePath
 
 
@@ -64,19 +75,20 @@ def in_transaction(runner: R, connection: object) -> Iterator[R]:
     chart = runner.chart
     try:
         store.enter()  # a transaction to join (SQLite: its write lock taken first)
-        store.check_schema()
-        found = store.execute(
-            "SELECT 1 FROM statekit_charts WHERE digest = ?", (chart.digest,)
-        ).fetchone()
+        identity = _check_same_database(runner.store, store)
+        # what an earlier block on this database checked (none for an unknown kind of store)
+        known = charts_found(identity) if identity is not None else set()
+        found = chart.digest in known or _schema_and_chart(runner.store, store, chart)
     except TransactionInterrupted as interrupted:  # lost, or rolled back by the server
         raise aborted(interrupted) from interrupted
-    if found is None:
+    if not found:
         raise StoreMismatchError(
             f"{store._display_url()} does not hold chart {chart.name!r} version "
             f"{chart.version} ({chart.digest}), which the runner registered in its store at "
             f"{runner.store._display_url()}: the application's connection must be to the "
             "runner's database"
         )
+    known.add(chart.digest)
     twin = copy.copy(runner)
     twin.store = store
     twin._path = WritePath(
@@ -88,3 +100,37 @@ def in_transaction(runner: R, connection: object) -> Iterator[R]:
         yield twin
     finally:
         store.end()
+
+
+def _check_same_database(own: Store, borrowed: Store) -> Identity | None:
+    """The identity of the database both are to; `StoreMismatchError` unless `borrowed`
+    (the application's connection) is to the database of `own` (the runner's store);
+    None when `own` is of a kind whose identity is unknown."""
+    expected = store_identity(own)
+    if expected is None:
+        return None
+    found = store_identity(borrowed)
+    if found != expected:
+        raise StoreMismatchError(
+            f"the application's connection is to {describe(found or ('?', '?'))}, not to "
+            f"the runner's store at {own._display_url()} ({describe(expected)}): the "
+            "application's connection must be to the runner's database, else statekit's "
+            "rows would go into another one"
+        )
+    return found
+
+
+def _schema_and_chart(own: Store, borrowed: Store, chart: Chart) -> bool:
+    """Whether the application's database has statekit's tables at this schema version
+    (else `NoStoreError` / `SchemaVersionError`) and `chart` registered."""
+    try:
+        borrowed.check_schema()
+    except NoStoreError as exc:
+        raise NoStoreError(
+            f"{exc}; here the application's connection must be to the runner's "
+            f"database, {own._display_url()}"
+        ) from exc
+    found = borrowed.execute(
+        "SELECT 1 FROM statekit_charts WHERE digest = ?", (chart.digest,)
+    ).fetchone()
+    return found is not None

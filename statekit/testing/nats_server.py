@@ -32,7 +32,8 @@ class NatsUnavailable(RuntimeError):
 class ThrowawayNats:
     """A NATS server with JetStream for the length of a `with` block (module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, jetstream: bool = True) -> None:
+        self.jetstream = jetstream  # False: a plain NATS server (what a relay must refuse)
         program = shutil.which("nats-server")
         if program is None:
             raise NatsUnavailable(
@@ -59,7 +60,8 @@ class ThrowawayNats:
             raise NatsUnavailable("the server is already running")
         log = (self.store_dir / "server.log").open("ab")
         command = [self.program, "-a", "127.0.0.1", "-p", str(self.port)]
-        command += ["-js", "-sd", str(self.store_dir / "jetstream")]
+        if self.jetstream:
+            command += ["-js", "-sd", str(self.store_dir / "jetstream")]
         self.process = subprocess.Popen(command, stdout=log, stderr=log)
         log.close()
         deadline = time.monotonic() + READY_WITHIN

@@ -39,6 +39,9 @@ from statekit.runner.store.postgres import PostgresStore
 from statekit.runner.store.rows import DecidedRows
 
 SAVEPOINT = "statekit_call"
+ASYNC_VIEW = "_statekit_async_view"
+"""The attribute `statekit.aio` sets on the sync view of an application's
+`psycopg.AsyncConnection`."""
 
 
 class BorrowedPostgresStore(PostgresStore):
@@ -49,11 +52,19 @@ class BorrowedPostgresStore(PostgresStore):
     _end_statement = f"RELEASE SAVEPOINT {SAVEPOINT}"
 
     def __init__(self, conn: Any, psycopg: Any) -> None:
+        if conn.closed:
+            raise NotInTransactionError(
+                "the application's psycopg connection is closed, so there is no "
+                "transaction to write in: give the block an open connection in its transaction"
+            )
         info = conn.info
         Store.__init__(self, f"postgresql://{info.user}@{info.host}:{info.port}/{info.dbname}")
         self._writer = self._transaction("BEGIN", writes=True)
         self._reader = self._transaction("BEGIN")
         self._use(psycopg, conn)
+        # the async block lends its connection as a sync view (`statekit.aio`): its advice
+        # names the async form
+        self._opens = "async with" if getattr(conn, ASYNC_VIEW, False) else "with"
 
     def enter(self) -> None:
         """What a block checks first: a transaction to join (`check_transaction`)."""
@@ -72,7 +83,7 @@ class BorrowedPostgresStore(PostgresStore):
             raise NotInTransactionError(
                 f"{where}: the application's connection is in autocommit mode with no "
                 "transaction open, so statekit's rows would commit on their own: write "
-                "inside `with conn.transaction():`"
+                f"inside `{self._opens} conn.transaction():`"
             )
         if state == status.INERROR:
             raise NotInTransactionError(

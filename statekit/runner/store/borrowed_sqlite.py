@@ -45,6 +45,13 @@ class BorrowedSQLiteStore(SQLiteStore):
     borrowed = True
 
     def __init__(self, conn: sqlite3.Connection) -> None:
+        try:
+            conn.total_changes  # noqa: B018 (raises on a closed connection, reads nothing)
+        except sqlite3.ProgrammingError as exc:
+            raise NotInTransactionError(
+                "the application's sqlite3 connection is closed, so there is no transaction "
+                "to write in: give the block an open connection in its transaction"
+            ) from exc
         self._conn = conn
         self.path, self.busy_timeout = ":memory:", 0.0  # (read next, for the messages)
         files = {row[1]: row[2] for row in self.execute("PRAGMA database_list").fetchall()}
@@ -61,9 +68,9 @@ class BorrowedSQLiteStore(SQLiteStore):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> _Cursor:
         """`SQLiteStore.execute` on a cursor of its own (tuples, not the connection's
         `row_factory`)."""
-        cursor = self._conn.cursor()
-        cursor.row_factory = None
         try:
+            cursor = self._conn.cursor()
+            cursor.row_factory = None
             return _Cursor(cursor.execute(sql, params), self)
         except sqlite3.Error as exc:
             raise self.translate(exc) from exc
@@ -133,6 +140,16 @@ class BorrowedSQLiteStore(SQLiteStore):
                     "lock: roll it back and run it again, beginning it with BEGIN IMMEDIATE"
                 ) from exc
             raise self.translate(exc) from exc
+
+    def translate(self, exc: sqlite3.Error) -> Exception:
+        """`SQLiteStore.translate`, and a closed connection as `NotInTransactionError`."""
+        if isinstance(exc, sqlite3.ProgrammingError) and "closed" in str(exc):
+            return NotInTransactionError(
+                f"{self._where}: the application's sqlite3 connection is closed, so there "
+                "is no transaction to write in: give the block an open connection in its "
+                "transaction"
+            )
+        return super().translate(exc)
 
     def write(self) -> AbstractContextManager[None]:
         """A savepoint in the application's transaction, after taking the write lock."""

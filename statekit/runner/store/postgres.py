@@ -74,7 +74,7 @@ from statekit.runner.store.statements import (
     move_values,
 )
 
-POSTGRES_REQUIREMENT = "psycopg[binary]>=3.1"
+POSTGRES_REQUIREMENT = "psycopg[binary]>=3.1,<3.4"
 """What the `postgres` extra installs (pyproject.toml); statekit is on no package index, so a
 missing driver is installed by this requirement, not by the extra's name."""
 SCHEMA_LOCK = 0x5743_4B54  # pg_advisory_xact_lock key serialising migrations

@@ -79,6 +79,6 @@ def test_without_psycopg_the_error_names_what_to_install() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == (
         "'postgresql://nobody@127.0.0.1:1/none': PostgreSQL needs psycopg 3 (statekit's "
-        "`postgres` extra): pip install 'psycopg[binary]>=3.1'\n"
+        "`postgres` extra): pip install 'psycopg[binary]>=3.1,<3.4'\n"
     )
-    assert "psycopg[binary]>=3.1" in EXTRAS["postgres"]
+    assert "psycopg[binary]>=3.1,<3.4" in EXTRAS["postgres"]
