@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from statekit.compiler.serialize import canonical_string
+from statekit.compiler.canonical import canonical_string
 from statekit.runner.json_text import parse_json
 from statekit.runner.store.base import Store
 
