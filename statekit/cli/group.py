@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "inspect": ("statekit.cli.inspect_commands", "inspect_command"),
     "diff": ("statekit.cli.evolution_commands", "diff_command"),
     "migrate": ("statekit.cli.evolution_commands", "migrate_command"),
+    "import-scxml": ("statekit.cli.scxml_commands", "import_scxml_command"),
 }
 
 

@@ -1,0 +1,90 @@
+"""The W3C tests' simple datamodel expressions, in statekit's expression language.
+
+A small tokenizer, not an ECMAScript parser: numbers, quoted strings, names of
+declared `<data>`, `true`/`false`/`null`, comparison, arithmetic and logical
+operators, parentheses, and `In('state')`. Each is rewritten token for token
+where the meaning is the same (`Var1` → `ctx.Var1`, `&&` → `and`, `===` →
+`==`, `In('s1')` → `active('s1')`); anything else (`_event`, member access,
+other calls, `typeof`, assignment) is refused by name. Types are then checked
+by statekit's compiler like any expression of a chart.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_TOKEN = re.compile(
+    r"""\s*(?:
+        (?P<number>\d+(?:\.\d+)?)
+      | (?P<string>'[^'\\]*'|"[^"\\]*")
+      | (?P<name>[A-Za-z_$][A-Za-z0-9_$]*)
+      | (?P<op>===|!==|==|!=|<=|>=|&&|\|\||[-+*/%<>!(),.\[\]{}=?:;])
+    )""",
+    re.VERBOSE,
+)
+_OPERATORS = {"===": "==", "!==": "!=", "&&": "and", "||": "or", "!": "not"}
+_PLAIN = {"==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "(", ")"}
+_LITERALS = {"true": "true", "false": "false", "null": "null"}
+
+
+class UnsupportedExpression(ValueError):
+    """An expression (or a part of it) that has no statekit equivalent; the message names it."""
+
+
+def translate(text: str, data_names: frozenset[str], state_id: Callable[[str], str]) -> str:
+    """`text` in statekit's expression language; `state_id` checks `In('x')`'s argument."""
+    tokens = _tokens(text)
+    out: list[str] = []
+    index = 0
+    while index < len(tokens):
+        kind, value = tokens[index]
+        if kind == "name" and value == "In":
+            if [t[1] for t in tokens[index + 1 : index + 4 : 2]] != ["(", ")"] or (
+                tokens[index + 2][0] != "string"
+            ):
+                raise UnsupportedExpression("In(...) with an argument other than one state id")
+            out.append(f"active('{state_id(tokens[index + 2][1][1:-1])}')")
+            index += 4
+            continue
+        if kind == "name" and index + 1 < len(tokens) and tokens[index + 1][1] in ".[(":
+            follow = tokens[index + 1][1]
+            what = "a call" if follow == "(" else "member access"
+            raise UnsupportedExpression(f"{what} ({value}{follow}...)")
+        out.append(_word(kind, value, data_names))
+        index += 1
+    return " ".join(out)
+
+
+def _word(kind: str, value: str, data_names: frozenset[str]) -> str:
+    if kind in ("number", "string"):
+        return value
+    if kind == "name":
+        if value in _LITERALS:
+            return _LITERALS[value]
+        if value == "_event":
+            raise UnsupportedExpression("_event (the current event in expressions)")
+        if value in data_names:
+            return f"ctx.{value}"
+        raise UnsupportedExpression(f"the name {value!r} (not a declared <data>)")
+    if value in _OPERATORS:
+        return _OPERATORS[value]
+    if value in _PLAIN:
+        return value
+    raise UnsupportedExpression(f"the operator {value!r}")
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    tokens: list[tuple[str, str]] = []
+    position = 0
+    stripped = text.rstrip()
+    while position < len(stripped):
+        match = _TOKEN.match(stripped, position)
+        if match is None or match.end() == position:
+            raise UnsupportedExpression(f"the text {stripped[position : position + 12]!r}")
+        kind = match.lastgroup or ""
+        tokens.append((kind, match.group(kind)))
+        position = match.end()
+    if not tokens:
+        raise UnsupportedExpression("an empty expression")
+    return tokens
