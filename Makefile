@@ -9,7 +9,19 @@ NODE_PREFIX := build/node
 NODE_PACKAGES := yaml-language-server@1.25.0 mermaid@11.17.2 jsdom@26.1.0
 NODE_STAMP := $(NODE_PREFIX)/.installed-$(subst @,-,$(subst $() ,_,$(NODE_PACKAGES)))
 
-.PHONY: demo inspect test node-tools lint-machines bench clean
+.PHONY: w3c-data demo inspect test node-tools lint-machines bench clean
+
+# The W3C SCXML conformance tests that tests/scxml/test_w3c_suite.py runs: the copy
+# python-statemachine 3.2.2's source distribution ships (tests/scxml/w3c), unpacked
+# into build/w3c; the repository holds only the expected-result table.
+W3C_VERSION := 3.2.2
+W3C_DIR := build/w3c/python_statemachine-$(W3C_VERSION)/tests/scxml/w3c
+w3c-data: $(W3C_DIR)/.unpacked
+
+$(W3C_DIR)/.unpacked: $(STAMP)
+	$(BIN)/python -m pip download -q --no-deps --no-binary :all: python-statemachine==$(W3C_VERSION) -d build/w3c
+	tar -xzf build/w3c/python_statemachine-$(W3C_VERSION).tar.gz -C build/w3c
+	touch $@
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -50,7 +62,7 @@ inspect: $(STAMP)
 # TEST_PROCESSES pytest-xdist workers (`auto`: one per core, at most 8; each PostgreSQL
 # test worker starts its own throwaway server), whose coverage the plugin merges.
 TEST_PROCESSES ?= auto
-test: $(STAMP) $(NODE_STAMP)
+test: $(STAMP) $(NODE_STAMP) w3c-data
 	command -v dot >/dev/null || (apt-get update && apt-get install -y graphviz)
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 	command -v chromedriver >/dev/null || (apt-get update && apt-get install -y chromium chromium-driver)

@@ -125,7 +125,7 @@ def parse_scxml(data: bytes, name: str) -> Element:
             name, error.lineno, error.offset + 1, f"not well-formed XML: {message}"
         ) from None
     root = builder.root
-    if root is None or root.tag != "scxml" or root.namespace != SCXML_NS:
+    if root is None or root.tag != "scxml" or root.namespace not in ("", SCXML_NS):
         line, column = (root.line, root.column) if root else (1, 1)
         raise ScxmlError(name, line, column, f"the root element is not <scxml> in {SCXML_NS}")
     return root

@@ -25,7 +25,9 @@ _TOKEN = re.compile(
 )
 _OPERATORS = {"===": "==", "!==": "!=", "&&": "and", "||": "or", "!": "not"}
 _PLAIN = {"==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "(", ")"}
-_LITERALS = {"true": "true", "false": "false", "null": "null"}
+_LITERALS = {"true": "true", "false": "false", "null": "null", "True": "true", "False": "false"}
+_KEYWORDS = {"and", "or", "not"}  # the W3C suite's `python` datamodel writes these
+_SYSTEM = {"_event", "_sessionid", "_name", "_ioprocessors", "_x"}
 
 
 class UnsupportedExpression(ValueError):
@@ -47,13 +49,24 @@ def translate(text: str, data_names: frozenset[str], state_id: Callable[[str], s
             out.append(f"active('{state_id(tokens[index + 2][1][1:-1])}')")
             index += 4
             continue
+        if kind == "name" and value in _SYSTEM:
+            raise UnsupportedExpression(f"the system variable {value}")
         if kind == "name" and index + 1 < len(tokens) and tokens[index + 1][1] in ".[(":
             follow = tokens[index + 1][1]
             what = "a call" if follow == "(" else "member access"
             raise UnsupportedExpression(f"{what} ({value}{follow}...)")
+        if value == "!" and not _negates_one_operand(tokens, index):
+            raise UnsupportedExpression("'!' before a comparison (write it with parentheses)")
         out.append(_word(kind, value, data_names))
         index += 1
     return " ".join(out)
+
+
+def _negates_one_operand(tokens: list[tuple[str, str]], index: int) -> bool:
+    """`!` means Python's `not` only before parentheses or one operand that ends the
+    clause (`!a == b` is `(!a) == b` in ECMAScript, `not (a == b)` in Python)."""
+    rest = [value for _, value in tokens[index + 1 :]]
+    return bool(rest) and (rest[0] == "(" or len(rest) == 1 or rest[1] in ("&&", "||", ")"))
 
 
 def _word(kind: str, value: str, data_names: frozenset[str]) -> str:
@@ -62,8 +75,8 @@ def _word(kind: str, value: str, data_names: frozenset[str]) -> str:
     if kind == "name":
         if value in _LITERALS:
             return _LITERALS[value]
-        if value == "_event":
-            raise UnsupportedExpression("_event (the current event in expressions)")
+        if value in _KEYWORDS:
+            return value
         if value in data_names:
             return f"ctx.{value}"
         raise UnsupportedExpression(f"the name {value!r} (not a declared <data>)")

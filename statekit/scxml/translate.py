@@ -34,6 +34,7 @@ _NUMBER = re.compile(r"^[-+]?\d*\.\d+$")
 _QUOTED = re.compile(r"^('[^'\\]*'|\"[^\"\\]*\")$")
 _DONE = "done.state."
 _IGNORED = {"log"}
+_OPAQUE = {"invoke", "content", "donedata"}  # what they hold is another document or data
 _SCXML_PROCESSOR = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
 
 
@@ -77,6 +78,8 @@ class Translation:
 def chart_of(root: Element, path: str, name: str) -> Translation:
     """The statekit chart named `name` equivalent to the `<scxml>` `root` read from `path`."""
     context = _Context(path)
+    if root.attrs.get("binding", "early") != "early":
+        raise context.refuse(root, "binding='late' (data bound on first entry) is not expressible")
     _collect(root, (), context, root)
     chart: dict[str, Any] = {"statechart": _chart_name(name)}
     if context.data:
@@ -131,7 +134,8 @@ def _collect(element: Element, path: tuple[str, ...], context: _Context, root: E
             for descriptor in child.attrs.get("event", "").split():
                 if descriptor != "*" and not descriptor.startswith(_DONE):
                     _add_event(context, descriptor.removesuffix(".*").removesuffix("."))
-        _collect(child, child_path, context, root)
+        if child.tag not in _OPAQUE:
+            _collect(child, child_path, context, root)
 
 
 def _add_event(context: _Context, event: str) -> None:
@@ -162,9 +166,7 @@ def _state(element: Element, path: tuple[str, ...], context: _Context) -> dict[s
     out: dict[str, Any] = {}
     tag = element.tag
     for child in element.children:
-        if child.tag in ("invoke", "script", "donedata") or (
-            child.tag == "datamodel" and tag != "scxml" and child.children
-        ):
+        if child.tag in ("invoke", "script", "donedata"):
             raise context.refuse(child, f"<{child.tag}> is not expressible in statekit")
     if tag == "final":
         out["final"] = True
