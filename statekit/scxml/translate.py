@@ -33,6 +33,9 @@ _INTEGER = re.compile(r"^[-+]?\d+$")
 _NUMBER = re.compile(r"^[-+]?\d*\.\d+$")
 _QUOTED = re.compile(r"^('[^'\\]*'|\"[^\"\\]*\")$")
 _DONE = "done.state."
+DISCARDED = "DISCARDED"
+"""The reason of an event no transition takes: SCXML discards it; the chart says so
+with one `reject: {"*": DISCARDED}` at its root (so every event is classified)."""
 _IGNORED = {"log"}
 _OPAQUE = {"invoke", "content", "donedata"}  # what they hold is another document or data
 _SCXML_PROCESSOR = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
@@ -89,6 +92,7 @@ def chart_of(root: Element, path: str, name: str) -> Translation:
     body = _state(root, (), context)
     chart["events"] = {_event_name(e): {} for e in context.events}
     chart.update(body)
+    chart["reject"] = {"*": DISCARDED}
     return Translation(chart, tuple(context.notes))
 
 
