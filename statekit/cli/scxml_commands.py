@@ -11,7 +11,7 @@ from statekit.scxml import ScxmlError, chart_of, chart_yaml, read_scxml
 
 
 @click.command("import-scxml")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path))
 @click.option(
     "-o",
     "--output",

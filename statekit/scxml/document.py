@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.parsers import expat
 
+from statekit.compiler.source.files import describe_non_regular, read_chart_bytes
+
 SCXML_NS = "http://www.w3.org/2005/07/scxml"
 MAX_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64
@@ -97,13 +99,17 @@ class _Builder:
 def read_scxml(path: str | Path) -> Element:
     """The `<scxml>` root of the file at `path`; `ScxmlError` for anything unreadable."""
     name = str(path)
+    problem = describe_non_regular(path)  # never opens it: a FIFO cannot block the read
+    if problem is not None:
+        raise ScxmlError(name, 1, 1, problem)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+        data = read_chart_bytes(path, MAX_BYTES + 1)
     except OSError as error:
         raise ScxmlError(name, 1, 1, f"cannot read the file: {error.strerror}") from None
     if len(data) > MAX_BYTES:
-        raise ScxmlError(name, 1, 1, f"the file is larger than {MAX_BYTES} bytes")
+        raise ScxmlError(
+            name, 1, 1, f"the file has {MAX_BYTES + 1} bytes or more, over the limit of {MAX_BYTES}"
+        )
     return parse_scxml(data, name)
 
 

@@ -3,6 +3,8 @@ same; a positioned refusal for each feature statekit cannot express; hostile XML
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -139,7 +141,43 @@ def test_hostile_xml_is_refused_with_a_position(
     assert "Traceback" not in result.stderr
 
 
-def test_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
-    result = statekit("import-scxml", str(tmp_path / "none.scxml"))
+def _fifo(folder: Path) -> Path:
+    os.mkfifo(folder / "pipe.scxml")
+    return folder / "pipe.scxml"
+
+
+def _folder(folder: Path) -> Path:
+    (folder / "dir.scxml").mkdir()
+    return folder / "dir.scxml"
+
+
+def _sparse(folder: Path) -> Path:
+    with (folder / "big.scxml").open("wb") as handle:
+        handle.truncate(8 << 30)  # 8 GiB, almost none of it on disk
+    return folder / "big.scxml"
+
+
+def _broken_link(folder: Path) -> Path:
+    (folder / "link.scxml").symlink_to(folder / "gone.scxml")
+    return folder / "link.scxml"
+
+
+PATHS: dict[str, tuple[Callable[[Path], Path], str]] = {
+    "missing": (lambda folder: folder / "none.scxml", "no such file or folder"),
+    "fifo": (_fifo, "a FIFO (named pipe), not a regular file"),
+    "character device": (lambda folder: Path("/dev/zero"), "a character device, not a regular"),
+    "folder": (_folder, "a folder, not a regular file"),
+    "sparse 8 GiB": (_sparse, f"the file has {(4 << 20) + 1} bytes or more, over the limit"),
+    "broken link": (_broken_link, "a broken symbolic link"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PATHS))
+def test_a_path_that_is_no_readable_file_is_said_without_opening_it(
+    kind: str, tmp_path: Path
+) -> None:
+    make, words = PATHS[kind]
+    path = make(tmp_path)
+    result = statekit("import-scxml", str(path))
     assert result.returncode == 2
-    assert "none.scxml:1:1: error[scxml] cannot read the file" in result.stderr
+    assert result.stderr.startswith(f"{path}:1:1: error[scxml] {words}"), result.stderr
