@@ -76,6 +76,8 @@ REFUSED = [
     ('<transition cond="Math.max(1, 2) > 1"/>', "member access (Math."),
     ('<transition cond="foo(1)"/>', "a call (foo(...)"),
     ('<transition cond="1 = 1"/>', "the operator '='"),
+    ('<transition cond="!n == 1"/>', "'!' before a comparison"),
+    ('<transition event="e" type="internal" target="s01"/><state id="s01"/>', "internal"),
     ('<onentry><send event="e" delayexpr="d"/></onentry>', "<send> with delayexpr"),
     ('<onentry><assign location="nope" expr="1"/></onentry>', "not a declared <data>"),
 ]
