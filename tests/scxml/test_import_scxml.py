@@ -183,3 +183,12 @@ def test_a_path_that_is_no_readable_file_is_said_without_opening_it(
     result = statekit("import-scxml", str(path))
     assert result.returncode == 2
     assert result.stderr.startswith(f"{path}:1:1: error[scxml] {words}"), result.stderr
+
+
+def test_the_docs_page_shows_what_the_example_imports_to() -> None:
+    root = Path(__file__).resolve().parents[2]
+    page = (root / "docs/scxml.md").read_text("utf-8")
+    shown = page.split("<!-- sample: file ping.yaml -->\n```yaml\n", 1)[1].split("```", 1)[0]
+    result = statekit("import-scxml", "examples/ping.scxml", cwd=root)
+    assert result.returncode == 0
+    assert result.stdout == shown
