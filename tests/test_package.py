@@ -26,7 +26,7 @@ PACKAGE_ROOT = Path(statekit.__file__).resolve().parent
 
 # What each part of statekit may import (besides itself and `statekit._version`). The layers:
 # compiler ← engine ← analysis ← lint; compiler ← diagrams; engine ← runner ← relay, aio;
-# runner, analysis, diagrams ← inspect (the web inspector); all ← cli.
+# runner, analysis, diagrams ← inspect (the web inspector); compiler ← scxml; all ← cli.
 ALLOWED: dict[str, set[str]] = {
     "compiler": set(),
     "engine": {"compiler"},
@@ -40,6 +40,7 @@ ALLOWED: dict[str, set[str]] = {
     "api": {"compiler", "engine"},
     "lsp": {"compiler", "engine", "analysis", "lint"},
     "inspect": {"compiler", "engine", "analysis", "lint", "diagrams", "runner"},
+    "scxml": {"compiler"},  # SCXML in: reads chart files as the compiler does
     "cli": {
         "compiler",
         "engine",
@@ -52,6 +53,7 @@ ALLOWED: dict[str, set[str]] = {
         "lsp",
         "relay",
         "inspect",
+        "scxml",
     },
     "__main__": {"cli"},  # `python -m statekit`
 }
