@@ -133,18 +133,24 @@ def _collect(element: Element, path: tuple[str, ...], context: _Context, root: E
         elif child.tag == "data":
             context.data[child.attrs.get("id", "")] = _literal(child, context)
         elif child.tag in ("raise", "send") and "event" in child.attrs:
-            _add_event(context, child.attrs["event"])
+            _add_event(context, child, child.attrs["event"])
         elif child.tag == "transition":
             for descriptor in child.attrs.get("event", "").split():
                 if descriptor != "*" and not descriptor.startswith(_DONE):
-                    _add_event(context, descriptor.removesuffix(".*").removesuffix("."))
+                    _add_event(context, child, descriptor.removesuffix(".*").removesuffix("."))
         if child.tag not in _OPAQUE:
             _collect(child, child_path, context, root)
 
 
-def _add_event(context: _Context, event: str) -> None:
-    if event not in context.events:
-        context.events.append(event)
+def _add_event(context: _Context, element: Element, event: str) -> None:
+    if event in context.events or not event:  # `.*` names no event
+        return
+    name = _event_name(event)
+    if not _NAME_OK.match(name) or "*" in name:
+        raise context.refuse(element, f"the event name {event!r} is not one statekit takes")
+    if any(_event_name(other) == name for other in context.events):
+        raise context.refuse(element, f"the event {event!r} would be named {name!r}, as another")
+    context.events.append(event)
 
 
 def _literal(element: Element, context: _Context) -> tuple[str, Any]:
@@ -197,10 +203,16 @@ def _state(element: Element, path: tuple[str, ...], context: _Context) -> dict[s
 
 def _history(element: Element, context: _Context) -> dict[str, Any]:
     out: dict[str, Any] = {"history": element.attrs.get("type", "shallow")}
+    if out["history"] not in ("shallow", "deep"):
+        raise context.refuse(element, f"<history type={out['history']!r}>: not shallow or deep")
     for transition in element.kids("transition"):
         if transition.children:
             raise context.refuse(transition, "a history's default transition with content")
-        targets = [context.state_ref(transition, t) for t in transition.attrs["target"].split()]
+        targets = [
+            context.state_ref(transition, t) for t in transition.attrs.get("target", "").split()
+        ]
+        if not targets:
+            raise context.refuse(transition, "a history's default transition without a target")
         out["default"] = targets[0] if len(targets) == 1 else targets
     return out
 
@@ -294,7 +306,7 @@ def _effects(blocks: list[Element], c: _Context) -> list[dict[str, Any]]:
 def _content(block: Element, c: _Context) -> list[dict[str, Any]]:
     effects: list[dict[str, Any]] = []
     for element in block.children:
-        if element.tag == "raise":
+        if element.tag == "raise" and element.attrs.get("event"):
             effects.append({"raise": _event_name(element.attrs["event"])})
         elif element.tag == "assign":
             effects.append(_assign(element, c))
