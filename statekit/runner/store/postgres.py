@@ -64,7 +64,7 @@ from statekit.runner.store.connection_policy import (
     failure_kind,
     split_policy,
 )
-from statekit.runner.store.migrations import STALE_VERSION
+from statekit.runner.store.migrations_v3_v6 import STALE_VERSION
 from statekit.runner.store.postgres_connect import connect, safe_url, unavailable
 from statekit.runner.store.rows import DecidedRows, InstanceRow
 from statekit.runner.store.statements import (
