@@ -352,12 +352,12 @@ class PostgresStore(Store):
         the raw three-write transaction sent this way costs the client about a quarter
         of the CPU it costs as a pipeline (which flushes and polls the socket after
         every statement), in the same one round trip."""
-        bound = self._bound
+        templates, client = self._templates, self._client  # `bound_text` called directly
         begin, self._begin = self._begin, None
         parts = [] if begin is None else [begin]
-        parts.extend(bound(sql, params) for sql, params in moves)
+        parts.extend(bound_text(templates, client, sql, params) for sql, params in moves)
         for sql, param_rows in statements:
-            parts.extend(bound(sql, params) for params in param_rows)
+            parts.extend(bound_text(templates, client, sql, params) for params in param_rows)
         if last:
             parts.append(self._end_statement)
         if self._broken:
