@@ -25,9 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from statekit.analysis.exploration import Exploration, MacrostepBranch
+from statekit.analysis.exploration import Exploration
 from statekit.analysis.facts import selected_transitions
 from statekit.analysis.guards import ThreeValued
+from statekit.analysis.macrostep_branches import MacrostepBranch
 from statekit.analysis.paused_timers import paused_while_active, timer_controls
 from statekit.analysis.report import state_name, transition_label
 from statekit.analysis.timers import ArmedTimers, armed_sends, send_timer_id, sends_of

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekit.analysis.explain import Explanation, Row, Verdict
-from statekit.analysis.exploration import Exploration, MacrostepBranch
+from statekit.analysis.exploration import Exploration
+from statekit.analysis.macrostep_branches import MacrostepBranch
 from statekit.analysis.witness import PathReplays, Payload
 
 

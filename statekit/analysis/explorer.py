@@ -65,17 +65,9 @@ from array import array
 from collections.abc import Callable
 
 from statekit.analysis.components import RegionComponents
-from statekit.analysis.exploration import (
-    BEYOND,
-    EVERY,
-    NOWHERE,
-    Exploration,
-    History,
-    HistoryKey,
-    Limit,
-    MacrostepBranch,
-)
+from statekit.analysis.exploration import EVERY, Exploration, History, HistoryKey, Limit
 from statekit.analysis.explorer_scope import ExplorerScope
+from statekit.analysis.macrostep_branches import BEYOND, NOWHERE, MacrostepBranch
 from statekit.analysis.macrostep_runs import MacrostepRuns
 from statekit.analysis.memory import memory_in_use
 from statekit.analysis.selection_reads import named_events

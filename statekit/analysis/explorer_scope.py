@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from statekit.analysis.exploration import MacrostepBranch
+from statekit.analysis.macrostep_branches import MacrostepBranch
 from statekit.analysis.selection_reads import SelectionReads
 from statekit.analysis.timers import ArmedTimers
 from statekit.compiler.ir import CompiledChart

@@ -21,7 +21,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from statekit.analysis.compositional import composed_ending, explore_composed
-from statekit.analysis.exploration import Exploration, MacrostepBranch
+from statekit.analysis.exploration import Exploration
+from statekit.analysis.macrostep_branches import MacrostepBranch
 from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.witness import PathReplays
 from statekit.compiler.ir import CompiledChart

@@ -20,8 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from statekit.analysis.exploration import Exploration, MacrostepBranch
+from statekit.analysis.exploration import Exploration
 from statekit.analysis.facts import outcomes, selected_transitions
+from statekit.analysis.macrostep_branches import MacrostepBranch
 from statekit.analysis.report import leaves, state_name, transition_label
 from statekit.analysis.tracked_context import shown_value
 from statekit.analysis.witness import Expected, witness_payloads

@@ -27,8 +27,9 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
-from statekit.analysis.exploration import NOWHERE, Exploration, MacrostepBranch, Node
+from statekit.analysis.exploration import Exploration, Node
 from statekit.analysis.guards import Assumption
+from statekit.analysis.macrostep_branches import NOWHERE, MacrostepBranch
 from statekit.analysis.race_effects import NOTHING, EffectSummary, same_end_data, summarize
 from statekit.analysis.race_records import (
     ANSWERS,

@@ -11,7 +11,8 @@ event, with the data-guard outcomes it assumed on the lines below it:
 
 from __future__ import annotations
 
-from statekit.analysis.exploration import Exploration, MacrostepBranch
+from statekit.analysis.exploration import Exploration
+from statekit.analysis.macrostep_branches import MacrostepBranch
 from statekit.compiler.ir import CompiledChart, TransitionKind
 from statekit.engine.tables import Configuration
 

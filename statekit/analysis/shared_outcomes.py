@@ -10,8 +10,8 @@ chart); branches by their event, assumptions and steps or classification.
 
 from __future__ import annotations
 
-from statekit.analysis.exploration import BEYOND, NOWHERE, MacrostepBranch, Step
 from statekit.analysis.guards import Assumption
+from statekit.analysis.macrostep_branches import BEYOND, NOWHERE, MacrostepBranch, Step
 from statekit.engine.abstract import classify_unselected
 from statekit.engine.macrostep_run import FailedGuard
 from statekit.engine.result import LIVELOCK, UNDEFINED_TRANSITION, Status

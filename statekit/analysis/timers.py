@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from statekit.analysis.exploration import Exploration, Step
+from statekit.analysis.exploration import Exploration
+from statekit.analysis.macrostep_branches import Step
 from statekit.analysis.paused_timers import paused_while_active
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.ir import Cancel, CompiledChart, Effect, Send

@@ -47,7 +47,8 @@ from statekit.analysis.clock_readings import (
     start_reading,
     with_readings,
 )
-from statekit.analysis.exploration import Exploration, MacrostepBranch
+from statekit.analysis.exploration import Exploration
+from statekit.analysis.macrostep_branches import MacrostepBranch
 from statekit.analysis.payload_candidates import Literals as Literals
 from statekit.analysis.payload_candidates import Payload as Payload
 from statekit.analysis.payload_candidates import candidates as candidates

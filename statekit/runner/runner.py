@@ -46,6 +46,9 @@ Accepted events are those the chart APPLIED or classified ALREADY_APPLIED
 (an `already` entry): both claim their event ID and their sequence, so a
 redelivery is recognised and a producer's stream stays contiguous; the latter
 changes no state and emits nothing.
+
+Reading back: `history` and `rejections` (`runner.history_reads`), `verify`
+(`runner.verify`), `rebuild` and `snapshot` (`runner.snapshots`).
 """
 
 from __future__ import annotations
@@ -61,8 +64,8 @@ from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet, refuse_changed_version
 from statekit.runner.command_checks import check_instance_id, check_stored_int, make_command
 from statekit.runner.errors import IdentifierBoundError, InstanceExistsError, UnknownInstanceError
-from statekit.runner.evidence import stored_evidence
 from statekit.runner.group_commit import Item
+from statekit.runner.history_reads import recorded_history, recorded_rejections
 from statekit.runner.identifier_bounds import chart_problems
 from statekit.runner.in_transaction import in_transaction
 from statekit.runner.instance import Instance, RecordedEvent
@@ -73,9 +76,8 @@ from statekit.runner.retrying import healing, resolve_create, resolve_decided, r
 from statekit.runner.row_cache import RowCache
 from statekit.runner.snapshots import Rebuilt, rebuild, snapshot_row
 from statekit.runner.store.base import Store
-from statekit.runner.store.retention_queries import NOTHING_PRUNED, watermarks
 from statekit.runner.store.rows import InstanceRow
-from statekit.runner.stored_state import loads, state_columns
+from statekit.runner.stored_state import state_columns
 from statekit.runner.timer_firing import TimerKey
 from statekit.runner.timer_parking import park_timer
 from statekit.runner.timers import timer_row
@@ -232,28 +234,7 @@ class Runner:
     def history(self, instance_id: str) -> list[RecordedEvent]:
         """The accepted events of an instance, in order; after the snapshot its events were
         pruned to, when they were (`statekit.runner.retention`)."""
-        with self.store.read():
-            if self.store.instance(instance_id) is None:
-                raise UnknownInstanceError(f"unknown instance {instance_id!r}")
-            marks = watermarks(self.store, instance_id).get(instance_id, NOTHING_PRUNED)
-            rows = self.store.events(instance_id, after=marks.events_through)
-        where = f"instance {instance_id!r} event"
-        return [
-            RecordedEvent(
-                sequence=r.sequence,
-                event_id=r.event_id,
-                type=r.type,
-                payload=loads(r.payload, f"{where} #{r.sequence} payload"),
-                payload_sha256=r.payload_sha256,
-                status=r.status,
-                chart_version=r.chart_version,
-                evidence=stored_evidence(r.evidence, r.event_id, f"{where} #{r.sequence} evidence"),
-                recorded_at=r.recorded_at,
-                idempotency_key=r.idempotency_key,
-                clock_ms=r.clock_ms,
-            )
-            for r in rows
-        ]
+        return recorded_history(self.store, instance_id)
 
     # ---- events ------------------------------------------------------------------------
     @healing(resolve_decided)
@@ -346,20 +327,7 @@ class Runner:
     def rejections(self, instance_id: str) -> list[dict[str, Any]]:
         """The audited rejections, history conflicts and duplicates of a fact (by
         idempotency key) of an instance, oldest first."""
-        return [
-            {
-                "event_id": r.event_id,
-                "type": r.type,
-                "payload": loads(r.payload, f"rejection payload of {r.event_id!r}"),
-                "status": r.status,
-                "reason": r.reason,
-                "message": r.message,
-                "version": r.version,
-                "detail": loads(r.detail, f"rejection detail of {r.event_id!r}"),
-                "recorded_at": r.recorded_at,
-            }
-            for r in self.store.rejections(instance_id)
-        ]
+        return recorded_rejections(self.store, instance_id)
 
     @healing()
     def snapshot(self, instance_id: str) -> int:

@@ -17,8 +17,9 @@ from analysis_charts import MACHINES, chart_of
 import statekit
 import statekit.analysis.exploration as exploration_module
 import statekit.analysis.explorer as explorer_module
-from statekit.analysis.exploration import BEYOND, NOWHERE, Exploration, MacrostepBranch
+from statekit.analysis.exploration import Exploration
 from statekit.analysis.explorer import explore
+from statekit.analysis.macrostep_branches import BEYOND, NOWHERE, MacrostepBranch
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.chart import Chart
 from statekit.engine.result import Status

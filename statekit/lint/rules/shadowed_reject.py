@@ -39,8 +39,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from statekit.analysis.exploration import Exploration, MacrostepBranch
+from statekit.analysis.exploration import Exploration
 from statekit.analysis.facts import ChartFacts
+from statekit.analysis.macrostep_branches import MacrostepBranch
 from statekit.analysis.report import leaves, state_name, transition_label
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import ClassifiedEvent, CompiledChart

@@ -11,13 +11,14 @@ share by group of tables (`schema_queries`: schema, charts and cross-table
 checks; `instance_queries`: instance rows and the write of one transaction's
 decisions; `event_queries`: events, rejections, snapshots; `timer_queries`;
 `message_queries`: outbox and inbox; `sql_access`: what they use of the
-store), `hold_points` (a test's holds), `sqlite` (`SQLiteStore`) and
-`postgres` (`PostgresStore`): each dialect's locking (and PostgreSQL's writes in one
-query), `borrowed` (a store over the application's connection, inside its transaction,
-for `Runner.in_transaction`; `borrowed_sqlite`, `borrowed_postgres`), `migrations` (the
-versioned schema), `rows` (the stored forms), `packing` (how an event row's hash,
-evidence and status are kept on disk). psycopg is imported only when a PostgreSQL store
-is opened.
+store), `hold_points` (a test's holds), `sqlite` (`SQLiteStore`) and `postgres`
+(`PostgresStore`): each dialect's locking (and PostgreSQL's writes in one query, whose
+text `postgres_query_text` makes), `borrowed` (a store over the application's
+connection, inside its transaction, for `Runner.in_transaction`; `borrowed_sqlite`,
+`borrowed_postgres`), `migrations` (the versioned schema; the SQL of versions 1 and 3-6
+in `migrations_v1`, `migrations_v3_v6`), `rows` (the stored forms), `packing` (how an
+event row's hash, evidence and status are kept on disk). psycopg is imported only when a
+PostgreSQL store is opened.
 """
 
 from __future__ import annotations

@@ -43,12 +43,13 @@ instance update's version check is made an error inside the database
 (`statekit_moved`, schema 6): a stale write fails the query, the server skips
 the rest of it (the `COMMIT` too) and the transaction is rolled back, never
 committed. An instance row is never deleted, so the update always finds the row
-it checks.
+it checks. The query's text (parameters bound as literals, the checked instance
+update) is made by `store.postgres_query_text`; connecting and the driver's errors
+as statekit's: `store.postgres_connect` and `store.connection_policy`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, suppress
 from dataclasses import replace
@@ -64,8 +65,9 @@ from statekit.runner.store.connection_policy import (
     failure_kind,
     split_policy,
 )
-from statekit.runner.store.migrations import STALE_VERSION
+from statekit.runner.store.migrations_v3_v6 import STALE_VERSION
 from statekit.runner.store.postgres_connect import connect, safe_url, unavailable
+from statekit.runner.store.postgres_query_text import bound_text, checked_move
 from statekit.runner.store.rows import DecidedRows, InstanceRow
 from statekit.runner.store.statements import (
     SELECT_LOCKED_INSTANCE,
@@ -78,19 +80,6 @@ POSTGRES_REQUIREMENT = "psycopg[binary]>=3.1,<3.4"
 """What the `postgres` extra installs (pyproject.toml); statekit is on no package index, so a
 missing driver is installed by this requirement, not by the extra's name."""
 SCHEMA_LOCK = 0x5743_4B54  # pg_advisory_xact_lock key serialising migrations
-# The instance update of `write_decided` (either of the store's two, as
-# `statements.move_values` gives it: `SET version = ?, … WHERE instance_id = ? AND <guard>`)
-# with its guard moved into the new version, `CASE WHEN <guard> THEN ? ELSE
-# statekit_moved(0) END`: a row no longer as read raises STALE_VERSION (`statekit_moved`),
-# so that a query of several statements cannot commit a stale write. Measured on
-# loopback, this costs the server about what the plain UPDATE costs, and 15% less per
-# event than the update in a CTE with its moved rows counted.
-_MOVE_HEAD = "UPDATE statekit_instances SET version = ?, "
-_MOVE_KEY = " WHERE instance_id = ? AND "
-_CHECKED_MOVE = (
-    "UPDATE statekit_instances SET version = CASE WHEN {guard} THEN %s "
-    "ELSE statekit_moved(0) END, {assignments} WHERE instance_id = %s"
-)
 
 
 class PostgresStore(Store):
@@ -343,17 +332,8 @@ class PostgresStore(Store):
         return True
 
     def _checked(self, update: str, params: Sequence[Any]) -> tuple[str, Sequence[Any]]:
-        """An instance update and its parameters as `_CHECKED_MOVE` (converted once)."""
-        known = self._moves.get(update)
-        if known is None:
-            head, _, guard = update.partition(_MOVE_KEY)
-            if not head.startswith(_MOVE_HEAD) or not guard:
-                raise RuntimeError(f"not an instance move: {update!r}")
-            assignments = self._convert(head[len(_MOVE_HEAD) :])
-            checked = _CHECKED_MOVE.format(guard=self._convert(guard), assignments=assignments)
-            known = self._moves[update] = (checked, head.count("?"))
-        checked, at = known  # `at`: the instance ID's parameter; the guard's follow it
-        return checked, (*params[at + 1 :], params[0], *params[1:at], params[at])
+        """An instance update and its parameters as a checked move (`checked_move`)."""
+        return checked_move(self._moves, self._convert, update, params)
 
     def _send_query(
         self,
@@ -372,12 +352,12 @@ class PostgresStore(Store):
         the raw three-write transaction sent this way costs the client about a quarter
         of the CPU it costs as a pipeline (which flushes and polls the socket after
         every statement), in the same one round trip."""
-        bound = self._bound
+        templates, client = self._templates, self._client  # `bound_text` called directly
         begin, self._begin = self._begin, None
         parts = [] if begin is None else [begin]
-        parts.extend(bound(sql, params) for sql, params in moves)
+        parts.extend(bound_text(templates, client, sql, params) for sql, params in moves)
         for sql, param_rows in statements:
-            parts.extend(bound(sql, params) for params in param_rows)
+            parts.extend(bound_text(templates, client, sql, params) for params in param_rows)
         if last:
             parts.append(self._end_statement)
         if self._broken:
@@ -392,32 +372,8 @@ class PostgresStore(Store):
         self._committed = last
 
     def _bound(self, sql: str, params: Sequence[Any]) -> str:
-        """`sql` (`%s` placeholders) with `params` bound as literals: text here, inline (the
-        most frequent value: one call fewer each), the other types by `_literal` (a value
-        of a type it does not know as psycopg's `ClientCursor.mogrify` binds it).
-
-        The forms read the same whatever the server's `standard_conforming_strings`: text
-        as an escape string with quotes and backslashes doubled (text with a NUL goes to
-        `_literal`, which leaves it to psycopg's error). The hostile-text tests of the
-        store read back what the server made of each."""
-        template = self._templates.get(sql)
-        if template is None:
-            pieces = sql.split("%s")
-            # the statement as a `%` format (its own `%` doubled): one C call fills it in
-            filled = "%s".join(piece.replace("%", "%%") for piece in pieces)
-            template = self._templates[sql] = (len(pieces) - 1, filled)
-        count, filled = template
-        if count != len(params):
-            return str(self._client.mogrify(sql, params))  # psycopg's error
-        # exactly `str` (`type(…) is`): a subclass may print itself otherwise
-        return filled % tuple(
-            [
-                "E'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
-                if type(value) is str and "\x00" not in value
-                else _literal(value) or self._client.mogrify("%s", (value,))
-                for value in params
-            ]
-        )
+        """`sql` (`%s` placeholders) with `params` bound as literals (`bound_text`)."""
+        return bound_text(self._templates, self._client, sql, params)
 
     def _control(self, statement: str) -> None:
         if statement.startswith("BEGIN"):
@@ -467,26 +423,3 @@ class PostgresStore(Store):
     def close(self) -> None:
         """Close the connection."""
         self._conn.close()
-
-
-def _literal(value: object) -> str | None:
-    """`value` as a PostgreSQL literal, for the types the store writes besides text (which
-    `PostgresStore._bound` quotes itself): 64-bit integers, finite floats, bytes, NULL;
-    None for any other value (text with a NUL included).
-
-    Our own rather than psycopg's `ClientCursor.mogrify`, which binds every value through
-    its adapter lookup: for the 30 values of one event that was about 40 µs of client CPU,
-    as much as the rest of the query's sending. The forms are the ones that read the same
-    whatever the server's `standard_conforming_strings`: bytes in bytea's hex form (an
-    escape string), a float typed as one, a negative number after a space (a `-` before
-    it never makes `--`, a comment)."""
-    # exactly these types (`type(…) is`): a subclass may print itself otherwise
-    if type(value) is int:
-        return repr(value) if value >= 0 else f" {value!r}"
-    if value is None:
-        return "NULL"
-    if type(value) is float and math.isfinite(value):
-        return f" {value!r}::float8"  # typed: exactly this double (-0.0 included)
-    if type(value) is bytes:
-        return "E'\\\\x" + value.hex() + "'::bytea"
-    return None

@@ -35,7 +35,7 @@ from statekit.runner.errors import (
     StoreURLError,
 )
 from statekit.runner.store.base import Store
-from statekit.runner.store.migrations import unhex
+from statekit.runner.store.migrations_v3_v6 import unhex
 from statekit.runner.store.packing import migrated_evidence, migrated_hash
 from statekit.runner.store.timer_records import timer_counter, timer_record
 

@@ -17,7 +17,7 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
-from statekit.runner.store.migrations import EVENT_TIME
+from statekit.runner.store.migrations_v3_v6 import EVENT_TIME
 from statekit.runner.store.packing import (
     pack_evidence,
     pack_hex_hash,

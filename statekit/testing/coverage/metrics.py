@@ -29,8 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from statekit.analysis.exploration import Exploration, MacrostepBranch
+from statekit.analysis.exploration import Exploration
 from statekit.analysis.facts import outcomes, selected_transitions
+from statekit.analysis.macrostep_branches import MacrostepBranch
 from statekit.analysis.report import transition_label
 from statekit.analysis.witness import PathReplays
 from statekit.compiler.ir import CompiledChart
