@@ -292,7 +292,8 @@ class _Writer:
         if self.tagged and edge.kind is EdgeKind.TRANSITION:
             tags = "transition " + " ".join(f"t_{t}" for t in edge.transitions)
         if self.is_marked(edge):
-            attrs.append(MARKED_EDGE.replace('class="untested"', f'class="untested {tags}"'))
+            marked = MARKED_EDGE.replace('class="untested"', f'class="untested {tags}"')
+            attrs.append(marked if tags else MARKED_EDGE)
             return attrs
         if tags:
             attrs.append(f'class="{tags}"')
