@@ -14,6 +14,7 @@ on a large chart, and a chart is never explored twice.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 
 from statekit.analysis.explain import InvariantStatus, invariant_statuses
@@ -92,6 +93,16 @@ def analysis(chart: Chart, wait: float = WAIT_SECONDS) -> Analysis | None:
             ).start()
     job.done.wait(wait)
     return job.result
+
+
+def wait_for_analyses(timeout: float) -> bool:
+    """Wait until every analysis started in this process has finished (at most `timeout`
+    seconds in all); whether they all have. A server never needs it; a process that
+    measures itself after serving pages does (the analyses run in threads of their own)."""
+    with _lock:
+        jobs = list(_jobs.values())
+    deadline = time.monotonic() + timeout
+    return all(job.done.wait(max(0.0, deadline - time.monotonic())) for job in jobs)
 
 
 def _run(job: _Job, chart: CompiledChart) -> None:

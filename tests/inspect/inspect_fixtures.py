@@ -13,11 +13,21 @@ from browser import chromium, served
 from cli_process import ROOT, statekit
 from selenium import webdriver
 
+from statekit.inspect.chart_summary import wait_for_analyses
 from statekit.inspect.context import Inspector
 
 DEMO_COMMANDS = (("run", "machines/payment.yaml", "--input", "examples/payment-events.jsonl"),)
 """What `make demo` writes to its store (the Makefile's `demo` target), run through the
 real command line."""
+
+
+@pytest.fixture(autouse=True)
+def analyses_finished() -> Iterator[None]:
+    """After each test, the chart analyses its pages started have finished: their threads
+    would otherwise allocate during the next tests of this worker (those that measure
+    memory count every allocation of the process)."""
+    yield
+    assert wait_for_analyses(120.0), "a chart analysis still runs two minutes after its test"
 
 
 def fill_like_demo(url: str) -> None:
