@@ -56,9 +56,9 @@ def test_every_step_of_the_page_is_bounded_and_links_to_the_whole_values(
             page = client.get(instance_href("huge"), params={"step": step} if step else {})
             assert page.status_code == 200
             assert len(page.content) < PAGE_BOUND, (step, len(page.content))
-        page = client.get(instance_href("huge")).text
-        assert "more bytes" in page
-        links = {unescape(h) for h in re.findall(r'href="([^"]*value=[^"]*)"', page)}
+        text = client.get(instance_href("huge")).text
+        assert "more bytes" in text
+        links = {unescape(h) for h in re.findall(r'href="([^"]*value=[^"]*)"', text)}
         kinds = {re.search(r"value=(\w+)", h).group(1) for h in links}  # type: ignore[union-attr]
         assert kinds == {"payload", "context", "message"}
         for link in links:
