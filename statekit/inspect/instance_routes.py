@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+from starlette.convertors import PathConvertor, register_url_convertor
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
@@ -77,7 +78,17 @@ def routes(inspector: Inspector) -> list[BaseRoute]:
             headers={"Content-Disposition": f'inline; filename="{filename}.events.jsonl"'},
         )
 
-    return [Route("/instances/{instance_id:path}", instance_page, methods=["GET"])]
+    return [Route("/instances/{instance_id:any_text}", instance_page, methods=["GET"])]
+
+
+class AnyText(PathConvertor):
+    """Any text, a `/` and line breaks included: an instance ID is whatever the runner
+    accepts, and Starlette's `path` (`.*`, without DOTALL) stops at a newline."""
+
+    regex = "(?s:.*)"
+
+
+register_url_convertor("any_text", AnyText())
 
 
 def _asks_for_lines(request: Request) -> bool:

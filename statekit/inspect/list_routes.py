@@ -129,7 +129,7 @@ def routes(inspector: Inspector) -> list[BaseRoute]:
 
     def instance_list(request: Request) -> Response:
         params = request.query_params
-        text = (params.get("q") or "").strip()
+        text = params.get("q") or ""
         if text:
             return _search_page(inspector, text)
         try:
@@ -155,9 +155,15 @@ def routes(inspector: Inspector) -> list[BaseRoute]:
     return [Route("/", instance_list, methods=["GET"])]
 
 
-def _search_page(inspector: Inspector, text: str) -> Response:
+def _search_page(inspector: Inspector, typed: str) -> Response:
+    """The text as typed is looked for first (an ID may begin or end with a space), then
+    without its edge whitespace (pasted with a stray one)."""
+    text = typed
     with inspector.store().read():
-        hits = search(inspector.store(), text)
+        hits = search(inspector.store(), typed)
+        if not hits and typed.strip() not in (typed, ""):
+            text = typed.strip()
+            hits = search(inspector.store(), text)
     instances = {hit.instance_id for hit in hits}
     if len(instances) == 1:
         return RedirectResponse(instance_href(hits[0].instance_id), status_code=303)
