@@ -31,6 +31,7 @@ from statekit.inspect.layout import Markup, chart_href, html, instance_href, joi
 from statekit.inspect.run_lines_export import RunLines
 from statekit.inspect.step_view import StepView
 from statekit.inspect.value_preview import is_cut, raw_value_href
+from statekit.inspect.visible_text import shown_id
 
 
 def instance_body(
@@ -54,7 +55,7 @@ def instance_body(
         '<section class="side"><h2>Verify</h2>{}<h2>Armed timers</h2>{}'
         "<h2>Reproduce</h2>{}<h2>What this page cannot show</h2>{}</section></div>"
         '<section class="outbox"><h2>Outbox</h2>{}</section></div>',
-        row.instance_id,
+        shown_id(row.instance_id),
         summary,
         step_section(story, view, now),
         timeline_table(story, view.number),
@@ -78,7 +79,7 @@ def step_section(story: InstanceStory, view: StepView, now: float) -> Markup:
             view.number,
             KIND_TEXT.get(entry.kind, entry.kind),
             entry.type,
-            entry.event_id,
+            shown_id(entry.event_id),
             entry_answer(entry),
         )
     return html(

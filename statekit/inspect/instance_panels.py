@@ -17,6 +17,7 @@ from statekit.inspect.layout import Markup, html, instance_href, join, query_url
 from statekit.inspect.run_lines_export import RunLines
 from statekit.inspect.timeline import NOT_RECORDED, TimelineEntry
 from statekit.inspect.value_preview import is_cut, preview, raw_value_href
+from statekit.inspect.visible_text import shown_id
 from statekit.runner.store.rows import OutboxRow
 
 TIMELINE_WINDOW = 200
@@ -110,7 +111,7 @@ def timeline_table(story: InstanceStory, selected: int) -> Markup:
                 entry.step,
                 KIND_TEXT.get(entry.kind, entry.kind),
                 entry.version if entry.accepted else f"(at {entry.version})",
-                entry.event_id,
+                shown_id(entry.event_id),
                 entry.type,
                 entry_answer(entry),
                 when(entry.recorded_at),

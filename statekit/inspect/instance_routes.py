@@ -26,6 +26,7 @@ from statekit.inspect.instance_story import InstanceStory, read_story
 from statekit.inspect.layout import error_page, page
 from statekit.inspect.run_lines_export import RunLines, run_lines, run_lines_count
 from statekit.inspect.step_view import StepView, step_view
+from statekit.inspect.visible_text import plain_id
 from statekit.runner.json_text import parse_json
 
 LINES_SUFFIX = "/events.jsonl"
@@ -47,7 +48,9 @@ def routes(inspector: Inspector) -> list[BaseRoute]:
         now = live.current(store, instance_id)
         story = story_of(instance_id)
         if story is None:
-            return error_page(404, "No such instance", f"no instance {instance_id!r} in the store")
+            return error_page(
+                404, "No such instance", f"no instance '{plain_id(instance_id)}' in the store"
+            )
         number = _step_number(request.query_params.get("step"), len(story.timeline))
         if number is None:
             return error_page(
@@ -61,12 +64,14 @@ def routes(inspector: Inspector) -> list[BaseRoute]:
             return _raw_value(story, view, request.query_params)
         lines = run_lines_count(story.timeline)
         body = instance_body(story, view, lines, inspector.clock(), _chart_hint(story))
-        return page(f"Instance {instance_id}", body, section="instances", live=now)
+        return page(f"Instance {plain_id(instance_id)}", body, section="instances", live=now)
 
     def lines_of(instance_id: str) -> Response:
         story = story_of(instance_id)
         if story is None:
-            return error_page(404, "No such instance", f"no instance {instance_id!r} in the store")
+            return error_page(
+                404, "No such instance", f"no instance '{plain_id(instance_id)}' in the store"
+            )
         lines = _lines(story)
         # a header is latin-1: the file name keeps ASCII letters, digits and -_. only
         filename = "".join(
@@ -119,6 +124,11 @@ def _raw_value(story: InstanceStory, view: StepView, params: QueryParams) -> Res
         f"value must be payload (a step with an event), context (a step with a state) or "
         f"message (with message=ID of one of its messages), not {value!r}",
     )
+
+
+def _no_such_instance(instance_id: str) -> Response:
+    shown = plain_id(instance_id)
+    return error_page(404, "No such instance", f"no instance '{shown}' in the store")
 
 
 def _step_number(text: str | None, count: int) -> int | None:

@@ -46,6 +46,7 @@ from statekit.inspect.list_queries import (
     search,
     state_counts,
 )
+from statekit.inspect.visible_text import plain_id, shown_id
 
 FILTER_NAMES = ("chart", "version", "state", "rejections", "conflicts", "timers", "outbox")
 SHOWN_NAMES = (*FILTER_NAMES, "from", "to", "sort", "order")
@@ -175,7 +176,7 @@ def _search_page(inspector: Inspector, typed: str) -> Response:
         text,
         _hits(hits) if hits else Markup(""),
     )
-    return page(f"Search {text}", body, section="instances")
+    return page(f"Search {plain_id(text)}", body, section="instances")
 
 
 def _hits(hits: tuple[SearchHit, ...]) -> Markup:
@@ -183,9 +184,9 @@ def _hits(hits: tuple[SearchHit, ...]) -> Markup:
         html(
             '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{}</td></tr>',
             instance_href(hit.instance_id),
-            hit.instance_id,
+            shown_id(hit.instance_id),
             hit.kind,
-            hit.event_id or "",
+            shown_id(hit.event_id) if hit.event_id else "",
             "" if hit.sequence is None else hit.sequence,
         )
         for hit in hits
@@ -360,7 +361,7 @@ def _line(line: InstanceLine, now_ms: int) -> Markup:
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
         line.instance_id,
         instance_href(line.instance_id),
-        line.instance_id,
+        shown_id(line.instance_id),
         chart_href(line.chart_name, line.chart_version),
         line.chart_name,
         line.chart_version,

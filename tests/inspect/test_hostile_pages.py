@@ -77,6 +77,8 @@ ELEMENTS = frozenset(
         "title",
         "small",
         "kbd",
+        "bdi",
+        "wbr",
         "abbr",
         "time",
         "figure",
