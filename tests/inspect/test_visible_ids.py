@@ -66,13 +66,9 @@ def test_every_page_draws_ids_visibly(hostile_inspector: Inspector) -> None:
             assert drawn in listing, text
             page = client.get(instance_href(text)).text
             assert f"<h1>Instance <code>{drawn}</code></h1>" in page, text
-            assert (
-                _TITLE.search(page)
-                .group(1)
-                .startswith(  # type: ignore[union-attr]
-                    f"Instance {escape(plain_id(text))} ·"
-                )
-            ), text
+            title = _TITLE.search(page)
+            assert title is not None, text
+            assert title.group(1).startswith(f"Instance {escape(plain_id(text))} ·"), text
             assert drawn in page.split("<table", 2)[1], text  # its event ID in the timeline
 
 
