@@ -17,7 +17,7 @@ from statekit.inspect.layout import Markup, html, instance_href, join, query_url
 from statekit.inspect.run_lines_export import RunLines
 from statekit.inspect.timeline import NOT_RECORDED, TimelineEntry
 from statekit.inspect.value_preview import is_cut, preview, raw_value_href
-from statekit.inspect.visible_text import shown_id
+from statekit.inspect.visible_text import identifier, shown_id
 from statekit.runner.store.rows import OutboxRow
 
 TIMELINE_WINDOW = 200
@@ -112,7 +112,7 @@ def timeline_table(story: InstanceStory, selected: int) -> Markup:
                 KIND_TEXT.get(entry.kind, entry.kind),
                 entry.version if entry.accepted else f"(at {entry.version})",
                 shown_id(entry.event_id),
-                entry.type,
+                identifier(entry.type),
                 entry_answer(entry),
                 when(entry.recorded_at),
             )
@@ -152,8 +152,8 @@ def timers_panel(story: InstanceStory, now: float) -> Markup:
                 "<tr{}><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</td>"
                 "<td>{}</td><td>{}</td></tr>",
                 Markup(' class="overdue"') if due is not None and due < now else Markup(""),
-                timer.timer_id,
-                timer.event,
+                identifier(timer.timer_id),
+                identifier(timer.event),
                 when(due),
                 left,
                 timer.generation,

@@ -47,3 +47,16 @@ def _visible(char: str) -> str:
         code = ord(char)
         return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
     return char
+
+
+BREAK_AFTER = frozenset("._(@/")
+"""The characters after which a drawn identifier may wrap (never inside a word:
+`PAY_SUCCESS` stays whole or breaks after its `_`)."""
+
+
+def identifier(name: str) -> Markup:
+    """`name` (a state path, an event type, a timer ID), escaped, with a `<wbr>` after
+    each of `BREAK_AFTER`: a narrow cell wraps it there and nowhere else."""
+    return Markup("").join(
+        Markup("{}<wbr>").format(c) if c in BREAK_AFTER else Markup("{}").format(c) for c in name
+    )
