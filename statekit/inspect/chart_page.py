@@ -102,11 +102,11 @@ def distribution_panel(chart: Chart, spread: Distribution) -> Markup:
 
 
 def _list_link(chart: Chart, sid: int) -> Markup:
-    """A link to the instances list filtered to this leaf state (the list filters by the
-    stored active leaves; a composite state's count adds up its leaves')."""
+    """A link to the instances list filtered to this state (a composite state: the
+    instances active anywhere inside it, as its count)."""
     state = chart.ir.states[sid]
-    if state.children:
-        return Markup("")
+    if state.parent is None:
+        return Markup("")  # the root: every instance of the version, the count above
     address = query_url("/", {"chart": chart.name, "version": chart.version, "state": state.path})
     return html('<a href="{}">list them</a>', address)
 

@@ -31,7 +31,7 @@ from statekit.inspect.layout import Markup, chart_href, html, instance_href, joi
 from statekit.inspect.run_lines_export import RunLines
 from statekit.inspect.step_view import StepView
 from statekit.inspect.value_preview import is_cut, raw_value_href
-from statekit.inspect.visible_text import shown_id
+from statekit.inspect.visible_text import identifier, shown_id
 
 
 def instance_body(
@@ -257,9 +257,9 @@ def effects(view: StepView, now: float, story: InstanceStory) -> Markup:
     armed = view.after.timers if view.after is not None else ()
     timers = join(
         html(
-            "<li><code>{}</code> → <code>{}</code> due {}</li>",
-            t.id,
-            t.event,
+            "<li><code>{}</code>{} due {}</li>",
+            identifier(t.id),
+            Markup("") if t.event == t.id else html(" fires <code>{}</code>", identifier(t.event)),
             "(paused)" if t.due_ms is None else when(t.due_ms / 1000) + " UTC",
         )
         for t in armed
