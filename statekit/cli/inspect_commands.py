@@ -10,12 +10,16 @@ import ipaddress
 import re
 import socket
 import sys
+import threading
 
 import click
 
 from statekit.cli.chart_paths import chart_files
 from statekit.cli.runner_commands import compiled_chart, open_cli_reader
+from statekit.runner.store.postgres_connect import safe_url
 
+WAITING_NOTE_AFTER = 2.0
+"""Seconds the store may take to open before the command says it is waiting."""
 TOKEN_PATTERN = re.compile(r"[A-Za-z0-9._~-]{16,}")
 """What a token may be: 16 or more URL- and cookie-safe characters."""
 
@@ -73,14 +77,29 @@ def inspect_command(
             "pip install 'statekit[inspect]'"
         ) from exc
     given = [compiled_chart(path) for path in chart_files(charts)]
-    open_cli_reader(url, check_integrity=False).close()  # a clear error now, not per page
+    # a clear error now, not per page; a line while a slow or unreachable server is awaited
+    waiting = threading.Timer(
+        WAITING_NOTE_AFTER,
+        lambda: click.echo(
+            f"statekit inspect: waiting for the database at {safe_url(url)}…", err=True
+        ),
+    )
+    waiting.start()
+    try:
+        open_cli_reader(url, check_integrity=False).close()
+    finally:
+        waiting.cancel()
     inspector = Inspector(url, charts_by_version(given), token=token)
     listening = _listening(host, port)
     bound_port = listening.getsockname()[1]
-    shown_host = f"[{host}]" if ":" in host else host
+    wildcard = host.strip("[]") in ("0.0.0.0", "::")
+    # a wildcard bind is reached by this machine's name, not by 0.0.0.0
+    shown = socket.gethostname() if wildcard else host
+    shown_host = f"[{shown}]" if ":" in shown else shown
     address = f"http://{shown_host}:{bound_port}/" + (f"?token={token}" if token else "")
+    note = " (or any other name or address this machine is reached by)" if wildcard else ""
     # said once the socket listens: a client that reads this line can connect at once
-    click.echo(f"statekit inspect: {inspector.display_url} on {address}", err=True)
+    click.echo(f"statekit inspect: {inspector.display_url} on {address}{note}", err=True)
     sys.stderr.flush()
     server = uvicorn.Server(uvicorn.Config(create_app(inspector), log_level="warning"))
     server.run(sockets=[listening])

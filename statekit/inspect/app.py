@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
@@ -38,6 +39,13 @@ def create_app(inspector: Inspector) -> Starlette:
             "inspector opens it again on the next request.",
         )
 
+    def not_found(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, HTTPException) and exc.status_code != 404:
+            return error_page(exc.status_code, "This request cannot be answered", exc.detail)
+        return error_page(
+            404, "No such page", f"nothing at {request.url.path!r}: see the instances or charts"
+        )
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
@@ -52,6 +60,6 @@ def create_app(inspector: Inspector) -> Starlette:
             Mount("/static", StaticFiles(directory=STATIC_FOLDER), name="static"),
         ],
         middleware=[Middleware(InspectorGuard, token=inspector.token)],
-        exception_handlers={Exception: unreadable},
+        exception_handlers={Exception: unreadable, HTTPException: not_found},
         lifespan=lifespan,
     )

@@ -14,6 +14,7 @@ from statekit.inspect.chart_summary import Analysis, InvariantProof, classificat
 from statekit.inspect.diagram_highlight import drawing, with_counts
 from statekit.inspect.distribution import Distribution
 from statekit.inspect.layout import Markup, chart_href, html, join, query_url
+from statekit.inspect.visible_text import identifier
 
 SOURCES = {
     "given": "given with --chart",
@@ -75,7 +76,7 @@ def distribution_panel(chart: Chart, spread: Distribution) -> Markup:
             '<tr data-state="{}"><td><code>{}</code></td><td class="count" data-count>{}</td>'
             "<td>{}</td></tr>",
             states[sid].path,
-            states[sid].path,
+            identifier(states[sid].path),
             count,
             _list_link(chart, sid),
         )
@@ -101,11 +102,11 @@ def distribution_panel(chart: Chart, spread: Distribution) -> Markup:
 
 
 def _list_link(chart: Chart, sid: int) -> Markup:
-    """A link to the instances list filtered to this leaf state (the list filters by the
-    stored active leaves; a composite state's count adds up its leaves')."""
+    """A link to the instances list filtered to this state (a composite state: the
+    instances active anywhere inside it, as its count)."""
     state = chart.ir.states[sid]
-    if state.children:
-        return Markup("")
+    if state.parent is None:
+        return Markup("")  # the root: every instance of the version, the count above
     address = query_url("/", {"chart": chart.name, "version": chart.version, "state": state.path})
     return html('<a href="{}">list them</a>', address)
 
@@ -115,12 +116,12 @@ def classification_table(chart: Chart) -> Markup:
     events, rows = classification(chart.ir)
     if not events:
         return html('<p class="muted">The chart declares no events.</p>')
-    head = join(html("<th><code>{}</code></th>", event) for event in events)
+    head = join(html("<th><code>{}</code></th>", identifier(event)) for event in events)
     body = join(
         html(
             "<tr><th><code>{}</code></th>{}</tr>",
-            row.state,
-            join(html("<td>{}</td>", cell) for cell in row.cells),
+            identifier(row.state),
+            join(html("<td>{}</td>", identifier(cell)) for cell in row.cells),
         )
         for row in rows
     )
@@ -216,22 +217,34 @@ def races_table(races: tuple[Race, ...], convergent: int) -> Markup:
             '<tr class="race {}"><td><code>{}</code> / <code>{}</code></td><td>{}</td>'
             "<td><code>{}</code></td><td>{}<br>{}</td><td>{}</td></tr>",
             "decided" if race.decided else "undecided",
-            race.events[0],
-            race.events[1],
+            identifier(race.events[0]),
+            identifier(race.events[1]),
             race.race_class,
-            ", ".join(race.configuration),
-            race.orders[0].text(),
-            race.orders[1].text(),
+            identifier(", ".join(race.configuration)),
+            identifier(race.orders[0].text()),
+            identifier(race.orders[1].text()),
             _decision(race),
         )
         for race in races
     )
-    return html(
+    table = html(
         '<table class="races"><thead><tr><th>events</th><th>class</th><th>in</th>'
-        "<th>the two orders</th><th>decision</th></tr></thead><tbody>{}</tbody></table>{}",
+        "<th>the two orders</th><th>decision</th></tr></thead><tbody>{}</tbody></table>",
         rows,
+    )
+    undecided = sum(not race.decided for race in races)
+    return html(
+        '<details class="races"{}><summary>{} race(s), {} undecided</summary>{}</details>{}',
+        Markup(" open") if len(races) <= FOLDED_RACES else Markup(""),
+        len(races),
+        undecided,
+        table,
         note,
     )
+
+
+FOLDED_RACES = 20
+"""A races table longer than this is folded (a chart like media_player has 150 rows)."""
 
 
 def _decision(race: Race) -> Markup:

@@ -30,6 +30,8 @@ from statekit.inspect.instance_story import InstanceStory
 from statekit.inspect.layout import Markup, chart_href, html, instance_href, join
 from statekit.inspect.run_lines_export import RunLines
 from statekit.inspect.step_view import StepView
+from statekit.inspect.value_preview import is_cut, raw_value_href
+from statekit.inspect.visible_text import identifier, shown_id
 
 
 def instance_body(
@@ -53,7 +55,7 @@ def instance_body(
         '<section class="side"><h2>Verify</h2>{}<h2>Armed timers</h2>{}'
         "<h2>Reproduce</h2>{}<h2>What this page cannot show</h2>{}</section></div>"
         '<section class="outbox"><h2>Outbox</h2>{}</section></div>',
-        row.instance_id,
+        shown_id(row.instance_id),
         summary,
         step_section(story, view, now),
         timeline_table(story, view.number),
@@ -77,7 +79,7 @@ def step_section(story: InstanceStory, view: StepView, now: float) -> Markup:
             view.number,
             KIND_TEXT.get(entry.kind, entry.kind),
             entry.type,
-            entry.event_id,
+            shown_id(entry.event_id),
             entry_answer(entry),
         )
     return html(
@@ -89,9 +91,9 @@ def step_section(story: InstanceStory, view: StepView, now: float) -> Markup:
         navigation(instance_id, view),
         _missing(view),
         diagram(view),
-        _payload(view),
+        _payload(view, instance_id),
         configurations(view),
-        context_changes(view),
+        context_changes(view, instance_id),
         effects(view, now, story),
     )
 
@@ -152,13 +154,25 @@ def _missing(view: StepView) -> Markup:
     return html('<p class="error">{}</p>', view.missing) if view.missing else Markup("")
 
 
-def _payload(view: StepView) -> Markup:
+def _payload(view: StepView, instance_id: str) -> Markup:
     entry = view.entry
     if entry is None:
         return Markup("")
     problem = html('<p class="error">{}</p>', entry.problem) if entry.problem else Markup("")
+    whole = (
+        html(
+            '<p><a href="{}">whole payload</a> ({:,} bytes)</p>',
+            raw_value_href(instance_href(instance_id), view.number, "payload"),
+            len(entry.payload_text.encode("utf-8")),
+        )
+        if is_cut(entry.payload_text)
+        else Markup("")
+    )
     return html(
-        '<h3>Payload</h3><pre class="payload">{}</pre>{}', json_text(entry.payload), problem
+        '<h3>Payload</h3><pre class="payload">{}</pre>{}{}',
+        json_text(entry.payload),
+        whole,
+        problem,
     )
 
 
@@ -178,10 +192,18 @@ def configurations(view: StepView) -> Markup:
     )
 
 
-def context_changes(view: StepView) -> Markup:
+def context_changes(view: StepView, instance_id: str) -> Markup:
     """The context diff of the step, by key path."""
+    whole = (
+        html(
+            '<p class="muted"><a href="{}">whole context after this step</a> (JSON)</p>',
+            raw_value_href(instance_href(instance_id), view.number, "context"),
+        )
+        if view.after is not None
+        else Markup("")
+    )
     if not view.changes:
-        return html('<h3>Context</h3><p class="muted">unchanged</p>')
+        return html('<h3>Context</h3><p class="muted">unchanged</p>{}', whole)
     rows = join(
         html(
             '<tr class="{}"><td><code>{}</code></td><td>{}</td><td><code>{}</code></td>'
@@ -196,8 +218,9 @@ def context_changes(view: StepView) -> Markup:
     )
     return html(
         '<h3>Context</h3><table class="context-diff"><thead><tr><th>key path</th><th>change'
-        "</th><th>before</th><th>after</th></tr></thead><tbody>{}</tbody></table>",
+        "</th><th>before</th><th>after</th></tr></thead><tbody>{}</tbody></table>{}",
         rows,
+        whole,
     )
 
 
@@ -234,9 +257,9 @@ def effects(view: StepView, now: float, story: InstanceStory) -> Markup:
     armed = view.after.timers if view.after is not None else ()
     timers = join(
         html(
-            "<li><code>{}</code> → <code>{}</code> due {}</li>",
-            t.id,
-            t.event,
+            "<li><code>{}</code>{} due {}</li>",
+            identifier(t.id),
+            Markup("") if t.event == t.id else html(" fires <code>{}</code>", identifier(t.event)),
             "(paused)" if t.due_ms is None else when(t.due_ms / 1000) + " UTC",
         )
         for t in armed

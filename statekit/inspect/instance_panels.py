@@ -16,6 +16,8 @@ from statekit.inspect.instance_story import InstanceStory
 from statekit.inspect.layout import Markup, html, instance_href, join, query_url
 from statekit.inspect.run_lines_export import RunLines
 from statekit.inspect.timeline import NOT_RECORDED, TimelineEntry
+from statekit.inspect.value_preview import is_cut, preview, raw_value_href
+from statekit.inspect.visible_text import identifier, shown_id
 from statekit.runner.store.rows import OutboxRow
 
 TIMELINE_WINDOW = 200
@@ -62,8 +64,9 @@ def duration(seconds: float) -> str:
 
 
 def json_text(value: Any) -> str:
-    """A JSON value as compact text for a cell."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    """A JSON value as compact text for a cell, cut to a preview when long
+    (`value_preview`)."""
+    return preview(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
 
 
 def step_href(instance_id: str, step: int) -> str:
@@ -108,8 +111,8 @@ def timeline_table(story: InstanceStory, selected: int) -> Markup:
                 entry.step,
                 KIND_TEXT.get(entry.kind, entry.kind),
                 entry.version if entry.accepted else f"(at {entry.version})",
-                entry.event_id,
-                entry.type,
+                shown_id(entry.event_id),
+                identifier(entry.type),
                 entry_answer(entry),
                 when(entry.recorded_at),
             )
@@ -149,8 +152,8 @@ def timers_panel(story: InstanceStory, now: float) -> Markup:
                 "<tr{}><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</td>"
                 "<td>{}</td><td>{}</td></tr>",
                 Markup(' class="overdue"') if due is not None and due < now else Markup(""),
-                timer.timer_id,
-                timer.event,
+                identifier(timer.timer_id),
+                identifier(timer.event),
                 when(due),
                 left,
                 timer.generation,
@@ -206,8 +209,8 @@ def messages_table(messages: tuple[OutboxRow, ...] | list[OutboxRow], now: float
                 m.status,
                 m.attempts,
                 retry,
-                m.last_error or "",
-                _payload_text(m.payload),
+                preview(m.last_error or ""),
+                _payload_cell(m),
             )
         )
     return html(
@@ -218,11 +221,16 @@ def messages_table(messages: tuple[OutboxRow, ...] | list[OutboxRow], now: float
     )
 
 
-def _payload_text(text: str) -> str:
+def _payload_cell(message: OutboxRow) -> Markup:
+    """The message's payload (a preview, with a link to all of it when it is cut)."""
     try:
-        return json_text(json.loads(text))
+        text = json_text(json.loads(message.payload))
     except (TypeError, ValueError):
-        return f"(not valid JSON) {str(text)[:200]}"
+        text = f"(not valid JSON) {str(message.payload)[:200]}"
+    if not is_cut(message.payload):
+        return html("{}", text)
+    href = raw_value_href(instance_href(message.instance_id), 0, "message", message.message_id)
+    return html('{} <a href="{}">whole payload</a>', text, href)
 
 
 def verify_panel(story: InstanceStory) -> Markup:

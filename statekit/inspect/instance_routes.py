@@ -1,5 +1,7 @@
 """One instance's pages: `GET /instances/{instance_id}` (`?step=N` selects a step) and
 `GET /instances/{instance_id}/events.jsonl` (its history as `statekit run` JSON lines).
+`?step=N&value=payload|context|message&message=ID` serves one whole value as JSON (the
+page shows long values cut to a preview, `value_preview`).
 
 An instance ID is URL-escaped in every link (`layout.instance_href`: a `/` is
 `%2F`), so the address of the lines is told from the page of an instance whose
@@ -9,6 +11,10 @@ ID ends in `/events.jsonl` by the raw path: only a literal `/` before
 
 from __future__ import annotations
 
+import json
+
+from starlette.convertors import PathConvertor, register_url_convertor
+from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
@@ -19,11 +25,13 @@ from statekit.inspect.instance_page import instance_body
 from statekit.inspect.instance_story import InstanceStory, read_story
 from statekit.inspect.layout import error_page, page
 from statekit.inspect.run_lines_export import RunLines, run_lines, run_lines_count
-from statekit.inspect.step_view import step_view
+from statekit.inspect.step_view import StepView, step_view
+from statekit.inspect.visible_text import plain_id
 from statekit.runner.json_text import parse_json
 
 LINES_SUFFIX = "/events.jsonl"
 LINES_MEDIA_TYPE = "application/x-ndjson; charset=utf-8"
+JSON_MEDIA_TYPE = "application/json; charset=utf-8"
 
 
 def routes(inspector: Inspector) -> list[BaseRoute]:
@@ -40,7 +48,9 @@ def routes(inspector: Inspector) -> list[BaseRoute]:
         now = live.current(store, instance_id)
         story = story_of(instance_id)
         if story is None:
-            return error_page(404, "No such instance", f"no instance {instance_id!r} in the store")
+            return error_page(
+                404, "No such instance", f"no instance '{plain_id(instance_id)}' in the store"
+            )
         number = _step_number(request.query_params.get("step"), len(story.timeline))
         if number is None:
             return error_page(
@@ -50,14 +60,18 @@ def routes(inspector: Inspector) -> list[BaseRoute]:
                 f"{request.query_params.get('step')!r}",
             )
         view = step_view(story, number)
+        if "value" in request.query_params:
+            return _raw_value(story, view, request.query_params)
         lines = run_lines_count(story.timeline)
         body = instance_body(story, view, lines, inspector.clock(), _chart_hint(story))
-        return page(f"Instance {instance_id}", body, section="instances", live=now)
+        return page(f"Instance {plain_id(instance_id)}", body, section="instances", live=now)
 
     def lines_of(instance_id: str) -> Response:
         story = story_of(instance_id)
         if story is None:
-            return error_page(404, "No such instance", f"no instance {instance_id!r} in the store")
+            return error_page(
+                404, "No such instance", f"no instance '{plain_id(instance_id)}' in the store"
+            )
         lines = _lines(story)
         # a header is latin-1: the file name keeps ASCII letters, digits and -_. only
         filename = "".join(
@@ -69,7 +83,17 @@ def routes(inspector: Inspector) -> list[BaseRoute]:
             headers={"Content-Disposition": f'inline; filename="{filename}.events.jsonl"'},
         )
 
-    return [Route("/instances/{instance_id:path}", instance_page, methods=["GET"])]
+    return [Route("/instances/{instance_id:any_text}", instance_page, methods=["GET"])]
+
+
+class AnyText(PathConvertor):
+    """Any text, a `/` and line breaks included: an instance ID is whatever the runner
+    accepts, and Starlette's `path` (`.*`, without DOTALL) stops at a newline."""
+
+    regex = "(?s:.*)"
+
+
+register_url_convertor("any_text", AnyText())
 
 
 def _asks_for_lines(request: Request) -> bool:
@@ -79,6 +103,32 @@ def _asks_for_lines(request: Request) -> bool:
     return path.split("?", 1)[0].endswith(LINES_SUFFIX) and request.path_params[
         "instance_id"
     ].endswith(LINES_SUFFIX)
+
+
+def _raw_value(story: InstanceStory, view: StepView, params: QueryParams) -> Response:
+    """One whole value the page shows a preview of (`value_preview.raw_value_href`), as
+    the store holds it: served as text, never drawn, so no size makes a page unusable."""
+    value = params.get("value")
+    if value == "payload" and view.entry is not None:
+        return Response(view.entry.payload_text, media_type=JSON_MEDIA_TYPE)
+    if value == "context" and view.after is not None:
+        text = json.dumps(dict(view.after.context), ensure_ascii=False, sort_keys=True, default=str)
+        return Response(text, media_type=JSON_MEDIA_TYPE)
+    if value == "message":
+        for message in story.outbox:
+            if message.message_id == params.get("message"):
+                return Response(message.payload, media_type=JSON_MEDIA_TYPE)
+    return error_page(
+        404,
+        "No such value",
+        f"value must be payload (a step with an event), context (a step with a state) or "
+        f"message (with message=ID of one of its messages), not {value!r}",
+    )
+
+
+def _no_such_instance(instance_id: str) -> Response:
+    shown = plain_id(instance_id)
+    return error_page(404, "No such instance", f"no instance '{shown}' in the store")
 
 
 def _step_number(text: str | None, count: int) -> int | None:

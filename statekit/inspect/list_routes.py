@@ -46,6 +46,7 @@ from statekit.inspect.list_queries import (
     search,
     state_counts,
 )
+from statekit.inspect.visible_text import plain_id, shown_id
 
 FILTER_NAMES = ("chart", "version", "state", "rejections", "conflicts", "timers", "outbox")
 SHOWN_NAMES = (*FILTER_NAMES, "from", "to", "sort", "order")
@@ -129,7 +130,7 @@ def routes(inspector: Inspector) -> list[BaseRoute]:
 
     def instance_list(request: Request) -> Response:
         params = request.query_params
-        text = (params.get("q") or "").strip()
+        text = params.get("q") or ""
         if text:
             return _search_page(inspector, text)
         try:
@@ -155,9 +156,15 @@ def routes(inspector: Inspector) -> list[BaseRoute]:
     return [Route("/", instance_list, methods=["GET"])]
 
 
-def _search_page(inspector: Inspector, text: str) -> Response:
+def _search_page(inspector: Inspector, typed: str) -> Response:
+    """The text as typed is looked for first (an ID may begin or end with a space), then
+    without its edge whitespace (pasted with a stray one)."""
+    text = typed
     with inspector.store().read():
-        hits = search(inspector.store(), text)
+        hits = search(inspector.store(), typed)
+        if not hits and typed.strip() not in (typed, ""):
+            text = typed.strip()
+            hits = search(inspector.store(), text)
     instances = {hit.instance_id for hit in hits}
     if len(instances) == 1:
         return RedirectResponse(instance_href(hits[0].instance_id), status_code=303)
@@ -169,7 +176,7 @@ def _search_page(inspector: Inspector, text: str) -> Response:
         text,
         _hits(hits) if hits else Markup(""),
     )
-    return page(f"Search {text}", body, section="instances")
+    return page(f"Search {plain_id(text)}", body, section="instances")
 
 
 def _hits(hits: tuple[SearchHit, ...]) -> Markup:
@@ -177,9 +184,9 @@ def _hits(hits: tuple[SearchHit, ...]) -> Markup:
         html(
             '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{}</td></tr>',
             instance_href(hit.instance_id),
-            hit.instance_id,
+            shown_id(hit.instance_id),
             hit.kind,
-            hit.event_id or "",
+            shown_id(hit.event_id) if hit.event_id else "",
             "" if hit.sequence is None else hit.sequence,
         )
         for hit in hits
@@ -354,7 +361,7 @@ def _line(line: InstanceLine, now_ms: int) -> Markup:
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
         line.instance_id,
         instance_href(line.instance_id),
-        line.instance_id,
+        shown_id(line.instance_id),
         chart_href(line.chart_name, line.chart_version),
         line.chart_name,
         line.chart_version,

@@ -40,6 +40,8 @@ HOSTILE_TEXTS = (
     "right\u202eto-left\u2066isolate",
     "c0\x01\x07\x1b[31mc1\x9b",
     " leading and trailing ",
+    "new\nline\rreturn\ttab",
+    "\n",
     "%3Cscript%3E&lt;script&gt;",
 )
 """Texts put in instance IDs, event IDs and payloads (no NUL: the stores refuse it)."""

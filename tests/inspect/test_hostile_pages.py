@@ -10,14 +10,16 @@ from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
+import httpx
 import pytest
 from browser import chromium, served
-from hostile_store import PWNED, fill_hostile_store, page_addresses
+from hostile_store import HOSTILE_TEXTS, PWNED, fill_hostile_store, page_addresses
 from starlette.testclient import TestClient
 
 from statekit.engine.chart import Chart
 from statekit.inspect.app import create_app
 from statekit.inspect.context import Inspector, charts_by_version
+from statekit.inspect.layout import instance_href
 
 OWN_SCRIPT = "/static/inspect.js"
 OWN_STYLESHEET = "/static/inspect.css"
@@ -75,6 +77,8 @@ ELEMENTS = frozenset(
         "title",
         "small",
         "kbd",
+        "bdi",
+        "wbr",
         "abbr",
         "time",
         "figure",
@@ -154,6 +158,22 @@ def test_no_page_carries_markup_from_the_store(hostile: tuple[Inspector, Chart])
                 assert markup_problems(response.text) == [], address
                 seen_ok += response.status_code == 200
     assert seen_ok > 20  # the pages were drawn, not only refused
+
+
+def test_every_hostile_instance_has_its_page(hostile: tuple[Inspector, Chart]) -> None:
+    # whatever ID the runner accepts (a newline, a CR, a tab, a slash...) opens its page,
+    # its history and its raw values, and a search for it leads there. Over a real
+    # server: the test client decodes an escaped `%` twice.
+    inspector, _ = hostile
+    with served(inspector) as base, httpx.Client(base_url=base) as client:
+        for text in HOSTILE_TEXTS:
+            address = instance_href(text)
+            for suffix in ("", "/events.jsonl", "?step=1&value=payload"):
+                response = client.get(address + suffix)
+                assert response.status_code == 200, (text, suffix, response.text[-300:])
+            found = client.get("/", params={"q": text})
+            assert found.status_code == 303, text
+            assert found.headers["location"] == address, text
 
 
 def test_the_checker_sees_each_kind_of_injection() -> None:

@@ -5,6 +5,7 @@ a token."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import urllib.request
@@ -177,3 +178,37 @@ def test_the_command_serves_the_store_on_loopback(demo_url: str) -> None:
     finally:
         server.terminate()
         server.wait(30)
+
+
+def _first_line(*arguments: str) -> str:
+    """The first line `statekit inspect ARGUMENTS` writes to stderr (then it is stopped)."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "statekit", "inspect", "--port", "0", *arguments],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stderr is not None
+        return server.stderr.readline()
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def test_a_wildcard_bind_prints_an_address_a_remote_user_can_use(demo_url: str) -> None:
+    line = _first_line("--db", demo_url, "--host", "0.0.0.0", "--token", "t" * 20)
+    address = line.split(" on ", 1)[1]
+    assert address.startswith(f"http://{socket.gethostname()}:"), line
+    assert "0.0.0.0" not in line and "any other name or address" in line
+
+
+def test_a_database_that_does_not_answer_is_said_to_be_awaited() -> None:
+    # a server that accepts the connection and never answers: the store cannot open
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(1)
+        port = silent.getsockname()[1]
+        line = _first_line("--db", f"postgresql://u:secret@127.0.0.1:{port}/db")
+    assert line.startswith("statekit inspect: waiting for the database at "), line
+    assert "secret" not in line

@@ -151,3 +151,64 @@
     }, 3000);
   }
 })();
+
+// The diagram box (figure.diagram, at most 75% of the window high) scrolls to what the
+// page is about: on the instance page the states active after the selected step
+// (`.after`, else `.before`), on the chart page the leaf states with instances
+// (`.occupied`); again after each live redraw. The box, never the page, is scrolled.
+(function () {
+  function reveal() {
+    for (const box of document.querySelectorAll("figure.diagram")) {
+      // leaves (graphviz nodes), not the composites (clusters) around them
+      const marks = box.querySelectorAll("g.node.after, g.node.occupied");
+      const shown = marks.length ? marks : box.querySelectorAll("g.node.before");
+      if (!shown.length) {
+        continue;
+      }
+      const frame = box.getBoundingClientRect();
+      let top = Infinity;
+      let left = Infinity;
+      let bottom = -Infinity;
+      let right = -Infinity;
+      for (const mark of shown) {
+        const r = mark.getBoundingClientRect();
+        top = Math.min(top, r.top);
+        left = Math.min(left, r.left);
+        bottom = Math.max(bottom, r.bottom);
+        right = Math.max(right, r.right);
+      }
+      if (bottom - top > box.clientHeight || right - left > box.clientWidth) {
+        fit(box, true); // they do not fit at full size: show the whole diagram instead
+        continue;
+      }
+      // the marks' middle in the box's middle
+      const y = box.scrollTop + top - frame.top;
+      const x = box.scrollLeft + left - frame.left;
+      const height = Math.min(bottom - top, box.clientHeight);
+      const width = Math.min(right - left, box.clientWidth);
+      box.scrollTop = Math.max(0, y - (box.clientHeight - height) / 2);
+      box.scrollLeft = Math.max(0, x - (box.clientWidth - width) / 2);
+    }
+  }
+  // a fitted diagram is drawn whole in the box; the button before it toggles full size
+  function fit(box, fitted) {
+    box.classList.toggle("fitted", fitted);
+    let button = box.previousElementSibling;
+    if (!button || !button.classList.contains("zoom")) {
+      button = document.createElement("button");
+      button.type = "button";
+      button.className = "zoom";
+      button.addEventListener("click", function () {
+        fit(box, !box.classList.contains("fitted"));
+      });
+      box.before(button);
+    }
+    button.textContent = fitted ? "Full size" : "Fit the diagram";
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", reveal);
+  } else {
+    reveal();
+  }
+  document.addEventListener("statekit:redrawn", reveal);
+})();
