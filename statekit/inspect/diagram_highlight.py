@@ -55,7 +55,12 @@ def drawing(chart: Chart) -> Drawing:
         found = _drawings.get(chart.digest)
     if found is not None:
         return found
-    dot = to_dot(whole_view(extract(chart.ir)), tagged=True)
+    # the states and transitions only: the pages show the classification and the
+    # invariants as tables of their own, and the diagram's copies of them made a chart's
+    # drawing two to three times as tall, too small to read when fitted to its box
+    dot = to_dot(
+        whole_view(extract(chart.ir)), tagged=True, classifications=False, invariants=False
+    )
     try:
         svg = render(dot, "svg", timeout=LAYOUT_TIMEOUT, what=f"chart {chart.name!r}").decode()
         made = Drawing(svg[svg.find("<svg") :])
