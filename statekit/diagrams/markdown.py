@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from statekit.compiler.ir import HistoryKind, StateKind, TransitionKind
 from statekit.compiler.markdown_text import markdown_code, markdown_text
-from statekit.diagrams.classify import Cell, Fallback
+from statekit.diagrams.classification_text import cell_words
+from statekit.diagrams.classify import Cell
 from statekit.diagrams.model import Diagram, DState, DTransition
 from statekit.diagrams.policies import InvariantCheck
 
@@ -148,25 +149,8 @@ def _transitions(d: Diagram) -> list[str]:
 
 
 def classification_text(d: Diagram, c: Cell) -> str:
-    """One classification cell as compact text."""
-    parts = []
-    for tid in c.transitions:
-        t = d.transitions[tid]
-        text = "→ " + (", ".join(d.states[x].ref for x in t.targets) if t.targets else "internal")
-        if t.guards:
-            text += " if " + ", ".join(g.text for g in t.guards)
-        parts.append(text)
-    fallback = {
-        Fallback.NONE: "",
-        Fallback.ALREADY: "ALREADY_APPLIED",
-        Fallback.GUARD: "the guard's reason",
-        Fallback.REJECT: c.reason or "",
-        Fallback.TERMINAL: "TERMINAL_STATE",
-        Fallback.UNDEFINED: "—",
-    }[c.fallback]
-    if fallback:
-        parts.append(fallback)
-    return cell(" · else ".join(parts))
+    """One classification cell as compact text, escaped for a Markdown table."""
+    return cell(cell_words(d, c))
 
 
 def _classification(d: Diagram, classification: Sequence[Cell]) -> list[str]:

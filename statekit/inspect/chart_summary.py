@@ -23,7 +23,9 @@ from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.analysis.races import Race, races_of
 from statekit.analysis.report import path_notes
 from statekit.compiler.ir import CompiledChart, StateInvariant
-from statekit.diagrams.classify import Cell, Fallback, classify
+from statekit.diagrams.classification_text import cell_words
+from statekit.diagrams.classify import classify
+from statekit.diagrams.model import extract
 from statekit.engine.chart import Chart
 
 MAX_CONFIGURATIONS = 5_000
@@ -161,35 +163,13 @@ class ClassificationRow:
 
 
 def classification(chart: CompiledChart) -> tuple[tuple[str, ...], tuple[ClassificationRow, ...]]:
-    """The declared events and, per leaf state, what each event does there: `→ target`
-    (with `if guard` and `else` what follows), `ALREADY_APPLIED`, the reject reason,
-    `TERMINAL_STATE` or `—` (UNDEFINED_TRANSITION)."""
+    """The declared events and, per leaf state, what each event does there, in the words
+    of `diagrams.classification_text.cell_words` (the docs pages' words too)."""
     events = tuple(chart.events)
+    drawn = extract(chart)
     rows: dict[int, list[str]] = {}
     for cell in classify(chart):
-        rows.setdefault(cell.state, []).append(cell_text(chart, cell))
+        rows.setdefault(cell.state, []).append(cell_words(drawn, cell))
     return events, tuple(
         ClassificationRow(chart.states[state].path, tuple(cells)) for state, cells in rows.items()
     )
-
-
-def cell_text(chart: CompiledChart, cell: Cell) -> str:
-    """One cell as compact text (see `classification`)."""
-    parts = []
-    for tid in cell.transitions:
-        t = chart.transitions[tid]
-        text = "→ " + (", ".join(chart.states[x].path for x in t.targets) or "(targetless)")
-        if t.guards:
-            text += " if " + ", ".join(g.name or g.expression.source for g in t.guards)
-        parts.append(text)
-    fallback = {
-        Fallback.NONE: "",
-        Fallback.ALREADY: "ALREADY_APPLIED",
-        Fallback.GUARD: "the guard's reason",
-        Fallback.REJECT: cell.reason or "",
-        Fallback.TERMINAL: "TERMINAL_STATE",
-        Fallback.UNDEFINED: "—",
-    }[cell.fallback]
-    if fallback:
-        parts.append(fallback)
-    return " · else ".join(parts)
