@@ -46,6 +46,7 @@ from statekit.engine.algorithm import (
     select_eventless_transitions,
     select_transitions,
 )
+from statekit.engine.compiled_evidence import EvidenceMaker, prebuilt_evidence
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import Evaluate, assigner, computer
 from statekit.engine.tables import EMPTY, Configuration, EventEntry, MicrostepPlan, Tables
@@ -82,14 +83,17 @@ class CompiledMicrostep:
 class CompiledMacrostep:
     """A compiled macrostep: its microsteps (the external event's first), where it ends,
     whether any effect assigns (else the context is shared, never copied), its timer
-    operations when it arms or cancels any (`statekit.engine.timer_plan`), and the
-    history records of its exits merged in order."""
+    operations when it arms or cancels any (`statekit.engine.timer_plan`), the
+    history records of its exits merged in order, and, for one microstep without
+    timers in a chart without secrets, its prebuilt evidence
+    (`statekit.engine.compiled_evidence`)."""
 
     steps: tuple[CompiledMicrostep, ...]
     target: Configuration
     assigns: bool
     timers: TimerPlan | None
     history_updates: tuple[tuple[int, tuple[int, ...]], ...]
+    evidence: EvidenceMaker | None = None
 
     @property
     def plan(self) -> MicrostepPlan:
@@ -184,12 +188,16 @@ def _compile(
         if not selected:
             break
         enabled = selected
+    evidence = None
+    if len(steps) == 1 and not ops:
+        evidence = prebuilt_evidence(tables, steps[0].plan, steps[0].raised)
     return CompiledMacrostep(
         steps=tuple(steps),
         target=current,
         assigns=assigns,
         timers=TimerPlan.of(ops) if ops else None,
         history_updates=tuple(history),
+        evidence=evidence,
     )
 
 

@@ -192,7 +192,9 @@ class ConfigurationCache:
     conflict resolutions per enabled set; `memo` the verdicts of the memo of
     data-free macrosteps (`statekit.engine.memo`), `abstract_memo` the static
     analysis's variant of them; `single` the compiled macrosteps of static structure
-    per transition set (`statekit.engine.compiled_macrostep`, or False); `verdicts` the static part
+    per transition set (`statekit.engine.compiled_macrostep`, or False); `choices` the
+    compiled selections per event that reads data (`statekit.engine.compiled_choice`, or
+    False); `verdicts` the static part
     of classifying an event nothing fired for; `broken_state_invariants` the
     state-form invariants broken here (None until computed). Read and written
     only by the engine's own modules.
@@ -201,6 +203,7 @@ class ConfigurationCache:
     __slots__ = (
         "abstract_memo",
         "broken_state_invariants",
+        "choices",
         "conflicts",
         "eventless",
         "events",
@@ -220,6 +223,7 @@ class ConfigurationCache:
         self.abstract_memo: dict[str, MemoisedMacrostep] = {}
         self.broken_state_invariants: frozenset[str] | None = None
         self.single: dict[tuple[int, ...], Any] = {}
+        self.choices: dict[str, Any] = {}
 
 
 class Configuration:
