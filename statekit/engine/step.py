@@ -44,13 +44,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from statekit.engine.algorithm import macrostep, select_transitions
-from statekit.engine.applied_results import build_evidence
 from statekit.engine.compiled_choice import NOT_COMPILED, Choice, compiled_choice
+from statekit.engine.compiled_evidence import static_evidence
 from statekit.engine.compiled_macrostep import CompiledMacrostep, compiled_macrostep
 from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.macrostep_results import applied as _applied
 from statekit.engine.macrostep_results import compiled_result as _compiled
-from statekit.engine.macrostep_results import static_trace as _static_trace
 from statekit.engine.memo import memoised_macrostep
 from statekit.engine.result import (
     EVALUATION_ERROR,
@@ -163,7 +162,7 @@ def step(
                     event_type,
                     event_id,
                     (),
-                    lambda: build_evidence(tables, _static_trace(event, plans), ()),
+                    lambda: static_evidence(tables, event, plans),
                 )
             return _applied(
                 tables, state, event, event_id, known.target, context, history, [], plans

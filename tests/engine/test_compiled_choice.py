@@ -4,7 +4,8 @@ against the general loop, on the reference charts and on charts made for it.
 `Chart.send` selects an event whose guards read data with a choice compiled per
 configuration and event, then runs the chosen transition's compiled macrostep (with
 its evidence prebuilt when the chart has no secrets, `statekit.engine.compiled_evidence`)
-or the general loop; `step(..., memoised=False)` runs SCXML's selection and the
+or the general loop; a data-free macrostep comes from the memo, its evidence made
+directly (`static_evidence`); `step(..., memoised=False)` runs SCXML's selection and the
 general loop alone. On random streams with random payloads both must give the same
 `Result` (status, reason, state, messages, timers, evidence), the same message for a
 rejection, the same state JSON and the same stored evidence bytes (`evidence_json`).
@@ -90,6 +91,20 @@ states:
   b: {on: {BACK: {to: a, guard: within, do: [{assign: {count: ctx.count + event.n}}]}}}
 """
 
+STATIC = """
+statechart: static_paths
+description: Data-free macrosteps of the memo, with and without a payload, a secret one.
+events:
+  GO: {n: {type: integer}}
+  HIDE: {pin: {type: string, secret: true}}
+  BACK: {}
+initial: a
+states:
+  a: {on: {GO: b, HIDE: b}}
+  b: {on: {BACK: a, GO: c, HIDE: a}}
+  c: {always: {to: a}}
+"""
+
 
 def _chart(text: str, name: str) -> statekit.Chart:
     ir = compile_source(text, name).chart
@@ -101,6 +116,7 @@ COMPARED = {
     **ONE_MICROSTEP_CHARTS,
     "choices": _chart(CHOICES, "choices.yaml"),
     "flat_guarded": _chart(FLAT_GUARDED, "flat_guarded.yaml"),
+    "static": _chart(STATIC, "static.yaml"),
 }
 
 
