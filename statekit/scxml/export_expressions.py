@@ -1,0 +1,166 @@
+"""statekit expressions written in python-statemachine's `python` datamodel (SCXML out).
+
+python-statemachine 3 evaluates an SCXML document's `cond`/`expr` with its
+restricted evaluator (an AST allow-list, `statemachine.spec_parser.parse_expr`):
+names (a `<data>` of the document, or `_event`), constants, `and`/`or`/`not`,
+comparisons, arithmetic, list literals, subscripts, attribute reads and the one
+call `In('id')`. Each node of a statekit expression tree is written in that
+subset with the same value:
+
+- `ctx.f` → `f` (a `<data id="f">`), `event.f` → `_event.data.f`,
+  `active('s')` → `In('<id of s>')`;
+- `x in [a, b]` → `(x == a or x == b)`, `x is None` → `(x == None)`;
+- `b if t else o` → `(t and [b] or [o])[0]` (the one-element lists are always
+  true, so the branch taken is the one Python's conditional takes, and only it
+  is evaluated); `abs`, `min`, `max` and table reads are written as such
+  conditionals;
+- `len`, `str`, `format` and `now` have no equivalent (no other call, no clock):
+  `NotExportable`, naming them.
+
+A condition goes through psm's `normalize_cond` first (it unescapes XML entities
+and rewrites `true`/`false`/`null`, `===`, `&&`, `||` anywhere in the text):
+string literals that hold any of those are written with `\\u` escapes, which
+`normalize_cond` leaves alone and Python reads back as the same text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from statekit.compiler.expressions.lookup_table import TableKey, TableValue
+from statekit.compiler.expressions.tree import (
+    Active,
+    BinOp,
+    BoolOp,
+    Call,
+    Compare,
+    ContextRef,
+    EventRef,
+    ExprNode,
+    Format,
+    IfExp,
+    InList,
+    IsNone,
+    Literal,
+    LiteralValue,
+    Not,
+    Now,
+    TableRead,
+    UnaryOp,
+)
+
+MAX_TEXT = 100_000
+"""Longest expression text written: `min`/`max` of many arguments repeat them."""
+
+_NORMALIZED = re.compile(r"true|false|null|===|!==|&|\|\||&[a-zA-Z#]")
+
+
+class NotExportable(ValueError):
+    """A construct with no faithful equivalent in the target datamodel; the message names it."""
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """How the document names a state (by IR id) and a context field (its `<data>` id)."""
+
+    state_id: Callable[[int], str]
+    data: Mapping[str, str]
+
+
+def python_expression(node: ExprNode, spelling: Spelling) -> str:
+    """`node` as text psm's restricted python datamodel evaluates to the same value."""
+    text = _write(node, spelling)
+    if len(text) > MAX_TEXT:
+        raise NotExportable(f"the expression written out is over {MAX_TEXT} characters")
+    return text
+
+
+def literal(value: LiteralValue) -> str:
+    """A Python literal for `value` that survives psm's condition normalisation."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, int | float):
+        text = repr(value)
+        return f"({text})" if text.startswith("-") else text
+    if _NORMALIZED.search(value):
+        return '"' + "".join(f"\\U{ord(c):08x}" for c in value) + '"'
+    return repr(value)
+
+
+def _write(node: ExprNode, sid: Spelling) -> str:
+    match node:
+        case Literal(value=value):
+            return literal(value)
+        case ContextRef(field=name):
+            return sid.data[name]
+        case EventRef(field=name):
+            return f"_event.data.{name}"
+        case Active(state_id=state):
+            return f"In({literal(sid.state_id(state))})"
+        case Not(operand=operand):
+            return f"(not {_write(operand, sid)})"
+        case BoolOp(op=op, values=values):
+            return "(" + f" {op} ".join(_write(v, sid) for v in values) + ")"
+        case Compare(left=left, ops=ops, comparators=comparators):
+            parts = [_write(left, sid)]
+            for symbol, right in zip(ops, comparators, strict=True):
+                parts += [symbol, _write(right, sid)]
+            return "(" + " ".join(parts) + ")"
+        case BinOp(op=op, left=left, right=right):
+            return f"({_write(left, sid)} {op} {_write(right, sid)})"
+        case UnaryOp(op=op, operand=operand):
+            return f"({op}{_write(operand, sid)})"
+        case IfExp(test=test, body=body, orelse=orelse):
+            return _choose(_write(test, sid), _write(body, sid), _write(orelse, sid))
+        case InList(item=item, options=options, negated=negated):
+            return _membership(_write(item, sid), [_write(o, sid) for o in options], negated)
+        case IsNone(operand=operand, negated=negated):
+            return f"({_write(operand, sid)} {'!=' if negated else '=='} None)"
+        case Call(func=func, args=args):
+            return _call(func, [_write(a, sid) for a in args])
+        case TableRead(lookup=table, key=key):
+            return _table(_write(key, sid), table.index(), table.default, table.has_default)
+        case Now():
+            raise NotExportable("`now` (SCXML's datamodel has no clock reading)")
+        case Format():
+            raise NotExportable("format() (no call but In() in psm's datamodel)")
+
+
+def _choose(test: str, body: str, orelse: str) -> str:
+    return f"({test} and [{body}] or [{orelse}])[0]"
+
+
+def _membership(item: str, options: list[str], negated: bool) -> str:
+    if not options:
+        return "True" if negated else "False"
+    op, joiner = ("!=", " and ") if negated else ("==", " or ")
+    return "(" + joiner.join(f"{item} {op} {option}" for option in options) + ")"
+
+
+def _call(func: str, args: list[str]) -> str:
+    if func == "abs":
+        return _choose(f"{args[0]} >= 0", args[0], f"-{args[0]}")
+    if func in ("min", "max"):
+        # Python's min/max keep the first of equal values: a later one wins only if strictly better
+        better = "<" if func == "min" else ">"
+        best = args[0]
+        for arg in args[1:]:
+            best = _choose(f"{arg} {better} {best}", arg, best)
+        return best
+    raise NotExportable(f"{func}() (no call but In() in psm's datamodel)")
+
+
+def _table(
+    key: str, entries: Mapping[TableKey, TableValue], default: TableValue | None, has_default: bool
+) -> str:
+    items = list(entries.items())
+    # without a default the compiler proved the read never misses: the last entry is the one left
+    fallback = literal(default) if has_default else literal(items.pop()[1])
+    text = f"[{fallback}]"
+    for entry_key, value in reversed(items):
+        text = f"({key} == {literal(entry_key)} and [{literal(value)}] or {text})"
+    return f"{text}[0]"
