@@ -217,10 +217,11 @@ class _Writer:
             element.set("event", self.names.events[transition.event])
         elif transition.kind is TransitionKind.DONE:
             element.set("event", f"done.state.{self.names.state_ids[state.id]}")
-        conditions = [self._expression(g.expression) for g in transition.guards]
+        conjunct = len(transition.guards) > 1 or state.id == 0
+        conditions = [self._expression(g.expression, conjunct) for g in transition.guards]
         if state.id == 0:  # the root's own transitions: statekit's root is never left
             element.set("type", "internal")
-            conditions += [f"(not In({literal(self.names.state_ids[f])}))" for f in self._finals()]
+            conditions += [f"not In({literal(self.names.state_ids[f])})" for f in self._finals()]
         if conditions:
             element.set("cond", " and ".join(conditions))
         if transition.targets:
@@ -234,9 +235,9 @@ class _Writer:
         root = self.chart.root
         return [c for c in root.children if self.chart.states[c].kind is StateKind.FINAL]
 
-    def _expression(self, expression: Expression) -> str:
+    def _expression(self, expression: Expression, conjunct: bool = False) -> str:
         try:
-            return python_expression(expression.tree, self.spelling)
+            return python_expression(expression.tree, self.spelling, conjunct=conjunct)
         except NotExportable as error:
             raise _refuse(expression.span, f"{error} in {expression.source!r}") from None
 

@@ -54,7 +54,9 @@ from statekit.compiler.expressions.tree import (
 MAX_TEXT = 100_000
 """Longest expression text written: `min`/`max` of many arguments repeat them."""
 
-_NORMALIZED = re.compile(r"true|false|null|===|!==|&|\|\||&[a-zA-Z#]")
+_NORMALIZED = re.compile(r"\b(?:true|false|null)\b|===|!==|&&|\|\||&[a-zA-Z#]")
+"""What psm's `normalize_cond` would change inside a string literal (its own pattern, and
+the entities `html.unescape` reads)."""
 
 
 class NotExportable(ValueError):
@@ -69,9 +71,10 @@ class Spelling:
     data: Mapping[str, str]
 
 
-def python_expression(node: ExprNode, spelling: Spelling) -> str:
-    """`node` as text psm's restricted python datamodel evaluates to the same value."""
-    text = _write(node, spelling)
+def python_expression(node: ExprNode, spelling: Spelling, *, conjunct: bool = False) -> str:
+    """`node` as text psm's restricted python datamodel evaluates to the same value;
+    `conjunct`: the text is one operand of an `and` (parenthesised when it needs it)."""
+    text = _at(node, spelling, _NOT) if conjunct else _write(node, spelling)
     if len(text) > MAX_TEXT:
         raise NotExportable(f"the expression written out is over {MAX_TEXT} characters")
     return text
@@ -84,11 +87,46 @@ def literal(value: LiteralValue) -> str:
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, int | float):
-        text = repr(value)
-        return f"({text})" if text.startswith("-") else text
+        return repr(value)
     if _NORMALIZED.search(value):
         return '"' + "".join(f"\\U{ord(c):08x}" for c in value) + '"'
+    for quote in "'\"":  # as written when it can be (import-scxml reads no escapes)
+        if not set(value) & {quote, "\\", "\n", "\r"}:
+            return quote + value + quote
     return repr(value)
+
+
+_ATOM, _POWER, _UNARY, _TERM, _SUM, _COMPARE, _NOT, _AND, _OR = 9, 8, 7, 6, 5, 4, 3, 2, 1
+_BINARY = {"+": _SUM, "-": _SUM, "*": _TERM, "/": _TERM, "//": _TERM, "%": _TERM, "**": _POWER}
+
+
+def _precedence(node: ExprNode) -> int:
+    """How tightly the text `_write` gives `node` binds (Python's operator precedence), so
+    parentheses are written only where Python needs them (the text stays the source's)."""
+    match node:
+        case BoolOp(op=op):
+            return _OR if op == "or" else _AND
+        case Not():
+            return _NOT
+        case Compare() | IsNone():
+            return _COMPARE
+        case InList(options=options, negated=negated):
+            if len(options) == 1:
+                return _COMPARE
+            return _ATOM if not options else (_AND if negated else _OR)
+        case BinOp(op=op):
+            return _BINARY[op]
+        case UnaryOp():
+            return _UNARY
+        case Literal(value=value) if isinstance(value, int | float) and value < 0:
+            return _UNARY
+        case _:
+            return _ATOM
+
+
+def _at(node: ExprNode, sid: Spelling, minimum: int) -> str:
+    text = _write(node, sid)
+    return f"({text})" if _precedence(node) < minimum else text
 
 
 def _write(node: ExprNode, sid: Spelling) -> str:
@@ -102,28 +140,32 @@ def _write(node: ExprNode, sid: Spelling) -> str:
         case Active(state_id=state):
             return f"In({literal(sid.state_id(state))})"
         case Not(operand=operand):
-            return f"(not {_write(operand, sid)})"
+            return f"not {_at(operand, sid, _NOT)}"
         case BoolOp(op=op, values=values):
-            return "(" + f" {op} ".join(_write(v, sid) for v in values) + ")"
+            own = _precedence(node)
+            return f" {op} ".join(_at(v, sid, own + 1) for v in values)
         case Compare(left=left, ops=ops, comparators=comparators):
-            parts = [_write(left, sid)]
+            parts = [_at(left, sid, _SUM)]
             for symbol, right in zip(ops, comparators, strict=True):
-                parts += [symbol, _write(right, sid)]
-            return "(" + " ".join(parts) + ")"
+                parts += [symbol, _at(right, sid, _SUM)]
+            return " ".join(parts)
         case BinOp(op=op, left=left, right=right):
-            return f"({_write(left, sid)} {op} {_write(right, sid)})"
+            own = _BINARY[op]
+            # left-associative, but `**` is right-associative and binds tighter than unary
+            left_min, right_min = (own + 1, own) if op == "**" else (own, own + 1)
+            return f"{_at(left, sid, left_min)} {op} {_at(right, sid, right_min)}"
         case UnaryOp(op=op, operand=operand):
-            return f"({op}{_write(operand, sid)})"
+            return f"{op}{_at(operand, sid, _UNARY)}"
         case IfExp(test=test, body=body, orelse=orelse):
-            return _choose(_write(test, sid), _write(body, sid), _write(orelse, sid))
+            return _choose(_at(test, sid, _NOT), _write(body, sid), _write(orelse, sid))
         case InList(item=item, options=options, negated=negated):
-            return _membership(_write(item, sid), [_write(o, sid) for o in options], negated)
+            return _membership(_at(item, sid, _SUM), [_at(o, sid, _SUM) for o in options], negated)
         case IsNone(operand=operand, negated=negated):
-            return f"({_write(operand, sid)} {'!=' if negated else '=='} None)"
+            return f"{_at(operand, sid, _SUM)} {'!=' if negated else '=='} None"
         case Call(func=func, args=args):
-            return _call(func, [_write(a, sid) for a in args])
+            return _call(func, [_at(a, sid, _SUM) for a in args])
         case TableRead(lookup=table, key=key):
-            return _table(_write(key, sid), table.index(), table.default, table.has_default)
+            return _table(_at(key, sid, _SUM), table.index(), table.default, table.has_default)
         case Now():
             raise NotExportable("`now` (SCXML's datamodel has no clock reading)")
         case Format():
@@ -131,6 +173,7 @@ def _write(node: ExprNode, sid: Spelling) -> str:
 
 
 def _choose(test: str, body: str, orelse: str) -> str:
+    """`body if test else orelse` where `test` binds at least as `not` does."""
     return f"({test} and [{body}] or [{orelse}])[0]"
 
 
@@ -138,12 +181,13 @@ def _membership(item: str, options: list[str], negated: bool) -> str:
     if not options:
         return "True" if negated else "False"
     op, joiner = ("!=", " and ") if negated else ("==", " or ")
-    return "(" + joiner.join(f"{item} {op} {option}" for option in options) + ")"
+    return joiner.join(f"{item} {op} {option}" for option in options)
 
 
 def _call(func: str, args: list[str]) -> str:
+    """abs/min/max of arguments that bind at least as `+` does."""
     if func == "abs":
-        return _choose(f"{args[0]} >= 0", args[0], f"-{args[0]}")
+        return _choose(f"{args[0]} >= 0", args[0], f"-({args[0]})")
     if func in ("min", "max"):
         # Python's min/max keep the first of equal values: a later one wins only if strictly better
         better = "<" if func == "min" else ">"

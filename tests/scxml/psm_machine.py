@@ -28,7 +28,7 @@ FROZEN_MONOTONIC = 1_000.0
 
 def _nothing_due(queue: EventQueue) -> bool:
     with queue.queue.mutex:
-        queue._drop_cancelled_head()
+        queue._drop_cancelled_head()  # type: ignore[no-untyped-call]
         heap = queue.queue.queue
         return not heap or heap[0].execution_time > FROZEN_MONOTONIC
 
@@ -63,7 +63,7 @@ class PsmMachine:
         processor.parse_scxml("exported", text)
         self.output = io.StringIO()
         with contextlib.redirect_stdout(self.output):
-            self.machine = processor.start()
+            self.machine = processor.start()  # type: ignore[no-untyped-call]
         self.transitions = _Transitions()
         self.machine.add_listener(self.transitions)
 
