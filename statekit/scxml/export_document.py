@@ -133,7 +133,7 @@ class _Writer:
     def _chart_comments(self, scxml: ET.Element) -> None:
         for event in self.chart.events.values():
             if event.fields:
-                fields = ", ".join(f"{f.name}: {f.type.to_json()}" for f in event.fields)
+                fields = ", ".join(f"{f.name}: {f.type.describe()}" for f in event.fields)
                 _comment(scxml, f"payload types of {event.name} ({fields}): not checked")
         for invariant in self.chart.invariants:
             what = (
