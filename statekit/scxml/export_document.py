@@ -220,7 +220,8 @@ class _Writer:
         conjunct = len(transition.guards) > 1 or state.id == 0
         conditions = [self._expression(g.expression, conjunct) for g in transition.guards]
         if state.id == 0:  # the root's own transitions: statekit's root is never left
-            element.set("type", "internal")
+            if transition.targets:  # (psm refuses the type on a targetless transition)
+                element.set("type", "internal")
             conditions += [f"not In({literal(self.names.state_ids[f])})" for f in self._finals()]
         if conditions:
             element.set("cond", " and ".join(conditions))
@@ -241,7 +242,16 @@ class _Writer:
         except NotExportable as error:
             raise _refuse(expression.span, f"{error} in {expression.source!r}") from None
 
-    def _payload(self, element: ET.Element, payload: tuple[tuple[str, Expression], ...]) -> None:
+    def _payload(
+        self, element: ET.Element, event: str, payload: tuple[tuple[str, Expression], ...]
+    ) -> None:
+        """A `<param>` per payload field, the declared default of each one not given (psm
+        fills no default: its `_event.data` has only what was sent)."""
+        given = dict(payload)
+        declared = self.chart.events.get(event)
+        for item in declared.fields if declared is not None else ():
+            if item.name not in given and item.has_default:
+                ET.SubElement(element, "param", {"name": item.name, "expr": literal(item.default)})
         for name, value in payload:
             ET.SubElement(element, "param", {"name": name, "expr": self._expression(value)})
 
@@ -259,11 +269,11 @@ class _Writer:
                 ET.SubElement(block, "log", attrs)
             elif isinstance(effect, Raise):
                 event = self.names.events[effect.event]
-                if not effect.payload:
+                if not self._payload_fields(effect.event, effect.payload):
                     ET.SubElement(block, "raise", {"event": event})
                 else:
                     send = ET.SubElement(block, "send", {"event": event, "target": "#_internal"})
-                    self._payload(send, effect.payload)
+                    self._payload(send, effect.event, effect.payload)
             elif isinstance(effect, Send):
                 self._send(block, effect)
             elif isinstance(effect, Cancel):
@@ -288,7 +298,12 @@ class _Writer:
             element.set("delay", f"{send.delay_ms}ms")
         if send.id is not None and send.delay_ms:
             element.set("id", send.id)
-        self._payload(element, send.payload)
+        self._payload(element, send.event, send.payload)
+
+    def _payload_fields(self, event: str, payload: tuple[tuple[str, Expression], ...]) -> bool:
+        declared = self.chart.events.get(event)
+        fields = declared.fields if declared is not None else ()
+        return bool(payload) or any(f.has_default for f in fields)
 
 
 _EXPRESSION_DUE = (

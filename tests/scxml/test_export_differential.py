@@ -21,9 +21,16 @@ from statekit.scxml import chart_of, chart_yaml, read_scxml
 from statekit.scxml.export_document import export_scxml
 
 ROOT = Path(__file__).resolve().parents[2]
-MACHINES = {"payment": 60, "media_player": 200, "task": 80}
+MACHINES = {
+    "machines/payment.yaml": 60,
+    "machines/media_player.yaml": 200,
+    "machines/task.yaml": 80,
+    "tests/scxml/export_features.yaml": 150,
+}
 """Chart → streams: media_player's deep history needs a longer walk (play, pause, power
-off and on) before a wrong history kind shows."""
+off and on) before a wrong history kind shows; export_features holds every construct the
+export writes (a root with transitions and a timer, history, raise with a payload,
+delayed send and cancel, table reads, min/max/abs, done and eventless transitions)."""
 W3C_PASSING = sorted(n for n, (result, _) in EXPECTED.items() if result == "pass")
 
 
@@ -38,7 +45,7 @@ def _streams(examples: int) -> settings:
 
 
 def _machine(name: str) -> Chart:
-    return load(ROOT / "machines" / f"{name}.yaml")
+    return load(ROOT / name)
 
 
 def _w3c_chart(number: str, work: Path) -> Chart:
