@@ -49,6 +49,7 @@ from statekit.compiler.ir import (
 )
 from statekit.scxml.document import ScxmlError
 from statekit.scxml.export_expressions import (
+    XML_FORBIDDEN,
     NotExportable,
     Spelling,
     literal,
@@ -95,7 +96,7 @@ def _refuse(span: SourceSpan, message: str) -> ScxmlError:
 
 
 def _comment(parent: ET.Element, text: str) -> None:
-    safe = text.replace("--", "- -").rstrip("-")
+    safe = XML_FORBIDDEN.sub("\ufffd", text).replace("--", "- -").rstrip("-")
     parent.append(ET.Comment(f" dropped: {safe} "))
 
 
@@ -115,9 +116,11 @@ class _Writer:
         if chart.context:
             model = ET.SubElement(scxml, "datamodel")
             for name, decl in chart.context.items():
-                ET.SubElement(model, "data", {"id": self.names.data[name]}).set(
-                    "expr", literal(decl.default)
-                )
+                try:
+                    value = literal(decl.default)
+                except NotExportable as error:
+                    raise _refuse(decl.span, str(error)) from None
+                ET.SubElement(model, "data", {"id": self.names.data[name], "expr": value})
         if root.entry or root.exit:
             raise _refuse(root.span, "entry/exit effects of the root (it is never entered)")
         if root.kind is StateKind.PARALLEL and (root.transitions or root.timers):

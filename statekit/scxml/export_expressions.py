@@ -63,6 +63,16 @@ class NotExportable(ValueError):
     """A construct with no faithful equivalent in the target datamodel; the message names it."""
 
 
+XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def check_xml_text(text: str, what: str) -> None:
+    """`NotExportable` when `text` holds a character XML 1.0 cannot represent."""
+    bad = XML_FORBIDDEN.search(text)
+    if bad is not None:
+        raise NotExportable(f"{what} holds {bad.group()!r}, which XML 1.0 cannot represent")
+
+
 @dataclass(frozen=True)
 class Spelling:
     """How the document names a state (by IR id) and a context field (its `<data>` id)."""
@@ -88,6 +98,7 @@ def literal(value: LiteralValue) -> str:
         return "True" if value else "False"
     if isinstance(value, int | float):
         return repr(value)
+    check_xml_text(value, f"the string {value!r}")
     if _NORMALIZED.search(value):
         return '"' + "".join(f"\\U{ord(c):08x}" for c in value) + '"'
     for quote in "'\"":  # as written when it can be (import-scxml reads no escapes)

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 
 from statekit.compiler.ir import CompiledChart
-from statekit.scxml.export_expressions import NotExportable
+from statekit.scxml.export_expressions import NotExportable, check_xml_text
 
 PSM_ATTRIBUTES = frozenset(
     [
@@ -82,15 +82,6 @@ PSM_PROTECTED = frozenset(
     ]
 )
 """Names psm's datamodel never resolves from a `<data>` (engine objects) or passes itself."""
-
-_XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-
-
-def check_xml_text(text: str, what: str) -> None:
-    """`NotExportable` when `text` holds a character XML 1.0 cannot represent."""
-    bad = _XML_FORBIDDEN.search(text)
-    if bad is not None:
-        raise NotExportable(f"{what} holds {bad.group()!r}, which XML 1.0 cannot represent")
 
 
 @dataclass(frozen=True)

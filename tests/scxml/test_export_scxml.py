@@ -164,6 +164,11 @@ REFUSED = {
         1,
         "reserves",
     ),
+    "control_character": (
+        'context:\n  s: {type: string, default: "a\\x01"}\ninitial: a\nstates:\n  a: {}\n',
+        3,
+        "XML 1.0 cannot represent",
+    ),
     "payload_get": (
         "events: {GO: {get: integer}}\ninitial: a\nstates:\n  a: {on: {GO: a}}\n",
         1,
