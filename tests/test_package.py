@@ -40,7 +40,7 @@ ALLOWED: dict[str, set[str]] = {
     "api": {"compiler", "engine"},
     "lsp": {"compiler", "engine", "analysis", "lint"},
     "inspect": {"compiler", "engine", "analysis", "lint", "diagrams", "runner"},
-    "scxml": {"compiler"},  # SCXML in: reads chart files as the compiler does
+    "scxml": {"compiler"},  # SCXML in and out: chart files and the IR, as the compiler has them
     "cli": {
         "compiler",
         "engine",

@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("statekit.cli.evolution_commands", "diff_command"),
     "migrate": ("statekit.cli.evolution_commands", "migrate_command"),
     "import-scxml": ("statekit.cli.scxml_commands", "import_scxml_command"),
+    "export-scxml": ("statekit.cli.scxml_commands", "export_scxml_command"),
 }
 
 

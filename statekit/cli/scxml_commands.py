@@ -1,4 +1,4 @@
-"""`statekit import-scxml`: an SCXML file as a statekit YAML chart (statekit.scxml)."""
+"""`statekit import-scxml` and `statekit export-scxml`: SCXML in and out (statekit.scxml)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,12 @@ from pathlib import Path
 
 import click
 
-from statekit.cli.group import EXIT_USAGE
+from statekit.cli.group import EXIT_FINDINGS, EXIT_USAGE
+from statekit.compiler.pipeline import compile_file
+from statekit.lint.formats import format_diagnostics
+from statekit.lint.registry import rule_infos
 from statekit.scxml import ScxmlError, chart_of, chart_yaml, read_scxml
+from statekit.scxml.export_document import export_scxml
 
 
 @click.command("import-scxml")
@@ -28,7 +32,40 @@ def import_scxml_command(file: Path, output: Path | None) -> None:
         raise SystemExit(EXIT_USAGE) from None
     for note in translation.notes:
         click.echo(note, err=True)
-    text = chart_yaml(translation)
+    _write(chart_yaml(translation), output)
+
+
+@click.command("export-scxml")
+@click.argument("chart", type=click.Path(path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the SCXML document here (default: standard output).",
+)
+@click.option(
+    "--host-timers",
+    is_flag=True,
+    help="Leave timers whose due time is an expression (delay: expr, at:) to the host "
+    "that runs the document, instead of refusing them.",
+)
+def export_scxml_command(chart: Path, output: Path | None, host_timers: bool) -> None:
+    """Write the statekit CHART as an SCXML document that python-statemachine runs;
+    exit 1 when the chart does not compile, 2 with a positioned error naming the
+    first feature SCXML cannot express faithfully."""
+    result = compile_file(chart)
+    if result.chart is None:
+        click.echo(format_diagnostics("text", result.diagnostics, rule_infos()), nl=False, err=True)
+        raise SystemExit(EXIT_FINDINGS)
+    try:
+        exported = export_scxml(result.chart, host_timers=host_timers)
+    except ScxmlError as error:
+        click.echo(str(error), err=True)
+        raise SystemExit(EXIT_USAGE) from None
+    _write(exported.text, output)
+
+
+def _write(text: str, output: Path | None) -> None:
     if output is None:
         click.echo(text, nl=False)
         return
