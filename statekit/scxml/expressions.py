@@ -12,7 +12,7 @@ by statekit's compiler like any expression of a chart.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 _TOKEN = re.compile(
     r"""\s*(?:
@@ -25,7 +25,15 @@ _TOKEN = re.compile(
 )
 _OPERATORS = {"===": "==", "!==": "!=", "&&": "and", "||": "or", "!": "not"}
 _PLAIN = {"==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "(", ")"}
-_LITERALS = {"true": "true", "false": "false", "null": "null", "True": "true", "False": "false"}
+_LITERALS = {
+    "true": "true",
+    "false": "false",
+    "null": "null",
+    "True": "true",
+    "False": "false",
+    "None": "null",
+}
+_EQUALITY = {"==": "is None", "===": "is None", "!=": "is not None", "!==": "is not None"}
 _KEYWORDS = {"and", "or", "not"}  # the W3C suite's `python` datamodel writes these
 _SYSTEM = {"_event", "_sessionid", "_name", "_ioprocessors", "_x"}
 
@@ -34,8 +42,16 @@ class UnsupportedExpression(ValueError):
     """An expression (or a part of it) that has no statekit equivalent; the message names it."""
 
 
-def translate(text: str, data_names: frozenset[str], state_id: Callable[[str], str]) -> str:
-    """`text` in statekit's expression language; `state_id` checks `In('x')`'s argument."""
+def translate(
+    text: str,
+    data_names: frozenset[str],
+    state_id: Callable[[str], str | None],
+    system: Mapping[str, str] | None = None,
+) -> str:
+    """`text` in statekit's expression language; `state_id` checks `In('x')`'s argument
+    (None: a state that is never active, a history pseudo-state: `In` is false);
+    `system` gives the system variables that are constants (`_name`) as literals."""
+    constants = system or {}
     tokens = _tokens(text)
     out: list[str] = []
     index = 0
@@ -46,8 +62,13 @@ def translate(text: str, data_names: frozenset[str], state_id: Callable[[str], s
                 tokens[index + 2][0] != "string"
             ):
                 raise UnsupportedExpression("In(...) with an argument other than one state id")
-            out.append(f"active('{state_id(tokens[index + 2][1][1:-1])}')")
+            state = state_id(tokens[index + 2][1][1:-1])
+            out.append("false" if state is None else f"active('{state}')")
             index += 4
+            continue
+        if kind == "name" and value in constants:
+            out.append(constants[value])
+            index += 1
             continue
         if kind == "name" and value in _SYSTEM:
             raise UnsupportedExpression(f"the system variable {value}")
@@ -55,6 +76,11 @@ def translate(text: str, data_names: frozenset[str], state_id: Callable[[str], s
             follow = tokens[index + 1][1]
             what = "a call" if follow == "(" else "member access"
             raise UnsupportedExpression(f"{what} ({value}{follow}...)")
+        following = tokens[index + 1][1] if index + 1 < len(tokens) else ""
+        if value in _EQUALITY and _LITERALS.get(following) == "null":
+            out.append(_EQUALITY[value])  # `x == null`: statekit writes `x is None`
+            index += 2
+            continue
         if value == "!" and not _negates_one_operand(tokens, index):
             raise UnsupportedExpression("'!' before a comparison (write it with parentheses)")
         out.append(_word(kind, value, data_names))

@@ -81,7 +81,7 @@ REFUSED = [
     ('<history id="h"><transition/></history>', "default transition without a target"),
     ('<transition event="a.b"/><transition event="a__b"/>', "would be named 'a__b', as another"),
     ('<transition event="e" type="internal" target="s01"/><state id="s01"/>', "internal"),
-    ('<onentry><send event="e" delayexpr="d"/></onentry>', "<send> with delayexpr"),
+    ('<onentry><send event="e" delayexpr="\'soon\'"/></onentry>', "the delay 'soon': not a"),
     ('<onentry><assign location="nope" expr="1"/></onentry>', "not a declared <data>"),
 ]
 
@@ -99,7 +99,7 @@ def test_each_refused_feature_is_named_at_its_element(
     assert "Traceback" not in result.stderr
 
 
-def test_data_without_a_literal_is_refused_at_the_data(tmp_path: Path) -> None:
+def test_data_nothing_types_is_refused_at_the_data(tmp_path: Path) -> None:
     text = HEAD + '<datamodel>\n<data id="v"/>\n</datamodel><state id="s0"/></scxml>'
     result = statekit("import-scxml", str(_write(tmp_path, text)))
     assert result.returncode == 2

@@ -49,7 +49,11 @@ FEATURES: tuple[tuple[str, str], ...] = (
         r"<send> with .*(<param>|<content>|namelist)",
         "<send> with data (<param>, <content>, namelist)",
     ),
-    (r"<send> with (delayexpr|eventexpr|idlocation)", "<send> with computed delay, event or id"),
+    (
+        r"<send> with (delayexpr|eventexpr|idlocation)|<send (delayexpr|eventexpr)=|sendidexpr=",
+        "<send> with computed delay, event or id",
+    ),
+    (r"system variable \(read-only\) is assigned", "<assign> to a system variable"),
     (r"error\.\*? ?events|'error", "error.execution / error.communication events"),
     (r"<foreach", "<foreach>"),
     (r"<if ", "<if> / <elseif> / <else>"),

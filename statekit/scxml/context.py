@@ -1,0 +1,94 @@
+"""What the translation of one SCXML document knows as it goes: state ids, `<data>`
+and their types, the events it names, the notes; and how it refuses (`ScxmlError` at
+an element) and translates an expression."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from statekit.scxml.data_types import DataField, Write, constant_value
+from statekit.scxml.document import Element, ScxmlError
+from statekit.scxml.expressions import UnsupportedExpression, translate
+
+SYSTEM_VARIABLES = frozenset({"_event", "_sessionid", "_name", "_ioprocessors", "_x"})
+
+
+@dataclass
+class ImportContext:
+    """The state of one document's translation."""
+
+    path: str
+    ids: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    histories: set[str] = field(default_factory=set)
+    data: list[tuple[Element, str | None]] = field(default_factory=list)
+    writes: list[Write] = field(default_factory=list)
+    fields: dict[str, DataField] = field(default_factory=dict)
+    system: dict[str, str] = field(default_factory=dict)
+    events: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def refuse(self, element: Element, message: str) -> ScxmlError:
+        return ScxmlError(self.path, element.line, element.column, message)
+
+    def note(self, element: Element, message: str) -> None:
+        self.notes.append(f"{self.path}:{element.line}:{element.column}: note[scxml] {message}")
+
+    def data_names(self) -> frozenset[str]:
+        return frozenset(element.attrs["id"] for element, _ in self.data)
+
+    def expression(self, element: Element, attribute: str) -> str:
+        return self.translated(element, element.attrs[attribute], attribute)
+
+    def translated(self, element: Element, text: str, attribute: str = "expr") -> str:
+        try:
+            return translate(
+                text, self.data_names(), lambda name: self.in_ref(element, name), self.system
+            )
+        except UnsupportedExpression as error:
+            raise self.refuse(
+                element, f"<{element.tag} {attribute}={text!r}>: {error} is not expressible"
+            ) from None
+
+    def condition(self, element: Element) -> str:
+        """A transition's `cond`. One `<data>` alone (`cond="Var1"`) is SCXML's conversion
+        to a boolean, written out for its type: set, and not false, 0 or ''."""
+        name = element.attrs["cond"].strip()
+        data = self.fields.get(name)
+        if data is None:
+            return self.expression(element, "cond")
+        ref = f"ctx.{name}"
+        test = {"boolean": f"{ref} == true", "string": f"{ref} != ''"}.get(
+            data.type.base.value, f"{ref} != 0"
+        )
+        return f"{ref} is not None and {test}" if data.type.nullable else test
+
+    def in_ref(self, element: Element, name: str) -> str | None:
+        """`In(name)`'s state; None for a history pseudo-state (never active)."""
+        return None if self.state_ref(element, name) in self.histories else name
+
+    def state_ref(self, element: Element, name: str) -> str:
+        if name not in self.ids:
+            raise self.refuse(element, f"no state has the id {name!r}")
+        return name
+
+    def constant(self, element: Element, attribute: str) -> Any:
+        """The value of `element`'s expression `attribute`, which must be a constant."""
+        text = element.attrs[attribute]
+        known, value = constant_value(self.expression(element, attribute), element, self.fields)
+        if not known:
+            raise self.refuse(
+                element,
+                f"<{element.tag} {attribute}={text!r}>: not a constant (it reads a <data> "
+                "that is assigned, or fails)",
+            )
+        return value
+
+
+def quoted(text: str) -> str:
+    """`text` as a string literal of the expression language."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def event_name(event: str) -> str:
+    return event.replace(".", "__")

@@ -1,0 +1,111 @@
+"""Executable content (`<onentry>`, `<onexit>`, a transition's content) as statekit
+effects: `<raise>`, `<assign>`, `<send>` to this session, `<cancel>`; `<log>` dropped."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from statekit.scxml.context import SYSTEM_VARIABLES, ImportContext, event_name, quoted
+from statekit.scxml.document import Element
+
+_DELAY = re.compile(r"^\s*(\d*(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
+_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+_IGNORED = {"log"}
+_SCXML_PROCESSOR = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
+
+
+def effects_of(blocks: list[Element], c: ImportContext) -> list[dict[str, Any]]:
+    return [effect for block in blocks for effect in content_of(block, c)]
+
+
+def content_of(block: Element, c: ImportContext) -> list[dict[str, Any]]:
+    effects: list[dict[str, Any]] = []
+    for element in block.children:
+        if element.tag == "raise" and element.attrs.get("event"):
+            effects.append({"raise": event_name(element.attrs["event"])})
+        elif element.tag == "assign":
+            effects.append(_assign(element, c))
+        elif element.tag == "send":
+            effects.extend(_send(element, c))
+        elif element.tag == "cancel" and set(element.attrs) == {"sendid"}:
+            effects.append({"cancel": element.attrs["sendid"]})
+        elif element.tag == "cancel" and set(element.attrs) == {"sendidexpr"}:
+            effects.append({"cancel": str(c.constant(element, "sendidexpr"))})
+        elif element.tag in _IGNORED:
+            c.note(element, "<log> dropped: statekit has no log effect")
+        else:
+            attrs = "".join(f" {k}" for k in sorted(element.attrs))
+            raise c.refuse(element, f"<{element.tag}{attrs}> is not expressible in statekit")
+    return effects
+
+
+def _assign(element: Element, c: ImportContext) -> dict[str, Any]:
+    location = element.attrs.get("location", "")
+    if location in c.system or location in SYSTEM_VARIABLES:
+        raise c.refuse(
+            element, f"<assign location={location!r}>: a system variable (read-only) is assigned"
+        )
+    if location not in c.data_names():
+        raise c.refuse(element, f"<assign location={location!r}>: not a declared <data> name")
+    if "expr" not in element.attrs:
+        raise c.refuse(element, "<assign> with inline content is not expressible")
+    return {"assign": {location: c.expression(element, "expr")}}
+
+
+def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
+    if element.attrs.get("type") == _SCXML_PROCESSOR:
+        element.attrs.pop("type")
+    allowed = {"event", "eventexpr", "target", "delay", "delayexpr", "id", "idlocation"}
+    extra = set(element.attrs) - allowed
+    if extra or element.children:
+        what = ", ".join(sorted(extra | {f"<{k.tag}>" for k in element.children}))
+        raise c.refuse(element, f"<send> with {what} is not expressible")
+    event = _send_event(element, c)
+    target = element.attrs.get("target")
+    timed = {"delay", "delayexpr", "id", "idlocation"} & set(element.attrs)
+    if target == "#_internal" and not timed:
+        return [{"raise": event}]
+    if target is not None:
+        raise c.refuse(element, f"<send target={target!r}>: another target is not expressible")
+    send: dict[str, Any] = {"event": event}
+    delay = _send_delay(element, c)
+    if delay is not None:
+        send["delay"] = delay
+    effects: list[dict[str, Any]] = [{"send": send}]
+    if "id" in element.attrs:
+        send["id"] = element.attrs["id"]
+    elif "idlocation" in element.attrs:
+        location = element.attrs["idlocation"]
+        if location not in c.data_names():
+            raise c.refuse(element, f"<send idlocation={location!r}>: not a declared <data>")
+        send["id"] = f"send_{element.line}_{element.column}"
+        effects.append({"assign": {location: quoted(send["id"])}})
+    return effects
+
+
+def _send_event(element: Element, c: ImportContext) -> str:
+    if "event" in element.attrs:
+        return event_name(element.attrs["event"])
+    if "eventexpr" not in element.attrs:
+        raise c.refuse(element, "<send> without event is not expressible")
+    value = c.constant(element, "eventexpr")
+    if not isinstance(value, str) or value not in c.events:
+        raise c.refuse(
+            element, f"<send eventexpr=...> is {value!r}, not an event the document names"
+        )
+    return event_name(value)
+
+
+def _send_delay(element: Element, c: ImportContext) -> str | None:
+    if "delayexpr" in element.attrs:
+        text = c.constant(element, "delayexpr")
+    elif "delay" in element.attrs:
+        text = element.attrs["delay"]
+    else:
+        return None
+    match = _DELAY.match(text) if isinstance(text, str) else None
+    ms = float(match.group(1) or "0") * _UNIT_MS[match.group(2)] if match else -1.0
+    if ms < 0 or ms != int(ms):
+        raise c.refuse(element, f"<send> with the delay {text!r}: not a delay")
+    return f"{int(ms)}ms"
