@@ -26,6 +26,7 @@ class ImportContext:
     fields: dict[str, DataField] = field(default_factory=dict)
     system: dict[str, str] = field(default_factory=dict)
     events: list[str] = field(default_factory=list)
+    done_of: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     def refuse(self, element: Element, message: str) -> ScxmlError:

@@ -92,6 +92,8 @@ def _negates_one_operand(tokens: list[tuple[str, str]], index: int) -> bool:
     """`!` means Python's `not` only before parentheses or one operand that ends the
     clause (`!a == b` is `(!a) == b` in ECMAScript, `not (a == b)` in Python)."""
     rest = [value for _, value in tokens[index + 1 :]]
+    if rest[:2] == ["In", "("] and rest[3:4] == [")"]:
+        rest = ["In()", *rest[4:]]  # one operand: `!In('s1') && ...`
     return bool(rest) and (rest[0] == "(" or len(rest) == 1 or rest[1] in ("&&", "||", ")"))
 
 

@@ -142,7 +142,14 @@ def _data_value(element: Element, context: ImportContext) -> str | None:
     return text or None
 
 
-def _state(element: Element, path: tuple[str, ...], context: ImportContext) -> dict[str, Any]:
+def _state(
+    element: Element,
+    path: tuple[str, ...],
+    context: ImportContext,
+    inherited: tuple[Element, ...] = (),
+) -> dict[str, Any]:
+    """The state `element`; `inherited`: its parent's internal transitions to descendants,
+    which statekit writes on each child (see `_pushed_down`)."""
     out: dict[str, Any] = {}
     tag = element.tag
     for child in element.children:
@@ -150,24 +157,38 @@ def _state(element: Element, path: tuple[str, ...], context: ImportContext) -> d
             raise context.refuse(child, f"<{child.tag}> is not expressible in statekit")
     if tag == "final":
         out["final"] = True
+        if inherited:
+            raise context.refuse(
+                inherited[0], "an internal transition to a descendant of a state with a <final>"
+            )
     if tag == "history":
         return _history(element, context)
     children = element.kids(*_STATES)
+    transient: dict[str, Any] | None = None
     if tag == "parallel":
         out["parallel"] = True
     elif children:
-        out["initial"] = _initial(element, path, children, context)
+        out["initial"], transient = _initial(element, path, children, context)
     entry = effects_of(element.kids("onentry"), context)
     exit_ = effects_of(element.kids("onexit"), context)
     if entry:
         out["entry"] = entry
     if exit_:
         out["exit"] = exit_
-    out.update(_transitions(element, path, bool(children), context))
+    compound = bool(children) and tag != "parallel"
+    out.update(_transitions(element, path, bool(children), compound, inherited, context))
+    pushed = _pushed_down(element, path, context) if compound else ()
     if children:
-        out["states"] = {
-            c.attrs["id"]: _state(c, (*path, c.attrs["id"]), context) for c in children
-        }
+        states = out["states"] = {}
+        if transient is not None:
+            states[out["initial"]] = transient
+        for c in children:
+            kept = pushed if c.tag != "history" else ()
+            states[c.attrs["id"]] = _state(c, (*path, c.attrs["id"]), context, kept)
+            if c.tag == "history" and "default" not in states[c.attrs["id"]]:
+                states[c.attrs["id"]]["default"], states[f"{c.attrs['id']}__default"] = (
+                    _history_default(c, tag == "parallel", context)
+                )
     return out
 
 
@@ -177,7 +198,7 @@ def _history(element: Element, context: ImportContext) -> dict[str, Any]:
         raise context.refuse(element, f"<history type={out['history']!r}>: not shallow or deep")
     for transition in element.kids("transition"):
         if transition.children:
-            raise context.refuse(transition, "a history's default transition with content")
+            continue  # its parent writes it (`_history_default`)
         targets = [
             context.state_ref(transition, t) for t in transition.attrs.get("target", "").split()
         ]
@@ -187,45 +208,138 @@ def _history(element: Element, context: ImportContext) -> dict[str, Any]:
     return out
 
 
+def _history_default(
+    element: Element, in_parallel: bool, context: ImportContext
+) -> tuple[str, dict[str, Any]]:
+    """A history's default transition with content: the default is a transient sibling
+    that leaves at once to the targets with the content as effects (SCXML runs it only
+    when the default is taken, after the parent's onentry)."""
+    transition = element.kids("transition")[0]
+    if in_parallel:
+        raise context.refuse(
+            transition, "a history's default transition with content, in a <parallel>"
+        )
+    targets = [context.state_ref(transition, t) for t in transition.attrs.get("target", "").split()]
+    if not targets:
+        raise context.refuse(transition, "a history's default transition without a target")
+    name = f"{element.attrs['id']}__default"
+    if name in context.ids:
+        raise context.refuse(element, f"a state is named {name!r}, the name of its default")
+    leave: dict[str, Any] = {"to": targets[0] if len(targets) == 1 else targets}
+    leave["do"] = content_of(transition, context)
+    context.note(transition, f"the history's default is the transient state {name!r}")
+    return name, {"always": [leave]}
+
+
 def _initial(
     element: Element, path: tuple[str, ...], children: list[Element], context: ImportContext
-) -> str:
+) -> tuple[str, dict[str, Any] | None]:
+    """The `initial:` of a compound state, and the transient state that stands for an
+    initial `initial:` cannot name (several states, a history, executable content): it
+    is the state's initial child and leaves at once, by an eventless transition, to the
+    targets with the content as effects; so it is active for one microstep."""
     targets = element.attrs.get("initial", "").split()
-    where = element
+    where, content = element, None
     for initial in element.kids("initial"):
         for transition in initial.kids("transition"):
-            if transition.children:
-                raise context.refuse(transition, "an <initial> transition with content")
             targets, where = transition.attrs.get("target", "").split(), transition
+            content = transition
     if not targets:
-        return str(children[0].attrs["id"])
-    if len(targets) > 1:
-        raise context.refuse(where, "an initial of several states is not expressible")
-    target = context.ids.get(targets[0])
-    if target is None or target[: len(path)] != path or len(target) == len(path):
-        raise context.refuse(where, f"the initial {targets[0]!r} is not a descendant")
-    return ".".join(target[len(path) :])
+        states = [c for c in children if c.tag != "history"]
+        if not states:
+            raise context.refuse(element, "a state whose only children are <history>")
+        return str(states[0].attrs["id"]), None
+    for name in targets:
+        target = context.state_ref(where, name)
+        below = context.ids[target]
+        if below[: len(path)] != path or len(below) == len(path):
+            raise context.refuse(where, f"the initial {name!r} is not a descendant")
+    effects = content_of(content, context) if content is not None else []
+    if len(targets) == 1 and not effects and targets[0] not in context.histories:
+        return ".".join(context.ids[targets[0]][len(path) :]), None
+    name = f"{element.attrs.get('id', 'scxml')}__initial"
+    while name in context.ids:
+        name += "_"
+    leave: dict[str, Any] = {"to": targets[0] if len(targets) == 1 else targets}
+    if effects:
+        leave["do"] = effects
+    context.note(where, f"the initial is the transient state {name!r} (one microstep)")
+    return name, {"always": [leave]}
+
+
+def _pushed_down(
+    element: Element, path: tuple[str, ...], context: ImportContext
+) -> tuple[Element, ...]:
+    """A compound state's internal transitions whose targets are all its descendants.
+    SCXML takes them without leaving the state; statekit's transitions are external, so
+    each is written on every child instead (a transition from the child to a target in
+    another child has the state as its domain, as SCXML's internal one does; one to a
+    target in the same child exits and re-enters the child, as the internal one does
+    too). The child's own transitions keep their priority over it, as the state's
+    descendants' do in SCXML; the state's earlier transitions on the same events would
+    lose theirs, so they are refused."""
+    pushed: list[Element] = []
+    earlier: list[Element] = []
+    for transition in element.kids("transition"):
+        if _internal_below(transition, path, context):
+            descriptors = transition.attrs.get("event", "").split()
+            if any(d == "*" or d.startswith("done") for d in descriptors):
+                raise context.refuse(transition, "an internal transition on '*' or done.*")
+            if any(_overlap(transition, other, context) for other in earlier):
+                raise context.refuse(
+                    transition, "an internal transition after another on the same event"
+                )
+            pushed.append(transition)
+        earlier.append(transition)
+    return tuple(pushed)
+
+
+def _internal_below(transition: Element, path: tuple[str, ...], c: ImportContext) -> bool:
+    targets = [c.state_ref(transition, t) for t in transition.attrs.get("target", "").split()]
+    below = all(c.ids[t][: len(path)] == path and len(c.ids[t]) > len(path) for t in targets)
+    return transition.attrs.get("type") == "internal" and bool(targets) and below
+
+
+def _overlap(a: Element, b: Element, c: ImportContext) -> bool:
+    first, second = a.attrs.get("event", "").split(), b.attrs.get("event", "").split()
+    if not first or not second:
+        return not first and not second
+    return any(
+        any(_matches(d, e) for d in first) and any(_matches(d, e) for d in second) for e in c.events
+    )
 
 
 def _transitions(
-    element: Element, path: tuple[str, ...], compound: bool, context: ImportContext
+    element: Element,
+    path: tuple[str, ...],
+    has_children: bool,
+    compound: bool,
+    inherited: tuple[Element, ...],
+    context: ImportContext,
 ) -> dict[str, Any]:
     done_name = _DONE + element.attrs.get("id", "")
-    universe = [*context.events, *([done_name] if compound else [])]
+    universe = [*context.events, *([done_name] if has_children else [])]
     on: dict[str, list[dict[str, Any]]] = {}
     always: list[dict[str, Any]] = []
     done: list[dict[str, Any]] = []
-    for transition in element.kids("transition"):
-        alternative = _alternative(transition, path, context)
+    own = [(t, False) for t in element.kids("transition")]
+    for transition, pushed in [*own, *((t, True) for t in inherited)]:
+        if not pushed and compound and _internal_below(transition, path, context):
+            continue  # written on each child
+        alternative = _alternative(transition, context)
         descriptors = transition.attrs.get("event", "").split()
         if not descriptors:
             always.append(alternative)
         for descriptor in descriptors:
+            if _moved_to_descendant(transition, descriptor, path, alternative, context):
+                continue
             _check_descriptor(transition, descriptor, done_name, context)
         for event in universe:
             if any(_matches(d, event) for d in descriptors):
                 target = done if event == done_name else on.setdefault(event_name(event), [])
                 target.append(alternative)
+    moved = sorted(context.done_of.pop(done_name, []), key=lambda pair: pair[0])
+    done.extend(alternative for _, alternative in moved)
     out: dict[str, Any] = {}
     if on:
         out["on"] = on
@@ -234,6 +348,31 @@ def _transitions(
     if done:
         out["done"] = done
     return out
+
+
+def _moved_to_descendant(
+    transition: Element,
+    descriptor: str,
+    path: tuple[str, ...],
+    alternative: dict[str, Any],
+    c: ImportContext,
+) -> bool:
+    """`done.state.D` on an ancestor of D: statekit's `done:` belongs to D, so the
+    transition is written there, after D's own and deeper ancestors' ones (the order
+    SCXML selects them in). The same exits and entries when its targets are outside the
+    ancestor (the domain is then above both); a target inside it is refused."""
+    state = descriptor.removeprefix(_DONE)
+    if not descriptor.startswith(_DONE) or state not in c.ids or len(c.ids[state]) <= len(path):
+        return False
+    if c.ids[state][: len(path)] != path:
+        return False
+    for target in transition.attrs.get("target", "").split():
+        if c.ids[target][: len(path)] == path:
+            raise c.refuse(
+                transition, f"event {descriptor!r} on an ancestor, to a target inside it"
+            )
+    c.done_of.setdefault(descriptor, []).append((-len(path), alternative))
+    return True
 
 
 def _check_descriptor(
@@ -255,12 +394,9 @@ def _matches(descriptor: str, event: str) -> bool:
     return stem == "*" or event == stem or event.startswith(stem + ".")
 
 
-def _alternative(transition: Element, path: tuple[str, ...], c: ImportContext) -> dict[str, Any]:
+def _alternative(transition: Element, c: ImportContext) -> dict[str, Any]:
     out: dict[str, Any] = {}
     targets = [c.state_ref(transition, t) for t in transition.attrs.get("target", "").split()]
-    below = all(c.ids[t][: len(path)] == path and len(c.ids[t]) > len(path) for t in targets)
-    if transition.attrs.get("type") == "internal" and targets and below:
-        raise c.refuse(transition, "an internal transition to a descendant is not expressible")
     if targets:
         out["to"] = targets[0] if len(targets) == 1 else targets
     if "cond" in transition.attrs:

@@ -78,9 +78,13 @@ REFUSED = [
     ('<transition cond="1 = 1"/>', "the operator '='"),
     ('<transition cond="!n == 1"/>', "'!' before a comparison"),
     ("<onentry><raise/></onentry>", "<raise> is not expressible"),
-    ('<history id="h"><transition/></history>', "default transition without a target"),
+    ('<history id="h"><transition/></history><state id="a"/>', "default transition without"),
     ('<transition event="a.b"/><transition event="a__b"/>', "would be named 'a__b', as another"),
-    ('<transition event="e" type="internal" target="s01"/><state id="s01"/>', "internal"),
+    (
+        '<transition event="e"/><transition event="e" type="internal" target="s01"/>'
+        '<state id="s01"/>',
+        "an internal transition after another on the same event",
+    ),
     ('<onentry><send event="e" delayexpr="\'soon\'"/></onentry>', "the delay 'soon': not a"),
     ('<onentry><assign location="nope" expr="1"/></onentry>', "not a declared <data>"),
 ]

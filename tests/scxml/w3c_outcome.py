@@ -76,7 +76,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ),
     (r"binding='late'", "binding='late'"),
     (r"a call \(", "function calls other than In()"),
-    (r"done transitions belong", "done.state of a descendant handled by an ancestor"),
+    (r"done transitions belong", "done.state.<id> handled where <id> is not active"),
 )
 
 
