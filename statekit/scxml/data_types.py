@@ -10,7 +10,9 @@ gives each `<data>` the type its values say, and refuses where they disagree:
 - no value (SCXML's `undefined`) is a nullable field defaulting to null, whose type is
   the one every value written to it has: an `<assign>`'s expression (typed by
   statekit's compiler), a `<send idlocation>`'s generated id (a string). Writes that
-  disagree (an integer here, a string there) are refused at the later one.
+  disagree (an integer here, a string there) are refused at the later one. One that
+  nothing writes is always null: it is declared a nullable string (a read that needs
+  another type is then the compiler's positioned error).
 
 A `<data>` nothing writes is a constant: what statekit needs constant (a `<send>`'s
 event name, id and delay) may be computed from it (`constant_value`).
@@ -26,7 +28,7 @@ from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
 from statekit.compiler.expressions.scope import ExpressionScope, NoEvent
 from statekit.compiler.expressions.tree import ContextRef, iter_nodes
-from statekit.compiler.value_types import NUMBER, BaseType, ValueType
+from statekit.compiler.value_types import NUMBER, STRING, BaseType, ValueType
 from statekit.scxml.document import Element, ScxmlError
 
 Translate = Callable[[Element, str], str]
@@ -105,6 +107,8 @@ def typed_fields(
     for element in untyped:
         name = element.attrs["id"]
         kind = inferred.get(name)
+        if kind is None and name not in written:
+            kind = STRING  # never set: null whatever its type; reads that need one fail to compile
         if kind is None:
             if not any(p.element is element for p in problems):
                 problems.append(

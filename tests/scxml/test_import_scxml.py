@@ -104,10 +104,25 @@ def test_each_refused_feature_is_named_at_its_element(
 
 
 def test_data_nothing_types_is_refused_at_the_data(tmp_path: Path) -> None:
-    text = HEAD + '<datamodel>\n<data id="v"/>\n</datamodel><state id="s0"/></scxml>'
+    text = (
+        HEAD
+        + '<datamodel>\n<data id="v"/>\n</datamodel><state id="s0">'
+        + '<onentry><assign location="v" expr="v"/></onentry></state></scxml>'
+    )
     result = statekit("import-scxml", str(_write(tmp_path, text)))
     assert result.returncode == 2
-    assert ":3:1: error[scxml] <data id='v'> with no value" in result.stderr
+    assert ":3:1: error[scxml] <data id='v'> with no value: nothing assigned" in result.stderr
+
+
+def test_data_nothing_writes_is_a_null_string(tmp_path: Path) -> None:
+    text = (
+        HEAD
+        + '<datamodel><data id="v"/></datamodel><state id="s0">'
+        + '<transition cond="v == null" target="s1"/></state><final id="s1"/></scxml>'
+    )
+    result = statekit("import-scxml", str(_write(tmp_path, text)), "-o", str(tmp_path / "c.yaml"))
+    assert result.returncode == 0, result.stderr
+    assert Simulator(load(tmp_path / "c.yaml")).state.configuration == frozenset({"s1"})
 
 
 LAUGHS = (
