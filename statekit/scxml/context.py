@@ -19,6 +19,7 @@ class ImportContext:
     """The state of one document's translation."""
 
     path: str
+    chart_name: str = ""
     ids: dict[str, tuple[str, ...]] = field(default_factory=dict)
     histories: set[str] = field(default_factory=set)
     data: list[tuple[Element, str | None]] = field(default_factory=list)
@@ -26,6 +27,8 @@ class ImportContext:
     fields: dict[str, DataField] = field(default_factory=dict)
     system: dict[str, str] = field(default_factory=dict)
     events: list[str] = field(default_factory=list)
+    invoked: bool = False
+    invokes: list[str] = field(default_factory=list)
     done_of: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 

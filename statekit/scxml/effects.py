@@ -66,9 +66,11 @@ def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
     timed = {"delay", "delayexpr", "id", "idlocation"} & set(element.attrs)
     if target == "#_internal" and not timed:
         return [{"raise": event}]
-    if target is not None:
-        raise c.refuse(element, f"<send target={target!r}>: another target is not expressible")
     send: dict[str, Any] = {"event": event}
+    if target is not None:
+        send["to"] = _send_target(element, target, c)
+        if timed:
+            raise c.refuse(element, f"<send target={target!r}> with a delay or an id")
     delay = _send_delay(element, c)
     if delay is not None:
         send["delay"] = delay
@@ -82,6 +84,15 @@ def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
         send["id"] = f"send_{element.line}_{element.column}"
         effects.append({"assign": {location: quoted(send["id"])}})
     return effects
+
+
+def _send_target(element: Element, target: str, c: ImportContext) -> str:
+    """`#_parent` (in an invoked document) or `#_<invoke id>` of this document."""
+    if target == "#_parent" and c.invoked:
+        return "parent"
+    if target.startswith("#_") and target[2:] in c.invokes:
+        return target[2:]
+    raise c.refuse(element, f"<send target={target!r}>: another target is not expressible")
 
 
 def _send_event(element: Element, c: ImportContext) -> str:

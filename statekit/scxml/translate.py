@@ -22,11 +22,12 @@ from typing import Any
 
 import yaml
 
-from statekit.compiler.value_types import STRING
+from statekit.compiler.value_types import STRING, ValueType
 from statekit.scxml.context import ImportContext, event_name, quoted
 from statekit.scxml.data_types import Write, typed_fields
 from statekit.scxml.document import Element
 from statekit.scxml.effects import content_of, effects_of
+from statekit.scxml.invocations import Invoked, invocation, invoke_id
 
 _STATES = ("state", "parallel", "final", "history")
 _NAME_OK = re.compile(r"^[^.\s^*][^.\s]*$")
@@ -34,29 +35,39 @@ _DONE = "done.state."
 DISCARDED = "DISCARDED"
 """The reason of an event no transition takes: SCXML discards it; the chart says so
 with one `reject: {"*": DISCARDED}` at its root (so every event is classified)."""
-_OPAQUE = {"invoke", "content", "donedata"}  # what they hold is another document or data
+_OPAQUE = {"content", "donedata"}  # what they hold is another document or data
 
 
 @dataclass(frozen=True)
 class Translation:
-    """The chart (a dict ready for `yaml.safe_dump`) and the notes (dropped elements)."""
+    """The chart (a dict ready for `yaml.safe_dump`), the notes (dropped elements), and
+    the charts it invokes by invoke id (each a `Translation` of its own)."""
 
     chart: dict[str, Any]
     notes: tuple[str, ...]
+    children: tuple[tuple[str, Translation], ...] = ()
 
 
-def chart_of(root: Element, path: str, name: str) -> Translation:
-    """The statekit chart named `name` equivalent to the `<scxml>` `root` read from `path`."""
-    context = ImportContext(path)
+def chart_of(
+    root: Element, path: str, name: str, input_types: dict[str, ValueType] | None = None
+) -> Translation:
+    """The statekit chart named `name` equivalent to the `<scxml>` `root` read from `path`;
+    `input_types`: it is invoked, with `<param>`s of these names and types."""
+    context = ImportContext(path, invoked=input_types is not None)
     if root.attrs.get("binding", "early") != "early":
         raise context.refuse(root, "binding='late' (data bound on first entry) is not expressible")
     chart: dict[str, Any] = {"statechart": _chart_name(name)}
+    context.chart_name = chart["statechart"]
     context.system["_name"] = quoted(root.attrs.get("name", chart["statechart"]))
     _collect(root, (), context, root)
+    for field_name, kind in (input_types or {}).items():
+        if field_name in context.data_names():  # the others are dropped by the parent
+            context.writes.append(Write(field_name, root, kind=kind))
     context.fields, untyped = typed_fields(
         context.data, context.writes, context.translated, context.refuse
     )
-    body = _state(root, (), context)
+    children: list[tuple[str, Translation]] = []
+    body = _state(root, (), context, charts=children)
     for problem in untyped:  # after the body: what it cannot express is the better reason
         raise context.refuse(problem.element, problem.message)
     if context.fields:
@@ -64,7 +75,7 @@ def chart_of(root: Element, path: str, name: str) -> Translation:
     chart["events"] = {event_name(e): {} for e in context.events}
     chart.update(body)
     chart["reject"] = {"*": DISCARDED}
-    return Translation(chart, tuple(context.notes))
+    return Translation(chart, tuple(context.notes), tuple(children))
 
 
 def chart_yaml(translation: Translation) -> str:
@@ -103,6 +114,14 @@ def _collect(
                 context.histories.add(state_id)
         elif child.tag == "data":
             context.data.append((child, _data_value(child, context)))
+        elif child.tag == "invoke":
+            index = [id(k) for k in element.kids("invoke")].index(id(child))
+            child.attrs["id"] = invoke_id(child, path[-1] if path else "scxml", index)
+            if child.attrs["id"] in context.invokes:
+                raise context.refuse(child, f"a second <invoke> with the id {child.attrs['id']!r}")
+            context.invokes.append(child.attrs["id"])
+            if "idlocation" in child.attrs:
+                context.writes.append(Write(child.attrs["idlocation"], child, kind=STRING))
         elif child.tag == "assign" and "expr" in child.attrs:
             location = child.attrs.get("location", "")
             context.writes.append(Write(location, child, child.attrs["expr"]))
@@ -112,7 +131,7 @@ def _collect(
             context.writes.append(Write(child.attrs["idlocation"], child, kind=STRING))
         elif child.tag == "transition":
             for descriptor in child.attrs.get("event", "").split():
-                if descriptor != "*" and not descriptor.startswith(_DONE):
+                if descriptor != "*" and not descriptor.startswith(("done.state.", "done.invoke")):
                     _add_event(context, child, descriptor.removesuffix(".*").removesuffix("."))
         if child.tag not in _OPAQUE:
             _collect(child, child_path, context, root)
@@ -147,13 +166,16 @@ def _state(
     path: tuple[str, ...],
     context: ImportContext,
     inherited: tuple[Element, ...] = (),
+    *,
+    charts: list[tuple[str, Translation]],
 ) -> dict[str, Any]:
     """The state `element`; `inherited`: its parent's internal transitions to descendants,
-    which statekit writes on each child (see `_pushed_down`)."""
+    which statekit writes on each child (see `_pushed_down`); the charts its `<invoke>`s
+    name are added to `charts`."""
     out: dict[str, Any] = {}
     tag = element.tag
     for child in element.children:
-        if child.tag in ("invoke", "script", "donedata"):
+        if child.tag in ("script", "donedata"):
             raise context.refuse(child, f"<{child.tag}> is not expressible in statekit")
     if tag == "final":
         out["final"] = True
@@ -171,6 +193,10 @@ def _state(
         out["initial"], transient = _initial(element, path, children, context)
     entry = effects_of(element.kids("onentry"), context)
     exit_ = effects_of(element.kids("onexit"), context)
+    invocations = [_invoked(k, context, charts) for k in element.kids("invoke")]
+    if invocations:
+        out["invoke"] = [i.entry for i in invocations]
+        entry.extend(effect for i in invocations for effect in i.entry_effects)
     if entry:
         out["entry"] = entry
     if exit_:
@@ -184,12 +210,25 @@ def _state(
             states[out["initial"]] = transient
         for c in children:
             kept = pushed if c.tag != "history" else ()
-            states[c.attrs["id"]] = _state(c, (*path, c.attrs["id"]), context, kept)
+            states[c.attrs["id"]] = _state(c, (*path, c.attrs["id"]), context, kept, charts=charts)
             if c.tag == "history" and "default" not in states[c.attrs["id"]]:
                 states[c.attrs["id"]]["default"], states[f"{c.attrs['id']}__default"] = (
                     _history_default(c, tag == "parallel", context)
                 )
     return out
+
+
+def _invoked(
+    element: Element, context: ImportContext, children: list[tuple[str, Translation]]
+) -> Invoked:
+    def child_chart(
+        root: Element, path: str, name: str, types: dict[str, ValueType]
+    ) -> Translation:
+        return chart_of(root, path, name, types)
+
+    invoked = invocation(element, context.chart_name, context, child_chart)
+    children.append((element.attrs["id"], invoked.child))
+    return invoked
 
 
 def _history(element: Element, context: ImportContext) -> dict[str, Any]:
@@ -318,7 +357,11 @@ def _transitions(
     context: ImportContext,
 ) -> dict[str, Any]:
     done_name = _DONE + element.attrs.get("id", "")
-    universe = [*context.events, *([done_name] if has_children else [])]
+    universe = [
+        *context.events,
+        *([done_name] if has_children else []),
+        *(f"done.invoke.{name}" for name in context.invokes),
+    ]
     on: dict[str, list[dict[str, Any]]] = {}
     always: list[dict[str, Any]] = []
     done: list[dict[str, Any]] = []
@@ -336,7 +379,8 @@ def _transitions(
             _check_descriptor(transition, descriptor, done_name, context)
         for event in universe:
             if any(_matches(d, event) for d in descriptors):
-                target = done if event == done_name else on.setdefault(event_name(event), [])
+                key = event if event.startswith("done.invoke.") else event_name(event)
+                target = done if event == done_name else on.setdefault(key, [])
                 target.append(alternative)
     moved = sorted(context.done_of.pop(done_name, []), key=lambda pair: pair[0])
     done.extend(alternative for _, alternative in moved)
@@ -380,8 +424,8 @@ def _check_descriptor(
 ) -> None:
     if descriptor.startswith("error"):
         raise c.refuse(transition, f"event {descriptor!r}: statekit raises no error.* events")
-    if descriptor.startswith("done.invoke"):
-        raise c.refuse(transition, f"event {descriptor!r}: <invoke> is not expressible")
+    if descriptor.startswith("done.invoke") and not c.invokes:
+        raise c.refuse(transition, f"event {descriptor!r}: the document has no <invoke>")
     if descriptor.startswith(_DONE) and not _matches(descriptor, done_name):
         raise c.refuse(
             transition,

@@ -66,7 +66,8 @@ def test_the_chart_goes_to_standard_output(tmp_path: Path) -> None:
 
 
 REFUSED = [
-    ('<invoke src="x.scxml"/>', "<invoke> is not expressible"),
+    ('<invoke src="x.scxml"/>', "<invoke> src 'x.scxml': no such file next to this one"),
+    ('<invoke autoforward="true"/>', "<invoke autoforward='true'>: statekit forwards no events"),
     ('<onentry><send event="e" target="#_parent"/></onentry>', "another target"),
     ("<transition cond=\"_event.name == 'x'\"/>", "_event"),
     ('<onentry><foreach array="a" item="i"/></onentry>', "<foreach"),
