@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from statekit.compiler.effect_walk import effect_conditions, leaf_effects
 from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.expressions.tree import Active, ContextRef, EventRef, iter_nodes
 from statekit.compiler.ir import (
@@ -127,7 +128,10 @@ def _read(uses: _Uses, expression: Expression) -> bool:
 
 
 def _effects(uses: _Uses, effects: Iterable[Effect]) -> None:
-    for effect in effects:
+    effects = tuple(effects)
+    for check in effect_conditions(effects):  # an `if`'s conditions, then every branch
+        _read(uses, check.expression)
+    for effect in leaf_effects(effects):
         for expression in _expressions_of(effect):
             _read(uses, expression)
         if isinstance(effect, Assign):

@@ -22,7 +22,7 @@ from typing import Any
 
 from statekit.analysis.feasibility import Feasibility
 from statekit.analysis.guard_facts import GuardFact, Verdict
-from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
+from statekit.analysis.guards import EFFECT_CONDITION, UNKNOWN, Assumption, ThreeValued
 from statekit.analysis.tracked_context import PayloadChooser, TrackedFields, Valuation
 from statekit.compiler.expressions.tree import EventRef
 from statekit.compiler.ir import CompiledChart, GuardCheck, Transition
@@ -90,7 +90,7 @@ class ScriptedGuardOracle(PayloadChooser):
     def __call__(
         self,
         check: GuardCheck,
-        transition: Transition,
+        transition: Transition | None,
         context: Mapping[str, Any],
         payload: Mapping[str, Any],
         active: frozenset[int],
@@ -123,7 +123,8 @@ class ScriptedGuardOracle(PayloadChooser):
             return found
         answer = self._decide()
         memo[data_key] = answer
-        self.assumptions.append(Assumption(check, transition.id, answer))
+        where = EFFECT_CONDITION if transition is None else transition.id
+        self.assumptions.append(Assumption(check, where, answer))
         reads = tuple(zip(info.fields, values, strict=True))
         payload_read = payload if info.reads_event else None
         tree = check.expression.tree

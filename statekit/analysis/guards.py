@@ -159,9 +159,14 @@ def _value(node: ExprNode, active: AbstractSet[int]) -> Any:
     return _exact(compile_tree(node), active)
 
 
+EFFECT_CONDITION = -1
+"""`Assumption.transition` for the condition of an `if` effect (no transition's guard)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Assumption:
-    """An outcome the explorer assumed for a guard on unknown data, on one transition."""
+    """An outcome the explorer assumed for a guard on unknown data, on one transition
+    (`transition` is `EFFECT_CONDITION` for the condition of an `if` effect)."""
 
     check: GuardCheck
     transition: int
@@ -173,6 +178,8 @@ class Assumption:
         source = self.check.expression.source.strip()
         if self.check.name is not None:
             return f"guard {self.check.name} ({source}) {verb}"
+        if self.transition == EFFECT_CONDITION:
+            return f"effect condition ({source}) {verb}"
         t = chart.transitions[self.transition]
         trigger = t.event or t.kind.value
         where = chart.states[t.source].path or chart.name

@@ -28,7 +28,7 @@ from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 from statekit.analysis.exploration import Exploration, Node
-from statekit.analysis.guards import Assumption
+from statekit.analysis.guards import EFFECT_CONDITION, Assumption
 from statekit.analysis.macrostep_branches import NOWHERE, MacrostepBranch
 from statekit.analysis.race_effects import NOTHING, EffectSummary, same_end_data, summarize
 from statekit.analysis.race_records import (
@@ -299,8 +299,8 @@ class RaceSearch:
     def fact(self, assumption: Assumption) -> _Fact | None:
         """One assumption as a fact (see `facts_of`)."""
         tree, fields, tests_active, reads_event = self.check_info(assumption.check)
-        if tests_active:
-            return None
+        if tests_active or assumption.transition == EFFECT_CONDITION:
+            return None  # an `if` effect's condition reads the data its earlier effects left
         transition = self.chart.transitions[assumption.transition]
         trigger = transition.event if transition.kind is TransitionKind.EVENT else None
         return (tree, assumption.holds, fields, trigger, reads_event)
