@@ -36,7 +36,13 @@ from dataclasses import dataclass
 
 from statekit.compiler.effect_walk import effect_conditions, leaf_effects
 from statekit.compiler.expressions.expression import Expression
-from statekit.compiler.expressions.tree import Active, ContextRef, EventRef, iter_nodes
+from statekit.compiler.expressions.tree import (
+    Active,
+    ContextRef,
+    EventMeta,
+    EventRef,
+    iter_nodes,
+)
 from statekit.compiler.ir import (
     Assign,
     Cancel,
@@ -122,7 +128,7 @@ def _read(uses: _Uses, expression: Expression) -> bool:
             uses.reads_states.add(node.state_id)
         elif isinstance(node, ContextRef):
             uses.reads_fields.add(node.field)
-        elif isinstance(node, EventRef):
+        elif isinstance(node, EventRef | EventMeta):
             payload = True
     return payload
 

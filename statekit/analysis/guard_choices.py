@@ -100,10 +100,13 @@ class ScriptedGuardOracle(PayloadChooser):
             return value
         tracked = self.tracked
         if (
-            tracked is not None
-            and not info.reads_event
+            not info.reads_payload
             and not info.reads_clock
-            and all(f in tracked.position for f in info.fields)
+            and (
+                all(f in tracked.position for f in info.fields)
+                if tracked is not None
+                else not info.fields
+            )
         ):
             try:  # every value it reads is known: decided exactly, no choice
                 return bool(check.expression.evaluate(context, payload, active))

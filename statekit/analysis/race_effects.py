@@ -41,7 +41,13 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from statekit.compiler.expressions.expression import Expression
-from statekit.compiler.expressions.tree import Active, ContextRef, EventRef, iter_nodes
+from statekit.compiler.expressions.tree import (
+    Active,
+    ContextRef,
+    EventMeta,
+    EventRef,
+    iter_nodes,
+)
 from statekit.compiler.ir import (
     Assign,
     Cancel,
@@ -108,7 +114,7 @@ class _Reads:
             for node in iter_nodes(expression.tree):
                 if isinstance(node, ContextRef):
                     self.fields.add(node.field)
-                elif isinstance(node, EventRef):
+                elif isinstance(node, EventRef | EventMeta):
                     reads_event = True
                 elif isinstance(node, Active):
                     self.active = True

@@ -40,7 +40,13 @@ from statekit.analysis.race_records import (
     Classification,
     OrderOutcome,
 )
-from statekit.compiler.expressions.tree import Active, ContextRef, EventRef, iter_nodes
+from statekit.compiler.expressions.tree import (
+    Active,
+    ContextRef,
+    EventMeta,
+    EventRef,
+    iter_nodes,
+)
 from statekit.compiler.ir import GuardCheck, TransitionKind
 from statekit.engine.result import STALE_TIMER, Status
 from statekit.engine.tables import Configuration
@@ -315,7 +321,7 @@ class RaceSearch:
             nodes = list(iter_nodes(tree))
             fields = frozenset(n.field for n in nodes if isinstance(n, ContextRef))
             tests_active = any(isinstance(n, Active) for n in nodes)
-            reads_event = any(isinstance(n, EventRef) for n in nodes)
+            reads_event = any(isinstance(n, EventRef | EventMeta) for n in nodes)
             token = self.tokens.setdefault(tree, len(self.tokens))  # equal trees, one token
             found = self.checks[id(check)] = (token, fields, tests_active, reads_event)
         return found

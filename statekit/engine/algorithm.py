@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from statekit.compiler import scxml_procedures
+from statekit.compiler.expressions.event_meta import EXTERNAL, INTERNAL, with_meta
 from statekit.compiler.ir import GuardCheck, Transition
 from statekit.engine.effect_interpreter import run_effects
 from statekit.engine.errors import LivelockError
@@ -398,6 +399,8 @@ def run_to_completion(tables: Tables, run: MacrostepRun, oracle: GuardOracle | N
             if not queue:
                 break
             event = queue.pop(0)
+            if tables.reads_event_meta:
+                event = with_meta(event, INTERNAL)
             enabled = select_transitions(
                 tables, config, event, run.context, run.history, oracle, found
             )[0]
@@ -435,6 +438,8 @@ def macrostep(
     run = MacrostepRun(config, context, history, values, conflicts, timers, now_ms)
     run.oracle = oracle
     if event is not None:
+        if tables.reads_event_meta:  # (the step has done it already for its own events)
+            event = with_meta(event, EXTERNAL)
         if selected is None:
             selected = select_transitions(
                 tables, config, event, context, history, oracle, conflicts

@@ -1,5 +1,6 @@
 """The analysis reads an `if` effect's condition as it reads a guard: decided when the
-data it reads is tracked, else both outcomes are explored (never a false "unreachable")."""
+data it reads is tracked, else both outcomes are explored (never a false "unreachable");
+a condition on what the event is (`_event.type`, `_event.name`) is decided exactly."""
 
 from __future__ import annotations
 
@@ -84,3 +85,39 @@ def test_a_condition_on_tracked_data_is_decided_not_assumed() -> None:
         for a in branch.assumptions
     }
     assert not any("ctx.flag" in w for w in words)
+
+
+EVENT_TYPES = """
+statechart: kinds
+events: {PAY: {}, NOTE: {}}
+initial: open
+states:
+  open:
+    on:
+      PAY: {do: [{raise: NOTE}]}
+      NOTE:
+        - {to: noted, if: "_event.type == 'internal'"}
+        - {if: "_event.type == 'external'", else: NEVER}
+  noted:
+    on:
+      NOTE: {to: open, if: "_event.type == 'external' and _event.name == 'NOTE'"}
+    reject: {PAY: NOTED}
+"""
+
+
+def test_what_the_event_is_decides_a_condition_exactly_in_the_analysis() -> None:
+    # `_event.type` and `_event.name` are known in every run: no assumption is made, and
+    # the external NOTE in `open` never takes the internal alternative
+    exploration = explored(EVENT_TYPES)
+    chart = chart_of(EVENT_TYPES)
+    assert not any(branch.assumptions for n in exploration.nodes for branch in n.outcomes or ())
+    outcomes = {
+        (node.id, branch.event): (branch.target, branch.basis)
+        for node in exploration.nodes
+        for branch in node.outcomes or ()
+    }
+    assert outcomes[(0, "NOTE")] == (0, "applied")  # the external alternative: stays
+    assert outcomes[(0, "PAY")] == (1, "applied")  # its raised NOTE is internal: noted
+    assert len(outcomes) == sum(len(n.outcomes or ()) for n in exploration.nodes)
+    reached = {chart.states[s].path for s in reached_states(exploration)}
+    assert reached == {"open", "noted"}
