@@ -136,7 +136,27 @@ class Resume:
 TimerControl = Pause | Resume
 """The effects that pause and resume a named timer."""
 
-Effect = Assign | Emit | Raise | Send | Cancel | Pause | Resume
+
+@dataclass(frozen=True, slots=True)
+class ConditionalBranch:
+    """One `cond`/`then` pair of an `if` effect: `effects` run when `check` holds."""
+
+    check: GuardCheck
+    effects: tuple[Effect, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Conditional:
+    """`if: {cond, then, elif, else}` — SCXML `<if>/<elseif>/<else>`: the effects of the
+    first branch whose condition holds run (conditions are evaluated in order, each only
+    when the ones before it failed), or `otherwise` when none does."""
+
+    branches: tuple[ConditionalBranch, ...]
+    otherwise: tuple[Effect, ...]
+    span: SourceSpan
+
+
+Effect = Assign | Emit | Raise | Send | Cancel | Pause | Resume | Conditional
 
 
 class TimerKind(enum.Enum):

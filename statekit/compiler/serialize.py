@@ -19,6 +19,7 @@ from statekit.compiler.ir import (
     Assign,
     ClassifiedEvent,
     CompiledChart,
+    Conditional,
     Effect,
     Emit,
     ExpressionInvariant,
@@ -79,6 +80,19 @@ class _Writer:
             body = {"pause": effect.name}
         elif isinstance(effect, Resume):
             body = {"resume": effect.name}
+        elif isinstance(effect, Conditional):
+            body = {
+                "if": [
+                    {
+                        "cond": self.node(
+                            {"expression": b.check.expression.to_json()}, b.check.span
+                        ),
+                        "then": [self.effect(e) for e in b.effects],
+                    }
+                    for b in effect.branches
+                ],
+                "else": [self.effect(e) for e in effect.otherwise],
+            }
         else:
             body = {"cancel": effect.id}
         return self.node(body, effect.span)

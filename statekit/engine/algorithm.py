@@ -37,15 +37,16 @@ list that collects the conflict resolutions met.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from statekit.compiler import scxml_procedures
+from statekit.compiler.expressions.event_meta import EXTERNAL, INTERNAL, with_meta
 from statekit.compiler.ir import GuardCheck, Transition
 from statekit.engine.effect_interpreter import run_effects
 from statekit.engine.errors import LivelockError
 from statekit.engine.evaluation import first_failing_guard
-from statekit.engine.macrostep_run import FailedGuard, MacrostepRun
+from statekit.engine.macrostep_run import ConditionOracle, FailedGuard, MacrostepRun
 from statekit.engine.plans import build_plan
 from statekit.engine.tables import (
     Configuration,
@@ -60,10 +61,9 @@ from statekit.engine.trace import AppliedMicrostep, AssignedValue, InternalEvent
 from statekit.engine.value_domain import CONCRETE, ValueDomain
 
 History = Mapping[int, tuple[int, ...]]
-GuardOracle = Callable[
-    [GuardCheck, Transition, Mapping[str, Any], Mapping[str, Any], frozenset[int]], bool
-]
-"""Decides one guard: (check, transition, context, payload, active ids) -> passes?"""
+GuardOracle = ConditionOracle
+"""Decides one guard: (check, transition, context, payload, active ids) -> passes? The
+transition is None for the condition of an `if` effect (`effect_interpreter`)."""
 ConflictSink = list[TransitionConflict] | None
 """Where selections report the conflict resolutions that removed a transition (None: nowhere)."""
 _new = tuple.__new__
@@ -399,6 +399,8 @@ def run_to_completion(tables: Tables, run: MacrostepRun, oracle: GuardOracle | N
             if not queue:
                 break
             event = queue.pop(0)
+            if tables.reads_event_meta:
+                event = with_meta(event, INTERNAL)
             enabled = select_transitions(
                 tables, config, event, run.context, run.history, oracle, found
             )[0]
@@ -434,7 +436,10 @@ def macrostep(
     if not isinstance(config, Configuration):
         config = tables.configuration(frozenset(config))
     run = MacrostepRun(config, context, history, values, conflicts, timers, now_ms)
+    run.oracle = oracle
     if event is not None:
+        if tables.reads_event_meta:  # (the step has done it already for its own events)
+            event = with_meta(event, EXTERNAL)
         if selected is None:
             selected = select_transitions(
                 tables, config, event, context, history, oracle, conflicts
@@ -471,6 +476,7 @@ def initial_macrostep(
     the states entered; `now_ms` as for `macrostep`)."""
     empty = tables.configuration(frozenset())
     run = MacrostepRun(empty, context, {}, values, conflicts, NO_TIMERS, now_ms)
+    run.oracle = oracle
     entry = tuple(s for s in tables.states[0].default_entry if s != 0)
     plan = build_plan(tables, empty, (), (), entry)
     run.fired = True

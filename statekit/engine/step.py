@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from statekit.compiler.expressions.event_meta import EXTERNAL, with_meta
 from statekit.engine.algorithm import macrostep, select_transitions
 from statekit.engine.applied_results import applied_result, build_evidence, messages, timer_logs
 from statekit.engine.compiled_macrostep import CompiledMacrostep, compiled_macrostep
@@ -153,6 +154,8 @@ def step(
     if config.final:  # 4. a final chart selects nothing
         return unselected(tables, state, event_type, event_id, None)
     event = (event_type, clean)
+    if tables.reads_event_meta:  # `_event` is read: the payload carries what the event is
+        event = with_meta(event, EXTERNAL)
     if memoised:  # 5. selection and the macrostep, from the memo when data cannot matter
         # (the memo's per-configuration cache read inline: this is the hot path)
         known = config.cache.memo.get(event_type) or memoised_macrostep(tables, config, event_type)

@@ -1,5 +1,5 @@
-"""Effects (`assign`, `emit`, `raise`, `send`, `cancel`, `pause`, `resume`) compiled against
-the declared context and events."""
+"""Effects (`assign`, `emit`, `raise`, `send`, `cancel`, `pause`, `resume`, `if`)
+compiled against the declared context and events."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ from statekit.compiler.ir import (
     Resume,
     Send,
 )
+from statekit.compiler.model.conditional_effects import compile_conditional
 from statekit.compiler.model.declarations import mapping_items, text
 from statekit.compiler.model.timers import integer_expression, read_delay
 from statekit.compiler.rules import expression_type, unknown_event
@@ -134,6 +135,13 @@ class EffectCompiler:
                 effects.append(effect)
         return CompiledEffects(effects=tuple(effects), problems=tuple(problems))
 
+    def _nested(
+        self, node: Node | None, scope: ExpressionScope
+    ) -> tuple[tuple[Effect, ...], list[Diagnostic]]:
+        """A branch's effect list (of an `if`), in the scope of the effect around it."""
+        compiled = self.compile_list(node, scope)
+        return compiled.effects, list(compiled.problems)
+
     def _compile_one(
         self,
         kind: str,
@@ -186,6 +194,8 @@ class EffectCompiler:
         if kind == "cancel" and isinstance(value, ScalarNode):
             self.cancelled_ids.append((str(value.value), value.span))
             return Cancel(id=str(value.value), span=span)
+        if kind == "if":
+            return compile_conditional(value, span, scope, self._nested, problems)
         if kind in ("pause", "resume") and isinstance(value, ScalarNode):
             name = str(value.value)
             self.controlled_names.append((kind, name, value.span))

@@ -190,7 +190,7 @@ ERRORS = [
     ),
     pytest.param(
         "statechart: x\nstates:\n  a:\n    entry:\n      - {assign: {n: 1}, emit: {type: X}}\n",
-        "an effect has exactly one key (assign, emit, raise, send, cancel, pause or resume), "
+        "an effect has exactly one key (assign, emit, raise, send, cancel, pause, resume or if), "
         "got 'assign', 'emit'",
         (5, 9),
         None,
@@ -198,7 +198,8 @@ ERRORS = [
     ),
     pytest.param(
         "statechart: x\nstates:\n  a:\n    entry:\n      - asign: {n: 1}\n",
-        "unknown key 'asign' in effect (allowed: assign, emit, raise, send, cancel, pause, resume)",
+        "unknown key 'asign' in effect "
+        "(allowed: assign, emit, raise, send, cancel, pause, resume, if)",
         (5, 9),
         "did you mean 'assign'?",
         id="misspelt effect",
