@@ -4,13 +4,22 @@ an element) and translates an expression."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from statekit.compiler.value_types import STRING, BaseType, ValueType
 from statekit.scxml.data_types import DataField, Write, constant_value
 from statekit.scxml.document import Element, ScxmlError
 from statekit.scxml.expressions import UnsupportedExpression, translate
 
+_ONE_VALUE = re.compile(r"^\s*(!|not\s+)?\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[a-z]+)?)\s*$")
+_EVENT_TYPES = {
+    "_event.name": STRING,
+    "_event.type": STRING,
+    "_event.origin": ValueType(BaseType.STRING, nullable=True),
+    "_event.invokeid": ValueType(BaseType.STRING, nullable=True),
+}
 SYSTEM_VARIABLES = frozenset({"_event", "_sessionid", "_name", "_ioprocessors", "_x"})
 
 
@@ -55,17 +64,25 @@ class ImportContext:
             ) from None
 
     def condition(self, element: Element) -> str:
-        """A transition's `cond`. One `<data>` alone (`cond="Var1"`) is SCXML's conversion
-        to a boolean, written out for its type: set, and not false, 0 or ''."""
-        name = element.attrs["cond"].strip()
-        data = self.fields.get(name)
-        if data is None:
+        """A `cond`. One value alone, or negated (`cond="Var1"`, `cond="not
+        _event.origin"`), is SCXML's conversion to a boolean, written out for the value's
+        type: set, and not false, 0 or ''."""
+        match = _ONE_VALUE.match(element.attrs["cond"])
+        if match is None:
             return self.expression(element, "cond")
-        ref = f"ctx.{name}"
+        negated, name = bool(match.group(1)), match.group(2)
+        data = self.fields.get(name)
+        if data is not None:
+            ref, kind = f"ctx.{name}", data.type
+        elif name in _EVENT_TYPES:
+            ref, kind = name, _EVENT_TYPES[name]
+        else:
+            return self.expression(element, "cond")
         test = {"boolean": f"{ref} == true", "string": f"{ref} != ''"}.get(
-            data.type.base.value, f"{ref} != 0"
+            kind.base.value, f"{ref} != 0"
         )
-        return f"{ref} is not None and {test}" if data.type.nullable else test
+        test = f"{ref} is not None and {test}" if kind.nullable else test
+        return f"not ({test})" if negated else test
 
     def in_ref(self, element: Element, name: str) -> str | None:
         """`In(name)`'s state; None for a history pseudo-state (never active)."""

@@ -26,7 +26,7 @@ from typing import Any
 
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
-from statekit.compiler.expressions.scope import ExpressionScope, NoEvent
+from statekit.compiler.expressions.scope import ExpressionScope, NoEvent, TypedEvent
 from statekit.compiler.expressions.tree import ContextRef, iter_nodes
 from statekit.compiler.value_types import NUMBER, STRING, BaseType, ValueType
 from statekit.scxml.document import Element, ScxmlError
@@ -212,7 +212,9 @@ def _type_of(
         source = translate(write.element, write.expr)
     except ScxmlError:  # refused where the write is translated, in document order
         return None
-    scope = _scope(known)
+    scope = ExpressionScope(  # `_event.name` has its type wherever it can be read
+        context=dict(known), event=TypedEvent({}), resolve_state=lambda _ref, _span: 0
+    )
     compiled = compile_expression(source, _span(write.element), scope)
     return compiled.type if isinstance(compiled, Expression) else None
 

@@ -26,6 +26,8 @@ def content_of(block: Element, c: ImportContext) -> list[dict[str, Any]]:
             effects.append({"raise": event_name(element.attrs["event"])})
         elif element.tag == "assign":
             effects.append(_assign(element, c))
+        elif element.tag == "if":
+            effects.append(_if(element, c))
         elif element.tag == "send":
             effects.extend(_send(element, c))
         elif element.tag == "cancel" and set(element.attrs) == {"sendid"}:
@@ -38,6 +40,34 @@ def content_of(block: Element, c: ImportContext) -> list[dict[str, Any]]:
             attrs = "".join(f" {k}" for k in sorted(element.attrs))
             raise c.refuse(element, f"<{element.tag}{attrs}> is not expressible in statekit")
     return effects
+
+
+def _if(element: Element, c: ImportContext) -> dict[str, Any]:
+    """`<if cond>A<elseif cond/>B<else/>C</if>`: the markers split the children."""
+    branches: list[tuple[Element, list[Element]]] = [(element, [])]
+    otherwise: list[Element] | None = None
+    for child in element.children:
+        if child.tag == "elseif" and otherwise is None:
+            branches.append((child, []))
+        elif child.tag == "else" and otherwise is None:
+            otherwise = []
+        elif child.tag in ("elseif", "else"):
+            raise c.refuse(child, f"<{child.tag}> after <else>")
+        else:
+            (otherwise if otherwise is not None else branches[-1][1]).append(child)
+    clauses = [
+        {
+            "cond": c.condition(marker),
+            "then": content_of(Element("block", {}, 0, 0, children=kids), c),
+        }
+        for marker, kids in branches
+    ]
+    out: dict[str, Any] = dict(clauses[0])
+    if len(clauses) > 1:
+        out["elif"] = clauses[1:]
+    if otherwise is not None:
+        out["else"] = content_of(Element("block", {}, 0, 0, children=otherwise), c)
+    return {"if": out}
 
 
 def _assign(element: Element, c: ImportContext) -> dict[str, Any]:

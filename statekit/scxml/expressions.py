@@ -34,6 +34,7 @@ _LITERALS = {
     "None": "null",
 }
 _EQUALITY = {"==": "is None", "===": "is None", "!=": "is not None", "!==": "is not None"}
+_EQUALITY_WORDS = {"==", "===", "!=", "!=="}
 _KEYWORDS = {"and", "or", "not"}  # the W3C suite's `python` datamodel writes these
 _SYSTEM = {"_event", "_sessionid", "_name", "_ioprocessors", "_x"}
 
@@ -70,6 +71,9 @@ def translate(
             out.append(constants[value])
             index += 1
             continue
+        if kind == "name" and value == "_event":
+            index = _event_read(tokens, index, out)
+            continue
         if kind == "name" and value in _SYSTEM:
             raise UnsupportedExpression(f"the system variable {value}")
         if kind == "name" and index + 1 < len(tokens) and tokens[index + 1][1] in ".[(":
@@ -88,12 +92,43 @@ def translate(
     return " ".join(out)
 
 
+_EVENT_FIELDS = {"name", "type", "origin", "invokeid"}
+
+
+def _event_read(tokens: list[tuple[str, str]], index: int, out: list[str]) -> int:
+    """`_event.name` / `.type` / `.origin` / `.invokeid` / `.data.<field>` as statekit's
+    `_event` reads them (an event name compared with a literal is written as statekit
+    names the event: `foo.bar` → `foo__bar`); the index after it."""
+    words = [t[1] for t in tokens[index + 1 : index + 5]]
+    if words[:1] != ["."] or len(words) < 2 or not re.match(r"^[A-Za-z_]", words[1]):
+        raise UnsupportedExpression("the system variable _event's value as a whole")
+    if words[1] in _EVENT_FIELDS:
+        out.append(f"_event.{words[1]}")
+        index += 3
+        if words[1] == "name" and len(words) >= 4 and words[2] in _EQUALITY_WORDS:
+            literal = tokens[index + 1]
+            if literal[0] == "string":
+                out.append(_OPERATORS.get(words[2], words[2]))
+                out.append(literal[1].replace(".", "__"))
+                return index + 2
+        return index
+    if words[1] == "data" and words[2:3] == ["."] and len(words) == 4:
+        field = words[3]
+        follow = tokens[index + 5][1] if index + 5 < len(tokens) else ""
+        if re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", field) and follow not in (".", "[", "("):
+            out.append(f"_event.data.{field}")
+            return index + 5
+    raise UnsupportedExpression(f"the system variable _event's {words[1]}{''.join(words[2:3])}...")
+
+
 def _negates_one_operand(tokens: list[tuple[str, str]], index: int) -> bool:
     """`!` means Python's `not` only before parentheses or one operand that ends the
     clause (`!a == b` is `(!a) == b` in ECMAScript, `not (a == b)` in Python)."""
     rest = [value for _, value in tokens[index + 1 :]]
     if rest[:2] == ["In", "("] and rest[3:4] == [")"]:
         rest = ["In()", *rest[4:]]  # one operand: `!In('s1') && ...`
+    if rest[:2] == ["_event", "."]:
+        rest = ["_event.x", *rest[3:]]  # one operand: `!_event.origin`
     return bool(rest) and (rest[0] == "(" or len(rest) == 1 or rest[1] in ("&&", "||", ")"))
 
 

@@ -164,3 +164,41 @@ def test_assigning_a_system_variable_is_refused(tmp_path: Path) -> None:
     code, stderr, _ = _import(tmp_path, body)
     assert code == 2
     assert "<assign location='_name'>: a system variable (read-only) is assigned" in stderr
+
+
+def test_if_elseif_else_runs_the_first_branch_that_holds(tmp_path: Path) -> None:
+    body = """<datamodel><data id="n" expr="2"/><data id="out" expr="''"/></datamodel>
+<state id="s0">
+  <onentry>
+    <if cond="n == 1"><assign location="out" expr="'one'"/>
+    <elseif cond="n == 2"/><assign location="out" expr="'two'"/><raise event="checked"/>
+    <else/><assign location="out" expr="'many'"/>
+    </if>
+  </onentry>
+  <transition event="checked" cond="out == 'two'" target="pass"/>
+  <transition event="checked" target="fail"/>
+</state>
+"""
+    assert _ends_in(tmp_path, body) == {"pass"}
+
+
+def test_event_name_type_and_data_are_read_by_the_transition(tmp_path: Path) -> None:
+    body = """<datamodel><data id="seen"/></datamodel>
+<state id="s0">
+  <onentry><raise event="a.b"/></onentry>
+  <transition event="a" cond="_event.name == 'a.b' &amp;&amp; _event.type == 'internal'"
+      target="s1"><assign location="seen" expr="_event.name"/>
+  </transition>
+  <transition event="a" target="fail"/>
+</state>
+<state id="s1">
+  <onentry><raise event="c"/></onentry>
+  <transition event="c" cond="!_event.origin" target="pass"/>
+  <transition event="c" target="fail"/>
+</state>
+"""
+    assert _ends_in(tmp_path, body) == {"pass"}
+    _, _, chart = _import(tmp_path, body)
+    assert chart is not None
+    seen = chart["context"]["seen"]  # type: ignore[index]
+    assert seen == {"type": "string", "nullable": True, "default": None}

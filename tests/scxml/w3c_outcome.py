@@ -39,7 +39,14 @@ FEATURES: tuple[tuple[str, str], ...] = (
     (r"not a constant", "computed eventexpr, delayexpr, sendidexpr, typeexpr or srcexpr"),
     (r"<send target=[^>]*> with a delay", "a delayed <send> to the parent or a child"),
     (r"<invoke>|'done\.invoke", "<invoke>"),
-    (r"system variable _event", "_event in expressions"),
+    (
+        r"_event\.\w+ is not available here",
+        "_event in <onentry>/<onexit> (only a transition reads its event)",
+    ),
+    (
+        r"system variable _event",
+        "_event beyond .name, .type, .origin, .invokeid, .data.<field>",
+    ),
     (
         r"system variable (_sessionid|_name|_ioprocessors)"
         r"|expr='?\W*_(sessionid|name|ioprocessors)|#_scxml_",
