@@ -36,6 +36,8 @@ class ImportContext:
     fields: dict[str, DataField] = field(default_factory=dict)
     system: dict[str, str] = field(default_factory=dict)
     events: list[str] = field(default_factory=list)
+    sends: list[tuple[str, Element]] = field(default_factory=list)
+    payloads: dict[str, dict[str, ValueType]] = field(default_factory=dict)
     invoked: bool = False
     invokes: list[str] = field(default_factory=list)
     done_of: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)

@@ -84,11 +84,13 @@ def typed_fields(
     writes: list[Write],
     translate: Translate,
     refuse: Refuse,
+    event_fields: Mapping[str, ValueType] | None = None,
 ) -> tuple[dict[str, DataField], list[DataProblem]]:
     """Each `<data>` (its element and its value expression, None for none) as a field,
     in document order, and the problems that leave a field with no value without a type
     (the caller reports them after the rest of the document: a feature the document
-    cannot do without is the better reason). A value that is not a constant is refused."""
+    cannot do without is the better reason). A value that is not a constant is refused.
+    `event_fields`: the payload fields `_event.data.<field>` may read, typed."""
     written = {w.location for w in writes}
     fields: dict[str, DataField] = {}
     problems: list[DataProblem] = []
@@ -103,7 +105,7 @@ def typed_fields(
             raise refuse(value.element, value.message)
         literal = ValueType(_LITERAL_BASES.get(type(value), BaseType.BOOLEAN))
         fields[name] = DataField(name, literal, value, name not in written, element)
-    inferred = _inferred_types(untyped, writes, fields, translate, problems)
+    inferred = _inferred_types(untyped, writes, fields, translate, problems, event_fields or {})
     for element in untyped:
         name = element.attrs["id"]
         kind = inferred.get(name)
@@ -164,6 +166,7 @@ def _inferred_types(
     fields: Mapping[str, DataField],
     translate: Translate,
     problems: list[DataProblem],
+    event_fields: Mapping[str, ValueType],
 ) -> dict[str, ValueType]:
     """The type of each untyped `<data>`, to a fixed point: a write's expression is typed
     once every `<data>` it reads has a type (`Var1 = Var2` after `Var2 = 1`)."""
@@ -175,7 +178,7 @@ def _inferred_types(
         for write in writes:
             if write.location not in names:
                 continue
-            kind = write.kind or _type_of(write, known, translate)
+            kind = write.kind or _type_of(write, known, translate, event_fields)
             if kind is None or kind.base is BaseType.NULL:
                 continue
             kind = ValueType(kind.base)
@@ -204,7 +207,10 @@ def _inferred_types(
 
 
 def _type_of(
-    write: Write, known: Mapping[str, ValueType], translate: Translate
+    write: Write,
+    known: Mapping[str, ValueType],
+    translate: Translate,
+    event_fields: Mapping[str, ValueType],
 ) -> ValueType | None:
     if write.expr is None:
         return None
@@ -213,7 +219,7 @@ def _type_of(
     except ScxmlError:  # refused where the write is translated, in document order
         return None
     scope = ExpressionScope(  # `_event.name` has its type wherever it can be read
-        context=dict(known), event=TypedEvent({}), resolve_state=lambda _ref, _span: 0
+        context=dict(known), event=TypedEvent(event_fields), resolve_state=lambda _ref, _span: 0
     )
     compiled = compile_expression(source, _span(write.element), scope)
     return compiled.type if isinstance(compiled, Expression) else None

@@ -8,6 +8,7 @@ from typing import Any
 
 from statekit.scxml.context import SYSTEM_VARIABLES, ImportContext, event_name, quoted
 from statekit.scxml.document import Element
+from statekit.scxml.payloads import send_payload
 
 _DELAY = re.compile(r"^\s*(\d*(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
@@ -87,16 +88,26 @@ def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
     if element.attrs.get("type") == _SCXML_PROCESSOR:
         element.attrs.pop("type")
     allowed = {"event", "eventexpr", "target", "delay", "delayexpr", "id", "idlocation"}
+    allowed |= {"namelist"}
     extra = set(element.attrs) - allowed
-    if extra or element.children:
-        what = ", ".join(sorted(extra | {f"<{k.tag}>" for k in element.children}))
+    others = {f"<{k.tag}>" for k in element.children if k.tag != "param"}
+    if extra or others:
+        what = ", ".join(sorted(extra | others))
         raise c.refuse(element, f"<send> with {what} is not expressible")
     event = _send_event(element, c)
     target = element.attrs.get("target")
     timed = {"delay", "delayexpr", "id", "idlocation"} & set(element.attrs)
     if target == "#_internal" and not timed:
-        return [{"raise": event}]
+        payload = send_payload(element, c.data_names(), c.translated, c.refuse)
+        return [{"raise": {"event": event, "payload": payload} if payload else event}]
     send: dict[str, Any] = {"event": event}
+    payload = send_payload(element, c.data_names(), c.translated, c.refuse)
+    if payload and "event" not in element.attrs:
+        raise c.refuse(element, "<send eventexpr> with <param> or namelist is not expressible")
+    if payload and target not in (None, "#_internal"):
+        raise c.refuse(element, f"<send target={target!r}> with <param> or namelist")
+    if payload:
+        send["payload"] = payload
     if target is not None:
         send["to"] = _send_target(element, target, c)
         if timed:

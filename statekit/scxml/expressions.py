@@ -112,6 +112,12 @@ def _event_read(tokens: list[tuple[str, str]], index: int, out: list[str]) -> in
                 out.append(literal[1].replace(".", "__"))
                 return index + 2
         return index
+    call = [t[1] for t in tokens[index + 5 : index + 8]]
+    if words[1:4] == ["data", ".", "get"] and len(call) == 3 and call[0] == "(":
+        name = call[1][1:-1]
+        if tokens[index + 6][0] == "string" and call[2] == ")" and name.isidentifier():
+            out.append(f"_event.data.{name}")  # python's data.get('x')
+            return index + 8
     if words[1] == "data" and words[2:3] == ["."] and len(words) == 4:
         field = words[3]
         follow = tokens[index + 5][1] if index + 5 < len(tokens) else ""

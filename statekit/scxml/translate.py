@@ -28,6 +28,7 @@ from statekit.scxml.data_types import Write, typed_fields
 from statekit.scxml.document import Element
 from statekit.scxml.effects import content_of, effects_of
 from statekit.scxml.invocations import Invoked, invocation, invoke_id
+from statekit.scxml.payloads import declaration, payload_fields, send_payload
 
 _STATES = ("state", "parallel", "final", "history")
 _NAME_OK = re.compile(r"^[^.\s^*][^.\s]*$")
@@ -66,13 +67,30 @@ def chart_of(
     context.fields, untyped = typed_fields(
         context.data, context.writes, context.translated, context.refuse
     )
+    if context.sends:  # payload types, then the <data> that `_event.data` reads may type
+        payloads = [
+            (
+                event,
+                element,
+                send_payload(element, context.data_names(), context.translated, context.refuse),
+            )
+            for event, element in context.sends
+        ]
+        types = {n: f.type for n, f in context.fields.items()}
+        context.payloads = payload_fields(payloads, types, context.refuse)
+        every_field = {k: v for fields in context.payloads.values() for k, v in fields.items()}
+        context.fields, untyped = typed_fields(
+            context.data, context.writes, context.translated, context.refuse, every_field
+        )
     children: list[tuple[str, Translation]] = []
     body = _state(root, (), context, charts=children)
     for problem in untyped:  # after the body: what it cannot express is the better reason
         raise context.refuse(problem.element, problem.message)
     if context.fields:
         chart["context"] = {key: f.spec() for key, f in context.fields.items()}
-    chart["events"] = {event_name(e): {} for e in context.events}
+    chart["events"] = {
+        event_name(e): declaration(context.payloads.get(e, {})) for e in context.events
+    }
     chart.update(body)
     chart["reject"] = {"*": DISCARDED}
     return Translation(chart, tuple(context.notes), tuple(children))
@@ -127,6 +145,12 @@ def _collect(
             context.writes.append(Write(location, child, child.attrs["expr"]))
         if child.tag in ("raise", "send") and "event" in child.attrs:
             _add_event(context, child, child.attrs["event"])
+        if (
+            child.tag == "send"
+            and "event" in child.attrs
+            and (child.kids("param") or "namelist" in child.attrs)
+        ):
+            context.sends.append((child.attrs["event"], child))
         if child.tag == "send" and "idlocation" in child.attrs:
             context.writes.append(Write(child.attrs["idlocation"], child, kind=STRING))
         elif child.tag == "transition":

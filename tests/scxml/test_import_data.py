@@ -202,3 +202,42 @@ def test_event_name_type_and_data_are_read_by_the_transition(tmp_path: Path) -> 
     assert chart is not None
     seen = chart["context"]["seen"]  # type: ignore[index]
     assert seen == {"type": "string", "nullable": True, "default": None}
+
+
+def test_send_params_and_namelist_are_the_events_payload(tmp_path: Path) -> None:
+    body = """<datamodel><data id="n" expr="3"/><data id="got"/></datamodel>
+<state id="s0">
+  <onentry>
+    <send event="e" namelist="n"><param name="label" expr="'x'"/></send>
+    <send event="e"><param name="n" expr="4"/></send>
+  </onentry>
+  <transition event="e" cond="_event.data.n == 3 &amp;&amp; _event.data.label == 'x'" target="s1"/>
+  <transition event="e" target="fail"/>
+</state>
+<state id="s1">
+  <transition event="e" target="pass"><assign location="got" expr="_event.data.get('n')"/>
+  </transition>
+</state>
+"""
+    assert _ends_in(tmp_path, body) == {"pass"}
+    _, _, chart = _import(tmp_path, body)
+    assert chart is not None
+    assert chart["events"] == {  # label is not in every send: optional
+        "e": {"n": "integer", "label": {"type": "string", "nullable": True, "default": None}}
+    }
+    assert chart["context"]["got"] == {  # type: ignore[index]
+        "type": "integer",
+        "nullable": True,
+        "default": None,
+    }
+
+
+def test_one_data_field_of_two_types_is_refused(tmp_path: Path) -> None:
+    body = """<state id="s0">
+  <onentry><send event="e"><param name="v" expr="1"/></send>
+    <send event="e"><param name="v" expr="'one'"/></send></onentry>
+</state>
+"""
+    code, stderr, _ = _import(tmp_path, body)
+    assert code == 2
+    assert "<send event='e'>: its data 'v' is a string here and a integer" in stderr

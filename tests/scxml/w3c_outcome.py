@@ -35,6 +35,7 @@ def w3c_files() -> dict[str, Path]:
 # keeps the feature; docs/semantics.md counts them).
 FEATURES: tuple[tuple[str, str], ...] = (
     (r"<finalize>", "<finalize>"),
+    (r"<donedata>", "<donedata>"),
     (r"autoforward", "<invoke autoforward='true'>"),
     (r"not a constant", "computed eventexpr, delayexpr, sendidexpr, typeexpr or srcexpr"),
     (r"<send target=[^>]*> with a delay", "a delayed <send> to the parent or a child"),
