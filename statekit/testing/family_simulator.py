@@ -13,8 +13,10 @@ every start, cancellation, `send` to a parent or child, own `send` and
 invocation without `version:` takes the newest given). `outbound` collects the
 messages to instances outside their family (`to: {chart, instance}`);
 `deliver_outbound()` delivers them, each as its own family step, to the instances
-the simulator holds. A family step that exceeds its bound changes nothing: its
-first delivery's record says `FAMILY_BOUND`. Nothing sleeps; nothing is durable.
+the simulator holds (and, for a `reply:`, the receiver's classification back to the
+sender as that event, `{status, reason}`, as a family step of its own). A family
+step that exceeds its bound changes nothing: its first delivery's record says
+`FAMILY_BOUND`. Nothing sleeps; nothing is durable.
 """
 
 from __future__ import annotations
@@ -212,9 +214,26 @@ class FamilySimulator:
                 message.event_id,
                 sender=message.sender,
             )
-            steps.append(self._family_step(first))
+            step = self._family_step(first)
+            steps.append(step)
+            reply = message.message.reply
+            if reply is not None and message.sender in self._members:
+                status = step.result.status.value if step.result is not None else "REJECTED"
+                answer = {"status": status, "reason": step.reason}
+                steps.append(self._family_step(self._reply(message, reply, answer)))
         self._outbound = kept
         return steps
+
+    @staticmethod
+    def _reply(message: OutboundMessage, reply: str, answer: Mapping[str, Any]) -> Delivery:
+        return Delivery(
+            DeliveryKind.EVENT,
+            message.sender,
+            reply,
+            MappingProxyType(dict(answer)),
+            f"{message.event_id}#reply",
+            sender=message.message.to,
+        )
 
     # ---- the loop ----------------------------------------------------------------------
     def _family_step(self, first: Delivery) -> FamilyStep:
