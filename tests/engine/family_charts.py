@@ -3,6 +3,7 @@ that exercise one rule each."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import statekit
@@ -12,9 +13,14 @@ from statekit.testing import FamilySimulator
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "order_family"
 
 
+@functools.cache
+def _order_family() -> tuple[Chart, ...]:
+    return tuple(statekit.load(EXAMPLES / f"{name}.yaml") for name in ("order", "payment", "shipment"))
+
+
 def order_family() -> list[Chart]:
-    """The example family: order, payment, shipment."""
-    return [statekit.load(EXAMPLES / f"{name}.yaml") for name in ("order", "payment", "shipment")]
+    """The example family: order, payment, shipment (compiled once)."""
+    return list(_order_family())
 
 
 def started_order(order_id: str = "o-1", total: int = 30) -> FamilySimulator:
