@@ -15,7 +15,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "order_family"
 
 @functools.cache
 def _order_family() -> tuple[Chart, ...]:
-    return tuple(statekit.load(EXAMPLES / f"{name}.yaml") for name in ("order", "payment", "shipment"))
+    names = ("order", "payment", "shipment")
+    return tuple(statekit.load(EXAMPLES / f"{name}.yaml") for name in names)
 
 
 def order_family() -> list[Chart]:
