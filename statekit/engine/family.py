@@ -8,7 +8,8 @@ queue in this order:
 1. the children of the states it left are cancelled (exit order);
 2. the children of the states it entered (and did not leave) start (entry order),
    their input evaluated against the state the macrostep ended with;
-3. its `send`s to its parent or a child (`to:`), and to itself, in effect order;
+3. its undelayed `send`s, to its parent or a child (`to:`) and to itself, in effect
+   order;
 4. when it reached a top-level final state: it is DONE, and (a child)
    `done.invoke.<id>` goes to its parent with its final state's `output:`.
 
@@ -60,8 +61,9 @@ from statekit.engine.family_members import (
     OutboundMessage,
     child_instance_id,
 )
-from statekit.engine.family_outputs import MessageKind
+from statekit.engine.family_outputs import MessageKind, OutgoingMessage
 from statekit.engine.result import EVALUATION_ERROR, Result, Status
+from statekit.engine.timers import SentEvent
 
 DEFAULT_FAMILY_BOUND = 1_000
 """How many deliveries one family step makes before it stops (`FAMILY_BOUND`)."""
@@ -211,8 +213,14 @@ class FamilyRouter:
                     root=member.family_root,
                 )
             )
-        for message in result.messages:
+        for message in result.sends_in_order:
             event_id = next_id()
+            if message.__class__ is SentEvent:  # this instance's own external queue
+                queue.append(
+                    Delivery(DeliveryKind.EVENT, me, message.event, message.payload, event_id, me)
+                )
+                continue
+            assert isinstance(message, OutgoingMessage)
             if message.kind is MessageKind.INSTANCE:
                 self.outbound.append(OutboundMessage(me, version, index, event_id, message))
                 continue
@@ -231,8 +239,6 @@ class FamilyRouter:
                     invoke_id=member.invoke_id if message.kind is MessageKind.PARENT else None,
                 )
             )
-        for sent in result.sent:  # this instance's own external queue
-            queue.append(Delivery(DeliveryKind.EVENT, me, sent.event, sent.payload, next_id(), me))
         status = member.status
         if result.state.is_final and status is MemberStatus.ACTIVE:
             status = MemberStatus.DONE
@@ -285,7 +291,7 @@ class FamilyRouter:
                 member.parent or "",
                 event,
                 MappingProxyType(dict(body)),
-                event_id or f"{member.instance_id}@{member.version}#error",
+                event_id or f"{member.instance_id}@{member.version}#error{self.count}",
                 sender=member.instance_id,
                 invoke_id=member.invoke_id,
                 unlink=unlink,

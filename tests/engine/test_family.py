@@ -132,6 +132,21 @@ def test_send_to_a_child_by_invoke_id_and_to_the_parent(tmp_path: Path) -> None:
     assert sim.member("t/echo/0").state.context["seen"] == 1
 
 
+def test_own_sends_and_sends_to_a_child_queue_in_effect_order(tmp_path: Path) -> None:
+    sim = FamilySimulator([load_text(tmp_path, TALKER), load_text(tmp_path, ECHO)])
+    sim.start("talker", "t")
+    step = sim.send("twice", to="t")
+    assert trail(step) == [
+        ("event", "t", "twice"),
+        ("event", "t/echo/0", "ping"),
+        ("event", "t", "note"),
+        ("event", "t/echo/0", "ping"),
+        ("event", "t", "pong"),  # the child's answers join the end of the queue
+        ("event", "t", "pong"),
+    ]
+    assert [r.delivery.event_id for r in step.records[1:4]] == ["t@1#1", "t@1#2", "t@1#3"]
+
+
 def test_a_ping_pong_stops_at_the_bound_and_changes_nothing(tmp_path: Path) -> None:
     sim = FamilySimulator([load_text(tmp_path, TALKER), load_text(tmp_path, ECHO)], bound=50)
     sim.start("talker", "t")
