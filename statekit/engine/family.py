@@ -41,7 +41,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
@@ -148,7 +147,7 @@ class FamilyRouter:
         if delivery.unlink and member.children.get(invoke_id or "") == delivery.sender:
             # the child is done, or never started: its link goes with its last word
             children = {k: v for k, v in member.children.items() if k != invoke_id}
-            linked = replace(member, children=MappingProxyType(children))
+            linked = member.moved(member.state, children=MappingProxyType(children))
         if kind is DeliveryKind.TIMER:
             result = chart.fire(
                 member.state,
@@ -176,7 +175,7 @@ class FamilyRouter:
             if result.reason == EVALUATION_ERROR and member.parent is not None:
                 self._to_parent(member, error_event(member.invoke_id or ""), result.message)
             if result.timer is not None:  # a consumed timer changes the state
-                return replace(member, state=result.state)
+                return member.moved(result.state)
             return member
         version = member.version + 1
         sender = f"{me}@{version}"
@@ -244,9 +243,8 @@ class FamilyRouter:
             status = MemberStatus.DONE
             if member.parent is not None:
                 self._finished(member, result, chart, next_id())
-        return replace(
-            member,
-            state=result.state,
+        return member.moved(
+            result.state,
             version=version,
             status=status,
             children=MappingProxyType(children) if children else NO_CHILDREN,
@@ -364,5 +362,5 @@ class FamilyRouter:
                 DeliveryKind.CANCEL, child, event_id=delivery.event_id, sender=member.instance_id
             )
             self._queue.append(cancel)
-        after = replace(member, status=MemberStatus.CANCELLED, children=MappingProxyType({}))
+        after = member.moved(member.state, status=MemberStatus.CANCELLED, children=NO_CHILDREN)
         return DeliveryRecord(delivery, member, after)

@@ -62,6 +62,29 @@ class Member:
     invoke_id: str | None = None
     children: Mapping[str, str] = field(default_factory=lambda: NO_CHILDREN)
 
+    def moved(
+        self,
+        state: State,
+        *,
+        version: int | None = None,
+        status: MemberStatus | None = None,
+        children: Mapping[str, str] | None = None,
+    ) -> Member:
+        """This member with a new state and, when given, version, status and children
+        (`dataclasses.replace` without its checks: one per delivery)."""
+        return Member(
+            self.instance_id,
+            self.chart,
+            self.chart_version,
+            state,
+            self.version if version is None else version,
+            self.status if status is None else status,
+            self.root,
+            self.parent,
+            self.invoke_id,
+            self.children if children is None else children,
+        )
+
     @property
     def family_root(self) -> str:
         """The family's root instance ID (itself for the root)."""

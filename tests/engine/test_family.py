@@ -277,5 +277,12 @@ def test_an_external_event_to_an_unknown_member_is_refused() -> None:
         sim.send("cancel", to="o-9")
 
 
+def test_a_root_whose_context_is_refused_is_not_created() -> None:
+    sim = FamilySimulator(order_family())
+    with pytest.raises(statekit.StartError, match=r"INVALID_INPUT: .*'nope'"):
+        sim.start("order", "o-1", {"nope": 1})
+    assert dict(sim.members) == {}
+
+
 def test_the_kinds_of_deliveries_are_named() -> None:
     assert {k.value for k in DeliveryKind} == {"event", "timer", "start", "cancel"}
