@@ -32,7 +32,14 @@ def content_of(block: Element, c: ImportContext) -> list[dict[str, Any]]:
         elif element.tag == "send":
             effects.extend(_send(element, c))
         elif element.tag == "cancel" and set(element.attrs) == {"sendid"}:
-            effects.append({"cancel": element.attrs["sendid"]})
+            if element.attrs["sendid"] in c.send_ids:
+                effects.append({"cancel": element.attrs["sendid"]})
+            else:  # SCXML cancels only this session's sends: another id does nothing
+                c.note(
+                    element,
+                    f"<cancel sendid={element.attrs['sendid']!r}> dropped: no "
+                    "<send> of this document has that id",
+                )
         elif element.tag == "cancel" and set(element.attrs) == {"sendidexpr"}:
             effects.append({"cancel": str(c.constant(element, "sendidexpr"))})
         elif element.tag in _IGNORED:

@@ -151,7 +151,10 @@ def _collect(
             and (child.kids("param") or "namelist" in child.attrs)
         ):
             context.sends.append((child.attrs["event"], child))
+        if child.tag == "send" and "id" in child.attrs:
+            context.send_ids.add(child.attrs["id"])
         if child.tag == "send" and "idlocation" in child.attrs:
+            context.send_ids.add(f"send_{child.line}_{child.column}")
             context.writes.append(Write(child.attrs["idlocation"], child, kind=STRING))
         elif child.tag == "transition":
             for descriptor in child.attrs.get("event", "").split():
@@ -203,6 +206,11 @@ def _state(
             raise context.refuse(child, f"<{child.tag}> is not expressible in statekit")
     if tag == "final":
         out["final"] = True
+        if len(path) == 1 and effects_of(element.kids("onexit"), context):
+            raise context.refuse(
+                element.kids("onexit")[0],
+                "<onexit> of a top-level <final>: a statekit chart stays in its final state",
+            )
         if inherited:
             raise context.refuse(
                 inherited[0], "an internal transition to a descendant of a state with a <final>"
