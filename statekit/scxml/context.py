@@ -37,6 +37,7 @@ class ImportContext:
     system: dict[str, str] = field(default_factory=dict)
     events: list[str] = field(default_factory=list)
     send_ids: set[str] = field(default_factory=set)
+    computed_events: list[Element] = field(default_factory=list)
     sends: list[tuple[str, Element]] = field(default_factory=list)
     payloads: dict[str, dict[str, ValueType]] = field(default_factory=dict)
     invoked: bool = False
@@ -119,6 +120,33 @@ class ImportContext:
                 "that is assigned, or fails)",
             )
         return value
+
+    def values_of(self, element: Element, attribute: str) -> tuple[str, list[Any]] | None:
+        """When `element`'s expression `attribute` is one `<data>` that is only ever given
+        constants: its name and every value it can have (its default first); else None."""
+        name = element.attrs[attribute].strip()
+        data = self.fields.get(name)
+        if data is None:
+            return None
+        values = [] if data.default is None else [data.default]
+        for write in self.writes:
+            if write.location != name:
+                continue
+            if write.expr is None:
+                return None
+            known, value = constant_value(
+                self.translated(write.element, write.expr), write.element, self.fields
+            )
+            if not known:
+                return None
+            if value not in values:
+                values.append(value)
+        return name, values
+
+
+def literal(value: Any) -> str:
+    """A constant as an expression of the language."""
+    return quoted(value) if isinstance(value, str) else repr(value).lower()
 
 
 def quoted(text: str) -> str:

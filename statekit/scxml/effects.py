@@ -4,15 +4,24 @@ effects: `<raise>`, `<assign>`, `<send>` to this session, `<cancel>`; `<log>` dr
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-from statekit.scxml.context import SYSTEM_VARIABLES, ImportContext, event_name, quoted
+from statekit.scxml.context import (
+    SYSTEM_VARIABLES,
+    ImportContext,
+    event_name,
+    literal,
+    quoted,
+)
+from statekit.scxml.data_types import constant_value
 from statekit.scxml.document import Element
 from statekit.scxml.payloads import send_payload
 
 _DELAY = re.compile(r"^\s*(\d*(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 _IGNORED = {"log"}
+Translator = Callable[[Element, ImportContext], list[dict[str, Any]]]
 _SCXML_PROCESSOR = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
 
 
@@ -41,7 +50,7 @@ def content_of(block: Element, c: ImportContext) -> list[dict[str, Any]]:
                     "<send> of this document has that id",
                 )
         elif element.tag == "cancel" and set(element.attrs) == {"sendidexpr"}:
-            effects.append({"cancel": str(c.constant(element, "sendidexpr"))})
+            effects.extend(_cancel(element, c))
         elif element.tag in _IGNORED:
             c.note(element, "<log> dropped: statekit has no log effect")
         else:
@@ -91,7 +100,49 @@ def _assign(element: Element, c: ImportContext) -> dict[str, Any]:
     return {"assign": {location: c.expression(element, "expr")}}
 
 
+def _by_value(
+    element: Element, attribute: str, c: ImportContext, translate: Translator
+) -> list[dict[str, Any]] | None:
+    """An `attribute` (eventexpr, delayexpr, sendidexpr) that reads one `<data>` given
+    only constants: one `if` branch per value it can have, each the element translated
+    with that value written in; None when it is a constant or not of that form."""
+    if attribute not in element.attrs:
+        return None
+    known, _ = constant_value(c.expression(element, attribute), element, c.fields)
+    found = None if known else c.values_of(element, attribute)
+    if found is None:
+        return None
+    name, values = found
+    branches = []
+    for value in values:
+        attrs = {**element.attrs, attribute: literal(value)}
+        fixed = Element(element.tag, attrs, element.line, element.column, element.namespace)
+        fixed.children = element.children
+        branches.append({"cond": f"ctx.{name} == {literal(value)}", "then": translate(fixed, c)})
+    if not branches:
+        return None
+    out: dict[str, Any] = dict(branches[0])
+    if len(branches) > 1:
+        out["elif"] = branches[1:]
+    return [{"if": out}]
+
+
+def _cancel(element: Element, c: ImportContext) -> list[dict[str, Any]]:
+    branched = _by_value(element, "sendidexpr", c, _cancel)
+    if branched is not None:
+        return branched
+    sendid = str(c.constant(element, "sendidexpr"))
+    if sendid not in c.send_ids:  # another session's id, or none: SCXML cancels nothing
+        c.note(element, f"<cancel> of {sendid!r} dropped: no <send> of this document has it")
+        return []
+    return [{"cancel": sendid}]
+
+
 def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
+    for attribute in ("eventexpr", "delayexpr"):
+        branched = _by_value(element, attribute, c, _send)
+        if branched is not None:
+            return branched
     if element.attrs.get("type") == _SCXML_PROCESSOR:
         element.attrs.pop("type")
     allowed = {"event", "eventexpr", "target", "delay", "delayexpr", "id", "idlocation"}

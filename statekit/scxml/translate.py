@@ -67,6 +67,11 @@ def chart_of(
     context.fields, untyped = typed_fields(
         context.data, context.writes, context.translated, context.refuse
     )
+    for element in context.computed_events:  # each value an eventexpr can have is an event
+        found = context.values_of(element, "eventexpr")
+        for value in found[1] if found else ():
+            if isinstance(value, str):
+                _add_event(context, element, value)
     if context.sends:  # payload types, then the <data> that `_event.data` reads may type
         payloads = [
             (
@@ -151,6 +156,8 @@ def _collect(
             and (child.kids("param") or "namelist" in child.attrs)
         ):
             context.sends.append((child.attrs["event"], child))
+        if child.tag == "send" and "eventexpr" in child.attrs:
+            context.computed_events.append(child)
         if child.tag == "send" and "id" in child.attrs:
             context.send_ids.add(child.attrs["id"])
         if child.tag == "send" and "idlocation" in child.attrs:

@@ -132,16 +132,41 @@ def test_send_event_id_and_delay_from_constants(tmp_path: Path) -> None:
     assert entry[1] == {"send": {"event": "early", "delay": "500ms"}}
 
 
-def test_an_assigned_data_is_no_constant_for_a_send(tmp_path: Path) -> None:
+def test_a_data_given_only_constants_sends_by_its_value(tmp_path: Path) -> None:
+    body = """<datamodel><data id="e" expr="'a'"/><data id="d" expr="'2s'"/></datamodel>
+<state id="s0">
+  <onentry><assign location="e" expr="'b'"/><assign location="d" expr="'1s'"/>
+    <send eventexpr="e"/><send event="late" delayexpr="d"/><send event="later" delay="1500ms"/>
+  </onentry>
+  <transition event="a" target="fail"/><transition event="b" target="s1"/>
+</state>
+<state id="s1"><transition event="late" target="s2"/><transition event="later" target="fail"/>
+</state>
+<state id="s2"><transition event="later" target="pass"/></state>
+"""
+    assert _ends_in(tmp_path, body) == {"pass"}
+    _, _, chart = _import(tmp_path, body)
+    assert chart is not None
+    entry = chart["states"]["s0"]["entry"]  # type: ignore[index]
+    assert entry[2] == {
+        "if": {
+            "cond": "ctx.e == 'a'",
+            "then": [{"send": {"event": "a"}}],
+            "elif": [{"cond": "ctx.e == 'b'", "then": [{"send": {"event": "b"}}]}],
+        }
+    }
+
+
+def test_a_data_given_a_computed_value_is_no_constant_for_a_send(tmp_path: Path) -> None:
     body = """<datamodel><data id="e" expr="'a'"/></datamodel>
 <state id="s0">
-  <onentry><assign location="e" expr="'b'"/><send eventexpr="e"/></onentry>
-  <transition event="a" target="pass"/><transition event="b" target="pass"/>
+  <transition event="a" target="s1"><assign location="e" expr="_event.name"/></transition>
 </state>
+<state id="s1"><onentry><send eventexpr="e"/></onentry></state>
 """
     code, stderr, _ = _import(tmp_path, body)
     assert code == 2
-    assert "chart.scxml:4:45: error[scxml] <send eventexpr='e'>: not a constant" in stderr
+    assert "chart.scxml:6:25: error[scxml] <send eventexpr='e'>: not a constant" in stderr
 
 
 def test_idlocation_stores_the_sends_id(tmp_path: Path) -> None:
