@@ -469,8 +469,7 @@ def macrostep(
     """
     if not isinstance(config, Configuration):
         config = tables.configuration(frozenset(config))
-    run = MacrostepRun(config, context, history, values, conflicts, timers, now_ms)
-    run.oracle = oracle
+    run = MacrostepRun(config, context, history, values, conflicts, timers, now_ms, oracle)
     if tables.raises_evaluation_errors:
         run.errors = []
     if event is not None:
@@ -516,8 +515,7 @@ def initial_macrostep(
     eventless transitions and internal events to completion (arming the timers of
     the states entered; `now_ms` as for `macrostep`)."""
     empty = tables.configuration(frozenset())
-    run = MacrostepRun(empty, context, {}, values, conflicts, NO_TIMERS, now_ms)
-    run.oracle = oracle
+    run = MacrostepRun(empty, context, {}, values, conflicts, NO_TIMERS, now_ms, oracle)
     if tables.raises_evaluation_errors:
         run.errors = []
     entry = tuple(s for s in tables.states[0].default_entry if s != 0)

@@ -75,6 +75,7 @@ class MacrostepRun:
         conflicts: list[TransitionConflict] | None = None,
         timers: Timers = NO_TIMERS,
         now_ms: int | None = None,
+        oracle: ConditionOracle | None = None,
     ) -> None:
         self.configuration = configuration
         self.context: Mapping[str, Any] = context
@@ -92,7 +93,7 @@ class MacrostepRun:
         self.timers = timers
         self.now_ms = now_ms
         self.timing: TimerRun | None = None
-        self.oracle: ConditionOracle | None = None
+        self.oracle = oracle
         self.errors: list[str] | None = None
 
     def final_timers(self) -> Timers:
