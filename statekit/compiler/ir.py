@@ -463,6 +463,8 @@ class CompiledChart:
     definitions: Mapping[str, NamedExpression] = field(default_factory=lambda: MappingProxyType({}))
     tables: Mapping[str, LookupTable] = field(default_factory=lambda: MappingProxyType({}))
     invocations: tuple[Invocation, ...] = ()
+    raises_evaluation_errors: bool = False
+    """`on_evaluation_error: raise`: a failing expression raises `error.execution`."""
     _timer_index: Mapping[str, TimerDecl] = field(
         init=False, repr=False, compare=False, default_factory=lambda: MappingProxyType({})
     )

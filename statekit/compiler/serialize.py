@@ -246,6 +246,8 @@ def chart_to_json(chart: CompiledChart, *, positions: bool = True) -> dict[str, 
         out["migrations"] = [w.migration(m) for m in chart.migrations]
     if chart.timers:  # absent without timers: charts without time keep their digests
         out["timers"] = [w.timer(t) for t in chart.timers]
+    if chart.raises_evaluation_errors:  # absent by default: other charts keep their digests
+        out["on_evaluation_error"] = "raise"
     if chart.tables:  # absent without tables: the reads' trees name a table, this gives it
         out["tables"] = {
             name: w.node(t.to_json(), t.span, t.description) for name, t in chart.tables.items()

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from statekit.compiler.ir import Assign, Conditional, Effect, Emit, Raise
+from statekit.compiler.model.evaluation_errors import ERROR_EXECUTION, REASON_FIELD
+from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import guard_passes
 from statekit.engine.macrostep_run import MacrostepRun
 from statekit.engine.tables import EMPTY, EffectSegment, TimedEffect
@@ -41,14 +43,34 @@ def run_effects(
     """Run a microstep's effects; return its context changes and raised event names."""
     changes: list[AssignedValue] = []
     raised: list[str] = []
+    errors = run.errors
     for segment in segments:
-        _run_list(segment.effects, segment.active, payload, run, defaults, changes, raised)
+        if errors is None:
+            _run_list(segment.effects, segment.active, payload, run, defaults, changes, raised)
+        else:  # on_evaluation_error: raise: a failure stops this block only (SCXML)
+            try:
+                _run_list(segment.effects, segment.active, payload, run, defaults, changes, raised)
+            except EvaluationError as exc:
+                errors.append(str(exc))
+                raised.extend(queue_error_events(run))
         for name in segment.done:
             run.queue.append((name, EMPTY))
             raised.append(name)
     if raised:
         run.raised.extend(raised)
     return (tuple(changes) if changes else (), tuple(raised) if raised else ())
+
+
+def queue_error_events(run: MacrostepRun) -> list[str]:
+    """Queue an `error.execution` event (payload `{reason}`) for each evaluation error the
+    run noted and has not queued yet; the names queued."""
+    errors = run.errors
+    assert errors is not None
+    queued = [ERROR_EXECUTION] * len(errors)
+    for message in errors:
+        run.queue.append((ERROR_EXECUTION, {REASON_FIELD: message}))
+    errors.clear()
+    return queued
 
 
 def _run_list(

@@ -40,6 +40,9 @@ class MacrostepRun:
     reading given to the step; `timing` is None until a timer effect runs
     (`statekit.engine.timers`), so a macrostep without one pays nothing for time.
     `oracle`, set by the static analysis, decides the conditions of `if` effects.
+    `errors` is a list in a chart with `on_evaluation_error: raise`: the messages of
+    evaluation errors not yet queued as `error.execution` events; None otherwise (an
+    evaluation error then raises `EvaluationError`).
     """
 
     __slots__ = (
@@ -48,6 +51,7 @@ class MacrostepRun:
         "context",
         "context_owned",
         "emitted",
+        "errors",
         "failed_guard",
         "fired",
         "history",
@@ -71,6 +75,7 @@ class MacrostepRun:
         conflicts: list[TransitionConflict] | None = None,
         timers: Timers = NO_TIMERS,
         now_ms: int | None = None,
+        oracle: ConditionOracle | None = None,
     ) -> None:
         self.configuration = configuration
         self.context: Mapping[str, Any] = context
@@ -88,7 +93,8 @@ class MacrostepRun:
         self.timers = timers
         self.now_ms = now_ms
         self.timing: TimerRun | None = None
-        self.oracle: ConditionOracle | None = None
+        self.oracle = oracle
+        self.errors: list[str] | None = None
 
     def final_timers(self) -> Timers:
         """The timers at the end of the macrostep (the input's when it touched none)."""

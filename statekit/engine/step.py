@@ -182,14 +182,18 @@ def step(
             return unselected(tables, state, event_type, event_id, None)
     context, history = state._context, state._history
     try:
-        selected = select_transitions(tables, config, event, context, history)
-        enabled = selected[0]
-        if not enabled:  # 6. nothing selected
-            return unselected(tables, state, event_type, event_id, selected[1])
-        if memoised:  # a macrostep of static structure (statekit.engine.compiled_macrostep)
-            found = config.cache.single.get(enabled) or compiled_macrostep(tables, config, enabled)
-            if found.__class__ is CompiledMacrostep:
-                return _compiled(tables, state, event, event_id, found, now_ms)
+        selected = None
+        if not tables.raises_evaluation_errors:  # (else a failing guard raises an event)
+            selected = select_transitions(tables, config, event, context, history)
+            enabled = selected[0]
+            if not enabled:  # 6. nothing selected
+                return unselected(tables, state, event_type, event_id, selected[1])
+            if memoised:  # a macrostep of static structure (statekit.engine.compiled_macrostep)
+                found = config.cache.single.get(enabled) or compiled_macrostep(
+                    tables, config, enabled
+                )
+                if found.__class__ is CompiledMacrostep:
+                    return _compiled(tables, state, event, event_id, found, now_ms)
         run = macrostep(
             tables,
             config,

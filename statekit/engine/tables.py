@@ -284,6 +284,8 @@ class Tables:
         }
         self.history_targeting = frozenset(t.id for t in chart.transitions if t.targets_history)
         self.reads_event_meta = reads_event_meta(chart)
+        self.raises_evaluation_errors = chart.raises_evaluation_errors
+        """`on_evaluation_error: raise`: evaluation errors raise `error.execution`."""
         """Whether expressions are evaluated with each event's `EventPayload` (`_event`)."""
         self._configurations: dict[frozenset[int], Configuration] = {}
         self._fired: dict[int, FiredTransition] = {}

@@ -23,7 +23,7 @@ EXTERNAL: Final = "external"
 INTERNAL: Final = "internal"
 """`_event.type` of an event a `raise` queued in the macrostep."""
 PLATFORM: Final = "platform"
-"""`_event.type` of an event the engine raised itself (`done.state.*`)."""
+"""`_event.type` of an event the engine raised itself (`done.state.*`, `error.execution`)."""
 
 EVENT_KINDS: Final = (EXTERNAL, INTERNAL, PLATFORM)
 
@@ -53,8 +53,9 @@ class EventPayload(dict[str, Any]):
 
 
 def platform_or(kind: str, name: str) -> str:
-    """`platform` for an event the engine raises itself (`done.state.*`), else `kind`."""
-    return PLATFORM if name.startswith("done.state.") else kind
+    """`platform` for an event the engine raises itself (`done.state.*`, and
+    `error.execution` in a chart with `on_evaluation_error: raise`), else `kind`."""
+    return PLATFORM if name.startswith(("done.state.", "error.execution")) else kind
 
 
 def with_meta(event: tuple[str, Mapping[str, Any]], kind: str) -> tuple[str, EventPayload]:

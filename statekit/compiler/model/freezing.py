@@ -38,6 +38,7 @@ from statekit.compiler.ir import (
     TransitionKind,
 )
 from statekit.compiler.model.declarations import text
+from statekit.compiler.model.evaluation_errors import raises_evaluation_errors
 from statekit.compiler.model.numbering import StateDraft
 from statekit.compiler.model.redaction import redacted_fields
 from statekit.compiler.serialize import chart_digest
@@ -132,6 +133,7 @@ def freeze(model: ResolvedModel) -> CompiledChart:
         definitions=model.definitions,
         tables=model.tables,
         invocations=model.invocations,
+        raises_evaluation_errors=raises_evaluation_errors(model.root),
     )
     return replace(chart, digest=chart_digest(chart))
 

@@ -39,6 +39,7 @@ from statekit.compiler.model.declarations import (
 )
 from statekit.compiler.model.definitions import ChartDefinitions
 from statekit.compiler.model.effect_compiler import EffectCompiler
+from statekit.compiler.model.evaluation_errors import error_execution_decl
 from statekit.compiler.model.freezing import ResolvedModel, StateBody, TransitionDraft
 from statekit.compiler.model.idempotency import compile_idempotency
 from statekit.compiler.model.invariants import compile_invariants
@@ -101,6 +102,9 @@ class _Resolver:
         self.events: Mapping[str, EventDecl] = (
             {**events.events, **self.invoked.events} if self.invoked.events else events.events
         )
+        error_event = error_execution_decl(root)
+        if error_event is not None:  # `on_evaluation_error: raise` declares error.execution
+            self.events = {**self.events, error_event.name: error_event}
         self.guards: dict[str, GuardDecl] = parse_guards(root.get("guards"))
         tables = parse_tables(root.get("tables"), self.context)
         self.problems.extend(tables.problems)
