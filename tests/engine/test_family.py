@@ -148,6 +148,20 @@ def test_own_sends_and_sends_to_a_child_queue_in_effect_order(tmp_path: Path) ->
     assert [r.delivery.event_id for r in step.records[1:4]] == ["t@1#1", "t@1#2", "t@1#3"]
 
 
+def test_the_invoking_states_entry_reaches_the_child_it_starts(tmp_path: Path) -> None:
+    entry = "    entry: [{send: {to: echo, event: ping, payload: {n: 5}}}]\n    invoke: {id: echo,"
+    talker = TALKER.replace("    invoke: {id: echo,", entry)
+    sim = FamilySimulator([load_text(tmp_path, talker), load_text(tmp_path, ECHO)])
+    step = sim.start("talker", "t")
+    assert trail(step) == [
+        ("start", "t", ""),
+        ("start", "t/echo/0", ""),  # starts are queued before the sends of the macrostep
+        ("event", "t/echo/0", "ping"),
+        ("event", "t", "pong"),
+    ]
+    assert sim.member("t/echo/0").state.context["seen"] == 1
+
+
 def test_a_ping_pong_stops_at_the_bound_and_changes_nothing(tmp_path: Path) -> None:
     sim = FamilySimulator([load_text(tmp_path, TALKER), load_text(tmp_path, ECHO)], bound=50)
     sim.start("talker", "t")
