@@ -3,6 +3,7 @@ the declared context and events."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -349,15 +350,20 @@ class EffectCompiler:
     def unknown_children(self, invoke_ids: frozenset[str]) -> list[Diagnostic]:
         """An error at each `send: {to: X}` whose X is no invoke id of the chart."""
         ids = ", ".join(sorted(invoke_ids)) or "none"
-        return [
-            _schema_error(
-                f"send to '{target.invoke_id}': no invoke in the chart has this id",
-                target.span,
-                f"'to:' takes 'parent', an invoke id ({ids}) or {{chart, instance}}",
+        found: list[Diagnostic] = []
+        for target in self.child_targets:
+            if target.invoke_id in invoke_ids:
+                continue
+            close = difflib.get_close_matches(target.invoke_id, sorted(invoke_ids), n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            found.append(
+                _schema_error(
+                    f"send to '{target.invoke_id}': no invoke in the chart has this id",
+                    target.span,
+                    f"{hint}'to:' takes 'parent', an invoke id ({ids}) or {{chart, instance}}",
+                )
             )
-            for target in self.child_targets
-            if target.invoke_id not in invoke_ids
-        ]
+        return found
 
     def _payload(
         self,
