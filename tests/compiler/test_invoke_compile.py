@@ -153,6 +153,15 @@ MISUSES = [
         "a send with 'to:' cannot be delayed ('at:')",
     ),
     (
+        "an id on a send with to",
+        "event: authorise, payload: {amount: ctx.total}}",
+        "event: authorise, id: again}",
+        "schema",
+        20,
+        51,
+        "a send with 'to:' takes no 'id:'",
+    ),
+    (
         "output on a state that is not final",
         "  failed: {final: true}",
         "  failed: {output: {x: ctx.ref}}",

@@ -267,6 +267,16 @@ class EffectCompiler:
         """A `send` with `to:`: its event belongs to the receiver's chart (lint checks it
         there), so the payload is typed by its expressions only; never delayed."""
         reply_node = value.get("reply")
+        if (id_node := value.get("id")) is not None:
+            problems.append(
+                _schema_error(
+                    "a send with 'to:' takes no 'id:'",
+                    id_node.span,
+                    "'id:' names the timer a delayed send to this instance arms; a send to "
+                    "another instance arms none",
+                )
+            )
+            return None
         for key in ("delay", "at"):
             if (node := value.get(key)) is not None:
                 problems.append(
@@ -307,7 +317,7 @@ class EffectCompiler:
             delay_ms=None,
             delay=None,
             at=None,
-            id=text(value.get("id")),
+            id=None,
             span=span,
             to=target,
         )
