@@ -106,7 +106,7 @@ class FamilyRouter:
     def stepped(self, member: Member, result: Result) -> Member:
         """Queue the outputs of a step the driver ran itself (`member` is before it);
         the member after it is returned (its version, children and status)."""
-        return self._after_step(member, result, None)
+        return self._after_step(member, result, self._charts(member.chart, member.chart_version))
 
     def next(self) -> Delivery | None:
         """The next delivery, or None when the queue is empty or the bound is exceeded."""

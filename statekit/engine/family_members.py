@@ -40,8 +40,9 @@ class MemberStatus(enum.Enum):
     DONE = "done"
     """Its chart reached a top-level final state (a child: `done.invoke.<id>` was sent)."""
     CANCELLED = "cancelled"
-    """Its invoking state was left: terminal, its timers disarmed, every later event
-    REJECTED `INVOCATION_CANCELLED`."""
+    """Its invoking state was left: terminal, its timers disarmed (never delivered; its
+    `State` keeps them as they were, for inspection), every later event REJECTED
+    `INVOCATION_CANCELLED`."""
 
 
 @dataclass(frozen=True, slots=True)
