@@ -33,6 +33,9 @@ from statekit.scxml.payloads import declaration, payload_fields, send_payload
 _STATES = ("state", "parallel", "final", "history")
 _NAME_OK = re.compile(r"^[^.\s^*][^.\s]*$")
 _DONE = "done.state."
+_ERROR_EXECUTION = "error.execution"
+"""The event an evaluation error raises: every imported chart opts in
+(`on_evaluation_error: raise`), as SCXML requires."""
 DISCARDED = "DISCARDED"
 """The reason of an event no transition takes: SCXML discards it; the chart says so
 with one `reject: {"*": DISCARDED}` at its root (so every event is classified)."""
@@ -57,7 +60,7 @@ def chart_of(
     context = ImportContext(path, invoked=input_types is not None)
     if root.attrs.get("binding", "early") != "early":
         raise context.refuse(root, "binding='late' (data bound on first entry) is not expressible")
-    chart: dict[str, Any] = {"statechart": _chart_name(name)}
+    chart: dict[str, Any] = {"statechart": _chart_name(name), "on_evaluation_error": "raise"}
     context.chart_name = chart["statechart"]
     context.system["_name"] = quoted(root.attrs.get("name", chart["statechart"]))
     _collect(root, (), context, root)
@@ -165,7 +168,9 @@ def _collect(
             context.writes.append(Write(child.attrs["idlocation"], child, kind=STRING))
         elif child.tag == "transition":
             for descriptor in child.attrs.get("event", "").split():
-                if descriptor != "*" and not descriptor.startswith(("done.state.", "done.invoke")):
+                if descriptor != "*" and not descriptor.startswith(
+                    ("done.state.", "done.invoke", "error")
+                ):
                     _add_event(context, child, descriptor.removesuffix(".*").removesuffix("."))
         if child.tag not in _OPAQUE:
             _collect(child, child_path, context, root)
@@ -400,6 +405,7 @@ def _transitions(
         *context.events,
         *([done_name] if has_children else []),
         *(f"done.invoke.{name}" for name in context.invokes),
+        _ERROR_EXECUTION,
     ]
     on: dict[str, list[dict[str, Any]]] = {}
     always: list[dict[str, Any]] = []
@@ -418,7 +424,8 @@ def _transitions(
             _check_descriptor(transition, descriptor, done_name, context)
         for event in universe:
             if any(_matches(d, event) for d in descriptors):
-                key = event if event.startswith("done.invoke.") else event_name(event)
+                raw = event.startswith("done.invoke.") or event == _ERROR_EXECUTION
+                key = event if raw else event_name(event)
                 target = done if event == done_name else on.setdefault(key, [])
                 target.append(alternative)
     moved = sorted(context.done_of.pop(done_name, []), key=lambda pair: pair[0])
@@ -461,8 +468,8 @@ def _moved_to_descendant(
 def _check_descriptor(
     transition: Element, descriptor: str, done_name: str, c: ImportContext
 ) -> None:
-    if descriptor.startswith("error"):
-        raise c.refuse(transition, f"event {descriptor!r}: statekit raises no error.* events")
+    if descriptor.startswith("error.") and not _matches(descriptor, _ERROR_EXECUTION):
+        raise c.refuse(transition, f"event {descriptor!r}: statekit raises only error.execution")
     if descriptor.startswith("done.invoke") and not c.invokes:
         raise c.refuse(transition, f"event {descriptor!r}: the document has no <invoke>")
     if descriptor.startswith(_DONE) and not _matches(descriptor, done_name):

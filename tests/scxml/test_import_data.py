@@ -266,3 +266,17 @@ def test_one_data_field_of_two_types_is_refused(tmp_path: Path) -> None:
     code, stderr, _ = _import(tmp_path, body)
     assert code == 2
     assert "<send event='e'>: its data 'v' is a string here and a integer" in stderr
+
+
+def test_an_evaluation_error_raises_error_execution(tmp_path: Path) -> None:
+    body = """<datamodel><data id="n" expr="0.5"/></datamodel>
+<state id="s0">
+  <onentry><assign location="n" expr="1 / (n - 0.5)"/></onentry>
+  <transition event="error" target="s1"/>
+</state>
+<state id="s1"><transition cond="n == 0.5" target="pass"/><transition target="fail"/></state>
+"""
+    assert _ends_in(tmp_path, body) == {"pass"}
+    _, _, chart = _import(tmp_path, body)
+    assert chart is not None
+    assert chart["on_evaluation_error"] == "raise"

@@ -73,7 +73,7 @@ REFUSED = [
     ('<onentry><foreach array="a" item="i"/></onentry>', "<foreach"),
     ('<onentry><if cond="true"><else/><else/></if></onentry>', "<else> after <else>"),
     ("<onentry><script>x</script></onentry>", "<script"),
-    ('<transition event="error.execution" target="s0"/>', "no error.* events"),
+    ('<transition event="error.communication" target="s0"/>', "raises only error.execution"),
     ('<transition cond="Math.max(1, 2) > 1"/>', "member access (Math."),
     ('<transition cond="foo(1)"/>', "a call (foo(...)"),
     ('<transition cond="1 = 1"/>', "the operator '='"),

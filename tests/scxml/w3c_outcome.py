@@ -77,7 +77,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
         "<send> with computed delay, event or id",
     ),
     (r"system variable \(read-only\) is assigned", "<assign> to a system variable"),
-    (r"error\.\*? ?events|'error", "error.execution / error.communication events"),
+    (r"raises only error\.execution", "error.communication events"),
     (r"<foreach", "<foreach>"),
     (r"<if ", "<if> / <elseif> / <else>"),
     (r"<script>", "<script>"),
