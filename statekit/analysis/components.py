@@ -34,8 +34,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from statekit.compiler.effect_walk import effect_conditions, leaf_effects
 from statekit.compiler.expressions.expression import Expression
-from statekit.compiler.expressions.tree import Active, ContextRef, EventRef, iter_nodes
+from statekit.compiler.expressions.tree import (
+    Active,
+    ContextRef,
+    EventMeta,
+    EventRef,
+    iter_nodes,
+)
 from statekit.compiler.ir import (
     Assign,
     Cancel,
@@ -121,13 +128,16 @@ def _read(uses: _Uses, expression: Expression) -> bool:
             uses.reads_states.add(node.state_id)
         elif isinstance(node, ContextRef):
             uses.reads_fields.add(node.field)
-        elif isinstance(node, EventRef):
+        elif isinstance(node, EventRef | EventMeta):
             payload = True
     return payload
 
 
 def _effects(uses: _Uses, effects: Iterable[Effect]) -> None:
-    for effect in effects:
+    effects = tuple(effects)
+    for check in effect_conditions(effects):  # an `if`'s conditions, then every branch
+        _read(uses, check.expression)
+    for effect in leaf_effects(effects):
         for expression in _expressions_of(effect):
             _read(uses, expression)
         if isinstance(effect, Assign):

@@ -40,6 +40,7 @@ from statekit.compiler.ir import (
     Assign,
     Cancel,
     CompiledChart,
+    Conditional,
     Effect,
     Emit,
     ExpressionInvariant,
@@ -255,6 +256,9 @@ def _effects(effects: tuple[Effect, ...]) -> str:
         if isinstance(effect, Pause | Resume):
             out.append(f"{'pause' if isinstance(effect, Pause) else 'resume'} {effect.name}")
             continue
+        if isinstance(effect, Conditional):
+            out.append(_conditional(effect))
+            continue
         if isinstance(effect, Send):  # its timing and id are part of what it does
             timing = [f"{k}={v}" for k, v in _send_timing(effect)]
             fields = ", ".join([*(f"{k}={e.source}" for k, e in effect.payload), *timing])
@@ -264,6 +268,17 @@ def _effects(effects: tuple[Effect, ...]) -> str:
         fields = ", ".join(f"{k}={e.source}" for k, e in effect.payload)
         out.append(f"{'emit ' if isinstance(effect, Emit) else ''}{name}({fields})")
     return "; ".join(out)
+
+
+def _conditional(effect: Conditional) -> str:
+    """`if (c) {a} elif (d) {b} else {e}`: every branch, its condition and its effects."""
+    words = [
+        f"{'if' if n == 0 else 'elif'} ({b.check.expression.source}) {{{_effects(b.effects)}}}"
+        for n, b in enumerate(effect.branches)
+    ]
+    if effect.otherwise:
+        words.append(f"else {{{_effects(effect.otherwise)}}}")
+    return " ".join(words)
 
 
 def _send_timing(effect: Send) -> list[tuple[str, str]]:

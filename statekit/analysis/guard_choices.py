@@ -22,7 +22,7 @@ from typing import Any
 
 from statekit.analysis.feasibility import Feasibility
 from statekit.analysis.guard_facts import GuardFact, Verdict
-from statekit.analysis.guards import UNKNOWN, Assumption, ThreeValued
+from statekit.analysis.guards import EFFECT_CONDITION, UNKNOWN, Assumption, ThreeValued
 from statekit.analysis.tracked_context import PayloadChooser, TrackedFields, Valuation
 from statekit.compiler.expressions.tree import EventRef
 from statekit.compiler.ir import CompiledChart, GuardCheck, Transition
@@ -90,7 +90,7 @@ class ScriptedGuardOracle(PayloadChooser):
     def __call__(
         self,
         check: GuardCheck,
-        transition: Transition,
+        transition: Transition | None,
         context: Mapping[str, Any],
         payload: Mapping[str, Any],
         active: frozenset[int],
@@ -100,10 +100,13 @@ class ScriptedGuardOracle(PayloadChooser):
             return value
         tracked = self.tracked
         if (
-            tracked is not None
-            and not info.reads_event
+            not info.reads_payload
             and not info.reads_clock
-            and all(f in tracked.position for f in info.fields)
+            and (
+                all(f in tracked.position for f in info.fields)
+                if tracked is not None
+                else not info.fields
+            )
         ):
             try:  # every value it reads is known: decided exactly, no choice
                 return bool(check.expression.evaluate(context, payload, active))
@@ -123,7 +126,8 @@ class ScriptedGuardOracle(PayloadChooser):
             return found
         answer = self._decide()
         memo[data_key] = answer
-        self.assumptions.append(Assumption(check, transition.id, answer))
+        where = EFFECT_CONDITION if transition is None else transition.id
+        self.assumptions.append(Assumption(check, where, answer))
         reads = tuple(zip(info.fields, values, strict=True))
         payload_read = payload if info.reads_event else None
         tree = check.expression.tree

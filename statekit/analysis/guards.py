@@ -24,6 +24,7 @@ from statekit.compiler.expressions.tree import (
     Active,
     BoolOp,
     ContextRef,
+    EventMeta,
     EventRef,
     ExprNode,
     IfExp,
@@ -50,7 +51,7 @@ Truth = bool | Unknown
 
 
 def _reads_data(node: ExprNode) -> bool:
-    return any(isinstance(n, ContextRef | EventRef | Now) for n in iter_nodes(node))
+    return any(isinstance(n, ContextRef | EventRef | EventMeta | Now) for n in iter_nodes(node))
 
 
 class ExprInfo:
@@ -60,14 +61,25 @@ class ExprInfo:
     compiled once per event where it is used), so that they share answers.
     """
 
-    __slots__ = ("fields", "ids", "reads_clock", "reads_data", "reads_event", "token")
+    __slots__ = (
+        "fields",
+        "ids",
+        "reads_clock",
+        "reads_data",
+        "reads_event",
+        "reads_payload",
+        "token",
+    )
 
     def __init__(self, token: int, tree: ExprNode) -> None:
         nodes = list(iter_nodes(tree))
         self.token = token
         self.ids = frozenset(n.state_id for n in nodes if isinstance(n, Active))
         self.fields = tuple(sorted({n.field for n in nodes if isinstance(n, ContextRef)}))
-        self.reads_event = any(isinstance(n, EventRef) for n in nodes)
+        self.reads_payload = any(isinstance(n, EventRef) for n in nodes)
+        self.reads_event = self.reads_payload or any(isinstance(n, EventMeta) for n in nodes)
+        """Whether it reads the payload or what the event is (`_event.type`: known in
+        every run, the payload's values are not)."""
         self.reads_clock = any(isinstance(n, Now) for n in nodes)
         self.reads_data = self.reads_event or self.reads_clock or bool(self.fields)
 
@@ -128,7 +140,7 @@ def _exact(evaluate: Any, active: AbstractSet[int]) -> Any:
 def _value(node: ExprNode, active: AbstractSet[int]) -> Any:
     """A subtree's value, or UNKNOWN."""
     match node:
-        case ContextRef() | EventRef() | Now():
+        case ContextRef() | EventRef() | EventMeta() | Now():
             return UNKNOWN
         case Literal(value=value):
             return value
@@ -159,9 +171,14 @@ def _value(node: ExprNode, active: AbstractSet[int]) -> Any:
     return _exact(compile_tree(node), active)
 
 
+EFFECT_CONDITION = -1
+"""`Assumption.transition` for the condition of an `if` effect (no transition's guard)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Assumption:
-    """An outcome the explorer assumed for a guard on unknown data, on one transition."""
+    """An outcome the explorer assumed for a guard on unknown data, on one transition
+    (`transition` is `EFFECT_CONDITION` for the condition of an `if` effect)."""
 
     check: GuardCheck
     transition: int
@@ -173,6 +190,8 @@ class Assumption:
         source = self.check.expression.source.strip()
         if self.check.name is not None:
             return f"guard {self.check.name} ({source}) {verb}"
+        if self.transition == EFFECT_CONDITION:
+            return f"effect condition ({source}) {verb}"
         t = chart.transitions[self.transition]
         trigger = t.event or t.kind.value
         where = chart.states[t.source].path or chart.name

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from statekit.analysis.report import transition_label
+from statekit.compiler.effect_walk import leaf_effects
 from statekit.compiler.ir import CompiledChart, Effect, Pause, Resume
 
 
@@ -51,7 +52,9 @@ def paused_while_active(chart: CompiledChart) -> Mapping[int, frozenset[str]]:
 
 
 def _names(effects: tuple[Effect, ...], kind: type[Pause] | type[Resume]) -> list[str]:
-    return [e.name for e in effects if isinstance(e, kind)]
+    """The names `effects` surely pause (not inside an `if`), or may resume (any branch)."""
+    candidates = leaf_effects(effects) if kind is Resume else iter(effects)
+    return [e.name for e in candidates if isinstance(e, kind)]
 
 
 def timer_controls(chart: CompiledChart, label: str | None) -> tuple[str, ...]:
@@ -63,12 +66,12 @@ def timer_controls(chart: CompiledChart, label: str | None) -> tuple[str, ...]:
     out: list[str] = []
     for state in chart.states:
         for where, effects in (("entry", state.entry), ("exit", state.exit)):
-            for effect in effects:
+            for effect in leaf_effects(effects):
                 if isinstance(effect, Pause | Resume) and effect.name == label:
                     verb = "pause" if isinstance(effect, Pause) else "resume"
                     out.append(f"{verb} on {where} of '{state.path}' (line {effect.span.line})")
     for transition in chart.transitions:
-        for effect in transition.effects:
+        for effect in leaf_effects(transition.effects):
             if isinstance(effect, Pause | Resume) and effect.name == label:
                 verb = "pause" if isinstance(effect, Pause) else "resume"
                 out.append(f"{verb} in {transition_label(chart, transition.id)}")

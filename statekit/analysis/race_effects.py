@@ -8,7 +8,7 @@ says True only when one of two sufficient conditions holds, and names
 what may differ otherwise.
 
 - *Replayed alike*: the two orders run the same sequence of data effects
-  (`assign`, `emit`, `raise`, `send`, `cancel`, compared by their
+  (`assign`, `emit`, `raise`, `send`, `cancel`, `if` (with all its branches), compared by their
   expressions, not their place in the chart; an expression that reads
   `event` counts as the event whose payload it reads). The same effects
   from the same context with the same payloads give the same context,
@@ -41,8 +41,24 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from statekit.compiler.expressions.expression import Expression
-from statekit.compiler.expressions.tree import Active, ContextRef, EventRef, iter_nodes
-from statekit.compiler.ir import Assign, Cancel, Emit, Pause, Raise, Resume, Send, TimerKind
+from statekit.compiler.expressions.tree import (
+    Active,
+    ContextRef,
+    EventMeta,
+    EventRef,
+    iter_nodes,
+)
+from statekit.compiler.ir import (
+    Assign,
+    Cancel,
+    Conditional,
+    Emit,
+    Pause,
+    Raise,
+    Resume,
+    Send,
+    TimerKind,
+)
 from statekit.engine.timers import ArmTimers, CancelTimers
 
 CONTEXT = "context"
@@ -98,7 +114,7 @@ class _Reads:
             for node in iter_nodes(expression.tree):
                 if isinstance(node, ContextRef):
                     self.fields.add(node.field)
-                elif isinstance(node, EventRef):
+                elif isinstance(node, EventRef | EventMeta):
                     reads_event = True
                 elif isinstance(node, Active):
                     self.active = True
@@ -151,6 +167,25 @@ def summarize(event: str, effects: Sequence[object]) -> EffectSummary:
                 timers[state] = ("arm", frozenset(delays.fields))
             case CancelTimers(state=state):
                 timers[state] = ("cancel", frozenset())
+            case Conditional(branches=branches, otherwise=otherwise):
+                # deterministic on the context and payload it starts from, so it replays
+                # alike as one effect; every branch counts for what it may write or send
+                conditions = [b.check.expression for b in branches]
+                parts = [summarize(event, b.effects) for b in branches]
+                parts.append(summarize(event, otherwise))
+                reads_event = reads.of(conditions) or any(
+                    key[-1] is not None for part in parts for key in part.keys
+                )
+                trees = tuple(e.tree for e in conditions)
+                tag = event if reads_event else None
+                keys.append(("if", trees, tuple(part.keys for part in parts), tag))
+                for part in parts:
+                    writes.update(part.writes)
+                    reads.fields.update(part.reads)
+                    reads.active = reads.active or part.tests_active
+                    queued = max(queued, part.queued) if queued else part.queued
+                    ids.update(part.ids)
+                    raises.update(part.raises)
     return EffectSummary(
         keys=tuple(keys),
         writes=frozenset(writes),

@@ -28,7 +28,7 @@ from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 from statekit.analysis.exploration import Exploration, Node
-from statekit.analysis.guards import Assumption
+from statekit.analysis.guards import EFFECT_CONDITION, Assumption
 from statekit.analysis.macrostep_branches import NOWHERE, MacrostepBranch
 from statekit.analysis.race_effects import NOTHING, EffectSummary, same_end_data, summarize
 from statekit.analysis.race_records import (
@@ -40,7 +40,13 @@ from statekit.analysis.race_records import (
     Classification,
     OrderOutcome,
 )
-from statekit.compiler.expressions.tree import Active, ContextRef, EventRef, iter_nodes
+from statekit.compiler.expressions.tree import (
+    Active,
+    ContextRef,
+    EventMeta,
+    EventRef,
+    iter_nodes,
+)
 from statekit.compiler.ir import GuardCheck, TransitionKind
 from statekit.engine.result import STALE_TIMER, Status
 from statekit.engine.tables import Configuration
@@ -299,8 +305,8 @@ class RaceSearch:
     def fact(self, assumption: Assumption) -> _Fact | None:
         """One assumption as a fact (see `facts_of`)."""
         tree, fields, tests_active, reads_event = self.check_info(assumption.check)
-        if tests_active:
-            return None
+        if tests_active or assumption.transition == EFFECT_CONDITION:
+            return None  # an `if` effect's condition reads the data its earlier effects left
         transition = self.chart.transitions[assumption.transition]
         trigger = transition.event if transition.kind is TransitionKind.EVENT else None
         return (tree, assumption.holds, fields, trigger, reads_event)
@@ -315,7 +321,7 @@ class RaceSearch:
             nodes = list(iter_nodes(tree))
             fields = frozenset(n.field for n in nodes if isinstance(n, ContextRef))
             tests_active = any(isinstance(n, Active) for n in nodes)
-            reads_event = any(isinstance(n, EventRef) for n in nodes)
+            reads_event = any(isinstance(n, EventRef | EventMeta) for n in nodes)
             token = self.tokens.setdefault(tree, len(self.tokens))  # equal trees, one token
             found = self.checks[id(check)] = (token, fields, tests_active, reads_event)
         return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from statekit.analysis.guards import ThreeValued
+from statekit.compiler.effect_walk import leaf_effects
 from statekit.compiler.expressions.tree import ExprNode
 from statekit.compiler.ir import (
     CompiledChart,
@@ -23,10 +24,14 @@ def mentioned_events(chart: CompiledChart) -> frozenset[str]:
     for transition in chart.transitions:
         if transition.event is not None:
             used.add(transition.event)
-        used.update(e.event for e in transition.effects if isinstance(e, Raise | Send))
+        used.update(
+            e.event for e in leaf_effects(transition.effects) if isinstance(e, Raise | Send)
+        )
     for state in chart.states:
         used.update(c.event for c in state.already + state.reject)
-        used.update(e.event for e in state.entry + state.exit if isinstance(e, Raise | Send))
+        used.update(
+            e.event for e in leaf_effects(state.entry + state.exit) if isinstance(e, Raise | Send)
+        )
     return frozenset(used)
 
 

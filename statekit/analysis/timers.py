@@ -40,7 +40,8 @@ from statekit.analysis.exploration import Exploration
 from statekit.analysis.macrostep_branches import Step
 from statekit.analysis.paused_timers import paused_while_active
 from statekit.compiler.diagnostics import SourceSpan
-from statekit.compiler.ir import Cancel, CompiledChart, Effect, Send
+from statekit.compiler.effect_walk import leaf_effects
+from statekit.compiler.ir import Cancel, CompiledChart, Conditional, Effect, Send
 from statekit.engine.tables import Configuration
 
 
@@ -72,7 +73,7 @@ class ArmedTimers:
 
 
 def _sends(effects: tuple[Effect, ...]) -> list[Send]:
-    return [e for e in effects if isinstance(e, Send)]
+    return [e for e in leaf_effects(effects) if isinstance(e, Send)]
 
 
 def sends_of(chart: CompiledChart) -> list[Send]:
@@ -111,6 +112,8 @@ def _after_steps(armed: frozenset[str], steps: Iterable[Step]) -> frozenset[str]
                 out.add(send_timer_id(effect))
             elif isinstance(effect, Cancel):
                 out.discard(effect.id)
+            elif isinstance(effect, Conditional):  # any branch may run; none surely cancels
+                out.update(send_timer_id(e) for e in _sends((effect,)) if e.delayed)
     return frozenset(out)
 
 

@@ -40,6 +40,7 @@ import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from statekit.compiler.effect_walk import effect_conditions, leaf_effects
 from statekit.compiler.expressions.closures import Evaluator, compile_tree
 from statekit.compiler.expressions.tree import (
     Compare,
@@ -82,20 +83,23 @@ def _within(inner: tuple[object, ...], outer: tuple[object, ...]) -> bool:
 
 
 def _chart_effects(chart: CompiledChart) -> Iterator[Effect]:
+    """Every effect of the chart, each branch of an `if` included."""
     for transition in chart.transitions:
-        yield from transition.effects
+        yield from leaf_effects(transition.effects)
     for state in chart.states:
-        yield from state.entry
-        yield from state.exit
+        yield from leaf_effects(state.entry + state.exit)
 
 
 def _guard_reads(chart: CompiledChart) -> set[str]:
+    """The context fields a guard or an `if` effect's condition reads."""
     out: set[str] = set()
+    checks = [check for transition in chart.transitions for check in transition.guards]
     for transition in chart.transitions:
-        for check in transition.guards:
-            out.update(
-                n.field for n in iter_nodes(check.expression.tree) if isinstance(n, ContextRef)
-            )
+        checks.extend(effect_conditions(transition.effects))
+    for state in chart.states:
+        checks.extend(effect_conditions(state.entry + state.exit))
+    for check in checks:
+        out.update(n.field for n in iter_nodes(check.expression.tree) if isinstance(n, ContextRef))
     return out
 
 

@@ -14,10 +14,12 @@ from typing import Any
 # re-exported for code written against this module before compiler/canonical.py owned it
 from statekit.compiler.canonical import canonical_json as canonical_json
 from statekit.compiler.diagnostics import SourceSpan
+from statekit.compiler.invocations import Invocation, MessageTarget, ToChild, ToParent
 from statekit.compiler.ir import (
     Assign,
     ClassifiedEvent,
     CompiledChart,
+    Conditional,
     Effect,
     Emit,
     ExpressionInvariant,
@@ -72,13 +74,48 @@ class _Writer:
                 body["at"] = effect.at.to_json()
             if effect.id is not None:
                 body["id"] = effect.id
+            if effect.to is not None:  # absent without one: earlier charts keep their digests
+                body["to"] = self.target(effect.to)
         elif isinstance(effect, Pause):
             body = {"pause": effect.name}
         elif isinstance(effect, Resume):
             body = {"resume": effect.name}
+        elif isinstance(effect, Conditional):
+            body = {
+                "if": [
+                    {
+                        "cond": self.node(
+                            {"expression": b.check.expression.to_json()}, b.check.span
+                        ),
+                        "then": [self.effect(e) for e in b.effects],
+                    }
+                    for b in effect.branches
+                ],
+                "else": [self.effect(e) for e in effect.otherwise],
+            }
         else:
             body = {"cancel": effect.id}
         return self.node(body, effect.span)
+
+    def target(self, target: MessageTarget) -> dict[str, Any]:
+        if isinstance(target, ToParent):
+            body: dict[str, Any] = {"parent": True}
+        elif isinstance(target, ToChild):
+            body = {"invoke": target.invoke_id}
+        else:
+            body = {"chart": target.chart, "instance": target.instance.to_json()}
+            if target.reply is not None:
+                body["reply"] = target.reply
+        return self.node(body, target.span)
+
+    def invocation(self, i: Invocation) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "id": i.id,
+            "chart": i.chart,
+            "version": i.version,
+            "input": [[k, e.to_json()] for k, e in i.input],
+        }
+        return self.node(body, i.span, i.description)
 
     def timer(self, t: TimerDecl) -> dict[str, Any]:
         body: dict[str, Any] = {"id": t.id, "name": t.name, "state": t.state, "kind": t.kind.value}
@@ -120,6 +157,10 @@ class _Writer:
         }
         if s.timers:  # absent without timers: charts without time keep their digests
             out["timers"] = list(s.timers)
+        if s.invocations:  # absent without invocations: earlier charts keep their digests
+            out["invoke"] = [self.invocation(i) for i in s.invocations]
+        if s.output:
+            out["output"] = [[k, e.to_json()] for k, e in s.output]
         return self.node(out, s.span, s.description)
 
     def guard(self, g: GuardCheck) -> dict[str, Any]:
@@ -205,6 +246,8 @@ def chart_to_json(chart: CompiledChart, *, positions: bool = True) -> dict[str, 
         out["migrations"] = [w.migration(m) for m in chart.migrations]
     if chart.timers:  # absent without timers: charts without time keep their digests
         out["timers"] = [w.timer(t) for t in chart.timers]
+    if chart.raises_evaluation_errors:  # absent by default: other charts keep their digests
+        out["on_evaluation_error"] = "raise"
     if chart.tables:  # absent without tables: the reads' trees name a table, this gives it
         out["tables"] = {
             name: w.node(t.to_json(), t.span, t.description) for name, t in chart.tables.items()

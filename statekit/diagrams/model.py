@@ -18,6 +18,7 @@ from statekit.compiler.ir import (
     Assign,
     Cancel,
     CompiledChart,
+    Conditional,
     Effect,
     Emit,
     ExpressionInvariant,
@@ -269,12 +270,26 @@ def _effect(effect: Effect) -> EffectText:
     if isinstance(effect, Pause | Resume):
         word = "pause" if isinstance(effect, Pause) else "resume"
         return EffectText(f"{word} {effect.name}", f"{word} {effect.name}")
+    if isinstance(effect, Conditional):
+        return _conditional(effect)
     payload = ", ".join(f"{k}: {_expression(e)}" for k, e in effect.payload)
     word = "raise" if isinstance(effect, Raise) else "send"
     full = f"{word} {effect.event}" + (f" {{{payload}}}" if payload else "")
     if isinstance(effect, Send):
         full += _send_timing(effect)
     return EffectText(f"{word} {effect.event}", full)
+
+
+def _conditional(effect: Conditional) -> EffectText:
+    """`if ctx.total > 100` and, in full, every branch: `if c: a; elif d: b; else: c`."""
+    parts = []
+    for number, branch in enumerate(effect.branches):
+        word = "if" if number == 0 else "elif"
+        inner = "; ".join(_effect(e).full for e in branch.effects) or "nothing"
+        parts.append(f"{word} {_expression(branch.check.expression)}: {inner}")
+    if effect.otherwise:
+        parts.append("else: " + "; ".join(_effect(e).full for e in effect.otherwise))
+    return EffectText(f"if {_expression(effect.branches[0].check.expression)}", "; ".join(parts))
 
 
 def _send_timing(effect: Send) -> str:

@@ -37,15 +37,16 @@ list that collects the conflict resolutions met.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from statekit.compiler import scxml_procedures
+from statekit.compiler.expressions.event_meta import EXTERNAL, INTERNAL, with_meta
 from statekit.compiler.ir import GuardCheck, Transition
-from statekit.engine.effect_interpreter import run_effects
-from statekit.engine.errors import LivelockError
+from statekit.engine.effect_interpreter import queue_error_events, run_effects
+from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.evaluation import first_failing_guard
-from statekit.engine.macrostep_run import FailedGuard, MacrostepRun
+from statekit.engine.macrostep_run import ConditionOracle, FailedGuard, MacrostepRun
 from statekit.engine.plans import build_plan
 from statekit.engine.tables import (
     Configuration,
@@ -60,10 +61,12 @@ from statekit.engine.trace import AppliedMicrostep, AssignedValue, InternalEvent
 from statekit.engine.value_domain import CONCRETE, ValueDomain
 
 History = Mapping[int, tuple[int, ...]]
-GuardOracle = Callable[
-    [GuardCheck, Transition, Mapping[str, Any], Mapping[str, Any], frozenset[int]], bool
-]
-"""Decides one guard: (check, transition, context, payload, active ids) -> passes?"""
+GuardOracle = ConditionOracle
+"""Decides one guard: (check, transition, context, payload, active ids) -> passes? The
+transition is None for the condition of an `if` effect (`effect_interpreter`)."""
+ErrorSink = list[str] | None
+"""Where selections put the messages of guards that failed to evaluate (a chart with
+`on_evaluation_error: raise`); None: such a guard raises `EvaluationError`."""
 ConflictSink = list[TransitionConflict] | None
 """Where selections report the conflict resolutions that removed a transition (None: nowhere)."""
 _new = tuple.__new__
@@ -121,9 +124,12 @@ def _select(
     history: History,
     oracle: GuardOracle | None,
     found: ConflictSink,
+    errors: ErrorSink = None,
 ) -> tuple[tuple[int, ...], FailedGuard | None]:
     """The selection loop of selectTransitions: per atomic state in document order,
-    the first enabled candidate of it and its ancestors."""
+    the first enabled candidate of it and its ancestors. With `errors` (a chart with
+    `on_evaluation_error: raise`), a guard that fails to evaluate is false and its error
+    is appended there instead of raised."""
     if entry.fixed is not None:
         if found is not None and entry.conflict is not None:
             found.append(entry.conflict)
@@ -131,7 +137,7 @@ def _select(
     first_failure: FailedGuard | None = None
     active = config.ids
     chains = entry.chains
-    if len(chains) == 1 and oracle is None:
+    if len(chains) == 1 and oracle is None and errors is None:
         # one atomic state with candidates (every event of a flat chart): its first enabled
         # candidate, without the list, the set and the conflict check (nothing to conflict
         # with); bench/xstate_peer.py's guarded chart, general path: 0.2 of its 4.7 µs
@@ -157,7 +163,10 @@ def _select(
             if not t.guards:
                 pass
             elif oracle is None:
-                failing = first_failing_guard(t.guards, context, payload, active)
+                if errors is None:
+                    failing = first_failing_guard(t.guards, context, payload, active)
+                else:
+                    failing = _first_failing_softly(t.guards, context, payload, active, errors)
             else:
                 for check in t.guards:
                     if not oracle(check, t, context, payload, active):
@@ -174,6 +183,22 @@ def _select(
     return kept, first_failure
 
 
+def _first_failing_softly(
+    guards: tuple[GuardCheck, ...],
+    context: Mapping[str, Any],
+    payload: Mapping[str, Any],
+    active: frozenset[int],
+    errors: list[str],
+) -> GuardCheck | None:
+    """`first_failing_guard`, with a guard that fails to evaluate counted as false (SCXML)
+    and its message appended to `errors`."""
+    try:
+        return first_failing_guard(guards, context, payload, active)
+    except EvaluationError as exc:
+        errors.append(str(exc))
+        return next(c for c in guards if c.expression is exc.expression)
+
+
 def select_transitions(
     tables: Tables,
     config: Configuration,
@@ -182,14 +207,16 @@ def select_transitions(
     history: History,
     oracle: GuardOracle | None = None,
     found: ConflictSink = None,
+    errors: ErrorSink = None,
 ) -> tuple[tuple[int, ...], FailedGuard | None]:
     """SCXML selectTransitions: the conflict-free enabled transitions for `event`,
-    and the first guard that failed on the way (for the classification)."""
+    and the first guard that failed on the way (for the classification); `errors` as
+    for `_select`."""
     name, payload = event
     entry = config.cache.events.get(name) or event_entry(tables, config, name)
     if entry.fixed is not None and found is None:  # guard-free: without `_select`'s frame
         return entry.fixed, None  # (every event of bench/xstate_peer.py's flat chart)
-    return _select(tables, config, entry, context, payload, history, oracle, found)
+    return _select(tables, config, entry, context, payload, history, oracle, found, errors)
 
 
 def select_eventless_transitions(
@@ -199,12 +226,14 @@ def select_eventless_transitions(
     history: History,
     oracle: GuardOracle | None = None,
     found: ConflictSink = None,
+    errors: ErrorSink = None,
 ) -> tuple[int, ...]:
-    """SCXML selectEventlessTransitions (`always`), with no event payload in scope."""
+    """SCXML selectEventlessTransitions (`always`), with no event payload in scope;
+    `errors` as for `_select`."""
     entry = config.cache.eventless or eventless_entry(tables, config)
     if entry.fixed is not None and found is None:  # the common case, without a call
         return entry.fixed
-    return _select(tables, config, entry, context, {}, history, oracle, found)[0]
+    return _select(tables, config, entry, context, {}, history, oracle, found, errors)[0]
 
 
 def _domain(tables: Tables, t: Transition, history: History) -> int | None:
@@ -390,18 +419,25 @@ def run_to_completion(tables: Tables, run: MacrostepRun, oracle: GuardOracle | N
     queue = run.queue
     limit = tables.max_microsteps
     found = run.conflicts
+    errors = run.errors
     while not config.final:
         event: InternalEvent | None = None
         enabled = select_eventless_transitions(
-            tables, config, run.context, run.history, oracle, found
+            tables, config, run.context, run.history, oracle, found, errors
         )
+        if errors:
+            queue_error_events(run)
         if not enabled:
             if not queue:
                 break
             event = queue.pop(0)
+            if tables.reads_event_meta:
+                event = with_meta(event, INTERNAL)
             enabled = select_transitions(
-                tables, config, event, run.context, run.history, oracle, found
+                tables, config, event, run.context, run.history, oracle, found, errors
             )[0]
+            if errors:
+                queue_error_events(run)
             if not enabled:
                 continue
         if len(run.trace) >= limit:
@@ -433,14 +469,23 @@ def macrostep(
     """
     if not isinstance(config, Configuration):
         config = tables.configuration(frozenset(config))
-    run = MacrostepRun(config, context, history, values, conflicts, timers, now_ms)
+    run = MacrostepRun(config, context, history, values, conflicts, timers, now_ms, oracle)
+    if tables.raises_evaluation_errors:
+        run.errors = []
     if event is not None:
+        if tables.reads_event_meta:  # (the step has done it already for its own events)
+            event = with_meta(event, EXTERNAL)
         if selected is None:
             selected = select_transitions(
-                tables, config, event, context, history, oracle, conflicts
+                tables, config, event, context, history, oracle, conflicts, run.errors
             )
         enabled, run.failed_guard = selected
+        if run.errors:  # a guard failed to evaluate: false, and error.execution is raised
+            queue_error_events(run)
         if not enabled:
+            if run.queue:  # error.execution events only: processed in this macrostep
+                run_to_completion(tables, run, oracle)
+                run.fired = bool(run.trace)
             return run
         run.fired = True
         # `microstep` without its frame (plans that read history are never cached)
@@ -470,7 +515,9 @@ def initial_macrostep(
     eventless transitions and internal events to completion (arming the timers of
     the states entered; `now_ms` as for `macrostep`)."""
     empty = tables.configuration(frozenset())
-    run = MacrostepRun(empty, context, {}, values, conflicts, NO_TIMERS, now_ms)
+    run = MacrostepRun(empty, context, {}, values, conflicts, NO_TIMERS, now_ms, oracle)
+    if tables.raises_evaluation_errors:
+        run.errors = []
     entry = tuple(s for s in tables.states[0].default_entry if s != 0)
     plan = build_plan(tables, empty, (), (), entry)
     run.fired = True

@@ -8,7 +8,7 @@ the internal queue and, once a timer effect runs, its timers (`TimerRun`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from statekit.compiler.ir import GuardCheck, Transition
@@ -16,6 +16,12 @@ from statekit.engine.tables import Configuration, TransitionConflict
 from statekit.engine.timers import NO_TIMERS, TimerRun, Timers
 from statekit.engine.trace import AppliedMicrostep, InternalEvent
 from statekit.engine.value_domain import CONCRETE, ValueDomain
+
+ConditionOracle = Callable[
+    [GuardCheck, Transition | None, Mapping[str, Any], Mapping[str, Any], frozenset[int]], bool
+]
+"""The analysis's decider of data conditions (`algorithm.GuardOracle`), consulted for the
+condition of an `if` effect too; None in the engine's own runs (conditions are evaluated)."""
 
 FailedGuard = tuple[GuardCheck, Transition]
 """The first guard that failed during a selection, and its transition."""
@@ -33,6 +39,10 @@ class MacrostepRun:
     transition. `timers` are the input state's timers and `now_ms` the clock's
     reading given to the step; `timing` is None until a timer effect runs
     (`statekit.engine.timers`), so a macrostep without one pays nothing for time.
+    `oracle`, set by the static analysis, decides the conditions of `if` effects.
+    `errors` is a list in a chart with `on_evaluation_error: raise`: the messages of
+    evaluation errors not yet queued as `error.execution` events; None otherwise (an
+    evaluation error then raises `EvaluationError`).
     """
 
     __slots__ = (
@@ -41,11 +51,13 @@ class MacrostepRun:
         "context",
         "context_owned",
         "emitted",
+        "errors",
         "failed_guard",
         "fired",
         "history",
         "history_owned",
         "now_ms",
+        "oracle",
         "queue",
         "raised",
         "timers",
@@ -63,6 +75,7 @@ class MacrostepRun:
         conflicts: list[TransitionConflict] | None = None,
         timers: Timers = NO_TIMERS,
         now_ms: int | None = None,
+        oracle: ConditionOracle | None = None,
     ) -> None:
         self.configuration = configuration
         self.context: Mapping[str, Any] = context
@@ -80,6 +93,8 @@ class MacrostepRun:
         self.timers = timers
         self.now_ms = now_ms
         self.timing: TimerRun | None = None
+        self.oracle = oracle
+        self.errors: list[str] | None = None
 
     def final_timers(self) -> Timers:
         """The timers at the end of the macrostep (the input's when it touched none)."""

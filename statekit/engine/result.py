@@ -26,6 +26,8 @@ from statekit.engine.evidence import (
     FiredTransition,
     Microstep,
 )
+from statekit.engine.family_outputs import InvocationCancel, InvocationStart, OutgoingMessage
+from statekit.engine.invocation_changes import invocation_changes
 from statekit.engine.state import State
 from statekit.engine.timer_plan import resolve
 from statekit.engine.timers import ArmedTimer, SentEvent, TimerRun
@@ -99,6 +101,9 @@ ENGINE_REASONS = frozenset(
 """The reason codes the engine itself produces (the others come from the chart)."""
 
 
+_NO_INVOCATION_CHANGES: tuple[tuple[InvocationStart, ...], tuple[InvocationCancel, ...]] = ((), ())
+
+
 class Status(enum.Enum):
     """The classification of one external event."""
 
@@ -122,6 +127,11 @@ class Result:
     timer a delivery (`Chart.fire`) consumed. A delivery consumes its timer even
     when it is rejected (other than `STALE_TIMER`): its `state` is then the
     input state without that timer, the one rejection whose state differs.
+
+    Composition (`statekit.engine.family_outputs`): `invocations_started` and
+    `invocations_cancelled` list the children an applied step starts and cancels,
+    `messages` its undelayed `send`s with `to:`; all empty for a chart without
+    `invoke:` and `send: {to: ...}`, at no cost (derived on first read).
     """
 
     __slots__ = (
@@ -130,6 +140,7 @@ class Result:
         "_event_id",
         "_evidence",
         "_invariant",
+        "_invocations",
         "_message",
         "_reason",
         "_state",
@@ -141,6 +152,7 @@ class Result:
     _timing: TimerRun | list[Any] | None  # set by a step that touched a timer (a compiled
     # macrostep's is its pending record, replayed on first read: statekit.engine.timer_plan)
     _timer: ArmedTimer | None  # set by a delivery
+    _invocations: tuple[tuple[InvocationStart, ...], tuple[InvocationCancel, ...]]
 
     def __init__(
         self,
@@ -168,6 +180,8 @@ class Result:
         # when there is time (two stores are cheaper than the AttributeError of a slot
         # never set, which the runner's reads of `timers_armed` and `sent` would raise)
         self._timing = self._timer = None
+        # `_invocations` is set on first read, only for a chart that invokes: a chart
+        # without `invoke:` pays nothing here (bench/engine_core.py)
 
     @property
     def status(self) -> Status:
@@ -220,6 +234,49 @@ class Result:
             return ()
         return timing.sent()
 
+    @property
+    def messages(self) -> tuple[OutgoingMessage, ...]:
+        """The undelayed `send`s with `to:` of the macrostep, in order: events for the
+        parent, a child or another instance (`statekit.engine.family` routes them)."""
+        timing = self._timing
+        if not isinstance(timing, TimerRun):  # none, or a compiled macrostep's: it never sends
+            return ()
+        return timing.messages()
+
+    @property
+    def sends_in_order(self) -> tuple[SentEvent | OutgoingMessage, ...]:
+        """Every undelayed `send` of the macrostep in effect order: `sent` and `messages`
+        interleaved as the effects ran (the family step queues them so)."""
+        timing = self._timing
+        if not isinstance(timing, TimerRun):
+            return ()
+        return timing.sends_in_order()
+
+    @property
+    def invocations_started(self) -> tuple[InvocationStart, ...]:
+        """The children this step starts, in entry order (states with `invoke:` entered
+        and not left), their input evaluated against the new state."""
+        return self._invocation_changes()[0]
+
+    @property
+    def invocations_cancelled(self) -> tuple[InvocationCancel, ...]:
+        """The children this step cancels, in exit order (states with `invoke:` left)."""
+        return self._invocation_changes()[1]
+
+    def _invocation_changes(
+        self,
+    ) -> tuple[tuple[InvocationStart, ...], tuple[InvocationCancel, ...]]:
+        state = self._state
+        chart = state._config.tables.chart
+        if not chart.invocations or self._status is not Status.APPLIED:
+            return _NO_INVOCATION_CHANGES
+        try:
+            return self._invocations
+        except AttributeError:  # the first read
+            changes = invocation_changes(chart, self.evidence, state._context, state.active_ids)
+            self._invocations = changes
+            return changes
+
     def _timing_run(self) -> TimerRun | None:
         timing = self._timing
         if timing is None or timing.__class__ is TimerRun:
@@ -268,6 +325,7 @@ class Result:
             and self.timers_armed == other.timers_armed
             and self.timers_cancelled == other.timers_cancelled
             and self.sent == other.sent
+            and self.messages == other.messages
             and self.timer == other.timer
             and self.evidence == other.evidence
         )
@@ -290,5 +348,7 @@ class Result:
             parts.append(f"cancelled={[t.id for t in self.timers_cancelled]!r}")
         if self.sent:
             parts.append(f"sent={[m.event for m in self.sent]!r}")
+        if self.messages:
+            parts.append(f"messages={[(m.to, m.event) for m in self.messages]!r}")
         parts.append(f"state={self._state!r}")
         return f"Result({', '.join(parts)})"

@@ -14,6 +14,7 @@ import weakref
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from statekit.compiler.effect_walk import leaf_effects
 from statekit.compiler.ir import CompiledChart, Effect, Send, TimerKind
 from statekit.engine.tables import Configuration, Tables
 from statekit.engine.timers import INDEXED, TIMER_MS_MAX, TIMER_MS_MIN, ArmedTimer, Timers
@@ -145,5 +146,7 @@ def send_ids(chart: CompiledChart) -> frozenset[str]:
     for transition in chart.transitions:
         effects.extend(transition.effects)
     return frozenset(
-        f"{e.event}\0{e.id}" for e in effects if isinstance(e, Send) and e.id is not None
+        f"{e.event}\0{e.id}"
+        for e in leaf_effects(effects)
+        if isinstance(e, Send) and e.id is not None
     )

@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from statekit.compiler.expressions.event_meta import EXTERNAL, with_meta
 from statekit.engine.algorithm import macrostep, select_transitions
 from statekit.engine.compiled_choice import NOT_COMPILED, Choice, compiled_choice
 from statekit.engine.compiled_evidence import static_evidence
@@ -147,6 +148,8 @@ def step(
     if config.final:  # 4. a final chart selects nothing
         return unselected(tables, state, event_type, event_id, None)
     event = (event_type, clean)
+    if tables.reads_event_meta:  # `_event` is read: the payload carries what the event is
+        event = with_meta(event, EXTERNAL)
     if memoised:  # 5. selection and the macrostep, from the memo when data cannot matter
         # (the memo's per-configuration cache read inline: this is the hot path)
         known = config.cache.memo.get(event_type) or memoised_macrostep(tables, config, event_type)
@@ -173,22 +176,26 @@ def step(
             return unselected(tables, state, event_type, event_id, None)
     context, history = state._context, state._history
     try:
-        choose: Choice | bool = NOT_COMPILED
-        if memoised:  # a selection compiled per event (statekit.engine.compiled_choice)
-            choose = config.cache.choices.get(event_type) or compiled_choice(
-                tables, config, event_type
-            )
-        if isinstance(choose, bool):
-            selected = select_transitions(tables, config, event, context, history)
-        else:
-            selected = choose(context, clean, config.ids)
-        enabled = selected[0]
-        if not enabled:  # 6. nothing selected
-            return unselected(tables, state, event_type, event_id, selected[1])
-        if memoised:  # a macrostep of static structure (statekit.engine.compiled_macrostep)
-            found = config.cache.single.get(enabled) or compiled_macrostep(tables, config, enabled)
-            if found.__class__ is CompiledMacrostep:
-                return _compiled(tables, state, event, event_id, found, now_ms)
+        selected = None
+        if not tables.raises_evaluation_errors:  # (else a failing guard raises an event)
+            choose: Choice | bool = NOT_COMPILED
+            if memoised:  # a selection compiled per event (statekit.engine.compiled_choice)
+                choose = config.cache.choices.get(event_type) or compiled_choice(
+                    tables, config, event_type
+                )
+            if isinstance(choose, bool):
+                selected = select_transitions(tables, config, event, context, history)
+            else:
+                selected = choose(context, event[1], config.ids)
+            enabled = selected[0]
+            if not enabled:  # 6. nothing selected
+                return unselected(tables, state, event_type, event_id, selected[1])
+            if memoised:  # a macrostep of static structure (statekit.engine.compiled_macrostep)
+                found = config.cache.single.get(enabled) or compiled_macrostep(
+                    tables, config, enabled
+                )
+                if found.__class__ is CompiledMacrostep:
+                    return _compiled(tables, state, event, event_id, found, now_ms)
         run = macrostep(
             tables,
             config,

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from statekit.compiler.event_meta_reads import reads_event_meta
 from statekit.compiler.ir import (
     CompiledChart,
     Effect,
@@ -286,6 +287,10 @@ class Tables:
             for name, e in chart.events.items()
         }
         self.history_targeting = frozenset(t.id for t in chart.transitions if t.targets_history)
+        self.reads_event_meta = reads_event_meta(chart)
+        self.raises_evaluation_errors = chart.raises_evaluation_errors
+        """`on_evaluation_error: raise`: evaluation errors raise `error.execution`."""
+        """Whether expressions are evaluated with each event's `EventPayload` (`_event`)."""
         self._configurations: dict[frozenset[int], Configuration] = {}
         self._fired: dict[int, FiredTransition] = {}
         self._fired_sets: dict[tuple[int, ...], tuple[FiredTransition, ...]] = {}

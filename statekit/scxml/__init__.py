@@ -6,6 +6,6 @@ translates it (`translate`), refusing what statekit cannot express with an
 """
 
 from statekit.scxml.document import Element, ScxmlError, read_scxml
-from statekit.scxml.translate import chart_of, chart_yaml
+from statekit.scxml.translate import Translation, chart_of, chart_yaml
 
-__all__ = ["Element", "ScxmlError", "chart_of", "chart_yaml", "read_scxml"]
+__all__ = ["Element", "ScxmlError", "Translation", "chart_of", "chart_yaml", "read_scxml"]

@@ -12,7 +12,7 @@ by statekit's compiler like any expression of a chart.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 _TOKEN = re.compile(
     r"""\s*(?:
@@ -25,7 +25,16 @@ _TOKEN = re.compile(
 )
 _OPERATORS = {"===": "==", "!==": "!=", "&&": "and", "||": "or", "!": "not"}
 _PLAIN = {"==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "(", ")"}
-_LITERALS = {"true": "true", "false": "false", "null": "null", "True": "true", "False": "false"}
+_LITERALS = {
+    "true": "true",
+    "false": "false",
+    "null": "null",
+    "True": "true",
+    "False": "false",
+    "None": "null",
+}
+_EQUALITY = {"==": "is None", "===": "is None", "!=": "is not None", "!==": "is not None"}
+_EQUALITY_WORDS = {"==", "===", "!=", "!=="}
 _KEYWORDS = {"and", "or", "not"}  # the W3C suite's `python` datamodel writes these
 _SYSTEM = {"_event", "_sessionid", "_name", "_ioprocessors", "_x"}
 
@@ -34,8 +43,16 @@ class UnsupportedExpression(ValueError):
     """An expression (or a part of it) that has no statekit equivalent; the message names it."""
 
 
-def translate(text: str, data_names: frozenset[str], state_id: Callable[[str], str]) -> str:
-    """`text` in statekit's expression language; `state_id` checks `In('x')`'s argument."""
+def translate(
+    text: str,
+    data_names: frozenset[str],
+    state_id: Callable[[str], str | None],
+    system: Mapping[str, str] | None = None,
+) -> str:
+    """`text` in statekit's expression language; `state_id` checks `In('x')`'s argument
+    (None: a state that is never active, a history pseudo-state: `In` is false);
+    `system` gives the system variables that are constants (`_name`) as literals."""
+    constants = system or {}
     tokens = _tokens(text)
     out: list[str] = []
     index = 0
@@ -46,8 +63,16 @@ def translate(text: str, data_names: frozenset[str], state_id: Callable[[str], s
                 tokens[index + 2][0] != "string"
             ):
                 raise UnsupportedExpression("In(...) with an argument other than one state id")
-            out.append(f"active('{state_id(tokens[index + 2][1][1:-1])}')")
+            state = state_id(tokens[index + 2][1][1:-1])
+            out.append("false" if state is None else f"active('{state}')")
             index += 4
+            continue
+        if kind == "name" and value in constants:
+            out.append(constants[value])
+            index += 1
+            continue
+        if kind == "name" and value == "_event":
+            index = _event_read(tokens, index, out)
             continue
         if kind == "name" and value in _SYSTEM:
             raise UnsupportedExpression(f"the system variable {value}")
@@ -55,6 +80,11 @@ def translate(text: str, data_names: frozenset[str], state_id: Callable[[str], s
             follow = tokens[index + 1][1]
             what = "a call" if follow == "(" else "member access"
             raise UnsupportedExpression(f"{what} ({value}{follow}...)")
+        following = tokens[index + 1][1] if index + 1 < len(tokens) else ""
+        if value in _EQUALITY and _LITERALS.get(following) == "null":
+            out.append(_EQUALITY[value])  # `x == null`: statekit writes `x is None`
+            index += 2
+            continue
         if value == "!" and not _negates_one_operand(tokens, index):
             raise UnsupportedExpression("'!' before a comparison (write it with parentheses)")
         out.append(_word(kind, value, data_names))
@@ -62,10 +92,49 @@ def translate(text: str, data_names: frozenset[str], state_id: Callable[[str], s
     return " ".join(out)
 
 
+_EVENT_FIELDS = {"name", "type", "origin", "invokeid"}
+
+
+def _event_read(tokens: list[tuple[str, str]], index: int, out: list[str]) -> int:
+    """`_event.name` / `.type` / `.origin` / `.invokeid` / `.data.<field>` as statekit's
+    `_event` reads them (an event name compared with a literal is written as statekit
+    names the event: `foo.bar` → `foo__bar`); the index after it."""
+    words = [t[1] for t in tokens[index + 1 : index + 5]]
+    if words[:1] != ["."] or len(words) < 2 or not re.match(r"^[A-Za-z_]", words[1]):
+        raise UnsupportedExpression("the system variable _event's value as a whole")
+    if words[1] in _EVENT_FIELDS:
+        out.append(f"_event.{words[1]}")
+        index += 3
+        if words[1] == "name" and len(words) >= 4 and words[2] in _EQUALITY_WORDS:
+            literal = tokens[index + 1]
+            if literal[0] == "string":
+                out.append(_OPERATORS.get(words[2], words[2]))
+                out.append(literal[1].replace(".", "__"))
+                return index + 2
+        return index
+    call = [t[1] for t in tokens[index + 5 : index + 8]]
+    if words[1:4] == ["data", ".", "get"] and len(call) == 3 and call[0] == "(":
+        name = call[1][1:-1]
+        if tokens[index + 6][0] == "string" and call[2] == ")" and name.isidentifier():
+            out.append(f"_event.data.{name}")  # python's data.get('x')
+            return index + 8
+    if words[1] == "data" and words[2:3] == ["."] and len(words) == 4:
+        field = words[3]
+        follow = tokens[index + 5][1] if index + 5 < len(tokens) else ""
+        if re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", field) and follow not in (".", "[", "("):
+            out.append(f"_event.data.{field}")
+            return index + 5
+    raise UnsupportedExpression(f"the system variable _event's {words[1]}{''.join(words[2:3])}...")
+
+
 def _negates_one_operand(tokens: list[tuple[str, str]], index: int) -> bool:
     """`!` means Python's `not` only before parentheses or one operand that ends the
     clause (`!a == b` is `(!a) == b` in ECMAScript, `not (a == b)` in Python)."""
     rest = [value for _, value in tokens[index + 1 :]]
+    if rest[:2] == ["In", "("] and rest[3:4] == [")"]:
+        rest = ["In()", *rest[4:]]  # one operand: `!In('s1') && ...`
+    if rest[:2] == ["_event", "."]:
+        rest = ["_event.x", *rest[3:]]  # one operand: `!_event.origin`
     return bool(rest) and (rest[0] == "(" or len(rest) == 1 or rest[1] in ("&&", "||", ")"))
 
 

@@ -17,83 +17,91 @@ match it, in document order. Dotted names become `__`-joined (`foo.bar` →
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
-from statekit.scxml.document import Element, ScxmlError
-from statekit.scxml.expressions import UnsupportedExpression, translate
+from statekit.compiler.value_types import STRING, ValueType
+from statekit.scxml.context import ImportContext, event_name, quoted
+from statekit.scxml.data_types import Write, typed_fields
+from statekit.scxml.document import Element
+from statekit.scxml.effects import content_of, effects_of
+from statekit.scxml.invocations import Invoked, invocation, invoke_id
+from statekit.scxml.payloads import declaration, payload_fields, send_payload
 
 _STATES = ("state", "parallel", "final", "history")
 _NAME_OK = re.compile(r"^[^.\s^*][^.\s]*$")
-_DELAY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
-_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
-_INTEGER = re.compile(r"^[-+]?\d+$")
-_NUMBER = re.compile(r"^[-+]?\d*\.\d+$")
-_QUOTED = re.compile(r"^('[^'\\]*'|\"[^\"\\]*\")$")
 _DONE = "done.state."
+_ERROR_EXECUTION = "error.execution"
+"""The event an evaluation error raises: every imported chart opts in
+(`on_evaluation_error: raise`), as SCXML requires."""
 DISCARDED = "DISCARDED"
 """The reason of an event no transition takes: SCXML discards it; the chart says so
 with one `reject: {"*": DISCARDED}` at its root (so every event is classified)."""
-_IGNORED = {"log"}
-_OPAQUE = {"invoke", "content", "donedata"}  # what they hold is another document or data
-_SCXML_PROCESSOR = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
-
-
-@dataclass
-class _Context:
-    path: str
-    ids: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    data: dict[str, tuple[str, Any]] = field(default_factory=dict)
-    events: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def refuse(self, element: Element, message: str) -> ScxmlError:
-        return ScxmlError(self.path, element.line, element.column, message)
-
-    def note(self, element: Element, message: str) -> None:
-        self.notes.append(f"{self.path}:{element.line}:{element.column}: note[scxml] {message}")
-
-    def expression(self, element: Element, attribute: str) -> str:
-        text = element.attrs[attribute]
-        try:
-            return translate(text, frozenset(self.data), lambda name: self.state_ref(element, name))
-        except UnsupportedExpression as error:
-            raise self.refuse(
-                element, f"<{element.tag} {attribute}={text!r}>: {error} is not expressible"
-            ) from None
-
-    def state_ref(self, element: Element, name: str) -> str:
-        if name not in self.ids:
-            raise self.refuse(element, f"no state has the id {name!r}")
-        return name
+_OPAQUE = {"content", "donedata"}  # what they hold is another document or data
 
 
 @dataclass(frozen=True)
 class Translation:
-    """The chart (a dict ready for `yaml.safe_dump`) and the notes (dropped elements)."""
+    """The chart (a dict ready for `yaml.safe_dump`), the notes (dropped elements), and
+    the charts it invokes by invoke id (each a `Translation` of its own)."""
 
     chart: dict[str, Any]
     notes: tuple[str, ...]
+    children: tuple[tuple[str, Translation], ...] = ()
 
 
-def chart_of(root: Element, path: str, name: str) -> Translation:
-    """The statekit chart named `name` equivalent to the `<scxml>` `root` read from `path`."""
-    context = _Context(path)
+def chart_of(
+    root: Element, path: str, name: str, input_types: dict[str, ValueType] | None = None
+) -> Translation:
+    """The statekit chart named `name` equivalent to the `<scxml>` `root` read from `path`;
+    `input_types`: it is invoked, with `<param>`s of these names and types."""
+    context = ImportContext(path, invoked=input_types is not None)
     if root.attrs.get("binding", "early") != "early":
         raise context.refuse(root, "binding='late' (data bound on first entry) is not expressible")
+    chart: dict[str, Any] = {"statechart": _chart_name(name), "on_evaluation_error": "raise"}
+    context.chart_name = chart["statechart"]
+    context.system["_name"] = quoted(root.attrs.get("name", chart["statechart"]))
     _collect(root, (), context, root)
-    chart: dict[str, Any] = {"statechart": _chart_name(name)}
-    if context.data:
-        chart["context"] = {
-            key: {"type": kind, "default": value} for key, (kind, value) in context.data.items()
-        }
-    body = _state(root, (), context)
-    chart["events"] = {_event_name(e): {} for e in context.events}
+    for field_name, kind in (input_types or {}).items():
+        if field_name in context.data_names():  # the others are dropped by the parent
+            context.writes.append(Write(field_name, root, kind=kind))
+    context.fields, untyped = typed_fields(
+        context.data, context.writes, context.translated, context.refuse
+    )
+    for element in context.computed_events:  # each value an eventexpr can have is an event
+        found = context.values_of(element, "eventexpr")
+        for value in found[1] if found else ():
+            if isinstance(value, str):
+                _add_event(context, element, value)
+    if context.sends:  # payload types, then the <data> that `_event.data` reads may type
+        payloads = [
+            (
+                event,
+                element,
+                send_payload(element, context.data_names(), context.translated, context.refuse),
+            )
+            for event, element in context.sends
+        ]
+        types = {n: f.type for n, f in context.fields.items()}
+        context.payloads = payload_fields(payloads, types, context.refuse)
+        every_field = {k: v for fields in context.payloads.values() for k, v in fields.items()}
+        context.fields, untyped = typed_fields(
+            context.data, context.writes, context.translated, context.refuse, every_field
+        )
+    children: list[tuple[str, Translation]] = []
+    body = _state(root, (), context, charts=children)
+    for problem in untyped:  # after the body: what it cannot express is the better reason
+        raise context.refuse(problem.element, problem.message)
+    if context.fields:
+        chart["context"] = {key: f.spec() for key, f in context.fields.items()}
+    chart["events"] = {
+        event_name(e): declaration(context.payloads.get(e, {})) for e in context.events
+    }
     chart.update(body)
     chart["reject"] = {"*": DISCARDED}
-    return Translation(chart, tuple(context.notes))
+    return Translation(chart, tuple(context.notes), tuple(children))
 
 
 def chart_yaml(translation: Translation) -> str:
@@ -113,11 +121,9 @@ def _chart_name(name: str) -> str:
     return cleaned if re.match(r"[A-Za-z_]", cleaned) else f"_{cleaned}"
 
 
-def _event_name(event: str) -> str:
-    return event.replace(".", "__")
-
-
-def _collect(element: Element, path: tuple[str, ...], context: _Context, root: Element) -> None:
+def _collect(
+    element: Element, path: tuple[str, ...], context: ImportContext, root: Element
+) -> None:
     """Every state id with its path, every `<data>`, every event name, in document order."""
     for child in element.children:
         child_path = path
@@ -130,84 +136,152 @@ def _collect(element: Element, path: tuple[str, ...], context: _Context, root: E
             child.attrs.setdefault("id", state_id)
             child_path = (*path, state_id)
             context.ids[state_id] = child_path
+            if child.tag == "history":
+                context.histories.add(state_id)
         elif child.tag == "data":
-            context.data[child.attrs.get("id", "")] = _literal(child, context)
-        elif child.tag in ("raise", "send") and "event" in child.attrs:
+            context.data.append((child, _data_value(child, context)))
+        elif child.tag == "invoke":
+            index = [id(k) for k in element.kids("invoke")].index(id(child))
+            child.attrs["id"] = invoke_id(child, path[-1] if path else "scxml", index)
+            if child.attrs["id"] in context.invokes:
+                raise context.refuse(child, f"a second <invoke> with the id {child.attrs['id']!r}")
+            context.invokes.append(child.attrs["id"])
+            if "idlocation" in child.attrs:
+                context.writes.append(Write(child.attrs["idlocation"], child, kind=STRING))
+        elif child.tag == "assign" and "expr" in child.attrs:
+            location = child.attrs.get("location", "")
+            context.writes.append(Write(location, child, child.attrs["expr"]))
+        if child.tag in ("raise", "send") and "event" in child.attrs:
             _add_event(context, child, child.attrs["event"])
+        if (
+            child.tag == "send"
+            and "event" in child.attrs
+            and (child.kids("param") or "namelist" in child.attrs)
+        ):
+            context.sends.append((child.attrs["event"], child))
+        if child.tag == "send" and "eventexpr" in child.attrs:
+            context.computed_events.append(child)
+        if child.tag == "send" and "id" in child.attrs:
+            context.send_ids.add(child.attrs["id"])
+        if child.tag == "send" and "idlocation" in child.attrs:
+            context.send_ids.add(f"send_{child.line}_{child.column}")
+            context.writes.append(Write(child.attrs["idlocation"], child, kind=STRING))
         elif child.tag == "transition":
             for descriptor in child.attrs.get("event", "").split():
-                if descriptor != "*" and not descriptor.startswith(_DONE):
+                if descriptor != "*" and not descriptor.startswith(
+                    ("done.state.", "done.invoke", "error")
+                ):
                     _add_event(context, child, descriptor.removesuffix(".*").removesuffix("."))
         if child.tag not in _OPAQUE:
             _collect(child, child_path, context, root)
 
 
-def _add_event(context: _Context, element: Element, event: str) -> None:
+def _add_event(context: ImportContext, element: Element, event: str) -> None:
     if event in context.events or not event:  # `.*` names no event
         return
-    name = _event_name(event)
+    name = event_name(event)
     if not _NAME_OK.match(name) or "*" in name:
         raise context.refuse(element, f"the event name {event!r} is not one statekit takes")
-    if any(_event_name(other) == name for other in context.events):
+    if any(event_name(other) == name for other in context.events):
         raise context.refuse(element, f"the event {event!r} would be named {name!r}, as another")
     context.events.append(event)
 
 
-def _literal(element: Element, context: _Context) -> tuple[str, Any]:
+def _data_value(element: Element, context: ImportContext) -> str | None:
+    """The expression of a `<data>`'s value; None for none (SCXML's undefined)."""
     name = element.attrs.get("id", "")
     if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
         raise context.refuse(element, f"<data id={name!r}>: not a name statekit's context takes")
+    if name in context.data_names():
+        raise context.refuse(element, f"a second <data> with the id {name!r}")
     if "src" in element.attrs or element.children:
         raise context.refuse(element, "<data> with src or inline content is not expressible")
     text = element.attrs.get("expr", element.text).strip()
-    if _INTEGER.match(text):
-        return "integer", int(text)
-    if _NUMBER.match(text):
-        return "number", float(text)
-    if text in ("true", "false"):
-        return "boolean", text == "true"
-    if _QUOTED.match(text):
-        return "string", text[1:-1]
-    shown = f"expr={text!r}" if text else "no value"
-    raise context.refuse(element, f"<data id={name!r}> with {shown}: only a literal is expressible")
+    return text or None
 
 
-def _state(element: Element, path: tuple[str, ...], context: _Context) -> dict[str, Any]:
+def _state(
+    element: Element,
+    path: tuple[str, ...],
+    context: ImportContext,
+    inherited: tuple[Element, ...] = (),
+    *,
+    charts: list[tuple[str, Translation]],
+) -> dict[str, Any]:
+    """The state `element`; `inherited`: its parent's internal transitions to descendants,
+    which statekit writes on each child (see `_pushed_down`); the charts its `<invoke>`s
+    name are added to `charts`."""
     out: dict[str, Any] = {}
     tag = element.tag
     for child in element.children:
-        if child.tag in ("invoke", "script", "donedata"):
+        if child.tag in ("script", "donedata"):
             raise context.refuse(child, f"<{child.tag}> is not expressible in statekit")
     if tag == "final":
         out["final"] = True
+        if len(path) == 1 and effects_of(element.kids("onexit"), context):
+            raise context.refuse(
+                element.kids("onexit")[0],
+                "<onexit> of a top-level <final>: a statekit chart stays in its final state",
+            )
+        if inherited:
+            raise context.refuse(
+                inherited[0], "an internal transition to a descendant of a state with a <final>"
+            )
     if tag == "history":
         return _history(element, context)
     children = element.kids(*_STATES)
+    transient: dict[str, Any] | None = None
     if tag == "parallel":
         out["parallel"] = True
     elif children:
-        out["initial"] = _initial(element, path, children, context)
-    entry = _effects(element.kids("onentry"), context)
-    exit_ = _effects(element.kids("onexit"), context)
+        out["initial"], transient = _initial(element, path, children, context)
+    entry = effects_of(element.kids("onentry"), context)
+    exit_ = effects_of(element.kids("onexit"), context)
+    invocations = [_invoked(k, context, charts) for k in element.kids("invoke")]
+    if invocations:
+        out["invoke"] = [i.entry for i in invocations]
+        entry.extend(effect for i in invocations for effect in i.entry_effects)
     if entry:
         out["entry"] = entry
     if exit_:
         out["exit"] = exit_
-    out.update(_transitions(element, path, bool(children), context))
+    compound = bool(children) and tag != "parallel"
+    out.update(_transitions(element, path, bool(children), compound, inherited, context))
+    pushed = _pushed_down(element, path, context) if compound else ()
     if children:
-        out["states"] = {
-            c.attrs["id"]: _state(c, (*path, c.attrs["id"]), context) for c in children
-        }
+        states = out["states"] = {}
+        if transient is not None:
+            states[out["initial"]] = transient
+        for c in children:
+            kept = pushed if c.tag != "history" else ()
+            states[c.attrs["id"]] = _state(c, (*path, c.attrs["id"]), context, kept, charts=charts)
+            if c.tag == "history" and "default" not in states[c.attrs["id"]]:
+                states[c.attrs["id"]]["default"], states[f"{c.attrs['id']}__default"] = (
+                    _history_default(c, tag == "parallel", context)
+                )
     return out
 
 
-def _history(element: Element, context: _Context) -> dict[str, Any]:
+def _invoked(
+    element: Element, context: ImportContext, children: list[tuple[str, Translation]]
+) -> Invoked:
+    def child_chart(
+        root: Element, path: str, name: str, types: dict[str, ValueType]
+    ) -> Translation:
+        return chart_of(root, path, name, types)
+
+    invoked = invocation(element, context.chart_name, context, child_chart)
+    children.append((element.attrs["id"], invoked.child))
+    return invoked
+
+
+def _history(element: Element, context: ImportContext) -> dict[str, Any]:
     out: dict[str, Any] = {"history": element.attrs.get("type", "shallow")}
     if out["history"] not in ("shallow", "deep"):
         raise context.refuse(element, f"<history type={out['history']!r}>: not shallow or deep")
     for transition in element.kids("transition"):
         if transition.children:
-            raise context.refuse(transition, "a history's default transition with content")
+            continue  # its parent writes it (`_history_default`)
         targets = [
             context.state_ref(transition, t) for t in transition.attrs.get("target", "").split()
         ]
@@ -217,45 +291,145 @@ def _history(element: Element, context: _Context) -> dict[str, Any]:
     return out
 
 
+def _history_default(
+    element: Element, in_parallel: bool, context: ImportContext
+) -> tuple[str, dict[str, Any]]:
+    """A history's default transition with content: the default is a transient sibling
+    that leaves at once to the targets with the content as effects (SCXML runs it only
+    when the default is taken, after the parent's onentry)."""
+    transition = element.kids("transition")[0]
+    if in_parallel:
+        raise context.refuse(
+            transition, "a history's default transition with content, in a <parallel>"
+        )
+    targets = [context.state_ref(transition, t) for t in transition.attrs.get("target", "").split()]
+    if not targets:
+        raise context.refuse(transition, "a history's default transition without a target")
+    name = f"{element.attrs['id']}__default"
+    if name in context.ids:
+        raise context.refuse(element, f"a state is named {name!r}, the name of its default")
+    leave: dict[str, Any] = {"to": targets[0] if len(targets) == 1 else targets}
+    leave["do"] = content_of(transition, context)
+    context.note(transition, f"the history's default is the transient state {name!r}")
+    return name, {"always": [leave]}
+
+
 def _initial(
-    element: Element, path: tuple[str, ...], children: list[Element], context: _Context
-) -> str:
+    element: Element, path: tuple[str, ...], children: list[Element], context: ImportContext
+) -> tuple[str, dict[str, Any] | None]:
+    """The `initial:` of a compound state, and the transient state that stands for an
+    initial `initial:` cannot name (several states, a history, executable content): it
+    is the state's initial child and leaves at once, by an eventless transition, to the
+    targets with the content as effects; so it is active for one microstep."""
     targets = element.attrs.get("initial", "").split()
-    where = element
+    where, content = element, None
     for initial in element.kids("initial"):
         for transition in initial.kids("transition"):
-            if transition.children:
-                raise context.refuse(transition, "an <initial> transition with content")
             targets, where = transition.attrs.get("target", "").split(), transition
+            content = transition
     if not targets:
-        return str(children[0].attrs["id"])
-    if len(targets) > 1:
-        raise context.refuse(where, "an initial of several states is not expressible")
-    target = context.ids.get(targets[0])
-    if target is None or target[: len(path)] != path or len(target) == len(path):
-        raise context.refuse(where, f"the initial {targets[0]!r} is not a descendant")
-    return ".".join(target[len(path) :])
+        states = [c for c in children if c.tag != "history"]
+        if not states:
+            raise context.refuse(element, "a state whose only children are <history>")
+        return str(states[0].attrs["id"]), None
+    for name in targets:
+        target = context.state_ref(where, name)
+        below = context.ids[target]
+        if below[: len(path)] != path or len(below) == len(path):
+            raise context.refuse(where, f"the initial {name!r} is not a descendant")
+    effects = content_of(content, context) if content is not None else []
+    if len(targets) == 1 and not effects and targets[0] not in context.histories:
+        return ".".join(context.ids[targets[0]][len(path) :]), None
+    name = f"{element.attrs.get('id', 'scxml')}__initial"
+    while name in context.ids:
+        name += "_"
+    leave: dict[str, Any] = {"to": targets[0] if len(targets) == 1 else targets}
+    if effects:
+        leave["do"] = effects
+    context.note(where, f"the initial is the transient state {name!r} (one microstep)")
+    return name, {"always": [leave]}
+
+
+def _pushed_down(
+    element: Element, path: tuple[str, ...], context: ImportContext
+) -> tuple[Element, ...]:
+    """A compound state's internal transitions whose targets are all its descendants.
+    SCXML takes them without leaving the state; statekit's transitions are external, so
+    each is written on every child instead (a transition from the child to a target in
+    another child has the state as its domain, as SCXML's internal one does; one to a
+    target in the same child exits and re-enters the child, as the internal one does
+    too). The child's own transitions keep their priority over it, as the state's
+    descendants' do in SCXML; the state's earlier transitions on the same events would
+    lose theirs, so they are refused."""
+    pushed: list[Element] = []
+    earlier: list[Element] = []
+    for transition in element.kids("transition"):
+        if _internal_below(transition, path, context):
+            descriptors = transition.attrs.get("event", "").split()
+            if any(d == "*" or d.startswith("done") for d in descriptors):
+                raise context.refuse(transition, "an internal transition on '*' or done.*")
+            if any(_overlap(transition, other, context) for other in earlier):
+                raise context.refuse(
+                    transition, "an internal transition after another on the same event"
+                )
+            pushed.append(transition)
+        earlier.append(transition)
+    return tuple(pushed)
+
+
+def _internal_below(transition: Element, path: tuple[str, ...], c: ImportContext) -> bool:
+    targets = [c.state_ref(transition, t) for t in transition.attrs.get("target", "").split()]
+    below = all(c.ids[t][: len(path)] == path and len(c.ids[t]) > len(path) for t in targets)
+    return transition.attrs.get("type") == "internal" and bool(targets) and below
+
+
+def _overlap(a: Element, b: Element, c: ImportContext) -> bool:
+    first, second = a.attrs.get("event", "").split(), b.attrs.get("event", "").split()
+    if not first or not second:
+        return not first and not second
+    return any(
+        any(_matches(d, e) for d in first) and any(_matches(d, e) for d in second) for e in c.events
+    )
 
 
 def _transitions(
-    element: Element, path: tuple[str, ...], compound: bool, context: _Context
+    element: Element,
+    path: tuple[str, ...],
+    has_children: bool,
+    compound: bool,
+    inherited: tuple[Element, ...],
+    context: ImportContext,
 ) -> dict[str, Any]:
     done_name = _DONE + element.attrs.get("id", "")
-    universe = [*context.events, *([done_name] if compound else [])]
+    universe = [
+        *context.events,
+        *([done_name] if has_children else []),
+        *(f"done.invoke.{name}" for name in context.invokes),
+        _ERROR_EXECUTION,
+    ]
     on: dict[str, list[dict[str, Any]]] = {}
     always: list[dict[str, Any]] = []
     done: list[dict[str, Any]] = []
-    for transition in element.kids("transition"):
-        alternative = _alternative(transition, path, context)
+    own = [(t, False) for t in element.kids("transition")]
+    for transition, pushed in [*own, *((t, True) for t in inherited)]:
+        if not pushed and compound and _internal_below(transition, path, context):
+            continue  # written on each child
+        alternative = _alternative(transition, context)
         descriptors = transition.attrs.get("event", "").split()
         if not descriptors:
             always.append(alternative)
         for descriptor in descriptors:
+            if _moved_to_descendant(transition, descriptor, path, alternative, context):
+                continue
             _check_descriptor(transition, descriptor, done_name, context)
         for event in universe:
             if any(_matches(d, event) for d in descriptors):
-                target = done if event == done_name else on.setdefault(_event_name(event), [])
+                raw = event.startswith("done.invoke.") or event == _ERROR_EXECUTION
+                key = event if raw else event_name(event)
+                target = done if event == done_name else on.setdefault(key, [])
                 target.append(alternative)
+    moved = sorted(context.done_of.pop(done_name, []), key=lambda pair: pair[0])
+    done.extend(alternative for _, alternative in moved)
     out: dict[str, Any] = {}
     if on:
         out["on"] = on
@@ -266,11 +440,38 @@ def _transitions(
     return out
 
 
-def _check_descriptor(transition: Element, descriptor: str, done_name: str, c: _Context) -> None:
-    if descriptor.startswith("error"):
-        raise c.refuse(transition, f"event {descriptor!r}: statekit raises no error.* events")
-    if descriptor.startswith("done.invoke"):
-        raise c.refuse(transition, f"event {descriptor!r}: <invoke> is not expressible")
+def _moved_to_descendant(
+    transition: Element,
+    descriptor: str,
+    path: tuple[str, ...],
+    alternative: dict[str, Any],
+    c: ImportContext,
+) -> bool:
+    """`done.state.D` on an ancestor of D: statekit's `done:` belongs to D, so the
+    transition is written there, after D's own and deeper ancestors' ones (the order
+    SCXML selects them in). The same exits and entries when its targets are outside the
+    ancestor (the domain is then above both); a target inside it is refused."""
+    state = descriptor.removeprefix(_DONE)
+    if not descriptor.startswith(_DONE) or state not in c.ids or len(c.ids[state]) <= len(path):
+        return False
+    if c.ids[state][: len(path)] != path:
+        return False
+    for target in transition.attrs.get("target", "").split():
+        if c.ids[target][: len(path)] == path:
+            raise c.refuse(
+                transition, f"event {descriptor!r} on an ancestor, to a target inside it"
+            )
+    c.done_of.setdefault(descriptor, []).append((-len(path), alternative))
+    return True
+
+
+def _check_descriptor(
+    transition: Element, descriptor: str, done_name: str, c: ImportContext
+) -> None:
+    if descriptor.startswith("error.") and not _matches(descriptor, _ERROR_EXECUTION):
+        raise c.refuse(transition, f"event {descriptor!r}: statekit raises only error.execution")
+    if descriptor.startswith("done.invoke") and not c.invokes:
+        raise c.refuse(transition, f"event {descriptor!r}: the document has no <invoke>")
     if descriptor.startswith(_DONE) and not _matches(descriptor, done_name):
         raise c.refuse(
             transition,
@@ -283,76 +484,14 @@ def _matches(descriptor: str, event: str) -> bool:
     return stem == "*" or event == stem or event.startswith(stem + ".")
 
 
-def _alternative(transition: Element, path: tuple[str, ...], c: _Context) -> dict[str, Any]:
+def _alternative(transition: Element, c: ImportContext) -> dict[str, Any]:
     out: dict[str, Any] = {}
     targets = [c.state_ref(transition, t) for t in transition.attrs.get("target", "").split()]
-    below = all(c.ids[t][: len(path)] == path and len(c.ids[t]) > len(path) for t in targets)
-    if transition.attrs.get("type") == "internal" and targets and below:
-        raise c.refuse(transition, "an internal transition to a descendant is not expressible")
     if targets:
         out["to"] = targets[0] if len(targets) == 1 else targets
     if "cond" in transition.attrs:
-        out["if"] = c.expression(transition, "cond")
-    effects = _content(transition, c)
+        out["if"] = c.condition(transition)
+    effects = content_of(transition, c)
     if effects:
         out["do"] = effects
     return out
-
-
-def _effects(blocks: list[Element], c: _Context) -> list[dict[str, Any]]:
-    return [effect for block in blocks for effect in _content(block, c)]
-
-
-def _content(block: Element, c: _Context) -> list[dict[str, Any]]:
-    effects: list[dict[str, Any]] = []
-    for element in block.children:
-        if element.tag == "raise" and element.attrs.get("event"):
-            effects.append({"raise": _event_name(element.attrs["event"])})
-        elif element.tag == "assign":
-            effects.append(_assign(element, c))
-        elif element.tag == "send":
-            effects.append(_send(element, c))
-        elif element.tag == "cancel" and set(element.attrs) == {"sendid"}:
-            effects.append({"cancel": element.attrs["sendid"]})
-        elif element.tag in _IGNORED:
-            c.note(element, "<log> dropped: statekit has no log effect")
-        else:
-            attrs = "".join(f" {k}" for k in sorted(element.attrs))
-            raise c.refuse(element, f"<{element.tag}{attrs}> is not expressible in statekit")
-    return effects
-
-
-def _assign(element: Element, c: _Context) -> dict[str, Any]:
-    location = element.attrs.get("location", "")
-    if location not in c.data:
-        raise c.refuse(element, f"<assign location={location!r}>: not a declared <data> name")
-    if "expr" not in element.attrs:
-        raise c.refuse(element, "<assign> with inline content is not expressible")
-    return {"assign": {location: c.expression(element, "expr")}}
-
-
-def _send(element: Element, c: _Context) -> dict[str, Any]:
-    if element.attrs.get("type") == _SCXML_PROCESSOR:
-        element.attrs.pop("type")
-    extra = set(element.attrs) - {"event", "target", "delay", "id"}
-    if extra or element.children:
-        what = ", ".join(sorted(extra | {f"<{k.tag}>" for k in element.children}))
-        raise c.refuse(element, f"<send> with {what} is not expressible")
-    if "event" not in element.attrs:
-        raise c.refuse(element, "<send> without event is not expressible")
-    target = element.attrs.get("target")
-    event = _event_name(element.attrs["event"])
-    if target == "#_internal" and not {"delay", "id"} & set(element.attrs):
-        return {"raise": event}
-    if target is not None:
-        raise c.refuse(element, f"<send target={target!r}>: another target is not expressible")
-    send: dict[str, Any] = {"event": event}
-    if "delay" in element.attrs:
-        match = _DELAY.match(element.attrs["delay"])
-        ms = float(match.group(1)) * _UNIT_MS[match.group(2)] if match else -1.0
-        if ms < 0 or ms != int(ms):
-            raise c.refuse(element, f"<send delay={element.attrs['delay']!r}>: not a delay")
-        send["delay"] = f"{int(ms)}ms"
-    if "id" in element.attrs:
-        send["id"] = element.attrs["id"]
-    return {"send": send}

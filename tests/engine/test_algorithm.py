@@ -496,7 +496,7 @@ def test_macrostep_is_callable_on_configurations_with_a_guard_oracle() -> None:
 
     def never(
         check: GuardCheck,
-        transition: Transition,
+        transition: Transition | None,
         ctx: Mapping[str, Any],
         payload: Mapping[str, Any],
         active: frozenset[int],

@@ -66,22 +66,27 @@ def test_the_chart_goes_to_standard_output(tmp_path: Path) -> None:
 
 
 REFUSED = [
-    ('<invoke src="x.scxml"/>', "<invoke> is not expressible"),
+    ('<invoke src="x.scxml"/>', "<invoke> src 'x.scxml': no such file next to this one"),
+    ('<invoke autoforward="true"/>', "<invoke autoforward='true'>: statekit forwards no events"),
     ('<onentry><send event="e" target="#_parent"/></onentry>', "another target"),
-    ("<transition cond=\"_event.name == 'x'\"/>", "_event"),
+    ("<transition cond=\"_event.sendid == 'x'\"/>", "the system variable _event's sendid"),
     ('<onentry><foreach array="a" item="i"/></onentry>', "<foreach"),
-    ('<onentry><if cond="true"/></onentry>', "<if cond>"),
+    ('<onentry><if cond="true"><else/><else/></if></onentry>', "<else> after <else>"),
     ("<onentry><script>x</script></onentry>", "<script"),
-    ('<transition event="error.execution" target="s0"/>', "no error.* events"),
+    ('<transition event="error.communication" target="s0"/>', "raises only error.execution"),
     ('<transition cond="Math.max(1, 2) > 1"/>', "member access (Math."),
     ('<transition cond="foo(1)"/>', "a call (foo(...)"),
     ('<transition cond="1 = 1"/>', "the operator '='"),
     ('<transition cond="!n == 1"/>', "'!' before a comparison"),
     ("<onentry><raise/></onentry>", "<raise> is not expressible"),
-    ('<history id="h"><transition/></history>', "default transition without a target"),
+    ('<history id="h"><transition/></history><state id="a"/>', "default transition without"),
     ('<transition event="a.b"/><transition event="a__b"/>', "would be named 'a__b', as another"),
-    ('<transition event="e" type="internal" target="s01"/><state id="s01"/>', "internal"),
-    ('<onentry><send event="e" delayexpr="d"/></onentry>', "<send> with delayexpr"),
+    (
+        '<transition event="e"/><transition event="e" type="internal" target="s01"/>'
+        '<state id="s01"/>',
+        "an internal transition after another on the same event",
+    ),
+    ('<onentry><send event="e" delayexpr="\'soon\'"/></onentry>', "the delay 'soon': not a"),
     ('<onentry><assign location="nope" expr="1"/></onentry>', "not a declared <data>"),
 ]
 
@@ -99,11 +104,26 @@ def test_each_refused_feature_is_named_at_its_element(
     assert "Traceback" not in result.stderr
 
 
-def test_data_without_a_literal_is_refused_at_the_data(tmp_path: Path) -> None:
-    text = HEAD + '<datamodel>\n<data id="v"/>\n</datamodel><state id="s0"/></scxml>'
+def test_data_nothing_types_is_refused_at_the_data(tmp_path: Path) -> None:
+    text = (
+        HEAD
+        + '<datamodel>\n<data id="v"/>\n</datamodel><state id="s0">'
+        + '<onentry><assign location="v" expr="v"/></onentry></state></scxml>'
+    )
     result = statekit("import-scxml", str(_write(tmp_path, text)))
     assert result.returncode == 2
-    assert ":3:1: error[scxml] <data id='v'> with no value" in result.stderr
+    assert ":3:1: error[scxml] <data id='v'> with no value: nothing assigned" in result.stderr
+
+
+def test_data_nothing_writes_is_a_null_string(tmp_path: Path) -> None:
+    text = (
+        HEAD
+        + '<datamodel><data id="v"/></datamodel><state id="s0">'
+        + '<transition cond="v == null" target="s1"/></state><final id="s1"/></scxml>'
+    )
+    result = statekit("import-scxml", str(_write(tmp_path, text)), "-o", str(tmp_path / "c.yaml"))
+    assert result.returncode == 0, result.stderr
+    assert Simulator(load(tmp_path / "c.yaml")).state.configuration == frozenset({"s1"})
 
 
 LAUGHS = (

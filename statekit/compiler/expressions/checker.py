@@ -11,10 +11,12 @@ import difflib
 import math
 import warnings
 from collections.abc import Mapping
+from typing import cast
 
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.expressions.call_checks import CallChecks
 from statekit.compiler.expressions.definition_checks import DefinitionChecks
+from statekit.compiler.expressions.event_meta import META_TYPES, MetaField
 from statekit.compiler.expressions.language import (
     FORBIDDEN,
     FUNCTIONS,
@@ -29,6 +31,7 @@ from statekit.compiler.expressions.table_checks import TableChecks
 from statekit.compiler.expressions.time_checks import TimeChecks
 from statekit.compiler.expressions.tree import (
     ContextRef,
+    EventMeta,
     EventRef,
     ExprNode,
     Literal,
@@ -37,6 +40,12 @@ from statekit.compiler.expressions.type_relations import (
     literal_type,
 )
 from statekit.compiler.rules import expression_syntax, expression_type, expression_unsafe
+
+SYSTEM_EVENT = "_event"
+SYSTEM_EVENT_USE = (
+    "'_event' is only allowed as _event.name, _event.type, _event.origin, _event.invokeid"
+    " or _event.data.<field>"
+)
 
 
 class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChecks):
@@ -158,6 +167,9 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
         found = self.time_word(node)
         if found is not None:
             return found
+        if name == SYSTEM_EVENT:
+            self.report(expression_unsafe.SLUG, node, SYSTEM_EVENT_USE)
+            return None
         if name in ("ctx", "event"):
             self.report(expression_unsafe.SLUG, node, f"'{name}' is only allowed as {name}.<field>")
             return None
@@ -194,6 +206,10 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
     def _attribute(self, node: ast.Attribute) -> ExprNode | None:
         base = node.value
         attr = node.attr
+        if _is_name(base, SYSTEM_EVENT) or (
+            isinstance(base, ast.Attribute) and _is_name(base.value, SYSTEM_EVENT)
+        ):
+            return self._system_event(node)
         if isinstance(base, ast.Name) and base.id == "tables" and not attr.startswith("__"):
             self._table_without_key(node)
             return None
@@ -214,16 +230,41 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
                 self.report(expression_type.SLUG, node, f"unknown context field '{attr}'", notes)
                 return None
             return ContextRef(field=attr, type=declared)
+        return self._event_field(node, attr, f"event.{attr}")
+
+    def _system_event(self, node: ast.Attribute) -> ExprNode | None:
+        """`_event.name`, `_event.type`, `_event.origin`, `_event.invokeid` (what the
+        event is) or `_event.data.<field>` (= `event.<field>`)."""
+        base = node.value
+        if isinstance(base, ast.Attribute):  # _event.<x>.<field>: only _event.data.<field>
+            if base.attr == "data" and not node.attr.startswith("__"):
+                return self._event_field(node, node.attr, f"_event.data.{node.attr}")
+            self.report(expression_unsafe.SLUG, node, SYSTEM_EVENT_USE)
+            return None
+        declared = META_TYPES.get(node.attr)
+        if declared is None:
+            self.report(expression_unsafe.SLUG, node, SYSTEM_EVENT_USE)
+            return None
+        if not self._event_in_scope(node, f"_event.{node.attr}"):
+            return None
+        return EventMeta(field=cast(MetaField, node.attr), type=declared)
+
+    def _event_in_scope(self, node: ast.Attribute, written: str) -> bool:
+        """Whether the event can be read here (reported when it cannot; a deferred event
+        is checked where the expression is used)."""
         scope_event = self.scope.event
         if isinstance(scope_event, NoEvent):
-            self.report(
-                expression_type.SLUG,
-                node,
-                f"event.{attr} is not available here: {scope_event.reason}",
-            )
+            message = f"{written} is not available here: {scope_event.reason}"
+            self.report(expression_type.SLUG, node, message)
+            return False
+        return isinstance(scope_event, TypedEvent)
+
+    def _event_field(self, node: ast.Attribute, attr: str, written: str) -> ExprNode | None:
+        """A payload field of the triggering event (`event.<attr>`, `_event.data.<attr>`)."""
+        if not self._event_in_scope(node, written):
             return None
-        if not isinstance(scope_event, TypedEvent):
-            return None  # DeferredEvent: checked where the expression is used
+        scope_event = self.scope.event
+        assert isinstance(scope_event, TypedEvent)
         payload = scope_event.fields
         declared = payload.get(attr)
         if declared is None:
@@ -235,6 +276,10 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
             self.report(expression_type.SLUG, node, f"{event} has no field '{attr}'", notes)
             return None
         return EventRef(field=attr, type=declared)
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _did_you_mean(name: str, known: Mapping[str, object]) -> tuple[str, ...]:

@@ -32,6 +32,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any, TypeAlias
 
 from statekit.compiler.expressions.clock import read_clock
+from statekit.compiler.expressions.event_meta import META_INDEX, EventPayload
 from statekit.compiler.expressions.tree import (
     Active,
     ArithOp,
@@ -41,6 +42,7 @@ from statekit.compiler.expressions.tree import (
     Compare,
     CompareOp,
     ContextRef,
+    EventMeta,
     EventRef,
     ExprNode,
     Format,
@@ -67,6 +69,8 @@ def compile_tree(node: ExprNode) -> Evaluator:
             return lambda c, e, a: c[f]
         case EventRef(field=f):
             return lambda c, e, a: e[f]
+        case EventMeta(field=f):
+            return _event_meta(META_INDEX[f])
         case Active(state_id=sid):
             return lambda c, e, a: sid in a
         case Not(operand=Active(state_id=sid)):
@@ -103,6 +107,18 @@ def compile_tree(node: ExprNode) -> Evaluator:
             return lambda c, e, a: read_clock()
         case Format(pieces=pieces, args=args):
             return _format(pieces, tuple(compile_tree(x) for x in args))
+
+
+def _event_meta(index: int) -> Evaluator:
+    """Reads field `index` of the event's `meta`: the engine evaluates the expressions of
+    a chart that reads `_event` with an `EventPayload` (see `event_meta`)."""
+
+    def read(c: Mapping[str, Any], e: Mapping[str, Any], a: AbstractSet[int]) -> Any:
+        if isinstance(e, EventPayload):
+            return e.meta[index]
+        raise LookupError("_event is read where the event is not known")
+
+    return read
 
 
 def _bool_op(op: str, fs: tuple[Evaluator, ...]) -> Evaluator:

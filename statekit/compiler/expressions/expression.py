@@ -34,6 +34,7 @@ from statekit.compiler.expressions.scope import ExpressionScope
 from statekit.compiler.expressions.tree import (
     Active,
     ContextRef,
+    EventMeta,
     EventRef,
     ExprNode,
     Literal,
@@ -74,7 +75,11 @@ class Expression:
 
     def reads_event(self) -> bool:
         """Whether the value depends on the event payload."""
-        return any(isinstance(n, EventRef) for n in iter_nodes(self.tree))
+        return any(isinstance(n, EventRef | EventMeta) for n in iter_nodes(self.tree))
+
+    def reads_event_meta(self) -> bool:
+        """Whether the value depends on what the event is (`_event.name`, `.type`, ...)."""
+        return any(isinstance(n, EventMeta) for n in iter_nodes(self.tree))
 
     def reads_context(self) -> bool:
         """Whether the value depends on the context."""

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
+from statekit.compiler.expressions.event_meta import MetaField
 from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.value_types import (
     BOOLEAN,
@@ -49,6 +50,15 @@ class EventRef:
     """`event.<field>`: a payload field of the triggering event."""
 
     field: str
+    type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class EventMeta:
+    """`_event.name`, `_event.type`, `_event.origin` or `_event.invokeid`: what the
+    triggering event is (`statekit.compiler.expressions.event_meta`)."""
+
+    field: MetaField
     type: ValueType
 
 
@@ -195,13 +205,14 @@ ExprNode: TypeAlias = (
     | TableRead
     | Now
     | Format
+    | EventMeta
 )
 
 
 def children(node: ExprNode) -> tuple[ExprNode, ...]:
     """The direct sub-expressions of `node`, in evaluation order."""
     match node:
-        case Literal() | ContextRef() | EventRef() | Active() | Now():
+        case Literal() | ContextRef() | EventRef() | Active() | Now() | EventMeta():
             return ()
         case Not(operand=x) | UnaryOp(operand=x) | IsNone(operand=x):
             return (x,)
@@ -275,5 +286,7 @@ def tree_to_json(node: ExprNode) -> dict[str, object]:
         case Format(template=template, args=args):
             out = {"kind": "format", "template": template}
             out["args"] = [tree_to_json(a) for a in args]
+        case EventMeta(field=name):
+            out = {"kind": "event_meta", "field": name}
     out["type"] = node.type.to_json()
     return out

@@ -1,8 +1,9 @@
-"""Effects (`assign`, `emit`, `raise`, `send`, `cancel`, `pause`, `resume`) compiled against
-the declared context and events."""
+"""Effects (`assign`, `emit`, `raise`, `send`, `cancel`, `pause`, `resume`, `if`)
+compiled against the declared context and events."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -18,6 +19,15 @@ from statekit.compiler.expressions.scope import (
     NoEvent,
     TypedEvent,
 )
+from statekit.compiler.invocations import (
+    PARENT,
+    REPLY_REASON_FIELD,
+    REPLY_STATUS_FIELD,
+    MessageTarget,
+    ToChild,
+    ToInstance,
+    ToParent,
+)
 from statekit.compiler.ir import (
     Assign,
     Cancel,
@@ -30,11 +40,13 @@ from statekit.compiler.ir import (
     Resume,
     Send,
 )
+from statekit.compiler.model.conditional_effects import compile_conditional
 from statekit.compiler.model.declarations import mapping_items, text
 from statekit.compiler.model.timers import integer_expression, read_delay
 from statekit.compiler.rules import expression_type, unknown_event
+from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from statekit.compiler.value_types import ValueType
+from statekit.compiler.value_types import STRING, ValueType
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +77,7 @@ class EffectCompiler:
         self.cancelled_ids: list[tuple[str, SourceSpan]] = []  # every `cancel:`, to check
         # every `pause:` and `resume:` (verb, name, its span), checked against the timer names
         self.controlled_names: list[tuple[str, str, SourceSpan]] = []
+        self.child_targets: list[ToChild] = []  # every `send: {to: <invoke id>}`, to check
         self._scopes: dict[tuple[str | None, str], ExpressionScope] = {}
         self.definitions: Definitions = NO_DEFINITIONS if names is None else names.definitions
         self.tables: Mapping[str, LookupTable] = (
@@ -123,6 +136,13 @@ class EffectCompiler:
                 effects.append(effect)
         return CompiledEffects(effects=tuple(effects), problems=tuple(problems))
 
+    def _nested(
+        self, node: Node | None, scope: ExpressionScope
+    ) -> tuple[tuple[Effect, ...], list[Diagnostic]]:
+        """A branch's effect list (of an `if`), in the scope of the effect around it."""
+        compiled = self.compile_list(node, scope)
+        return compiled.effects, list(compiled.problems)
+
     def _compile_one(
         self,
         kind: str,
@@ -175,6 +195,8 @@ class EffectCompiler:
         if kind == "cancel" and isinstance(value, ScalarNode):
             self.cancelled_ids.append((str(value.value), value.span))
             return Cancel(id=str(value.value), span=span)
+        if kind == "if":
+            return compile_conditional(value, span, scope, self._nested, problems)
         if kind in ("pause", "resume") and isinstance(value, ScalarNode):
             name = str(value.value)
             self.controlled_names.append((kind, name, value.span))
@@ -213,6 +235,9 @@ class EffectCompiler:
             self.sent_ids.add(id_name)  # even when the rest has errors: no cascade on cancel
         if event_name is None or name_node is None:
             return None
+        to_node = value.get("to")
+        if to_node is not None or value.get("reply") is not None:
+            return self._addressed(value, event_name, to_node, span, scope, problems)
         decl = self._declared("send", event_name, name_node, problems)
         if decl is None:
             return None
@@ -239,6 +264,126 @@ class EffectCompiler:
             id=id_name,
             span=span,
         )
+
+    def _addressed(
+        self,
+        value: MappingNode,
+        event_name: str,
+        to_node: Node | None,
+        span: SourceSpan,
+        scope: ExpressionScope,
+        problems: list[Diagnostic],
+    ) -> Send | None:
+        """A `send` with `to:`: its event belongs to the receiver's chart (lint checks it
+        there), so the payload is typed by its expressions only; never delayed."""
+        reply_node = value.get("reply")
+        if (id_node := value.get("id")) is not None:
+            problems.append(
+                _schema_error(
+                    "a send with 'to:' takes no 'id:'",
+                    id_node.span,
+                    "'id:' names the timer a delayed send to this instance arms; a send to "
+                    "another instance arms none",
+                )
+            )
+            return None
+        for key in ("delay", "at"):
+            if (node := value.get(key)) is not None:
+                problems.append(
+                    _schema_error(
+                        f"a send with 'to:' cannot be delayed ('{key}:')",
+                        node.span,
+                        "a delayed send arms a timer of this instance: send to this instance "
+                        "with a delay, and forward the event when it fires",
+                    )
+                )
+                return None
+        target: MessageTarget | None = None
+        if isinstance(to_node, ScalarNode):
+            name = str(to_node.value)
+            target = ToParent(span=to_node.span) if name == PARENT else ToChild(name, to_node.span)
+            if isinstance(target, ToChild):
+                self.child_targets.append(target)
+        elif isinstance(to_node, MappingNode):
+            target = self._instance_target(to_node, reply_node, scope, problems)
+            if target is None:
+                return None  # its errors are reported
+        if reply_node is not None and not isinstance(target, ToInstance):
+            problems.append(
+                _schema_error(
+                    "'reply:' needs 'to: {chart, instance}'",
+                    reply_node.span,
+                    "a child's or parent's classification is not sent back: reply to another "
+                    "instance only",
+                )
+            )
+            return None
+        if target is None:
+            return None
+        payload = self._payload(value.get("payload"), scope, None, span, problems)
+        return Send(
+            event=event_name,
+            payload=payload,
+            delay_ms=None,
+            delay=None,
+            at=None,
+            id=None,
+            span=span,
+            to=target,
+        )
+
+    def _instance_target(
+        self,
+        to_node: MappingNode,
+        reply_node: Node | None,
+        scope: ExpressionScope,
+        problems: list[Diagnostic],
+    ) -> ToInstance | None:
+        instance_node = to_node.get("instance")
+        if instance_node is None:
+            return None  # the schema requires it
+        instance = self._expression(instance_node, scope, STRING, "instance ID", problems)
+        reply = text(reply_node)
+        if reply is not None and reply_node is not None:
+            decl = self._declared("reply", reply, reply_node, problems)
+            if decl is None:
+                return None
+            carried = (REPLY_STATUS_FIELD, REPLY_REASON_FIELD)
+            extra = [f.name for f in decl.fields if f.name not in carried]
+            if extra:
+                problems.append(
+                    Diagnostic(
+                        slug=expression_type.SLUG,
+                        severity=Severity.ERROR,
+                        message=f"reply event {reply} has field(s) a reply does not carry: "
+                        + ", ".join(extra),
+                        span=reply_node.span,
+                        notes=("a reply's payload is {status: string, reason: string or null}",),
+                    )
+                )
+                return None
+        if instance is None:
+            return None
+        chart = text(to_node.get("chart")) or ""
+        return ToInstance(chart=chart, instance=instance, reply=reply, span=to_node.span)
+
+    def unknown_children(self, invoke_ids: frozenset[str]) -> list[Diagnostic]:
+        """An error at each `send: {to: X}` whose X is no invoke id of the chart."""
+        ids = ", ".join(sorted(invoke_ids)) or "none"
+        found: list[Diagnostic] = []
+        for target in self.child_targets:
+            if target.invoke_id in invoke_ids:
+                continue
+            close = difflib.get_close_matches(target.invoke_id, sorted(invoke_ids), n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            found.append(
+                _schema_error(
+                    f"send to '{target.invoke_id}': no invoke in the chart has this id",
+                    target.span,
+                    f"{hint}'to:' takes 'parent', an invoke id ({ids}) or {{chart, instance}}",
+                )
+            )
+        return found
 
     def _payload(
         self,
@@ -303,3 +448,9 @@ class EffectCompiler:
             problems.extend(result)
             return None
         return result
+
+
+def _schema_error(message: str, span: SourceSpan, *notes: str) -> Diagnostic:
+    return Diagnostic(
+        slug=schema_rule.SLUG, severity=Severity.ERROR, message=message, span=span, notes=notes
+    )

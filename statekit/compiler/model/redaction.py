@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
+from statekit.compiler.effect_walk import leaf_effects
 from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.expressions.tree import ContextRef, EventRef, iter_nodes
 from statekit.compiler.ir import (
@@ -43,7 +44,7 @@ def redacted_fields(
         changed = False
         for event, effects in sites:
             secret_event = payload.get(event, set()) if event is not None else set()
-            for effect in effects:
+            for effect in leaf_effects(effects):
                 pairs: tuple[tuple[str, Expression], ...] = ()
                 if isinstance(effect, Assign):
                     pairs, target = effect.assignments, ctx

@@ -25,6 +25,7 @@ from statekit.analysis.facts import ChartFacts
 from statekit.analysis.static import mentioned_events
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
+from statekit.compiler.model.evaluation_errors import ERROR_EXECUTION
 
 SLUG = "unused-event"
 DEFAULT_SEVERITY = Severity.WARNING
@@ -35,7 +36,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per declared event that is never mentioned."""
     used = mentioned_events(chart)
     for name, event in chart.events.items():
-        if name not in used:
+        if name not in used and name != ERROR_EXECUTION:  # declared by on_evaluation_error
             yield Diagnostic(
                 SLUG, DEFAULT_SEVERITY, f"event '{name}' is declared but never used", event.span
             )

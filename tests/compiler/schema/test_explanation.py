@@ -190,7 +190,7 @@ ERRORS = [
     ),
     pytest.param(
         "statechart: x\nstates:\n  a:\n    entry:\n      - {assign: {n: 1}, emit: {type: X}}\n",
-        "an effect has exactly one key (assign, emit, raise, send, cancel, pause or resume), "
+        "an effect has exactly one key (assign, emit, raise, send, cancel, pause, resume or if), "
         "got 'assign', 'emit'",
         (5, 9),
         None,
@@ -198,7 +198,8 @@ ERRORS = [
     ),
     pytest.param(
         "statechart: x\nstates:\n  a:\n    entry:\n      - asign: {n: 1}\n",
-        "unknown key 'asign' in effect (allowed: assign, emit, raise, send, cancel, pause, resume)",
+        "unknown key 'asign' in effect "
+        "(allowed: assign, emit, raise, send, cancel, pause, resume, if)",
         (5, 9),
         "did you mean 'assign'?",
         id="misspelt effect",
@@ -366,6 +367,7 @@ OPEN_MAPS = {"states", "on", "context", "events", "guards", "invariants", "rejec
 OPEN_MAPS |= {"payload", "severity", "producers", "races", "idempotency", "rename", "timers"}
 OPEN_MAPS |= {"enter"}  # a migration's states entered
 OPEN_MAPS |= {"define", "tables", "entries"}  # definitions, tables, a table's entries
+OPEN_MAPS |= {"input", "output"}  # an invocation's input and output, a final state's output
 
 
 def keyword_keys() -> list[tuple[ScalarNode, str]]:

@@ -1,0 +1,76 @@
+"""The `if` effect (SCXML `<if>/<elseif>/<else>`) compiled: its conditions as booleans in
+the scope of the effects around it, its branches as effect lists of their own.
+
+```yaml
+- if:
+    cond: ctx.total > 100
+    then: [{assign: {tier: "'gold'"}}]
+    elif: [{cond: ctx.total > 10, then: [{assign: {tier: "'silver'"}}]}]
+    else: [{assign: {tier: "'basic'"}}]
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from statekit.compiler.diagnostics import Diagnostic, SourceSpan
+from statekit.compiler.expressions.expression import compile_expression
+from statekit.compiler.expressions.scope import ExpressionScope
+from statekit.compiler.ir import Conditional, ConditionalBranch, Effect, GuardCheck
+from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from statekit.compiler.value_types import BOOLEAN
+
+EFFECT_CONDITION_REASON = "if-effect"
+"""The `reason` of an `if` effect's conditions (a condition that fails rejects nothing)."""
+
+CompileList = Callable[[Node | None, ExpressionScope], tuple[tuple[Effect, ...], list[Diagnostic]]]
+"""Compiles a nested effect list in a scope: its effects and problems."""
+
+
+def compile_conditional(
+    value: Node,
+    span: SourceSpan,
+    scope: ExpressionScope,
+    compile_list: CompileList,
+    problems: list[Diagnostic],
+) -> Conditional | None:
+    """The `if` effect of mapping `value` (None when the schema already refused its shape,
+    or a condition has errors: they are in `problems`, as are the branches' own)."""
+    if not isinstance(value, MappingNode):
+        return None
+    arms: list[tuple[Node | None, Node | None, str]] = [
+        (value.get("cond"), value.get("then"), "'if' cond")
+    ]
+    elifs = value.get("elif")
+    if isinstance(elifs, SequenceNode):
+        for number, item in enumerate(elifs.items, start=1):
+            if isinstance(item, MappingNode):
+                arms.append((item.get("cond"), item.get("then"), f"'elif' {number} cond"))
+    branches: list[ConditionalBranch] = []
+    ok = True
+    for cond, then, what in arms:
+        check = _condition(cond, scope, what, problems)
+        effects, found = compile_list(then, scope)
+        problems.extend(found)
+        if check is None:
+            ok = False
+        else:
+            branches.append(ConditionalBranch(check=check, effects=effects))
+    otherwise, found = compile_list(value.get("else"), scope)
+    problems.extend(found)
+    if not ok:
+        return None
+    return Conditional(branches=tuple(branches), otherwise=otherwise, span=span)
+
+
+def _condition(
+    node: Node | None, scope: ExpressionScope, what: str, problems: list[Diagnostic]
+) -> GuardCheck | None:
+    if not isinstance(node, ScalarNode):
+        return None  # the schema requires `cond`: an expression or a boolean literal
+    result = compile_expression(node.value, node.span, scope, BOOLEAN, what)
+    if isinstance(result, tuple):
+        problems.extend(result)
+        return None
+    return GuardCheck(name=None, expression=result, reason=EFFECT_CONDITION_REASON, span=node.span)

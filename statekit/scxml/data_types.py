@@ -1,0 +1,252 @@
+"""The typed context of an SCXML document: each `<data>` as a statekit context field.
+
+SCXML's datamodel is untyped; a statekit context field has one type. The import
+gives each `<data>` the type its values say, and refuses where they disagree:
+
+- a literal (`expr="0"`, `'text'`, `true`) is a field of that type with that default;
+- a constant expression (literals, `_name` and `<data>` declared before it: SCXML
+  binds them in document order) is evaluated here, by statekit's own expression
+  evaluator, into the field's default;
+- no value (SCXML's `undefined`) is a nullable field defaulting to null, whose type is
+  the one every value written to it has: an `<assign>`'s expression (typed by
+  statekit's compiler), a `<send idlocation>`'s generated id (a string). Writes that
+  disagree (an integer here, a string there) are refused at the later one. One that
+  nothing writes is always null: it is declared a nullable string (a read that needs
+  another type is then the compiler's positioned error).
+
+A `<data>` nothing writes is a constant: what statekit needs constant (a `<send>`'s
+event name, id and delay) may be computed from it (`constant_value`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from statekit.compiler.diagnostics import SourceSpan
+from statekit.compiler.expressions.expression import Expression, compile_expression
+from statekit.compiler.expressions.scope import ExpressionScope, NoEvent, TypedEvent
+from statekit.compiler.expressions.tree import ContextRef, iter_nodes
+from statekit.compiler.value_types import NUMBER, STRING, BaseType, ValueType
+from statekit.scxml.document import Element, ScxmlError
+
+Translate = Callable[[Element, str], str]
+"""An SCXML expression (the element, its text) in statekit's language; an `ScxmlError`
+naming what has no equivalent."""
+Refuse = Callable[[Element, str], ScxmlError]
+"""The positioned error for a message at an element."""
+
+
+@dataclass(frozen=True)
+class DataField:
+    """One `<data>` as a context field; `constant` when nothing in the document writes it."""
+
+    name: str
+    type: ValueType
+    default: Any
+    constant: bool
+    element: Element
+
+    def spec(self) -> dict[str, Any]:
+        """The field spec the chart declares."""
+        out: dict[str, Any] = {"type": self.type.base.value}
+        if self.type.nullable:
+            out["nullable"] = True
+        out["default"] = self.default
+        return out
+
+
+@dataclass(frozen=True)
+class Write:
+    """A value written to the `<data>` named `location`: an expression, or (no `expr`)
+    a value of `kind` (a generated id is a string)."""
+
+    location: str
+    element: Element
+    expr: str | None = None
+    kind: ValueType | None = None
+
+
+@dataclass(frozen=True)
+class DataProblem:
+    """Why a `<data>`'s type cannot be decided, at an element."""
+
+    element: Element
+    message: str
+
+
+_LITERAL_BASES = {int: BaseType.INTEGER, float: BaseType.NUMBER, str: BaseType.STRING}
+
+
+def typed_fields(
+    data: list[tuple[Element, str | None]],
+    writes: list[Write],
+    translate: Translate,
+    refuse: Refuse,
+    event_fields: Mapping[str, ValueType] | None = None,
+) -> tuple[dict[str, DataField], list[DataProblem]]:
+    """Each `<data>` (its element and its value expression, None for none) as a field,
+    in document order, and the problems that leave a field with no value without a type
+    (the caller reports them after the rest of the document: a feature the document
+    cannot do without is the better reason). A value that is not a constant is refused.
+    `event_fields`: the payload fields `_event.data.<field>` may read, typed."""
+    written = {w.location for w in writes}
+    fields: dict[str, DataField] = {}
+    problems: list[DataProblem] = []
+    untyped: list[Element] = []
+    for element, text in data:
+        name = element.attrs["id"]
+        if text is None:
+            untyped.append(element)
+            continue
+        value = _initial_value(element, text, fields, translate)
+        if isinstance(value, DataProblem):
+            raise refuse(value.element, value.message)
+        literal = ValueType(_LITERAL_BASES.get(type(value), BaseType.BOOLEAN))
+        fields[name] = DataField(name, literal, value, name not in written, element)
+    inferred = _inferred_types(untyped, writes, fields, translate, problems, event_fields or {})
+    for element in untyped:
+        name = element.attrs["id"]
+        kind = inferred.get(name)
+        if kind is None and name not in written:
+            kind = STRING  # never set: null whatever its type; reads that need one fail to compile
+        if kind is None:
+            if not any(p.element is element for p in problems):
+                problems.append(
+                    DataProblem(
+                        element,
+                        f"<data id={name!r}> with no value: nothing assigned to it says its type",
+                    )
+                )
+            continue
+        nullable = ValueType(kind.base, nullable=True)
+        fields[name] = DataField(name, nullable, None, name not in written, element)
+    order = [element.attrs["id"] for element, _ in data]
+    return {n: fields[n] for n in order if n in fields}, problems
+
+
+def _initial_value(
+    element: Element, text: str, fields: Mapping[str, DataField], translate: Translate
+) -> Any:
+    name = element.attrs["id"]
+    source = translate(element, text)
+    compiled = _compile(source, element, fields)
+    if compiled is None or compiled.active_states():
+        return DataProblem(element, f"<data id={name!r}> with expr={text!r}: not a constant")
+    try:
+        value = compiled.evaluate({n: f.default for n, f in fields.items()}, {}, frozenset())
+    except Exception as error:  # a constant that fails (1 / 0): SCXML's error.execution
+        return DataProblem(element, f"<data id={name!r}> with expr={text!r}: fails ({error})")
+    if value is None or type(value) not in (*_LITERAL_BASES, bool):
+        return DataProblem(element, f"<data id={name!r}> with expr={text!r}: no typed value")
+    return value
+
+
+def constant_value(
+    source: str, element: Element, fields: Mapping[str, DataField]
+) -> tuple[bool, Any]:
+    """(True, its value) when the statekit expression `source` reads nothing but
+    literals and constant `<data>`; (False, None) otherwise."""
+    compiled = _compile(source, element, fields)
+    if compiled is None or compiled.active_states():
+        return False, None
+    reads = {n.field for n in iter_nodes(compiled.tree) if isinstance(n, ContextRef)}
+    if not all(fields[name].constant for name in reads):
+        return False, None
+    try:
+        return True, compiled.evaluate({n: f.default for n, f in fields.items()}, {}, frozenset())
+    except Exception:  # a failing constant is not a constant
+        return False, None
+
+
+def _inferred_types(
+    untyped: list[Element],
+    writes: list[Write],
+    fields: Mapping[str, DataField],
+    translate: Translate,
+    problems: list[DataProblem],
+    event_fields: Mapping[str, ValueType],
+) -> dict[str, ValueType]:
+    """The type of each untyped `<data>`, to a fixed point: a write's expression is typed
+    once every `<data>` it reads has a type (`Var1 = Var2` after `Var2 = 1`)."""
+    names = {element.attrs["id"]: element for element in untyped}
+    inferred: dict[str, ValueType] = {}
+    for _ in range(len(names) + 1):
+        known = {n: f.type for n, f in fields.items()} | inferred
+        seen: dict[str, tuple[ValueType, Element]] = {}
+        for write in writes:
+            if write.location not in names:
+                continue
+            kind = write.kind or _type_of(write, known, translate, event_fields)
+            if kind is None or kind.base is BaseType.NULL:
+                continue
+            kind = ValueType(kind.base)
+            before = seen.get(write.location)
+            if before is None:
+                seen[write.location] = (kind, write.element)
+                continue
+            joined = _join(before[0], kind)
+            if joined is None:
+                element = write.element
+                problems.append(
+                    DataProblem(
+                        element,
+                        f"<data id={write.location!r}> with no value is written a "
+                        f"{kind.describe()} here and a {before[0].describe()} at line "
+                        f"{before[1].line}, column {before[1].column}: one type is needed",
+                    )
+                )
+                return {}
+            seen[write.location] = (joined, before[1])
+        found = {name: kind for name, (kind, _) in seen.items()}
+        if found == inferred:
+            break
+        inferred = found
+    return inferred
+
+
+def _type_of(
+    write: Write,
+    known: Mapping[str, ValueType],
+    translate: Translate,
+    event_fields: Mapping[str, ValueType],
+) -> ValueType | None:
+    if write.expr is None:
+        return None
+    try:
+        source = translate(write.element, write.expr)
+    except ScxmlError:  # refused where the write is translated, in document order
+        return None
+    scope = ExpressionScope(  # `_event.name` has its type wherever it can be read
+        context=dict(known), event=TypedEvent(event_fields), resolve_state=lambda _ref, _span: 0
+    )
+    compiled = compile_expression(source, _span(write.element), scope)
+    return compiled.type if isinstance(compiled, Expression) else None
+
+
+def _join(a: ValueType, b: ValueType) -> ValueType | None:
+    if a.base is b.base:
+        return a
+    if {a.base, b.base} == {BaseType.INTEGER, BaseType.NUMBER}:
+        return NUMBER
+    return None
+
+
+def _compile(source: str, element: Element, fields: Mapping[str, DataField]) -> Expression | None:
+    compiled = compile_expression(
+        source, _span(element), _scope({n: f.type for n, f in fields.items()})
+    )
+    return compiled if isinstance(compiled, Expression) else None
+
+
+def _scope(types: Mapping[str, ValueType]) -> ExpressionScope:
+    return ExpressionScope(
+        context=dict(types),
+        event=NoEvent("an SCXML <data> value has no event"),
+        resolve_state=lambda _ref, _span: 0,
+    )
+
+
+def _span(element: Element) -> SourceSpan:
+    return SourceSpan("<scxml>", element.line, element.column, element.line, element.column + 1)

@@ -1,0 +1,221 @@
+"""Executable content (`<onentry>`, `<onexit>`, a transition's content) as statekit
+effects: `<raise>`, `<assign>`, `<send>` to this session, `<cancel>`; `<log>` dropped."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from statekit.scxml.context import (
+    SYSTEM_VARIABLES,
+    ImportContext,
+    event_name,
+    literal,
+    quoted,
+)
+from statekit.scxml.data_types import constant_value
+from statekit.scxml.document import Element
+from statekit.scxml.payloads import send_payload
+
+_DELAY = re.compile(r"^\s*(\d*(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
+_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+_IGNORED = {"log"}
+Translator = Callable[[Element, ImportContext], list[dict[str, Any]]]
+_SCXML_PROCESSOR = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
+
+
+def effects_of(blocks: list[Element], c: ImportContext) -> list[dict[str, Any]]:
+    return [effect for block in blocks for effect in content_of(block, c)]
+
+
+def content_of(block: Element, c: ImportContext) -> list[dict[str, Any]]:
+    effects: list[dict[str, Any]] = []
+    for element in block.children:
+        if element.tag == "raise" and element.attrs.get("event"):
+            effects.append({"raise": event_name(element.attrs["event"])})
+        elif element.tag == "assign":
+            effects.append(_assign(element, c))
+        elif element.tag == "if":
+            effects.append(_if(element, c))
+        elif element.tag == "send":
+            effects.extend(_send(element, c))
+        elif element.tag == "cancel" and set(element.attrs) == {"sendid"}:
+            if element.attrs["sendid"] in c.send_ids:
+                effects.append({"cancel": element.attrs["sendid"]})
+            else:  # SCXML cancels only this session's sends: another id does nothing
+                c.note(
+                    element,
+                    f"<cancel sendid={element.attrs['sendid']!r}> dropped: no "
+                    "<send> of this document has that id",
+                )
+        elif element.tag == "cancel" and set(element.attrs) == {"sendidexpr"}:
+            effects.extend(_cancel(element, c))
+        elif element.tag in _IGNORED:
+            c.note(element, "<log> dropped: statekit has no log effect")
+        else:
+            attrs = "".join(f" {k}" for k in sorted(element.attrs))
+            raise c.refuse(element, f"<{element.tag}{attrs}> is not expressible in statekit")
+    return effects
+
+
+def _if(element: Element, c: ImportContext) -> dict[str, Any]:
+    """`<if cond>A<elseif cond/>B<else/>C</if>`: the markers split the children."""
+    branches: list[tuple[Element, list[Element]]] = [(element, [])]
+    otherwise: list[Element] | None = None
+    for child in element.children:
+        if child.tag == "elseif" and otherwise is None:
+            branches.append((child, []))
+        elif child.tag == "else" and otherwise is None:
+            otherwise = []
+        elif child.tag in ("elseif", "else"):
+            raise c.refuse(child, f"<{child.tag}> after <else>")
+        else:
+            (otherwise if otherwise is not None else branches[-1][1]).append(child)
+    clauses = [
+        {
+            "cond": c.condition(marker),
+            "then": content_of(Element("block", {}, 0, 0, children=kids), c),
+        }
+        for marker, kids in branches
+    ]
+    out: dict[str, Any] = dict(clauses[0])
+    if len(clauses) > 1:
+        out["elif"] = clauses[1:]
+    if otherwise is not None:
+        out["else"] = content_of(Element("block", {}, 0, 0, children=otherwise), c)
+    return {"if": out}
+
+
+def _assign(element: Element, c: ImportContext) -> dict[str, Any]:
+    location = element.attrs.get("location", "")
+    if location in c.system or location in SYSTEM_VARIABLES:
+        raise c.refuse(
+            element, f"<assign location={location!r}>: a system variable (read-only) is assigned"
+        )
+    if location not in c.data_names():
+        raise c.refuse(element, f"<assign location={location!r}>: not a declared <data> name")
+    if "expr" not in element.attrs:
+        raise c.refuse(element, "<assign> with inline content is not expressible")
+    return {"assign": {location: c.expression(element, "expr")}}
+
+
+def _by_value(
+    element: Element, attribute: str, c: ImportContext, translate: Translator
+) -> list[dict[str, Any]] | None:
+    """An `attribute` (eventexpr, delayexpr, sendidexpr) that reads one `<data>` given
+    only constants: one `if` branch per value it can have, each the element translated
+    with that value written in; None when it is a constant or not of that form."""
+    if attribute not in element.attrs:
+        return None
+    known, _ = constant_value(c.expression(element, attribute), element, c.fields)
+    found = None if known else c.values_of(element, attribute)
+    if found is None:
+        return None
+    name, values = found
+    branches = []
+    for value in values:
+        attrs = {**element.attrs, attribute: literal(value)}
+        fixed = Element(element.tag, attrs, element.line, element.column, element.namespace)
+        fixed.children = element.children
+        branches.append({"cond": f"ctx.{name} == {literal(value)}", "then": translate(fixed, c)})
+    if not branches:
+        return None
+    out: dict[str, Any] = dict(branches[0])
+    if len(branches) > 1:
+        out["elif"] = branches[1:]
+    return [{"if": out}]
+
+
+def _cancel(element: Element, c: ImportContext) -> list[dict[str, Any]]:
+    branched = _by_value(element, "sendidexpr", c, _cancel)
+    if branched is not None:
+        return branched
+    sendid = str(c.constant(element, "sendidexpr"))
+    if sendid not in c.send_ids:  # another session's id, or none: SCXML cancels nothing
+        c.note(element, f"<cancel> of {sendid!r} dropped: no <send> of this document has it")
+        return []
+    return [{"cancel": sendid}]
+
+
+def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
+    for attribute in ("eventexpr", "delayexpr"):
+        branched = _by_value(element, attribute, c, _send)
+        if branched is not None:
+            return branched
+    if element.attrs.get("type") == _SCXML_PROCESSOR:
+        element.attrs.pop("type")
+    allowed = {"event", "eventexpr", "target", "delay", "delayexpr", "id", "idlocation"}
+    allowed |= {"namelist"}
+    extra = set(element.attrs) - allowed
+    others = {f"<{k.tag}>" for k in element.children if k.tag != "param"}
+    if extra or others:
+        what = ", ".join(sorted(extra | others))
+        raise c.refuse(element, f"<send> with {what} is not expressible")
+    event = _send_event(element, c)
+    target = element.attrs.get("target")
+    timed = {"delay", "delayexpr", "id", "idlocation"} & set(element.attrs)
+    if target == "#_internal" and not timed:
+        payload = send_payload(element, c.data_names(), c.translated, c.refuse)
+        return [{"raise": {"event": event, "payload": payload} if payload else event}]
+    send: dict[str, Any] = {"event": event}
+    payload = send_payload(element, c.data_names(), c.translated, c.refuse)
+    if payload and "event" not in element.attrs:
+        raise c.refuse(element, "<send eventexpr> with <param> or namelist is not expressible")
+    if payload and target not in (None, "#_internal"):
+        raise c.refuse(element, f"<send target={target!r}> with <param> or namelist")
+    if payload:
+        send["payload"] = payload
+    if target is not None:
+        send["to"] = _send_target(element, target, c)
+        if timed:
+            raise c.refuse(element, f"<send target={target!r}> with a delay or an id")
+    delay = _send_delay(element, c)
+    if delay is not None:
+        send["delay"] = delay
+    effects: list[dict[str, Any]] = [{"send": send}]
+    if "id" in element.attrs:
+        send["id"] = element.attrs["id"]
+    elif "idlocation" in element.attrs:
+        location = element.attrs["idlocation"]
+        if location not in c.data_names():
+            raise c.refuse(element, f"<send idlocation={location!r}>: not a declared <data>")
+        send["id"] = f"send_{element.line}_{element.column}"
+        effects.append({"assign": {location: quoted(send["id"])}})
+    return effects
+
+
+def _send_target(element: Element, target: str, c: ImportContext) -> str:
+    """`#_parent` (in an invoked document) or `#_<invoke id>` of this document."""
+    if target == "#_parent" and c.invoked:
+        return "parent"
+    if target.startswith("#_") and target[2:] in c.invokes:
+        return target[2:]
+    raise c.refuse(element, f"<send target={target!r}>: another target is not expressible")
+
+
+def _send_event(element: Element, c: ImportContext) -> str:
+    if "event" in element.attrs:
+        return event_name(element.attrs["event"])
+    if "eventexpr" not in element.attrs:
+        raise c.refuse(element, "<send> without event is not expressible")
+    value = c.constant(element, "eventexpr")
+    if not isinstance(value, str) or value not in c.events:
+        raise c.refuse(
+            element, f"<send eventexpr=...> is {value!r}, not an event the document names"
+        )
+    return event_name(value)
+
+
+def _send_delay(element: Element, c: ImportContext) -> str | None:
+    if "delayexpr" in element.attrs:
+        text = c.constant(element, "delayexpr")
+    elif "delay" in element.attrs:
+        text = element.attrs["delay"]
+    else:
+        return None
+    match = _DELAY.match(text) if isinstance(text, str) else None
+    ms = float(match.group(1) or "0") * _UNIT_MS[match.group(2)] if match else -1.0
+    if ms < 0 or ms != int(ms):
+        raise c.refuse(element, f"<send> with the delay {text!r}: not a delay")
+    return f"{int(ms)}ms"
