@@ -38,6 +38,7 @@ from collections.abc import Mapping
 
 from statekit.analysis.compositional import explore_composed
 from statekit.analysis.exploration import Exploration
+from statekit.analysis.family import ChartSet
 from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.race_decisions import RaceDecisions, producer_of
 from statekit.analysis.race_records import (
@@ -75,9 +76,14 @@ __all__ = [
 ]
 
 
-def find_races(chart: CompiledChart, options: ExplorationOptions | None = None) -> RaceReport:
-    """Explore `chart` (under `options`) and find its races (see the module docstring)."""
-    return races_of(explore_composed(chart, options or ExplorationOptions()))
+def find_races(
+    chart: CompiledChart,
+    options: ExplorationOptions | None = None,
+    chart_set: ChartSet | None = None,
+) -> RaceReport:
+    """Explore `chart` (under `options`) and find its races (see the module docstring);
+    `chart_set` holds the charts it invokes (their sends to it are their producers')."""
+    return races_of(explore_composed(chart, options or ExplorationOptions()), chart_set)
 
 
 _last: list[RaceReport] = []
@@ -93,10 +99,11 @@ def races_in(exploration: Exploration) -> RaceReport:
     return report
 
 
-def races_of(exploration: Exploration) -> RaceReport:
-    """The races of an explored chart (see the module docstring)."""
+def races_of(exploration: Exploration, chart_set: ChartSet | None = None) -> RaceReport:
+    """The races of an explored chart (see the module docstring); an invocation's events
+    are its own producer's, with its child's sends when `chart_set` holds the child."""
     chart = exploration.chart
-    decisions = RaceDecisions(chart)
+    decisions = RaceDecisions(chart, chart_set)
     producers = decisions.producers
     pairs = decisions.pairs(exploration.events, exploration.timer_events)
     search = RaceSearch(exploration)

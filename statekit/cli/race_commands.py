@@ -9,9 +9,12 @@ how many other configurations it occurs in, and whether `races:` decides it
 (`statekit.analysis.races`). `--all` lists the convergent pairs too (their
 orders end alike with the same answers everywhere) and every configuration
 of each pair. A folder names the charts in it, as for `statekit
-lint` (`statekit.lint.lint_files.collect_files`). Exit codes as `statekit lint`: 0 when every race
-is decided, 1 when one is not (or a chart does not compile, or an
-exploration hit its bound, so a race may be missing), 2 for usage errors.
+lint` (`statekit.lint.lint_files.collect_files`); an invocation's events come
+from a producer of its own, `invoke.<id>`, which also sends the events its
+child (when among the charts named) sends to the parent. Exit codes as
+`statekit lint`: 0 when every race is decided, 1 when one is not (or a chart
+does not compile, or an exploration hit its bound, so a race may be missing),
+2 for usage errors.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import sys
 
 import click
 
+from statekit.analysis.family import ChartSet
 from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.race_witness import race_replays
 from statekit.analysis.races import CONVERGENT, RACE, Race, RaceReport, find_races
@@ -77,15 +81,17 @@ def races_command(
     )
     reports: list[RaceReport] = []
     failed = False
-    for file in files:
-        result = compile_file(file)
+    compiled = [(file, compile_file(file)) for file in files]
+    # the charts named together: an invoked child's sends to its parent are its producer's
+    chart_set = ChartSet(tuple(r.chart for _, r in compiled if r.chart is not None))
+    for file, result in compiled:
         if result.chart is None:
             click.echo(
                 format_diagnostics("text", result.diagnostics, rule_infos()), nl=False, err=True
             )
             failed = True
             continue
-        report = find_races(result.chart, options)
+        report = find_races(result.chart, options, chart_set)
         for limit in report.limits[:1]:
             click.echo(f"statekit: {file}: {limit.message}; races past it are not listed", err=True)
             failed = True

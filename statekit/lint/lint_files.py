@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from statekit.analysis.facts import chart_facts
+from statekit.analysis.family import ChartSet, named_charts, talks_to_charts
 from statekit.analysis.options import ExplorationOptions
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
+from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import CompileResult, compile_file, compile_source
 from statekit.lint.chart_walk import (
     CHART_SUFFIXES,
@@ -28,6 +30,7 @@ from statekit.lint.chart_walk import (
     select_files,
 )
 from statekit.lint.config import LintConfig, with_chart_settings
+from statekit.lint.family_checks import FamilyView
 from statekit.lint.registry import RULES
 
 __all__ = [
@@ -44,6 +47,7 @@ __all__ = [
     "lint_file",
     "lint_paths",
     "lint_source",
+    "neighbour_set",
     "select_files",
 ]
 
@@ -75,11 +79,18 @@ class LintReport:
 
 
 def lint_file(
-    path: Path, config: LintConfig, options: ExplorationOptions = DEFAULT_OPTIONS
+    path: Path,
+    config: LintConfig,
+    options: ExplorationOptions = DEFAULT_OPTIONS,
+    chart_set: ChartSet | None = None,
 ) -> list[Diagnostic]:
     """All findings of one chart file, at their configured severities; the chart rules
-    share one exploration, run with `options`."""
-    return lint_compiled(compile_file(path), str(path), config, options)
+    share one exploration, run with `options`. The family rules read `chart_set` (None:
+    this chart and the charts in its folder, `neighbour_set`)."""
+    result = compile_file(path)
+    if chart_set is None and result.chart is not None:
+        chart_set = neighbour_set(result.chart, (path,))
+    return lint_compiled(result, str(path), config, options, chart_set)
 
 
 def lint_source(
@@ -88,7 +99,8 @@ def lint_source(
     config: LintConfig,
     options: ExplorationOptions = DEFAULT_OPTIONS,
 ) -> LintReport:
-    """Lint chart text that has no file of its own (standard input), reported as `file`."""
+    """Lint chart text that has no file of its own (standard input), reported as `file`;
+    the family rules see it alone."""
     try:
         found = lint_compiled(compile_source(source, file), file, config, options)
     except Exception as exc:  # a bug in statekit: a positioned finding, not a traceback
@@ -97,22 +109,59 @@ def lint_source(
 
 
 def lint_compiled(
-    result: CompileResult, file: str, config: LintConfig, options: ExplorationOptions
+    result: CompileResult,
+    file: str,
+    config: LintConfig,
+    options: ExplorationOptions,
+    chart_set: ChartSet | None = None,
 ) -> list[Diagnostic]:
     """All findings of an already compiled chart (the compile findings too), configured:
-    the project's `config` with the chart's own `lint:` key layered over it."""
+    the project's `config` with the chart's own `lint:` key layered over it. The family
+    rules see the chart in `chart_set` (None: the chart alone)."""
     findings = list(result.diagnostics)
-    if result.chart is not None:
-        config, problems = with_chart_settings(config, result.chart.lint, file)
+    chart = result.chart
+    if chart is not None:
+        config, problems = with_chart_settings(config, chart.lint, file)
         findings.extend(problems)
-        facts = chart_facts(result.chart, options)
+        facts = chart_facts(chart, options)
+        family = FamilyView(facts, chart_set or ChartSet((chart,)), result.source)
         for rule in RULES.values():
             # a rule whose findings would all be dropped (ignored, not selected, or
             # `off`) is not run at all: its work (a rule may walk every outcome) is skipped
-            if rule.check is not None and config.reports(rule.info.slug):
-                findings.extend(rule.check(result.chart, facts))
+            if not config.reports(rule.info.slug):
+                continue
+            if rule.check is not None:
+                findings.extend(rule.check(chart, facts))
+            elif rule.family_check is not None and talks_to_charts(chart):
+                findings.extend(rule.family_check(chart, family))
     kept = (config.effective(d) for d in findings)
     return [d for d in kept if d is not None]
+
+
+def neighbour_set(
+    chart: CompiledChart, files: Sequence[Path], linted: Sequence[CompiledChart] = ()
+) -> ChartSet:
+    """The chart set `chart` is linted in: `linted` (the charts linted together, `chart`
+    among them or not) and, when an invoke or `send` of `chart` names a chart they do
+    not have, the charts in the folders of `files` (found as a folder walk finds them,
+    compiled, not linted)."""
+    known = ChartSet((chart, *(c for c in linted if c is not chart)))
+    if not any(known.resolve(name) is None for name in named_charts(chart)):
+        return known
+    found = list(known.charts)
+    paths = {f.resolve() for f in files}
+    for folder in dict.fromkeys(f.parent for f in files):
+        try:
+            selection = select_files([folder])
+        except UsageError:
+            continue
+        for path in selection.files:
+            if path.resolve() in paths:
+                continue
+            compiled = compile_file(path).chart
+            if compiled is not None:
+                found.append(compiled)
+    return ChartSet(tuple(found))
 
 
 def _crash(file: str, exc: Exception) -> Diagnostic:
@@ -132,13 +181,27 @@ def lint_paths(
     paths: Sequence[str | Path], config: LintConfig, options: ExplorationOptions = DEFAULT_OPTIONS
 ) -> LintReport:
     """Lint every chart under `paths` (found by `select_files` with the configuration's
-    `exclude`; explorations run with `options`); one bad file never stops the others."""
+    `exclude`; explorations run with `options`); one bad file never stops the others.
+    Every file is compiled first: the charts linted together are the chart set the
+    family rules read (with the charts of the linted files' folders, `neighbour_set`,
+    when a name is not among them)."""
     selection = select_files(paths, config.exclude)
     diagnostics: list[Diagnostic] = []
     crashes = 0
+    compiled: list[tuple[Path, CompileResult]] = []
     for path in selection.files:
         try:
-            diagnostics.extend(lint_file(path, config, options))
+            compiled.append((path, compile_file(path)))
+        except Exception as exc:  # a bug in statekit must not hide the other files' results
+            crashes += 1
+            diagnostics.append(_crash(str(path), exc))
+    charts = [result.chart for _, result in compiled if result.chart is not None]
+    for path, result in compiled:
+        try:
+            chart_set = None
+            if result.chart is not None:
+                chart_set = neighbour_set(result.chart, selection.files, charts)
+            diagnostics.extend(lint_compiled(result, str(path), config, options, chart_set))
         except Exception as exc:  # a bug in statekit must not hide the other files' results
             crashes += 1
             diagnostics.append(_crash(str(path), exc))
