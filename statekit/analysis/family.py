@@ -153,6 +153,14 @@ def talks_to_charts(chart: CompiledChart) -> bool:
     )
 
 
+def invoking_states(chart: CompiledChart) -> dict[str, int]:
+    """`done.invoke.<id>` and `error.invoke.<id>` → the state whose invocation sends it
+    (the only states where they can arrive: the child runs while its state is active)."""
+    return {
+        event: inv.state for inv in chart.invocations for event in (inv.done_event, inv.error_event)
+    }
+
+
 def child_events(invoked: InvokedChart) -> tuple[ChildEvent, ...]:
     """What the parent can receive from the invocation: `done.invoke.<id>`,
     `error.invoke.<id>`, then each event the child sends to its parent (once, at its

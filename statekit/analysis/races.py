@@ -14,6 +14,8 @@ answered differently (applied in one order and rejected in the other, or
 rejected for another reason), `convergent` when neither differs. Where neither
 event fires the pair commutes trivially and is not examined. Two timer events
 are not paired: their order is the clock's (their due times), not a sender's.
+An invocation's `done.invoke.<id>` and `error.invoke.<id>` are paired only in
+configurations where its state is active (its child runs only then).
 
 A pair is one `Race`, shown at the configuration where its orders differ most
 (another end configuration before another context, timers or messages before
@@ -38,7 +40,7 @@ from collections.abc import Mapping
 
 from statekit.analysis.compositional import explore_composed
 from statekit.analysis.exploration import Exploration
-from statekit.analysis.family import ChartSet
+from statekit.analysis.family import ChartSet, invoking_states
 from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.race_decisions import RaceDecisions, producer_of
 from statekit.analysis.race_records import (
@@ -108,13 +110,17 @@ def races_of(exploration: Exploration, chart_set: ChartSet | None = None) -> Rac
     pairs = decisions.pairs(exploration.events, exploration.timer_events)
     search = RaceSearch(exploration)
     found: dict[tuple[str, str], dict[Configuration, RaceOccurrence]] = {}
+    invoking = invoking_states(chart)
     for node in exploration.nodes:
         fired = search.fired(node)
         if not fired:
             continue  # neither order of any pair changes anything here
+        active = node.config.ids
         for a, b in pairs:
             if a not in fired and b not in fired:
                 continue
+            if invoking.get(a, 0) not in active or invoking.get(b, 0) not in active:
+                continue  # an invocation's done or error arrives only while it is active
             known = found.setdefault((a, b), {})
             before = known.get(node.config)
             if before is not None and before.difference == CONFIGURATION:
@@ -125,7 +131,6 @@ def races_of(exploration: Exploration, chart_set: ChartSet | None = None) -> Rac
             difference = compared[0]
             if before is not None and _rank(before.difference) >= _rank(difference):
                 continue
-            active = node.config.ids
             known[node.config] = RaceOccurrence(
                 configuration=search.configuration(node.config),
                 active=active,
