@@ -119,7 +119,7 @@ def races_of(exploration: Exploration, chart_set: ChartSet | None = None) -> Rac
         for a, b in pairs:
             if a not in fired and b not in fired:
                 continue
-            if invoking.get(a, 0) not in active or invoking.get(b, 0) not in active:
+            if any(e in invoking and invoking[e] not in active for e in (a, b)):
                 continue  # an invocation's done or error arrives only while it is active
             known = found.setdefault((a, b), {})
             before = known.get(node.config)
