@@ -143,20 +143,23 @@ def neighbour_set(
 ) -> ChartSet:
     """The chart set `chart` is linted in: `linted` (the charts linted together, `chart`
     among them or not) and, when an invoke or `send` of `chart` names a chart they do
-    not have, the charts in the folders of `files` (found as a folder walk finds them,
-    compiled, not linted)."""
+    not have, the charts directly in the folders of `files` (the files named alone;
+    compiled, not linted; `files` themselves are left out: they are `chart` or among
+    `linted`)."""
     known = ChartSet((chart, *(c for c in linted if c is not chart)))
-    if not any(known.resolve(name) is None for name in named_charts(chart)):
+    if not files or all(known.resolve(name) is not None for name in named_charts(chart)):
         return known
     found = list(known.charts)
-    paths = {f.resolve() for f in files}
-    for folder in dict.fromkeys(f.parent for f in files):
+    named = {f.resolve() for f in files}
+    for folder in dict.fromkeys(f.resolve().parent for f in files):
         try:
-            selection = select_files([folder])
-        except UsageError:
+            entries = sorted(folder.iterdir())
+        except OSError:
             continue
-        for path in selection.files:
-            if path.resolve() in paths:
+        for path in entries:
+            if path in named or path.suffix.lower() not in CHART_SUFFIXES:
+                continue
+            if not path.is_file() or not is_chart_file(path):
                 continue
             compiled = compile_file(path).chart
             if compiled is not None:
@@ -183,8 +186,8 @@ def lint_paths(
     """Lint every chart under `paths` (found by `select_files` with the configuration's
     `exclude`; explorations run with `options`); one bad file never stops the others.
     Every file is compiled first: the charts linted together are the chart set the
-    family rules read (with the charts of the linted files' folders, `neighbour_set`,
-    when a name is not among them)."""
+    family rules read (with the charts in the folder of each file named alone,
+    `neighbour_set`, when a name is not among them)."""
     selection = select_files(paths, config.exclude)
     diagnostics: list[Diagnostic] = []
     crashes = 0
@@ -196,11 +199,12 @@ def lint_paths(
             crashes += 1
             diagnostics.append(_crash(str(path), exc))
     charts = [result.chart for _, result in compiled if result.chart is not None]
+    named_files = [Path(p) for p in paths if Path(p).is_file()]
     for path, result in compiled:
         try:
             chart_set = None
             if result.chart is not None:
-                chart_set = neighbour_set(result.chart, selection.files, charts)
+                chart_set = neighbour_set(result.chart, named_files, charts)
             diagnostics.extend(lint_compiled(result, str(path), config, options, chart_set))
         except Exception as exc:  # a bug in statekit must not hide the other files' results
             crashes += 1
