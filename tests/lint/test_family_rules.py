@@ -196,3 +196,10 @@ def test_stdin_lints_the_chart_alone() -> None:
     assert [d.slug for d in report.diagnostics if d.slug in FAMILY_SLUGS] == [
         "invoke-unknown-chart"
     ]
+
+
+def test_an_invocations_events_are_not_unused_declarations(tmp_path: Path) -> None:
+    folder = write_family(tmp_path, order=ORDER.replace("      error.invoke.payment: failed\n", ""))
+    report = lint_paths([folder], LintConfig())
+    slugs = [d.slug for d in report.diagnostics if "error.invoke.payment" in d.message]
+    assert slugs == ["invoke-unclassified"]

@@ -46,7 +46,7 @@ def check(chart: CompiledChart, family: FamilyView) -> Iterator[Diagnostic]:
         done = chart.events.get(inv.done_event)
         expected = {f.name: f for f in done.fields} if done is not None else {}
         finals = [s for s in child.states if s.parent == 0 and s.kind is StateKind.FINAL]
-        where = f"invoke '{inv.id}' of chart '{child.name}'"
+        of_child = f"of chart '{child.name}'"
         for final in finals:
             given = dict(final.output)
             here = RelatedLocation(final.span, f"final state '{final.path}' of '{child.name}'")
@@ -58,8 +58,8 @@ def check(chart: CompiledChart, family: FamilyView) -> Iterator[Diagnostic]:
                     yield Diagnostic(
                         SLUG,
                         DEFAULT_SEVERITY,
-                        f"output '{name}' of {where} is not given by its final state "
-                        f"'{final.path}'",
+                        f"output '{name}' of invoke '{inv.id}' is not given by the final "
+                        f"state '{final.path}' {of_child}",
                         spec.span,
                         (
                             f"the final state is at {final.span}",
@@ -73,8 +73,8 @@ def check(chart: CompiledChart, family: FamilyView) -> Iterator[Diagnostic]:
                     yield Diagnostic(
                         SLUG,
                         DEFAULT_SEVERITY,
-                        f"output '{name}' of {where} does not fit the value its final state "
-                        f"'{final.path}' gives: {problem}",
+                        f"output '{name}' of invoke '{inv.id}' does not fit what the final "
+                        f"state '{final.path}' {of_child} gives: {problem}",
                         spec.span,
                         (f"the value is at {value.span}",),
                         (RelatedLocation(value.span, f"output '{name}' of '{final.path}'"),),
@@ -85,9 +85,9 @@ def check(chart: CompiledChart, family: FamilyView) -> Iterator[Diagnostic]:
                 yield Diagnostic(
                     SLUG,
                     DEFAULT_SEVERITY,
-                    f"final state '{final.path}' of chart '{child.name}' gives output "
-                    f"'{name}', which {where.replace(' of chart', ' from chart')} does not "
-                    "declare (done.invoke would be refused: unknown payload field)",
+                    f"the final state '{final.path}' {of_child} gives output '{name}', which "
+                    f"invoke '{inv.id}' does not declare (its done.invoke.{inv.id} would be "
+                    "refused: an unknown payload field)",
                     family.key_span(inv.span, "output") if expected else inv.span,
                     (
                         f"the value is at {value.span}",
