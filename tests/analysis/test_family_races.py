@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from cli_process import statekit
-from family_charts import ORDER, PAYMENT, write_family
+from order_payment_family import ORDER, PAYMENT, write_family
 
 from statekit.analysis.family import ChartSet
 from statekit.analysis.races import RACE, find_races
@@ -89,3 +90,15 @@ def test_statekit_races_lists_the_childs_pairs(tmp_path: Path) -> None:
     assert "UNDECIDED" in done.stdout
     decided = statekit("races", str(write_family(tmp_path / "decided", order=DECIDED)))
     assert "decided by 'cancel_vs_payment'" in decided.stdout, decided.stdout
+
+
+def test_the_example_orders_cancel_races_with_each_childs_done() -> None:
+    done = statekit("races", "examples/order_family", "--format", "json")
+    assert done.returncode == 1  # the example decides none of them
+    pairs = {
+        (tuple(r["events"]), tuple(r["producers"]))
+        for r in json.loads(done.stdout)
+        if r["chart"] == "order"
+    }
+    assert (("cancel", "done.invoke.payment"), (None, "invoke.payment")) in pairs
+    assert (("cancel", "done.invoke.shipment"), (None, "invoke.shipment")) in pairs

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from chart_helpers import dot_program  # noqa: F401  (a fixture)
 from cli_process import statekit
-from family_charts import ORDER, write_family
+from order_payment_family import ORDER, write_family
 
 from statekit.compiler.pipeline import compile_source
 from statekit.diagrams.dot import to_dot
@@ -86,3 +86,14 @@ def test_the_svg_box_is_a_link_to_the_childs_page(tmp_path: Path) -> None:
 def test_the_committed_docs_of_the_reference_machines_are_unchanged() -> None:
     done = statekit("docs", "machines/", "-o", "docs/machines", "--check")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_example_familys_pages_link_parent_and_children(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    done = statekit("docs", "examples/order_family", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    order = (out / "order.md").read_text(encoding="utf-8")
+    assert "[payment](payment.md)" in order and "[shipment](shipment.md)" in order
+    for child in ("payment", "shipment"):
+        page = (out / f"{child}.md").read_text(encoding="utf-8")
+        assert "## Invoked by" in page and "[order](order.md)" in page

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from cli_process import statekit
-from family_charts import ORDER, PAYMENT, position, write_family
+from order_payment_family import ORDER, PAYMENT, position, write_family
 
 from statekit.lint.config import LintConfig
 from statekit.lint.lint_files import lint_paths, lint_source

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from family_charts import ORDER, position, write_family
 from lsp_session import Editor, Json
+from order_payment_family import ORDER, position, write_family
 
 FAMILY = {"invoke-unknown-chart", "invoke-input", "invoke-output", "invoke-unclassified"}
 
