@@ -194,10 +194,12 @@ class _Writer:
         it has one; `beside` a simple state, joined to it by a dotted line."""
         for k, inv in enumerate(self.d.invocations_of(state.id)):
             box = f"v{state.id}_{k}"
-            label = (
-                f'<<FONT POINT-SIZE="9">invoke</FONT><BR/><B>{html(inv.id)}</B>'
-                f'<BR/><FONT POINT-SIZE="9">chart {html(inv.text().split(" → ", 1)[1])}</FONT>>'
+            child = inv.text().split(" → ", 1)[1]  # the chart, and its version when pinned
+            below = (
+                "" if child == inv.id else f'<BR/><FONT POINT-SIZE="9">chart {html(child)}</FONT>'
             )
+            label = f'<<FONT POINT-SIZE="9">invoke </FONT><B>{html(inv.id)}</B>{below}>'
+
             link = ""
             if inv.href is not None:
                 link = f', URL={quoted(inv.href)}, target="_top", fontcolor="{palette.TIMER}"'
