@@ -23,10 +23,17 @@ import sys
 
 import click
 
-from statekit.analysis.family import ChartSet
+from statekit.analysis.family import ChartSet, invoking_states
 from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.race_witness import race_replays
-from statekit.analysis.races import CONVERGENT, RACE, Race, RaceReport, find_races
+from statekit.analysis.races import (
+    CONVERGENT,
+    RACE,
+    OrderOutcome,
+    Race,
+    RaceReport,
+    find_races,
+)
 from statekit.analysis.witness import PathReplays
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import echo_json
@@ -36,6 +43,7 @@ from statekit.cli.progress import (
     skip_final_collection,
     terminal_progress,
 )
+from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_file
 from statekit.compiler.terminal_text import terminal_text
 from statekit.lint.formats import format_diagnostics
@@ -147,8 +155,10 @@ def _text(report: RaceReport, show_all: bool) -> list[str]:
         first, second = race.orders
         replays = race_replays(report.exploration, race, shared)
         out.append(f"    {a} then {b}: {first.text()}")
+        out.extend(_cancelled_child(chart, first))
         out.append(f"      replay: {replays[0].text()}")
         out.append(f"    {b} then {a}: {second.text()}")
+        out.extend(_cancelled_child(chart, second))
         out.append(f"      replay: {replays[1].text()}")
         out.extend(f"      assuming {x.describe(chart)}" for x in race.assumptions)
         out.append("    path: " + (", ".join(race.path) if race.path else "(the start)"))
@@ -166,6 +176,21 @@ def _text(report: RaceReport, show_all: bool) -> list[str]:
         + ("" if report.complete else " (incomplete: the exploration hit a bound)")
     )
     return out
+
+
+def _cancelled_child(chart: CompiledChart, order: OrderOutcome) -> list[str]:
+    """A note when the second event of an order is an invocation's done or error and the
+    first left the invoking state: the child was cancelled then, so it never sends it (the
+    answer shown is what the parent would have said)."""
+    state = invoking_states(chart).get(order.second.event)
+    if state is None or order.second.status != "REJECTED":
+        return []
+    path = chart.states[state].path
+    if any(c == path or c.startswith(path + ".") for c in order.configuration):
+        return []
+    return [
+        f"      ({order.second.event} does not arrive then: leaving '{path}' cancelled its child)"
+    ]
 
 
 def _elsewhere(race: Race) -> list[str]:

@@ -88,6 +88,9 @@ def test_statekit_races_lists_the_childs_pairs(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stderr  # undecided
     assert "CANCEL (customer) and done.invoke.payment (invoke.payment)" in done.stdout
     assert "UNDECIDED" in done.stdout
+    assert "(done.invoke.payment does not arrive then: leaving 'paying' cancelled its child)" in (
+        done.stdout
+    )
     decided = statekit("races", str(write_family(tmp_path / "decided", order=DECIDED)))
     assert "decided by 'cancel_vs_payment'" in decided.stdout, decided.stdout
 
