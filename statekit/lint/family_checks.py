@@ -29,12 +29,14 @@ class FamilyView:
     source: str | None = None
     _tree: list[Node | None] = field(default_factory=list, repr=False, compare=False)
 
-    def key_span(self, mapping: SourceSpan, key: str) -> SourceSpan:
-        """The span of the value of `key` in the YAML mapping at `mapping` (an invoke's
-        `chart:`, say); `mapping` itself when the text does not have it."""
-        found = self._mapping(mapping)
-        value = found.get(key) if found is not None else None
-        return value.span if value is not None else mapping
+    def key_span(self, mapping: SourceSpan, *keys: str) -> SourceSpan:
+        """The span of the value at `keys` (each a key of the mapping the one before
+        leads to) in the YAML mapping at `mapping` (an invoke's `chart:`, say; a send
+        effect's `send`, `event`); `mapping` itself when the text does not have it."""
+        node: Node | None = self._mapping(mapping)
+        for key in keys:
+            node = node.get(key) if isinstance(node, MappingNode) else None
+        return node.span if node is not None else mapping
 
     def key_name_span(self, mapping: SourceSpan, key: str) -> SourceSpan:
         """The span of the key `key` itself in the YAML mapping at `mapping`; `mapping`

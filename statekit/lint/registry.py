@@ -51,6 +51,7 @@ from statekit.lint.rules import (
     no_final_path,
     order_dependent_answer,
     region_reset,
+    send_event,
     send_unknown_target,
     shadowed_reject,
     shadowed_transition,
@@ -106,6 +107,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     invoke_output,
     invoke_unclassified,
     send_unknown_target,
+    send_event,
     analysis_limit,
 )
 

@@ -51,6 +51,7 @@ from statekit.lint.rules import (
     no_final_path,
     order_dependent_answer,
     region_reset,
+    send_event,
     send_unknown_target,
     shadowed_reject,
     shadowed_transition,
@@ -137,6 +138,7 @@ RULE_PROPERTIES: Mapping[str, RuleProperties] = MappingProxyType(
         invoke_input.SLUG: _FAMILY,
         invoke_output.SLUG: _FAMILY,
         send_unknown_target.SLUG: _FAMILY,
+        send_event.SLUG: _FAMILY,
         invoke_unclassified.SLUG: RuleProperties(
             "high", ("correctness", "analysis", "completeness", "composition")
         ),

@@ -19,6 +19,7 @@ FAMILY_SLUGS = {
     "invoke-output",
     "invoke-unclassified",
     "send-unknown-target",
+    "send-event",
 }
 
 PROGRESS_SEND = PAYMENT.replace(
@@ -131,6 +132,48 @@ CASES: list[tuple[str, dict[str, str], str, str, str, int]] = [
         "send-unknown-target",
         "order",
         "ledgr",
+        1,
+    ),
+    (
+        "a send to the child of an event it does not declare",
+        {
+            "order": ORDER.replace(
+                "      CANCEL: cancelled\n",
+                "      CANCEL: {to: cancelled, do: [{send: {event: ABORT, to: payment}}]}\n",
+            )
+        },
+        "send-event",
+        "order",
+        "ABORT",
+        1,
+    ),
+    (
+        "a send to the child with a payload of another type",
+        {
+            "order": ORDER.replace(
+                "      CANCEL: cancelled\n",
+                "      CANCEL:\n        to: cancelled\n        do:\n          - send: "
+                "{event: CAPTURED, to: payment, payload: {reference: ctx.total}}\n",
+            )
+        },
+        "send-event",
+        "order",
+        "ctx.total",
+        2,
+    ),
+    (
+        "a send to the parent with a payload of another type",
+        {
+            "payment": PROGRESS_SEND.replace(
+                "to: parent}", "to: parent, payload: {count: ctx.amount}}"
+            ),
+            "order": ORDER.replace(
+                "  CANCEL: {}\n", "  CANCEL: {}\n  PAYMENT_RETRIED: {count: string}\n"
+            ),
+        },
+        "send-event",
+        "payment",
+        "ctx.amount",
         1,
     ),
 ]

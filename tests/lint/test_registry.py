@@ -65,6 +65,7 @@ def test_family_rules_are_registered_with_their_family_check() -> None:
         "invoke-output",
         "invoke-unclassified",
         "send-unknown-target",
+        "send-event",
     }
     assert all(
         RULES[slug].family_check is not None and RULES[slug].check is None for slug in family
