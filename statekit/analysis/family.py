@@ -3,7 +3,10 @@
 A *chart set* is the charts a command reads together (`statekit lint FOLDER`,
 several files, `statekit races`, `statekit docs`). An invoke names its child
 by the child's `statechart:` name and, optionally, `version:`; without a
-version it means the newest version of that name in the set. What the parent
+version it means the newest version of that name in the set. Where files in
+several folders hold charts of one name (unrelated charts of a repository
+linted as a whole), the one nearest to the invoking chart's file is meant
+(the most folders in common). What the parent
 can receive from an invocation (`child_events`) is `done.invoke.<id>` (the
 child reached a top-level final state), `error.invoke.<id>` (it could not
 start, or failed) and every event the child sends with `send: {to: parent}`.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 
 from statekit.compiler.diagnostics import SourceSpan
@@ -86,12 +90,22 @@ class ChartSet:
         """The versions of chart `name` in the set, newest first (none: no such chart)."""
         return tuple(c.version for c in self._by_name.get(name, ()))
 
-    def resolve(self, name: str, version: int | None = None) -> CompiledChart | None:
-        """The chart `name` at `version` (None: its newest version), or None."""
+    def resolve(
+        self, name: str, version: int | None = None, near: str | None = None
+    ) -> CompiledChart | None:
+        """The chart `name` at `version` (None: its newest version), or None. When
+        several files of the set hold such a chart (unrelated charts that share a name
+        in different folders of a repository), the one nearest to the file `near` (the
+        most folders in common) is meant, then the newest."""
         found = self._by_name.get(name, ())
-        if version is None:
-            return found[0] if found else None
-        return next((c for c in found if c.version == version), None)
+        if version is not None:
+            found = tuple(c for c in found if c.version == version)
+        if not found:
+            return None
+        if near is None or len(found) == 1:
+            return found[0]
+        here = _folders(near)
+        return max(found, key=lambda c: (_shared(here, _folders(c.file)), c.version))
 
     def closest_name(self, name: str) -> str | None:
         """The chart name of the set most like `name` (a likely typo), or None."""
@@ -101,7 +115,7 @@ class ChartSet:
     def invoked(self, parent: CompiledChart) -> tuple[InvokedChart, ...]:
         """`parent`'s invocations in document order, each with the chart it names."""
         return tuple(
-            InvokedChart(parent, inv, self.resolve(inv.chart, inv.version))
+            InvokedChart(parent, inv, self.resolve(inv.chart, inv.version, parent.file))
             for inv in parent.invocations
         )
 
@@ -111,6 +125,22 @@ class ChartSet:
         return tuple(
             found for chart in self.charts for found in self.invoked(chart) if found.child is child
         )
+
+
+def _folders(file: str) -> tuple[str, ...]:
+    """The folders of a chart's file, from the top (absolute, so that two spellings of
+    one folder agree)."""
+    return Path(file).absolute().parent.parts
+
+
+def _shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """How many leading folders `a` and `b` have in common."""
+    count = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
 
 
 def chart_effects(chart: CompiledChart) -> Iterator[Effect]:

@@ -246,3 +246,14 @@ def test_an_invocations_events_are_not_unused_declarations(tmp_path: Path) -> No
     report = lint_paths([folder], LintConfig())
     slugs = [d.slug for d in report.diagnostics if "error.invoke.payment" in d.message]
     assert slugs == ["invoke-unclassified"]
+
+
+def test_an_invoke_means_the_nearest_chart_of_its_name(tmp_path: Path) -> None:
+    write_family(tmp_path / "shop")
+    other = tmp_path / "billing"
+    other.mkdir()
+    unrelated = PAYMENT.replace("version: 1", "version: 5").replace(
+        "  amount: integer\n", "  amount_cents: integer\n"
+    )
+    (other / "payment.yaml").write_text(unrelated, encoding="utf-8")
+    assert _family_findings(tmp_path) == []  # shop/order.yaml invokes shop/payment.yaml

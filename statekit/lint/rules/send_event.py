@@ -44,10 +44,10 @@ def _receivers(
     charts, target = family.chart_set, send.to
     if isinstance(target, ToChild):
         inv = chart.invocation(target.invoke_id)
-        child = charts.resolve(inv.chart, inv.version) if inv is not None else None
+        child = charts.resolve(inv.chart, inv.version, chart.file) if inv else None
         return [(f"invoke '{target.invoke_id}' (chart '{child.name}')", child)] if child else []
     if isinstance(target, ToInstance):
-        found = charts.resolve(target.chart)
+        found = charts.resolve(target.chart, near=chart.file)
         return [(f"chart '{found.name}'", found)] if found is not None else []
     if isinstance(target, ToParent):
         return [(f"the parent (chart '{i.parent.name}')", i.parent) for i in charts.invokers(chart)]

@@ -35,7 +35,7 @@ def check(chart: CompiledChart, family: FamilyView) -> Iterator[Diagnostic]:
     """One finding per `send` to a chart the set does not have."""
     charts = family.chart_set
     for send, target in sends_to_charts(chart):
-        if charts.resolve(target.chart) is not None:
+        if charts.resolve(target.chart, near=chart.file) is not None:
             continue
         notes: list[str] = []
         closest = charts.closest_name(target.chart)
