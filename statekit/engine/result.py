@@ -244,6 +244,15 @@ class Result:
         return timing.messages()
 
     @property
+    def sends_in_order(self) -> tuple[SentEvent | OutgoingMessage, ...]:
+        """Every undelayed `send` of the macrostep in effect order: `sent` and `messages`
+        interleaved as the effects ran (the family step queues them so)."""
+        timing = self._timing
+        if not isinstance(timing, TimerRun):
+            return ()
+        return timing.sends_in_order()
+
+    @property
     def invocations_started(self) -> tuple[InvocationStart, ...]:
         """The children this step starts, in entry order (states with `invoke:` entered
         and not left), their input evaluated against the new state."""

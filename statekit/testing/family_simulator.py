@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from statekit.engine.chart import Chart
+from statekit.engine.chart import Chart, StartError
 from statekit.engine.family import DEFAULT_FAMILY_BOUND, FAMILY_BOUND, FamilyRouter
 from statekit.engine.family_members import (
     Delivery,
@@ -143,7 +143,6 @@ class FamilySimulator:
             raise FamilySimulatorError(f"no chart {chart!r} (version {version or 'newest'})")
         if instance_id in self._members:
             raise FamilySimulatorError(f"instance {instance_id!r} already exists")
-        found.initialize(context, now_ms=self._now)  # StartError here, before any change
         first = Delivery(
             DeliveryKind.START,
             instance_id,
@@ -152,7 +151,10 @@ class FamilySimulator:
             chart=found.name,
             chart_version=found.version,
         )
-        return self._family_step(first)
+        step = self._family_step(first)
+        if step.records[0].after is None:  # the chart refused the context: nothing changed
+            raise StartError(step.records[0].message or "the context was refused")
+        return step
 
     def send(
         self,

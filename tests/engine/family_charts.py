@@ -52,6 +52,8 @@ events:
   loop: {}
   pong: {n: integer}
   restart: {}
+  twice: {}
+  note: {}
 initial: talking
 states:
   talking:
@@ -69,6 +71,12 @@ states:
         if: ctx.looping
         else: NOT_LOOPING
       restart: talking
+      twice:
+        do:
+          - send: {to: echo, event: ping, payload: {n: 10}}
+          - send: {event: note}
+          - send: {to: echo, event: ping, payload: {n: 20}}
+      note: {}
       done.invoke.echo: {}
       error.invoke.echo: {}
 """

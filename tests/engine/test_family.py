@@ -17,6 +17,7 @@ from statekit.engine.family import (
     INVOCATION_CANCELLED,
     NO_RECEIVER,
     UNKNOWN_CHART,
+    FamilyRouter,
 )
 from statekit.engine.family_members import DeliveryKind, MemberStatus
 from statekit.engine.result import EVALUATION_ERROR, Status
@@ -129,6 +130,35 @@ def test_send_to_a_child_by_invoke_id_and_to_the_parent(tmp_path: Path) -> None:
     assert dict(step.records[2].delivery.payload) == {"n": 2}  # the child's input: step 2
     pong = step.records[2].result
     assert pong is not None and (pong.status, pong.reason) == (Status.REJECTED, "NOT_LOOPING")
+    assert sim.member("t/echo/0").state.context["seen"] == 1
+
+
+def test_own_sends_and_sends_to_a_child_queue_in_effect_order(tmp_path: Path) -> None:
+    sim = FamilySimulator([load_text(tmp_path, TALKER), load_text(tmp_path, ECHO)])
+    sim.start("talker", "t")
+    step = sim.send("twice", to="t")
+    assert trail(step) == [
+        ("event", "t", "twice"),
+        ("event", "t/echo/0", "ping"),
+        ("event", "t", "note"),
+        ("event", "t/echo/0", "ping"),
+        ("event", "t", "pong"),  # the child's answers join the end of the queue
+        ("event", "t", "pong"),
+    ]
+    assert [r.delivery.event_id for r in step.records[1:4]] == ["t@1#1", "t@1#2", "t@1#3"]
+
+
+def test_the_invoking_states_entry_reaches_the_child_it_starts(tmp_path: Path) -> None:
+    entry = "    entry: [{send: {to: echo, event: ping, payload: {n: 5}}}]\n    invoke: {id: echo,"
+    talker = TALKER.replace("    invoke: {id: echo,", entry)
+    sim = FamilySimulator([load_text(tmp_path, talker), load_text(tmp_path, ECHO)])
+    step = sim.start("talker", "t")
+    assert trail(step) == [
+        ("start", "t", ""),
+        ("start", "t/echo/0", ""),  # starts are queued before the sends of the macrostep
+        ("event", "t/echo/0", "ping"),
+        ("event", "t", "pong"),
+    ]
     assert sim.member("t/echo/0").state.context["seen"] == 1
 
 
@@ -260,6 +290,34 @@ def test_an_external_event_to_an_unknown_member_is_refused() -> None:
     sim = started_order()
     with pytest.raises(statekit.testing.FamilySimulatorError, match="no instance 'o-9'"):
         sim.send("cancel", to="o-9")
+
+
+def test_a_driver_that_runs_the_first_step_itself_gets_the_same_family_step() -> None:
+    # as the runner drives it: its own step of the member, then `stepped`, then the queue
+    sim = started_order()
+    members = dict(sim.members)
+    payment = members[PAYMENT]
+    charts = {c.name: c for c in order_family()}
+    router = FamilyRouter(lambda name, _version: charts.get(name), now_ms=0)
+    result = charts["payment"].send(payment.state, "authorised", {"ref": "p-9"}, now_ms=0)
+    members[PAYMENT] = router.stepped(payment, result)
+    assert (members[PAYMENT].version, members[PAYMENT].status) == (1, MemberStatus.DONE)
+    events = []
+    while (delivery := router.next()) is not None:
+        record = router.deliver(delivery, members.get(delivery.target))
+        assert record.after is not None
+        members[record.after.instance_id] = record.after
+        events.append((delivery.event, dict(delivery.payload)))
+    assert events == [("done.invoke.payment", {"ref": "p-9", "paid": True})]
+    assert members["o-1"].state.context["payment_ref"] == "p-9"
+    assert router.outbound == [] and not router.exceeded
+
+
+def test_a_root_whose_context_is_refused_is_not_created() -> None:
+    sim = FamilySimulator(order_family())
+    with pytest.raises(statekit.StartError, match=r"INVALID_INPUT: .*'nope'"):
+        sim.start("order", "o-1", {"nope": 1})
+    assert dict(sim.members) == {}
 
 
 def test_the_kinds_of_deliveries_are_named() -> None:
