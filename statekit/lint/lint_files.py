@@ -98,11 +98,18 @@ def lint_source(
     file: str,
     config: LintConfig,
     options: ExplorationOptions = DEFAULT_OPTIONS,
+    *,
+    neighbours: bool = False,
 ) -> LintReport:
     """Lint chart text that has no file of its own (standard input), reported as `file`;
-    the family rules see it alone."""
+    the family rules see it alone, or with the charts of `file`'s folder when
+    `neighbours` (an editor's buffer named by `--stdin-filename`)."""
     try:
-        found = lint_compiled(compile_source(source, file), file, config, options)
+        result = compile_source(source, file)
+        chart_set = None
+        if neighbours and result.chart is not None:
+            chart_set = neighbour_set(result.chart, (Path(file),))
+        found = lint_compiled(result, file, config, options, chart_set)
     except Exception as exc:  # a bug in statekit: a positioned finding, not a traceback
         return LintReport((file,), (_crash(file, exc),), 1)
     return LintReport((file,), tuple(sorted(found, key=Diagnostic.sort_key)))

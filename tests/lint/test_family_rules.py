@@ -257,3 +257,9 @@ def test_an_invoke_means_the_nearest_chart_of_its_name(tmp_path: Path) -> None:
     )
     (other / "payment.yaml").write_text(unrelated, encoding="utf-8")
     assert _family_findings(tmp_path) == []  # shop/order.yaml invokes shop/payment.yaml
+
+
+def test_a_chart_on_stdin_named_by_stdin_filename_sees_its_folder(tmp_path: Path) -> None:
+    folder = write_family(tmp_path)
+    named = statekit("lint", "-", "--stdin-filename", str(folder / "order.yaml"), stdin=ORDER)
+    assert named.returncode == 0, named.stdout + named.stderr
