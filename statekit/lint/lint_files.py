@@ -132,6 +132,7 @@ def lint_compiled(
         findings.extend(problems)
         facts = chart_facts(chart, options)
         family = FamilyView(facts, chart_set or ChartSet((chart,)), result.source)
+        talks = talks_to_charts(chart)  # else the family rules have nothing to check
         for rule in RULES.values():
             # a rule whose findings would all be dropped (ignored, not selected, or
             # `off`) is not run at all: its work (a rule may walk every outcome) is skipped
@@ -139,7 +140,7 @@ def lint_compiled(
                 continue
             if rule.check is not None:
                 findings.extend(rule.check(chart, facts))
-            elif rule.family_check is not None and talks_to_charts(chart):
+            elif rule.family_check is not None and talks:
                 findings.extend(rule.family_check(chart, family))
     kept = (config.effective(d) for d in findings)
     return [d for d in kept if d is not None]
