@@ -6,7 +6,10 @@ these says only one order can happen:
 - both come from one ordered producer (the list form of `producers:`): it sends
   them in its order. Events of an `unordered: true` producer arrive in any
   order, so pairs among them are examined; an event of no declared producer,
-  or listed under several, may race with any event;
+  or listed under several, may race with any event. Each invocation is a
+  producer of its own, `invoke.<id>` (`statekit.analysis.family`): the events
+  its child sends the parent, then `done.invoke.<id>` or `error.invoke.<id>`,
+  in that order; they race with the parent's other producers' events;
 - both are timer events: the clock orders them by their due times;
 - an ordering fact of `races:` (`precedes: [A, B]`) says an event of its first
   side always arrives before one of its second.
@@ -29,15 +32,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
+from statekit.analysis.family import ChartSet, invocation_producers
 from statekit.compiler.ir import CompiledChart, Producer, RaceDecision
 from statekit.compiler.race_ir import RaceSide
 
 
-def producer_of(chart: CompiledChart) -> dict[str, str]:
-    """Event name → the one producer that sends it (events of no producer, or listed under
-    several, are absent: they can race with any event)."""
+def producer_of(chart: CompiledChart, implicit: Sequence[Producer] = ()) -> dict[str, str]:
+    """Event name → the one producer that sends it, of the chart's `producers:` and the
+    `implicit` ones (events of no producer, or listed under several, are absent: they can
+    race with any event)."""
     found: dict[str, str | None] = {}
-    for p in chart.producers:
+    for p in (*chart.producers, *implicit):
         for event in p.events:
             found[event] = p.name if event not in found else None
     return {event: name for event, name in found.items() if name is not None}
@@ -67,9 +72,9 @@ class RaceDecisions:
     `decide` was asked about.
     """
 
-    def __init__(self, chart: CompiledChart) -> None:
+    def __init__(self, chart: CompiledChart, chart_set: ChartSet | None = None) -> None:
         self.chart = chart
-        self.producers = producer_of(chart)
+        self.producers = producer_of(chart, invocation_producers(chart, chart_set))
         self.unordered = frozenset(p.name for p in chart.producers if p.unordered)
         self.orderings = tuple(d for d in chart.races if d.precedes)
         entries: list[tuple[int, RaceDecision]] = [

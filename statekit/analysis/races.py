@@ -14,6 +14,8 @@ answered differently (applied in one order and rejected in the other, or
 rejected for another reason), `convergent` when neither differs. Where neither
 event fires the pair commutes trivially and is not examined. Two timer events
 are not paired: their order is the clock's (their due times), not a sender's.
+An invocation's `done.invoke.<id>` and `error.invoke.<id>` are paired only in
+configurations where its state is active (its child runs only then).
 
 A pair is one `Race`, shown at the configuration where its orders differ most
 (another end configuration before another context, timers or messages before
@@ -38,6 +40,7 @@ from collections.abc import Mapping
 
 from statekit.analysis.compositional import explore_composed
 from statekit.analysis.exploration import Exploration
+from statekit.analysis.family import ChartSet, invoking_states
 from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.race_decisions import RaceDecisions, producer_of
 from statekit.analysis.race_records import (
@@ -75,9 +78,14 @@ __all__ = [
 ]
 
 
-def find_races(chart: CompiledChart, options: ExplorationOptions | None = None) -> RaceReport:
-    """Explore `chart` (under `options`) and find its races (see the module docstring)."""
-    return races_of(explore_composed(chart, options or ExplorationOptions()))
+def find_races(
+    chart: CompiledChart,
+    options: ExplorationOptions | None = None,
+    chart_set: ChartSet | None = None,
+) -> RaceReport:
+    """Explore `chart` (under `options`) and find its races (see the module docstring);
+    `chart_set` holds the charts it invokes (their sends to it are their producers')."""
+    return races_of(explore_composed(chart, options or ExplorationOptions()), chart_set)
 
 
 _last: list[RaceReport] = []
@@ -93,21 +101,26 @@ def races_in(exploration: Exploration) -> RaceReport:
     return report
 
 
-def races_of(exploration: Exploration) -> RaceReport:
-    """The races of an explored chart (see the module docstring)."""
+def races_of(exploration: Exploration, chart_set: ChartSet | None = None) -> RaceReport:
+    """The races of an explored chart (see the module docstring); an invocation's events
+    are its own producer's, with its child's sends when `chart_set` holds the child."""
     chart = exploration.chart
-    decisions = RaceDecisions(chart)
+    decisions = RaceDecisions(chart, chart_set)
     producers = decisions.producers
     pairs = decisions.pairs(exploration.events, exploration.timer_events)
     search = RaceSearch(exploration)
     found: dict[tuple[str, str], dict[Configuration, RaceOccurrence]] = {}
+    invoking = invoking_states(chart)
     for node in exploration.nodes:
         fired = search.fired(node)
         if not fired:
             continue  # neither order of any pair changes anything here
+        active = node.config.ids
         for a, b in pairs:
             if a not in fired and b not in fired:
                 continue
+            if any(e in invoking and invoking[e] not in active for e in (a, b)):
+                continue  # an invocation's done or error arrives only while it is active
             known = found.setdefault((a, b), {})
             before = known.get(node.config)
             if before is not None and before.difference == CONFIGURATION:
@@ -118,7 +131,6 @@ def races_of(exploration: Exploration) -> RaceReport:
             difference = compared[0]
             if before is not None and _rank(before.difference) >= _rank(difference):
                 continue
-            active = node.config.ids
             known[node.config] = RaceOccurrence(
                 configuration=search.configuration(node.config),
                 active=active,

@@ -162,7 +162,10 @@ def lint(
         source = b""
         if read_stdin:
             source = sys.stdin.buffer.read(DEFAULT_LIMITS.max_bytes + 1)
-            report = _merged(report, lint_source(source, stdin_name, config, options))
+            linted = lint_source(
+                source, stdin_name, config, options, neighbours=stdin_filename is not None
+            )
+            report = _merged(report, linted)
         skip_final_collection()
     except (ConfigError, UsageError) as exc:
         raise click.UsageError(str(exc)) from exc

@@ -9,9 +9,12 @@ how many other configurations it occurs in, and whether `races:` decides it
 (`statekit.analysis.races`). `--all` lists the convergent pairs too (their
 orders end alike with the same answers everywhere) and every configuration
 of each pair. A folder names the charts in it, as for `statekit
-lint` (`statekit.lint.lint_files.collect_files`). Exit codes as `statekit lint`: 0 when every race
-is decided, 1 when one is not (or a chart does not compile, or an
-exploration hit its bound, so a race may be missing), 2 for usage errors.
+lint` (`statekit.lint.lint_files.collect_files`); an invocation's events come
+from a producer of its own, `invoke.<id>`, which also sends the events its
+child (when among the charts named) sends to the parent. Exit codes as
+`statekit lint`: 0 when every race is decided, 1 when one is not (or a chart
+does not compile, or an exploration hit its bound, so a race may be missing),
+2 for usage errors.
 """
 
 from __future__ import annotations
@@ -20,9 +23,17 @@ import sys
 
 import click
 
+from statekit.analysis.family import ChartSet, invoking_states
 from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.race_witness import race_replays
-from statekit.analysis.races import CONVERGENT, RACE, Race, RaceReport, find_races
+from statekit.analysis.races import (
+    CONVERGENT,
+    RACE,
+    OrderOutcome,
+    Race,
+    RaceReport,
+    find_races,
+)
 from statekit.analysis.witness import PathReplays
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import echo_json
@@ -32,6 +43,7 @@ from statekit.cli.progress import (
     skip_final_collection,
     terminal_progress,
 )
+from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_file
 from statekit.compiler.terminal_text import terminal_text
 from statekit.lint.formats import format_diagnostics
@@ -77,15 +89,17 @@ def races_command(
     )
     reports: list[RaceReport] = []
     failed = False
-    for file in files:
-        result = compile_file(file)
+    compiled = [(file, compile_file(file)) for file in files]
+    # the charts named together: an invoked child's sends to its parent are its producer's
+    chart_set = ChartSet(tuple(r.chart for _, r in compiled if r.chart is not None))
+    for file, result in compiled:
         if result.chart is None:
             click.echo(
                 format_diagnostics("text", result.diagnostics, rule_infos()), nl=False, err=True
             )
             failed = True
             continue
-        report = find_races(result.chart, options)
+        report = find_races(result.chart, options, chart_set)
         for limit in report.limits[:1]:
             click.echo(f"statekit: {file}: {limit.message}; races past it are not listed", err=True)
             failed = True
@@ -141,8 +155,10 @@ def _text(report: RaceReport, show_all: bool) -> list[str]:
         first, second = race.orders
         replays = race_replays(report.exploration, race, shared)
         out.append(f"    {a} then {b}: {first.text()}")
+        out.extend(_cancelled_child(chart, first))
         out.append(f"      replay: {replays[0].text()}")
         out.append(f"    {b} then {a}: {second.text()}")
+        out.extend(_cancelled_child(chart, second))
         out.append(f"      replay: {replays[1].text()}")
         out.extend(f"      assuming {x.describe(chart)}" for x in race.assumptions)
         out.append("    path: " + (", ".join(race.path) if race.path else "(the start)"))
@@ -160,6 +176,21 @@ def _text(report: RaceReport, show_all: bool) -> list[str]:
         + ("" if report.complete else " (incomplete: the exploration hit a bound)")
     )
     return out
+
+
+def _cancelled_child(chart: CompiledChart, order: OrderOutcome) -> list[str]:
+    """A note when the second event of an order is an invocation's done or error and the
+    first left the invoking state: the child was cancelled then, so it never sends it (the
+    answer shown is what the parent would have said)."""
+    state = invoking_states(chart).get(order.second.event)
+    if state is None or order.second.status != "REJECTED":
+        return []
+    path = chart.states[state].path
+    if any(c == path or c.startswith(path + ".") for c in order.configuration):
+        return []
+    return [
+        f"      ({order.second.event} does not arrive then: leaving '{path}' cancelled its child)"
+    ]
 
 
 def _elsewhere(race: Race) -> list[str]:

@@ -18,6 +18,10 @@ lines never touch. Targetless transitions, entry and exit effects are listed
 inside the state; a transition that leaves and re-enters a cluster is listed
 in its label with `↻`. `already`/`reject` entries form a table below the
 chart, after the invariants (`dot_notes`); the title and the legend are above.
+A state's `invoke:` entries are boxes (`shape=component`) beside a simple
+state, joined to it by a dotted line, or inside a composite state's cluster;
+a box whose child chart has a page (`statekit docs`) links to it (`URL`, a
+link in the SVG).
 """
 
 from __future__ import annotations
@@ -185,6 +189,33 @@ class _Writer:
                 f"{indent}{sid} [label={self.state_label(state, state.name)}{self.tag(state)}];"
             )
 
+    def invocation_boxes(self, state: DState, indent: str, beside: bool) -> None:
+        """The state's invocations as boxes, each linked to its child chart's page when
+        it has one; `beside` a simple state, joined to it by a dotted line."""
+        for k, inv in enumerate(self.d.invocations_of(state.id)):
+            box = f"v{state.id}_{k}"
+            child = inv.text().split(" → ", 1)[1]  # the chart, and its version when pinned
+            below = (
+                "" if child == inv.id else f'<BR/><FONT POINT-SIZE="9">chart {html(child)}</FONT>'
+            )
+            label = f'<<FONT POINT-SIZE="9">invoke </FONT><B>{html(inv.id)}</B>{below}>'
+
+            link = ""
+            if inv.href is not None:
+                link = f', URL={quoted(inv.href)}, target="_top", fontcolor="{palette.TIMER}"'
+            tooltip = f"{state.path or self.d.name} invokes chart {inv.chart}"
+            self.out.append(
+                f'{indent}{box} [shape=component, style="filled", fillcolor="#f5f7fa", '
+                f"color={quoted(palette.MUTED)}, label={label}, "
+                f"tooltip={quoted(tooltip)}{link}];"
+            )
+            if beside:
+                self.out.append(
+                    f"{indent}s{state.id} -> {box} [style=dotted, arrowhead=none, "
+                    f'color="{palette.MUTED}", minlen=1];'
+                )
+                self.out.append(f"{indent}{{rank=same; s{state.id}; {box};}}")
+
     def final(self, state: DState, indent: str) -> None:
         sid = f"s{state.id}"
         failed = palette.is_failure_end(state)
@@ -234,12 +265,16 @@ class _Writer:
         if self.has_exit_point(state):
             self.out.append(f"{indent}o{state.id} [shape=point, style=invis, width=0, height=0];")
             self.out.append(f"{indent}{{rank=max; o{state.id};}}")
+        if state.id in self.view.clusters or state.id == self.view.focus:
+            self.invocation_boxes(state, indent, beside=False)
         for child_id in state.children:
             child = self.d.states[child_id]
             if child_id in self.view.clusters:
                 self.cluster(child, indent)
             elif child_id in self.view.nodes:
                 self.node(child, indent)
+                if child_id not in self.view.collapsed:
+                    self.invocation_boxes(child, indent, beside=True)
         if state.kind is StateKind.PARALLEL:
             self.side_by_side(state, indent)
 

@@ -28,7 +28,10 @@ simple state, and in a note beside the box for a composite state (Mermaid
 refuses a description on one); the chart root's own go in a note on its
 initial marker. A transition that leaves and re-enters a composite state (an
 edge cannot loop on a composite) is listed in that note too, as `↻ EVENT
-[guard] / effects`. The DOT drawing lists them in the same words.
+[guard] / effects`. The DOT drawing lists them in the same words. A state's
+`invoke:` entries are listed the same way, first: `invoke payment → payment`
+(Mermaid's state diagrams have no links: the page's table of invoked charts
+links to each child's page).
 
 An edge label longer than `LABEL_WRAP` characters is broken into lines of at
 most that many (`<br>` between them), at spaces, and a word longer than that
@@ -165,8 +168,9 @@ class _Writer:
 
     def targetless(self, state: DState) -> list[str]:
         """`EVENT [guard] / effects` of the transitions the view lists inside the state:
-        its targetless ones and, on a composite, `↻ ` and those that re-enter it."""
-        return [
+        its targetless ones and, on a composite, `↻ ` and those that re-enter it; its
+        invocations first."""
+        return [i.text() for i in self.d.invocations_of(state.id)] + [
             ("↻ " if t.targets else "")
             + EdgeLabel(t.trigger, t.guard_text(), t.effects_text()).text()
             for t in self.view.internal(state)

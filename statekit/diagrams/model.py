@@ -36,6 +36,7 @@ from statekit.compiler.ir import (
 )
 from statekit.compiler.model.state_index import StateIndex
 from statekit.compiler.model.timers import format_delay, timer_trigger
+from statekit.diagrams.invocations import DInvocation, diagram_invocations
 
 
 class EffectDetail(enum.Enum):
@@ -222,11 +223,16 @@ class Diagram:
     guards: tuple[DGuard, ...]
     invariants: tuple[DInvariant, ...]
     timers: tuple[DTimer, ...] = ()
+    invocations: tuple[DInvocation, ...] = ()
 
     @property
     def root(self) -> DState:
         """The root state (id 0)."""
         return self.states[0]
+
+    def invocations_of(self, state_id: int) -> tuple[DInvocation, ...]:
+        """The invocations of one state, in document order."""
+        return tuple(i for i in self.invocations if i.state == state_id)
 
     def ancestry(self, state_id: int) -> tuple[int, ...]:
         """`state_id` and its ancestors, innermost first."""
@@ -407,4 +413,5 @@ def extract(chart: CompiledChart) -> Diagram:
             DTimer(t.name, t.state, timer_trigger(t, chart.states[t.state].path))
             for t in chart.timers
         ),
+        invocations=diagram_invocations(chart),
     )

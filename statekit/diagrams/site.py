@@ -4,9 +4,11 @@ A site is a folder with one Markdown page per chart, its DOT sources, SVG
 and PNG images, and an index page. `plan_site` decides every file's content from the
 compiled charts (and the lint summaries the caller measured): the Markdown
 pages and DOT sources byte for byte, the images by name only, since their
-bytes depend on the Graphviz version. `compare_site` lists how a folder differs
-from a plan (what `docs --check` reports, without Graphviz); `write_site`
-brings a folder up to date and renders only the images whose DOT changed.
+bytes depend on the Graphviz version. Charts that invoke charts link their
+pages both ways (`family_links`), and their drawings' invoke boxes link to
+the child's page. `compare_site` lists how a folder differs from a plan (what
+`docs --check` reports, without Graphviz); `write_site` brings a folder up to
+date and renders only the images whose DOT changed.
 Files that an earlier `statekit docs` wrote are recognised by their first
 line, so stale pages of removed charts are found and nothing else is touched.
 """
@@ -14,13 +16,15 @@ line, so stale pages of removed charts are found and nothing else is touched.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from statekit.analysis.family import ChartSet
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 from statekit.diagrams.classify import classify
+from statekit.diagrams.family_links import PageKey, family_sections, invocation_links
 from statekit.diagrams.layout import LayoutError, render
 from statekit.diagrams.markdown import (
     GENERATED,
@@ -31,7 +35,7 @@ from statekit.diagrams.markdown import (
     index_page,
     machine_page,
 )
-from statekit.diagrams.model import EffectDetail, extract
+from statekit.diagrams.model import Diagram, EffectDetail, extract
 from statekit.diagrams.named_sections import named_sections
 from statekit.diagrams.outputs import Drawing, drawings
 from statekit.diagrams.policies import InvariantCheck, policy_sections
@@ -142,8 +146,10 @@ def plan_site(
     texts: dict[str, str] = {}
     images: list[SiteImage] = []
     entries: list[IndexEntry] = []
+    chart_set = ChartSet(tuple(c.chart for c in charts))
+    pages = {(c.chart.name, c.chart.version): f"{c.path.stem}.md" for c in charts}
     for site_chart in charts:
-        diagram = extract(site_chart.chart)
+        diagram = _linked(extract(site_chart.chart), site_chart.chart, chart_set, pages)
         stem = site_chart.path.stem
         plan = drawings(diagram, stem, split=split, effects=effects)
         lint = lint_summary(site_chart.findings)
@@ -159,6 +165,7 @@ def plan_site(
             lint=lint,
             answers=site_chart.answers,
             policies=[
+                *family_sections(site_chart.chart, chart_set, pages),
                 *policy_sections(site_chart.chart, site_chart.convergent),
                 *_with_gap(named_sections(site_chart.chart)),
             ],
@@ -183,6 +190,17 @@ def plan_site(
         )
     texts[INDEX] = index_page(entries)
     return SitePlan(tuple(sorted(texts.items())), tuple(images))
+
+
+def _linked(
+    diagram: Diagram, chart: CompiledChart, chart_set: ChartSet, pages: Mapping[PageKey, str]
+) -> Diagram:
+    """`diagram` with each invocation linked to its child chart's page, where it has one."""
+    links = invocation_links(chart, chart_set, pages)
+    if not links:
+        return diagram
+    found = tuple(replace(i, href=links.get(i.id, i.href)) for i in diagram.invocations)
+    return replace(diagram, invocations=found)
 
 
 def generated_files(folder: Path) -> set[str]:

@@ -1,9 +1,9 @@
 """The registry of lint rules: every rule module, listed explicitly.
 
-The compile-stage rules live in `statekit.compiler.rules`, the chart rules in
-`statekit.lint.rules`. The list is explicit (not discovered at run time) so
-that imports stay cheap and typed; a test checks that every module in both
-folders is listed here.
+The compile-stage rules live in `statekit.compiler.rules`, the chart rules and
+the family rules (across the charts linted together) in `statekit.lint.rules`.
+The list is explicit (not discovered at run time) so that imports stay cheap
+and typed; a test checks that every module in both folders is listed here.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from statekit.compiler.rules import (
     yaml_limits,
     yaml_syntax,
 )
+from statekit.lint.family_checks import FamilyView
 from statekit.lint.ruleinfo import RuleInfo
 from statekit.lint.rules import (
     analysis_limit,
@@ -43,9 +44,15 @@ from statekit.lint.rules import (
     dead_state,
     final_has_transitions,
     invariant_violation,
+    invoke_input,
+    invoke_output,
+    invoke_unclassified,
+    invoke_unknown_chart,
     no_final_path,
     order_dependent_answer,
     region_reset,
+    send_event,
+    send_unknown_target,
     shadowed_reject,
     shadowed_transition,
     stale_race_decision,
@@ -95,20 +102,31 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     undecided_race,
     order_dependent_answer,
     stale_race_decision,
+    invoke_unknown_chart,
+    invoke_input,
+    invoke_output,
+    invoke_unclassified,
+    send_unknown_target,
+    send_event,
     analysis_limit,
 )
 
 Check = Callable[[CompiledChart, ChartFacts], Iterator[Diagnostic]]
 """A chart rule: the findings of one compiled chart, given its shared exploration facts."""
 
+FamilyCheck = Callable[[CompiledChart, FamilyView], Iterator[Diagnostic]]
+"""A family rule: the findings of one compiled chart about the chart set it is linted in."""
+
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """A registered rule: its documentation, stage and (for chart rules) its check."""
+    """A registered rule: its documentation, stage and its check (`check` for a chart
+    rule, `family_check` for a family rule; neither for a compile-stage rule)."""
 
     info: RuleInfo
     stage: str
     check: Check | None
+    family_check: FamilyCheck | None = None
 
     @property
     def configurable(self) -> bool:
@@ -120,8 +138,11 @@ def _rule(module: ModuleType) -> Rule:
     doc = (module.__doc__ or "").strip()
     summary = doc.splitlines()[0].split(":", 1)[-1].strip() if doc else module.SLUG
     severity: Severity = module.DEFAULT_SEVERITY
+    info = RuleInfo(module.SLUG, severity, summary, doc)
+    if module.STAGE == "family":
+        return Rule(info, module.STAGE, None, module.check)
     check: Check | None = getattr(module, "check", None)
-    return Rule(RuleInfo(module.SLUG, severity, summary, doc), module.STAGE, check)
+    return Rule(info, module.STAGE, check)
 
 
 RULES: Mapping[str, Rule] = MappingProxyType({m.SLUG: _rule(m) for m in RULE_MODULES})

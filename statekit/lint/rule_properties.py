@@ -44,9 +44,15 @@ from statekit.lint.rules import (
     dead_state,
     final_has_transitions,
     invariant_violation,
+    invoke_input,
+    invoke_output,
+    invoke_unclassified,
+    invoke_unknown_chart,
     no_final_path,
     order_dependent_answer,
     region_reset,
+    send_event,
+    send_unknown_target,
     shadowed_reject,
     shadowed_transition,
     stale_race_decision,
@@ -82,6 +88,8 @@ _EXPRESSION = RuleProperties("very-high", ("correctness", "expressions", "compil
 # The exploration's findings come with a counterexample from the initial configuration;
 # data guards it cannot decide are assumed either way, so a path may not be feasible: high.
 _EXPLORED = RuleProperties("high", ("correctness", "analysis"))
+# Facts across the charts linted together (names, declared types): very high.
+_FAMILY = RuleProperties("very-high", ("correctness", "references", "composition"))
 
 RULE_PROPERTIES: Mapping[str, RuleProperties] = MappingProxyType(
     {
@@ -126,6 +134,14 @@ RULE_PROPERTIES: Mapping[str, RuleProperties] = MappingProxyType(
         # either order may be acceptable: an info-level prompt to decide
         order_dependent_answer.SLUG: RuleProperties("medium", ("analysis", "concurrency")),
         stale_race_decision.SLUG: RuleProperties("high", ("maintainability", "concurrency")),
+        invoke_unknown_chart.SLUG: _FAMILY,
+        invoke_input.SLUG: _FAMILY,
+        invoke_output.SLUG: _FAMILY,
+        send_unknown_target.SLUG: _FAMILY,
+        send_event.SLUG: _FAMILY,
+        invoke_unclassified.SLUG: RuleProperties(
+            "high", ("correctness", "analysis", "completeness", "composition")
+        ),
         # a statement about the analysis itself, always true when reported
         analysis_limit.SLUG: RuleProperties("very-high", ("analysis",)),
     }

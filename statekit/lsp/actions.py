@@ -12,7 +12,7 @@ from statekit.compiler.diagnostics import Diagnostic, SourceSpan
 from statekit.compiler.model.declarations import text
 from statekit.compiler.rules import invalid_initial, unknown_event, unknown_guard, unknown_state
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode
-from statekit.lint.rules import undefined_pair
+from statekit.lint.rules import invoke_unclassified, undefined_pair
 from statekit.lsp.document import ChartDocument
 from statekit.lsp.index import Kind, Reference, Role
 from statekit.lsp.records import CodeAction, Position, Range, TextEdit
@@ -55,7 +55,7 @@ def on_lines(finding: Range, asked: Range) -> bool:
 
 
 def _fixes(doc: ChartDocument, diagnostic: Diagnostic, where: Range) -> Iterator[CodeAction]:
-    if diagnostic.slug == undefined_pair.SLUG:
+    if diagnostic.slug in (undefined_pair.SLUG, invoke_unclassified.SLUG):
         yield from _classify(doc, diagnostic)
         return
     yield from _respell(doc, diagnostic, where)

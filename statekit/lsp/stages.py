@@ -3,8 +3,9 @@
 `check_stage` checks a text by every compiler pass that reports and applies the
 project's and the chart's lint settings (the findings the server publishes first);
 `freeze_stage` then makes the compiled chart; `analysis_stage` runs every chart
-rule as `statekit lint` does. A bug in statekit becomes an `internal-error` finding
-at the top of the file, never a dead server.
+rule as `statekit lint` does (the family rules with the charts of the file's
+folder as the chart set). A bug in statekit becomes an `internal-error`
+finding at the top of the file, never a dead server.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from statekit.lint.config import (
     load_project_config,
     with_chart_settings,
 )
-from statekit.lint.lint_files import lint_compiled
+from statekit.lint.lint_files import lint_compiled, neighbour_set
 
 
 class Superseded(Exception):
@@ -68,9 +69,13 @@ def analysis_stage(
     problems: tuple[Diagnostic, ...],
     options: ExplorationOptions,
 ) -> tuple[Diagnostic, ...]:
-    """Every finding of the compiled chart, as `statekit lint` reports them."""
+    """Every finding of the compiled chart, as `statekit lint` reports them; the charts
+    in the file's folder (as saved) are the chart set its invokes and sends name."""
     try:
-        found = lint_compiled(compiled, file, config, options)
+        chart_set = None
+        if compiled.chart is not None:
+            chart_set = neighbour_set(compiled.chart, (Path(file),))
+        found = lint_compiled(compiled, file, config, options, chart_set)
     except Superseded:
         raise
     except Exception as exc:  # a bug in statekit: a positioned finding, never a dead server

@@ -49,6 +49,7 @@ CHART_FILES = [
     *sorted((REPO / "machines").glob("*.yaml")),
     *sorted((REPO / "tests" / "charts" / "domain").glob("*.yaml")),
     REPO / "tests" / "compiler" / "fixtures" / "full_chart.yaml",
+    *sorted((REPO / "examples" / "order_family").glob("*.yaml")),  # invoke lines in states
 ]
 _BLOCK = re.compile(r"^```mermaid\n(.*?)^```", re.M | re.S)
 _ENTITY = re.compile(r"#(\d+);")

@@ -53,8 +53,23 @@ def test_module_names_match_slugs_and_every_rule_is_documented() -> None:
         doc = module.__doc__ or ""
         assert doc.startswith(f"{module.SLUG}: "), module.SLUG
         assert "Failing::" in doc and "Passing::" in doc, module.SLUG
-        assert module.STAGE in {"compile", "chart"}
-        assert (module.STAGE == "chart") == callable(getattr(module, "check", None))
+        assert module.STAGE in {"compile", "chart", "family"}
+        assert (module.STAGE != "compile") == callable(getattr(module, "check", None))
+
+
+def test_family_rules_are_registered_with_their_family_check() -> None:
+    family = {slug for slug, rule in RULES.items() if rule.stage == "family"}
+    assert family == {
+        "invoke-unknown-chart",
+        "invoke-input",
+        "invoke-output",
+        "invoke-unclassified",
+        "send-unknown-target",
+        "send-event",
+    }
+    assert all(
+        RULES[slug].family_check is not None and RULES[slug].check is None for slug in family
+    )
 
 
 def test_the_issue_slugs_all_exist() -> None:
@@ -79,6 +94,8 @@ def test_default_severities() -> None:
 def test_readme_lists_every_rule_with_its_default() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     rows = dict(
-        re.findall(r"^\| `([a-z-]+)` \| (?:compile|chart) \| (error|warning|info) \|", readme, re.M)
+        re.findall(
+            r"^\| `([a-z-]+)` \| (?:compile|chart|family) \| (error|warning|info) \|", readme, re.M
+        )
     )
     assert rows == {slug: r.info.default_severity.value for slug, r in RULES.items()}

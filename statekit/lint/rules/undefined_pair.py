@@ -71,6 +71,7 @@ def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     wildcard = any(c.event == "*" for s in chart.states for c in s.reject + s.already)
     timer_events = frozenset(explored.timer_events)
     used = (frozenset(chart.events) | timer_events) if wildcard else mentioned_events(chart)
+    used -= {e for i in chart.invocations for e in (i.done_event, i.error_event)}
     undefined: dict[str, dict[Configuration, int]] = {}
     for node in explored.nodes:
         for outcome in node.outcomes or ():

@@ -2,7 +2,9 @@
 
 An unused declaration is usually a typo on the other side (`on: {STRAT: …}` is
 reported as unknown-event) or a leftover. Events caught only by a `"*"` reject
-count as unused: name them where they are rejected.
+count as unused: name them where they are rejected. The events an `invoke:`
+declares (`done.invoke.<id>`, `error.invoke.<id>`) are not the author's
+declarations: `invoke-unclassified` asks that they be classified.
 
 Failing::
 
@@ -35,8 +37,10 @@ STAGE = "chart"
 def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per declared event that is never mentioned."""
     used = mentioned_events(chart)
+    implicit = {e for i in chart.invocations for e in (i.done_event, i.error_event)}
     for name, event in chart.events.items():
-        if name not in used and name != ERROR_EXECUTION:  # declared by on_evaluation_error
+        # the events an invoke and on_evaluation_error declare are not the author's
+        if name not in used and name not in implicit and name != ERROR_EXECUTION:
             yield Diagnostic(
                 SLUG, DEFAULT_SEVERITY, f"event '{name}' is declared but never used", event.span
             )

@@ -1,0 +1,78 @@
+"""The docs pages' links between charts that invoke charts: "Invoked charts" and "Invoked by".
+
+A chart that invokes others lists each invocation (state, invoke id, child
+chart) with a link to the child's page; a chart that others invoke lists
+them, with links back. Both sections appear only on the pages of charts in a
+family (the pages of other charts do not change), and a child that has no
+page in the site is named without a link. `invocation_links` gives the DOT
+boxes the same addresses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from statekit.analysis.family import ChartSet
+from statekit.compiler.ir import CompiledChart
+from statekit.compiler.markdown_text import markdown_code, markdown_text
+
+PageKey = tuple[str, int]
+"""A page's chart: its name and version."""
+
+
+def _link(name: str, page: str | None) -> str:
+    text = markdown_text(name)
+    return f"[{text}]({page.replace(' ', '%20')})" if page is not None else text
+
+
+def invocation_links(
+    chart: CompiledChart, chart_set: ChartSet, pages: Mapping[PageKey, str]
+) -> dict[str, str]:
+    """Invoke id → the page of the child chart it names, for the invocations whose
+    child has a page."""
+    links: dict[str, str] = {}
+    for invoked in chart_set.invoked(chart):
+        child = invoked.child
+        if child is not None and (page := pages.get((child.name, child.version))) is not None:
+            links[invoked.invocation.id] = page
+    return links
+
+
+def family_sections(
+    chart: CompiledChart, chart_set: ChartSet, pages: Mapping[PageKey, str]
+) -> list[str]:
+    """The Markdown lines of the "Invoked charts" and "Invoked by" sections (none for a
+    chart that neither invokes nor is invoked)."""
+    code = markdown_code
+    out: list[str] = []
+    invoked = chart_set.invoked(chart)
+    if invoked:
+        out += [
+            "## Invoked charts",
+            "",
+            "| state | invoke | chart | version |",
+            "|---|---|---|---|",
+        ]
+        for found in invoked:
+            inv, child = found.invocation, found.child
+            page = pages.get((child.name, child.version)) if child is not None else None
+            version = str(inv.version) if inv.version is not None else "newest"
+            if child is None:
+                version += " (not among these charts)"
+            out.append(
+                f"| {code(chart.states[inv.state].path)} | {code(inv.id)} | "
+                f"{_link(inv.chart, page)} | {version} |"
+            )
+        out.append("")
+    invokers = chart_set.invokers(chart)
+    if invokers:
+        out += ["## Invoked by", "", "| chart | state | invoke |", "|---|---|---|"]
+        for found in invokers:
+            parent, inv = found.parent, found.invocation
+            page = pages.get((parent.name, parent.version))
+            out.append(
+                f"| {_link(parent.name, page)} | {code(parent.states[inv.state].path)} | "
+                f"{code(inv.id)} |"
+            )
+        out.append("")
+    return out
