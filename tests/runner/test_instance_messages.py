@@ -145,7 +145,7 @@ def test_a_receiver_whose_chart_the_runner_lacks_stays_pending(store_url: str) -
     )
     alone = Runner(chart_from(ASKER), counter.store)  # given no counter chart
     assert alone.deliver_messages() == []
-    [(message, why)] = alone.message_problems.items()
+    [(_message, why)] = alone.message_problems.items()
     assert "was not given chart 'counter'" in why and "stays pending" in why
     # a runner that knows it delivers both, in order
     got = [d.event_id for _ in range(2) for d in asker.deliver_messages()]
