@@ -5,8 +5,12 @@ asked; on both stores."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
-from runner_charts import COUNTER, chart_from
+from cli_process import statekit
+from runner_charts import COUNTER, chart_from, write_chart
 
 from statekit.runner.message_delivery import message_event_id, new_message, reply_event_id
 from statekit.runner.runner import Runner
@@ -163,3 +167,34 @@ def test_message_ids_stay_within_the_identifier_bound() -> None:
 def test_the_store_is_at_schema_11(store_url: str) -> None:
     assert LATEST == 11
     assert open_store(store_url).schema_version() == 11
+
+
+def test_the_worker_delivers_messages(store_url: str, tmp_path: Path) -> None:
+    asker, counter = _runners(store_url)
+    counter.create("c1")
+    asker.create("a")
+    _send(
+        asker.store,
+        ("c1", "a", 1, 0, "Incr", {"by": 4}, "Answer"),
+        ("c1", "a", 1, 1, "Incr", {"by": 0}, None),
+    )
+    asker.store.close()
+    files = [write_chart(ASKER, tmp_path, "asker"), write_chart(COUNTER, tmp_path, "counter")]
+    charts = [a for f in files for a in ("--chart", str(f))]
+    done = statekit("worker", "--db", store_url, *charts, "--once")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(x["delivered"], x["instance_id"], x["status"], x["reason"]) for x in lines] == [
+        (message_event_id("a", 1, 0), "c1", "APPLIED", None),
+        (message_event_id("a", 1, 1), "c1", "REJECTED", "NOT_POSITIVE"),
+        (reply_event_id(message_event_id("a", 1, 0)), "a", "APPLIED", None),
+    ]
+    # a worker that is not given the counter chart leaves nothing to deliver now, and
+    # says so about a message it cannot deliver
+    again = Runner(chart_from(ASKER), open_store(store_url), charts=[chart_from(COUNTER)])
+    assert again.load("a").state.context["answers"] == 1
+    _send(again.store, ("c1", "a", 2, 0, "Incr", {"by": 1}, None))
+    again.store.close()
+    alone = statekit("worker", "--db", store_url, "--chart", str(files[0]), "--once")
+    assert alone.returncode == 1 and alone.stdout == ""
+    assert "was not given chart 'counter'" in alone.stderr
