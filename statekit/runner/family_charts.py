@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from statekit.compiler.ir import Send
 from statekit.engine.chart import Chart
 from statekit.runner.chart_versions import ChartSet, chart_sets
 from statekit.runner.store.base import Store
@@ -60,6 +61,10 @@ class FamilyCharts:
         """The chart names given."""
         return self._names
 
+    def chart_set(self, name: str) -> ChartSet | None:
+        """The versions of chart `name` (None: not a name given)."""
+        return self._set(name)
+
     def _set(self, name: str) -> ChartSet | None:
         if name not in self._names:
             return None
@@ -69,3 +74,13 @@ class FamilyCharts:
                 n: s for n, s in chart_sets(self._store, self._given).items() if n in self._names
             }
         return sets.get(name)
+
+
+def composes(chart: Chart) -> bool:
+    """Whether `chart` invokes a chart or sends an event to another instance."""
+    ir = chart.ir
+    if ir.invocations:
+        return True
+    effects = [e for s in ir.states for e in (*s.entry, *s.exit)]
+    effects += [e for t in ir.transitions for e in t.effects]
+    return any(isinstance(e, Send) and e.to is not None for e in effects)

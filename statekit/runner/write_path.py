@@ -38,6 +38,7 @@ from dataclasses import replace
 from statekit.engine import observers
 from statekit.runner.decision_inputs import Command
 from statekit.runner.errors import UnknownInstanceError
+from statekit.runner.family_path import apply_in_family
 from statekit.runner.group_commit import Item, run_group
 from statekit.runner.outcome import Outcome
 from statekit.runner.row_cache import Cached
@@ -55,6 +56,9 @@ class WritePath(WriteStages):
         """`Runner.apply` of a checked command: on the cached row when this runner holds
         one (the instance not contended), else (or when it proved stale) on the rows
         read; installed observers see its steps once they are committed."""
+        if self.families:  # a runner whose charts compose: every step is a family step
+            with observers.instance_scope(instance_id):
+                return apply_in_family(self, instance_id, command)
         now_ms: int | None = None
         cached = self.rows.writable(instance_id)
         if cached is not None:

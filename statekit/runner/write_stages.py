@@ -33,7 +33,7 @@ from statekit.engine.chart import Chart
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.decision_inputs import Command, HistoryFacts, LookedUp
-from statekit.runner.family_charts import FamilyCharts
+from statekit.runner.family_charts import FamilyCharts, composes
 from statekit.runner.outcome import Outcome
 from statekit.runner.row_cache import Cached, RowCache
 from statekit.runner.store.base import Store
@@ -48,7 +48,8 @@ class WriteStages:
     transaction); `snapshot_every` is the runner's."""
 
     __slots__ = (
-        "_keys", "answer", "chart", "charts", "family", "now_ms", "rows", "snapshot_every", "store",
+        "_keys", "answer", "chart", "charts", "families", "family", "now_ms", "rows",
+        "snapshot_every", "store",
     )  # fmt: skip
 
     def __init__(
@@ -65,6 +66,8 @@ class WriteStages:
         self.family = FamilyCharts((), store) if family is None else family
         """The other charts this runner knows (`family_charts`): invoked children's, and
         those of the instances it delivers messages to."""
+        self.families = bool(self.family.given) or composes(chart)
+        """Whether `Runner.apply` runs as a family step (`runner.family_path`)."""
         self.snapshot_every = snapshot_every
         self.now_ms = now_ms
         self.rows = RowCache()
@@ -148,6 +151,19 @@ class WriteStages:
             state = state_of(self.chart_of(row), row, self.store.timers)
             self.rows.put(replace(row, recorded=None) if row.recorded else row, state)
         return state
+
+    def chart_named(self, name: str, version: int | None = None) -> Chart | None:
+        """Version `version` (None: the newest known) of chart `name`: the runner's own or
+        one of `family`; None when it knows no such chart."""
+        if name == self.chart.name:
+            return self.chart if version is None else self.charts.get(version)
+        if version is None:
+            return self.family.current(name)
+        return self.family.version(name, version)
+
+    def chart_set(self, name: str) -> ChartSet | None:
+        """The versions of chart `name` this runner knows (None: none)."""
+        return self.charts if name == self.chart.name else self.family.chart_set(name)
 
     def chart_key(self, chart: Chart) -> ChartKey:
         """The key rows record for `chart` (built once per chart)."""
