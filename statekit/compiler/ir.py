@@ -18,6 +18,7 @@ from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.expressions.named import NamedExpression
+from statekit.compiler.invocations import Invocation, MessageTarget
 from statekit.compiler.race_ir import Producer as Producer
 from statekit.compiler.race_ir import RaceDecision as RaceDecision
 from statekit.compiler.source.nodes import Scalar
@@ -85,7 +86,9 @@ class Send:
     `delay_ms` (a literal `delay:`; 0 means no delay), `delay` (an integer
     expression in milliseconds) and `at` (an integer expression, epoch
     milliseconds) is set; none means no delay. `id` names the timer a delayed
-    send arms (for `cancel:`), None when not given.
+    send arms (for `cancel:`), None when not given. `to` is the receiver of a
+    send to another instance (`statekit.compiler.invocations`; never delayed),
+    None for this instance's own queue.
     """
 
     event: str
@@ -95,6 +98,7 @@ class Send:
     at: Expression | None
     id: str | None
     span: SourceSpan
+    to: MessageTarget | None = None
 
     @property
     def delayed(self) -> bool:
@@ -219,7 +223,9 @@ class StateNode:
     path is ""). `initial` holds the default-entry targets of a compound state.
     `default_entry` is every state entered when this one is entered by
     default (itself and its initial descendants, all regions of a parallel
-    state), in entry order.
+    state), in entry order. `invocations` are the child charts the state
+    invokes while active (`invoke:`, in document order); `output` the chart's
+    output fields when this top-level final state is reached (`output:`).
     """
 
     id: int
@@ -244,6 +250,8 @@ class StateNode:
     description: str | None
     span: SourceSpan
     timers: tuple[int, ...] = ()
+    invocations: tuple[Invocation, ...] = ()
+    output: tuple[tuple[str, Expression], ...] = ()
 
     @property
     def is_atomic(self) -> bool:
@@ -406,6 +414,8 @@ class CompiledChart:
     `timers` are the `after` timers in document order (`StateNode.timers` holds
     each state's ids); their events are not in `events`. `definitions` (`define:`) and
     `tables` (`tables:`) are kept for tools: every use is already inlined in its tree.
+    `invocations` are every state's `invoke:` entries in document order; each one's
+    `done.invoke.<id>` and `error.invoke.<id>` are in `events`.
     """
 
     name: str
@@ -432,6 +442,7 @@ class CompiledChart:
     timers: tuple[TimerDecl, ...] = ()
     definitions: Mapping[str, NamedExpression] = field(default_factory=lambda: MappingProxyType({}))
     tables: Mapping[str, LookupTable] = field(default_factory=lambda: MappingProxyType({}))
+    invocations: tuple[Invocation, ...] = ()
     _timer_index: Mapping[str, TimerDecl] = field(
         init=False, repr=False, compare=False, default_factory=lambda: MappingProxyType({})
     )
@@ -444,6 +455,13 @@ class CompiledChart:
     def timer(self, name: str) -> TimerDecl | None:
         """The timer whose timer event is `name`, or None (then `name` is no timer event)."""
         return self._timer_index.get(name)
+
+    def invocation(self, invoke_id: str) -> Invocation | None:
+        """The invocation with this id, or None."""
+        for invocation in self.invocations:
+            if invocation.id == invoke_id:
+                return invocation
+        return None
 
     def migration_from(self, version: int) -> MigrationDecl | None:
         """The declared migration from `version`, or None (then paths map to themselves)."""

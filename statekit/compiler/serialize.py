@@ -14,6 +14,7 @@ from typing import Any
 # re-exported for code written against this module before compiler/canonical.py owned it
 from statekit.compiler.canonical import canonical_json as canonical_json
 from statekit.compiler.diagnostics import SourceSpan
+from statekit.compiler.invocations import Invocation, MessageTarget, ToChild, ToParent
 from statekit.compiler.ir import (
     Assign,
     ClassifiedEvent,
@@ -72,6 +73,8 @@ class _Writer:
                 body["at"] = effect.at.to_json()
             if effect.id is not None:
                 body["id"] = effect.id
+            if effect.to is not None:  # absent without one: earlier charts keep their digests
+                body["to"] = self.target(effect.to)
         elif isinstance(effect, Pause):
             body = {"pause": effect.name}
         elif isinstance(effect, Resume):
@@ -79,6 +82,26 @@ class _Writer:
         else:
             body = {"cancel": effect.id}
         return self.node(body, effect.span)
+
+    def target(self, target: MessageTarget) -> dict[str, Any]:
+        if isinstance(target, ToParent):
+            body: dict[str, Any] = {"parent": True}
+        elif isinstance(target, ToChild):
+            body = {"invoke": target.invoke_id}
+        else:
+            body = {"chart": target.chart, "instance": target.instance.to_json()}
+            if target.reply is not None:
+                body["reply"] = target.reply
+        return self.node(body, target.span)
+
+    def invocation(self, i: Invocation) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "id": i.id,
+            "chart": i.chart,
+            "version": i.version,
+            "input": [[k, e.to_json()] for k, e in i.input],
+        }
+        return self.node(body, i.span, i.description)
 
     def timer(self, t: TimerDecl) -> dict[str, Any]:
         body: dict[str, Any] = {"id": t.id, "name": t.name, "state": t.state, "kind": t.kind.value}
@@ -120,6 +143,10 @@ class _Writer:
         }
         if s.timers:  # absent without timers: charts without time keep their digests
             out["timers"] = list(s.timers)
+        if s.invocations:  # absent without invocations: earlier charts keep their digests
+            out["invoke"] = [self.invocation(i) for i in s.invocations]
+        if s.output:
+            out["output"] = [[k, e.to_json()] for k, e in s.output]
         return self.node(out, s.span, s.description)
 
     def guard(self, g: GuardCheck) -> dict[str, Any]:

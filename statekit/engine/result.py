@@ -26,6 +26,8 @@ from statekit.engine.evidence import (
     FiredTransition,
     Microstep,
 )
+from statekit.engine.family_outputs import InvocationCancel, InvocationStart, OutgoingMessage
+from statekit.engine.invocation_changes import invocation_changes
 from statekit.engine.state import State
 from statekit.engine.timer_plan import resolve
 from statekit.engine.timers import ArmedTimer, SentEvent, TimerRun
@@ -122,6 +124,11 @@ class Result:
     timer a delivery (`Chart.fire`) consumed. A delivery consumes its timer even
     when it is rejected (other than `STALE_TIMER`): its `state` is then the
     input state without that timer, the one rejection whose state differs.
+
+    Composition (`statekit.engine.family_outputs`): `invocations_started` and
+    `invocations_cancelled` list the children an applied step starts and cancels,
+    `messages` its undelayed `send`s with `to:`; all empty for a chart without
+    `invoke:` and `send: {to: ...}`, at no cost (derived on first read).
     """
 
     __slots__ = (
@@ -130,6 +137,7 @@ class Result:
         "_event_id",
         "_evidence",
         "_invariant",
+        "_invocations",
         "_message",
         "_reason",
         "_state",
@@ -168,6 +176,8 @@ class Result:
         # when there is time (two stores are cheaper than the AttributeError of a slot
         # never set, which the runner's reads of `timers_armed` and `sent` would raise)
         self._timing = self._timer = None
+        self._invocations: tuple[tuple[InvocationStart, ...], tuple[InvocationCancel, ...]] | None
+        self._invocations = None
 
     @property
     def status(self) -> Status:
@@ -220,6 +230,40 @@ class Result:
             return ()
         return timing.sent()
 
+    @property
+    def messages(self) -> tuple[OutgoingMessage, ...]:
+        """The undelayed `send`s with `to:` of the macrostep, in order: events for the
+        parent, a child or another instance (`statekit.engine.family` routes them)."""
+        timing = self._timing
+        if not isinstance(timing, TimerRun):  # none, or a compiled macrostep's: it never sends
+            return ()
+        return timing.messages()
+
+    @property
+    def invocations_started(self) -> tuple[InvocationStart, ...]:
+        """The children this step starts, in entry order (states with `invoke:` entered
+        and not left), their input evaluated against the new state."""
+        return self._invocation_changes()[0]
+
+    @property
+    def invocations_cancelled(self) -> tuple[InvocationCancel, ...]:
+        """The children this step cancels, in exit order (states with `invoke:` left)."""
+        return self._invocation_changes()[1]
+
+    def _invocation_changes(
+        self,
+    ) -> tuple[tuple[InvocationStart, ...], tuple[InvocationCancel, ...]]:
+        changes = self._invocations
+        if changes is None:
+            state = self._state
+            chart = state._config.tables.chart
+            if not chart.invocations or self._status is not Status.APPLIED:
+                changes = ((), ())
+            else:
+                changes = invocation_changes(chart, self.evidence, state._context, state.active_ids)
+            self._invocations = changes
+        return changes
+
     def _timing_run(self) -> TimerRun | None:
         timing = self._timing
         if timing is None or timing.__class__ is TimerRun:
@@ -268,6 +312,7 @@ class Result:
             and self.timers_armed == other.timers_armed
             and self.timers_cancelled == other.timers_cancelled
             and self.sent == other.sent
+            and self.messages == other.messages
             and self.timer == other.timer
             and self.evidence == other.evidence
         )
@@ -290,5 +335,7 @@ class Result:
             parts.append(f"cancelled={[t.id for t in self.timers_cancelled]!r}")
         if self.sent:
             parts.append(f"sent={[m.event for m in self.sent]!r}")
+        if self.messages:
+            parts.append(f"messages={[(m.to, m.event) for m in self.messages]!r}")
         parts.append(f"state={self._state!r}")
         return f"Result({', '.join(parts)})"

@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from statekit.compiler.ir import Cancel, Pause, Resume, Send, TimerKind
+from statekit.engine.addressed_sends import addressed
 from statekit.engine.macrostep_run import MacrostepRun
 from statekit.engine.timer_names import timers_named
 from statekit.engine.timers import (
@@ -82,6 +83,8 @@ def run_timer_effect(
             _arm_send(timing, at, effect, body, delay, timing.due(delay))
         elif effect.delay_ms:
             _arm_send(timing, at, effect, body, effect.delay_ms, timing.due(effect.delay_ms))
+        elif effect.to is not None:  # to another instance: never delayed (the compiler)
+            timing.send(at, addressed(effect, body, values, run.context, payload, active))
         else:
             if effect.id is not None:
                 timing.cancel(at, effect.id)

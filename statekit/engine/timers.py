@@ -43,6 +43,7 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from statekit.compiler.ir import TimerDecl
+from statekit.engine.family_outputs import OutgoingMessage
 from statekit.engine.validation import INT_MAX
 
 TIMER_MS_MIN, TIMER_MS_MAX = -INT_MAX, INT_MAX
@@ -232,7 +233,7 @@ class TimerRun:
         self.generation = self.start = timers.generation
         self.now_ms = now_ms
         self.log: list[tuple[int, str, ArmedTimer]] = []
-        self.sends: list[tuple[int, SentEvent]] | None = None
+        self.sends: list[tuple[int, SentEvent | OutgoingMessage]] | None = None
 
     def arm(self, at: int, timer: ArmedTimer) -> None:
         """Add a newly armed timer, last (its ID is armed nowhere else: `cancel` first)."""
@@ -336,15 +337,23 @@ class TimerRun:
         start = self.start
         return tuple(t for _at, k, t in self.log if k == "cancelled" and t.generation <= start)
 
-    def send(self, at: int, event: SentEvent) -> None:
-        """Record an undelayed send in microstep `at`."""
+    def send(self, at: int, event: SentEvent | OutgoingMessage) -> None:
+        """Record an undelayed send in microstep `at` (to this instance, or with `to:`)."""
         if self.sends is None:
             self.sends = []
         self.sends.append((at, event))
 
     def sent(self) -> tuple[SentEvent, ...]:
-        """The undelayed sends, in order."""
-        return () if self.sends is None else tuple(e for _at, e in self.sends)
+        """The undelayed sends to this instance, in order."""
+        if self.sends is None:
+            return ()
+        return tuple(e for _at, e in self.sends if e.__class__ is SentEvent)
+
+    def messages(self) -> tuple[OutgoingMessage, ...]:
+        """The undelayed sends with `to:` (to other instances), in order."""
+        if self.sends is None:
+            return ()
+        return tuple(e for _at, e in self.sends if e.__class__ is OutgoingMessage)
 
     def microstep_logs(
         self, count: int

@@ -91,6 +91,21 @@ class ValueDomain:
             )
         return int(value)
 
+    def instance_id(
+        self,
+        role: str,
+        expression: Expression,
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> str:
+        """The receiving instance's ID of a `send: {to: {chart, instance}}` (`EvaluationError`
+        when the expression fails or its value is not a non-empty string)."""
+        value = computed_value(role, expression, context, payload, active)
+        if value.__class__ is not str or not value:
+            raise EvaluationError(role, expression, "the instance ID is not a non-empty string")
+        return str(value)
+
 
 class AbstractDomain(ValueDomain):
     """Evaluates nothing: a new `AbstractValue` per assignment, no outbox message, raised
@@ -140,6 +155,17 @@ class AbstractDomain(ValueDomain):
     ) -> int | None:
         """None: an abstract timer has no known delay or due time."""
         return None
+
+    def instance_id(
+        self,
+        role: str,
+        expression: Expression,
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> str:
+        """The expression's source: an abstract send's receiver is not known."""
+        return expression.source
 
 
 CONCRETE = ValueDomain()

@@ -55,13 +55,14 @@ entry: [{raise: GO}]
 exit: [{raise: GO}]
 already: [GO]
 done: a
+invoke: [{id: helper, chart: helper}]
 invariants:
   positive: {assert: "true", description: Always.}
 states:
   a: {}
 """,
     "root_parallel": "statechart: root_parallel\nparallel: true\nstates: {a: {}, b: {}}\n",
-    "root_final": "statechart: root_final\nfinal: true\n",
+    "root_final": "statechart: root_final\nfinal: true\noutput: {answer: '42'}\n",
     "root_history": "statechart: root_history\nhistory: deep\ndefault: a\n",
 }
 

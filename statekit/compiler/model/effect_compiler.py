@@ -18,6 +18,15 @@ from statekit.compiler.expressions.scope import (
     NoEvent,
     TypedEvent,
 )
+from statekit.compiler.invocations import (
+    PARENT,
+    REPLY_REASON_FIELD,
+    REPLY_STATUS_FIELD,
+    MessageTarget,
+    ToChild,
+    ToInstance,
+    ToParent,
+)
 from statekit.compiler.ir import (
     Assign,
     Cancel,
@@ -33,8 +42,9 @@ from statekit.compiler.ir import (
 from statekit.compiler.model.declarations import mapping_items, text
 from statekit.compiler.model.timers import integer_expression, read_delay
 from statekit.compiler.rules import expression_type, unknown_event
+from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from statekit.compiler.value_types import ValueType
+from statekit.compiler.value_types import STRING, ValueType
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +75,7 @@ class EffectCompiler:
         self.cancelled_ids: list[tuple[str, SourceSpan]] = []  # every `cancel:`, to check
         # every `pause:` and `resume:` (verb, name, its span), checked against the timer names
         self.controlled_names: list[tuple[str, str, SourceSpan]] = []
+        self.child_targets: list[ToChild] = []  # every `send: {to: <invoke id>}`, to check
         self._scopes: dict[tuple[str | None, str], ExpressionScope] = {}
         self.definitions: Definitions = NO_DEFINITIONS if names is None else names.definitions
         self.tables: Mapping[str, LookupTable] = (
@@ -213,6 +224,9 @@ class EffectCompiler:
             self.sent_ids.add(id_name)  # even when the rest has errors: no cascade on cancel
         if event_name is None or name_node is None:
             return None
+        to_node = value.get("to")
+        if to_node is not None or value.get("reply") is not None:
+            return self._addressed(value, event_name, to_node, span, scope, problems)
         decl = self._declared("send", event_name, name_node, problems)
         if decl is None:
             return None
@@ -239,6 +253,111 @@ class EffectCompiler:
             id=id_name,
             span=span,
         )
+
+    def _addressed(
+        self,
+        value: MappingNode,
+        event_name: str,
+        to_node: Node | None,
+        span: SourceSpan,
+        scope: ExpressionScope,
+        problems: list[Diagnostic],
+    ) -> Send | None:
+        """A `send` with `to:`: its event belongs to the receiver's chart (lint checks it
+        there), so the payload is typed by its expressions only; never delayed."""
+        reply_node = value.get("reply")
+        for key in ("delay", "at"):
+            if (node := value.get(key)) is not None:
+                problems.append(
+                    _schema_error(
+                        f"a send with 'to:' cannot be delayed ('{key}:')",
+                        node.span,
+                        "a delayed send arms a timer of this instance: send to this instance "
+                        "with a delay, and forward the event when it fires",
+                    )
+                )
+                return None
+        target: MessageTarget | None = None
+        if isinstance(to_node, ScalarNode):
+            name = str(to_node.value)
+            target = ToParent(span=to_node.span) if name == PARENT else ToChild(name, to_node.span)
+            if isinstance(target, ToChild):
+                self.child_targets.append(target)
+        elif isinstance(to_node, MappingNode):
+            target = self._instance_target(to_node, reply_node, scope, problems)
+            if target is None:
+                return None  # its errors are reported
+        if reply_node is not None and not isinstance(target, ToInstance):
+            problems.append(
+                _schema_error(
+                    "'reply:' needs 'to: {chart, instance}'",
+                    reply_node.span,
+                    "a child's or parent's classification is not sent back: reply to another "
+                    "instance only",
+                )
+            )
+            return None
+        if target is None:
+            return None
+        payload = self._payload(value.get("payload"), scope, None, span, problems)
+        return Send(
+            event=event_name,
+            payload=payload,
+            delay_ms=None,
+            delay=None,
+            at=None,
+            id=text(value.get("id")),
+            span=span,
+            to=target,
+        )
+
+    def _instance_target(
+        self,
+        to_node: MappingNode,
+        reply_node: Node | None,
+        scope: ExpressionScope,
+        problems: list[Diagnostic],
+    ) -> ToInstance | None:
+        instance_node = to_node.get("instance")
+        if instance_node is None:
+            return None  # the schema requires it
+        instance = self._expression(instance_node, scope, STRING, "instance ID", problems)
+        reply = text(reply_node)
+        if reply is not None and reply_node is not None:
+            decl = self._declared("reply", reply, reply_node, problems)
+            if decl is None:
+                return None
+            carried = (REPLY_STATUS_FIELD, REPLY_REASON_FIELD)
+            extra = [f.name for f in decl.fields if f.name not in carried]
+            if extra:
+                problems.append(
+                    Diagnostic(
+                        slug=expression_type.SLUG,
+                        severity=Severity.ERROR,
+                        message=f"reply event {reply} has field(s) a reply does not carry: "
+                        + ", ".join(extra),
+                        span=reply_node.span,
+                        notes=("a reply's payload is {status: string, reason: string or null}",),
+                    )
+                )
+                return None
+        if instance is None:
+            return None
+        chart = text(to_node.get("chart")) or ""
+        return ToInstance(chart=chart, instance=instance, reply=reply, span=to_node.span)
+
+    def unknown_children(self, invoke_ids: frozenset[str]) -> list[Diagnostic]:
+        """An error at each `send: {to: X}` whose X is no invoke id of the chart."""
+        ids = ", ".join(sorted(invoke_ids)) or "none"
+        return [
+            _schema_error(
+                f"send to '{target.invoke_id}': no invoke in the chart has this id",
+                target.span,
+                f"'to:' takes 'parent', an invoke id ({ids}) or {{chart, instance}}",
+            )
+            for target in self.child_targets
+            if target.invoke_id not in invoke_ids
+        ]
 
     def _payload(
         self,
@@ -303,3 +422,9 @@ class EffectCompiler:
             problems.extend(result)
             return None
         return result
+
+
+def _schema_error(message: str, span: SourceSpan, *notes: str) -> Diagnostic:
+    return Diagnostic(
+        slug=schema_rule.SLUG, severity=Severity.ERROR, message=message, span=span, notes=notes
+    )

@@ -13,8 +13,10 @@ from types import MappingProxyType
 
 from statekit.compiler import scxml_procedures
 from statekit.compiler.diagnostics import SourceSpan
+from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.expressions.named import NamedExpression
+from statekit.compiler.invocations import Invocation
 from statekit.compiler.ir import (
     ClassifiedEvent,
     CompiledChart,
@@ -92,11 +94,15 @@ class ResolvedModel:
     timers: tuple[TimerDecl, ...] = ()
     definitions: Mapping[str, NamedExpression] = field(default_factory=lambda: MappingProxyType({}))
     tables: Mapping[str, LookupTable] = field(default_factory=lambda: MappingProxyType({}))
+    invocations: tuple[Invocation, ...] = ()
+    outputs: Mapping[int, tuple[tuple[str, Expression], ...]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
 
 def freeze(model: ResolvedModel) -> CompiledChart:
     """The immutable IR of a resolved model, its engine tables and digest included."""
-    states = _states(model.drafts, model.bodies)
+    states = _states(model.drafts, model.bodies, model.invocations, model.outputs)
     transitions = _transitions(states, model.transitions)
     candidates, eventless = _selection_tables(states, transitions)
     version_node = model.root.get("version")
@@ -125,11 +131,17 @@ def freeze(model: ResolvedModel) -> CompiledChart:
         timers=model.timers,
         definitions=model.definitions,
         tables=model.tables,
+        invocations=model.invocations,
     )
     return replace(chart, digest=chart_digest(chart))
 
 
-def _states(drafts: tuple[StateDraft, ...], bodies: Mapping[int, StateBody]) -> list[StateNode]:
+def _states(
+    drafts: tuple[StateDraft, ...],
+    bodies: Mapping[int, StateBody],
+    invocations: tuple[Invocation, ...],
+    outputs: Mapping[int, tuple[tuple[str, Expression], ...]],
+) -> list[StateNode]:
     last = [0] * len(drafts)
     for draft in reversed(drafts):
         last[draft.id] = max(
@@ -169,6 +181,8 @@ def _states(drafts: tuple[StateDraft, ...], bodies: Mapping[int, StateBody]) -> 
                 description=text(d.node.get("description")),
                 span=d.span,
                 timers=body.timers,
+                invocations=tuple(i for i in invocations if i.state == d.id) if invocations else (),
+                output=outputs.get(d.id, ()),
             )
         )
     return [

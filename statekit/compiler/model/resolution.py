@@ -42,6 +42,11 @@ from statekit.compiler.model.effect_compiler import EffectCompiler
 from statekit.compiler.model.freezing import ResolvedModel, StateBody, TransitionDraft
 from statekit.compiler.model.idempotency import compile_idempotency
 from statekit.compiler.model.invariants import compile_invariants
+from statekit.compiler.model.invocation_reader import (
+    NO_EVENT_IN_INVOCATIONS,
+    compile_invocations,
+    declare_invocations,
+)
 from statekit.compiler.model.migrations import read_migrations
 from statekit.compiler.model.numbering import StateDraft, number_states
 from statekit.compiler.model.references import StateReferences
@@ -91,7 +96,11 @@ class _Resolver:
         self.context: dict[str, FieldDecl] = {f.name: f for f in context.fields}
         events = parse_events(root.get("events"))
         self.problems.extend(events.problems)
-        self.events: Mapping[str, EventDecl] = events.events
+        # each invocation declares done.invoke.<id> and error.invoke.<id> (no `events:` entry)
+        self.invoked = declare_invocations(self.drafts, self.problems)
+        self.events: Mapping[str, EventDecl] = (
+            {**events.events, **self.invoked.events} if self.invoked.events else events.events
+        )
         self.guards: dict[str, GuardDecl] = parse_guards(root.get("guards"))
         tables = parse_tables(root.get("tables"), self.context)
         self.problems.extend(tables.problems)
@@ -140,6 +149,13 @@ class _Resolver:
                 reject=reject,
                 timers=timers,
             )
+        invoked = compile_invocations(
+            self.invoked,
+            self.drafts,
+            self.effects.scope(None, NO_EVENT_IN_INVOCATIONS),
+            self.problems,
+        )
+        self.problems.extend(self.effects.unknown_children(self.invoked.ids))
         scope = self.effects.scope(None, "invariants are checked between events")
         invariants = compile_invariants(
             self.root_node.get("invariants"), scope, self.resolve_activatable
@@ -193,6 +209,8 @@ class _Resolver:
             timers=tuple(self.timers),
             definitions=definitions,
             tables=self.tables,
+            invocations=invoked.invocations,
+            outputs=invoked.outputs,
         )
 
     def _migrations(self) -> tuple[MigrationDecl, ...]:

@@ -366,6 +366,7 @@ OPEN_MAPS = {"states", "on", "context", "events", "guards", "invariants", "rejec
 OPEN_MAPS |= {"payload", "severity", "producers", "races", "idempotency", "rename", "timers"}
 OPEN_MAPS |= {"enter"}  # a migration's states entered
 OPEN_MAPS |= {"define", "tables", "entries"}  # definitions, tables, a table's entries
+OPEN_MAPS |= {"input", "output"}  # an invocation's input and output, a final state's output
 
 
 def keyword_keys() -> list[tuple[ScalarNode, str]]:

@@ -1,0 +1,68 @@
+"""The children a macrostep starts and cancels, derived from its evidence.
+
+See `statekit.engine.family_outputs` for the values and the order rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from statekit.compiler.invocations import Invocation
+from statekit.compiler.ir import CompiledChart
+from statekit.engine.errors import EvaluationError
+from statekit.engine.evaluation import computed_value
+from statekit.engine.evidence import Microstep
+from statekit.engine.family_outputs import InvocationCancel, InvocationStart
+
+EMPTY_INPUT: Mapping[str, Any] = MappingProxyType({})
+
+
+def invocation_changes(
+    chart: CompiledChart,
+    evidence: tuple[Microstep, ...],
+    context: Mapping[str, Any],
+    active: frozenset[int],
+) -> tuple[tuple[InvocationStart, ...], tuple[InvocationCancel, ...]]:
+    """The children a macrostep starts and cancels, from its evidence: states with
+    `invoke:` entered and not left start (in entry order, input evaluated in
+    `context` and `active`, what the macrostep ended with); states left that were entered
+    before it cancel theirs (in exit order). A state left and entered again in one
+    macrostep cancels its child and starts a new one."""
+    if not chart.invocations:
+        return (), ()
+    path_index, states = chart.path_index, chart.states
+    pending: dict[str, Invocation] = {}  # entered in this macrostep, in entry order
+    cancels: list[InvocationCancel] = []
+    for micro in evidence:
+        for path in micro.exited:
+            for invocation in states[path_index[path]].invocations:
+                if pending.pop(invocation.id, None) is None:
+                    cancels.append(InvocationCancel(invocation.id, path))
+        for path in micro.entered:
+            for invocation in states[path_index[path]].invocations:
+                pending[invocation.id] = invocation
+    starts = tuple(_start(chart, invocation, context, active) for invocation in pending.values())
+    return starts, tuple(cancels)
+
+
+def _start(
+    chart: CompiledChart,
+    invocation: Invocation,
+    context: Mapping[str, Any],
+    active: frozenset[int],
+) -> InvocationStart:
+    state = chart.states[invocation.state].path
+    role = f"input of invoke '{invocation.id}' field"
+    try:
+        values = {
+            name: computed_value(f"{role} '{name}'", expr, context, EMPTY_INPUT, active)
+            for name, expr in invocation.input
+        }
+    except EvaluationError as exc:
+        chart_name, version = invocation.chart, invocation.version
+        return InvocationStart(invocation.id, state, chart_name, version, None, str(exc))
+    return InvocationStart(
+        invocation.id, state, invocation.chart, invocation.version, MappingProxyType(values)
+    )
