@@ -8,6 +8,9 @@ import hashlib
 
 from statekit.runner.identifier_bounds import MAX_ID_BYTES, utf8_length
 
+CHILD_ENDED = "CHILD_ENDED"
+"""The reason an event for a child that is done or cancelled is REJECTED."""
+
 FAMILY_PREFIX = "statekit.family/"
 """The event IDs of the steps a family step makes its members take."""
 

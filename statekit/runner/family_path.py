@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from statekit.runner.decision_inputs import Command
 from statekit.runner.errors import UnknownInstanceError
+from statekit.runner.family_ids import CHILD_ENDED
 from statekit.runner.family_step import (
     FAMILY_STEP_BOUND,
     MAX_DELIVERIES,
@@ -40,7 +41,7 @@ def apply_in_family(path: WriteStages, instance_id: str, command: Command) -> Ou
             tx = step.begin(row)
             status = step.status_of(instance_id)
             if status not in (None, ACTIVE) and row.recorded is None:
-                outcome = tx.refuse(command, "CHILD_ENDED", f"instance {instance_id!r} is {status}")
+                outcome = tx.refuse(command, CHILD_ENDED, f"instance {instance_id!r} is {status}")
             else:
                 outcome = step.apply(tx, command, row)
             path.answer = outcome

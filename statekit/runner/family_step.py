@@ -42,12 +42,15 @@ from typing import Any
 
 from statekit.compiler.canonical import canonical_json
 from statekit.compiler.invocations import done_event, error_event
-from statekit.engine.chart import START_EVENT, StartError
+from statekit.engine.chart import START_EVENT, Chart, StartError
+from statekit.engine.errors import EvaluationError
+from statekit.engine.evaluation import computed_value
 from statekit.engine.family_outputs import InvocationStart, MessageKind
 from statekit.engine.result import Result
+from statekit.engine.state import State
 from statekit.runner.decision_inputs import Command
 from statekit.runner.errors import RunnerError
-from statekit.runner.family_ids import child_instance_id, member_event_id
+from statekit.runner.family_ids import CHILD_ENDED, child_instance_id, member_event_id
 from statekit.runner.identifier_bounds import MAX_ID_BYTES, utf8_length
 from statekit.runner.message_delivery import new_message
 from statekit.runner.outcome import Outcome, OutcomeStatus
@@ -62,8 +65,6 @@ MAX_DELIVERIES = 1000
 """The most deliveries (child starts, cancellations, events between members) one family
 step makes; past it the step is refused (`FAMILY_STEP_BOUND`), never a hang."""
 
-CHILD_ENDED = "CHILD_ENDED"
-"""The reason an event for a child that is done or cancelled is REJECTED."""
 FAMILY_STEP_BOUND = "FAMILY_STEP_BOUND"
 EVALUATION_ERROR = "EVALUATION_ERROR"
 
@@ -292,8 +293,12 @@ class FamilyStep:
         link = self.link(member)
         if link is None or self.status_of(member) != ACTIVE:
             return
+        try:
+            output = chart_output(tx.chart, tx.state)
+        except EvaluationError as exc:
+            self.fail(member, str(exc))
+            return
         self.ended[member] = DONE
-        output = dict(getattr(tx.state, "output", None) or {})
         self.queue.append(_Event(link.parent_instance_id, done_event(link.invoke_id), output))
 
     def fail(self, member: str, reason: str) -> None:
@@ -347,3 +352,17 @@ class FamilyStep:
             self.store.end_link(child, status, self.now)
         if self.messages:
             self.store.insert_instance_messages(self.messages)
+
+
+def chart_output(chart: Chart, state: State) -> dict[str, Any]:
+    """The output of `chart` ended in `state`: its active top-level final state's
+    `output:` evaluated in the final context (empty when it declares none);
+    `EvaluationError` when an expression fails."""
+    for node in chart.ir.states:
+        if node.output and node.id in state.active_ids:
+            return {
+                name: computed_value(f"output field '{name}'", expr, state.context, {},
+                                     state.active_ids)
+                for name, expr in node.output
+            }  # fmt: skip
+    return {}

@@ -27,14 +27,14 @@ from statekit.engine.result import Result
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import CorruptRowError, RunnerError
-from statekit.runner.family_ids import child_instance_id
+from statekit.runner.family_ids import CHILD_ENDED, child_instance_id
 from statekit.runner.history import created_under, fold, initial_state
 from statekit.runner.store.base import Store
 from statekit.runner.store.family_rows import ACTIVE, DONE, LinkRow
 from statekit.runner.store.rows import EventRow, InstanceRow
 from statekit.runner.stored_state import loads, state_of
 from statekit.runner.timers import parse_timer_event_id
-from statekit.runner.verify import VerifyReport
+from statekit.runner.verify import VerifyReport, verify
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +77,7 @@ def family_problems(store: Store, charts_of: ChartsOf, instance_id: str) -> list
                 FamilyProblem(
                     instance_id,
                     f"its history started child {child!r} (invoke {invoke_id!r} at sequence "
-                    f"{sequence}), which has no "
-                    + ("instance" if stored is None else "link"),
+                    f"{sequence}), which has no " + ("instance" if stored is None else "link"),
                 )
             )
     for link in below:
@@ -93,9 +92,20 @@ def family_problems(store: Store, charts_of: ChartsOf, instance_id: str) -> list
     return problems
 
 
-def with_family(
-    report: VerifyReport, store: Store, charts_of: ChartsOf
+def verify_member(
+    store: Store, own: ChartSet, charts_of: ChartsOf, instance_id: str
 ) -> VerifyReport:
+    """`verify` of an instance of `own`'s chart or of another chart `charts_of` knows (a
+    member of a family), with its family problems (`with_family`)."""
+    charts = own
+    with store.read():
+        row = store.instance(instance_id)
+    if row is not None and row.chart_name != own.current.name:
+        charts = charts_of(row.chart_name) or own
+    return with_family(verify(store, charts, instance_id), store, charts_of)
+
+
+def with_family(report: VerifyReport, store: Store, charts_of: ChartsOf) -> VerifyReport:
     """`report` with the family problems of its instance among its differences
     (`family: ...`)."""
     found = family_problems(store, charts_of, report.instance_id)
@@ -114,7 +124,9 @@ def _as_child(
     with store.read():
         parent = store.instance(link.parent_instance_id)
     if parent is None:
-        problems.append(FamilyProblem(child, f"its parent {link.parent_instance_id!r} is not stored"))
+        problems.append(
+            FamilyProblem(child, f"its parent {link.parent_instance_id!r} is not stored")
+        )
     expected = child_instance_id(link.parent_instance_id, link.invoke_id, link.started_sequence)
     if expected != child:
         problems.append(
@@ -132,6 +144,12 @@ def _as_child(
                 problems.append(FamilyProblem(child, "status: stored done, its chart is not final"))
     if parent is not None and link.status == ACTIVE:
         problems.extend(_invoking_state_left(store, charts_of, parent, link))
+        with store.read():
+            refused = [r for r in store.rejections(child) if r.reason == CHILD_ENDED]
+        problems.extend(
+            FamilyProblem(child, f"rejection of {r.event_id!r} as CHILD_ENDED, but it is active")
+            for r in refused
+        )
     return problems
 
 

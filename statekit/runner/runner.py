@@ -65,7 +65,7 @@ from statekit.runner.chart_versions import ChartSet, refuse_changed_version
 from statekit.runner.command_checks import check_instance_id, check_stored_int, make_command
 from statekit.runner.errors import IdentifierBoundError, InstanceExistsError, UnknownInstanceError
 from statekit.runner.family_charts import FamilyCharts
-from statekit.runner.family_verify import with_family
+from statekit.runner.family_verify import verify_member
 from statekit.runner.group_commit import Item
 from statekit.runner.history_reads import recorded_history, recorded_rejections
 from statekit.runner.identifier_bounds import chart_problems
@@ -89,7 +89,7 @@ from statekit.runner.transaction import (
     InstanceTransaction,
     outbox_rows,
 )
-from statekit.runner.verify import VerifyReport, verify
+from statekit.runner.verify import VerifyReport
 from statekit.runner.write_path import WritePath
 from statekit.runner.write_stages import chart_key
 
@@ -361,9 +361,7 @@ class Runner:
         """Replay the whole history and compare it with the stored state, outbox and
         snapshots, and its family links with its own and its parent's and children's
         histories (`family_verify`); report every difference without choosing a side."""
-        return with_family(
-            verify(self.store, self.charts, instance_id), self.store, self._path.chart_set
-        )
+        return verify_member(self.store, self.charts, self._path.chart_set, instance_id)
 
     def in_transaction(self, connection: object) -> AbstractContextManager[Runner]:
         """A context manager yielding this runner writing on the application's `connection`

@@ -116,8 +116,10 @@ states:
 
 def family() -> tuple[Chart, Chart, Chart]:
     """The order, payment and shipment charts."""
-    return chart_from(ORDER, "order.yaml"), chart_from(PAYMENT, "payment.yaml"), chart_from(
-        SHIPMENT, "shipment.yaml"
+    return (
+        chart_from(ORDER, "order.yaml"),
+        chart_from(PAYMENT, "payment.yaml"),
+        chart_from(SHIPMENT, "shipment.yaml"),
     )
 
 

@@ -36,7 +36,9 @@ STEPS: list[tuple[str, str, str, dict[str, Any]]] = [
 ]
 
 
-def _run(url: str, folder: Path, step: tuple[str, str, str, dict[str, Any]], kill_at: str | None) -> list[str]:
+def _run(
+    url: str, folder: Path, step: tuple[str, str, str, dict[str, Any]], kill_at: str | None
+) -> list[str]:
     """Run the child for `step`, answering every point until `kill_at` (SIGKILL there;
     None: to the end); the points it reached."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(CHILD.parent), str(CHILD.parents[1])])}

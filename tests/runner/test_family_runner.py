@@ -93,7 +93,9 @@ def test_verify_reports_each_family_disagreement(store_url: str) -> None:
     runner.apply("o1", "e1", "Place", {"total": 30})
     store = runner.store
     with store.write():  # a status that disagrees with the child's history
-        store.execute("UPDATE statekit_family_links SET status = 'done' WHERE invoke_id = 'shipment'")
+        store.execute(
+            "UPDATE statekit_family_links SET status = 'done' WHERE invoke_id = 'shipment'"
+        )
     [problem] = [d for d in runner.verify(SHIP).differences if d.startswith("family:")]
     assert problem == f"family: instance {SHIP!r}: status: stored done, its chart is not final"
     with store.write():  # a parent whose history started a child with no link
