@@ -50,9 +50,13 @@ from statekit.engine.result import Result
 from statekit.engine.state import State
 from statekit.runner.decision_inputs import Command
 from statekit.runner.errors import RunnerError
-from statekit.runner.family_ids import CHILD_ENDED, child_instance_id, member_event_id
+from statekit.runner.family_ids import (
+    CHILD_ENDED,
+    child_instance_id,
+    member_event_id,
+    message_event_id,
+)
 from statekit.runner.identifier_bounds import MAX_ID_BYTES, utf8_length
-from statekit.runner.message_delivery import new_message
 from statekit.runner.outcome import Outcome, OutcomeStatus
 from statekit.runner.store.family_rows import ACTIVE, CANCELLED, DONE, LinkRow, NewInstanceMessage
 from statekit.runner.store.rows import InstanceRow
@@ -366,3 +370,29 @@ def chart_output(chart: Chart, state: State) -> dict[str, Any]:
                 for name, expr in node.output
             }  # fmt: skip
     return {}
+
+
+def new_message(
+    target_chart: str,
+    target_instance_id: str,
+    sender: str,
+    sender_version: int,
+    index: int,
+    event: str,
+    payload: dict[str, Any],
+    reply_event: str | None,
+    now: float,
+) -> NewInstanceMessage:
+    """The inbox row of one message, as the sender's transaction writes it."""
+    return NewInstanceMessage(
+        target_chart=target_chart,
+        target_instance_id=target_instance_id,
+        sender_instance_id=sender,
+        sender_version=sender_version,
+        message_index=index,
+        event=event,
+        payload=canonical_json(payload),
+        event_id=message_event_id(sender, sender_version, index),
+        reply_event=reply_event,
+        created_at=now,
+    )

@@ -28,7 +28,6 @@ knows it) and is reported in `Runner.message_problems`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from dataclasses import dataclass
@@ -37,64 +36,15 @@ from typing import Any
 from statekit.compiler.canonical import canonical_json
 from statekit.runner.decision_inputs import Command
 from statekit.runner.errors import RunnerError
-from statekit.runner.identifier_bounds import MAX_ID_BYTES, utf8_length
+from statekit.runner.family_ids import message_event_id, reply_event_id
+from statekit.runner.family_step import FamilyStep, new_message
 from statekit.runner.outcome import Outcome
 from statekit.runner.store.family_rows import InstanceMessageRow, NewInstanceMessage
 from statekit.runner.store.hold_points import LOCKED
-from statekit.runner.write_stages import WriteStages, known_from
-
-MESSAGE_PREFIX = "statekit.message/"
-"""The event IDs of messages between instances (reserved: no caller's event ID starts so)."""
-REPLY_PREFIX = "statekit.reply/"
-"""The event IDs of replies (the receiving step's classification sent back)."""
+from statekit.runner.write_stages import WriteStages
 
 UNKNOWN_INSTANCE = "UNKNOWN_INSTANCE"
 WRONG_CHART = "WRONG_CHART"
-
-
-def _bounded(prefix: str, body: str) -> str:
-    """`prefix + body`, or `prefix` and the body's SHA-256 when that is over the bound."""
-    whole = prefix + body
-    if utf8_length(whole) <= MAX_ID_BYTES:
-        return whole
-    return prefix + "sha256:" + hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def message_event_id(sender: str, sender_version: int, index: int) -> str:
-    """The event ID a message is applied under on its receiver: one per (sender, version
-    its step produced, index in that step), so that a redelivery is ALREADY_APPLIED."""
-    return _bounded(MESSAGE_PREFIX, f"{sender}/{sender_version}/{index}")
-
-
-def reply_event_id(message_event_id: str) -> str:
-    """The event ID of the reply to the message applied under `message_event_id`."""
-    return _bounded(REPLY_PREFIX, message_event_id)
-
-
-def new_message(
-    target_chart: str,
-    target_instance_id: str,
-    sender: str,
-    sender_version: int,
-    index: int,
-    event: str,
-    payload: dict[str, Any],
-    reply_event: str | None,
-    now: float,
-) -> NewInstanceMessage:
-    """The inbox row of one message, as the sender's transaction writes it."""
-    return NewInstanceMessage(
-        target_chart=target_chart,
-        target_instance_id=target_instance_id,
-        sender_instance_id=sender,
-        sender_version=sender_version,
-        message_index=index,
-        event=event,
-        payload=canonical_json(payload),
-        event_id=message_event_id(sender, sender_version, index),
-        reply_event=reply_event,
-        created_at=now,
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,9 +108,8 @@ def _deliver(path: WriteStages, message_id: int) -> Delivery | None:
     if m is None:
         return None
     target = m.target_instance_id
-    root = store.root_of(target)
-    if root != target:
-        path.read_locked(root)  # the family's root first: the one lock order
+    step = FamilyStep(path, target, m.event_id, path.now_ms())
+    step.lock_root(target)  # the family's root first: the one lock order
     row = path.read_locked(target, m.event_id)
     store.reach(LOCKED)
     outcome: Outcome | None = None
@@ -177,10 +126,10 @@ def _deliver(path: WriteStages, message_id: int) -> Delivery | None:
                 f"chart {row.chart_name!r} (pass it too: Runner(..., charts=[...]) or another "
                 "--chart); it stays pending"
             )
-        tx = path.begin(row)
+        tx = step.begin(row)
         command = Command(m.event_id, m.event, json.loads(m.payload))
-        outcome = path.decide(tx, command, known_from(row, m.event_id))
-        path.finish(tx)
+        outcome = step.apply(tx, command, row)
+        step.write()
         status, reason = outcome.status.value, outcome.reason
     now = time.time()
     store.settle_message(m.id, status, reason, now)
@@ -219,3 +168,6 @@ def _reply(
             )
         ]
     )
+
+
+__all__ = ["Delivery", "deliver_messages", "message_event_id", "new_message", "reply_event_id"]

@@ -198,3 +198,62 @@ def test_the_worker_delivers_messages(store_url: str, tmp_path: Path) -> None:
     alone = statekit("worker", "--db", store_url, "--chart", str(files[0]), "--once")
     assert alone.returncode == 1 and alone.stdout == ""
     assert "was not given chart 'counter'" in alone.stderr
+
+
+SENDER = """
+statechart: sender
+version: 1
+description: Sends increments to a counter named by its context, and counts the answers.
+context:
+  target: {type: string, default: "c1"}
+  answers: {type: integer, default: 0}
+  last: {type: string, default: ""}
+events:
+  Go: {by: integer}
+  Answer: {status: string, reason: {type: string, nullable: true}}
+initial: asking
+states:
+  asking:
+    on:
+      Go:
+        do:
+          - send:
+              event: Incr
+              payload: {by: event.by}
+              to: {chart: counter, instance: ctx.target}
+              reply: Answer
+          - send:
+              event: Incr
+              payload: {by: event.by + 1}
+              to: {chart: counter, instance: ctx.target}
+      Answer:
+        do: [{assign: {answers: ctx.answers + 1, last: event.status}}]
+"""
+
+
+def test_a_chart_sends_to_another_instance_through_the_inbox(store_url: str) -> None:
+    counter_chart = chart_from(COUNTER)
+    store = open_store(store_url)
+    sender = Runner(chart_from(SENDER), store, charts=[counter_chart])
+    counter = Runner(counter_chart, store)
+    counter.create("c1")
+    sender.create("s")
+    went = sender.apply("s", "g1", "Go", {"by": 2})
+    assert went.applied
+    # written in the sender's transaction, applied by nobody yet
+    assert counter.load("c1").version == 0
+    first = sender.deliver_messages(limit=10)
+    assert [(d.event_id, d.status) for d in first] == [(message_event_id("s", 1, 0), "APPLIED")]
+    rest = [d for _ in range(3) for d in sender.deliver_messages(limit=10)]
+    assert [(d.event_id, d.status) for d in rest] == [
+        (message_event_id("s", 1, 1), "APPLIED"),  # the second message after the first
+        (reply_event_id(message_event_id("s", 1, 0)), "APPLIED"),  # the reply, to `s`
+    ]
+    assert counter.load("c1").state.context["total"] == 2 + 3
+    assert sender.load("s").state.context["answers"] == 1
+    assert sender.load("s").state.context["last"] == "APPLIED"
+    # the sender's event redelivered writes no second message
+    assert sender.apply("s", "g1", "Go", {"by": 2}).duplicate
+    assert sender.deliver_messages() == []
+    for runner, instance_id in ((counter, "c1"), (sender, "s")):
+        assert runner.verify(instance_id).ok
