@@ -7,6 +7,8 @@
 - `Simulator` (`clock_simulator`): one chart instance on a virtual clock, for
   tests of charts with time ("start, send TaskStarted, advance 30 s, expect
   recovering");
+- `FamilySimulator` (`family_simulator`): families of instances (charts that invoke
+  charts and send to each other) on one virtual clock;
 - `RunnerSimulator` (`simulator`): decides events in memory as the runner
   does, for the tests of code that sends events;
 - `postgres_server` starts a throwaway PostgreSQL server on loopback
@@ -22,10 +24,21 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from statekit.testing.clock_simulator import Simulator, SimulatorError
+    from statekit.testing.family_simulator import FamilySimulator, FamilySimulatorError, FamilyStep
     from statekit.testing.model_paths import CoveringPath, PathsError, paths
     from statekit.testing.simulator import RunnerSimulator
 
-__all__ = ["CoveringPath", "PathsError", "RunnerSimulator", "Simulator", "SimulatorError", "paths"]
+__all__ = [
+    "CoveringPath",
+    "FamilySimulator",
+    "FamilySimulatorError",
+    "FamilyStep",
+    "PathsError",
+    "RunnerSimulator",
+    "Simulator",
+    "SimulatorError",
+    "paths",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -33,6 +46,10 @@ def __getattr__(name: str) -> Any:
         from statekit.testing import clock_simulator
 
         return getattr(clock_simulator, name)
+    if name in ("FamilySimulator", "FamilySimulatorError", "FamilyStep"):
+        from statekit.testing import family_simulator
+
+        return getattr(family_simulator, name)
     if name == "RunnerSimulator":
         from statekit.testing import simulator
 
