@@ -3,62 +3,58 @@ feeds or cancels, transitively, commit together or not at all.
 
 A *family* is a root instance and the children it invoked (docs/semantics.md, "Invoking
 charts"); each child is a durable instance of its own chart and version with its own
-history, linked to its parent and root in `statekit_family_links`. `FamilyStep` runs in
-the caller's write transaction:
+history, linked to its parent and root in `statekit_family_links`. The routing and its
+order are the engine's (`statekit.engine.family.FamilyRouter`, the one owner of the rule,
+which the Simulator drives too); `FamilyStep` is the runner's driver of it, in the
+caller's write transaction:
 
 - lock order: the family's root first (an event for a child is routed through the
   child's stored link to the root), then each member as the queue reaches it, so two
   steps of one family serialize on the root and never deadlock;
-- the member's command is decided as any event (its undelayed sends after it); what an
-  accepted step produces for other members joins ONE FIFO queue in the order produced
-  (cancellations of the invocations of states left, messages to the parent or a child,
-  then the invocations of states entered, in entry order); each queued item is a
-  classified step of its target, whose own outputs join the queue's end;
-- a child starts as an instance `<parent>/<invoke id>/<parent version>` of its chart (the
-  pinned version, else the newest this runner knows), created with the invocation's
-  input as its context; a child that cannot start (no such chart, its input refused)
-  gives its parent `error.invoke.<id>` with the reason, as does a child step REJECTED
-  with EVALUATION_ERROR; a child whose chart reaches a final state gives its parent
-  `done.invoke.<id>` and its link becomes `done`; a cancelled child's link becomes
-  `cancelled` (its descendants' too), and a later event for an ended child is REJECTED
-  (`CHILD_ENDED`), recorded in its audit;
-- each member's step is an event of that member, under an event ID derived from the
-  family step (`member_event_id`: the outer instance, its event ID and the delivery's
-  place in the queue), so a redelivery of the outer event is ALREADY_APPLIED for all of
-  it: it was committed with it, or not at all;
-- messages to instances outside the family become rows of the inbox between instances,
-  written in this transaction and delivered later (`runner.message_delivery`);
-- `MAX_DELIVERIES` deliveries bound a step (a ping-pong between parent and child): past
-  it nothing of the step is kept and the outer event is REJECTED (`FAMILY_STEP_BOUND`).
+- each step of a member is decided by its `InstanceTransaction` as any event (event-ID
+  dedup, business keys, audit rows), then handed to the router (`stepped`), which
+  queues what it produces; a queued start creates the child instance (its row, outbox,
+  timers and link) from the router's initial step, a queued cancellation marks the
+  link `cancelled`, a child that reached a final state has its link marked `done`;
+- each member's step is an event of that member, under the event ID the router derives
+  from the step that produced it (`statekit.family/<sender>@<version>#<n>`), so a
+  redelivery of the outer event is ALREADY_APPLIED for all of it: it was committed with
+  it, or not at all;
+- messages to instances outside the family (the router's `outbound`) become rows of the
+  inbox between instances, written in this transaction (`runner.message_delivery`);
+- past the router's bound (`MAX_DELIVERIES`) nothing of the step is kept and the outer
+  event is REJECTED `FAMILY_BOUND` (`runner.family_path`).
 """
 
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any
 
 from statekit.compiler.canonical import canonical_json
-from statekit.compiler.invocations import done_event, error_event
-from statekit.engine.chart import START_EVENT, Chart, StartError
-from statekit.engine.errors import EvaluationError
-from statekit.engine.evaluation import computed_value
-from statekit.engine.family_outputs import InvocationStart, MessageKind
-from statekit.engine.result import Result
-from statekit.engine.state import State
-from statekit.runner.decision_inputs import Command
-from statekit.runner.errors import RunnerError
-from statekit.runner.family_ids import (
-    CHILD_ENDED,
-    child_instance_id,
-    member_event_id,
-    message_event_id,
+from statekit.engine.chart import Chart
+from statekit.engine.family import INVOCATION_CANCELLED, FamilyRouter
+from statekit.engine.family_members import (
+    Delivery,
+    DeliveryKind,
+    DeliveryRecord,
+    Member,
+    MemberStatus,
 )
-from statekit.runner.identifier_bounds import MAX_ID_BYTES, utf8_length
+from statekit.engine.result import Result
+from statekit.runner.decision_inputs import Command, LookedUp
+from statekit.runner.errors import RunnerError
+from statekit.runner.family_ids import bounded_id, message_event_id
 from statekit.runner.outcome import Outcome, OutcomeStatus
-from statekit.runner.store.family_rows import ACTIVE, CANCELLED, DONE, LinkRow, NewInstanceMessage
+from statekit.runner.store.family_rows import (
+    ACTIVE,
+    CANCELLED,
+    DONE,
+    LinkRow,
+    NewInstanceMessage,
+)
 from statekit.runner.store.rows import InstanceRow
 from statekit.runner.stored_state import state_columns
 from statekit.runner.timers import timer_row
@@ -67,36 +63,25 @@ from statekit.runner.write_stages import WriteStages, known_from
 
 MAX_DELIVERIES = 1000
 """The most deliveries (child starts, cancellations, events between members) one family
-step makes; past it the step is refused (`FAMILY_STEP_BOUND`), never a hang."""
+step makes; past it the step is refused (`FAMILY_BOUND`), never a hang."""
 
-FAMILY_STEP_BOUND = "FAMILY_STEP_BOUND"
-EVALUATION_ERROR = "EVALUATION_ERROR"
+FAMILY_PREFIX = "statekit.family/"
+"""The event IDs of the steps a family step makes its members take (the router's own,
+in the runner's reserved namespace)."""
 
-
-@dataclass(frozen=True, slots=True)
-class _Event:
-    """Deliver `event` to `target` (a member)."""
-
-    target: str
-    event: str
-    payload: Mapping[str, Any]
+_STATUS = {ACTIVE: MemberStatus.ACTIVE, DONE: MemberStatus.DONE, CANCELLED: MemberStatus.CANCELLED}
 
 
-@dataclass(frozen=True, slots=True)
-class _Start:
-    """Start `start`'s child of `parent` (at the parent's `version`)."""
+class _Router(FamilyRouter):
+    """The engine's router, told the chart of a step the runner decided itself (a
+    finished child's `done.invoke.<id>` carries its final state's `output:`, which the
+    router evaluates with the chart; `FamilyRouter.stepped` has none to give it)."""
 
-    parent: str
-    start: InvocationStart
-    version: int
+    __slots__ = ()
 
-
-@dataclass(frozen=True, slots=True)
-class _Cancel:
-    """Cancel `parent`'s child of invocation `invoke_id`."""
-
-    parent: str
-    invoke_id: str
+    def stepped_on(self, member: Member, result: Result, chart: Chart) -> Member:
+        """`stepped`, with the chart the step ran on."""
+        return self._after_step(member, result, chart)
 
 
 class BoundReached(Exception):
@@ -106,18 +91,19 @@ class BoundReached(Exception):
 class FamilyStep:
     """One family step inside the caller's write transaction (see the module docstring)."""
 
-    def __init__(self, path: WriteStages, origin: str, event_id: str, now_ms: int) -> None:
+    def __init__(self, path: WriteStages, now_ms: int) -> None:
         self.path, self.store = path, path.store
-        self.origin, self.event_id, self.now_ms = origin, event_id, now_ms
+        self.now_ms = now_ms
         self.now = time.time()
+        self.router = _Router(self.chart, now_ms=now_ms, bound=MAX_DELIVERIES)
         self.members: dict[str, InstanceTransaction] = {}  # in the order first touched
-        self.links: dict[str, LinkRow] = {}  # read or made in this step, by child
+        self.links: dict[str, LinkRow | None] = {}  # read or made in this step, by child
         self.ended: dict[str, str] = {}  # children ended in this step → their new status
         self.new_links: list[LinkRow] = []
-        self.messages: list[NewInstanceMessage] = []
-        self.sent_by: dict[tuple[str, int], int] = {}  # (sender, version) → messages so far
-        self.queue: deque[_Event | _Start | _Cancel] = deque()
-        self.deliveries = 0
+
+    def chart(self, name: str, version: int | None) -> Chart | None:
+        """The router's chart lookup: the runner's own chart or one it was given."""
+        return self.path.chart_named(name, version)
 
     # ---- members -----------------------------------------------------------------------
     def lock_root(self, instance_id: str) -> str:
@@ -132,13 +118,19 @@ class FamilyStep:
     def link(self, child: str) -> LinkRow | None:
         """The link of `child` as this step knows it (None: not invoked)."""
         if child not in self.links:
-            found = self.store.link(child)
-            if found is None:
-                return None
-            self.links[child] = found
+            self.links[child] = self.store.link(child)
         return self.links[child]
 
-    def member(self, instance_id: str, event_id: str | None = None) -> InstanceTransaction | None:
+    def status_of(self, member: str) -> str | None:
+        """`member`'s link status as of this step (None: not invoked)."""
+        if member in self.ended:
+            return self.ended[member]
+        link = self.link(member)
+        return None if link is None else link.status
+
+    def transaction(
+        self, instance_id: str, event_id: str | None = None
+    ) -> InstanceTransaction | None:
         """The transaction of member `instance_id`: locked and begun when first reached
         (None: no such instance)."""
         tx = self.members.get(instance_id)
@@ -150,123 +142,137 @@ class FamilyStep:
         return tx
 
     def begin(self, row: InstanceRow) -> InstanceTransaction:
+        """Begin the decisions about the locked member `row`."""
         tx = self.path.begin(row, self.now_ms)
         self.members[row.instance_id] = tx
         return tx
 
+    def member(self, tx: InstanceTransaction) -> Member:
+        """The router's view of member `tx` as this step leaves it so far."""
+        me = tx.instance_id
+        link = self.link(me)
+        children = {
+            c.invoke_id: c.child_instance_id
+            for c in self._children(me)
+            if self.status_of(c.child_instance_id) == ACTIVE
+        }
+        return Member(
+            instance_id=me,
+            chart=tx.chart.name,
+            chart_version=tx.chart.version,
+            state=tx.state,
+            version=tx.version,
+            status=_STATUS[self.status_of(me) or ACTIVE],
+            root="" if link is None else link.root_instance_id,
+            parent=None if link is None else link.parent_instance_id,
+            invoke_id=None if link is None else link.invoke_id,
+            children=MappingProxyType(children),
+        )
+
+    def _children(self, parent: str) -> list[LinkRow]:
+        stored = {c.child_instance_id: c for c in self.store.children(parent)}
+        for link in self.new_links:
+            if link.parent_instance_id == parent:
+                stored[link.child_instance_id] = link
+        for child, link in stored.items():
+            self.links.setdefault(child, link)
+        return list(stored.values())
+
     # ---- the step ----------------------------------------------------------------------
     def apply(self, tx: InstanceTransaction, command: Command, row: InstanceRow) -> Outcome:
         """Decide the outer `command` on `tx` (its row locked with the record of its event
-        ID), then every delivery it causes, in queue order."""
-        outcome = self.path.decide(tx, command, known_from(row, command.event_id))
-        self.route(tx, outcome)
+        ID), then every delivery it causes, in the router's order."""
+        outcome = self.decide(tx, command, known_from(row, command.event_id))
         self.drain()
         return outcome
 
+    def decide(
+        self, tx: InstanceTransaction, command: Command, known: LookedUp | None = None
+    ) -> Outcome:
+        """One step of a member: refused when it was cancelled, else decided by its
+        transaction and handed to the router (which queues its outputs, its own sends
+        included: the transaction's queue of them is dropped)."""
+        me = tx.instance_id
+        before = self.member(tx)
+        if before.status is MemberStatus.CANCELLED:
+            recorded = tx.recorded_here(command.event_id) or self.store.recorded_event(
+                me, command.event_id
+            )
+            if recorded is None:
+                return tx.refuse(command, INVOCATION_CANCELLED, f"instance {me!r} was cancelled")
+        outcome = tx.decide(command, self.path.facts(tx, command, known))
+        for _sent in tx.sends():  # (the router queues them, in its order)
+            pass
+        self.stepped(before, tx.chart, outcome)
+        return outcome
+
+    def stepped(self, before: Member, chart: Chart, outcome: Outcome) -> None:
+        """Hand a decided step to the router, and record a child it finished."""
+        result = outcome.result
+        if result is None or outcome.duplicate or outcome.status is OutcomeStatus.CONFLICT:
+            return
+        after = self.router.stepped_on(before, result, chart)
+        self._ended(before, after)
+
     def drain(self) -> None:
-        """Make the queued deliveries, in order, until none is left (`BoundReached` past
-        `MAX_DELIVERIES`)."""
-        while self.queue:
-            self.deliveries += 1
-            if self.deliveries > MAX_DELIVERIES:
-                raise BoundReached
-            item = self.queue.popleft()
-            if isinstance(item, _Event):
-                self.deliver(item)
-            elif isinstance(item, _Start):
-                self.start(item)
+        """Make the router's queued deliveries, in order, until none is left
+        (`BoundReached` past its bound)."""
+        router = self.router
+        while (delivery := router.next()) is not None:
+            kind = delivery.kind
+            if kind is DeliveryKind.START:
+                self.start(router.deliver(delivery, None))
+            elif kind is DeliveryKind.CANCEL:
+                tx = self.transaction(delivery.target)
+                if tx is not None:
+                    before = self.member(tx)
+                    record = router.deliver(delivery, before)
+                    if record.after is not None:
+                        self._ended(before, record.after)
             else:
-                self.cancel(item.parent, item.invoke_id)
+                self.event(delivery)
+        if router.exceeded:
+            raise BoundReached
 
-    def route(self, tx: InstanceTransaction, outcome: Outcome) -> None:
-        """Queue what `outcome` (an outcome of member `tx`, with its sends') produces for
-        other members; a child whose step failed or whose chart finished tells its parent."""
-        member = tx.instance_id
-        for each in (outcome, *outcome.sent):
-            result = each.result
-            if each.status is OutcomeStatus.APPLIED and result is not None:
-                self.outputs(member, each.version, result)
-            elif each.reason == EVALUATION_ERROR:
-                self.fail(member, each.message or EVALUATION_ERROR)
-        if tx.state.is_final:
-            self.finish(member, tx)
-
-    def outputs(self, member: str, version: int, result: Result) -> None:
-        """Queue the cancellations, messages and starts of one accepted step of `member`."""
-        for cancel in result.invocations_cancelled:
-            self.queue.append(_Cancel(member, cancel.invoke_id))
-        for message in result.messages:
-            if message.kind is MessageKind.INSTANCE:
-                index = self.sent_by.get((member, version), 0)
-                self.sent_by[(member, version)] = index + 1
-                self.messages.append(
-                    new_message(
-                        message.chart or "", message.to, member, version, index, message.event,
-                        dict(message.payload), message.reply, self.now,
-                    )
-                )  # fmt: skip
-                continue
-            target = self.parent_of(member) if message.kind is MessageKind.PARENT else None
-            if message.kind is MessageKind.CHILD:
-                target = self.active_child(member, message.to)
-            if target is not None:
-                self.queue.append(_Event(target, message.event, message.payload))
-        for start in result.invocations_started:
-            self.queue.append(_Start(member, start, version))
-
-    def deliver(self, item: _Event) -> None:
-        """One event for a member: decided as any event (an ended child REJECTS it)."""
-        event_id = member_event_id(self.origin, self.event_id, self.deliveries)
-        tx = self.member(item.target, event_id)
+    def event(self, delivery: Delivery) -> None:
+        """An event for a member, decided by its transaction (none: nobody to receive it)."""
+        event_id = bounded_id(FAMILY_PREFIX, delivery.event_id or "")
+        tx = self.transaction(delivery.target, event_id) if delivery.target else None
         if tx is None:
-            return  # (a child's row is created with its link: never missing)
-        command = Command(event_id, item.event, dict(item.payload))
-        ended = self.status_of(item.target)
-        if ended not in (None, ACTIVE):
-            tx.refuse(command, CHILD_ENDED, f"instance {item.target!r} is {ended}")
+            self.router.deliver(delivery, None)  # (counted and classified NO_RECEIVER)
             return
-        outcome = self.path.decide(tx, command)
-        self.route(tx, outcome)
+        self.router.count += 1
+        self.decide(tx, Command(event_id, delivery.event, dict(delivery.payload)))
 
-    def start(self, item: _Start) -> None:
-        """Create and start the child of `item`, linked to its parent and root."""
-        parent, start = item.parent, item.start
-        if start.error is not None or start.input is None:
-            self.tell_parent(parent, error_event(start.invoke_id), start.error or "no input")
+    def start(self, record: DeliveryRecord) -> None:
+        """Create the child the router started (nothing when it refused to start it: it
+        queued `error.invoke.<id>` for the parent)."""
+        after, result, delivery = record.after, record.result, record.delivery
+        if after is None or result is None:
             return
-        chart = self.path.chart_named(start.chart, start.version)
-        child = child_instance_id(parent, start.invoke_id, item.version)
-        version = "" if start.version is None else f" version {start.version}"
+        chart = self.chart(after.chart, after.chart_version)
+        child = after.instance_id
         if chart is None:
-            why = f"chart {start.chart!r}{version} is not known to the runner"
-        elif utf8_length(child) > MAX_ID_BYTES:
-            why = f"the child's instance ID is over {MAX_ID_BYTES} UTF-8 bytes"
-        else:
-            why = None
-        if why is not None or chart is None:
-            self.tell_parent(parent, error_event(start.invoke_id), why or "")
             return
-        try:
-            result = chart.initialize(dict(start.input), event_id=START_EVENT, now_ms=self.now_ms)
-        except StartError as exc:
-            self.tell_parent(parent, error_event(start.invoke_id), str(exc))
-            return
-        columns, initial = state_columns(result.state), canonical_json(dict(start.input))
-        key = self.path.chart_key(chart)
+        columns = state_columns(result.state)
+        initial = canonical_json(dict(delivery.payload))
         if not self.store.insert_instance(
-            child, chart=key, columns=columns, initial_context=initial, now=self.now,
-            start_clock_ms=self.now_ms,
+            child, chart=self.path.chart_key(chart), columns=columns, initial_context=initial,
+            now=self.now, start_clock_ms=self.now_ms,
         ):  # fmt: skip
             raise RunnerError(f"the child instance {child!r} exists already: not started again")
         if result.emitted:
             self.store.insert_outbox(outbox_rows(child, 0, result.emitted, self.now))
         if result.state.timers:
             self.store.insert_timers([timer_row(child, t, 0) for t in result.state.timers])
-        above = self.link(parent)
-        root = parent if above is None else above.root_instance_id
-        link = LinkRow(child, parent, start.invoke_id, root, item.version, ACTIVE, self.now)
+        parent = delivery.parent or ""
+        sequence = int(child.rsplit("/", 1)[1]) if "/" in child else 0
+        link = LinkRow(child, parent, delivery.invoke_id or "", after.family_root, sequence,
+                       ACTIVE, self.now)  # fmt: skip
         self.links[child] = link
         self.new_links.append(link)
+        if after.status is MemberStatus.DONE:
+            self.ended[child] = DONE
         row = InstanceRow(
             instance_id=child, chart_name=chart.name, chart_version=chart.version,
             chart_digest=chart.digest, version=0, columns=columns, initial_context=initial,
@@ -274,75 +280,15 @@ class FamilyStep:
         )  # fmt: skip
         tx = self.begin(row)
         tx.state = result.state
-        tx.queue_sends(START_EVENT, result)
-        sent = self.path.decide_sends(tx)
-        self.outputs(child, 0, result)
-        for each in sent:
-            self.route(tx, replace(each, sent=()))
-        if tx.state.is_final and not sent:
-            self.finish(child, tx)
 
-    def cancel(self, parent: str, invoke_id: str) -> None:
-        """Cancel `parent`'s active child of `invoke_id` and, transitively, its children."""
-        child = self.active_child(parent, invoke_id)
-        if child is None:
+    def _ended(self, before: Member, after: Member) -> None:
+        """Record a linked member the router marked done or cancelled."""
+        if before.parent is None or after.status is before.status:
             return
-        self.ended[child] = CANCELLED
-        for grandchild in self.active_children(child):
-            self.cancel(child, grandchild.invoke_id)
-
-    def finish(self, member: str, tx: InstanceTransaction) -> None:
-        """`member`'s chart reached a final state: if it is an active child, it is done and
-        its parent gets `done.invoke.<id>`."""
-        link = self.link(member)
-        if link is None or self.status_of(member) != ACTIVE:
-            return
-        try:
-            output = chart_output(tx.chart, tx.state)
-        except EvaluationError as exc:
-            self.fail(member, str(exc))
-            return
-        self.ended[member] = DONE
-        self.queue.append(_Event(link.parent_instance_id, done_event(link.invoke_id), output))
-
-    def fail(self, member: str, reason: str) -> None:
-        """A step of child `member` failed with an evaluation error: its parent gets
-        `error.invoke.<id>`."""
-        link = self.link(member)
-        if link is not None and self.status_of(member) == ACTIVE:
-            self.tell_parent(link.parent_instance_id, error_event(link.invoke_id), reason)
-
-    def tell_parent(self, parent: str, event: str, reason: str) -> None:
-        self.queue.append(_Event(parent, event, {"reason": reason}))
-
-    # ---- links -------------------------------------------------------------------------
-    def parent_of(self, member: str) -> str | None:
-        link = self.link(member)
-        return None if link is None else link.parent_instance_id
-
-    def status_of(self, member: str) -> str | None:
-        """`member`'s link status as of this step (None: not invoked)."""
-        if member in self.ended:
-            return self.ended[member]
-        link = self.link(member)
-        return None if link is None else link.status
-
-    def active_children(self, parent: str) -> list[LinkRow]:
-        """`parent`'s children still active as of this step, oldest first."""
-        stored = {c.child_instance_id: c for c in self.store.children(parent)}
-        for link in self.new_links:
-            if link.parent_instance_id == parent:
-                stored[link.child_instance_id] = link
-        for child, link in stored.items():
-            self.links.setdefault(child, link)
-        return [c for c in stored.values() if self.status_of(c.child_instance_id) == ACTIVE]
-
-    def active_child(self, parent: str, invoke_id: str) -> str | None:
-        """`parent`'s active child of invocation `invoke_id` (None: none)."""
-        for link in reversed(self.active_children(parent)):
-            if link.invoke_id == invoke_id:
-                return link.child_instance_id
-        return None
+        if after.status is MemberStatus.DONE:
+            self.ended[before.instance_id] = DONE
+        elif after.status is MemberStatus.CANCELLED:
+            self.ended[before.instance_id] = CANCELLED
 
     # ---- write -------------------------------------------------------------------------
     def write(self) -> None:
@@ -354,22 +300,18 @@ class FamilyStep:
             self.store.insert_links(self.new_links)
         for child, status in self.ended.items():
             self.store.end_link(child, status, self.now)
-        if self.messages:
-            self.store.insert_instance_messages(self.messages)
-
-
-def chart_output(chart: Chart, state: State) -> dict[str, Any]:
-    """The output of `chart` ended in `state`: its active top-level final state's
-    `output:` evaluated in the final context (empty when it declares none);
-    `EvaluationError` when an expression fails."""
-    for node in chart.ir.states:
-        if node.output and node.id in state.active_ids:
-            return {
-                name: computed_value(f"output field '{name}'", expr, state.context, {},
-                                     state.active_ids)
-                for name, expr in node.output
-            }  # fmt: skip
-    return {}
+        outbound = self.router.outbound
+        if outbound:
+            self.store.insert_instance_messages(
+                [
+                    new_message(
+                        m.message.chart or "", m.message.to, m.sender, m.sender_version,
+                        m.index, m.message.event, dict(m.message.payload), m.message.reply,
+                        self.now,
+                    )
+                    for m in outbound
+                ]
+            )  # fmt: skip
 
 
 def new_message(
@@ -379,7 +321,7 @@ def new_message(
     sender_version: int,
     index: int,
     event: str,
-    payload: dict[str, Any],
+    payload: Mapping[str, Any],
     reply_event: str | None,
     now: float,
 ) -> NewInstanceMessage:
@@ -391,7 +333,7 @@ def new_message(
         sender_version=sender_version,
         message_index=index,
         event=event,
-        payload=canonical_json(payload),
+        payload=canonical_json(dict(payload)),
         event_id=message_event_id(sender, sender_version, index),
         reply_event=reply_event,
         created_at=now,

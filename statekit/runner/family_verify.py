@@ -23,11 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from statekit.engine.chart import START_EVENT, Chart, StartError
+from statekit.engine.family import INVOCATION_CANCELLED
+from statekit.engine.family_members import child_instance_id
 from statekit.engine.result import Result
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import CorruptRowError, RunnerError
-from statekit.runner.family_ids import CHILD_ENDED, child_instance_id
 from statekit.runner.history import created_under, fold, initial_state
 from statekit.runner.store.base import Store
 from statekit.runner.store.family_rows import ACTIVE, DONE, LinkRow
@@ -145,9 +146,11 @@ def _as_child(
     if parent is not None and link.status == ACTIVE:
         problems.extend(_invoking_state_left(store, charts_of, parent, link))
         with store.read():
-            refused = [r for r in store.rejections(child) if r.reason == CHILD_ENDED]
+            refused = [r for r in store.rejections(child) if r.reason == INVOCATION_CANCELLED]
         problems.extend(
-            FamilyProblem(child, f"rejection of {r.event_id!r} as CHILD_ENDED, but it is active")
+            FamilyProblem(
+                child, f"rejection of {r.event_id!r} as {INVOCATION_CANCELLED}, but it is active"
+            )
             for r in refused
         )
     return problems

@@ -108,7 +108,7 @@ def _deliver(path: WriteStages, message_id: int) -> Delivery | None:
     if m is None:
         return None
     target = m.target_instance_id
-    step = FamilyStep(path, target, m.event_id, path.now_ms())
+    step = FamilyStep(path, path.now_ms())
     step.lock_root(target)  # the family's root first: the one lock order
     row = path.read_locked(target, m.event_id)
     store.reach(LOCKED)

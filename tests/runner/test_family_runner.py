@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from family_machines import family
 
-from statekit.runner.family_ids import member_event_id
+from statekit.runner.family_step import FAMILY_PREFIX
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 
@@ -51,7 +51,8 @@ def test_an_order_pays_ships_and_is_fulfilled(store_url: str) -> None:
     order = runner.load("o1")
     assert order.state.context["payment_ref"] == "R-7"
     assert [e.type for e in runner.history("o1")] == ["Place", "done.invoke.payment"]
-    assert runner.history("o1")[1].event_id == member_event_id(PAY, "p1", 1)
+    # the event ID the router derives from the child step that sent it
+    assert runner.history("o1")[1].event_id == f"{FAMILY_PREFIX}{PAY}@1#1"
     assert runner.apply(SHIP, "s1", "Packed", {"tracking": "T-1"}).applied
     assert runner.apply(SHIP, "s2", "Delivered", {}).applied
     order = runner.load("o1")
@@ -82,7 +83,7 @@ def test_leaving_the_invoking_state_cancels_the_children(store_url: str) -> None
     assert runner.apply("o1", "e2", "Cancel", {}).applied
     assert [s for *_, s in _links(runner)] == ["done", "cancelled"]
     late = runner.apply(SHIP, "s1", "Packed", {"tracking": "T-1"})
-    assert (late.status.value, late.reason) == ("REJECTED", "CHILD_ENDED")
+    assert (late.status.value, late.reason) == ("REJECTED", "INVOCATION_CANCELLED")
     assert runner.load(SHIP).version == 0
     _all_verified(runner, "o1", PAY, SHIP)
 

@@ -242,12 +242,12 @@ def test_a_chart_sends_to_another_instance_through_the_inbox(store_url: str) -> 
     assert went.applied
     # written in the sender's transaction, applied by nobody yet
     assert counter.load("c1").version == 0
-    first = sender.deliver_messages(limit=10)
-    assert [(d.event_id, d.status) for d in first] == [(message_event_id("s", 1, 0), "APPLIED")]
+    first = sender.deliver_messages(limit=10)  # (the index of a send in its step counts from 1)
+    assert [(d.event_id, d.status) for d in first] == [(message_event_id("s", 1, 1), "APPLIED")]
     rest = [d for _ in range(3) for d in sender.deliver_messages(limit=10)]
     assert [(d.event_id, d.status) for d in rest] == [
-        (message_event_id("s", 1, 1), "APPLIED"),  # the second message after the first
-        (reply_event_id(message_event_id("s", 1, 0)), "APPLIED"),  # the reply, to `s`
+        (message_event_id("s", 1, 2), "APPLIED"),  # the second message after the first
+        (reply_event_id(message_event_id("s", 1, 1)), "APPLIED"),  # the reply, to `s`
     ]
     assert counter.load("c1").state.context["total"] == 2 + 3
     assert sender.load("s").state.context["answers"] == 1
