@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
@@ -44,7 +45,7 @@ from statekit.engine.family_members import (
     MemberStatus,
 )
 from statekit.engine.result import Result
-from statekit.runner.decision_inputs import Command, LookedUp
+from statekit.runner.decision_inputs import NOTHING_RECORDED, Command, HistoryFacts, LookedUp
 from statekit.runner.errors import RunnerError
 from statekit.runner.family_ids import bounded_id, message_event_id
 from statekit.runner.outcome import Outcome, OutcomeStatus
@@ -57,7 +58,8 @@ from statekit.runner.store.family_rows import (
 )
 from statekit.runner.store.rows import InstanceRow
 from statekit.runner.stored_state import state_columns
-from statekit.runner.timers import timer_row
+from statekit.runner.timer_delivery import delivery_command
+from statekit.runner.timers import timer_event_id, timer_row
 from statekit.runner.transaction import InstanceTransaction, outbox_rows
 from statekit.runner.write_stages import WriteStages, known_from
 
@@ -82,6 +84,17 @@ class _Router(FamilyRouter):
     def stepped_on(self, member: Member, result: Result, chart: Chart) -> Member:
         """`stepped`, with the chart the step ran on."""
         return self._after_step(member, result, chart)
+
+
+class _Created:
+    """An instance's initial step, as `stepped` takes a decided step."""
+
+    __slots__ = ("result",)
+    duplicate = False
+    status = OutcomeStatus.APPLIED
+
+    def __init__(self, result: Result) -> None:
+        self.result = result
 
 
 class BoundReached(Exception):
@@ -206,7 +219,38 @@ class FamilyStep:
         self.stepped(before, tx.chart, outcome)
         return outcome
 
-    def stepped(self, before: Member, chart: Chart, outcome: Outcome) -> None:
+    def fire(self, tx: InstanceTransaction, timer_id: str, generation: int) -> Outcome:
+        """The delivery of member `tx`'s armed timer, decided by its transaction (a timer
+        the member holds no more is STALE_TIMER), handed to the router, then every
+        delivery it causes."""
+        before = self.member(tx)
+        event_id = timer_event_id(timer_id, generation)
+        recorded = self.store.recorded_event(tx.instance_id, event_id)
+        timer = tx.state.timer(timer_id)
+        facts = NOTHING_RECORDED if recorded is None else HistoryFacts(recorded=recorded)
+        if timer is not None and recorded is None:  # (the holder of its event's key)
+            pair = (tx.instance_id, event_id)
+            known = LookedUp(asked=frozenset((pair,)), found={})
+            facts = self.path.facts(tx, delivery_command(timer), known)
+        outcome = tx.fire(timer_id, generation, facts)
+        for _sent in tx.sends():  # (the router queues them, in its order)
+            pass
+        self.stepped(before, tx.chart, outcome)
+        self.drain()
+        return outcome
+
+    def create(self, row: InstanceRow, result: Result) -> InstanceTransaction:
+        """The creation of the family's root `row` (inserted at version 0 with `result`,
+        its initial step): handed to the router, which starts the children of its
+        initial states, then every delivery it causes."""
+        tx = self.begin(row)
+        tx.state = result.state
+        before = replace(self.member(tx), version=-1)  # the initial step makes it 0
+        self.stepped(before, tx.chart, _Created(result))
+        self.drain()
+        return tx
+
+    def stepped(self, before: Member, chart: Chart, outcome: Outcome | _Created) -> None:
         """Hand a decided step to the router, and record a child it finished."""
         result = outcome.result
         if result is None or outcome.duplicate or outcome.status is OutcomeStatus.CONFLICT:

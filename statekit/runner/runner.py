@@ -65,6 +65,7 @@ from statekit.runner.chart_versions import ChartSet, refuse_changed_version
 from statekit.runner.command_checks import check_instance_id, check_stored_int, make_command
 from statekit.runner.errors import IdentifierBoundError, InstanceExistsError, UnknownInstanceError
 from statekit.runner.family_charts import FamilyCharts
+from statekit.runner.family_path import create_in_family
 from statekit.runner.family_verify import verify_member
 from statekit.runner.group_commit import Item
 from statekit.runner.history_reads import recorded_history, recorded_rejections
@@ -172,6 +173,10 @@ class Runner:
         declared defaults); messages emitted on entry go to the outbox. Raises
         `InstanceExistsError` unless `exist_ok`, `StartError` for a bad context."""
         check_instance_id(instance_id)
+        if self._path.families:  # its initial states' children start with it
+            if create_in_family(self._path, instance_id, context) is None and not exist_ok:
+                raise InstanceExistsError(f"instance {instance_id!r} already exists")
+            return self.load(instance_id)
         now_ms = self.now_ms()
         result = self.chart.initialize(context, event_id=START_EVENT, now_ms=now_ms)
         columns = state_columns(result.state)
@@ -393,9 +398,7 @@ class Runner:
     @healing()
     def deliver_messages(self, limit: int = 100) -> list[Delivery]:
         """Deliver up to `limit` pending messages between instances, each in its own
-        transaction on its receiver, exactly once and in order per sender
-        (`runner.message_delivery`); a receiver of a chart this runner was not given
-        (`charts`) leaves its message pending, recorded in `message_problems`."""
+        transaction, exactly once, in order per sender (`runner.message_delivery`)."""
         return deliver_messages(self._path, limit, self.message_problems)
 
     def now_ms(self) -> int:
