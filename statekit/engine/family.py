@@ -8,7 +8,8 @@ queue in this order:
 1. the children of the states it left are cancelled (exit order);
 2. the children of the states it entered (and did not leave) start (entry order),
    their input evaluated against the state the macrostep ended with;
-3. its `send`s to its parent or a child (`to:`), and to itself, in effect order;
+3. its undelayed `send`s, to its parent or a child (`to:`) and to itself, in effect
+   order;
 4. when it reached a top-level final state: it is DONE, and (a child)
    `done.invoke.<id>` goes to its parent with its final state's `output:`.
 
@@ -40,7 +41,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
@@ -60,8 +60,9 @@ from statekit.engine.family_members import (
     OutboundMessage,
     child_instance_id,
 )
-from statekit.engine.family_outputs import MessageKind
+from statekit.engine.family_outputs import MessageKind, OutgoingMessage
 from statekit.engine.result import EVALUATION_ERROR, Result, Status
+from statekit.engine.timers import SentEvent
 
 DEFAULT_FAMILY_BOUND = 1_000
 """How many deliveries one family step makes before it stops (`FAMILY_BOUND`)."""
@@ -105,7 +106,7 @@ class FamilyRouter:
     def stepped(self, member: Member, result: Result) -> Member:
         """Queue the outputs of a step the driver ran itself (`member` is before it);
         the member after it is returned (its version, children and status)."""
-        return self._after_step(member, result, None)
+        return self._after_step(member, result, self._charts(member.chart, member.chart_version))
 
     def next(self) -> Delivery | None:
         """The next delivery, or None when the queue is empty or the bound is exceeded."""
@@ -146,7 +147,7 @@ class FamilyRouter:
         if delivery.unlink and member.children.get(invoke_id or "") == delivery.sender:
             # the child is done, or never started: its link goes with its last word
             children = {k: v for k, v in member.children.items() if k != invoke_id}
-            linked = replace(member, children=MappingProxyType(children))
+            linked = member.moved(member.state, children=MappingProxyType(children))
         if kind is DeliveryKind.TIMER:
             result = chart.fire(
                 member.state,
@@ -174,7 +175,7 @@ class FamilyRouter:
             if result.reason == EVALUATION_ERROR and member.parent is not None:
                 self._to_parent(member, error_event(member.invoke_id or ""), result.message)
             if result.timer is not None:  # a consumed timer changes the state
-                return replace(member, state=result.state)
+                return member.moved(result.state)
             return member
         version = member.version + 1
         sender = f"{me}@{version}"
@@ -211,8 +212,14 @@ class FamilyRouter:
                     root=member.family_root,
                 )
             )
-        for message in result.messages:
+        for message in result.sends_in_order:
             event_id = next_id()
+            if message.__class__ is SentEvent:  # this instance's own external queue
+                queue.append(
+                    Delivery(DeliveryKind.EVENT, me, message.event, message.payload, event_id, me)
+                )
+                continue
+            assert isinstance(message, OutgoingMessage)
             if message.kind is MessageKind.INSTANCE:
                 self.outbound.append(OutboundMessage(me, version, index, event_id, message))
                 continue
@@ -231,16 +238,13 @@ class FamilyRouter:
                     invoke_id=member.invoke_id if message.kind is MessageKind.PARENT else None,
                 )
             )
-        for sent in result.sent:  # this instance's own external queue
-            queue.append(Delivery(DeliveryKind.EVENT, me, sent.event, sent.payload, next_id(), me))
         status = member.status
         if result.state.is_final and status is MemberStatus.ACTIVE:
             status = MemberStatus.DONE
             if member.parent is not None:
                 self._finished(member, result, chart, next_id())
-        return replace(
-            member,
-            state=result.state,
+        return member.moved(
+            result.state,
             version=version,
             status=status,
             children=MappingProxyType(children) if children else NO_CHILDREN,
@@ -285,7 +289,7 @@ class FamilyRouter:
                 member.parent or "",
                 event,
                 MappingProxyType(dict(body)),
-                event_id or f"{member.instance_id}@{member.version}#error",
+                event_id or f"{member.instance_id}@{member.version}#error{self.count}",
                 sender=member.instance_id,
                 invoke_id=member.invoke_id,
                 unlink=unlink,
@@ -358,5 +362,5 @@ class FamilyRouter:
                 DeliveryKind.CANCEL, child, event_id=delivery.event_id, sender=member.instance_id
             )
             self._queue.append(cancel)
-        after = replace(member, status=MemberStatus.CANCELLED, children=MappingProxyType({}))
+        after = member.moved(member.state, status=MemberStatus.CANCELLED, children=NO_CHILDREN)
         return DeliveryRecord(delivery, member, after)

@@ -40,8 +40,9 @@ class MemberStatus(enum.Enum):
     DONE = "done"
     """Its chart reached a top-level final state (a child: `done.invoke.<id>` was sent)."""
     CANCELLED = "cancelled"
-    """Its invoking state was left: terminal, its timers disarmed, every later event
-    REJECTED `INVOCATION_CANCELLED`."""
+    """Its invoking state was left: terminal, its timers disarmed (never delivered; its
+    `State` keeps them as they were, for inspection), every later event REJECTED
+    `INVOCATION_CANCELLED`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,29 @@ class Member:
     parent: str | None = None
     invoke_id: str | None = None
     children: Mapping[str, str] = field(default_factory=lambda: NO_CHILDREN)
+
+    def moved(
+        self,
+        state: State,
+        *,
+        version: int | None = None,
+        status: MemberStatus | None = None,
+        children: Mapping[str, str] | None = None,
+    ) -> Member:
+        """This member with a new state and, when given, version, status and children
+        (`dataclasses.replace` without its checks: one per delivery)."""
+        return Member(
+            self.instance_id,
+            self.chart,
+            self.chart_version,
+            state,
+            self.version if version is None else version,
+            self.status if status is None else status,
+            self.root,
+            self.parent,
+            self.invoke_id,
+            self.children if children is None else children,
+        )
 
     @property
     def family_root(self) -> str:

@@ -101,6 +101,9 @@ ENGINE_REASONS = frozenset(
 """The reason codes the engine itself produces (the others come from the chart)."""
 
 
+_NO_INVOCATION_CHANGES: tuple[tuple[InvocationStart, ...], tuple[InvocationCancel, ...]] = ((), ())
+
+
 class Status(enum.Enum):
     """The classification of one external event."""
 
@@ -149,6 +152,7 @@ class Result:
     _timing: TimerRun | list[Any] | None  # set by a step that touched a timer (a compiled
     # macrostep's is its pending record, replayed on first read: statekit.engine.timer_plan)
     _timer: ArmedTimer | None  # set by a delivery
+    _invocations: tuple[tuple[InvocationStart, ...], tuple[InvocationCancel, ...]]
 
     def __init__(
         self,
@@ -176,8 +180,8 @@ class Result:
         # when there is time (two stores are cheaper than the AttributeError of a slot
         # never set, which the runner's reads of `timers_armed` and `sent` would raise)
         self._timing = self._timer = None
-        self._invocations: tuple[tuple[InvocationStart, ...], tuple[InvocationCancel, ...]] | None
-        self._invocations = None
+        # `_invocations` is set on first read, only for a chart that invokes: a chart
+        # without `invoke:` pays nothing here (bench/engine_core.py)
 
     @property
     def status(self) -> Status:
@@ -240,6 +244,15 @@ class Result:
         return timing.messages()
 
     @property
+    def sends_in_order(self) -> tuple[SentEvent | OutgoingMessage, ...]:
+        """Every undelayed `send` of the macrostep in effect order: `sent` and `messages`
+        interleaved as the effects ran (the family step queues them so)."""
+        timing = self._timing
+        if not isinstance(timing, TimerRun):
+            return ()
+        return timing.sends_in_order()
+
+    @property
     def invocations_started(self) -> tuple[InvocationStart, ...]:
         """The children this step starts, in entry order (states with `invoke:` entered
         and not left), their input evaluated against the new state."""
@@ -253,16 +266,16 @@ class Result:
     def _invocation_changes(
         self,
     ) -> tuple[tuple[InvocationStart, ...], tuple[InvocationCancel, ...]]:
-        changes = self._invocations
-        if changes is None:
-            state = self._state
-            chart = state._config.tables.chart
-            if not chart.invocations or self._status is not Status.APPLIED:
-                changes = ((), ())
-            else:
-                changes = invocation_changes(chart, self.evidence, state._context, state.active_ids)
+        state = self._state
+        chart = state._config.tables.chart
+        if not chart.invocations or self._status is not Status.APPLIED:
+            return _NO_INVOCATION_CHANGES
+        try:
+            return self._invocations
+        except AttributeError:  # the first read
+            changes = invocation_changes(chart, self.evidence, state._context, state.active_ids)
             self._invocations = changes
-        return changes
+            return changes
 
     def _timing_run(self) -> TimerRun | None:
         timing = self._timing

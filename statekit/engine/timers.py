@@ -349,6 +349,10 @@ class TimerRun:
             return ()
         return tuple(e for _at, e in self.sends if e.__class__ is SentEvent)
 
+    def sends_in_order(self) -> tuple[SentEvent | OutgoingMessage, ...]:
+        """Every undelayed send, to this instance or with `to:`, in effect order."""
+        return () if self.sends is None else tuple(e for _at, e in self.sends)
+
     def messages(self) -> tuple[OutgoingMessage, ...]:
         """The undelayed sends with `to:` (to other instances), in order."""
         if self.sends is None:

@@ -13,8 +13,10 @@ every start, cancellation, `send` to a parent or child, own `send` and
 invocation without `version:` takes the newest given). `outbound` collects the
 messages to instances outside their family (`to: {chart, instance}`);
 `deliver_outbound()` delivers them, each as its own family step, to the instances
-the simulator holds. A family step that exceeds its bound changes nothing: its
-first delivery's record says `FAMILY_BOUND`. Nothing sleeps; nothing is durable.
+the simulator holds (and, for a `reply:`, the receiver's classification back to the
+sender as that event, `{status, reason}`, as a family step of its own). A family
+step that exceeds its bound changes nothing: its first delivery's record says
+`FAMILY_BOUND`. Nothing sleeps; nothing is durable.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from statekit.engine.chart import Chart
+from statekit.engine.chart import Chart, StartError
 from statekit.engine.family import DEFAULT_FAMILY_BOUND, FAMILY_BOUND, FamilyRouter
 from statekit.engine.family_members import (
     Delivery,
@@ -141,7 +143,6 @@ class FamilySimulator:
             raise FamilySimulatorError(f"no chart {chart!r} (version {version or 'newest'})")
         if instance_id in self._members:
             raise FamilySimulatorError(f"instance {instance_id!r} already exists")
-        found.initialize(context, now_ms=self._now)  # StartError here, before any change
         first = Delivery(
             DeliveryKind.START,
             instance_id,
@@ -150,7 +151,10 @@ class FamilySimulator:
             chart=found.name,
             chart_version=found.version,
         )
-        return self._family_step(first)
+        step = self._family_step(first)
+        if step.records[0].after is None:  # the chart refused the context: nothing changed
+            raise StartError(step.records[0].message or "the context was refused")
+        return step
 
     def send(
         self,
@@ -212,9 +216,26 @@ class FamilySimulator:
                 message.event_id,
                 sender=message.sender,
             )
-            steps.append(self._family_step(first))
+            step = self._family_step(first)
+            steps.append(step)
+            reply = message.message.reply
+            if reply is not None and message.sender in self._members:
+                status = step.result.status.value if step.result is not None else "REJECTED"
+                answer = {"status": status, "reason": step.reason}
+                steps.append(self._family_step(self._reply(message, reply, answer)))
         self._outbound = kept
         return steps
+
+    @staticmethod
+    def _reply(message: OutboundMessage, reply: str, answer: Mapping[str, Any]) -> Delivery:
+        return Delivery(
+            DeliveryKind.EVENT,
+            message.sender,
+            reply,
+            MappingProxyType(dict(answer)),
+            f"{message.event_id}#reply",
+            sender=message.message.to,
+        )
 
     # ---- the loop ----------------------------------------------------------------------
     def _family_step(self, first: Delivery) -> FamilyStep:

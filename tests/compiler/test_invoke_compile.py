@@ -153,6 +153,15 @@ MISUSES = [
         "a send with 'to:' cannot be delayed ('at:')",
     ),
     (
+        "an id on a send with to",
+        "event: authorise, payload: {amount: ctx.total}}",
+        "event: authorise, id: again}",
+        "schema",
+        20,
+        51,
+        "a send with 'to:' takes no 'id:'",
+    ),
+    (
         "output on a state that is not final",
         "  failed: {final: true}",
         "  failed: {output: {x: ctx.ref}}",
@@ -270,3 +279,11 @@ def test_each_misuse_is_one_positioned_error(
     ((got_slug, got_line, got_column, message),) = found
     assert words in message, found
     assert (got_slug, got_line, got_column) == (slug, line, column), found
+
+
+def test_a_misspelt_invoke_id_gets_the_closest_one() -> None:
+    text = PARENT.replace(
+        "send: {to: payment, event: authorise", "send: {to: paymnt, event: authorise"
+    )
+    (found,) = compile_source(text, "chart.yaml").diagnostics
+    assert found.notes[0].startswith("did you mean 'payment'? ")

@@ -3,6 +3,7 @@ the declared context and events."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -266,6 +267,16 @@ class EffectCompiler:
         """A `send` with `to:`: its event belongs to the receiver's chart (lint checks it
         there), so the payload is typed by its expressions only; never delayed."""
         reply_node = value.get("reply")
+        if (id_node := value.get("id")) is not None:
+            problems.append(
+                _schema_error(
+                    "a send with 'to:' takes no 'id:'",
+                    id_node.span,
+                    "'id:' names the timer a delayed send to this instance arms; a send to "
+                    "another instance arms none",
+                )
+            )
+            return None
         for key in ("delay", "at"):
             if (node := value.get(key)) is not None:
                 problems.append(
@@ -306,7 +317,7 @@ class EffectCompiler:
             delay_ms=None,
             delay=None,
             at=None,
-            id=text(value.get("id")),
+            id=None,
             span=span,
             to=target,
         )
@@ -349,15 +360,20 @@ class EffectCompiler:
     def unknown_children(self, invoke_ids: frozenset[str]) -> list[Diagnostic]:
         """An error at each `send: {to: X}` whose X is no invoke id of the chart."""
         ids = ", ".join(sorted(invoke_ids)) or "none"
-        return [
-            _schema_error(
-                f"send to '{target.invoke_id}': no invoke in the chart has this id",
-                target.span,
-                f"'to:' takes 'parent', an invoke id ({ids}) or {{chart, instance}}",
+        found: list[Diagnostic] = []
+        for target in self.child_targets:
+            if target.invoke_id in invoke_ids:
+                continue
+            close = difflib.get_close_matches(target.invoke_id, sorted(invoke_ids), n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            found.append(
+                _schema_error(
+                    f"send to '{target.invoke_id}': no invoke in the chart has this id",
+                    target.span,
+                    f"{hint}'to:' takes 'parent', an invoke id ({ids}) or {{chart, instance}}",
+                )
             )
-            for target in self.child_targets
-            if target.invoke_id not in invoke_ids
-        ]
+        return found
 
     def _payload(
         self,
