@@ -74,18 +74,6 @@ in the runner's reserved namespace)."""
 _STATUS = {ACTIVE: MemberStatus.ACTIVE, DONE: MemberStatus.DONE, CANCELLED: MemberStatus.CANCELLED}
 
 
-class _Router(FamilyRouter):
-    """The engine's router, told the chart of a step the runner decided itself (a
-    finished child's `done.invoke.<id>` carries its final state's `output:`, which the
-    router evaluates with the chart; `FamilyRouter.stepped` has none to give it)."""
-
-    __slots__ = ()
-
-    def stepped_on(self, member: Member, result: Result, chart: Chart) -> Member:
-        """`stepped`, with the chart the step ran on."""
-        return self._after_step(member, result, chart)
-
-
 class _Created:
     """An instance's initial step, as `stepped` takes a decided step."""
 
@@ -108,7 +96,7 @@ class FamilyStep:
         self.path, self.store = path, path.store
         self.now_ms = now_ms
         self.now = time.time()
-        self.router = _Router(self.chart, now_ms=now_ms, bound=MAX_DELIVERIES)
+        self.router = FamilyRouter(self.chart, now_ms=now_ms, bound=MAX_DELIVERIES)
         self.members: dict[str, InstanceTransaction] = {}  # in the order first touched
         self.links: dict[str, LinkRow | None] = {}  # read or made in this step, by child
         self.ended: dict[str, str] = {}  # children ended in this step → their new status
@@ -216,7 +204,7 @@ class FamilyStep:
         outcome = tx.decide(command, self.path.facts(tx, command, known))
         for _sent in tx.sends():  # (the router queues them, in its order)
             pass
-        self.stepped(before, tx.chart, outcome)
+        self.stepped(before, outcome)
         return outcome
 
     def fire(self, tx: InstanceTransaction, timer_id: str, generation: int) -> Outcome:
@@ -235,7 +223,7 @@ class FamilyStep:
         outcome = tx.fire(timer_id, generation, facts)
         for _sent in tx.sends():  # (the router queues them, in its order)
             pass
-        self.stepped(before, tx.chart, outcome)
+        self.stepped(before, outcome)
         self.drain()
         return outcome
 
@@ -246,16 +234,16 @@ class FamilyStep:
         tx = self.begin(row)
         tx.state = result.state
         before = replace(self.member(tx), version=-1)  # the initial step makes it 0
-        self.stepped(before, tx.chart, _Created(result))
+        self.stepped(before, _Created(result))
         self.drain()
         return tx
 
-    def stepped(self, before: Member, chart: Chart, outcome: Outcome | _Created) -> None:
+    def stepped(self, before: Member, outcome: Outcome | _Created) -> None:
         """Hand a decided step to the router, and record a child it finished."""
         result = outcome.result
         if result is None or outcome.duplicate or outcome.status is OutcomeStatus.CONFLICT:
             return
-        after = self.router.stepped_on(before, result, chart)
+        after = self.router.stepped(before, result)
         self._ended(before, after)
 
     def drain(self) -> None:
