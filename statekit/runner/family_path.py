@@ -1,10 +1,10 @@
 """`Runner.apply`, `create` and `fire_due` as family steps (`runner.family_step`), each in
 one write transaction, for a runner that takes the family path.
 
-A runner takes it when its chart composes (`family_charts.composes`: it invokes a chart
-or sends to another instance) or when it was given other charts (`Runner(charts=...)`:
-it may be fed a family's member). A runner of one chart that composes nothing takes the
-single-instance path as before: no new statement and no new work per event.
+A runner takes it when its chart or one it was given (`Runner(charts=...)`: it may be
+fed a family's member) composes (`family_charts.composes`: invokes a chart or sends to
+another instance). A runner whose charts compose nothing takes the single-instance path
+as before: no new statement and no new work per event.
 """
 
 from __future__ import annotations

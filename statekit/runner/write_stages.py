@@ -66,7 +66,7 @@ class WriteStages:
         self.family = FamilyCharts((), store) if family is None else family
         """The other charts this runner knows (`family_charts`): invoked children's, and
         those of the instances it delivers messages to."""
-        self.families = bool(self.family.given) or composes(chart)
+        self.families = any(map(composes, (chart, *self.family.given)))
         """Whether `Runner.apply` runs as a family step (`runner.family_path`)."""
         self.snapshot_every = snapshot_every
         self.now_ms = now_ms
