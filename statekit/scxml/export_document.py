@@ -36,6 +36,7 @@ from statekit.compiler.ir import (
     Assign,
     Cancel,
     CompiledChart,
+    Conditional,
     Effect,
     Emit,
     ExpressionInvariant,
@@ -105,7 +106,12 @@ class _Writer:
         self.chart = chart
         self.names = names
         self.host_timers = host_timers
-        self.spelling = Spelling(names.state_ids.__getitem__, names.data)
+        done = tuple(
+            f"done.state.{names.state_ids[s.id]}"
+            for s in chart.states
+            if s.kind in (StateKind.COMPOUND, StateKind.PARALLEL) and names.state_ids[s.id]
+        )
+        self.spelling = Spelling(names.state_ids.__getitem__, names.data, done)
 
     def document(self, wrapper: bool) -> ET.Element:
         chart, root = self.chart, self.chart.root
@@ -281,9 +287,24 @@ class _Writer:
                 self._send(block, effect)
             elif isinstance(effect, Cancel):
                 ET.SubElement(block, "cancel", {"sendid": effect.id})
+            elif isinstance(effect, Conditional):
+                self._conditional(block, effect)
             else:
                 kind = type(effect).__name__.lower()
                 raise _refuse(effect.span, f"{kind}: SCXML has no paused timers")
+
+    def _conditional(self, block: ET.Element, conditional: Conditional) -> None:
+        """`if`/`elif`/`else` as `<if>`/`<elseif>`/`<else>`: the branches' effects are
+        siblings after their condition element, as SCXML writes them."""
+        first, *rest = conditional.branches
+        element = ET.SubElement(block, "if", {"cond": self._expression(first.check.expression)})
+        self._effects(element, first.effects)
+        for branch in rest:
+            ET.SubElement(element, "elseif", {"cond": self._expression(branch.check.expression)})
+            self._effects(element, branch.effects)
+        if conditional.otherwise:
+            ET.SubElement(element, "else")
+            self._effects(element, conditional.otherwise)
 
     def _send(self, block: ET.Element, send: Send) -> None:
         event = self.names.events[send.event]
