@@ -60,8 +60,10 @@ from statekit.scxml.export_expressions import (
 )
 from statekit.scxml.export_family import (
     ChartSet,
-    check_family_event,
+    check_done_invoke_read,
     check_family_read,
+    done_invoke,
+    family_event_note,
     send_target,
 )
 from statekit.scxml.export_names import ExportNames, export_names
@@ -136,6 +138,8 @@ class _Writer:
         self.charts = charts
         self.chain = chain
         self.family = bool(chain or chart.invocations)
+        self.done_invoke: str | None = None
+        """The `done.invoke.<id>` of the transition being written (its payload is empty)."""
         done = tuple(
             f"done.state.{names.state_ids[s.id]}"
             for s in chart.states
@@ -273,11 +277,17 @@ class _Writer:
             element.append(block)
 
     def _transition(self, parent: ET.Element, state: StateNode, transition: Transition) -> None:
-        try:
-            check_family_event(transition.event)
-        except NotExportable as error:
-            raise _refuse(transition.span, str(error)) from None
+        self.done_invoke = done_invoke(transition.event)
+        self._transition_element(parent, state, transition)
+        self.done_invoke = None
+
+    def _transition_element(
+        self, parent: ET.Element, state: StateNode, transition: Transition
+    ) -> None:
         element = ET.SubElement(parent, "transition")
+        note = family_event_note(transition.event)
+        if note is not None:
+            _comment(element, note)
         if transition.kind is TransitionKind.EVENT:
             assert transition.event is not None
             element.set("event", self.names.events[transition.event])
@@ -306,6 +316,8 @@ class _Writer:
         try:
             if self.family:
                 check_family_read(expression.tree)
+            if self.done_invoke is not None:
+                check_done_invoke_read(expression.tree, self.done_invoke)
             return python_expression(expression.tree, self.spelling, conjunct=conjunct)
         except NotExportable as error:
             raise _refuse(expression.span, f"{error} in {expression.source!r}") from None

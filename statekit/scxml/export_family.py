@@ -4,12 +4,15 @@ with `to:` goes (SCXML out, `statekit.scxml.export_document` writes the elements
 `invoke:` becomes `<invoke id>` with the child chart's own document inline in
 `<content>` and a `<param>` per input field, so the export is given the chart set
 (`ChartSet`: the charts by name, each version). `send: {to: parent}` becomes
-`target="#_parent"`, `to: <invoke id>` becomes `target="#_<invoke id>"`; a `send` to
-another instance by its ID has no SCXML target psm can reach (its sessions have no
-address) and is refused, as is a transition on `error.invoke.<id>` (SCXML reports a
-failed `<invoke>` as `error.execution`, never by that name), and a read of
-`_event.origin`/`_event.invokeid` in a family (psm sets the invoke id of a child's
-event; statekit's family engine does not yet).
+`target="#_parent"`, `to: <invoke id>` becomes `target="#_<invoke id>"`. Refused, by
+name: a `send` to another instance by its ID (an SCXML session has no address psm can
+send to); a read of `_event.origin`/`_event.invokeid` in a family (psm sets the invoke
+id of a child's event, statekit's family engine does not yet); a read of a
+`done.invoke.<id>` payload field (psm's `done.invoke` carries none of the child's
+`<donedata>`, which the export writes all the same). A transition on
+`error.invoke.<id>` is kept with a comment: psm never raises that event (statekit
+raises it only when the child fails, where psm's child raises `error.execution` in
+itself), so the two run the same while no child fails.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from statekit.compiler.expressions.tree import EventMeta, ExprNode, iter_nodes
+from statekit.compiler.expressions.tree import EventMeta, EventRef, ExprNode, iter_nodes
 from statekit.compiler.invocations import (
+    DONE_INVOKE_PREFIX,
     ERROR_INVOKE_PREFIX,
     Invocation,
     MessageTarget,
@@ -78,13 +82,26 @@ def send_target(to: MessageTarget | None) -> str | None:
     )
 
 
-def check_family_event(event: str | None) -> None:
-    """`NotExportable` for a transition on `error.invoke.<id>`."""
-    if event is not None and event.startswith(ERROR_INVOKE_PREFIX):
-        raise NotExportable(
-            f"a transition on {event!r}: SCXML raises no such event (a failed <invoke> "
-            "is error.execution)"
-        )
+def family_event_note(event: str | None) -> str | None:
+    """What an XML comment says at a transition on `error.invoke.<id>` (None: another
+    event): psm never raises it; statekit does when the child fails."""
+    if event is None or not event.startswith(ERROR_INVOKE_PREFIX):
+        return None
+    return (
+        f"{event} is never raised by psm: statekit raises it when the child fails (an "
+        "evaluation error, a refused start), where psm's child raises error.execution "
+        "in itself"
+    )
+
+
+def check_done_invoke_read(tree: ExprNode, event: str) -> None:
+    """`NotExportable` for a payload field read on `done.invoke.<id>` (`event`)."""
+    for node in iter_nodes(tree):
+        if isinstance(node, EventRef):
+            raise NotExportable(
+                f"event.{node.field} of {event!r}: psm's done.invoke carries none of the "
+                "child's <donedata> (the child's output cannot reach the parent)"
+            )
 
 
 def check_family_read(tree: ExprNode) -> None:
@@ -95,3 +112,8 @@ def check_family_read(tree: ExprNode) -> None:
                 f"_event.{node.field} in a chart that invokes or is invoked: psm sets the "
                 "invoke id of a child's event, statekit's family engine does not yet"
             )
+
+
+def done_invoke(event: str | None) -> str | None:
+    """`event` when it is a `done.invoke.<id>`, else None."""
+    return event if event is not None and event.startswith(DONE_INVOKE_PREFIX) else None
