@@ -13,8 +13,8 @@ An invoked child runs on a thread of its own, and psm sends `done.invoke.<id>` w
 the child's event loop ends: on the real clock, once the child has reached its final
 state or has nothing queued (a child waiting on a delayed event keeps its loop
 sleeping); on the frozen clock, its loop would end at once. So the frozen clock also
-holds back a `done.invoke.<id>` until the child has reached its final state
-(`settle` sends it then).
+holds back the `done.invoke.<id>` of a child that holds a delayed event, until it has
+reached its final state or holds none any more (`settle` sends it then).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def _run_child(
     try:
         handler.run(ctx)
         child = getattr(handler, "_child", None)
-        if child is not None and not child.is_terminated:
+        if child is not None and _loop_would_sleep(child):
             invocation.done_pending = True
         elif not ctx.cancelled.is_set():
             manager.sm.send(f"done.invoke.{ctx.invokeid}", data=None)
@@ -142,7 +142,7 @@ class PsmMachine:
             finished = [
                 (sm, i)
                 for sm, i in invocations
-                if getattr(i, "done_pending", False) and _child_of(i).is_terminated
+                if getattr(i, "done_pending", False) and not _loop_would_sleep(_child_of(i))
             ]
             for sm, invocation in finished:
                 invocation.done_pending = False
@@ -156,6 +156,14 @@ class PsmMachine:
     def emitted(self) -> list[str]:
         """The `<log>` lines printed so far."""
         return [line for line in self.output.getvalue().splitlines() if line]
+
+
+def _loop_would_sleep(child: Any) -> bool:
+    """Whether psm's loop for `child` would still run on the real clock: the child has
+    not ended and holds a delayed event it would sleep until."""
+    if child.is_terminated:
+        return False
+    return any(not t.cancelled for t in child._engine.external_queue.queue.queue)
 
 
 def _child_of(invocation: Any) -> Any:

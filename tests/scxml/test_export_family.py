@@ -51,6 +51,8 @@ states:
       - send: {event: ready, to: parent, payload: {n: ctx.n}}
     on:
       go: end
+    after:
+      1h: end
   end:
     final: true
     output: {n: ctx.n}
@@ -78,6 +80,8 @@ def test_an_invoked_chart_is_written_inline_and_the_family_runs_the_same_in_psm(
     assert '<send event="go" target="#_w2" />' in text
     assert re.search(r'<donedata>\s*<param name="n" expr="n" />', text)
 
+    # the worker's timer keeps psm's loop for it running until it ends (psm sends
+    # done.invoke when that loop ends: at once for a child waiting with nothing queued)
     family = FamilySimulator([load(parent), load(tmp_path / "worker.yaml")])
     family.start("parent", "p")
     freeze_psm_clock(monkeypatch)
