@@ -8,11 +8,13 @@ from pathlib import Path
 import click
 
 from statekit.cli.group import EXIT_FINDINGS, EXIT_USAGE
+from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_file
 from statekit.lint.formats import format_diagnostics
 from statekit.lint.registry import rule_infos
 from statekit.scxml import ScxmlError, Translation, chart_of, chart_yaml, read_scxml
 from statekit.scxml.export_document import export_scxml
+from statekit.scxml.export_family import ChartSet
 
 
 @click.command("import-scxml")
@@ -74,20 +76,55 @@ def _files(translation: Translation, output: Path | None) -> Iterator[tuple[Path
     help="Leave timers whose due time is an expression (delay: expr, at:) to the host "
     "that runs the document, instead of refusing them.",
 )
-def export_scxml_command(chart: Path, output: Path | None, host_timers: bool) -> None:
-    """Write the statekit CHART as an SCXML document that python-statemachine runs;
-    exit 1 when the chart does not compile, 2 with a positioned error naming the
-    first feature SCXML cannot express faithfully."""
+@click.option(
+    "--chart",
+    "given",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A chart CHART invokes (repeatable); by default the charts in CHART's folder.",
+)
+def export_scxml_command(
+    chart: Path, output: Path | None, host_timers: bool, given: tuple[Path, ...]
+) -> None:
+    """Write the statekit CHART as an SCXML document that python-statemachine runs
+    (each chart it invokes inline in its <invoke>); exit 1 when a chart does not
+    compile, 2 with a positioned error naming the first feature SCXML cannot express
+    faithfully."""
     result = compile_file(chart)
     if result.chart is None:
         click.echo(format_diagnostics("text", result.diagnostics, rule_infos()), nl=False, err=True)
         raise SystemExit(EXIT_FINDINGS)
+    charts = ChartSet()
+    if result.chart.invocations:
+        charts = ChartSet.of([*_folder_charts(chart), *_given_charts(given)])
     try:
-        exported = export_scxml(result.chart, host_timers=host_timers)
+        exported = export_scxml(result.chart, host_timers=host_timers, charts=charts)
     except ScxmlError as error:
         click.echo(str(error), err=True)
         raise SystemExit(EXIT_USAGE) from None
     _write(exported.text, output)
+
+
+def _given_charts(files: tuple[Path, ...]) -> Iterator[CompiledChart]:
+    """The `--chart` files compiled (one that does not compile: its diagnostics, exit 1)."""
+    for file in files:
+        result = compile_file(file)
+        if result.chart is None:
+            rendered = format_diagnostics("text", result.diagnostics, rule_infos())
+            click.echo(rendered, nl=False, err=True)
+            raise SystemExit(EXIT_FINDINGS)
+        yield result.chart
+
+
+def _folder_charts(chart: Path) -> Iterator[CompiledChart]:
+    """The other charts in `chart`'s folder that compile (a YAML file that is no chart,
+    or a broken one, is not a chart the export can be given: an invoke of it is refused
+    by name)."""
+    for file in sorted(chart.resolve().parent.glob("*.y*ml")):
+        if file.suffix in (".yaml", ".yml") and file != chart.resolve():
+            found = compile_file(file).chart
+            if found is not None:
+                yield found
 
 
 def _write(text: str, output: Path | None) -> None:

@@ -32,10 +32,12 @@ from dataclasses import dataclass
 
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions.expression import Expression
+from statekit.compiler.invocations import Invocation
 from statekit.compiler.ir import (
     Assign,
     Cancel,
     CompiledChart,
+    Conditional,
     Effect,
     Emit,
     ExpressionInvariant,
@@ -52,8 +54,17 @@ from statekit.scxml.export_expressions import (
     XML_FORBIDDEN,
     NotExportable,
     Spelling,
+    check_xml_text,
     literal,
     python_expression,
+)
+from statekit.scxml.export_family import (
+    ChartSet,
+    check_done_invoke_read,
+    check_family_read,
+    done_invoke,
+    family_event_note,
+    send_target,
 )
 from statekit.scxml.export_names import ExportNames, export_names
 
@@ -71,24 +82,36 @@ class ScxmlExport:
     wrapper: bool
 
 
-def export_scxml(chart: CompiledChart, *, host_timers: bool = False) -> ScxmlExport:
+def export_scxml(
+    chart: CompiledChart, *, host_timers: bool = False, charts: ChartSet | None = None
+) -> ScxmlExport:
     """`chart` as SCXML text, or an `ScxmlError` at the first construct it cannot express.
 
     `host_timers`: a timer or delayed `send` whose due time is an expression (`delay:
     expr`, `at:`) is left to the host (a comment says when to send its event) instead of
     being refused; SCXML has no absolute time and psm's delays are literal strings.
+    `charts`: the charts `chart` may invoke (each invoked one is written inline).
     """
+    element, names, wrapper = _document(chart, host_timers, charts or ChartSet(), ())
+    ET.indent(element, space="  ")
+    text = ET.tostring(element, encoding="unicode")
+    return ScxmlExport('<?xml version="1.0" encoding="UTF-8"?>\n' + text + "\n", names, wrapper)
+
+
+def _document(
+    chart: CompiledChart, host_timers: bool, charts: ChartSet, chain: tuple[str, ...]
+) -> tuple[ET.Element, ExportNames, bool]:
+    """The `<scxml>` element of `chart`, invoked by the charts named in `chain`."""
     root = chart.root
-    wrapper = root.kind is StateKind.PARALLEL or bool(root.transitions or root.timers)
+    wrapper = root.kind is StateKind.PARALLEL or bool(
+        root.transitions or root.timers or root.invocations
+    )
     try:
         names = export_names(chart, wrapper)
     except NotExportable as error:
         raise ScxmlError(chart.span.file, 1, 1, str(error)) from None
-    writer = _Writer(chart, names, host_timers)
-    element = writer.document(wrapper)
-    ET.indent(element, space="  ")
-    text = ET.tostring(element, encoding="unicode")
-    return ScxmlExport('<?xml version="1.0" encoding="UTF-8"?>\n' + text + "\n", names, wrapper)
+    writer = _Writer(chart, names, host_timers, charts, chain)
+    return writer.document(wrapper), names, wrapper
 
 
 def _refuse(span: SourceSpan, message: str) -> ScxmlError:
@@ -101,11 +124,28 @@ def _comment(parent: ET.Element, text: str) -> None:
 
 
 class _Writer:
-    def __init__(self, chart: CompiledChart, names: ExportNames, host_timers: bool) -> None:
+    def __init__(
+        self,
+        chart: CompiledChart,
+        names: ExportNames,
+        host_timers: bool,
+        charts: ChartSet,
+        chain: tuple[str, ...],
+    ) -> None:
         self.chart = chart
         self.names = names
         self.host_timers = host_timers
-        self.spelling = Spelling(names.state_ids.__getitem__, names.data)
+        self.charts = charts
+        self.chain = chain
+        self.family = bool(chain or chart.invocations)
+        self.done_invoke: str | None = None
+        """The `done.invoke.<id>` of the transition being written (its payload is empty)."""
+        done = tuple(
+            f"done.state.{names.state_ids[s.id]}"
+            for s in chart.states
+            if s.kind in (StateKind.COMPOUND, StateKind.PARALLEL) and names.state_ids[s.id]
+        )
+        self.spelling = Spelling(names.state_ids.__getitem__, names.data, done)
 
     def document(self, wrapper: bool) -> ET.Element:
         chart, root = self.chart, self.chart.root
@@ -120,7 +160,9 @@ class _Writer:
                     value = literal(decl.default)
                 except NotExportable as error:
                     raise _refuse(decl.span, str(error)) from None
-                ET.SubElement(model, "data", {"id": self.names.data[name], "expr": value})
+                data = ET.SubElement(model, "data", {"id": self.names.data[name]})
+                if decl.default is not None:  # no value: psm's None (import types it by use)
+                    data.set("expr", value)
         if root.entry or root.exit:
             raise _refuse(root.span, "entry/exit effects of the root (it is never entered)")
         if root.kind is StateKind.PARALLEL and (root.transitions or root.timers):
@@ -166,6 +208,27 @@ class _Writer:
         if state.kind is StateKind.COMPOUND and state.initial:
             element.set("initial", self._ids(state.initial))
         self._state_body(element, state, blocks=True)
+        if state.output:
+            done = ET.SubElement(element, "donedata")
+            for name, value in state.output:
+                ET.SubElement(done, "param", {"name": name, "expr": self._expression(value)})
+        for invocation in state.invocations:
+            self._invoke(element, invocation)
+
+    def _invoke(self, element: ET.Element, invocation: Invocation) -> None:
+        """`<invoke>` with the child chart's document inline and its input as `<param>`s."""
+        try:
+            child = self.charts.child(invocation, (*self.chain, self.chart.name))
+        except NotExportable as error:
+            raise _refuse(invocation.span, str(error)) from None
+        document, names, _ = _document(
+            child, self.host_timers, self.charts, (*self.chain, self.chart.name)
+        )
+        invoke = ET.SubElement(element, "invoke", {"id": invocation.id})
+        for name, value in invocation.input:
+            target = names.data.get(name, name)
+            ET.SubElement(invoke, "param", {"name": target, "expr": self._expression(value)})
+        ET.SubElement(invoke, "content").append(document)
 
     def _state_body(self, element: ET.Element, state: StateNode, *, blocks: bool) -> None:
         for entry in state.already:
@@ -214,7 +277,17 @@ class _Writer:
             element.append(block)
 
     def _transition(self, parent: ET.Element, state: StateNode, transition: Transition) -> None:
+        self.done_invoke = done_invoke(transition.event)
+        self._transition_element(parent, state, transition)
+        self.done_invoke = None
+
+    def _transition_element(
+        self, parent: ET.Element, state: StateNode, transition: Transition
+    ) -> None:
         element = ET.SubElement(parent, "transition")
+        note = family_event_note(transition.event)
+        if note is not None:
+            _comment(element, note)
         if transition.kind is TransitionKind.EVENT:
             assert transition.event is not None
             element.set("event", self.names.events[transition.event])
@@ -241,6 +314,10 @@ class _Writer:
 
     def _expression(self, expression: Expression, conjunct: bool = False) -> str:
         try:
+            if self.family:
+                check_family_read(expression.tree)
+            if self.done_invoke is not None:
+                check_done_invoke_read(expression.tree, self.done_invoke)
             return python_expression(expression.tree, self.spelling, conjunct=conjunct)
         except NotExportable as error:
             raise _refuse(expression.span, f"{error} in {expression.source!r}") from None
@@ -281,11 +358,29 @@ class _Writer:
                 self._send(block, effect)
             elif isinstance(effect, Cancel):
                 ET.SubElement(block, "cancel", {"sendid": effect.id})
+            elif isinstance(effect, Conditional):
+                self._conditional(block, effect)
             else:
                 kind = type(effect).__name__.lower()
                 raise _refuse(effect.span, f"{kind}: SCXML has no paused timers")
 
+    def _conditional(self, block: ET.Element, conditional: Conditional) -> None:
+        """`if`/`elif`/`else` as `<if>`/`<elseif>`/`<else>`: the branches' effects are
+        siblings after their condition element, as SCXML writes them."""
+        first, *rest = conditional.branches
+        element = ET.SubElement(block, "if", {"cond": self._expression(first.check.expression)})
+        self._effects(element, first.effects)
+        for branch in rest:
+            ET.SubElement(element, "elseif", {"cond": self._expression(branch.check.expression)})
+            self._effects(element, branch.effects)
+        if conditional.otherwise:
+            ET.SubElement(element, "else")
+            self._effects(element, conditional.otherwise)
+
     def _send(self, block: ET.Element, send: Send) -> None:
+        if send.to is not None:  # another chart's event: its name as that chart writes it
+            self._send_to(block, send)
+            return
         event = self.names.events[send.event]
         if send.delay is not None or send.at is not None:
             if not self.host_timers:
@@ -297,11 +392,24 @@ class _Writer:
         if send.id is not None and send.delay_ms:
             ET.SubElement(block, "cancel", {"sendid": send.id})
         element = ET.SubElement(block, "send", {"event": event})
-        if send.delay_ms:
+        if send.delay_ms is not None:  # `delay: 0ms` too, as written (the same as none)
             element.set("delay", f"{send.delay_ms}ms")
-        if send.id is not None and send.delay_ms:
+        if send.id is not None:  # (undelayed: it arms nothing, in psm neither)
             element.set("id", send.id)
         self._payload(element, send.event, send.payload)
+
+    def _send_to(self, block: ET.Element, send: Send) -> None:
+        """A `send` to the parent or a child: `<send target>` with a `<param>` per field
+        given (the receiver fills its own defaults; statekit never delays such a send)."""
+        try:
+            target = send_target(send.to)
+            check_xml_text(send.event, f"the event name {send.event!r}")
+        except NotExportable as error:
+            raise _refuse(send.span, str(error)) from None
+        assert target is not None
+        element = ET.SubElement(block, "send", {"event": send.event, "target": target})
+        for name, value in send.payload:
+            ET.SubElement(element, "param", {"name": name, "expr": self._expression(value)})
 
     def _payload_fields(self, event: str, payload: tuple[tuple[str, Expression], ...]) -> bool:
         declared = self.chart.events.get(event)

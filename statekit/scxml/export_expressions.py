@@ -37,6 +37,7 @@ from statekit.compiler.expressions.tree import (
     Call,
     Compare,
     ContextRef,
+    EventMeta,
     EventRef,
     ExprNode,
     Format,
@@ -79,6 +80,8 @@ class Spelling:
 
     state_id: Callable[[int], str]
     data: Mapping[str, str]
+    done_events: tuple[str, ...] = ()
+    """The `done.state.<id>` events the document can raise (statekit's type: platform)."""
 
 
 def python_expression(node: ExprNode, spelling: Spelling, *, conjunct: bool = False) -> str:
@@ -148,6 +151,11 @@ def _write(node: ExprNode, sid: Spelling) -> str:
             return sid.data[name]
         case EventRef(field=name):
             return f"_event.data.{name}"
+        case EventMeta(field="type") if sid.done_events:
+            done = " or ".join(f"{_EVENT_NAME} == {literal(e)}" for e in sid.done_events)
+            return _choose(f"({done})", literal("platform"), "_event.type")
+        case EventMeta(field=name):
+            return _EVENT_META[name]
         case Active(state_id=state):
             return f"In({literal(sid.state_id(state))})"
         case Not(operand=operand):
@@ -181,6 +189,18 @@ def _write(node: ExprNode, sid: Spelling) -> str:
             raise NotExportable("`now` (SCXML's datamodel has no clock reading)")
         case Format():
             raise NotExportable("format() (no call but In() in psm's datamodel)")
+
+
+_EVENT_NAME = "(_event.name + '')"
+_EVENT_META = {
+    "name": _EVENT_NAME,
+    "type": "_event.type",
+    "origin": "(_event.origin or None)",
+    "invokeid": "(_event.invokeid or None)",
+}
+"""`_event.<field>` in psm: its name is an `Event` (a `str` that equals no plain string:
+`+ ''` makes it one); it leaves origin and invokeid blank (`""`) where statekit's are
+null; a `done.state.<id>` is `internal` to psm, `platform` to statekit."""
 
 
 def _choose(test: str, body: str, orelse: str) -> str:

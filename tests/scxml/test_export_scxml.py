@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -19,13 +20,15 @@ from psm_machine import PsmMachine, freeze_psm_clock
 from statemachine.io.evaluators import variable_hook
 from statemachine.spec_parser import parse_expr
 from w3c_expected import EXPECTED
-from w3c_outcome import w3c_files
+from w3c_outcome import family_charts, w3c_files
 
 from statekit.api import load
 from statekit.compiler.pipeline import compile_source
-from statekit.scxml import ScxmlError, chart_of, chart_yaml, read_scxml
+from statekit.engine.chart import Chart
+from statekit.scxml import ScxmlError, Translation, chart_of, chart_yaml, read_scxml
 from statekit.scxml.export_document import export_scxml
 from statekit.scxml.export_expressions import Spelling, python_expression
+from statekit.scxml.export_family import ChartSet
 
 W3C_PASSING = sorted(n for n, (result, _) in EXPECTED.items() if result == "pass")
 EXPRESSIONS = {
@@ -286,14 +289,46 @@ def test_hostile_names_are_escaped_load_in_psm_and_come_back(
     assert set(back_in["events"]) == {exported.names.events[go], exported.names.events[back]}
 
 
+_CANCEL_FIRST = "a delayed send with an id is written after a <cancel> of that id"
+ROUND_TRIP_DIFFERS = {
+    "207": "a state named like an event is renamed (pass_2); " + _CANCEL_FIRST,
+    "208": _CANCEL_FIRST,
+    "210": _CANCEL_FIRST,
+    "335": "_event.origin is written (_event.origin or None), which import-scxml refuses",
+    "339": "_event.invokeid is written (_event.invokeid or None), which import-scxml refuses",
+    "342": "_event.name is written (_event.name + ''), a string concatenation",
+    "396": "_event.name is written (_event.name + ''), a string concatenation",
+}
+"""Imported W3C tests whose export does not come back to the same IR, and why (each a
+spelling the export needs for psm to run the chart the same)."""
+
+
 def test_an_imported_w3c_chart_comes_back_through_import_scxml_unchanged(tmp_path: Path) -> None:
+    """Each chart of the test's family (the invoked ones come back from the inline
+    `<content>` the export wrote), but for the rows of `ROUND_TRIP_DIFFERS`."""
     for number in W3C_PASSING:
         path = w3c_files()[number]
-        before = tmp_path / f"{path.stem}.yaml"
-        before.write_text(chart_yaml(chart_of(read_scxml(path), path.name, path.stem)), "utf-8")
+        translation = chart_of(read_scxml(path), str(path), path.stem)
+        before = _written(family_charts(translation, path.stem), tmp_path / "in")
+        charts = ChartSet.of(c.ir for c in before)
         exported = tmp_path / "out" / f"{path.stem}.scxml"
         exported.parent.mkdir(exist_ok=True)
-        exported.write_text(export_scxml(load(before).ir).text, encoding="utf-8")
-        after = exported.with_suffix(".yaml")
-        after.write_text(chart_yaml(chart_of(read_scxml(exported), path.name, path.stem)), "utf-8")
-        assert load(after).digest == load(before).digest, number
+        exported.write_text(export_scxml(before[0].ir, charts=charts).text, encoding="utf-8")
+        try:
+            back = chart_of(read_scxml(exported), path.name, path.stem)
+        except ScxmlError:
+            assert number in ROUND_TRIP_DIFFERS, number
+            continue
+        after = _written(family_charts(back, path.stem), tmp_path / "back")
+        same = [c.digest for c in after] == [c.digest for c in before]
+        assert same == (number not in ROUND_TRIP_DIFFERS), number
+
+
+def _written(family: Iterable[tuple[str, Translation]], folder: Path) -> list[Chart]:
+    folder.mkdir(exist_ok=True)
+    charts = []
+    for name, written in family:
+        chart_file = folder / f"{name}.yaml"
+        chart_file.write_text(chart_yaml(written), "utf-8")
+        charts.append(load(chart_file))
+    return charts

@@ -130,7 +130,7 @@ def _outcome(path: Path, work: Path) -> tuple[str, str]:
     except ScxmlError as error:
         return "refused", error.message
     charts = []
-    for name, written in _family(translation, path.stem):
+    for name, written in family_charts(translation, path.stem):
         chart_file = work / f"{name}.yaml"
         chart_file.write_text(chart_yaml(written), encoding="utf-8")
         try:
@@ -151,8 +151,8 @@ def _outcome(path: Path, work: Path) -> tuple[str, str]:
     return ("pass", "") if reached else ("fail", ",".join(sorted(configuration)))
 
 
-def _family(translation: Translation, name: str) -> Iterator[tuple[str, Translation]]:
+def family_charts(translation: Translation, name: str) -> Iterator[tuple[str, Translation]]:
     """The chart and the charts it invokes, transitively, each with a file name."""
     yield name, translation
     for invoke_id, child in translation.children:
-        yield from _family(child, f"{name}.{invoke_id}")
+        yield from family_charts(child, f"{name}.{invoke_id}")
