@@ -26,6 +26,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from statekit.compiler.diagnostics import SourceSpan
+from statekit.compiler.effect_walk import leaf_effects
 from statekit.compiler.invocations import Invocation, ToInstance, ToParent
 from statekit.compiler.ir import CompiledChart, Effect, Producer, Send
 
@@ -144,12 +145,13 @@ def _shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
 
 
 def chart_effects(chart: CompiledChart) -> Iterator[Effect]:
-    """Every effect the chart writes: transitions' effects, then states' entry and exit."""
+    """Every effect the chart writes that may run: transitions' effects, then states'
+    entry and exit, each branch of an `if` included (`leaf_effects`)."""
     for transition in chart.transitions:
-        yield from transition.effects
+        yield from leaf_effects(transition.effects)
     for state in chart.states:
-        yield from state.entry
-        yield from state.exit
+        yield from leaf_effects(state.entry)
+        yield from leaf_effects(state.exit)
 
 
 def sends_to_parent(child: CompiledChart) -> tuple[Send, ...]:

@@ -18,6 +18,7 @@ FAMILY_SLUGS = {
     "invoke-input",
     "invoke-output",
     "invoke-unclassified",
+    "invoke-cycle",
     "send-unknown-target",
     "send-event",
 }
@@ -102,6 +103,20 @@ CASES: list[tuple[str, dict[str, str], str, str, str, int]] = [
     (
         "a child's send the parent does not declare",
         {"payment": PROGRESS_SEND},
+        "invoke-unclassified",
+        "order",
+        "id: payment",
+        1,
+    ),
+    (
+        "a child's send inside an if branch the parent does not declare",
+        {
+            "payment": PROGRESS_SEND.replace(
+                "{do: [{send: {event: PAYMENT_RETRIED, to: parent}}]}",
+                "{do: [{if: {cond: ctx.amount > 0, "
+                "then: [{send: {event: PAYMENT_RETRIED, to: parent}}]}}]}",
+            )
+        },
         "invoke-unclassified",
         "order",
         "id: payment",
@@ -207,7 +222,56 @@ def test_each_rule_fires_at_its_position(
 
 
 def test_every_family_rule_has_a_case() -> None:
-    assert {case[2] for case in CASES} == FAMILY_SLUGS
+    assert {case[2] for case in CASES} | {"invoke-cycle"} == FAMILY_SLUGS
+
+
+PAYMENT_INVOKES_ORDER = PAYMENT.replace(
+    "  pending:\n",
+    "  pending:\n    invoke: {id: audit, chart: order}\n",
+).replace(
+    "      DECLINED: declined\n",
+    "      DECLINED: declined\n"
+    "      done.invoke.audit: declined\n"
+    "      error.invoke.audit: declined\n",
+)
+"""A payment whose initial state invokes an order, which invokes a payment at its start."""
+
+
+def test_an_invoke_cycle_through_initial_states_is_found_in_each_chart_of_it(
+    tmp_path: Path,
+) -> None:
+    folder = write_family(tmp_path, payment=PAYMENT_INVOKES_ORDER)
+    report = lint_paths([folder], LintConfig())
+    found = [d for d in report.diagnostics if d.slug == "invoke-cycle"]
+    order = (folder / "order.yaml").read_text(encoding="utf-8")
+    payment = PAYMENT_INVOKES_ORDER
+    assert [(Path(d.span.file).stem, d.span.line, d.span.column) for d in found] == [
+        ("order", *position(order, "payment\n        input")),
+        ("payment", *position(payment, "order}")),
+    ]
+    assert "order → payment (payment) → audit (order)" in found[0].message
+    assert [r.span.line for r in found[0].related] == [
+        position(order, "id: payment")[0],
+        position(payment, "invoke: {id: audit")[0],
+    ]
+
+
+def test_an_invoke_cycle_through_a_later_state_is_not_found(tmp_path: Path) -> None:
+    later = PAYMENT_INVOKES_ORDER.replace("initial: pending", "initial: waiting").replace(
+        "  pending:\n", "  waiting:\n    on: {CAPTURED: pending}\n  pending:\n"
+    )
+    report = lint_paths([write_family(tmp_path, payment=later)], LintConfig())
+    assert report.internal_errors == 0
+    assert [d for d in report.diagnostics if d.slug == "invoke-cycle"] == []
+
+
+def test_the_cli_refuses_a_chart_that_invokes_itself_at_its_start(tmp_path: Path) -> None:
+    chart = ORDER.replace("chart: payment", "chart: order")
+    (tmp_path / "order.yaml").write_text(chart, encoding="utf-8")
+    done = statekit("lint", str(tmp_path / "order.yaml"))
+    assert done.returncode == 1
+    line, column = position(chart, "order\n        input")
+    assert f"order.yaml:{line}:{column}: error[invoke-cycle]" in done.stdout, done.stdout
 
 
 def test_the_closest_chart_name_is_suggested(tmp_path: Path) -> None:
