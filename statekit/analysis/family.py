@@ -193,6 +193,27 @@ def invoking_states(chart: CompiledChart) -> dict[str, int]:
     }
 
 
+def arrival_states(
+    chart: CompiledChart, chart_set: ChartSet | None = None
+) -> dict[str, frozenset[int]]:
+    """Event → the states of which one is active wherever it can arrive: an invocation's
+    `done.invoke.<id>` and `error.invoke.<id>` → its state; an event only children send
+    (their `send: {to: parent}`, with the children in `chart_set`; none of the chart's
+    `producers:` lists it) → the states of the invocations whose children send it. A
+    child runs only while its state is active: before, it does not exist, and leaving
+    the state cancels it. (A send the child made before the parent left the state and
+    still queued is delivered after, in the same family step; the analysis, as the
+    author, pairs it where the invocation is active.)"""
+    found: dict[str, set[int]] = {event: {state} for event, state in invoking_states(chart).items()}
+    if chart_set is not None:
+        listed = {event for p in chart.producers for event in p.events}
+        for invoked in chart_set.invoked(chart):
+            for sent in child_events(invoked):
+                if sent.kind == SENT and sent.event not in listed:
+                    found.setdefault(sent.event, set()).add(invoked.invocation.state)
+    return {event: frozenset(states) for event, states in found.items()}
+
+
 def child_events(invoked: InvokedChart) -> tuple[ChildEvent, ...]:
     """What the parent can receive from the invocation: `done.invoke.<id>`,
     `error.invoke.<id>`, then each event the child sends to its parent (once, at its
