@@ -327,3 +327,30 @@ def test_a_chart_on_stdin_named_by_stdin_filename_sees_its_folder(tmp_path: Path
     folder = write_family(tmp_path)
     named = statekit("lint", "-", "--stdin-filename", str(folder / "order.yaml"), stdin=ORDER)
     assert named.returncode == 0, named.stdout + named.stderr
+
+
+def test_a_compile_error_does_not_hide_the_invoke_output_behind_it(tmp_path: Path) -> None:
+    # the order declares ref an integer (the payment gives a string) and assigns it to a
+    # string field: the assign does not compile, and the cause is the invoke's output
+    order = ORDER.replace("output: {ref: string}", "output: {ref: integer}")
+    folder = write_family(tmp_path, order=order)
+    report = lint_paths([folder], LintConfig())
+    assert report.internal_errors == 0
+    found = [
+        (d.slug, d.span.line, d.span.column)
+        for d in report.diagnostics
+        if Path(d.span.file).stem == "order"
+    ]
+    output_at = position(order, "ref: integer")
+    assign_at = position(order, "event.ref")
+    assert found == [
+        ("invoke-output", *output_at),
+        ("invoke-output", *output_at),
+        ("expression-type", *assign_at),
+    ], found
+    assert "fix this first" in report.diagnostics[0].notes[-1]
+    alone = statekit("lint", str(folder / "order.yaml"))
+    assert (
+        f"order.yaml:{output_at[0]}:{output_at[1]}: error[invoke-output]"
+        in (alone.stdout.splitlines()[0])
+    ), alone.stdout
