@@ -47,8 +47,19 @@ _IDEMPOTENCY = (
 )
 
 
+def before_schema_11(store: Store) -> None:
+    """Drop what schema 11 added (the family links and the inbox between instances)."""
+    with store.write():
+        store.execute("DROP TABLE statekit_family_links")
+        store.execute("DROP TABLE statekit_instance_inbox")
+        store.execute("DELETE FROM statekit_schema_migrations WHERE version = 11")
+
+
 def before_schema_10(store: Store) -> None:
-    """Drop what schema 10 added (the inspector's indexes) and its record."""
+    """Drop what schema 10 added (the inspector's indexes) and its record (a store past
+    schema 10 first loses schema 11's tables)."""
+    if store.schema_version() >= 11:
+        before_schema_11(store)
     with store.write():
         for statement in INSPECTOR_INDEXES:
             name = statement.split()[2]

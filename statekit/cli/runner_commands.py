@@ -35,6 +35,7 @@ from typing import IO, Any
 
 import click
 
+from statekit.cli.chart_paths import chart_files
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS
 from statekit.cli.output import json_text
 from statekit.cli.refusals import runner_refusal
@@ -335,6 +336,14 @@ def _apply_one(runner: Runner | ShardedRunner, line: Line) -> Outcome | Exceptio
 )
 @click.option("--no-create", is_flag=True, help="Unknown instances are errors (default: create).")
 @click.option(
+    "--chart",
+    "other_files",
+    multiple=True,
+    type=click.Path(exists=True),
+    help="Another chart its instances' families run (an invoked child's chart, a message "
+    "receiver's), or a folder of charts (repeatable; docs/families.md).",
+)
+@click.option(
     "--now",
     "now_ms",
     type=click.IntRange(0, MAX_CLOCK_MS),
@@ -350,6 +359,7 @@ def run_command(
     batch: int,
     no_create: bool,
     now_ms: int | None,
+    other_files: tuple[str, ...] = (),
 ) -> None:
     """Apply events read as JSON lines to instances of the chart FILE; one outcome per line.
 
@@ -359,13 +369,14 @@ def run_command(
     line or when no more input is ready.
     """
     chart = compiled_chart(file)
+    others = [c for c in map(compiled_chart, chart_files(other_files)) if c.name != chart.name]
     clock = None if now_ms is None else (lambda: now_ms)
     runner: Runner | ShardedRunner
     try:
         if len(urls) == 1:
             store = _store(urls[0])
             refuse_lone_shard(store)
-            runner = Runner(chart, store, clock=clock)
+            runner = Runner(chart, store, clock=clock, charts=others)
         else:
             runner = ShardedRunner(chart, open_cli_shards(urls), clock=clock)
     except RunnerError as exc:

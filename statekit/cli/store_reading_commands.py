@@ -28,6 +28,7 @@ from statekit.runner.errors import (
     StoreFailure,
     StoreUnavailableError,
 )
+from statekit.runner.family_verify import with_family
 from statekit.runner.json_text import parse_json
 from statekit.runner.store import open_read_only_store
 from statekit.runner.store.base import Store
@@ -115,7 +116,7 @@ def _verify_store(
             _report(output_format, {"instance": instance_id, "ok": False, "error": problem})
             continue
         try:
-            data = verify(store, chart_set, instance_id).to_data()
+            data = with_family(verify(store, chart_set, instance_id), store, sets.get).to_data()
         except RunnerError as exc:
             data = {"instance": instance_id, "ok": False, "error": f"cannot be read: {exc}"}
         failed += not data["ok"]

@@ -34,7 +34,10 @@ instance whose deliveries keep arming timers due at once is delivered at most
 then parked durably (`runner.loop_parking`: consumed, recorded as `TIMER_LOOP`) and
 reported. `--now MS` delivers as of the clock reading MS (epoch milliseconds): with
 `--once`, what is due by MS, the clock fixed there (the deliveries record MS as their
-time); without, the clock runs on from MS. Given `--db` several times (a shard set,
+time); without, the clock runs on from MS. Each round also delivers a batch of the
+messages between instances (`Runner.deliver_messages`: each in its own transaction on its
+receiver, one JSON line each, `{"delivered": EVENT_ID, ...}`); one whose receiver's chart
+no `--chart` gives waits, reported once. Given `--db` several times (a shard set,
 `shard_options`), one loop delivers the timers of every shard (`shard_worker`).
 """
 
@@ -71,14 +74,19 @@ from statekit.runner.timers import parse_timer_event_id
 def _runners(
     store: Store, charts: Sequence[Chart], clock: Callable[[], int] | None = None
 ) -> list[Runner]:
-    """One runner per chart name: its highest version, the others as previous ones."""
+    """One runner per chart name: its highest version, the others as previous ones, and
+    the other names' charts as the charts it also knows (the members of its families and
+    the receivers of messages, `Runner(charts=...)`)."""
     by_name: dict[str, list[Chart]] = {}
     for chart in charts:
         by_name.setdefault(chart.name, []).append(chart)
     runners = []
-    for versions in by_name.values():
+    for name, versions in by_name.items():
         versions.sort(key=lambda c: c.version)
-        runners.append(Runner(versions[-1], store, previous=versions[:-1], clock=clock))
+        others = [c for n, each in by_name.items() if n != name for c in each]
+        runners.append(
+            Runner(versions[-1], store, previous=versions[:-1], clock=clock, charts=others)
+        )
     return runners
 
 
@@ -113,6 +121,7 @@ class Worker:
         self.out, self.err = out, err
         self.stop = threading.Event()
         self.reported: set[TimerKey] = set()
+        self.undeliverable: set[int] = set()  # messages between instances reported
         self.problems = 0
         self.backoff = 0.0  # the last sleep before a due timer it could not claim (0: none)
         self.until_ms: int | None = None  # --once: the clock fixed when the run started
@@ -154,7 +163,26 @@ class Worker:
             fired += len(outcomes)
             for key, why in runner.timer_problems.items():
                 self.report(key, why)
-        return fired
+        return fired + self.deliver()
+
+    def deliver(self) -> int:
+        """Deliver one batch of messages between instances (`Runner.deliver_messages`), one
+        JSON line each; how many. A message no runner here can deliver (its receiver's
+        chart not given) is reported once and waits."""
+        if self.stop.is_set() or not self.runners:
+            return 0
+        runner = self.runners[0]  # (it knows every chart given: its own and `charts`)
+        deliveries = runner.deliver_messages(limit=BATCH)
+        for delivery in deliveries:
+            write_line(self.out, delivery.to_data())
+        self.out.flush()
+        for message, why in runner.message_problems.items():
+            if message not in self.undeliverable:
+                self.undeliverable.add(message)
+                self.problems += 1
+                self.err.write(f"statekit worker: {why}\n")
+                self.err.flush()
+        return len(deliveries)
 
     def count(self, runner: Runner, outcome: Outcome, now: int) -> None:
         """Count a delivery that armed a timer due at once again (by `now`, the clock its

@@ -50,13 +50,14 @@ def instance_body(
         leaves,
     )
     return html(
-        '<h1>Instance <code>{}</code></h1><div id="instance" data-live-region>{}{}'
+        '<h1>Instance <code>{}</code></h1><div id="instance" data-live-region>{}{}{}'
         '<div class="columns"><section class="timeline-panel"><h2>Timeline</h2>{}</section>'
         '<section class="side"><h2>Verify</h2>{}<h2>Armed timers</h2>{}'
         "<h2>Reproduce</h2>{}<h2>What this page cannot show</h2>{}</section></div>"
         '<section class="outbox"><h2>Outbox</h2>{}</section></div>',
         shown_id(row.instance_id),
         summary,
+        family_line(story),
         step_section(story, view, now),
         timeline_table(story, view.number),
         verify_panel(story),
@@ -65,6 +66,38 @@ def instance_body(
         limits_panel(story),
         outbox_panel(story, now),
     )
+
+
+def family_line(story: InstanceStory) -> Markup:
+    """One line linking the instance that invoked this one and those it invoked (empty
+    for an instance in no family)."""
+    parts = []
+    if story.parent is not None:
+        link = story.parent
+        parts.append(
+            html(
+                'Invoked by <a href="{}" data-parent><code>{}</code></a> as <code>{}</code> ({})',
+                instance_href(link.parent_instance_id),
+                shown_id(link.parent_instance_id),
+                link.invoke_id,
+                link.status,
+            )
+        )
+    if story.children:
+        children = [
+            html(
+                '<a href="{}" data-child><code>{}</code></a> (<code>{}</code>, {})',
+                instance_href(c.child_instance_id),
+                shown_id(c.child_instance_id),
+                c.invoke_id,
+                c.status,
+            )
+            for c in story.children
+        ]
+        parts.append(html("Invoked {}", join(children, ", ")))
+    if not parts:
+        return html("")
+    return html('<p class="family">{}</p>', join(parts, " · "))
 
 
 def step_section(story: InstanceStory, view: StepView, now: float) -> Markup:

@@ -28,6 +28,7 @@ from statekit.runner.history import Replayed, created_under, fold, initial_state
 from statekit.runner.pruned_start import pruned_start, thinned_keys
 from statekit.runner.row_differences import STATUSES
 from statekit.runner.store.base import Store
+from statekit.runner.store.family_rows import LinkRow
 from statekit.runner.store.retention_queries import NOTHING_PRUNED, watermarks
 from statekit.runner.store.rows import EventRow, InstanceRow, OutboxRow, SnapshotRow, TimerRow
 from statekit.runner.verify import VerifyReport, verify
@@ -56,6 +57,10 @@ class InstanceStory:
     verified: VerifyReport | None = None
     verify_error: str | None = None
     messages_by_sequence: Mapping[int, tuple[OutboxRow, ...]] = field(default_factory=dict)
+    parent: LinkRow | None = None
+    """The link to the instance that invoked this one (None: not invoked)."""
+    children: tuple[LinkRow, ...] = ()
+    """The links of the instances this one invoked, oldest first."""
 
     def chart_of(self, state: State | None) -> Chart | None:
         """The chart version `state` is on (None: not available)."""
@@ -78,6 +83,7 @@ def read_story(store: Store, given: Iterable[Chart], instance_id: str) -> Instan
         timers = store.timers(instance_id)
         snapshots = store.snapshots(instance_id)
         through = watermarks(store, instance_id).get(instance_id, NOTHING_PRUNED).events_through
+        parent, children = store.link(instance_id), store.children(instance_id)
     charts = chart_set(store, given, row.chart_name)
     states: Mapping[int, State] = {}
     problems: tuple[str, ...] = ()
@@ -128,6 +134,8 @@ def read_story(store: Store, given: Iterable[Chart], instance_id: str) -> Instan
         verified=verified,
         verify_error=verify_error,
         messages_by_sequence={k: tuple(v) for k, v in by_sequence.items()},
+        parent=parent,
+        children=tuple(children),
     )
 
 

@@ -37,6 +37,7 @@ from typing import Protocol, TypeVar
 from statekit.engine.chart import Chart
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import NoStoreError, StoreMismatchError
+from statekit.runner.family_charts import FamilyCharts
 from statekit.runner.retrying import aborted
 from statekit.runner.row_cache import ReadFirst
 from statekit.runner.store.base import Store
@@ -93,7 +94,7 @@ def in_transaction(runner: R, connection: object) -> Iterator[R]:
     twin.store = store
     twin._path = WritePath(
         store, chart, runner.charts, snapshot_every=runner._path.snapshot_every,
-        now_ms=runner.now_ms,
+        now_ms=runner.now_ms, family=FamilyCharts(runner._path.family.given, store),
     )  # fmt: skip
     twin._path.rows = ReadFirst()
     try:

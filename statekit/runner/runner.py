@@ -64,11 +64,15 @@ from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet, refuse_changed_version
 from statekit.runner.command_checks import check_instance_id, check_stored_int, make_command
 from statekit.runner.errors import IdentifierBoundError, InstanceExistsError, UnknownInstanceError
+from statekit.runner.family_charts import FamilyCharts
+from statekit.runner.family_path import create_in_family
+from statekit.runner.family_verify import verify_member
 from statekit.runner.group_commit import Item
 from statekit.runner.history_reads import recorded_history, recorded_rejections
 from statekit.runner.identifier_bounds import chart_problems
 from statekit.runner.in_transaction import in_transaction
 from statekit.runner.instance import Instance, RecordedEvent
+from statekit.runner.message_delivery import Delivery, deliver_messages
 from statekit.runner.migration import MigrationReport
 from statekit.runner.migration_transaction import migrate_instance
 from statekit.runner.outcome import Conflict, Outcome
@@ -86,7 +90,7 @@ from statekit.runner.transaction import (
     InstanceTransaction,
     outbox_rows,
 )
-from statekit.runner.verify import VerifyReport, verify
+from statekit.runner.verify import VerifyReport
 from statekit.runner.write_path import WritePath
 from statekit.runner.write_stages import chart_key
 
@@ -104,6 +108,8 @@ class Runner:
     after a newer one is deployed. `previous` lists
     older versions of the chart, for replaying histories that began under them
     (versions whose source the store kept are found there too).
+    `charts` are the other charts it runs instances of: invoked children's, and those of
+    the instances it delivers messages to (`family_charts`).
     `snapshot_every=N` stores a snapshot in the same transaction as every Nth event.
     `clock`: a zero-argument callable giving epoch milliseconds (an int), read once
     per transaction (default: the wall clock); due times come from it.
@@ -122,11 +128,12 @@ class Runner:
         previous: Iterable[Chart] = (),
         snapshot_every: int | None = None,
         clock: Callable[[], int] | None = None,
+        charts: Iterable[Chart] = (),
     ) -> None:
         if snapshot_every is not None and snapshot_every < 1:
             raise ValueError("snapshot_every must be a positive number of events")
-        previous = tuple(previous)
-        for each in (chart, *previous):
+        previous, others = tuple(previous), tuple(charts)
+        for each in (chart, *previous, *others):
             problems = chart_problems(each.ir)
             if problems:
                 raise IdentifierBoundError("; ".join(problems))
@@ -136,18 +143,22 @@ class Runner:
         self.chart = chart
         self.store = store
         previous = tuple(previous)
-        refuse_changed_version(store, (chart, *previous))  # a version is one digest
+        refuse_changed_version(store, (chart, *previous, *others))  # a version is one digest
         self.charts = ChartSet(chart, previous, store)
         self._chart_key = chart_key(chart)
         self._path = WritePath(
-            store, chart, self.charts, snapshot_every=snapshot_every, now_ms=self.now_ms
-        )
+            store, chart, self.charts, snapshot_every=snapshot_every, now_ms=self.now_ms,
+            family=FamilyCharts(others, store),
+        )  # fmt: skip
+        self.message_problems: dict[int, str] = {}
+        """Messages between instances `deliver_messages` left pending, and why."""
         if store.read_only:  # `open_read_only_store`: reads and dry runs only, no registration
             return
         known = {row.digest: row for row in store.charts()}
-        row = known.get(chart.digest)
-        if row is None or (row.source is None and chart.source is not None):
-            store.register_chart(chart.digest, chart.name, chart.version, chart.source)
+        for each in (chart, *others):
+            row = known.get(each.digest)
+            if row is None or (row.source is None and each.source is not None):
+                store.register_chart(each.digest, each.name, each.version, each.source)
 
     # ---- instances ---------------------------------------------------------------------
     @healing(resolve_create)
@@ -162,6 +173,10 @@ class Runner:
         declared defaults); messages emitted on entry go to the outbox. Raises
         `InstanceExistsError` unless `exist_ok`, `StartError` for a bad context."""
         check_instance_id(instance_id)
+        if self._path.families:  # its initial states' children start with it
+            if create_in_family(self._path, instance_id, context) is None and not exist_ok:
+                raise InstanceExistsError(f"instance {instance_id!r} already exists")
+            return self.load(instance_id)
         now_ms = self.now_ms()
         result = self.chart.initialize(context, event_id=START_EVENT, now_ms=now_ms)
         columns = state_columns(result.state)
@@ -349,8 +364,9 @@ class Runner:
     @healing()
     def verify(self, instance_id: str) -> VerifyReport:
         """Replay the whole history and compare it with the stored state, outbox and
-        snapshots; report every difference without choosing a side."""
-        return verify(self.store, self.charts, instance_id)
+        snapshots, and its family links with its own and its parent's and children's
+        histories (`family_verify`); report every difference without choosing a side."""
+        return verify_member(self.store, self.charts, self._path.chart_set, instance_id)
 
     def in_transaction(self, connection: object) -> AbstractContextManager[Runner]:
         """A context manager yielding this runner writing on the application's `connection`
@@ -378,6 +394,12 @@ class Runner:
         recorded as REJECTED `TIMER_LOOP`, or `STALE_TIMER` when no longer armed so
         (ValueError: not due yet)."""
         return park_timer(self._path, instance_id, timer_id, generation, self.now_ms())
+
+    @healing()
+    def deliver_messages(self, limit: int = 100) -> list[Delivery]:
+        """Deliver up to `limit` pending messages between instances, each in its own
+        transaction, exactly once, in order per sender (`runner.message_delivery`)."""
+        return deliver_messages(self._path, limit, self.message_problems)
 
     def now_ms(self) -> int:
         """The clock's reading (TypeError unless it is an int of the stored range)."""

@@ -191,6 +191,12 @@ class InstanceTransaction(TimerDelivery):
             return self._reject(c, text, digest, result.reason or "", result.message, result)
         return self._accept(c, text, digest, raw, result)
 
+    def refuse(self, command: Command, reason: str, message: str) -> Outcome:
+        """Record `command` as REJECTED for `reason` before the chart sees it (a family
+        step's event for an ended child, `runner.family_step`) and report it."""
+        text, raw = payload_text_and_digest(command.type, command.payload)
+        return self._reject(command, text, raw.hex(), reason, message)
+
     def _reject(
         self,
         c: Command,

@@ -37,7 +37,8 @@ from dataclasses import replace
 
 from statekit.engine import observers
 from statekit.runner.decision_inputs import Command
-from statekit.runner.errors import UnknownInstanceError
+from statekit.runner.errors import RunnerError, StoreFailure, UnknownInstanceError
+from statekit.runner.family_path import apply_in_family, fire_in_family
 from statekit.runner.group_commit import Item, run_group
 from statekit.runner.outcome import Outcome
 from statekit.runner.row_cache import Cached
@@ -55,6 +56,9 @@ class WritePath(WriteStages):
         """`Runner.apply` of a checked command: on the cached row when this runner holds
         one (the instance not contended), else (or when it proved stale) on the rows
         read; installed observers see its steps once they are committed."""
+        if self.families:  # a runner whose charts compose: every step is a family step
+            with observers.instance_scope(instance_id):
+                return apply_in_family(self, instance_id, command)
         now_ms: int | None = None
         cached = self.rows.writable(instance_id)
         if cached is not None:
@@ -78,10 +82,15 @@ class WritePath(WriteStages):
         """`Runner.apply_batch` of checked commands: all in one transaction on the locked
         row, each against the state the previous ones left."""
         with self.store.write(), observers.instance_scope(instance_id):
+            if self.families:  # one family step per command, all in this transaction
+                return [apply_in_family(self, instance_id, c) for c in commands]
             return self._apply_locked(instance_id, commands, None, one=False)
 
     def apply_many(self, commands: Sequence[tuple[str, Command | Exception]]) -> list[Item]:
-        """`Runner.apply_many` of checked commands (or the error checking one gave)."""
+        """`Runner.apply_many` of checked commands (or the error checking one gave); for a
+        runner taking the family path, each a family step in its own transaction."""
+        if self.families:
+            return [self._one_family_step(i, c) for i, c in commands]
         items, accepted = run_group(self, commands)
         for tx in accepted:  # (their rows may be written already: `remember` would skip them)
             self.rows.put(tx.committed_row(), tx.state)
@@ -89,7 +98,21 @@ class WritePath(WriteStages):
 
     def fire_due(self, now_ms: int, limit: int, problems: dict[TimerKey, str]) -> list[Outcome]:
         """`Runner.fire_due` at `now_ms` (`problems`: the runner's `timer_problems`)."""
+        if self.families:
+            return fire_in_family(self, problems, now_ms, limit)
         return fire_due(self, problems, now_ms, limit)
+
+    def _one_family_step(self, instance_id: str, command: Command | Exception) -> Item:
+        """One command of `apply_many` as a family step: its outcome, or the error."""
+        if isinstance(command, Exception):
+            return command
+        try:
+            with observers.instance_scope(instance_id):
+                return apply_in_family(self, instance_id, command)
+        except (RunnerError, ValueError) as exc:
+            if isinstance(exc, StoreFailure):
+                raise
+            return exc
 
     # ---- the two reads of `apply` and `apply_batch` --------------------------------------
     def _apply_unread(

@@ -33,6 +33,7 @@ from statekit.engine.chart import Chart
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.decision_inputs import Command, HistoryFacts, LookedUp
+from statekit.runner.family_charts import FamilyCharts, composes
 from statekit.runner.outcome import Outcome
 from statekit.runner.row_cache import Cached, RowCache
 from statekit.runner.store.base import Store
@@ -46,7 +47,10 @@ class WriteStages:
     """See the module docstring. `now_ms` reads the runner's clock (once per
     transaction); `snapshot_every` is the runner's."""
 
-    __slots__ = ("_keys", "answer", "chart", "charts", "now_ms", "rows", "snapshot_every", "store")
+    __slots__ = (
+        "_keys", "answer", "chart", "charts", "families", "family", "now_ms", "rows",
+        "snapshot_every", "store",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -56,8 +60,14 @@ class WriteStages:
         *,
         snapshot_every: int | None,
         now_ms: Callable[[], int],
+        family: FamilyCharts | None = None,
     ) -> None:
         self.store, self.chart, self.charts = store, chart, charts
+        self.family = FamilyCharts((), store) if family is None else family
+        """The other charts this runner knows (`family_charts`): invoked children's, and
+        those of the instances it delivers messages to."""
+        self.families = any(map(composes, (chart, *self.family.given)))
+        """Whether `Runner.apply` runs as a family step (`runner.family_path`)."""
         self.snapshot_every = snapshot_every
         self.now_ms = now_ms
         self.rows = RowCache()
@@ -142,6 +152,19 @@ class WriteStages:
             self.rows.put(replace(row, recorded=None) if row.recorded else row, state)
         return state
 
+    def chart_named(self, name: str, version: int | None = None) -> Chart | None:
+        """Version `version` (None: the newest known) of chart `name`: the runner's own or
+        one of `family`; None when it knows no such chart."""
+        if name == self.chart.name:
+            return self.chart if version is None else self.charts.get(version)
+        if version is None:
+            return self.family.current(name)
+        return self.family.version(name, version)
+
+    def chart_set(self, name: str) -> ChartSet | None:
+        """The versions of chart `name` this runner knows (None: none)."""
+        return self.charts if name == self.chart.name else self.family.chart_set(name)
+
     def chart_key(self, chart: Chart) -> ChartKey:
         """The key rows record for `chart` (built once per chart)."""
         key = self._keys.get(chart.digest)
@@ -151,11 +174,14 @@ class WriteStages:
 
     def chart_of(self, row: InstanceRow) -> Chart:
         """The chart of the version the instance runs on: the runner's, an older one it
-        was given or the store kept, else the runner's (then `state_of` says why it
-        does not fit)."""
+        was given or the store kept, one of another name it knows (`family`), else the
+        runner's (then `state_of` says why it does not fit)."""
         chart = self.chart
-        if row.chart_digest == chart.digest or row.chart_name != chart.name:
+        if row.chart_digest == chart.digest:
             return chart
+        if row.chart_name != chart.name:  # an instance of another chart (a family's member)
+            other = self.family.chart_of(row)
+            return chart if other is None else other
         if isinstance(row.chart_version, int) and row.chart_version < chart.version:
             older = self.charts.get(row.chart_version)
             if older is not None and older.digest == row.chart_digest:

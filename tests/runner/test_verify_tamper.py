@@ -124,6 +124,46 @@ TIMED = "time: tampered in test_timer_tamper.py, with a chart that arms timers"
 # The retention watermarks: nothing was pruned in this store, so they hold no row;
 # test_retention_tamper.py moves them in a pruned store.
 PRUNED = "retention: tampered in test_retention_tamper.py, in a pruned store"
+# Families and messages between instances: this chart invokes no chart and sends nothing
+# to another instance, so those tables hold no row here.
+ALONE = "families: this chart invokes nothing and sends to no other instance (no rows)"
+TAMPER.update(
+    {
+        **{
+            ("statekit_family_links", c): ALONE
+            for c in (
+                "child_instance_id",
+                "parent_instance_id",
+                "invoke_id",
+                "root_instance_id",
+                "started_sequence",
+                "status",
+                "created_at",
+                "ended_at",
+            )
+        },
+        **{
+            ("statekit_instance_inbox", c): ALONE
+            for c in (
+                "id",
+                "target_chart",
+                "target_instance_id",
+                "sender_instance_id",
+                "sender_version",
+                "message_index",
+                "event",
+                "payload",
+                "event_id",
+                "state",
+                "reply_event",
+                "outcome_status",
+                "outcome_reason",
+                "created_at",
+                "delivered_at",
+            )
+        },
+    }
+)
 TAMPER.update(
     {
         ("statekit_retention", "instance_id"): PRUNED,

@@ -8,7 +8,7 @@ a row is locked and how dispatchers claim outbox messages. This module holds
 the connection and transaction mechanics (`write`, `read`, nesting, the test
 holds); the queries live by group of tables in mixins `Store` inherits
 (`schema_queries`, `instance_queries`, `event_queries`, `timer_queries`,
-`message_queries`; `sql_access` says what they use of the store). The runner
+`message_queries`, `family_queries`; `sql_access` says what they use of the store). The runner
 calls them inside `store.write()` or `store.read()`; nothing here decides
 anything. Rows come and go as the records of `rows`; the statements and the
 parameters they take are `statements`.
@@ -22,6 +22,7 @@ from typing import Any
 
 from statekit.runner.store.connection_policy import DEFAULT_POLICY, ConnectionPolicy
 from statekit.runner.store.event_queries import EventQueries
+from statekit.runner.store.family_queries import FamilyQueries
 from statekit.runner.store.hold_points import BEGIN, COMMIT, Hold
 from statekit.runner.store.instance_queries import InstanceQueries
 from statekit.runner.store.instance_queries import instance_row as instance_row  # postgres
@@ -30,13 +31,16 @@ from statekit.runner.store.schema_queries import SchemaQueries
 from statekit.runner.store.timer_queries import TimerQueries
 
 
-class Store(SchemaQueries, InstanceQueries, EventQueries, TimerQueries, MessageQueries):
+class Store(
+    SchemaQueries, InstanceQueries, EventQueries, TimerQueries, MessageQueries, FamilyQueries
+):
     """A database holding instances, their histories, outbox, snapshots and inbox."""
 
     dialect = ""
     lock_clause = ""
     claim_lock_clause = ""
     timer_lock_clause = ""
+    message_lock_clause = ""
     hold: Hold | None = None
     """A test's hold on this store's write transactions (`hold_points`); None outside
     tests."""

@@ -83,6 +83,11 @@ chart version and configuration (the counts per state read that index alone), th
 events by event ID and by idempotency key, the rejections by event ID. Writers pay for
 them: an event's insert updates one or two more index entries and its instance update
 the two instance indexes.
+
+Version 11 is families (`statekit.runner.store.migrations_v11`, which lists the columns):
+the links between an invoked child instance and its parent and root, and the inbox of
+messages sent to an instance outside the sender's family, delivered each in a transaction
+of its own on the receiver.
 """
 
 from __future__ import annotations
@@ -99,6 +104,7 @@ from statekit.runner.store.migrations_v3_v6 import (
     TIME_POSTGRESQL,
     TIME_SQLITE,
 )
+from statekit.runner.store.migrations_v11 import FAMILIES_POSTGRESQL, FAMILIES_SQLITE
 from statekit.runner.store.timer_records import RECORDS_POSTGRESQL, RECORDS_SQLITE
 
 MIGRATIONS_TABLE = "statekit_schema_migrations"
@@ -238,6 +244,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         "by event ID, events by idempotency key",
         INSPECTOR_INDEXES,
         INSPECTOR_INDEXES,
+    ),
+    Migration(
+        11,
+        "families: links between invoked children and their parents, and the inbox of "
+        "messages between instances",
+        FAMILIES_SQLITE,
+        FAMILIES_POSTGRESQL,
     ),
 )
 """Every migration, in order; append new ones, never edit a released one."""

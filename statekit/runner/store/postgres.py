@@ -92,6 +92,9 @@ class PostgresStore(Store):
     # Timer workers lock the instance (the lock every writer of it takes first, so there
     # is one lock order) and pass over instances another worker or writer holds.
     timer_lock_clause = " FOR UPDATE OF i SKIP LOCKED"
+    # A message between instances is locked before its receiver: a second deliverer waits,
+    # then finds it delivered.
+    message_lock_clause = " FOR UPDATE OF m"
     _end_statement = "COMMIT"
     """What ends a write transaction sent with its last writes (`write_decided`)."""
 

@@ -25,6 +25,7 @@ class SqlAccess:
     lock_clause: str
     claim_lock_clause: str
     timer_lock_clause: str
+    message_lock_clause: str
     url: str
 
     if TYPE_CHECKING:

@@ -251,9 +251,9 @@ def test_a_schema_1_database_upgrades_to_64_bit_integers_in_place(store_url: str
     version_1 = MIGRATIONS[0]
     store = open_store(store_url)  # then rebuilt by hand at schema version 1
     with store.write():
-        for table in ("shard", "retention", "timers", "inbox", "snapshots", "outbox",
-                      "rejections", "events", "instances", "charts",
-                      "schema_migrations"):  # fmt: skip
+        for table in ("family_links", "instance_inbox", "shard", "retention", "timers",
+                      "inbox", "snapshots", "outbox", "rejections", "events", "instances",
+                      "charts", "schema_migrations"):  # fmt: skip
             store.execute(f"DROP TABLE statekit_{table}")
         store.execute(create_migrations_table(store.dialect))
         for statement in version_1.statements(store.dialect):
