@@ -122,6 +122,23 @@ CASES: list[tuple[str, dict[str, str], str, str, str, int]] = [
         "id: payment",
         1,
     ),
+    (
+        "a child's send inside a foreach body the parent does not declare",
+        {
+            "payment": PROGRESS_SEND.replace(
+                "{do: [{send: {event: PAYMENT_RETRIED, to: parent}}]}",
+                "{do: [{foreach: {array: ctx.tries, item: t, "
+                "do: [{send: {event: PAYMENT_RETRIED, to: parent}}]}}]}",
+            ).replace(
+                "  reference: string\n",
+                "  reference: string\n  tries: {type: list, items: integer}\n",
+            )
+        },
+        "invoke-unclassified",
+        "order",
+        "id: payment",
+        1,
+    ),
     (  # with a `reject: {"*": ...}` the parent's own undefined-pair reports it
         "a child's send the parent declares and mentions nowhere",
         {
