@@ -22,11 +22,12 @@ with timers, so the output for a chart without them is unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from statekit.analysis.exploration import Exploration
 from statekit.analysis.facts import selected_transitions
+from statekit.analysis.family import invoking_states
 from statekit.analysis.guards import ThreeValued
 from statekit.analysis.macrostep_branches import MacrostepBranch
 from statekit.analysis.paused_timers import paused_while_active, timer_controls
@@ -35,6 +36,7 @@ from statekit.analysis.timers import ArmedTimers, armed_sends, send_timer_id, se
 from statekit.analysis.tracked_context import shown_value
 from statekit.compiler.ir import CompiledChart, ExpressionInvariant, StateInvariant, TimerKind
 from statekit.compiler.model.timers import timer_spec
+from statekit.engine.result import UNDEFINED_TRANSITION
 from statekit.engine.tables import Configuration
 
 
@@ -46,21 +48,29 @@ class Verdict:
     reason: str | None
     target: tuple[str, ...] | None
     assuming: tuple[str, ...]
+    cannot_arrive: str | None = None
+    """Why the event cannot arrive in this configuration (an invocation's `done.invoke.<id>`
+    or `error.invoke.<id>` where its state is not active: no child runs there), so the
+    answer is no gap to fill; None for an event that can."""
 
     def text(self) -> str:
-        """`→ {a, b}`, `ALREADY_APPLIED`, `REJECTED REASON`."""
+        """`→ {a, b}`, `ALREADY_APPLIED`, `REJECTED REASON`, with why the event cannot
+        arrive when it cannot."""
         if self.target is not None:
             return "→ " + ", ".join(self.target)
-        if self.reason is None:
-            return self.status
-        return f"{self.status} {self.reason}"
+        text = self.status if self.reason is None else f"{self.status} {self.reason}"
+        if self.cannot_arrive is not None:
+            text += f", but it cannot arrive here: {self.cannot_arrive}"
+        return text
 
     def to_json(self) -> dict[str, Any]:
-        """JSON form."""
+        """JSON form (`cannot_arrive` only for an event that cannot arrive here)."""
         out: dict[str, Any] = {"status": self.status, "reason": self.reason}
         if self.target is not None:
             out["target"] = list(self.target)
         out["assuming"] = list(self.assuming)
+        if self.cannot_arrive is not None:
+            out["cannot_arrive"] = self.cannot_arrive
         return out
 
 
@@ -287,6 +297,16 @@ class _Verdicts:
         verdict = Verdict(outcome.status.value, outcome.reason, target, assuming)
         return self.shared.setdefault(verdict, verdict)
 
+    def cannot_arrive(self, verdict: Verdict, event: str, state: int) -> Verdict:
+        """`verdict` of an invocation's `event` where its state `state` is not active: an
+        UNDEFINED_TRANSITION there is no gap (no child runs to send it)."""
+        if verdict.reason != UNDEFINED_TRANSITION:
+            return verdict
+        path = self.exploration.chart.states[state].path
+        why = f"its invocation runs only while '{path}' is active"
+        marked = replace(verdict, cannot_arrive=why)
+        return self.shared.setdefault(marked, marked)
+
 
 def _due(chart: CompiledChart, timer: int) -> str:
     decl = chart.timers[timer]
@@ -331,6 +351,7 @@ def explain(
     sends: dict[int, set[str]] = {}
     shared = _Verdicts(exploration)
     numbers = exploration.config_index
+    invoking = invoking_states(chart)
     for node_id in range(len(numbers)):
         number = numbers[node_id]
         if state is not None and state not in exploration.configs[number]:
@@ -344,6 +365,9 @@ def explain(
             if event is not None and outcome.event != event:
                 continue
             verdict = shared.of(outcome, node_id)
+            runs_in = invoking.get(outcome.event)
+            if runs_in is not None and runs_in not in exploration.configs[number]:
+                verdict = shared.cannot_arrive(verdict, outcome.event, runs_in)
             found = verdicts.get(outcome.event)
             if found is None:
                 verdicts[outcome.event] = [verdict]

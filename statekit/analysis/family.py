@@ -26,6 +26,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from statekit.compiler.diagnostics import SourceSpan
+from statekit.compiler.effect_walk import leaf_effects
 from statekit.compiler.invocations import Invocation, ToInstance, ToParent
 from statekit.compiler.ir import CompiledChart, Effect, Producer, Send
 
@@ -144,12 +145,13 @@ def _shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
 
 
 def chart_effects(chart: CompiledChart) -> Iterator[Effect]:
-    """Every effect the chart writes: transitions' effects, then states' entry and exit."""
+    """Every effect the chart writes that may run: transitions' effects, then states'
+    entry and exit, each branch of an `if` included (`leaf_effects`)."""
     for transition in chart.transitions:
-        yield from transition.effects
+        yield from leaf_effects(transition.effects)
     for state in chart.states:
-        yield from state.entry
-        yield from state.exit
+        yield from leaf_effects(state.entry)
+        yield from leaf_effects(state.exit)
 
 
 def sends_to_parent(child: CompiledChart) -> tuple[Send, ...]:
@@ -189,6 +191,27 @@ def invoking_states(chart: CompiledChart) -> dict[str, int]:
     return {
         event: inv.state for inv in chart.invocations for event in (inv.done_event, inv.error_event)
     }
+
+
+def arrival_states(
+    chart: CompiledChart, chart_set: ChartSet | None = None
+) -> dict[str, frozenset[int]]:
+    """Event → the states of which one is active wherever it can arrive: an invocation's
+    `done.invoke.<id>` and `error.invoke.<id>` → its state; an event only children send
+    (their `send: {to: parent}`, with the children in `chart_set`; none of the chart's
+    `producers:` lists it) → the states of the invocations whose children send it. A
+    child runs only while its state is active: before, it does not exist, and leaving
+    the state cancels it. (A send the child made before the parent left the state and
+    still queued is delivered after, in the same family step; the analysis, as the
+    author, pairs it where the invocation is active.)"""
+    found: dict[str, set[int]] = {event: {state} for event, state in invoking_states(chart).items()}
+    if chart_set is not None:
+        listed = {event for p in chart.producers for event in p.events}
+        for invoked in chart_set.invoked(chart):
+            for sent in child_events(invoked):
+                if sent.kind == SENT and sent.event not in listed:
+                    found.setdefault(sent.event, set()).add(invoked.invocation.state)
+    return {event: frozenset(states) for event, states in found.items()}
 
 
 def child_events(invoked: InvokedChart) -> tuple[ChildEvent, ...]:

@@ -14,8 +14,9 @@ answered differently (applied in one order and rejected in the other, or
 rejected for another reason), `convergent` when neither differs. Where neither
 event fires the pair commutes trivially and is not examined. Two timer events
 are not paired: their order is the clock's (their due times), not a sender's.
-An invocation's `done.invoke.<id>` and `error.invoke.<id>` are paired only in
-configurations where its state is active (its child runs only then).
+An invocation's `done.invoke.<id>` and `error.invoke.<id>`, and the events its
+child sends the parent, are paired only in configurations where its state is
+active (its child runs only then: `statekit.analysis.family.arrival_states`).
 
 A pair is one `Race`, shown at the configuration where its orders differ most
 (another end configuration before another context, timers or messages before
@@ -40,7 +41,7 @@ from collections.abc import Mapping
 
 from statekit.analysis.compositional import explore_composed
 from statekit.analysis.exploration import Exploration
-from statekit.analysis.family import ChartSet, invoking_states
+from statekit.analysis.family import ChartSet, arrival_states
 from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.race_decisions import RaceDecisions, producer_of
 from statekit.analysis.race_records import (
@@ -110,7 +111,7 @@ def races_of(exploration: Exploration, chart_set: ChartSet | None = None) -> Rac
     pairs = decisions.pairs(exploration.events, exploration.timer_events)
     search = RaceSearch(exploration)
     found: dict[tuple[str, str], dict[Configuration, RaceOccurrence]] = {}
-    invoking = invoking_states(chart)
+    arriving = arrival_states(chart, chart_set)
     for node in exploration.nodes:
         fired = search.fired(node)
         if not fired:
@@ -119,8 +120,8 @@ def races_of(exploration: Exploration, chart_set: ChartSet | None = None) -> Rac
         for a, b in pairs:
             if a not in fired and b not in fired:
                 continue
-            if any(e in invoking and invoking[e] not in active for e in (a, b)):
-                continue  # an invocation's done or error arrives only while it is active
+            if any(e in arriving and not arriving[e] & active for e in (a, b)):
+                continue  # an invocation's events arrive only while it is active
             known = found.setdefault((a, b), {})
             before = known.get(node.config)
             if before is not None and before.difference == CONFIGURATION:

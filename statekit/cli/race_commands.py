@@ -20,10 +20,11 @@ does not compile, or an exploration hit its bound, so a race may be missing),
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 
 import click
 
-from statekit.analysis.family import ChartSet, invoking_states
+from statekit.analysis.family import ChartSet, arrival_states
 from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.race_witness import race_replays
 from statekit.analysis.races import (
@@ -121,7 +122,7 @@ def races_command(
                 data.append(item)
         echo_json(data, indent=2)
     else:
-        lines = (ln for report in reports for ln in _text(report, show_all))
+        lines = (ln for report in reports for ln in _text(report, show_all, chart_set))
         click.echo("\n".join(terminal_text(ln) for ln in lines))
     # an undecided `info` pair (the same end state, another answer) is listed, as lint
     # reports it at severity info, but does not fail the command
@@ -130,8 +131,9 @@ def races_command(
     sys.exit(EXIT_FINDINGS if failed or undecided else EXIT_CLEAN)
 
 
-def _text(report: RaceReport, show_all: bool) -> list[str]:
+def _text(report: RaceReport, show_all: bool, chart_set: ChartSet) -> list[str]:
     chart = report.chart
+    arrivals = arrival_states(chart, chart_set)
     shared = PathReplays(report.exploration)
     out = [f"{chart.file}: {chart.name}"]
     races = report.races + report.convergent if show_all else report.races
@@ -155,10 +157,10 @@ def _text(report: RaceReport, show_all: bool) -> list[str]:
         first, second = race.orders
         replays = race_replays(report.exploration, race, shared)
         out.append(f"    {a} then {b}: {first.text()}")
-        out.extend(_cancelled_child(chart, first))
+        out.extend(_cancelled_child(chart, first, arrivals))
         out.append(f"      replay: {replays[0].text()}")
         out.append(f"    {b} then {a}: {second.text()}")
-        out.extend(_cancelled_child(chart, second))
+        out.extend(_cancelled_child(chart, second, arrivals))
         out.append(f"      replay: {replays[1].text()}")
         out.extend(f"      assuming {x.describe(chart)}" for x in race.assumptions)
         out.append("    path: " + (", ".join(race.path) if race.path else "(the start)"))
@@ -178,18 +180,23 @@ def _text(report: RaceReport, show_all: bool) -> list[str]:
     return out
 
 
-def _cancelled_child(chart: CompiledChart, order: OrderOutcome) -> list[str]:
-    """A note when the second event of an order is an invocation's done or error and the
-    first left the invoking state: the child was cancelled then, so it never sends it (the
-    answer shown is what the parent would have said)."""
-    state = invoking_states(chart).get(order.second.event)
-    if state is None or order.second.status != "REJECTED":
+def _cancelled_child(
+    chart: CompiledChart, order: OrderOutcome, arrivals: Mapping[str, frozenset[int]]
+) -> list[str]:
+    """A note when the second event of an order comes from an invocation (its done or
+    error, or its child's send) and the first left the invoking state: the child was
+    cancelled then, so it never sends it (the answer shown is what the parent would
+    have said)."""
+    states = arrivals.get(order.second.event)
+    if not states or order.second.status != "REJECTED":
         return []
-    path = chart.states[state].path
-    if any(c == path or c.startswith(path + ".") for c in order.configuration):
-        return []
+    paths = [chart.states[state].path for state in sorted(states)]
+    for path in paths:
+        if any(c == path or c.startswith(path + ".") for c in order.configuration):
+            return []
+    left = "', '".join(paths)
     return [
-        f"      ({order.second.event} does not arrive then: leaving '{path}' cancelled its child)"
+        f"      ({order.second.event} does not arrive then: leaving '{left}' cancelled its child)"
     ]
 
 

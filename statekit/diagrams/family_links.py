@@ -1,18 +1,21 @@
-"""The docs pages' links between charts that invoke charts: "Invoked charts" and "Invoked by".
+"""The docs pages' links between charts that invoke or message charts.
 
 A chart that invokes others lists each invocation (state, invoke id, child
-chart) with a link to the child's page; a chart that others invoke lists
-them, with links back. Both sections appear only on the pages of charts in a
-family (the pages of other charts do not change), and a child that has no
-page in the site is named without a link. `invocation_links` gives the DOT
-boxes the same addresses.
+chart) with a link to the child's page ("Invoked charts"); a chart that others
+invoke lists them, with links back ("Invoked by"). Likewise a chart whose
+`send: {to: {chart: X, instance: ...}}` messages another instance lists each
+such send ("Sends to": event, chart X, the instance expression, the `reply:`
+event), and X's page lists the senders ("Receives from"). The sections appear
+only on the pages of charts that have such links (the pages of other charts
+do not change), and a chart that has no page in the site is named without a
+link. `invocation_links` gives the DOT boxes the same addresses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from statekit.analysis.family import ChartSet
+from statekit.analysis.family import ChartSet, sends_to_charts
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.markdown_text import markdown_code, markdown_text
 
@@ -74,5 +77,40 @@ def family_sections(
                 f"| {_link(parent.name, page)} | {code(parent.states[inv.state].path)} | "
                 f"{code(inv.id)} |"
             )
+        out.append("")
+    return out + _message_sections(chart, chart_set, pages)
+
+
+def _message_sections(
+    chart: CompiledChart, chart_set: ChartSet, pages: Mapping[PageKey, str]
+) -> list[str]:
+    """The "Sends to" and "Receives from" sections (see the module docstring)."""
+    code = markdown_code
+    out: list[str] = []
+    sends = sends_to_charts(chart)
+    if sends:
+        out += ["## Sends to", "", "| event | chart | instance | reply |", "|---|---|---|---|"]
+        for send, target in sends:
+            receiver = chart_set.resolve(target.chart, None, chart.file)
+            page = pages.get((receiver.name, receiver.version)) if receiver else None
+            name = _link(target.chart, page)
+            if receiver is None:
+                name += " (not among these charts)"
+            reply = code(target.reply) if target.reply is not None else "none"
+            out.append(
+                f"| {code(send.event)} | {name} | {code(target.instance.source)} | {reply} |"
+            )
+        out.append("")
+    senders = [
+        (sender, send)
+        for sender in chart_set.charts
+        for send, target in sends_to_charts(sender)
+        if chart_set.resolve(target.chart, None, sender.file) is chart
+    ]
+    if senders:
+        out += ["## Receives from", "", "| chart | event |", "|---|---|"]
+        for sender, send in senders:
+            page = pages.get((sender.name, sender.version))
+            out.append(f"| {_link(sender.name, page)} | {code(send.event)} |")
         out.append("")
     return out

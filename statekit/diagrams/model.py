@@ -14,6 +14,7 @@ import enum
 from dataclasses import dataclass
 
 from statekit.compiler.expressions.expression import Expression
+from statekit.compiler.invocations import MessageTarget, ToChild, ToParent
 from statekit.compiler.ir import (
     Assign,
     Cancel,
@@ -286,9 +287,27 @@ def _effect(effect: Effect) -> EffectText:
     payload = ", ".join(f"{k}: {_expression(e)}" for k, e in effect.payload)
     word = "raise" if isinstance(effect, Raise) else "send"
     full = f"{word} {effect.event}" + (f" {{{payload}}}" if payload else "")
+    short = f"{word} {effect.event}"
     if isinstance(effect, Send):
         full += _send_timing(effect)
-    return EffectText(f"{word} {effect.event}", full)
+        if effect.to is not None:
+            short += f" → {_send_target(effect.to, False)}"
+            full += f" → {_send_target(effect.to, True)}"
+    return EffectText(short, full)
+
+
+def _send_target(to: MessageTarget, full: bool) -> str:
+    """Where a `send` with `to:` goes, as its label shows it: `parent`, the invoke id
+    of a child, or another instance's chart (in full: with the instance expression and
+    the `reply:` event)."""
+    if isinstance(to, ToParent):
+        return "parent"
+    if isinstance(to, ToChild):
+        return to.invoke_id
+    if not full:
+        return to.chart
+    reply = f", reply {to.reply}" if to.reply is not None else ""
+    return f"{to.chart} ({_expression(to.instance)}){reply}"
 
 
 def _conditional(effect: Conditional) -> EffectText:

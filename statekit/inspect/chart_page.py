@@ -8,6 +8,7 @@ drawing (see `instance_page.diagram`).
 
 from __future__ import annotations
 
+from statekit.analysis.family import sends_to_charts
 from statekit.analysis.races import Race
 from statekit.engine.chart import Chart
 from statekit.inspect.chart_summary import Analysis, InvariantProof, classification
@@ -43,7 +44,7 @@ def chart_body(
     )
     return html(
         '<h1>Chart <code>{}</code> v{}</h1><p class="summary">digest <code>{}</code> · {} · '
-        "versions: {}</p>"
+        "versions: {}</p>{}"
         '<section id="distribution" data-live-region><h2>Instances by state</h2>{}</section>'
         "<h2>State x event classification</h2>{}"
         '<section id="analysis" data-live-region>{}</section>',
@@ -52,10 +53,43 @@ def chart_body(
         chart.digest,
         SOURCES.get(source, source),
         others,
+        linked_charts(chart),
         distribution_panel(chart, spread),
         classification_table(chart),
         analysis_panel(chart, found),
     )
+
+
+def linked_charts(chart: Chart) -> Markup:
+    """The charts this one invokes and sends to, each linked to its page (nothing for a
+    chart that does neither): "invokes payment as payment in paying"."""
+    ir = chart.ir
+    items = [
+        html(
+            '<li>invokes <a href="{}"><code>{}</code></a>{} as <code>{}</code> in <code>{}</code>'
+            "</li>",
+            chart_href(inv.chart, inv.version),
+            inv.chart,
+            "" if inv.version is None else f" v{inv.version}",
+            inv.id,
+            ir.states[inv.state].path,
+        )
+        for inv in ir.invocations
+    ]
+    items += [
+        html(
+            '<li>sends <code>{}</code> to <a href="{}"><code>{}</code></a> instance '
+            "<code>{}</code></li>",
+            send.event,
+            chart_href(target.chart),
+            target.chart,
+            target.instance.source,
+        )
+        for send, target in sends_to_charts(ir)
+    ]
+    if not items:
+        return Markup("")
+    return html('<ul class="linked-charts" data-linked-charts>{}</ul>', join(items))
 
 
 def distribution_panel(chart: Chart, spread: Distribution) -> Markup:

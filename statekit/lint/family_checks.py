@@ -33,10 +33,9 @@ class FamilyView:
         """The span of the value at `keys` (each a key of the mapping the one before
         leads to) in the YAML mapping at `mapping` (an invoke's `chart:`, say; a send
         effect's `send`, `event`); `mapping` itself when the text does not have it."""
-        node: Node | None = self._mapping(mapping)
-        for key in keys:
-            node = node.get(key) if isinstance(node, MappingNode) else None
-        return node.span if node is not None else mapping
+        if self.source is None:
+            return mapping
+        return key_span_in(self._root(mapping.file), mapping, *keys)
 
     def key_name_span(self, mapping: SourceSpan, key: str) -> SourceSpan:
         """The span of the key `key` itself in the YAML mapping at `mapping`; `mapping`
@@ -48,9 +47,22 @@ class FamilyView:
     def _mapping(self, span: SourceSpan) -> MappingNode | None:
         if self.source is None:
             return None
+        return _mapping_at(self._root(span.file), span)
+
+    def _root(self, file: str) -> Node | None:
+        assert self.source is not None
         if not self._tree:
-            self._tree.append(load_yaml(self.source, span.file)[0])
-        return _mapping_at(self._tree[0], span)
+            self._tree.append(load_yaml(self.source, file)[0])
+        return self._tree[0]
+
+
+def key_span_in(tree: Node | None, mapping: SourceSpan, *keys: str) -> SourceSpan:
+    """The span of the value at `keys` under the mapping of `tree` that starts at
+    `mapping` (see `FamilyView.key_span`); `mapping` when the tree does not have it."""
+    node: Node | None = _mapping_at(tree, mapping)
+    for key in keys:
+        node = node.get(key) if isinstance(node, MappingNode) else None
+    return node.span if node is not None else mapping
 
 
 def _same_start(a: SourceSpan, b: SourceSpan) -> bool:

@@ -32,6 +32,8 @@ from statekit.lint.chart_walk import (
 from statekit.lint.config import LintConfig, with_chart_settings
 from statekit.lint.family_checks import FamilyView
 from statekit.lint.registry import RULES
+from statekit.lint.rules import invoke_output
+from statekit.lint.uncompiled_family import output_findings
 
 __all__ = [
     "CHART_SUFFIXES",
@@ -41,6 +43,7 @@ __all__ = [
     "UsageError",
     "collect_files",
     "find_repository_root",
+    "folder_charts",
     "is_chart_file",
     "is_chart_text",
     "lint_compiled",
@@ -88,8 +91,12 @@ def lint_file(
     share one exploration, run with `options`. The family rules read `chart_set` (None:
     this chart and the charts in its folder, `neighbour_set`)."""
     result = compile_file(path)
-    if chart_set is None and result.chart is not None:
-        chart_set = neighbour_set(result.chart, (path,))
+    if chart_set is None:
+        chart_set = (
+            neighbour_set(result.chart, (path,))
+            if result.chart is not None
+            else ChartSet(folder_charts((path,)))
+        )
     return lint_compiled(result, str(path), config, options, chart_set)
 
 
@@ -109,6 +116,8 @@ def lint_source(
         chart_set = None
         if neighbours and result.chart is not None:
             chart_set = neighbour_set(result.chart, (Path(file),))
+        elif neighbours:
+            chart_set = ChartSet(folder_charts((Path(file),)))
         found = lint_compiled(result, file, config, options, chart_set)
     except Exception as exc:  # a bug in statekit: a positioned finding, not a traceback
         return LintReport((file,), (_crash(file, exc),), 1)
@@ -124,9 +133,13 @@ def lint_compiled(
 ) -> list[Diagnostic]:
     """All findings of an already compiled chart (the compile findings too), configured:
     the project's `config` with the chart's own `lint:` key layered over it. The family
-    rules see the chart in `chart_set` (None: the chart alone)."""
+    rules see the chart in `chart_set` (None: the chart alone); a chart that does not
+    compile still has its invokes' `output:` checked against the set
+    (`uncompiled_family`: the cause of a compile error may be there)."""
     findings = list(result.diagnostics)
     chart = result.chart
+    if chart is None and chart_set is not None and config.reports(invoke_output.SLUG):
+        findings.extend(output_findings(result, file, chart_set))
     if chart is not None:
         config, problems = with_chart_settings(config, chart.lint, file)
         findings.extend(problems)
@@ -157,7 +170,13 @@ def neighbour_set(
     known = ChartSet((chart, *(c for c in linted if c is not chart)))
     if not files or all(known.resolve(name) is not None for name in named_charts(chart)):
         return known
-    found = list(known.charts)
+    return ChartSet((*known.charts, *folder_charts(files)))
+
+
+def folder_charts(files: Sequence[Path]) -> tuple[CompiledChart, ...]:
+    """The charts directly in the folders of `files` (compiled, not linted; `files`
+    themselves are left out)."""
+    found: list[CompiledChart] = []
     named = {f.resolve() for f in files}
     for folder in dict.fromkeys(f.resolve().parent for f in files):
         try:
@@ -172,7 +191,7 @@ def neighbour_set(
             compiled = compile_file(path).chart
             if compiled is not None:
                 found.append(compiled)
-    return ChartSet(tuple(found))
+    return tuple(found)
 
 
 def _crash(file: str, exc: Exception) -> Diagnostic:
@@ -210,9 +229,10 @@ def lint_paths(
     named_files = [Path(p) for p in paths if Path(p).is_file()]
     for path, result in compiled:
         try:
-            chart_set = None
             if result.chart is not None:
                 chart_set = neighbour_set(result.chart, named_files, charts)
+            else:
+                chart_set = ChartSet((*charts, *folder_charts(named_files)))
             diagnostics.extend(lint_compiled(result, str(path), config, options, chart_set))
         except Exception as exc:  # a bug in statekit must not hide the other files' results
             crashes += 1

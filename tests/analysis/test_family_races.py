@@ -105,3 +105,32 @@ def test_the_example_orders_cancel_races_with_each_childs_done() -> None:
     }
     assert (("cancel", "done.invoke.payment"), (None, "invoke.payment")) in pairs
     assert (("cancel", "done.invoke.shipment"), (None, "invoke.shipment")) in pairs
+
+
+ORDER_STARTED_LATER = (
+    ORDER_HEARING_RETRIES.replace("initial: paying\n", "initial: idle\n")
+    .replace("  CANCEL: {}\n", "  CANCEL: {}\n  START: {}\n")
+    .replace(
+        "states:\n",
+        "states:\n  idle:\n    on: {START: paying}\n"
+        "    reject: {CANCEL: NOT_STARTED, PAYMENT_RETRIED: NO_PAYMENT}\n",
+        1,
+    )
+)
+"""An order that invokes its payment only once started: in `idle` no child exists."""
+
+
+def test_a_childs_sends_are_paired_only_where_the_invocation_is_active() -> None:
+    order, payment = _chart(ORDER_STARTED_LATER), _chart(RETRYING_PAYMENT)
+    together = find_races(order, chart_set=ChartSet((order, payment)))
+    examined = [*together.races, *together.convergent]
+    retried = [r for r in examined if "PAYMENT_RETRIED" in r.events]
+    assert retried, examined
+    where = {r.configuration for r in retried} | {
+        o.configuration for r in retried for o in r.elsewhere
+    }
+    assert where == {("paying",)}, where  # never {idle}: no payment runs there
+    alone = find_races(order)  # the child unknown: an event of no producer, anywhere
+    anywhere = [r for r in (*alone.races, *alone.convergent) if "PAYMENT_RETRIED" in r.events]
+    shown = {r.configuration for r in anywhere}
+    assert ("idle",) in shown | {o.configuration for r in anywhere for o in r.elsewhere}

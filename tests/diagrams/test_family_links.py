@@ -97,3 +97,53 @@ def test_the_example_familys_pages_link_parent_and_children(tmp_path: Path) -> N
     for child in ("payment", "shipment"):
         page = (out / f"{child}.md").read_text(encoding="utf-8")
         assert "## Invoked by" in page and "[order](order.md)" in page
+
+
+LEDGER = """\
+statechart: ledger
+version: 1
+description: Books refunds.
+context:
+  refunds: integer
+events:
+  REFUND: {}
+initial: open
+states:
+  open:
+    on:
+      REFUND: {do: [{assign: {refunds: ctx.refunds + 1}}]}
+"""
+
+ORDER_REFUNDING = ORDER.replace(
+    "      CANCEL: cancelled\n",
+    "      CANCEL:\n        to: cancelled\n        do:\n"
+    "          - send: {event: REFUND, to: {chart: ledger, instance: ctx.order_id}, "
+    "reply: REFUND_ACK}\n",
+).replace(
+    "  CANCEL: {}\n",
+    "  CANCEL: {}\n  REFUND_ACK: {status: string, reason: {type: string, nullable: true}}\n",
+)
+"""An order that messages a ledger instance when cancelled, with a reply."""
+
+
+def test_a_send_to_another_chart_shows_its_target_on_the_label() -> None:
+    chart = compile_source(ORDER_REFUNDING, "order.yaml").chart
+    assert chart is not None
+    (view,) = plan_views(extract(chart), Split.AUTO, EffectDetail.SHORT, 40)
+    assert "/ send REFUND → ledger</TD>" in to_dot(view)
+
+
+def test_docs_pages_link_a_send_to_another_chart_both_ways(tmp_path: Path) -> None:
+    folder = write_family(tmp_path / "charts", order=ORDER_REFUNDING, ledger=LEDGER)
+    out = tmp_path / "site"
+    done = statekit("docs", str(folder), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    order = (out / "order.md").read_text(encoding="utf-8")
+    ledger = (out / "ledger.md").read_text(encoding="utf-8")
+    assert "## Sends to" in order
+    assert "| `REFUND` | [ledger](ledger.md) | `ctx.order_id` | `REFUND_ACK` |" in order
+    assert "## Receives from" in ledger
+    assert "| [order](order.md) | `REFUND` |" in ledger
+    assert "## Sends to" not in ledger and "## Receives from" not in order
+    assert "## Sends to" not in (out / "payment.md").read_text(encoding="utf-8")
+    assert "send REFUND → ledger (ctx.order_id), reply REFUND_ACK" in order  # transitions

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from cli_process import ROOT
+from order_payment_family import ORDER
 from starlette.testclient import TestClient
 
 import statekit as sk
@@ -115,3 +116,30 @@ def test_an_unknown_chart_or_version_is_a_404(client: TestClient, path: str) -> 
     page = client.get(path)
     assert page.status_code == 404
     assert "no chart" in page.text or "has no version" in page.text
+
+
+def test_the_chart_page_links_the_charts_it_invokes_and_sends_to(tmp_path: Path) -> None:
+    sends = ORDER.replace(
+        "      CANCEL: cancelled\n",
+        "      CANCEL:\n        to: cancelled\n        do:\n"
+        "          - send: {event: REFUND, to: {chart: ledger, instance: ctx.order_id}}\n",
+    )
+    (tmp_path / "order.yaml").write_text(sends, encoding="utf-8")
+    order = sk.load(tmp_path / "order.yaml")
+    url = f"sqlite:///{tmp_path / 'family.db'}"
+    with sk.open_store(url):
+        pass
+    given = Inspector(url, charts_by_version([order, sk.load(PAYMENT)]))
+    with TestClient(create_app(given)) as test_client:
+        page = test_client.get("/charts/order").text
+        alone = test_client.get("/charts/payment").text
+    given.close()
+    assert (
+        '<li>invokes <a href="/charts/payment"><code>payment</code></a> as '
+        "<code>payment</code> in <code>paying</code></li>"
+    ) in page
+    assert (
+        '<li>sends <code>REFUND</code> to <a href="/charts/ledger"><code>ledger</code></a> '
+        "instance <code>ctx.order_id</code></li>"
+    ) in page
+    assert "data-linked-charts" not in alone

@@ -18,6 +18,7 @@ FAMILY_SLUGS = {
     "invoke-input",
     "invoke-output",
     "invoke-unclassified",
+    "invoke-cycle",
     "send-unknown-target",
     "send-event",
 }
@@ -102,6 +103,37 @@ CASES: list[tuple[str, dict[str, str], str, str, str, int]] = [
     (
         "a child's send the parent does not declare",
         {"payment": PROGRESS_SEND},
+        "invoke-unclassified",
+        "order",
+        "id: payment",
+        1,
+    ),
+    (
+        "a child's send inside an if branch the parent does not declare",
+        {
+            "payment": PROGRESS_SEND.replace(
+                "{do: [{send: {event: PAYMENT_RETRIED, to: parent}}]}",
+                "{do: [{if: {cond: ctx.amount > 0, "
+                "then: [{send: {event: PAYMENT_RETRIED, to: parent}}]}}]}",
+            )
+        },
+        "invoke-unclassified",
+        "order",
+        "id: payment",
+        1,
+    ),
+    (
+        "a child's send inside a foreach body the parent does not declare",
+        {
+            "payment": PROGRESS_SEND.replace(
+                "{do: [{send: {event: PAYMENT_RETRIED, to: parent}}]}",
+                "{do: [{foreach: {array: ctx.tries, item: t, "
+                "do: [{send: {event: PAYMENT_RETRIED, to: parent}}]}}]}",
+            ).replace(
+                "  reference: string\n",
+                "  reference: string\n  tries: {type: list, items: integer}\n",
+            )
+        },
         "invoke-unclassified",
         "order",
         "id: payment",
@@ -207,7 +239,56 @@ def test_each_rule_fires_at_its_position(
 
 
 def test_every_family_rule_has_a_case() -> None:
-    assert {case[2] for case in CASES} == FAMILY_SLUGS
+    assert {case[2] for case in CASES} | {"invoke-cycle"} == FAMILY_SLUGS
+
+
+PAYMENT_INVOKES_ORDER = PAYMENT.replace(
+    "  pending:\n",
+    "  pending:\n    invoke: {id: audit, chart: order}\n",
+).replace(
+    "      DECLINED: declined\n",
+    "      DECLINED: declined\n"
+    "      done.invoke.audit: declined\n"
+    "      error.invoke.audit: declined\n",
+)
+"""A payment whose initial state invokes an order, which invokes a payment at its start."""
+
+
+def test_an_invoke_cycle_through_initial_states_is_found_in_each_chart_of_it(
+    tmp_path: Path,
+) -> None:
+    folder = write_family(tmp_path, payment=PAYMENT_INVOKES_ORDER)
+    report = lint_paths([folder], LintConfig())
+    found = [d for d in report.diagnostics if d.slug == "invoke-cycle"]
+    order = (folder / "order.yaml").read_text(encoding="utf-8")
+    payment = PAYMENT_INVOKES_ORDER
+    assert [(Path(d.span.file).stem, d.span.line, d.span.column) for d in found] == [
+        ("order", *position(order, "payment\n        input")),
+        ("payment", *position(payment, "order}")),
+    ]
+    assert "order → payment (payment) → audit (order)" in found[0].message
+    assert [r.span.line for r in found[0].related] == [
+        position(order, "id: payment")[0],
+        position(payment, "invoke: {id: audit")[0],
+    ]
+
+
+def test_an_invoke_cycle_through_a_later_state_is_not_found(tmp_path: Path) -> None:
+    later = PAYMENT_INVOKES_ORDER.replace("initial: pending", "initial: waiting").replace(
+        "  pending:\n", "  waiting:\n    on: {CAPTURED: pending}\n  pending:\n"
+    )
+    report = lint_paths([write_family(tmp_path, payment=later)], LintConfig())
+    assert report.internal_errors == 0
+    assert [d for d in report.diagnostics if d.slug == "invoke-cycle"] == []
+
+
+def test_the_cli_refuses_a_chart_that_invokes_itself_at_its_start(tmp_path: Path) -> None:
+    chart = ORDER.replace("chart: payment", "chart: order")
+    (tmp_path / "order.yaml").write_text(chart, encoding="utf-8")
+    done = statekit("lint", str(tmp_path / "order.yaml"))
+    assert done.returncode == 1
+    line, column = position(chart, "order\n        input")
+    assert f"order.yaml:{line}:{column}: error[invoke-cycle]" in done.stdout, done.stdout
 
 
 def test_the_closest_chart_name_is_suggested(tmp_path: Path) -> None:
@@ -263,3 +344,30 @@ def test_a_chart_on_stdin_named_by_stdin_filename_sees_its_folder(tmp_path: Path
     folder = write_family(tmp_path)
     named = statekit("lint", "-", "--stdin-filename", str(folder / "order.yaml"), stdin=ORDER)
     assert named.returncode == 0, named.stdout + named.stderr
+
+
+def test_a_compile_error_does_not_hide_the_invoke_output_behind_it(tmp_path: Path) -> None:
+    # the order declares ref an integer (the payment gives a string) and assigns it to a
+    # string field: the assign does not compile, and the cause is the invoke's output
+    order = ORDER.replace("output: {ref: string}", "output: {ref: integer}")
+    folder = write_family(tmp_path, order=order)
+    report = lint_paths([folder], LintConfig())
+    assert report.internal_errors == 0
+    found = [
+        (d.slug, d.span.line, d.span.column)
+        for d in report.diagnostics
+        if Path(d.span.file).stem == "order"
+    ]
+    output_at = position(order, "ref: integer")
+    assign_at = position(order, "event.ref")
+    assert found == [
+        ("invoke-output", *output_at),
+        ("invoke-output", *output_at),
+        ("expression-type", *assign_at),
+    ], found
+    assert "fix this first" in report.diagnostics[0].notes[-1]
+    alone = statekit("lint", str(folder / "order.yaml"))
+    assert (
+        f"order.yaml:{output_at[0]}:{output_at[1]}: error[invoke-output]"
+        in (alone.stdout.splitlines()[0])
+    ), alone.stdout

@@ -61,6 +61,7 @@ def test_family_rules_are_registered_with_their_family_check() -> None:
     family = {slug for slug, rule in RULES.items() if rule.stage == "family"}
     assert family == {
         "invoke-unknown-chart",
+        "invoke-cycle",
         "invoke-input",
         "invoke-output",
         "invoke-unclassified",
