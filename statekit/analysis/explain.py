@@ -27,13 +27,13 @@ from typing import Any
 
 from statekit.analysis.exploration import Exploration
 from statekit.analysis.facts import selected_transitions
-from statekit.analysis.family import invoking_states
 from statekit.analysis.guards import ThreeValued
 from statekit.analysis.macrostep_branches import MacrostepBranch
 from statekit.analysis.paused_timers import paused_while_active, timer_controls
 from statekit.analysis.report import state_name, transition_label
 from statekit.analysis.timers import ArmedTimers, armed_sends, send_timer_id, sends_of
 from statekit.analysis.tracked_context import shown_value
+from statekit.compiler.chart_set import invoking_states
 from statekit.compiler.ir import CompiledChart, ExpressionInvariant, StateInvariant, TimerKind
 from statekit.compiler.model.timers import timer_spec
 from statekit.engine.result import UNDEFINED_TRANSITION

@@ -7,7 +7,7 @@ these says only one order can happen:
   them in its order. Events of an `unordered: true` producer arrive in any
   order, so pairs among them are examined; an event of no declared producer,
   or listed under several, may race with any event. Each invocation is a
-  producer of its own, `invoke.<id>` (`statekit.analysis.family`): the events
+  producer of its own, `invoke.<id>` (`statekit.compiler.chart_set`): the events
   its child sends the parent, then `done.invoke.<id>` or `error.invoke.<id>`,
   in that order; they race with the parent's other producers' events;
 - both are timer events: the clock orders them by their due times;
@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from statekit.analysis.family import ChartSet, invocation_producers
+from statekit.compiler.chart_set import ChartSet, invocation_producers
 from statekit.compiler.ir import CompiledChart, Producer, RaceDecision
 from statekit.compiler.race_ir import RaceSide
 

@@ -16,7 +16,7 @@ event fires the pair commutes trivially and is not examined. Two timer events
 are not paired: their order is the clock's (their due times), not a sender's.
 An invocation's `done.invoke.<id>` and `error.invoke.<id>`, and the events its
 child sends the parent, are paired only in configurations where its state is
-active (its child runs only then: `statekit.analysis.family.arrival_states`).
+active (its child runs only then: `statekit.compiler.chart_set.arrival_states`).
 
 A pair is one `Race`, shown at the configuration where its orders differ most
 (another end configuration before another context, timers or messages before
@@ -41,7 +41,6 @@ from collections.abc import Mapping
 
 from statekit.analysis.compositional import explore_composed
 from statekit.analysis.exploration import Exploration
-from statekit.analysis.family import ChartSet, arrival_states
 from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.race_decisions import RaceDecisions, producer_of
 from statekit.analysis.race_records import (
@@ -59,6 +58,7 @@ from statekit.analysis.race_records import (
 )
 from statekit.analysis.race_report import RaceReport
 from statekit.analysis.race_search import RaceSearch
+from statekit.compiler.chart_set import ChartSet, arrival_states
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.tables import Configuration
 

@@ -24,7 +24,6 @@ from collections.abc import Mapping
 
 import click
 
-from statekit.analysis.family import ChartSet, arrival_states
 from statekit.analysis.options import ExplorationOptions
 from statekit.analysis.race_witness import race_replays
 from statekit.analysis.races import (
@@ -44,6 +43,7 @@ from statekit.cli.progress import (
     skip_final_collection,
     terminal_progress,
 )
+from statekit.compiler.chart_set import ChartSet, arrival_states
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_file
 from statekit.compiler.terminal_text import terminal_text

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from statekit.analysis.family import ChartSet, sends_to_charts
+from statekit.compiler.chart_set import ChartSet, sends_to_charts
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.markdown_text import markdown_code, markdown_text
 

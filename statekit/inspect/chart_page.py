@@ -8,8 +8,8 @@ drawing (see `instance_page.diagram`).
 
 from __future__ import annotations
 
-from statekit.analysis.family import sends_to_charts
 from statekit.analysis.races import Race
+from statekit.compiler.chart_set import sends_to_charts
 from statekit.engine.chart import Chart
 from statekit.inspect.chart_summary import Analysis, InvariantProof, classification
 from statekit.inspect.diagram_highlight import drawing, with_counts

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from statekit.analysis.facts import ChartFacts
-from statekit.analysis.family import ChartSet
+from statekit.compiler.chart_set import ChartSet
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.source.loader import load_yaml
 from statekit.compiler.source.nodes import MappingNode, Node, SequenceNode

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from statekit.analysis.facts import chart_facts
-from statekit.analysis.family import ChartSet, named_charts, talks_to_charts
 from statekit.analysis.options import ExplorationOptions
+from statekit.compiler.chart_set import ChartSet, named_charts, talks_to_charts
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import CompileResult, compile_file, compile_source

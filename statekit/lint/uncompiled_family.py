@@ -13,7 +13,7 @@ children of the chart set; each finding says that the compile error may follow f
 
 from __future__ import annotations
 
-from statekit.analysis.family import ChartSet
+from statekit.compiler.chart_set import ChartSet
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.model.declarations import text
 from statekit.compiler.model.invocation_reader import declare_invocations

@@ -41,6 +41,7 @@ from statekit.compiler.ir import (
     Effect,
     Emit,
     ExpressionInvariant,
+    Foreach,
     Raise,
     Send,
     StateKind,
@@ -360,6 +361,8 @@ class _Writer:
                 ET.SubElement(block, "cancel", {"sendid": effect.id})
             elif isinstance(effect, Conditional):
                 self._conditional(block, effect)
+            elif isinstance(effect, Foreach):
+                raise _refuse(effect.span, "foreach: lists are not exported yet")
             else:
                 kind = type(effect).__name__.lower()
                 raise _refuse(effect.span, f"{kind}: SCXML has no paused timers")

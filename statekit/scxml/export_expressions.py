@@ -36,16 +36,20 @@ from statekit.compiler.expressions.tree import (
     BoolOp,
     Call,
     Compare,
+    Contains,
     ContextRef,
     EventMeta,
     EventRef,
     ExprNode,
     Format,
     IfExp,
+    Index,
     InList,
     IsNone,
+    ListDisplay,
     Literal,
     LiteralValue,
+    LocalRef,
     Not,
     Now,
     TableRead,
@@ -101,6 +105,8 @@ def literal(value: LiteralValue) -> str:
         return "True" if value else "False"
     if isinstance(value, int | float):
         return repr(value)
+    if not isinstance(value, str):
+        raise NotExportable("a list value (lists and foreach are not exported yet)")
     check_xml_text(value, f"the string {value!r}")
     if _NORMALIZED.search(value):
         return '"' + "".join(f"\\U{ord(c):08x}" for c in value) + '"'
@@ -189,6 +195,8 @@ def _write(node: ExprNode, sid: Spelling) -> str:
             raise NotExportable("`now` (SCXML's datamodel has no clock reading)")
         case Format():
             raise NotExportable("format() (no call but In() in psm's datamodel)")
+        case Index() | Contains() | ListDisplay() | LocalRef():
+            raise NotExportable("a list value (lists and foreach are not exported yet)")
 
 
 _EVENT_NAME = "(_event.name + '')"

@@ -9,8 +9,8 @@ from pathlib import Path
 from cli_process import statekit
 from order_payment_family import ORDER, PAYMENT, write_family
 
-from statekit.analysis.family import ChartSet
 from statekit.analysis.races import RACE, find_races
+from statekit.compiler.chart_set import ChartSet
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.pipeline import compile_source
 

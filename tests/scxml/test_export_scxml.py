@@ -172,6 +172,21 @@ REFUSED = {
         3,
         "XML 1.0 cannot represent",
     ),
+    "foreach": (
+        "context:\n  xs: {type: list, items: integer, default: [1]}\n"
+        "  t: {type: integer, default: 0}\n"
+        "initial: a\nstates:\n  a:\n    entry:\n"
+        "      - foreach: {array: ctx.xs, item: x, do: [{assign: {t: x}}]}\n",
+        3,
+        "a list value (lists and foreach are not exported yet)",
+    ),
+    "list_value": (
+        "context:\n  xs: {type: list, items: integer, default: [1]}\n"
+        "  t: {type: integer, default: 0}\n"
+        "initial: a\nstates:\n  a:\n    entry:\n      - assign: {t: 'ctx.xs[0]'}\n",
+        3,
+        "a list value",
+    ),
     "payload_get": (
         "events: {GO: {get: integer}}\ninitial: a\nstates:\n  a: {on: {GO: a}}\n",
         1,

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from statekit.analysis.family import ChartSet, InvokedChart
+from statekit.compiler.chart_set import ChartSet, InvokedChart
 from statekit.compiler.diagnostics import Diagnostic, RelatedLocation, Severity
 from statekit.compiler.ir import CompiledChart, TransitionKind
 from statekit.lint.family_checks import FamilyView

@@ -35,10 +35,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from statekit.analysis.family import SENT, ChildEvent, InvokedChart, child_events
 from statekit.analysis.report import leaves, state_name
 from statekit.analysis.static import mentioned_events
 from statekit.analysis.witness import checked_trace, trace_notes
+from statekit.compiler.chart_set import SENT, ChildEvent, InvokedChart, child_events
 from statekit.compiler.diagnostics import Diagnostic, RelatedLocation, Severity
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.tables import Configuration

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from statekit.analysis.family import chart_effects
+from statekit.compiler.chart_set import chart_effects
 from statekit.compiler.diagnostics import Diagnostic, RelatedLocation, Severity, SourceSpan
 from statekit.compiler.expressions.type_relations import assign_problem
 from statekit.compiler.invocations import ToChild, ToInstance, ToParent

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from statekit.analysis.family import sends_to_charts
+from statekit.compiler.chart_set import sends_to_charts
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
 from statekit.lint.family_checks import FamilyView
