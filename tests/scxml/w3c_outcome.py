@@ -39,10 +39,6 @@ def w3c_files() -> dict[str, Path]:
 FEATURES: tuple[tuple[str, str], ...] = (
     (r"<finalize>", "<finalize>"),
     (
-        r"family engine does not set them",
-        "_event.origin/.invokeid of a child's event (not set yet)",
-    ),
-    (
         r"<onexit> of a top-level <final>",
         "<onexit> of a top-level <final> (a chart stays in its final state)",
     ),
