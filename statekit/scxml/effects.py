@@ -148,7 +148,7 @@ def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
     allowed = {"event", "eventexpr", "target", "delay", "delayexpr", "id", "idlocation"}
     allowed |= {"namelist"}
     extra = set(element.attrs) - allowed
-    others = {f"<{k.tag}>" for k in element.children if k.tag != "param"}
+    others = {f"<{k.tag}>" for k in element.children if k.tag not in ("param", "content")}
     if extra or others:
         what = ", ".join(sorted(extra | others))
         raise c.refuse(element, f"<send> with {what} is not expressible")
@@ -161,9 +161,9 @@ def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
     send: dict[str, Any] = {"event": event}
     payload = send_payload(element, c.data_names(), c.translated, c.refuse)
     if payload and "event" not in element.attrs:
-        raise c.refuse(element, "<send eventexpr> with <param> or namelist is not expressible")
+        raise c.refuse(element, "<send eventexpr> with data is not expressible")
     if payload and target not in (None, "#_internal"):
-        raise c.refuse(element, f"<send target={target!r}> with <param> or namelist")
+        raise c.refuse(element, f"<send target={target!r}> with data")
     if payload:
         send["payload"] = payload
     if target is not None:

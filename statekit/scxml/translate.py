@@ -156,7 +156,7 @@ def _collect(
         if (
             child.tag == "send"
             and "event" in child.attrs
-            and (child.kids("param") or "namelist" in child.attrs)
+            and (child.kids("param", "content") or "namelist" in child.attrs)
         ):
             context.sends.append((child.attrs["event"], child))
         if child.tag == "send" and "eventexpr" in child.attrs:

@@ -53,7 +53,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ),
     (
         r"system variable _event",
-        "_event beyond .name, .type, .origin, .invokeid, .data.<field>",
+        "_event.sendid, _event.origintype, _event as a whole",
     ),
     (
         r"system variable (_sessionid|_name|_ioprocessors)"
@@ -63,6 +63,11 @@ FEATURES: tuple[tuple[str, str], ...] = (
     (
         r"<send target=|targetexpr|typeexpr|<send> with type",
         "<send> to another target or processor",
+    ),
+    (r"structured <content>", "<send> with structured <content> (XML, JSON)"),
+    (
+        r"no (payload )?field 'content'",
+        "_event.data as a whole of an event sent without <content>",
     ),
     (
         r"<send> with .*(<param>|<content>|namelist)",
