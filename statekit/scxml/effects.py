@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from statekit.compiler.model.evaluation_errors import ERROR_EXECUTION
 from statekit.scxml.context import (
     SYSTEM_VARIABLES,
     ImportContext,
@@ -23,6 +24,7 @@ _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 _IGNORED = {"log"}
 Translator = Callable[[Element, ImportContext], list[dict[str, Any]]]
 _SCXML_PROCESSOR = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
+_PROCESSORS = {_SCXML_PROCESSOR, "scxml", "http://www.w3.org/TR/scxml/#BasicHTTPEventProcessor"}
 
 
 def effects_of(blocks: list[Element], c: ImportContext) -> list[dict[str, Any]]:
@@ -38,6 +40,14 @@ def content_of(block: Element, c: ImportContext) -> list[dict[str, Any]]:
             effects.append(_assign(element, c))
         elif element.tag == "if":
             effects.append(_if(element, c))
+        elif element.tag == "send" and (failure := _send_failure(element)) is not None:
+            # SCXML raises error.execution and runs nothing more of the block
+            reason = {"reason": quoted(failure)}
+            effects.append({"raise": {"event": ERROR_EXECUTION, "payload": reason}})
+            rest = block.children[block.children.index(element) + 1 :]
+            for dropped in rest:
+                c.note(dropped, f"<{dropped.tag}> dropped: the <send> before it always fails")
+            break
         elif element.tag == "send":
             effects.extend(_send(element, c))
         elif element.tag == "cancel" and set(element.attrs) == {"sendid"}:
@@ -136,6 +146,19 @@ def _cancel(element: Element, c: ImportContext) -> list[dict[str, Any]]:
         c.note(element, f"<cancel> of {sendid!r} dropped: no <send> of this document has it")
         return []
     return [{"cancel": sendid}]
+
+
+def _send_failure(element: Element) -> str | None:
+    """Why SCXML's processor can never send this `<send>`: a `type` that names no event
+    processor, or a `target` that is no URI (SCXML raises `error.execution` for both);
+    None when it may be sent."""
+    kind = element.attrs.get("type")
+    if kind is not None and kind not in _PROCESSORS and ":" not in kind:
+        return f'<send type="{kind}">: no such event processor'
+    target = element.attrs.get("target")
+    if target is not None and not target.startswith("#") and ":" not in target:
+        return f'<send target="{target}">: not a target of the SCXML event processor'
+    return None
 
 
 def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
