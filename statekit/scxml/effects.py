@@ -22,6 +22,8 @@ from statekit.scxml.payloads import send_payload
 _DELAY = re.compile(r"^\s*(\d*(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 _IGNORED = {"log"}
+_STRINGS = re.compile(r"'[^']*'|\"[^\"]*\"")
+_NOT_AN_EXPRESSION = re.compile(r"(?<![=!<>])=(?!=)")  # `1 = 1`: an assignment
 Translator = Callable[[Element, ImportContext], list[dict[str, Any]]]
 _SCXML_PROCESSOR = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
 _PROCESSORS = {_SCXML_PROCESSOR, "scxml", "http://www.w3.org/TR/scxml/#BasicHTTPEventProcessor"}
@@ -34,20 +36,20 @@ def effects_of(blocks: list[Element], c: ImportContext) -> list[dict[str, Any]]:
 def content_of(block: Element, c: ImportContext) -> list[dict[str, Any]]:
     effects: list[dict[str, Any]] = []
     for element in block.children:
+        if (failure := certain_failure(element, c)) is not None:
+            # SCXML raises error.execution and runs nothing more of the block
+            reason = {"reason": quoted(failure)}
+            effects.append({"raise": {"event": ERROR_EXECUTION, "payload": reason}})
+            rest = block.children[block.children.index(element) + 1 :]
+            for dropped in rest:
+                c.note(dropped, f"<{dropped.tag}> dropped: the <{element.tag}> before it fails")
+            break
         if element.tag == "raise" and element.attrs.get("event"):
             effects.append({"raise": event_name(element.attrs["event"])})
         elif element.tag == "assign":
             effects.append(_assign(element, c))
         elif element.tag == "if":
             effects.append(_if(element, c))
-        elif element.tag == "send" and (failure := _send_failure(element)) is not None:
-            # SCXML raises error.execution and runs nothing more of the block
-            reason = {"reason": quoted(failure)}
-            effects.append({"raise": {"event": ERROR_EXECUTION, "payload": reason}})
-            rest = block.children[block.children.index(element) + 1 :]
-            for dropped in rest:
-                c.note(dropped, f"<{dropped.tag}> dropped: the <send> before it always fails")
-            break
         elif element.tag == "send":
             effects.extend(_send(element, c))
         elif element.tag == "cancel" and set(element.attrs) == {"sendid"}:
@@ -99,11 +101,7 @@ def _if(element: Element, c: ImportContext) -> dict[str, Any]:
 
 def _assign(element: Element, c: ImportContext) -> dict[str, Any]:
     location = element.attrs.get("location", "")
-    if location in c.system or location in SYSTEM_VARIABLES:
-        raise c.refuse(
-            element, f"<assign location={location!r}>: a system variable (read-only) is assigned"
-        )
-    if location not in c.data_names():
+    if location not in c.data_names():  # a part of one (`certain_failure` took the rest)
         raise c.refuse(element, f"<assign location={location!r}>: not a declared <data> name")
     if "expr" not in element.attrs:
         raise c.refuse(element, "<assign> with inline content is not expressible")
@@ -148,16 +146,34 @@ def _cancel(element: Element, c: ImportContext) -> list[dict[str, Any]]:
     return [{"cancel": sendid}]
 
 
-def _send_failure(element: Element) -> str | None:
-    """Why SCXML's processor can never send this `<send>`: a `type` that names no event
-    processor, or a `target` that is no URI (SCXML raises `error.execution` for both);
-    None when it may be sent."""
+def certain_failure(element: Element, c: ImportContext) -> str | None:
+    """Why this `<assign>` or `<send>` fails whenever it runs, for which SCXML raises
+    `error.execution` and skips the rest of its block; None when it may succeed.
+
+    An `<assign>` to a system variable or to a location whose name no `<data>`
+    declares, or of an expression that is no expression (a bare `=`); a `<send>` of
+    a `type` that names no event processor, to a `target` that is no URI, or whose
+    `namelist` names no `<data>`."""
+    if element.tag == "assign":
+        location = element.attrs.get("location", "")
+        if location in c.system or location in SYSTEM_VARIABLES:
+            return f"<assign location={location}>: a system variable is read-only"
+        if location.split(".", 1)[0].strip() not in c.data_names():
+            return f"<assign location={location}>: no <data> declares it"
+        if _NOT_AN_EXPRESSION.search(_STRINGS.sub("", element.attrs.get("expr", ""))):
+            return f"<assign expr={element.attrs['expr']}>: not an expression"
+        return None
+    if element.tag != "send":
+        return None
+    for name in element.attrs.get("namelist", "").split():
+        if name not in c.data_names():
+            return f"<send namelist>: no <data> {name}"
     kind = element.attrs.get("type")
     if kind is not None and kind not in _PROCESSORS and ":" not in kind:
-        return f'<send type="{kind}">: no such event processor'
+        return f"<send type={kind}>: no such event processor"
     target = element.attrs.get("target")
     if target is not None and not target.startswith("#") and ":" not in target:
-        return f'<send target="{target}">: not a target of the SCXML event processor'
+        return f"<send target={target}>: not a target of the SCXML event processor"
     return None
 
 

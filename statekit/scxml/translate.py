@@ -26,7 +26,7 @@ from statekit.compiler.value_types import STRING, ValueType
 from statekit.scxml.context import ImportContext, event_name, quoted
 from statekit.scxml.data_types import Write, typed_fields
 from statekit.scxml.document import Element
-from statekit.scxml.effects import content_of, effects_of
+from statekit.scxml.effects import certain_failure, content_of, effects_of
 from statekit.scxml.invocations import Invoked, invocation, invoke_id
 from statekit.scxml.payloads import declaration, payload_fields, send_payload
 
@@ -83,6 +83,7 @@ def chart_of(
                 send_payload(element, context.data_names(), context.translated, context.refuse),
             )
             for event, element in context.sends
+            if certain_failure(element, context) is None  # never sent: no payload
         ]
         types = {n: f.type for n, f in context.fields.items()}
         context.payloads = payload_fields(payloads, types, context.refuse)

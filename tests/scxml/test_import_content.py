@@ -1,7 +1,6 @@
 """import-scxml and a `<send>`'s `<content>`: sent as the payload field `content`,
 read by `_event.data` as a whole; XML or JSON bodies, and `<content>` beside
-`<param>`, refused at their position; a `<send>` SCXML can never send (no such
-processor, a target that is no URI) raises `error.execution`."""
+`<param>`, refused at their position."""
 
 from __future__ import annotations
 
@@ -90,32 +89,3 @@ def test_data_as_a_whole_of_an_event_without_content_is_a_compile_error(tmp_path
     result = statekit("lint", str(tmp_path / "chart.yaml"))
     assert result.returncode != 0
     assert "event e has no field 'content'" in result.stdout
-
-
-@pytest.mark.parametrize("send", ['<send target="baz" event="e"/>', '<send type="27" event="e"/>'])
-def test_a_send_scxml_can_never_send_raises_error_execution_and_ends_its_block(
-    send: str, tmp_path: Path
-) -> None:
-    body = f"""<datamodel><data id="n" expr="0"/></datamodel>
-<state id="s0">
-  <onentry>{send}<assign location="n" expr="1"/></onentry>
-  <onentry><assign location="n" expr="n + 10"/></onentry>
-  <transition event="error.execution" cond="n == 10" target="pass"/>
-  <transition event="*" target="fail"/>
-</state>
-"""
-    code, stderr, chart = _import(tmp_path, body)
-    assert code == 0, stderr
-    assert "chart.scxml:4:" in stderr and "the <send> before it always fails" in stderr
-    assert chart is not None
-    simulator = Simulator(load(tmp_path / "chart.yaml"))
-    assert simulator.state.configuration == {"pass"}
-
-
-def test_a_send_to_a_processor_statekit_lacks_is_still_refused(tmp_path: Path) -> None:
-    processor = "http://www.w3.org/TR/scxml/#BasicHTTPEventProcessor"
-    code, stderr, _ = _import(
-        tmp_path,
-        _sent("", "true").replace('<send event="e">', f'<send event="e" type="{processor}">'),
-    )
-    assert code == 2 and "<send> with type is not expressible" in stderr
