@@ -146,6 +146,11 @@ def _cancel(element: Element, c: ImportContext) -> list[dict[str, Any]]:
     return [{"cancel": sendid}]
 
 
+def not_an_expression(text: str) -> bool:
+    """Whether `text` is an assignment (`1 = 1`), which no datamodel evaluates."""
+    return _NOT_AN_EXPRESSION.search(_STRINGS.sub("", text)) is not None
+
+
 def certain_failure(element: Element, c: ImportContext) -> str | None:
     """Why this `<assign>` or `<send>` fails whenever it runs, for which SCXML raises
     `error.execution` and skips the rest of its block; None when it may succeed.
@@ -160,7 +165,7 @@ def certain_failure(element: Element, c: ImportContext) -> str | None:
             return f"<assign location={location}>: a system variable is read-only"
         if location.split(".", 1)[0].strip() not in c.data_names():
             return f"<assign location={location}>: no <data> declares it"
-        if _NOT_AN_EXPRESSION.search(_STRINGS.sub("", element.attrs.get("expr", ""))):
+        if not_an_expression(element.attrs.get("expr", "")):
             return f"<assign expr={element.attrs['expr']}>: not an expression"
         return None
     if element.tag != "send":

@@ -22,11 +22,12 @@ from typing import Any
 
 import yaml
 
+from statekit.compiler.model.evaluation_errors import ERROR_EXECUTION
 from statekit.compiler.value_types import STRING, ValueType
 from statekit.scxml.context import ImportContext, event_name, quoted
 from statekit.scxml.data_types import Write, typed_fields
 from statekit.scxml.document import Element
-from statekit.scxml.effects import certain_failure, content_of, effects_of
+from statekit.scxml.effects import certain_failure, content_of, effects_of, not_an_expression
 from statekit.scxml.invocations import Invoked, invocation, invoke_id
 from statekit.scxml.payloads import declaration, payload_fields, send_payload
 
@@ -100,6 +101,7 @@ def chart_of(
     chart["events"] = {
         event_name(e): declaration(context.payloads.get(e, {})) for e in context.events
     }
+    _raise_at_start(body, context.failed_data, context, root)
     chart.update(body)
     chart["reject"] = {"*": DISCARDED}
     return Translation(chart, tuple(context.notes), tuple(children))
@@ -188,6 +190,22 @@ def _add_event(context: ImportContext, element: Element, event: str) -> None:
     context.events.append(event)
 
 
+def _raise_at_start(
+    body: dict[str, Any], reasons: list[str], c: ImportContext, root: Element
+) -> None:
+    """`error.execution` for each `<data>` that failed, raised first at the start."""
+    if not reasons:
+        return
+    initial = body.get("initial")
+    if not isinstance(initial, str) or initial not in body.get("states", {}):
+        raise c.refuse(root, "a <data> that fails to evaluate, in this initial configuration")
+    state = body["states"][initial]
+    raises = [
+        {"raise": {"event": ERROR_EXECUTION, "payload": {"reason": quoted(r)}}} for r in reasons
+    ]
+    state["entry"] = raises + list(state.get("entry", []))
+
+
 def _data_value(element: Element, context: ImportContext) -> str | None:
     """The expression of a `<data>`'s value; None for none (SCXML's undefined)."""
     name = element.attrs.get("id", "")
@@ -198,6 +216,10 @@ def _data_value(element: Element, context: ImportContext) -> str | None:
     if "src" in element.attrs or element.children:
         raise context.refuse(element, "<data> with src or inline content is not expressible")
     text = element.attrs.get("expr", element.text).strip()
+    if not_an_expression(text):  # SCXML: error.execution at the start, the data unbound
+        context.failed_data.append(f"<data id={name} expr={text}>: not an expression")
+        context.note(element, "<data> left unset: its expr is not an expression")
+        return None
     return text or None
 
 

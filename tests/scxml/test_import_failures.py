@@ -57,3 +57,25 @@ def test_an_expression_statekit_cannot_translate_is_still_refused(tmp_path: Path
 """
     code, stderr, _ = _import(tmp_path, body)
     assert code == 2 and "member access" in stderr
+
+
+def test_a_data_whose_expr_is_no_expression_is_unset_and_raises_at_the_start(
+    tmp_path: Path,
+) -> None:
+    body = """<datamodel><data id="v" expr="1 = 1"/></datamodel>
+<state id="s0">
+  <onentry><raise event="first"/></onentry>
+  <transition event="error.execution" target="s1"/>
+  <transition event="*" target="fail"/>
+</state>
+<state id="s1">
+  <onentry><assign location="v" expr="2"/></onentry>
+  <transition cond="v == 2" target="pass"/>
+</state>
+"""
+    code, stderr, chart = _import(tmp_path, body)
+    assert code == 0, stderr
+    assert "chart.scxml:2:" in stderr and "<data> left unset" in stderr
+    assert chart is not None
+    assert chart["context"] == {"v": {"type": "integer", "nullable": True, "default": None}}
+    assert Simulator(load(tmp_path / "chart.yaml")).state.configuration == {"pass"}
