@@ -45,6 +45,7 @@ from statekit.compiler.ir import (
     Emit,
     ExpressionInvariant,
     FieldDecl,
+    Foreach,
     Invariant,
     MigrationDecl,
     Pause,
@@ -258,6 +259,11 @@ def _effects(effects: tuple[Effect, ...]) -> str:
             continue
         if isinstance(effect, Conditional):
             out.append(_conditional(effect))
+            continue
+        if isinstance(effect, Foreach):
+            index = f", {effect.index}" if effect.index is not None else ""
+            head = f"foreach {effect.item}{index} in ({effect.array.source})"
+            out.append(f"{head} {{{_effects(effect.effects)}}}")
             continue
         if isinstance(effect, Send):  # its timing and id are part of what it does
             timing = [f"{k}={v}" for k, v in _send_timing(effect)]

@@ -154,7 +154,8 @@ class Nodes(Sequence[Node]):
 
 @dataclass(frozen=True, slots=True)
 class Limit:
-    """A bound the exploration hit: `kind` is `configurations`, `memory` or `branching`."""
+    """A bound the exploration hit: `kind` is `configurations`, `memory`, `branching` or
+    `loops` (a `foreach` that raises or sends, explored running its body at most once)."""
 
     kind: str
     message: str

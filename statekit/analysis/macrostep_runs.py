@@ -29,15 +29,47 @@ from statekit.analysis.guard_choices import (
 from statekit.analysis.guards import Assumption, ThreeValued
 from statekit.analysis.shared_outcomes import SharedOutcomes, livelock_branch
 from statekit.analysis.tracked_context import TrackedFields, TrackingDomain, Valuation
-from statekit.compiler.ir import CompiledChart
+from statekit.compiler.effect_walk import leaf_effects
+from statekit.compiler.ir import CompiledChart, Conditional, Effect, Foreach, Raise, Send
 from statekit.engine.abstract import (
     ABSTRACT,
     AbstractMacrostep,
+    AbstractValue,
     ValueDomain,
     abstract_macrostep,
 )
 from statekit.engine.algorithm import GuardOracle
 from statekit.engine.tables import Configuration, Tables, TransitionConflict
+
+QUEUEING_LOOP = (
+    "a foreach raises or sends events, and the analysis runs its body at most once (a"
+    " list's length is not known)"
+)
+
+
+def queueing_loops(chart: CompiledChart) -> bool:
+    """Whether a `foreach` body raises or sends an event (its count matters to the queue)."""
+    lists = [t.effects for t in chart.transitions]
+    lists += [s.entry + s.exit for s in chart.states]
+    return any(
+        isinstance(e, Foreach) and any(isinstance(x, Raise | Send) for x in leaf_effects(e.effects))
+        for effects in lists
+        for e in _all_effects(effects)
+    )
+
+
+def _all_effects(effects: tuple[Effect, ...]) -> list[Effect]:
+    """Every effect, `if` and `foreach` ones included, nested ones too."""
+    out: list[Effect] = []
+    for effect in effects:
+        out.append(effect)
+        if isinstance(effect, Conditional):
+            for branch in effect.branches:
+                out.extend(_all_effects(branch.effects))
+            out.extend(_all_effects(effect.otherwise))
+        elif isinstance(effect, Foreach):
+            out.extend(_all_effects(effect.effects))
+    return out
 
 
 class MacrostepRuns:
@@ -48,8 +80,14 @@ class MacrostepRuns:
         self.result = result
         self.outcomes = outcomes
         self.three = ThreeValued()
-        self.context = {name: f.default for name, f in chart.context.items()}
-        """The abstract context: the declared defaults (read only through tracked fields)."""
+        self.context = {
+            name: AbstractValue() if f.type.items is not None else f.default
+            for name, f in chart.context.items()
+        }
+        """The abstract context: the declared defaults (read only through tracked fields); a
+        list field is an unknown value from the start (its contents are never tracked)."""
+        if queueing_loops(chart):
+            result.limits.append(Limit("loops", QUEUEING_LOOP))
         self.tracked = TrackedFields(chart)
         self.feasibility = Feasibility(chart, frozenset(self.tracked.names))
         self.contexts: dict[int, dict[str, Any]] = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from statekit.compiler.expressions.tree import Literal, iter_nodes
@@ -81,6 +82,9 @@ def candidates(
         # strings of the lengths `len(...)` may be compared with
         lengths = sorted({n + d for n in ints for d in (0, 1, -1) if 0 <= n + d <= 64})
         values = ["a", "", *texts, *("a" * n for n in lengths)]
+    elif kind.items is not None:  # empty, or one element (the contents are untracked)
+        element = replace(decl, type=kind.items, has_default=False)
+        values = [[], *([x] for x in candidates(element, context, literals)[:1])]
     else:
         values = []
     if kind.nullable or kind.base is BaseType.NULL:
@@ -90,5 +94,6 @@ def candidates(
     unique: dict[tuple[type, Any], Any] = {}
     for value in values:
         if kind.accepts(value):
-            unique.setdefault((type(value), value), value)
+            key = repr(value) if isinstance(value, list) else value  # a list is unhashable
+            unique.setdefault((type(value), key), value)
     return list(unique.values())

@@ -53,6 +53,7 @@ from statekit.compiler.ir import (
     Cancel,
     Conditional,
     Emit,
+    Foreach,
     Pause,
     Raise,
     Resume,
@@ -167,6 +168,22 @@ def summarize(event: str, effects: Sequence[object]) -> EffectSummary:
                 timers[state] = ("arm", frozenset(delays.fields))
             case CancelTimers(state=state):
                 timers[state] = ("cancel", frozenset())
+            case Foreach(array=array, effects=body):
+                # deterministic on the context and payload it starts from: one effect; its
+                # body may run any number of times, so what it sends counts as more than one
+                part = summarize(event, body)
+                tag = (
+                    event
+                    if reads.of([array]) or any(k[-1] is not None for k in part.keys)
+                    else None
+                )
+                keys.append(("foreach", array.tree, part.keys, tag))
+                writes.update(part.writes)
+                reads.fields.update(part.reads)
+                reads.active = reads.active or part.tests_active
+                queued += 2 * part.queued
+                ids.update(part.ids)
+                raises.update(part.raises)
             case Conditional(branches=branches, otherwise=otherwise):
                 # deterministic on the context and payload it starts from, so it replays
                 # alike as one effect; every branch counts for what it may write or send

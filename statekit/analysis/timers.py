@@ -41,7 +41,7 @@ from statekit.analysis.macrostep_branches import Step
 from statekit.analysis.paused_timers import paused_while_active
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.effect_walk import leaf_effects
-from statekit.compiler.ir import Cancel, CompiledChart, Conditional, Effect, Send
+from statekit.compiler.ir import Cancel, CompiledChart, Conditional, Effect, Foreach, Send
 from statekit.engine.tables import Configuration
 
 
@@ -112,7 +112,7 @@ def _after_steps(armed: frozenset[str], steps: Iterable[Step]) -> frozenset[str]
                 out.add(send_timer_id(effect))
             elif isinstance(effect, Cancel):
                 out.discard(effect.id)
-            elif isinstance(effect, Conditional):  # any branch may run; none surely cancels
+            elif isinstance(effect, Conditional | Foreach):  # may run; none surely cancels
                 out.update(send_timer_id(e) for e in _sends((effect,)) if e.delayed)
     return frozenset(out)
 

@@ -13,6 +13,7 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions.expression import Expression
@@ -156,7 +157,23 @@ class Conditional:
     span: SourceSpan
 
 
-Effect = Assign | Emit | Raise | Send | Cancel | Pause | Resume | Conditional
+@dataclass(frozen=True, slots=True)
+class Foreach:
+    """`foreach: {array, item, index, do}` — SCXML `<foreach>`: `effects` run once per
+    element of the list `array` (evaluated once, before the first), in order, with the
+    read-only locals `item` (the element) and `index` (its position from 0, when named);
+    an empty list runs nothing. `nonempty` is the condition `len(array) > 0`, the choice
+    the analysis makes for it."""
+
+    array: Expression
+    item: str
+    index: str | None
+    effects: tuple[Effect, ...]
+    nonempty: GuardCheck
+    span: SourceSpan
+
+
+Effect = Assign | Emit | Raise | Send | Cancel | Pause | Resume | Conditional | Foreach
 
 
 class TimerKind(enum.Enum):
@@ -289,7 +306,8 @@ class FieldDecl:
 
     name: str
     type: ValueType
-    default: Scalar
+    default: Any
+    """A scalar, or for a list field a list of its items' values (never mutated)."""
     has_default: bool
     secret: bool
     description: str | None

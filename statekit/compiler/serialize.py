@@ -24,6 +24,7 @@ from statekit.compiler.ir import (
     Emit,
     ExpressionInvariant,
     FieldDecl,
+    Foreach,
     GuardCheck,
     Invariant,
     MigrationDecl,
@@ -80,6 +81,11 @@ class _Writer:
             body = {"pause": effect.name}
         elif isinstance(effect, Resume):
             body = {"resume": effect.name}
+        elif isinstance(effect, Foreach):
+            body = {"foreach": effect.array.to_json(), "item": effect.item}
+            if effect.index is not None:
+                body["index"] = effect.index
+            body["do"] = [self.effect(e) for e in effect.effects]
         elif isinstance(effect, Conditional):
             body = {
                 "if": [

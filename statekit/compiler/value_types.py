@@ -7,8 +7,6 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
-from statekit.compiler.source.nodes import Scalar
-
 INT_MIN: Final = -(2**63)
 INT_MAX: Final = 2**63 - 1
 """The range of an integer value (a signed 64-bit integer), in a chart and at run time."""
@@ -33,6 +31,7 @@ class BaseType(enum.Enum):
     STRING = "string"
     BOOLEAN = "boolean"
     NULL = "null"
+    LIST = "list"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,20 +41,29 @@ class ValueType:
     base: BaseType
     nullable: bool = False
     enum: tuple[str | int, ...] | None = None
+    items: ValueType | None = None
+    """The type of every element of a `list` (None for any other base type)."""
 
     def describe(self) -> str:
-        """Human text for messages: `integer`, `string or null`, `one of 'user', 'support'`."""
+        """Human text for messages: `integer`, `string or null`, `one of 'user', 'support'`,
+        `list of integer`."""
         text = (
             "one of " + ", ".join(repr(v) for v in self.enum)
             if self.enum is not None
+            else f"list of {self.items.describe()}"
+            if self.items is not None
             else self.base.value
         )
         return f"{text} or null" if self.nullable and self.base is not BaseType.NULL else text
 
-    def accepts(self, value: Scalar) -> bool:
-        """Whether a runtime value conforms (`True` is not an integer; an integer is a number)."""
+    def accepts(self, value: object) -> bool:
+        """Whether a runtime value conforms (`True` is not an integer; an integer is a number;
+        a list's every element conforms to its item type)."""
         if value is None:
             return self.nullable or self.base is BaseType.NULL
+        if self.items is not None:
+            items = self.items
+            return type(value) is list and all(items.accepts(v) for v in value)
         if self.enum is not None:
             return type(value) is type(self.enum[0]) and value in self.enum
         if self.base is BaseType.INTEGER:
@@ -75,7 +83,25 @@ class ValueType:
             out["nullable"] = True
         if self.enum is not None:
             out["enum"] = list(self.enum)
+        if self.items is not None:
+            out["items"] = self.items.to_json()
         return out
+
+    def problem_at(self, value: object, path: str = "") -> str | None:
+        """Where and how `value` does not conform: `[2]: expected integer, got string` (the
+        path of the first wrong element, empty for the value itself), or None."""
+        if self.items is not None and type(value) is list:
+            for index, item in enumerate(value):
+                found = self.items.problem_at(item, f"{path}[{index}]")
+                if found is not None:
+                    return found
+            return None
+        if self.accepts(value):
+            return None
+        got = "list" if isinstance(value, list) else type(value).__name__
+        names = {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}
+        got = "null" if value is None else names.get(got, got)
+        return f"{path}: expected {self.describe()}, got {got}" if path else None
 
 
 INTEGER = ValueType(base=BaseType.INTEGER)

@@ -23,6 +23,7 @@ from statekit.compiler.ir import (
     Emit,
     ExpressionInvariant,
     FieldDecl,
+    Foreach,
     HistoryKind,
     Invariant,
     Pause,
@@ -272,6 +273,10 @@ def _effect(effect: Effect) -> EffectText:
         return EffectText(f"{word} {effect.name}", f"{word} {effect.name}")
     if isinstance(effect, Conditional):
         return _conditional(effect)
+    if isinstance(effect, Foreach):
+        inner = "; ".join(_effect(e).full for e in effect.effects) or "nothing"
+        head = f"foreach {effect.item} in {_expression(effect.array)}"
+        return EffectText(head, f"{head}: {inner}")
     payload = ", ".join(f"{k}: {_expression(e)}" for k, e in effect.payload)
     word = "raise" if isinstance(effect, Raise) else "send"
     full = f"{word} {effect.event}" + (f" {{{payload}}}" if payload else "")

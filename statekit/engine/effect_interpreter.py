@@ -20,14 +20,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from statekit.compiler.ir import Assign, Conditional, Effect, Emit, Raise
+from statekit.compiler.expressions.event_meta import with_locals
+from statekit.compiler.ir import Assign, Conditional, Effect, Emit, Foreach, Raise
 from statekit.compiler.model.evaluation_errors import ERROR_EXECUTION, REASON_FIELD
 from statekit.engine.errors import EvaluationError
-from statekit.engine.evaluation import guard_passes
+from statekit.engine.evaluation import computed_value, guard_passes
 from statekit.engine.macrostep_run import MacrostepRun
 from statekit.engine.tables import EMPTY, EffectSegment, TimedEffect
 from statekit.engine.timer_effects import run_timer_effect
 from statekit.engine.trace import AssignedValue
+from statekit.engine.value_domain import AbstractValue
 
 _NO_DEFAULTS: Mapping[str, Any] = EMPTY
 _new = tuple.__new__
@@ -107,8 +109,36 @@ def _run_list(
         elif isinstance(effect, Conditional):
             branch = _chosen_branch(effect, run, payload, active)
             _run_list(branch, active, payload, run, defaults, changes, raised)
+        elif isinstance(effect, Foreach):
+            for local_values in _iterations(effect, run, payload, active):
+                scoped = with_locals(payload, local_values)
+                _run_list(effect.effects, active, scoped, run, defaults, changes, raised)
         else:  # time: checked last, so the effects above pay nothing for it
             run_timer_effect(effect, payload, run, active, defaults)
+
+
+def _iterations(
+    effect: Foreach, run: MacrostepRun, payload: Mapping[str, Any], active: frozenset[int]
+) -> list[dict[str, Any]]:
+    """The locals of each run of a `foreach` body: one per element of its list (evaluated
+    once, before the first), or, under the analysis, none or one run with unknown values
+    as its oracle decides whether the list has an element (see `statekit.analysis`)."""
+    oracle = run.oracle
+    if oracle is not None:
+        if not oracle(effect.nonempty, None, run.context, payload, active):
+            return []
+        unknown: dict[str, Any] = {effect.item: AbstractValue()}
+        if effect.index is not None:
+            unknown[effect.index] = AbstractValue()
+        return [unknown]
+    values = computed_value("foreach 'array'", effect.array, run.context, payload, active)
+    out = []
+    for position, element in enumerate(list(values)):
+        local_values = {effect.item: element}
+        if effect.index is not None:
+            local_values[effect.index] = position
+        out.append(local_values)
+    return out
 
 
 def _chosen_branch(

@@ -195,7 +195,7 @@ class State:
             (
                 self._config.tables.digest,
                 self._config.ids,
-                frozenset(self._context.items()),
+                frozenset([(k, _hashable(v)) for k, v in self._context.items()]),
                 frozenset(self._history.items()),
                 self._timers.armed,
             )
@@ -205,6 +205,13 @@ class State:
         secret = self._config.tables.secret_context
         context = {k: REDACTED if k in secret else v for k, v in self._context.items()}
         return f"State({list(self.leaves)!r}, context={context!r})"
+
+
+def _hashable(value: Any) -> Any:
+    """A context value as a hash key: a list (a `list` field's value) as a tuple."""
+    if value.__class__ is list:
+        return tuple([_hashable(v) for v in value])
+    return value
 
 
 _SHOWN = reprlib.Repr()

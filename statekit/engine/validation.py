@@ -27,7 +27,15 @@ EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 ValueCheck = Callable[[Any], bool]
 
-_KIND = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null"}
+_KIND = {
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    type(None): "null",
+    list: "list",
+    dict: "mapping",
+}
 
 
 def kind_of(value: object) -> str:
@@ -60,7 +68,13 @@ def value_check(t: ValueType) -> ValueCheck:
     """A fast test equivalent to `t.accepts(value)` plus "numbers are finite, integers
     fit in 64 bits"."""
     base: ValueCheck
-    if t.enum is not None:
+    if t.items is not None:
+        item = value_check(t.items)
+
+        def base(v: Any) -> bool:
+            return v.__class__ is list and all(item(x) for x in v)
+
+    elif t.enum is not None:
         cls, values = type(t.enum[0]), frozenset(t.enum)
 
         def base(v: Any) -> bool:
@@ -88,6 +102,10 @@ def value_check(t: ValueType) -> ValueCheck:
 
 
 def _problem(decl: FieldDecl, value: Any) -> str:
+    wrong = first_wrong_element(decl.type, value)
+    if wrong is not None:
+        path, expected, element = wrong
+        return f"field '{decl.name}{path}': expected {expected.describe()}, got {_kind(element)}"
     got = kind_of(value)
     if value.__class__ is float and not math.isfinite(value):
         got = "a non-finite number"
@@ -96,6 +114,32 @@ def _problem(decl: FieldDecl, value: Any) -> str:
     elif decl.type.enum and value.__class__ is type(decl.type.enum[0]):
         got = _shown(value)  # the right kind, but not one of the values: show which
     return f"field '{decl.name}': expected {decl.type.describe()}, got {got}"
+
+
+def first_wrong_element(
+    t: ValueType, value: Any, path: str = ""
+) -> tuple[str, ValueType, Any] | None:
+    """For a list value of a list type: the path (`[2]`, `[0][1]`) of its first element
+    that does not conform, the element's expected type and the element; None when every
+    element conforms or `value` is not a list of a list type."""
+    items = t.items
+    if items is None or value.__class__ is not list:
+        return None
+    check = value_check(items)
+    for index, element in enumerate(value):
+        if not check(element):
+            where = f"{path}[{index}]"
+            return first_wrong_element(items, element, where) or (where, items, element)
+    return None
+
+
+def _kind(value: Any) -> str:
+    """`kind_of`, naming a non-finite number or an integer beyond 64 bits as such."""
+    if value.__class__ is float and not math.isfinite(value):
+        return "a non-finite number"
+    if value.__class__ is int and not INT_MIN <= value <= INT_MAX:
+        return "an integer beyond 64 bits"
+    return kind_of(value)
 
 
 def _shown(value: object) -> str:

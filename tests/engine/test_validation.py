@@ -42,7 +42,7 @@ def test_value_check_is_accepts_plus_finite_numbers_and_64_bit_integers(
 ) -> None:
     finite = not (isinstance(value, float) and not math.isfinite(value))
     small = not (type(value) is int and not -(2**63) <= value < 2**63)
-    assert value_check(t)(value) == (t.accepts(value) and finite and small)  # type: ignore[arg-type]
+    assert value_check(t)(value) == (t.accepts(value) and finite and small)
 
 
 CHECKED = """

@@ -67,9 +67,9 @@ class CallChecks(CheckerCore):
         ok = True
         for arg_ast, arg_node in zip(node.args, checked, strict=True):
             t = arg_node.type
-            wanted_ok = t.base is BaseType.STRING if name == "len" else numeric(t)
+            wanted_ok = t.base in (BaseType.STRING, BaseType.LIST) if name == "len" else numeric(t)
             if not wanted_ok or t.nullable:
-                wanted = "a string" if name == "len" else "numbers"
+                wanted = "a string or a list" if name == "len" else "numbers"
                 message = f"{name}() needs {wanted}, but {self.segment(arg_ast)} is {t.describe()}"
                 self.report(expression_type.SLUG, arg_ast, message)
                 ok = False

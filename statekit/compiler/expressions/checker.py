@@ -35,6 +35,7 @@ from statekit.compiler.expressions.tree import (
     EventRef,
     ExprNode,
     Literal,
+    LocalRef,
 )
 from statekit.compiler.expressions.type_relations import (
     literal_type,
@@ -142,6 +143,8 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
                 return self._call(node)
             case ast.Subscript():
                 return self._subscript(node)
+            case ast.List():
+                return self._list_display(node)
         message = FORBIDDEN.get(type(node), f"{type(node).__name__} is not allowed")
         self.report(expression_unsafe.SLUG, node, message)
         return None
@@ -170,6 +173,9 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
         if name == SYSTEM_EVENT:
             self.report(expression_unsafe.SLUG, node, SYSTEM_EVENT_USE)
             return None
+        local = self.scope.locals.get(name)
+        if local is not None:
+            return LocalRef(name=name, type=local)
         if name in ("ctx", "event"):
             self.report(expression_unsafe.SLUG, node, f"'{name}' is only allowed as {name}.<field>")
             return None

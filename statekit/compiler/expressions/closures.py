@@ -41,15 +41,19 @@ from statekit.compiler.expressions.tree import (
     Call,
     Compare,
     CompareOp,
+    Contains,
     ContextRef,
     EventMeta,
     EventRef,
     ExprNode,
     Format,
     IfExp,
+    Index,
     InList,
     IsNone,
+    ListDisplay,
     Literal,
+    LocalRef,
     Not,
     Now,
     TableRead,
@@ -71,6 +75,19 @@ def compile_tree(node: ExprNode) -> Evaluator:
             return lambda c, e, a: e[f]
         case EventMeta(field=f):
             return _event_meta(META_INDEX[f])
+        case Index(value=value, index=index):
+            fv, fi = compile_tree(value), compile_tree(index)
+            return lambda c, e, a: _element(fv(c, e, a), fi(c, e, a))
+        case Contains(item=item, container=container, negated=negated):
+            fx, fc = compile_tree(item), compile_tree(container)
+            if negated:
+                return lambda c, e, a: _not_in(fx(c, e, a), fc(c, e, a))
+            return lambda c, e, a: _in(fx(c, e, a), fc(c, e, a))
+        case ListDisplay(elements=elements):
+            fs = tuple(compile_tree(x) for x in elements)
+            return lambda c, e, a: [f(c, e, a) for f in fs]
+        case LocalRef(name=name):
+            return _local(name)
         case Active(state_id=sid):
             return lambda c, e, a: sid in a
         case Not(operand=Active(state_id=sid)):
@@ -109,14 +126,42 @@ def compile_tree(node: ExprNode) -> Evaluator:
             return _format(pieces, tuple(compile_tree(x) for x in args))
 
 
+def _element(values: list[Any], index: int) -> Any:
+    """`values[index]` from 0; a negative index fails as one past the end does."""
+    if index < 0:
+        raise IndexError(f"list index {index} is negative")
+    return values[index]
+
+
+def _in(item: Any, values: list[Any]) -> bool:
+    """Membership as `==` compares in expressions (True is not 1, 1 is 1.0)."""
+    return any(v == item and (v.__class__ is bool) is (item.__class__ is bool) for v in values)
+
+
+def _not_in(item: Any, values: list[Any]) -> bool:
+    return not _in(item, values)
+
+
 def _event_meta(index: int) -> Evaluator:
     """Reads field `index` of the event's `meta`: the engine evaluates the expressions of
     a chart that reads `_event` with an `EventPayload` (see `event_meta`)."""
 
     def read(c: Mapping[str, Any], e: Mapping[str, Any], a: AbstractSet[int]) -> Any:
-        if isinstance(e, EventPayload):
+        if isinstance(e, EventPayload) and e.meta is not None:
             return e.meta[index]
         raise LookupError("_event is read where the event is not known")
+
+    return read
+
+
+def _local(name: str) -> Evaluator:
+    """Reads a `foreach` local: the engine evaluates a body's expressions with an
+    `EventPayload` carrying them (see `event_meta.with_locals`)."""
+
+    def read(c: Mapping[str, Any], e: Mapping[str, Any], a: AbstractSet[int]) -> Any:
+        if isinstance(e, EventPayload):
+            return e.locals[name]
+        raise LookupError(f"the foreach local {name} is read outside its body")
 
     return read
 

@@ -43,13 +43,29 @@ EventMetaValues: TypeAlias = tuple[str, str, str | None, str | None]
 
 
 class EventPayload(dict[str, Any]):
-    """An event's payload fields, and the event's `meta` (name, type, origin, invokeid)."""
+    """An event's payload fields, the event's `meta` (name, type, origin, invokeid; None
+    where the chart does not read `_event`), and the `locals` of the `foreach` bodies the
+    expression is evaluated in."""
 
-    __slots__ = ("meta",)
+    __slots__ = ("locals", "meta")
 
-    def __init__(self, payload: Mapping[str, Any], meta: EventMetaValues) -> None:
+    def __init__(
+        self,
+        payload: Mapping[str, Any],
+        meta: EventMetaValues | None,
+        local_values: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(payload)
         self.meta = meta
+        self.locals: Mapping[str, Any] = {} if local_values is None else local_values
+
+
+def with_locals(payload: Mapping[str, Any], local_values: Mapping[str, Any]) -> EventPayload:
+    """The payload as a `foreach` body sees it: its fields and meta, and these locals
+    beside the locals of the bodies around it."""
+    if isinstance(payload, EventPayload):
+        return EventPayload(payload, payload.meta, {**payload.locals, **local_values})
+    return EventPayload(payload, None, local_values)
 
 
 def platform_or(kind: str, name: str) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 import typing
 
-from statekit.compiler.expressions.checker_core import CheckerCore
 from statekit.compiler.expressions.language import ARITH_OPS, COMPARE_OPS, MAX_EXPONENT, OTHER_OPS
+from statekit.compiler.expressions.list_checks import ListChecks
 from statekit.compiler.expressions.tree import (
     BinOp,
     BoolOp,
@@ -32,7 +32,7 @@ from statekit.compiler.rules import expression_type, expression_unsafe
 from statekit.compiler.value_types import INTEGER, NUMBER, STRING, BaseType
 
 
-class OperatorChecks(CheckerCore):
+class OperatorChecks(ListChecks):
     """The operator constructs of the expression language."""
 
     def _bool_op(self, node: ast.BoolOp) -> ExprNode | None:
@@ -152,11 +152,8 @@ class OperatorChecks(CheckerCore):
 
     def _in_list(self, node: ast.Compare, negated: bool) -> ExprNode | None:
         container = node.comparators[0]
-        keyword = "not in" if negated else "in"
         if not isinstance(container, ast.List | ast.Tuple):
-            message = f"'{keyword}' needs a list display on its right, e.g. x {keyword} ['a', 'b']"
-            self.report(expression_unsafe.SLUG, container, message)
-            return None
+            return self._in_container(node, negated)
         item = self.visit(node.left)
         options = [self.visit(x) for x in container.elts]
         if item is None or any(o is None for o in options):

@@ -116,6 +116,9 @@ class ExpressionScope:
     tables: Mapping[str, LookupTable] = field(default_factory=lambda: MappingProxyType({}))
     broken_tables: frozenset[str] = frozenset()
     no_definitions: str | None = None
+    locals: Mapping[str, ValueType] = field(default_factory=lambda: MappingProxyType({}))
+    """The read-only locals in scope (the `item` and `index` of the `foreach` bodies
+    around the expression), by name."""
 
     @property
     def payload(self) -> Mapping[str, ValueType] | None:

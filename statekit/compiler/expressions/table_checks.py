@@ -12,8 +12,7 @@ import ast
 import difflib
 import itertools
 
-from statekit.compiler.expressions.checker_core import CheckerCore
-from statekit.compiler.expressions.language import FORBIDDEN
+from statekit.compiler.expressions.list_checks import ListChecks
 from statekit.compiler.expressions.lookup_table import LookupTable, shown_key
 from statekit.compiler.expressions.tree import ExprNode, Literal, TableRead
 from statekit.compiler.rules import expression_type, expression_unsafe, table_incomplete
@@ -21,7 +20,7 @@ from statekit.compiler.rules import expression_type, expression_unsafe, table_in
 _SHOWN_KEYS = 8  # most missing keys a message lists
 
 
-class TableChecks(CheckerCore):
+class TableChecks(ListChecks):
     """Reads of the chart's lookup tables (`tables:`)."""
 
     def _subscript(self, node: ast.Subscript) -> ExprNode | None:
@@ -31,8 +30,7 @@ class TableChecks(CheckerCore):
             and isinstance(base.value, ast.Name)
             and base.value.id == "tables"
         ):
-            self.report(expression_unsafe.SLUG, node, FORBIDDEN[ast.Subscript])
-            return None
+            return self._list_index(node)
         table = self._table(base)
         if isinstance(node.slice, ast.Slice | ast.Tuple):
             self.report(expression_unsafe.SLUG, node.slice, "a table is read with one key")

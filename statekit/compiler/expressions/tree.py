@@ -63,6 +63,41 @@ class EventMeta:
 
 
 @dataclass(frozen=True, slots=True)
+class LocalRef:
+    """A read-only local of a `foreach` body: its `item` or `index` name."""
+
+    name: str
+    type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    """`x[i]`: the element of list `x` at integer `i` (from 0; out of range fails)."""
+
+    value: ExprNode
+    index: ExprNode
+    type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class Contains:
+    """`item in x` on a list `x` (not a list display), or `not in` when `negated`."""
+
+    item: ExprNode
+    container: ExprNode
+    negated: bool
+    type: ValueType = BOOLEAN
+
+
+@dataclass(frozen=True, slots=True)
+class ListDisplay:
+    """`[a, b, ...]` as a value: a list of one element type."""
+
+    elements: tuple[ExprNode, ...]
+    type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
 class Active:
     """`active('<ref>')`: whether the state resolved from `ref` (id `state_id`) is active."""
 
@@ -206,13 +241,17 @@ ExprNode: TypeAlias = (
     | Now
     | Format
     | EventMeta
+    | Index
+    | Contains
+    | ListDisplay
+    | LocalRef
 )
 
 
 def children(node: ExprNode) -> tuple[ExprNode, ...]:
     """The direct sub-expressions of `node`, in evaluation order."""
     match node:
-        case Literal() | ContextRef() | EventRef() | Active() | Now() | EventMeta():
+        case Literal() | ContextRef() | EventRef() | Active() | Now() | EventMeta() | LocalRef():
             return ()
         case Not(operand=x) | UnaryOp(operand=x) | IsNone(operand=x):
             return (x,)
@@ -230,6 +269,12 @@ def children(node: ExprNode) -> tuple[ExprNode, ...]:
             return (item, *options)
         case Call(args=args) | Format(args=args):
             return args
+        case Index(value=value, index=index):
+            return (value, index)
+        case Contains(item=item, container=container):
+            return (item, container)
+        case ListDisplay(elements=elements):
+            return elements
 
 
 def iter_nodes(node: ExprNode) -> Iterator[ExprNode]:
@@ -288,5 +333,14 @@ def tree_to_json(node: ExprNode) -> dict[str, object]:
             out["args"] = [tree_to_json(a) for a in args]
         case EventMeta(field=name):
             out = {"kind": "event_meta", "field": name}
+        case Index(value=value, index=index):
+            out = {"kind": "index", "value": tree_to_json(value), "index": tree_to_json(index)}
+        case Contains(item=item, container=container, negated=negated):
+            out = {"kind": "contains", "item": tree_to_json(item), "negated": negated}
+            out["container"] = tree_to_json(container)
+        case ListDisplay(elements=elements):
+            out = {"kind": "list", "elements": [tree_to_json(e) for e in elements]}
+        case LocalRef(name=name):
+            out = {"kind": "local", "name": name}
     out["type"] = node.type.to_json()
     return out

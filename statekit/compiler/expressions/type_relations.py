@@ -80,7 +80,30 @@ def assign_problem(node: ExprNode, expected: ValueType) -> str | None:
         return None if ok else mismatch
     if expected.base is BaseType.NUMBER:
         return None if numeric(t) else mismatch
+    if expected.items is not None:
+        return None if list_fits(t, expected) else mismatch
     return None if t.base is expected.base else mismatch
+
+
+def list_fits(t: ValueType, expected: ValueType) -> bool:
+    """Whether a list of type `t` can go where a list of `expected` is declared (`[]`, a
+    list of nulls only, fits any list; elements by the rules of `assign`)."""
+    if t.base is not BaseType.LIST or expected.items is None:
+        return False
+    if t.items is None:  # `[]`
+        return True
+    have, want = t.items, expected.items
+    if have.base is BaseType.NULL:
+        return want.nullable
+    if have.nullable and not want.nullable:
+        return False
+    if want.enum is not None:
+        return have.enum is not None and set(have.enum) <= set(want.enum)
+    if want.items is not None:
+        return list_fits(have, want)
+    if want.base is BaseType.NUMBER:
+        return numeric(have)
+    return have.base is want.base
 
 
 def unify(a: ExprNode, b: ExprNode) -> ValueType | None:

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import EventDecl, FieldDecl, GuardDecl, LintSettings
 from statekit.compiler.rules import schema as schema_rule
-from statekit.compiler.source.nodes import MappingNode, Node, Scalar, ScalarNode, SequenceNode
+from statekit.compiler.source.nodes import (
+    MappingNode,
+    Node,
+    Scalar,
+    ScalarNode,
+    SequenceNode,
+    to_plain,
+)
 from statekit.compiler.value_types import BaseType, ValueType, out_of_range
 
 DEFAULT_GUARD_REASON = "GUARD_FAILED"
@@ -81,20 +88,43 @@ def _parse_field(
             for item in enum_node.items:
                 if isinstance(item, ScalarNode) and (why := out_of_range(item.value)):
                     return None, [_error(f"{what}: enum value {_short(item)} {why}", item)]
+    items: ValueType | None = None
     if enum is not None:
         base = BaseType.STRING if isinstance(enum[0], str) else BaseType.INTEGER
         if type_name is not None and type_name != base.value:
             return None, [_error(f"{what}: enum values are {base.value}s, not {type_name}", spec)]
     elif type_name is None:
         return None, [
-            _error(f"{what} needs a type (integer, number, string, boolean) or an enum", spec)
+            _error(f"{what} needs a type (integer, number, string, boolean, list) or an enum", spec)
         ]
     else:
-        base = BaseType(type_name)  # the schema admits only integer, number, string, boolean
-    vtype = ValueType(base=base, nullable=nullable, enum=enum)
+        base = BaseType(type_name)  # the schema admits only the DSL's type names
+    if base is BaseType.LIST:
+        items_node = spec.get("items") if isinstance(spec, MappingNode) else None
+        if items_node is None:
+            return None, [_error(f"{what}: a list needs `items:` (the type of its elements)", spec)]
+        item_decl, problems = _parse_field(key, items_node, in_context=False)
+        if item_decl is None:
+            return None, problems
+        if item_decl.has_default:
+            node = items_node.get("default") if isinstance(items_node, MappingNode) else None
+            return None, [_error(f"{what}: list items have no default", node or items_node)]
+        items = item_decl.type
+    elif isinstance(spec, MappingNode) and spec.get("items") is not None:
+        return None, [_error(f"{what}: `items:` needs `type: list`", spec.get("items") or spec)]
+    vtype = ValueType(base=base, nullable=nullable, enum=enum, items=items)
     has_default = default_node is not None
-    default: Scalar = None
-    if isinstance(default_node, ScalarNode):
+    default: object = None
+    if isinstance(default_node, SequenceNode):
+        default = to_plain(default_node)
+        problem = vtype.problem_at(default, "default")
+        if problem is not None or not vtype.accepts(default):
+            shown = problem or f"default is not {vtype.describe()}"
+            return None, [_error(f"{what}: {shown}", default_node)]
+        for element in _scalars_of(default_node):
+            if (why := out_of_range(element.value)) is not None:
+                return None, [_error(f"{what}: default element {_short(element)} {why}", element)]
+    elif isinstance(default_node, ScalarNode):
         default = default_node.value
         if not vtype.accepts(default):
             return None, [
@@ -106,6 +136,8 @@ def _parse_field(
     elif in_context:  # no default (the schema admits only a single value as one)
         if nullable:
             has_default = True
+        elif base is BaseType.LIST:
+            default, has_default = [], True  # a list starts empty
         elif isinstance(spec, ScalarNode) and enum is None:
             default, has_default = _ZERO[base], True
         else:
@@ -121,6 +153,15 @@ def _parse_field(
         description=description,
         span=key.span,
     ), []
+
+
+def _scalars_of(node: Node) -> list[ScalarNode]:
+    """Every scalar inside a sequence default, nested lists included."""
+    if isinstance(node, ScalarNode):
+        return [node]
+    if isinstance(node, SequenceNode):
+        return [s for item in node.items for s in _scalars_of(item)]
+    return []
 
 
 def _short(node: ScalarNode) -> str:

@@ -1,5 +1,5 @@
-"""Effects (`assign`, `emit`, `raise`, `send`, `cancel`, `pause`, `resume`, `if`)
-compiled against the declared context and events."""
+"""Effects (`assign`, `emit`, `raise`, `send`, `cancel`, `pause`, `resume`, `if`,
+`foreach`) compiled against the declared context and events."""
 
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ from statekit.compiler.ir import (
 )
 from statekit.compiler.model.conditional_effects import compile_conditional
 from statekit.compiler.model.declarations import mapping_items, text
+from statekit.compiler.model.foreach_effects import compile_foreach
 from statekit.compiler.model.timers import integer_expression, read_delay
 from statekit.compiler.rules import expression_type, unknown_event
 from statekit.compiler.rules import schema as schema_rule
@@ -197,6 +198,8 @@ class EffectCompiler:
             return Cancel(id=str(value.value), span=span)
         if kind == "if":
             return compile_conditional(value, span, scope, self._nested, problems)
+        if kind == "foreach":
+            return compile_foreach(value, span, scope, self._nested, problems)
         if kind in ("pause", "resume") and isinstance(value, ScalarNode):
             name = str(value.value)
             self.controlled_names.append((kind, name, value.span))

@@ -68,7 +68,7 @@ def finding(chart: CompiledChart, explored: Exploration) -> Diagnostic | None:
     headline = ""
     branching: dict[str | None, list[Limit]] = {}
     for limit in explored.limits:
-        if limit.kind in ("configurations", "memory"):
+        if limit.kind in ("configurations", "memory", "loops"):
             headline = limit.message
             span = chart.span
         else:

@@ -185,8 +185,8 @@ def test_the_read_is_one_lookup_in_the_chart_json() -> None:
         (
             "ctx.budget[0]",
             "'x'",
-            "expression-unsafe: subscripts are only allowed on a declared table: "
-            "tables.<name>[key]",
+            "expression-unsafe: subscripts are only allowed on a list or a declared table: "
+            "tables.<name>[key], but ctx.budget is integer",
         ),
         (
             "len(tables)",

@@ -215,6 +215,7 @@ def test_field_spec_keys_equal_the_docs() -> None:
         "number",
         "string",
         "boolean",
+        "list",
     }
 
 

@@ -190,8 +190,8 @@ ERRORS = [
     ),
     pytest.param(
         "statechart: x\nstates:\n  a:\n    entry:\n      - {assign: {n: 1}, emit: {type: X}}\n",
-        "an effect has exactly one key (assign, emit, raise, send, cancel, pause, resume or if), "
-        "got 'assign', 'emit'",
+        "an effect has exactly one key "
+        "(assign, emit, raise, send, cancel, pause, resume, foreach or if), got 'assign', 'emit'",
         (5, 9),
         None,
         id="effect with two keys",
@@ -199,7 +199,7 @@ ERRORS = [
     pytest.param(
         "statechart: x\nstates:\n  a:\n    entry:\n      - asign: {n: 1}\n",
         "unknown key 'asign' in effect "
-        "(allowed: assign, emit, raise, send, cancel, pause, resume, if)",
+        "(allowed: assign, emit, raise, send, cancel, pause, resume, foreach, if)",
         (5, 9),
         "did you mean 'assign'?",
         id="misspelt effect",
@@ -234,7 +234,7 @@ ERRORS = [
     ),
     pytest.param(
         "statechart: x\nevents:\n  E: {n: {tpe: integer}}\n",
-        "unknown key 'tpe' in field spec (allowed: type, enum, nullable, default, secret,",
+        "unknown key 'tpe' in field spec (allowed: type, enum, items, nullable, default, secret,",
         (3, 11),
         "did you mean 'type'?",
         id="misspelt key in a field spec",
