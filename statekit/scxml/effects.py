@@ -33,10 +33,13 @@ def effects_of(blocks: list[Element], c: ImportContext) -> list[dict[str, Any]]:
     return [effect for block in blocks for effect in content_of(block, c)]
 
 
-def content_of(block: Element, c: ImportContext) -> list[dict[str, Any]]:
+def content_of(block: Element, c: ImportContext, nested: str | None = None) -> list[dict[str, Any]]:
+    """The effects of a block; `nested`: the `<if>` or `<foreach>` it is the body of."""
     effects: list[dict[str, Any]] = []
     for element in block.children:
         if (failure := certain_failure(element, c)) is not None:
+            if nested is not None:  # SCXML stops the block around the <if>/<foreach> too
+                raise c.refuse(element, f"{failure}, inside <{nested}>: not expressible")
             # SCXML raises error.execution and runs nothing more of the block
             reason = {"reason": quoted(failure)}
             effects.append({"raise": {"event": ERROR_EXECUTION, "payload": reason}})
@@ -50,6 +53,8 @@ def content_of(block: Element, c: ImportContext) -> list[dict[str, Any]]:
             effects.append(_assign(element, c))
         elif element.tag == "if":
             effects.append(_if(element, c))
+        elif element.tag == "foreach" and {"array", "item"} <= set(element.attrs):
+            effects.append(_foreach(element, c))
         elif element.tag == "send":
             effects.extend(_send(element, c))
         elif element.tag == "cancel" and set(element.attrs) == {"sendid"}:
@@ -87,7 +92,7 @@ def _if(element: Element, c: ImportContext) -> dict[str, Any]:
     clauses = [
         {
             "cond": c.condition(marker),
-            "then": content_of(Element("block", {}, 0, 0, children=kids), c),
+            "then": content_of(Element("block", {}, 0, 0, children=kids), c, "if"),
         }
         for marker, kids in branches
     ]
@@ -95,8 +100,35 @@ def _if(element: Element, c: ImportContext) -> dict[str, Any]:
     if len(clauses) > 1:
         out["elif"] = clauses[1:]
     if otherwise is not None:
-        out["else"] = content_of(Element("block", {}, 0, 0, children=otherwise), c)
+        out["else"] = content_of(Element("block", {}, 0, 0, children=otherwise), c, "if")
     return {"if": out}
+
+
+def _foreach(element: Element, c: ImportContext) -> dict[str, Any]:
+    """`<foreach array item index>`: statekit's `foreach`, whose body first assigns its
+    read-only locals to the `<data>` SCXML names as `item` and `index` (so they hold
+    the last element after the loop, as in SCXML)."""
+    where = f"{element.line}_{element.column}"
+    local = {"item": f"item_{where}", "index": f"index_{where}"}
+    assigns = {element.attrs[k]: v for k, v in local.items() if k in element.attrs}
+    written = {k.attrs.get("location") for k in _descendants(element) if k.tag == "assign"}
+    reads = {} if written & set(assigns) else {name: local for name, local in assigns.items()}
+    before = dict(c.system)
+    c.system.update(reads)  # the body reads the local its <data> was just given
+    try:
+        body = content_of(Element("block", {}, 0, 0, children=element.children), c, "foreach")
+    finally:
+        c.system.clear()
+        c.system.update(before)
+    loop: dict[str, Any] = {"array": c.expression(element, "array"), "item": local["item"]}
+    if "index" in element.attrs:
+        loop["index"] = local["index"]
+    loop["do"] = [{"assign": assigns}, *body]
+    return {"foreach": loop}
+
+
+def _descendants(element: Element) -> list[Element]:
+    return [d for k in element.children for d in (k, *_descendants(k))]
 
 
 def _assign(element: Element, c: ImportContext) -> dict[str, Any]:

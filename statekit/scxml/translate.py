@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from statekit.compiler.model.evaluation_errors import ERROR_EXECUTION
-from statekit.compiler.value_types import STRING, ValueType
+from statekit.compiler.value_types import INTEGER, STRING, ValueType
 from statekit.scxml.context import ImportContext, event_name, quoted
 from statekit.scxml.data_types import Write, typed_fields
 from statekit.scxml.document import Element
@@ -151,6 +151,8 @@ def _collect(
             context.invokes.append(child.attrs["id"])
             if "idlocation" in child.attrs:
                 context.writes.append(Write(child.attrs["idlocation"], child, kind=STRING))
+        elif child.tag == "foreach":
+            _foreach_writes(child, context)
         elif child.tag == "assign" and "expr" in child.attrs:
             location = child.attrs.get("location", "")
             context.writes.append(Write(location, child, child.attrs["expr"]))
@@ -177,6 +179,21 @@ def _collect(
                     _add_event(context, child, descriptor.removesuffix(".*").removesuffix("."))
         if child.tag not in _OPAQUE:
             _collect(child, child_path, context, root)
+
+
+def _foreach_writes(element: Element, context: ImportContext) -> None:
+    """A `<foreach>` writes its `item` (an element of its `array`) and its `index` (an
+    integer); SCXML declares either when no `<data>` does."""
+    array = element.attrs.get("array", "").strip()
+    for key, value in (("item", f"({array})[0]"), ("index", None)):
+        name = element.attrs.get(key)
+        if name is None:
+            continue
+        if name not in context.data_names():
+            declared = Element("data", {"id": name}, element.line, element.column)
+            context.data.append((declared, _data_value(declared, context)))
+        kind = None if value else INTEGER
+        context.writes.append(Write(name, element, value, kind=kind))
 
 
 def _add_event(context: ImportContext, element: Element, event: str) -> None:

@@ -79,6 +79,13 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ),
     (r"system variable \(read-only\) is assigned", "<assign> to a system variable"),
     (r"raises only error\.execution", "error.communication events"),
+    (
+        r"inside <(if|foreach)>: not expressible",
+        "an element that always fails inside <if>/<foreach> (SCXML stops the block around it)",
+    ),
+    (r"got list of", "+ of two lists (statekit's lists have no concatenation)"),
+    (r"not a name statekit's context takes", "a <data> or <foreach> item that is no name"),
+    (r"the text '", "an operator the translation does not know"),
     (r"<foreach", "<foreach>"),
     (r"<if ", "<if> / <elseif> / <else>"),
     (r"<script>", "<script>"),

@@ -91,5 +91,7 @@ def with_meta(
     name, payload = event
     if isinstance(payload, EventPayload):
         return name, payload
-    origin, invokeid = sent.meta[2:] if isinstance(sent, EventPayload) else (None, None)
+    origin, invokeid = (None, None)
+    if isinstance(sent, EventPayload) and sent.meta is not None:
+        origin, invokeid = sent.meta[2:]
     return name, EventPayload(payload, (name, platform_or(kind, name), origin, invokeid))
