@@ -92,7 +92,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
     (r"with no value", "<data> without a value (undefined)"),
     (
         r"expr='\[|expr='lambda|string'|src or inline",
-        "<data> that is not a literal (lists, functions, src, inline)",
+        "<data> that is not a literal (functions, src, inline)",
     ),
     (r"<data id=.* with expr=", "<data> computed from an expression"),
     (r"location='[^']*\.|location='_", "<assign> to a structured location"),
