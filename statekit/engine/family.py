@@ -44,6 +44,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from statekit.compiler.expressions.event_meta import sent_by
 from statekit.compiler.invocations import ERROR_REASON_FIELD, done_event, error_event
 from statekit.compiler.ir import StateKind
 from statekit.engine.chart import Chart, StartError
@@ -160,7 +161,7 @@ class FamilyRouter:
             result = chart.send(
                 member.state,
                 delivery.event,
-                dict(delivery.payload),
+                _received(delivery, member.instance_id),
                 event_id=delivery.event_id,
                 now_ms=self.now_ms,
             )
@@ -364,3 +365,14 @@ class FamilyRouter:
             self._queue.append(cancel)
         after = member.moved(member.state, status=MemberStatus.CANCELLED, children=NO_CHILDREN)
         return DeliveryRecord(delivery, member, after)
+
+
+def _received(delivery: Delivery, receiver: str) -> dict[str, Any]:
+    """The payload `receiver` is sent, saying where the event came from (`_event.origin`:
+    the sending member's instance ID; `_event.invokeid`: the invoke id, for an event
+    from a child or about an invocation). An instance's sends to itself come from
+    nowhere else, as outside a family."""
+    origin = delivery.sender if delivery.sender != receiver else None
+    if origin is None and delivery.invoke_id is None:
+        return dict(delivery.payload)
+    return sent_by(delivery.payload, origin, delivery.invoke_id)

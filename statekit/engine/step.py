@@ -149,7 +149,7 @@ def step(
         return unselected(tables, state, event_type, event_id, None)
     event = (event_type, clean)
     if tables.reads_event_meta:  # `_event` is read: the payload carries what the event is
-        event = with_meta(event, EXTERNAL)
+        event = with_meta(event, EXTERNAL, payload)
     if memoised:  # 5. selection and the macrostep, from the memo when data cannot matter
         # (the memo's per-configuration cache read inline: this is the hot path)
         known = config.cache.memo.get(event_type) or memoised_macrostep(tables, config, event_type)

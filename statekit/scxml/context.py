@@ -44,6 +44,7 @@ class ImportContext:
     invokes: list[str] = field(default_factory=list)
     done_of: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    failed_data: list[str] = field(default_factory=list)  # why each failing <data expr> fails
 
     def refuse(self, element: Element, message: str) -> ScxmlError:
         return ScxmlError(self.path, element.line, element.column, message)
@@ -58,7 +59,6 @@ class ImportContext:
         return self.translated(element, element.attrs[attribute], attribute)
 
     def translated(self, element: Element, text: str, attribute: str = "expr") -> str:
-        self.check_event_source(element, text)
         try:
             return translate(
                 text, self.data_names(), lambda name: self.in_ref(element, name), self.system
@@ -80,7 +80,6 @@ class ImportContext:
         if data is not None:
             ref, kind = f"ctx.{name}", data.type
         elif name in _EVENT_TYPES:
-            self.check_event_source(element, name)
             ref, kind = name, _EVENT_TYPES[name]
         else:
             return self.expression(element, "cond")
@@ -89,16 +88,6 @@ class ImportContext:
         )
         test = f"{ref} is not None and {test}" if kind.nullable else test
         return f"not ({test})" if negated else test
-
-    def check_event_source(self, element: Element, text: str) -> None:
-        """`_event.origin` and `_event.invokeid` are null for every event statekit's family
-        engine delivers today: read in a document that invokes or is invoked, refused."""
-        if (self.invokes or self.invoked) and re.search(r"_event\.(origin|invokeid)\b", text):
-            raise self.refuse(
-                element,
-                f"{text.strip()!r}: _event.origin/_event.invokeid of an event from another "
-                "instance (statekit's family engine does not set them yet)",
-            )
 
     def in_ref(self, element: Element, name: str) -> str | None:
         """`In(name)`'s state; None for a history pseudo-state (never active)."""

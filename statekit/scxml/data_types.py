@@ -51,6 +51,8 @@ class DataField:
     def spec(self) -> dict[str, Any]:
         """The field spec the chart declares."""
         out: dict[str, Any] = {"type": self.type.base.value}
+        if self.type.items is not None:
+            out["items"] = self.type.items.base.value
         if self.type.nullable:
             out["nullable"] = True
         out["default"] = self.default
@@ -103,7 +105,7 @@ def typed_fields(
         value = _initial_value(element, text, fields, translate)
         if isinstance(value, DataProblem):
             raise refuse(value.element, value.message)
-        literal = ValueType(_LITERAL_BASES.get(type(value), BaseType.BOOLEAN))
+        literal = _literal_type(value)
         fields[name] = DataField(name, literal, value, name not in written, element)
     inferred = _inferred_types(untyped, writes, fields, translate, problems, event_fields or {})
     for element in untyped:
@@ -138,9 +140,24 @@ def _initial_value(
         value = compiled.evaluate({n: f.default for n, f in fields.items()}, {}, frozenset())
     except Exception as error:  # a constant that fails (1 / 0): SCXML's error.execution
         return DataProblem(element, f"<data id={name!r}> with expr={text!r}: fails ({error})")
-    if value is None or type(value) not in (*_LITERAL_BASES, bool):
+    if value is None or type(value) not in (*_LITERAL_BASES, bool, list) or not _typed(value):
         return DataProblem(element, f"<data id={name!r}> with expr={text!r}: no typed value")
     return value
+
+
+def _literal_type(value: Any) -> ValueType:
+    """The type of a constant: a scalar, or a list of one scalar type (`_typed`)."""
+    if type(value) is list:
+        return ValueType(BaseType.LIST, items=_literal_type(value[0]))
+    return ValueType(_LITERAL_BASES.get(type(value), BaseType.BOOLEAN))
+
+
+def _typed(value: Any) -> bool:
+    """A scalar, or a non-empty list of scalars of one type."""
+    if type(value) is not list:
+        return True
+    kinds = {type(v) for v in value}
+    return len(kinds) == 1 and kinds <= {*_LITERAL_BASES, bool}
 
 
 def constant_value(

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from statekit.compiler.model.evaluation_errors import ERROR_EXECUTION
 from statekit.scxml.context import (
     SYSTEM_VARIABLES,
     ImportContext,
@@ -21,23 +22,39 @@ from statekit.scxml.payloads import send_payload
 _DELAY = re.compile(r"^\s*(\d*(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 _IGNORED = {"log"}
+_STRINGS = re.compile(r"'[^']*'|\"[^\"]*\"")
+_NOT_AN_EXPRESSION = re.compile(r"(?<![=!<>])=(?!=)")  # `1 = 1`: an assignment
 Translator = Callable[[Element, ImportContext], list[dict[str, Any]]]
 _SCXML_PROCESSOR = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
+_PROCESSORS = {_SCXML_PROCESSOR, "scxml", "http://www.w3.org/TR/scxml/#BasicHTTPEventProcessor"}
 
 
 def effects_of(blocks: list[Element], c: ImportContext) -> list[dict[str, Any]]:
     return [effect for block in blocks for effect in content_of(block, c)]
 
 
-def content_of(block: Element, c: ImportContext) -> list[dict[str, Any]]:
+def content_of(block: Element, c: ImportContext, nested: str | None = None) -> list[dict[str, Any]]:
+    """The effects of a block; `nested`: the `<if>` or `<foreach>` it is the body of."""
     effects: list[dict[str, Any]] = []
     for element in block.children:
+        if (failure := certain_failure(element, c)) is not None:
+            if nested is not None:  # SCXML stops the block around the <if>/<foreach> too
+                raise c.refuse(element, f"{failure}, inside <{nested}>: not expressible")
+            # SCXML raises error.execution and runs nothing more of the block
+            reason = {"reason": quoted(failure)}
+            effects.append({"raise": {"event": ERROR_EXECUTION, "payload": reason}})
+            rest = block.children[block.children.index(element) + 1 :]
+            for dropped in rest:
+                c.note(dropped, f"<{dropped.tag}> dropped: the <{element.tag}> before it fails")
+            break
         if element.tag == "raise" and element.attrs.get("event"):
             effects.append({"raise": event_name(element.attrs["event"])})
         elif element.tag == "assign":
             effects.append(_assign(element, c))
         elif element.tag == "if":
             effects.append(_if(element, c))
+        elif element.tag == "foreach" and {"array", "item"} <= set(element.attrs):
+            effects.append(_foreach(element, c))
         elif element.tag == "send":
             effects.extend(_send(element, c))
         elif element.tag == "cancel" and set(element.attrs) == {"sendid"}:
@@ -75,7 +92,7 @@ def _if(element: Element, c: ImportContext) -> dict[str, Any]:
     clauses = [
         {
             "cond": c.condition(marker),
-            "then": content_of(Element("block", {}, 0, 0, children=kids), c),
+            "then": content_of(Element("block", {}, 0, 0, children=kids), c, "if"),
         }
         for marker, kids in branches
     ]
@@ -83,17 +100,40 @@ def _if(element: Element, c: ImportContext) -> dict[str, Any]:
     if len(clauses) > 1:
         out["elif"] = clauses[1:]
     if otherwise is not None:
-        out["else"] = content_of(Element("block", {}, 0, 0, children=otherwise), c)
+        out["else"] = content_of(Element("block", {}, 0, 0, children=otherwise), c, "if")
     return {"if": out}
+
+
+def _foreach(element: Element, c: ImportContext) -> dict[str, Any]:
+    """`<foreach array item index>`: statekit's `foreach`, whose body first assigns its
+    read-only locals to the `<data>` SCXML names as `item` and `index` (so they hold
+    the last element after the loop, as in SCXML)."""
+    where = f"{element.line}_{element.column}"
+    local = {"item": f"item_{where}", "index": f"index_{where}"}
+    assigns = {element.attrs[k]: v for k, v in local.items() if k in element.attrs}
+    written = {k.attrs.get("location") for k in _descendants(element) if k.tag == "assign"}
+    reads = {} if written & set(assigns) else {name: local for name, local in assigns.items()}
+    before = dict(c.system)
+    c.system.update(reads)  # the body reads the local its <data> was just given
+    try:
+        body = content_of(Element("block", {}, 0, 0, children=element.children), c, "foreach")
+    finally:
+        c.system.clear()
+        c.system.update(before)
+    loop: dict[str, Any] = {"array": c.expression(element, "array"), "item": local["item"]}
+    if "index" in element.attrs:
+        loop["index"] = local["index"]
+    loop["do"] = [{"assign": assigns}, *body]
+    return {"foreach": loop}
+
+
+def _descendants(element: Element) -> list[Element]:
+    return [d for k in element.children for d in (k, *_descendants(k))]
 
 
 def _assign(element: Element, c: ImportContext) -> dict[str, Any]:
     location = element.attrs.get("location", "")
-    if location in c.system or location in SYSTEM_VARIABLES:
-        raise c.refuse(
-            element, f"<assign location={location!r}>: a system variable (read-only) is assigned"
-        )
-    if location not in c.data_names():
+    if location not in c.data_names():  # a part of one (`certain_failure` took the rest)
         raise c.refuse(element, f"<assign location={location!r}>: not a declared <data> name")
     if "expr" not in element.attrs:
         raise c.refuse(element, "<assign> with inline content is not expressible")
@@ -138,6 +178,42 @@ def _cancel(element: Element, c: ImportContext) -> list[dict[str, Any]]:
     return [{"cancel": sendid}]
 
 
+def not_an_expression(text: str) -> bool:
+    """Whether `text` is an assignment (`1 = 1`), which no datamodel evaluates."""
+    return _NOT_AN_EXPRESSION.search(_STRINGS.sub("", text)) is not None
+
+
+def certain_failure(element: Element, c: ImportContext) -> str | None:
+    """Why this `<assign>` or `<send>` fails whenever it runs, for which SCXML raises
+    `error.execution` and skips the rest of its block; None when it may succeed.
+
+    An `<assign>` to a system variable or to a location whose name no `<data>`
+    declares, or of an expression that is no expression (a bare `=`); a `<send>` of
+    a `type` that names no event processor, to a `target` that is no URI, or whose
+    `namelist` names no `<data>`."""
+    if element.tag == "assign":
+        location = element.attrs.get("location", "")
+        if location in c.system or location in SYSTEM_VARIABLES:
+            return f"<assign location={location}>: a system variable is read-only"
+        if location.split(".", 1)[0].strip() not in c.data_names():
+            return f"<assign location={location}>: no <data> declares it"
+        if not_an_expression(element.attrs.get("expr", "")):
+            return f"<assign expr={element.attrs['expr']}>: not an expression"
+        return None
+    if element.tag != "send":
+        return None
+    for name in element.attrs.get("namelist", "").split():
+        if name not in c.data_names():
+            return f"<send namelist>: no <data> {name}"
+    kind = element.attrs.get("type")
+    if kind is not None and kind not in _PROCESSORS and ":" not in kind:
+        return f"<send type={kind}>: no such event processor"
+    target = element.attrs.get("target")
+    if target is not None and not target.startswith("#") and ":" not in target:
+        return f"<send target={target}>: not a target of the SCXML event processor"
+    return None
+
+
 def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
     for attribute in ("eventexpr", "delayexpr"):
         branched = _by_value(element, attribute, c, _send)
@@ -148,7 +224,7 @@ def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
     allowed = {"event", "eventexpr", "target", "delay", "delayexpr", "id", "idlocation"}
     allowed |= {"namelist"}
     extra = set(element.attrs) - allowed
-    others = {f"<{k.tag}>" for k in element.children if k.tag != "param"}
+    others = {f"<{k.tag}>" for k in element.children if k.tag not in ("param", "content")}
     if extra or others:
         what = ", ".join(sorted(extra | others))
         raise c.refuse(element, f"<send> with {what} is not expressible")
@@ -161,9 +237,9 @@ def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
     send: dict[str, Any] = {"event": event}
     payload = send_payload(element, c.data_names(), c.translated, c.refuse)
     if payload and "event" not in element.attrs:
-        raise c.refuse(element, "<send eventexpr> with <param> or namelist is not expressible")
+        raise c.refuse(element, "<send eventexpr> with data is not expressible")
     if payload and target not in (None, "#_internal"):
-        raise c.refuse(element, f"<send target={target!r}> with <param> or namelist")
+        raise c.refuse(element, f"<send target={target!r}> with data")
     if payload:
         send["payload"] = payload
     if target is not None:

@@ -24,7 +24,7 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 _OPERATORS = {"===": "==", "!==": "!=", "&&": "and", "||": "or", "!": "not"}
-_PLAIN = {"==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "(", ")"}
+_PLAIN = {"==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "(", ")", "[", "]", ","}
 _LITERALS = {
     "true": "true",
     "false": "false",
@@ -36,6 +36,8 @@ _LITERALS = {
 _EQUALITY = {"==": "is None", "===": "is None", "!=": "is not None", "!==": "is not None"}
 _EQUALITY_WORDS = {"==", "===", "!=", "!=="}
 _KEYWORDS = {"and", "or", "not"}  # the W3C suite's `python` datamodel writes these
+CONTENT_FIELD = "content"
+"""The payload field a `<send>`'s `<content>` is sent in: `_event.data` as a whole."""
 _SYSTEM = {"_event", "_sessionid", "_name", "_ioprocessors", "_x"}
 
 
@@ -118,6 +120,9 @@ def _event_read(tokens: list[tuple[str, str]], index: int, out: list[str]) -> in
         if tokens[index + 6][0] == "string" and call[2] == ")" and name.isidentifier():
             out.append(f"_event.data.{name}")  # python's data.get('x')
             return index + 8
+    if words[1] == "data" and words[2:3] != ["."]:  # the data as a whole: a <content>
+        out.append(f"_event.data.{CONTENT_FIELD}")
+        return index + 3
     if words[1] == "data" and words[2:3] == ["."] and len(words) == 4:
         field = words[3]
         follow = tokens[index + 5][1] if index + 5 < len(tokens) else ""

@@ -9,6 +9,7 @@ of two types for one field are refused at the later `<send>`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -16,7 +17,9 @@ from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
 from statekit.compiler.expressions.scope import ExpressionScope, TypedEvent
 from statekit.compiler.value_types import NUMBER, BaseType, ValueType
+from statekit.scxml.context import quoted
 from statekit.scxml.document import Element, ScxmlError
+from statekit.scxml.expressions import CONTENT_FIELD
 
 Translate = Callable[[Element, str, str], str]
 """(an element, an SCXML expression, the attribute it is in) → statekit's text."""
@@ -28,7 +31,13 @@ def send_payload(
     translate: Translate,
     refuse: Callable[..., ScxmlError],
 ) -> dict[str, str]:
-    """The payload (field → statekit expression) of a `<send>`'s `namelist` and `<param>`s."""
+    """The payload (field → statekit expression) of a `<send>`'s `namelist` and
+    `<param>`s, or of its `<content>` (`content_payload`)."""
+    contents = element.kids("content")
+    if contents:
+        if "namelist" in element.attrs or element.kids("param"):
+            raise refuse(element, "<send> with <content> and <param> or namelist (an error)")
+        return content_payload(contents[0], translate, refuse)
     payload: dict[str, str] = {}
     for name in element.attrs.get("namelist", "").split():
         if name not in data_names:
@@ -43,6 +52,23 @@ def send_payload(
         else:
             raise refuse(param, "<param> without expr or a declared location")
     return payload
+
+
+def content_payload(
+    content: Element, translate: Translate, refuse: Callable[..., ScxmlError]
+) -> dict[str, str]:
+    """A `<send>`'s `<content>` as the one payload field `content` (a statekit payload is
+    a record of named fields; `_event.data` as a whole reads that field). Its `expr`
+    translated; its text space-normalized, an integer when it reads as one, else a
+    string. XML and JSON objects or lists (structured data) are refused."""
+    if "expr" in content.attrs:
+        return {CONTENT_FIELD: translate(content, content.attrs["expr"], "expr")}
+    text = " ".join(content.text.split())
+    if content.children or text[:1] in ("{", "["):
+        raise refuse(content, "<send> with structured <content> (XML or JSON) is not expressible")
+    if re.fullmatch(r"-?\d+", text):
+        return {CONTENT_FIELD: str(int(text))}
+    return {CONTENT_FIELD: quoted(text)}
 
 
 def payload_fields(

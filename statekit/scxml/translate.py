@@ -22,11 +22,12 @@ from typing import Any
 
 import yaml
 
-from statekit.compiler.value_types import STRING, ValueType
+from statekit.compiler.model.evaluation_errors import ERROR_EXECUTION
+from statekit.compiler.value_types import INTEGER, STRING, ValueType
 from statekit.scxml.context import ImportContext, event_name, quoted
 from statekit.scxml.data_types import Write, typed_fields
 from statekit.scxml.document import Element
-from statekit.scxml.effects import content_of, effects_of
+from statekit.scxml.effects import certain_failure, content_of, effects_of, not_an_expression
 from statekit.scxml.invocations import Invoked, invocation, invoke_id
 from statekit.scxml.payloads import declaration, payload_fields, send_payload
 
@@ -83,6 +84,7 @@ def chart_of(
                 send_payload(element, context.data_names(), context.translated, context.refuse),
             )
             for event, element in context.sends
+            if certain_failure(element, context) is None  # never sent: no payload
         ]
         types = {n: f.type for n, f in context.fields.items()}
         context.payloads = payload_fields(payloads, types, context.refuse)
@@ -99,6 +101,7 @@ def chart_of(
     chart["events"] = {
         event_name(e): declaration(context.payloads.get(e, {})) for e in context.events
     }
+    _raise_at_start(body, context.failed_data, context, root)
     chart.update(body)
     chart["reject"] = {"*": DISCARDED}
     return Translation(chart, tuple(context.notes), tuple(children))
@@ -148,6 +151,8 @@ def _collect(
             context.invokes.append(child.attrs["id"])
             if "idlocation" in child.attrs:
                 context.writes.append(Write(child.attrs["idlocation"], child, kind=STRING))
+        elif child.tag == "foreach":
+            _foreach_writes(child, context)
         elif child.tag == "assign" and "expr" in child.attrs:
             location = child.attrs.get("location", "")
             context.writes.append(Write(location, child, child.attrs["expr"]))
@@ -156,7 +161,7 @@ def _collect(
         if (
             child.tag == "send"
             and "event" in child.attrs
-            and (child.kids("param") or "namelist" in child.attrs)
+            and (child.kids("param", "content") or "namelist" in child.attrs)
         ):
             context.sends.append((child.attrs["event"], child))
         if child.tag == "send" and "eventexpr" in child.attrs:
@@ -176,6 +181,21 @@ def _collect(
             _collect(child, child_path, context, root)
 
 
+def _foreach_writes(element: Element, context: ImportContext) -> None:
+    """A `<foreach>` writes its `item` (an element of its `array`) and its `index` (an
+    integer); SCXML declares either when no `<data>` does."""
+    array = element.attrs.get("array", "").strip()
+    for key, value in (("item", f"({array})[0]"), ("index", None)):
+        name = element.attrs.get(key)
+        if name is None:
+            continue
+        if name not in context.data_names():
+            declared = Element("data", {"id": name}, element.line, element.column)
+            context.data.append((declared, _data_value(declared, context)))
+        kind = None if value else INTEGER
+        context.writes.append(Write(name, element, value, kind=kind))
+
+
 def _add_event(context: ImportContext, element: Element, event: str) -> None:
     if event in context.events or not event:  # `.*` names no event
         return
@@ -185,6 +205,22 @@ def _add_event(context: ImportContext, element: Element, event: str) -> None:
     if any(event_name(other) == name for other in context.events):
         raise context.refuse(element, f"the event {event!r} would be named {name!r}, as another")
     context.events.append(event)
+
+
+def _raise_at_start(
+    body: dict[str, Any], reasons: list[str], c: ImportContext, root: Element
+) -> None:
+    """`error.execution` for each `<data>` that failed, raised first at the start."""
+    if not reasons:
+        return
+    initial = body.get("initial")
+    if not isinstance(initial, str) or initial not in body.get("states", {}):
+        raise c.refuse(root, "a <data> that fails to evaluate, in this initial configuration")
+    state = body["states"][initial]
+    raises = [
+        {"raise": {"event": ERROR_EXECUTION, "payload": {"reason": quoted(r)}}} for r in reasons
+    ]
+    state["entry"] = raises + list(state.get("entry", []))
 
 
 def _data_value(element: Element, context: ImportContext) -> str | None:
@@ -197,6 +233,10 @@ def _data_value(element: Element, context: ImportContext) -> str | None:
     if "src" in element.attrs or element.children:
         raise context.refuse(element, "<data> with src or inline content is not expressible")
     text = element.attrs.get("expr", element.text).strip()
+    if not_an_expression(text):  # SCXML: error.execution at the start, the data unbound
+        context.failed_data.append(f"<data id={name} expr={text}>: not an expression")
+        context.note(element, "<data> left unset: its expr is not an expression")
+        return None
     return text or None
 
 

@@ -137,3 +137,37 @@ states:
 """
     )
     assert chart.start().configuration == frozenset({"b"})
+
+
+RAISES = """
+statechart: raises
+on_evaluation_error: raise
+context:
+  why: {type: string, default: ""}
+  kind: {type: string, default: ""}
+events:
+  CHECK: {}
+initial: a
+states:
+  a:
+    on:
+      CHECK:
+        do: [{raise: {event: error.execution, payload: {reason: "'out of stock'"}}}]
+      error.execution:
+        to: b
+        do: [{assign: {why: event.reason, kind: _event.type}}]
+  b: {final: true}
+"""
+
+
+def test_a_chart_raises_error_execution_itself_like_the_engine_does() -> None:
+    chart = machine(RAISES)
+    result = chart.send(chart.start(), "CHECK", {})
+    assert result.status is Status.APPLIED
+    assert _context(result) == {"why": "out of stock", "kind": "platform"}
+    assert [m.event for m in result.evidence] == ["CHECK", "error.execution"]
+    without = compile_text(RAISES.replace("on_evaluation_error: raise\n", ""))
+    assert without.chart is None
+    assert any(d.slug == "unknown-event" for d in without.diagnostics), without.diagnostics
+    untyped = compile_text(RAISES.replace("reason: \"'out of stock'\"", "reason: 1"))
+    assert untyped.chart is None

@@ -183,14 +183,6 @@ def test_idlocation_stores_the_sends_id(tmp_path: Path) -> None:
     assert _ends_in(tmp_path, body) == {"pass"}
 
 
-def test_assigning_a_system_variable_is_refused(tmp_path: Path) -> None:
-    body = """<state id="s0"><onentry><assign location="_name" expr="'x'"/></onentry></state>
-"""
-    code, stderr, _ = _import(tmp_path, body)
-    assert code == 2
-    assert "<assign location='_name'>: a system variable (read-only) is assigned" in stderr
-
-
 def test_if_elseif_else_runs_the_first_branch_that_holds(tmp_path: Path) -> None:
     body = """<datamodel><data id="n" expr="2"/><data id="out" expr="''"/></datamodel>
 <state id="s0">

@@ -87,7 +87,6 @@ REFUSED = [
         "an internal transition after another on the same event",
     ),
     ('<onentry><send event="e" delayexpr="\'soon\'"/></onentry>', "the delay 'soon': not a"),
-    ('<onentry><assign location="nope" expr="1"/></onentry>', "not a declared <data>"),
 ]
 
 

@@ -39,10 +39,6 @@ def w3c_files() -> dict[str, Path]:
 FEATURES: tuple[tuple[str, str], ...] = (
     (r"<finalize>", "<finalize>"),
     (
-        r"family engine does not set them",
-        "_event.origin/.invokeid of a child's event (not set yet)",
-    ),
-    (
         r"<onexit> of a top-level <final>",
         "<onexit> of a top-level <final> (a chart stays in its final state)",
     ),
@@ -57,7 +53,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ),
     (
         r"system variable _event",
-        "_event beyond .name, .type, .origin, .invokeid, .data.<field>",
+        "_event.sendid, _event.origintype, _event as a whole",
     ),
     (
         r"system variable (_sessionid|_name|_ioprocessors)"
@@ -67,6 +63,11 @@ FEATURES: tuple[tuple[str, str], ...] = (
     (
         r"<send target=|targetexpr|typeexpr|<send> with type",
         "<send> to another target or processor",
+    ),
+    (r"structured <content>", "<send> with structured <content> (XML, JSON)"),
+    (
+        r"no (payload )?field 'content'",
+        "_event.data as a whole of an event sent without <content>",
     ),
     (
         r"<send> with .*(<param>|<content>|namelist)",
@@ -78,13 +79,20 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ),
     (r"system variable \(read-only\) is assigned", "<assign> to a system variable"),
     (r"raises only error\.execution", "error.communication events"),
+    (
+        r"inside <(if|foreach)>: not expressible",
+        "an element that always fails inside <if>/<foreach> (SCXML stops the block around it)",
+    ),
+    (r"got list of", "+ of two lists (statekit's lists have no concatenation)"),
+    (r"not a name statekit's context takes", "a <data> or <foreach> item that is no name"),
+    (r"the text '", "an operator the translation does not know"),
     (r"<foreach", "<foreach>"),
     (r"<if ", "<if> / <elseif> / <else>"),
     (r"<script>", "<script>"),
     (r"with no value", "<data> without a value (undefined)"),
     (
         r"expr='\[|expr='lambda|string'|src or inline",
-        "<data> that is not a literal (lists, functions, src, inline)",
+        "<data> that is not a literal (functions, src, inline)",
     ),
     (r"<data id=.* with expr=", "<data> computed from an expression"),
     (r"location='[^']*\.|location='_", "<assign> to a structured location"),

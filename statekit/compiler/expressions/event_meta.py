@@ -74,10 +74,24 @@ def platform_or(kind: str, name: str) -> str:
     return PLATFORM if name.startswith(("done.state.", "error.execution")) else kind
 
 
-def with_meta(event: tuple[str, Mapping[str, Any]], kind: str) -> tuple[str, EventPayload]:
+def sent_by(payload: Mapping[str, Any], origin: str | None, invokeid: str | None) -> EventPayload:
+    """A payload to hand `Chart.send` for an event another instance sent: `origin` is
+    the sender's instance ID, `invokeid` the invoke id of the child it came from (None
+    when it came from the parent or elsewhere). The family step (`statekit.engine.family`)
+    builds these; a chart that reads `_event.origin`/`_event.invokeid` sees them."""
+    return EventPayload(payload, ("", EXTERNAL, origin, invokeid))
+
+
+def with_meta(
+    event: tuple[str, Mapping[str, Any]], kind: str, sent: Mapping[str, Any] | None = None
+) -> tuple[str, EventPayload]:
     """The event with its payload as an `EventPayload` of type `kind` (or `platform`);
-    origin and invokeid are null (no event comes from another session yet)."""
+    origin and invokeid come from `sent` (the payload as given to the engine) when
+    `sent_by` made it, else they are null."""
     name, payload = event
     if isinstance(payload, EventPayload):
         return name, payload
-    return name, EventPayload(payload, (name, platform_or(kind, name), None, None))
+    origin, invokeid = (None, None)
+    if isinstance(sent, EventPayload) and sent.meta is not None:
+        origin, invokeid = sent.meta[2:]
+    return name, EventPayload(payload, (name, platform_or(kind, name), origin, invokeid))
