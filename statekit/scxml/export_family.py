@@ -105,12 +105,13 @@ def check_done_invoke_read(tree: ExprNode, event: str) -> None:
 
 
 def check_family_read(tree: ExprNode) -> None:
-    """`NotExportable` for `_event.origin`/`_event.invokeid` read in a family."""
+    """`NotExportable` for `_event.origin` read in a family: psm's origin is its session's
+    URI (`#_scxml_<session>`), statekit's the sending instance's ID."""
     for node in iter_nodes(tree):
-        if isinstance(node, EventMeta) and node.field in ("origin", "invokeid"):
+        if isinstance(node, EventMeta) and node.field == "origin":
             raise NotExportable(
-                f"_event.{node.field} in a chart that invokes or is invoked: psm sets the "
-                "invoke id of a child's event, statekit's family engine does not yet"
+                "_event.origin in a chart that invokes or is invoked: psm's origin is its "
+                "session's URI, statekit's the sending instance's ID"
             )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from differential import Pair, run_stream
+from differential import EXPORT_REFUSED, Pair, run_stream
 from family_differential import FamilyPair, run_family_stream
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -37,8 +37,6 @@ off and on) before a wrong history kind shows; export_features holds every const
 export writes (a root with transitions and a timer, history, raise with a payload,
 delayed send and cancel, table reads, min/max/abs, done and eventless transitions)."""
 W3C_PASSING = sorted(n for n, (result, _) in EXPECTED.items() if result == "pass")
-EXPORT_REFUSED: dict[str, str] = {}
-"""A passing W3C test → what the export's refusal names (its message holds this)."""
 
 
 def _streams(examples: int) -> settings:

@@ -130,9 +130,9 @@ REFUSED = {
         ),
         "psm's done.invoke carries none of the child's <donedata>",
     ),
-    "_event.invokeid": (
-        PARENT.replace("ready: {to: talking,", "ready: {to: talking, if: _event.invokeid == 'w',"),
-        "_event.invokeid in a chart that invokes or is invoked",
+    "_event.origin": (
+        PARENT.replace("ready: {to: talking,", "ready: {to: talking, if: _event.origin == 'w',"),
+        "_event.origin in a chart that invokes or is invoked",
     ),
 }
 

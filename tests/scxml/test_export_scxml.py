@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 from cli_process import statekit
+from differential import EXPORT_REFUSED
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from psm_machine import PsmMachine, freeze_psm_clock
@@ -312,8 +313,36 @@ ROUND_TRIP_DIFFERS = {
     "335": "_event.origin is written (_event.origin or None), which import-scxml refuses",
     "339": "_event.invokeid is written (_event.invokeid or None), which import-scxml refuses",
     "342": "_event.name is written (_event.name + ''), a string concatenation",
+    "228": "_event.invokeid is written (_event.invokeid or None), which import-scxml refuses",
+    "338": "_event.invokeid is written (_event.invokeid or None), which import-scxml refuses",
+    "354": "a context field named like a payload field is written ctx_<name>",
     "396": "_event.name is written (_event.name + ''), a string concatenation",
 }
+_OWN_ERROR = (
+    "a chart's own `raise: error.execution` is written <raise event='error.execution'>, "
+    "which import-scxml reads as an event of the chart (error__execution)"
+)
+ROUND_TRIP_DIFFERS.update(
+    (n, _OWN_ERROR)
+    for n in [
+        "159",
+        "194",
+        "199",
+        "277",
+        "286",
+        "311",
+        "312",
+        "324",
+        "331",
+        "346",
+        "376",
+        "378",
+        "401",
+        "402",
+        "487",
+        "553",
+    ]
+)
 """Imported W3C tests whose export does not come back to the same IR, and why (each a
 spelling the export needs for psm to run the chart the same)."""
 
@@ -328,7 +357,12 @@ def test_an_imported_w3c_chart_comes_back_through_import_scxml_unchanged(tmp_pat
         charts = ChartSet.of(c.ir for c in before)
         exported = tmp_path / "out" / f"{path.stem}.scxml"
         exported.parent.mkdir(exist_ok=True)
-        exported.write_text(export_scxml(before[0].ir, charts=charts).text, encoding="utf-8")
+        try:
+            text = export_scxml(before[0].ir, charts=charts).text
+        except ScxmlError as refused:
+            assert EXPORT_REFUSED[number] in refused.message, number
+            continue
+        exported.write_text(text, encoding="utf-8")
         try:
             back = chart_of(read_scxml(exported), path.name, path.stem)
         except ScxmlError:
