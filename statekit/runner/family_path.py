@@ -17,7 +17,7 @@ from statekit.compiler.canonical import canonical_json
 from statekit.engine.chart import START_EVENT
 from statekit.engine.family import FAMILY_BOUND
 from statekit.runner.decision_inputs import Command
-from statekit.runner.errors import UnknownInstanceError
+from statekit.runner.errors import FamilyBoundError, UnknownInstanceError
 from statekit.runner.family_step import MAX_DELIVERIES, BoundReached, FamilyStep
 from statekit.runner.outcome import Outcome
 from statekit.runner.store.family_rows import CANCELLED
@@ -73,9 +73,23 @@ def create_in_family(
     """`Runner.create` of a root whose chart composes: the instance inserted at version 0
     and its initial step handed to the family step (the children its initial states
     invoke start in the same transaction); None when the instance exists already.
-    `StartError` for a context the chart refuses."""
-    store, chart = path.store, path.chart
+    `StartError` for a context the chart refuses; `FamilyBoundError` (nothing created)
+    when the initial family step passes `MAX_DELIVERIES`."""
     now_ms = path.now_ms()
+    try:
+        return _create(path, instance_id, context, now_ms)
+    except BoundReached:  # nothing of it was kept: the instance was not created
+        raise FamilyBoundError(
+            f"{FAMILY_BOUND}: the initial family step of instance {instance_id!r} made "
+            f"{MAX_DELIVERIES} deliveries between its members and had more to make (a chart "
+            "that invokes itself from its initial state?): nothing was created"
+        ) from None
+
+
+def _create(
+    path: WriteStages, instance_id: str, context: Mapping[str, Any] | None, now_ms: int
+) -> InstanceTransaction | None:
+    store, chart = path.store, path.chart
     result = chart.initialize(context, event_id=START_EVENT, now_ms=now_ms)
     columns = state_columns(result.state)
     initial = canonical_json(dict(context or {}))

@@ -1,0 +1,203 @@
+"""The edges of the durable family a user trial found, on both stores: a child's instance
+ID taken by a caller first, child IDs past the identifier bound, a family step past its
+bound at creation, the outcome of a family step (the addressed instance as the whole
+step leaves it), and the events only a family makes (`done.invoke.<id>`,
+`error.invoke.<id>`), refused from outside."""
+
+from __future__ import annotations
+
+import pytest
+from runner_charts import chart_from
+
+from statekit.runner.errors import FamilyBoundError
+from statekit.runner.family_step import CHILD_ID_TAKEN, FAMILY_EVENT
+from statekit.runner.identifier_bounds import MAX_ID_BYTES
+from statekit.runner.runner import Runner
+from statekit.runner.store import open_store
+
+SUBSCRIPTION = """
+statechart: subscription
+version: 1
+description: A subscription that bills on renewal.
+context:
+  amount: {type: integer, default: 0}
+  ref: {type: string, default: ""}
+  reminders: {type: integer, default: 0}
+events:
+  renew: {amount: integer}
+  renew_badly: {amount: integer}
+  poke: {}
+  cancel: {}
+  reminded: {}
+initial: idle
+states:
+  idle:
+    on:
+      renew: {to: renewing, do: [{assign: {amount: event.amount}}]}
+      renew_badly: {to: misbilled, do: [{assign: {amount: event.amount}}]}
+  renewing:
+    invoke:
+      id: bill
+      chart: bill
+      input: {amount: ctx.amount}
+      output: {ref: string}
+    on:
+      done.invoke.bill: {to: active, do: [{assign: {ref: event.ref}}]}
+      error.invoke.bill: lapsed
+      poke: {do: [{send: {to: bill, event: remind}}]}
+      reminded: {do: [{assign: {reminders: ctx.reminders + 1}}]}
+      cancel: cancelled
+  misbilled:
+    invoke:
+      id: badbill
+      chart: bill
+      input: {no_such_field: ctx.amount}
+      output: {ref: string}
+    on:
+      done.invoke.badbill: active
+      error.invoke.badbill: lapsed
+  active:
+    on:
+      cancel: cancelled
+  lapsed:
+    on:
+      cancel: cancelled
+  cancelled: {final: true}
+"""
+
+BILL = """
+statechart: bill
+version: 1
+description: A bill that is paid, or reminded of.
+context:
+  amount: {type: integer, default: 0}
+events:
+  pay: {ref: string}
+  remind: {}
+initial: open
+states:
+  open:
+    on:
+      remind: {do: [{send: {to: parent, event: reminded}}]}
+      pay: {to: paid}
+  paid:
+    final: true
+    output: {ref: '"R"'}
+"""
+
+NODE = """
+statechart: node
+version: 1
+description: A node that starts another node as soon as it starts, unbounded.
+events:
+  stop: {}
+initial: running
+states:
+  running:
+    invoke: {id: next, chart: node}
+    on:
+      stop: stopped
+  stopped: {final: true}
+"""
+
+
+def _runner(url: str) -> Runner:
+    return Runner(chart_from(SUBSCRIPTION), open_store(url), charts=[chart_from(BILL)])
+
+
+def test_a_child_id_taken_by_a_caller_is_an_error_invoke_not_a_stuck_parent(
+    store_url: str,
+) -> None:
+    runner = _runner(store_url)
+    runner.create("s0/bill/1")  # a caller's root under the ID s0's child would get
+    runner.create("s0")
+    renewed = runner.apply("s0", "e1", "renew", {"amount": 5})
+    assert renewed.applied and renewed.state.configuration == {"lapsed"}
+    error = runner.history("s0")[-1]
+    assert error.type == "error.invoke.bill"
+    assert runner.load("s0/bill/1").chart_name == "subscription"  # untouched
+    assert runner.store.children("s0") == []
+    assert runner.apply("s0", "e2", "cancel").applied  # the parent goes on
+    assert runner.verify("s0").ok, runner.verify("s0").differences
+    rejections = [e for e in runner.history("s0") if e.type == "error.invoke.bill"]
+    assert len(rejections) == 1 and CHILD_ID_TAKEN in str(rejections[0].payload)
+
+
+@pytest.mark.parametrize("extra", [MAX_ID_BYTES - 8, MAX_ID_BYTES - 2, MAX_ID_BYTES])
+def test_child_ids_stay_within_the_identifier_bound(store_url: str, extra: int) -> None:
+    runner = _runner(store_url)
+    parent = "p" + "é" * ((extra - 1) // 2)  # near or at the bound itself
+    runner.create(parent)
+    runner.apply(parent, "e1", "renew", {"amount": 5})
+    (link,) = runner.store.children(parent)
+    child = link.child_instance_id
+    assert len(child.encode()) <= MAX_ID_BYTES
+    paid = runner.apply(child, "p1", "pay", {"ref": "x"})  # reachable from outside
+    assert paid.applied and runner.load(parent).state.configuration == {"active"}
+    assert runner.verify(parent).ok and runner.verify(child).ok
+
+
+def test_a_chain_of_long_invoke_ids_stays_within_the_bound(store_url: str) -> None:
+    """Eight charts, each invoking the next under a 450-letter invoke id (on PostgreSQL
+    an unbounded ID was a raw `ProgramLimitExceeded`)."""
+    names = [f"c{i}" for i in range(8)]
+    charts = []
+    for i, name in enumerate(names):
+        invoke = "" if i == len(names) - 1 else (
+            f"    invoke: {{id: {'i' * 450}{i}, chart: {names[i + 1]}}}\n"
+        )  # fmt: skip
+        charts.append(chart_from(
+            f"statechart: {name}\nversion: 1\ndescription: A link of a chain.\n"
+            f"events:\n  stop: {{}}\ninitial: running\nstates:\n  running:\n{invoke}"
+            "    on:\n      stop: stopped\n  stopped: {final: true}\n"
+        ))  # fmt: skip
+    runner = Runner(charts[0], open_store(store_url), charts=charts[1:])
+    runner.create("root")
+    member, depth = "root", 0
+    while links := runner.store.children(member):
+        member, depth = links[0].child_instance_id, depth + 1
+        assert len(member.encode()) <= MAX_ID_BYTES
+        assert runner.verify(member).ok
+    assert depth == len(names) - 1
+
+
+def test_a_family_step_past_its_bound_at_creation_is_a_documented_error(
+    store_url: str,
+) -> None:
+    runner = Runner(chart_from(NODE), open_store(store_url))
+    with pytest.raises(FamilyBoundError, match="FAMILY_BOUND: the initial family step"):
+        runner.create("n1")
+    assert runner.store.instance("n1") is None  # nothing of it kept
+
+
+def test_the_outcome_is_the_instance_after_the_whole_family_step(store_url: str) -> None:
+    runner = _runner(store_url)
+    runner.create("s1")
+    # the child cannot start: its error.invoke moves s1 on in the same step
+    renewed = runner.apply("s1", "e1", "renew_badly", {"amount": 5})
+    stored = runner.load("s1")
+    assert (renewed.version, renewed.state) == (stored.version, stored.state) == (2, stored.state)
+    assert stored.state.configuration == {"lapsed"}
+    assert runner.apply("s1", "e2", "cancel", expected_version=renewed.version).applied
+    runner.create("s2")
+    runner.apply("s2", "e1", "renew", {"amount": 5})
+    poked = runner.apply("s2", "e2", "poke")  # the child answers `reminded` at once
+    assert poked.version == runner.load("s2").version == 3
+    assert poked.state.context["reminders"] == 1
+    assert runner.apply("s2", "e3", "cancel", expected_version=poked.version).applied
+
+
+@pytest.mark.parametrize("event", ["done.invoke.bill", "error.invoke.bill"])
+def test_events_only_a_family_makes_are_refused_from_outside(store_url: str, event: str) -> None:
+    runner = _runner(store_url)
+    runner.create("s1")
+    runner.apply("s1", "e1", "renew", {"amount": 5})
+    payload = {"ref": "FORGED"} if event.startswith("done") else {"reason": "forged"}
+    forged = runner.apply("s1", "e2", event, payload)
+    assert forged.status.value == "REJECTED" and forged.reason == FAMILY_EVENT
+    assert forged.message is not None and "only from the family" in forged.message
+    assert runner.load("s1").state.configuration == {"renewing"}
+    assert runner.apply("s1", "e2", event, payload).reason == FAMILY_EVENT  # again
+    assert runner.apply("s1/bill/1", "p1", "pay", {"ref": "x"}).applied  # the real one
+    assert runner.load("s1").state.context["ref"] == "R"
+    assert runner.verify("s1").ok
