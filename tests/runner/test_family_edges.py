@@ -6,8 +6,13 @@ step leaves it), and the events only a family makes (`done.invoke.<id>`,
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
-from runner_charts import chart_from
+from cli_process import statekit
+from runner_charts import chart_from, write_chart
+from store_fixtures import ShardURLs
 
 from statekit.runner.errors import FamilyBoundError
 from statekit.runner.family_step import CHILD_ID_TAKEN, FAMILY_EVENT
@@ -201,3 +206,65 @@ def test_events_only_a_family_makes_are_refused_from_outside(store_url: str, eve
     assert runner.apply("s1/bill/1", "p1", "pay", {"ref": "x"}).applied  # the real one
     assert runner.load("s1").state.context["ref"] == "R"
     assert runner.verify("s1").ok
+
+
+def _cli_run(
+    tmp_path: Path, url: str, lines: list[dict[str, object]], *extra: str
+) -> list[dict[str, object]]:
+    folder = tmp_path / "charts"
+    folder.mkdir(exist_ok=True)
+    main = write_chart(SUBSCRIPTION, folder, "subscription")
+    write_chart(BILL, folder, "bill")
+    write_chart(NODE, folder, "node")
+    ran = statekit(
+        "run", str(main), "--chart", str(folder), "--db", url, "--now", "1000", *extra,
+        stdin="".join(json.dumps(x) + "\n" for x in lines),
+    )  # fmt: skip
+    assert ran.returncode in (0, 1), ran.stderr
+    assert "internal error" not in ran.stderr
+    return [json.loads(x) for x in ran.stdout.splitlines()]
+
+
+def _family_stream(count: int) -> list[dict[str, object]]:
+    lines: list[dict[str, object]] = []
+    for i in range(count):
+        s = f"s{i}"
+        lines += [
+            {"instance": s, "event_id": "e1", "type": "renew", "payload": {"amount": i}},
+            {"instance": s, "event_id": "e2", "type": "poke"},
+            {"instance": f"{s}/bill/1", "event_id": "c1", "type": "remind"},
+        ]
+        if i % 2:
+            lines.append({"instance": f"{s}/bill/1", "event_id": "c2", "type": "pay",
+                          "payload": {"ref": "x"}})  # fmt: skip
+        # a root created under the ID of a child its earlier line starts
+        lines.append({"instance": f"{s}/bill/1", "event_id": "x1", "type": "renew",
+                      "payload": {"amount": 9}})  # fmt: skip
+    return lines
+
+
+def test_a_batch_answers_as_the_lines_one_at_a_time(shard_urls: ShardURLs, tmp_path: Path) -> None:
+    batched_url, single_url = shard_urls(2)
+    stream = _family_stream(6)
+    batched = _cli_run(tmp_path, batched_url, stream, "--batch", "7")
+    single = _cli_run(tmp_path, single_url, stream)
+    assert batched == single
+    assert [x["status"] for x in single[:3]] == ["APPLIED"] * 3
+    assert single[3]["status"] == "REJECTED"  # the child (a bill) takes no `renew`
+
+
+def test_a_family_step_past_its_bound_answers_its_line_and_the_run_goes_on(
+    store_url: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "nodes"
+    folder.mkdir()
+    chart = write_chart(NODE, folder, "node")
+    lines = [{"instance": n, "event_id": "e1", "type": "stop"} for n in ("a", "b")]
+    ran = statekit(
+        "run", str(chart), "--db", store_url, "--batch", "2",
+        stdin="".join(json.dumps(x) + "\n" for x in lines),
+    )  # fmt: skip
+    assert ran.returncode == 1 and "internal error" not in ran.stderr, ran.stderr
+    answers = [json.loads(x) for x in ran.stdout.splitlines()]
+    assert [a["instance"] for a in answers] == ["a", "b"]
+    assert all(a["status"] == "ERROR" and "FAMILY_BOUND" in str(a["error"]) for a in answers)
