@@ -143,6 +143,9 @@ class FamilyStep:
         root = instance_id if link is None else link.root_instance_id
         if root != instance_id:
             self.path.read_locked(root)
+            # read again under the root's lock: a family step that held it may have
+            # ended this child meanwhile (its link read before the wait is stale)
+            del self.links[instance_id]
         return root
 
     def link(self, child: str) -> LinkRow | None:
