@@ -61,7 +61,7 @@ def test_a_second_family_step_waits_for_the_root_and_never_deadlocks(
 
     def run(name: str, runner: Runner) -> None:
         try:
-            answers[name] = runner.apply(*STEPS[name])  # type: ignore[arg-type]
+            answers[name] = runner.apply(*STEPS[name])
         except BaseException as exc:  # (reported by the assertions below)
             answers[name] = exc
 
