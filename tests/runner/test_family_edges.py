@@ -7,6 +7,7 @@ step leaves it), and the events only a family makes (`done.invoke.<id>`,
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -268,3 +269,18 @@ def test_a_family_step_past_its_bound_answers_its_line_and_the_run_goes_on(
     answers = [json.loads(x) for x in ran.stdout.splitlines()]
     assert [a["instance"] for a in answers] == ["a", "b"]
     assert all(a["status"] == "ERROR" and "FAMILY_BOUND" in str(a["error"]) for a in answers)
+
+
+def test_verify_flags_a_stored_instance_id_over_the_bound(tmp_path: Path) -> None:
+    """A child ID stored before child IDs were bounded (SQLite took any length)."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    runner = _runner(url)
+    runner.create("s9")
+    runner.store.close()
+    old = "s" * (MAX_ID_BYTES + 8)
+    with sqlite3.connect(tmp_path / "old.db") as db:
+        db.execute("UPDATE statekit_instances SET instance_id = ? WHERE instance_id = 's9'",
+                   (old,))  # fmt: skip
+    report = _runner(url).verify(old)
+    assert not report.ok
+    assert any("its instance ID is 520 UTF-8 bytes" in d for d in report.differences)
