@@ -120,8 +120,9 @@ def fire_in_family(
     """`Runner.fire_due` for a runner that takes the family path: each due timer of this
     chart's instances delivered as a family step of its own (the root of its family
     locked first, then the instance: the one lock order), its outcome with its
-    `instance_id`. A timer of a cancelled child is not delivered (recorded in
-    `problems`, skipped)."""
+    `instance_id`. A timer of a cancelled child, or whose family step passes
+    `MAX_DELIVERIES` (nothing of it kept), is not delivered (recorded in `problems`,
+    skipped)."""
     store = path.store
     with store.read():
         upcoming = store.upcoming_timers([path.chart.name], limit + len(problems))
@@ -131,21 +132,28 @@ def fire_in_family(
             break
         if key_of(row) in problems or not isinstance(row.generation, int):
             continue
-        with store.write():
-            step = FamilyStep(path, now_ms)
-            step.lock_root(row.instance_id)
-            stored = path.read_locked(row.instance_id)
-            if stored is None:
-                continue
-            store.reach(LOCKED)
-            tx = step.begin(stored)
-            if row_problem(row, tx.start) is not None:
-                continue  # delivered, cancelled or re-armed by a transaction before this one
-            if step.status_of(row.instance_id) == CANCELLED:
-                problems[key_of(row)] = "its instance was cancelled: the timer is not delivered"
-                continue
-            outcome = step.fire(tx, str(row.timer_id), row.generation)
-            path.answer = outcome
-            step.write()
+        try:
+            with store.write():
+                step = FamilyStep(path, now_ms)
+                step.lock_root(row.instance_id)
+                stored = path.read_locked(row.instance_id)
+                if stored is None:
+                    continue
+                store.reach(LOCKED)
+                tx = step.begin(stored)
+                if row_problem(row, tx.start) is not None:
+                    continue  # delivered, cancelled or re-armed by a transaction before this one
+                if step.status_of(row.instance_id) == CANCELLED:
+                    problems[key_of(row)] = "its instance was cancelled: the timer is not delivered"
+                    continue
+                outcome = step.fire(tx, str(row.timer_id), row.generation)
+                path.answer = outcome
+                step.write()
+        except BoundReached:  # nothing of it was kept; the worker reports it and skips it
+            problems[key_of(row)] = (
+                f"{FAMILY_BOUND}: its family step made {MAX_DELIVERIES} deliveries between "
+                "its members and had more to make: the timer is not delivered"
+            )
+            continue
         fired.append(replace(outcome, instance_id=row.instance_id))
     return fired

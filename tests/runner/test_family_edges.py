@@ -284,3 +284,34 @@ def test_verify_flags_a_stored_instance_id_over_the_bound(tmp_path: Path) -> Non
     report = _runner(url).verify(old)
     assert not report.ok
     assert any("its instance ID is 520 UTF-8 bytes" in d for d in report.differences)
+
+
+TICKER = """
+statechart: ticker
+version: 1
+description: A ticker that, a second after it starts, starts an unbounded node.
+events:
+  stop: {}
+initial: waiting
+states:
+  waiting:
+    after:
+      1s: spawning
+  spawning:
+    invoke: {id: first, chart: node}
+    on:
+      stop: stopped
+  stopped: {final: true}
+"""
+
+
+def test_a_timer_whose_family_step_passes_the_bound_is_skipped_not_raised(
+    store_url: str,
+) -> None:
+    runner = Runner(
+        chart_from(TICKER), open_store(store_url), charts=[chart_from(NODE)], clock=lambda: 0
+    )
+    runner.create("t1")
+    assert runner.fire_due(now_ms=5_000) == []  # nothing of it kept, no BoundReached
+    assert runner.load("t1").state.configuration == {"waiting"}
+    assert runner.store.children("t1") == []
