@@ -145,7 +145,17 @@ class _Run:
         self.answered = number
 
     def batch(self, lines: list[Line]) -> None:
-        """Apply `lines` (of any instances) in one transaction; answer each in order."""
+        """Apply `lines` (of any instances) in one transaction; answer each in order. For
+        a runner whose steps are family steps, one line at a time: a line's step may
+        start the child a later line is for (and each family step commits on its own
+        anyway), so the answers are those of the lines one at a time."""
+        if len(lines) > 1 and isinstance(self.runner, Runner) and self.runner.composes:
+            for line in lines:
+                self._batch([line])
+            return
+        self._batch(lines)
+
+    def _batch(self, lines: list[Line]) -> None:
         items: list[Outcome | Exception]
         try:
             late = self._late(lines)

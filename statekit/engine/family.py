@@ -312,7 +312,7 @@ class FamilyRouter:
 
     # ---- starting and cancelling -----------------------------------------------------
     def _start(self, delivery: Delivery) -> DeliveryRecord:
-        parent, invoke_id = delivery.parent, delivery.invoke_id or ""
+        parent = delivery.parent
         name = delivery.chart or ""
         chart = self._charts(name, delivery.chart_version)
         refused: str | None = None
@@ -327,20 +327,7 @@ class FamilyRouter:
             except StartError as exc:
                 refused = f"{INVALID_INPUT}: {exc}"
         if refused is not None or chart is None:
-            if parent is None:  # a root: its creator sees the reason
-                return DeliveryRecord(delivery, None, None, reason=INVALID_INPUT, message=refused)
-            error = Delivery(
-                DeliveryKind.EVENT,
-                parent,
-                error_event(invoke_id),
-                MappingProxyType({ERROR_REASON_FIELD: refused or ""}),
-                f"{delivery.event_id}#refused",
-                sender=delivery.target,
-                invoke_id=invoke_id,
-                unlink=True,
-            )
-            self._queue.append(error)
-            return DeliveryRecord(delivery, None, None, reason=INVALID_INPUT, message=refused)
+            return self._refused(delivery, refused or "")
         root = delivery.root or parent or ""
         created = Member(
             instance_id=delivery.target,
@@ -354,6 +341,29 @@ class FamilyRouter:
         )
         after = self._after_step(created, initial, chart)
         return DeliveryRecord(delivery, None, after, initial)
+
+    def refuse_start(self, delivery: Delivery, reason: str) -> DeliveryRecord:
+        """A START the driver cannot make (e.g. the child's instance ID is taken in its
+        store), counted as a delivery: `error.invoke.<id>` `{reason}` to the parent."""
+        self.count += 1
+        return self._refused(delivery, reason)
+
+    def _refused(self, delivery: Delivery, refused: str) -> DeliveryRecord:
+        parent, invoke_id = delivery.parent, delivery.invoke_id or ""
+        if parent is None:  # a root: its creator sees the reason
+            return DeliveryRecord(delivery, None, None, reason=INVALID_INPUT, message=refused)
+        error = Delivery(
+            DeliveryKind.EVENT,
+            parent,
+            error_event(invoke_id),
+            MappingProxyType({ERROR_REASON_FIELD: refused}),
+            f"{delivery.event_id}#refused",
+            sender=delivery.target,
+            invoke_id=invoke_id,
+            unlink=True,
+        )
+        self._queue.append(error)
+        return DeliveryRecord(delivery, None, None, reason=INVALID_INPUT, message=refused)
 
     def _cancel(self, delivery: Delivery, member: Member) -> DeliveryRecord:
         if member.status is not MemberStatus.ACTIVE:

@@ -10,6 +10,7 @@ a chart's `State` and JSON form are the same whether it is invoked or not.
 from __future__ import annotations
 
 import enum
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -26,10 +27,28 @@ CHILD_ID_SEPARATOR = "/"
 """Joins a child's instance ID: `<parent id>/<invoke id>/<parent version at start>`."""
 
 
+MAX_CHILD_ID_BYTES = 512
+"""The most UTF-8 bytes of a child's instance ID: the stores' bound on every identifier
+(`statekit.runner.identifier_bounds.MAX_ID_BYTES`, which equals it)."""
+HASHED_CHILD_PREFIX = "sha256:"
+"""The start of a child ID whose whole form would be over `MAX_CHILD_ID_BYTES`."""
+
+
 def child_instance_id(parent_id: str, invoke_id: str, parent_version: int) -> str:
     """The deterministic ID of the child an invocation starts: unique per invocation
-    (the parent's version differs at each step) and the same on every replay."""
-    return f"{parent_id}{CHILD_ID_SEPARATOR}{invoke_id}{CHILD_ID_SEPARATOR}{parent_version}"
+    (the parent's version differs at each step) and the same on every replay.
+
+    `<parent id>/<invoke id>/<parent version>`, or, when that is over
+    `MAX_CHILD_ID_BYTES` UTF-8 bytes, `sha256:<hex of that>/<parent version>`: still
+    unique and replayable, and within the bound on both stores."""
+    sep = CHILD_ID_SEPARATOR
+    whole = f"{parent_id}{sep}{invoke_id}{sep}{parent_version}"
+    if len(whole) * 4 <= MAX_CHILD_ID_BYTES:
+        return whole
+    encoded = whole.encode("utf-8", "surrogatepass")
+    if len(encoded) <= MAX_CHILD_ID_BYTES:
+        return whole
+    return f"{HASHED_CHILD_PREFIX}{hashlib.sha256(encoded).hexdigest()}{sep}{parent_version}"
 
 
 class MemberStatus(enum.Enum):

@@ -66,6 +66,12 @@ class IdentifierBoundError(RunnerError, ValueError):
     stored alike on every store."""
 
 
+class FamilyBoundError(RunnerError):
+    """`Runner.create` of a root whose initial family step made more deliveries between
+    its members than the bound (`FAMILY_BOUND`, e.g. a chart that invokes itself from its
+    initial state): nothing was created."""
+
+
 class CorruptRowError(RunnerError):
     """A stored row cannot be read back (bad JSON, text that is not UTF-8, a state that
     does not fit its chart, a broken history)."""

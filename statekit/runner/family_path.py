@@ -17,7 +17,7 @@ from statekit.compiler.canonical import canonical_json
 from statekit.engine.chart import START_EVENT
 from statekit.engine.family import FAMILY_BOUND
 from statekit.runner.decision_inputs import Command
-from statekit.runner.errors import UnknownInstanceError
+from statekit.runner.errors import FamilyBoundError, UnknownInstanceError
 from statekit.runner.family_step import MAX_DELIVERIES, BoundReached, FamilyStep
 from statekit.runner.outcome import Outcome
 from statekit.runner.store.family_rows import CANCELLED
@@ -73,9 +73,23 @@ def create_in_family(
     """`Runner.create` of a root whose chart composes: the instance inserted at version 0
     and its initial step handed to the family step (the children its initial states
     invoke start in the same transaction); None when the instance exists already.
-    `StartError` for a context the chart refuses."""
-    store, chart = path.store, path.chart
+    `StartError` for a context the chart refuses; `FamilyBoundError` (nothing created)
+    when the initial family step passes `MAX_DELIVERIES`."""
     now_ms = path.now_ms()
+    try:
+        return _create(path, instance_id, context, now_ms)
+    except BoundReached:  # nothing of it was kept: the instance was not created
+        raise FamilyBoundError(
+            f"{FAMILY_BOUND}: the initial family step of instance {instance_id!r} made "
+            f"{MAX_DELIVERIES} deliveries between its members and had more to make (a chart "
+            "that invokes itself from its initial state?): nothing was created"
+        ) from None
+
+
+def _create(
+    path: WriteStages, instance_id: str, context: Mapping[str, Any] | None, now_ms: int
+) -> InstanceTransaction | None:
+    store, chart = path.store, path.chart
     result = chart.initialize(context, event_id=START_EVENT, now_ms=now_ms)
     columns = state_columns(result.state)
     initial = canonical_json(dict(context or {}))
@@ -106,8 +120,9 @@ def fire_in_family(
     """`Runner.fire_due` for a runner that takes the family path: each due timer of this
     chart's instances delivered as a family step of its own (the root of its family
     locked first, then the instance: the one lock order), its outcome with its
-    `instance_id`. A timer of a cancelled child is not delivered (recorded in
-    `problems`, skipped)."""
+    `instance_id`. A timer of a cancelled child, or whose family step passes
+    `MAX_DELIVERIES` (nothing of it kept), is not delivered (recorded in `problems`,
+    skipped)."""
     store = path.store
     with store.read():
         upcoming = store.upcoming_timers([path.chart.name], limit + len(problems))
@@ -117,21 +132,28 @@ def fire_in_family(
             break
         if key_of(row) in problems or not isinstance(row.generation, int):
             continue
-        with store.write():
-            step = FamilyStep(path, now_ms)
-            step.lock_root(row.instance_id)
-            stored = path.read_locked(row.instance_id)
-            if stored is None:
-                continue
-            store.reach(LOCKED)
-            tx = step.begin(stored)
-            if row_problem(row, tx.start) is not None:
-                continue  # delivered, cancelled or re-armed by a transaction before this one
-            if step.status_of(row.instance_id) == CANCELLED:
-                problems[key_of(row)] = "its instance was cancelled: the timer is not delivered"
-                continue
-            outcome = step.fire(tx, str(row.timer_id), row.generation)
-            path.answer = outcome
-            step.write()
+        try:
+            with store.write():
+                step = FamilyStep(path, now_ms)
+                step.lock_root(row.instance_id)
+                stored = path.read_locked(row.instance_id)
+                if stored is None:
+                    continue
+                store.reach(LOCKED)
+                tx = step.begin(stored)
+                if row_problem(row, tx.start) is not None:
+                    continue  # delivered, cancelled or re-armed by a transaction before this one
+                if step.status_of(row.instance_id) == CANCELLED:
+                    problems[key_of(row)] = "its instance was cancelled: the timer is not delivered"
+                    continue
+                outcome = step.fire(tx, str(row.timer_id), row.generation)
+                path.answer = outcome
+                step.write()
+        except BoundReached:  # nothing of it was kept; the worker reports it and skips it
+            problems[key_of(row)] = (
+                f"{FAMILY_BOUND}: its family step made {MAX_DELIVERIES} deliveries between "
+                "its members and had more to make: the timer is not delivered"
+            )
+            continue
         fired.append(replace(outcome, instance_id=row.instance_id))
     return fired

@@ -71,6 +71,34 @@ FAMILY_PREFIX = "statekit.family/"
 """The event IDs of the steps a family step makes its members take (the router's own,
 in the runner's reserved namespace)."""
 
+FAMILY_EVENT = "FAMILY_EVENT"
+"""An event from outside (a caller, or a message from another instance) of a type only a
+family step makes: `done.invoke.<id>` and `error.invoke.<id>` come from the child alone."""
+FAMILY_ONLY_PREFIXES = ("done.invoke.", "error.invoke.")
+
+
+def family_event(event_type: str) -> str | None:
+    """Why an event of `event_type` cannot come from outside a family, or None."""
+    if not event_type.startswith(FAMILY_ONLY_PREFIXES):
+        return None
+    return (
+        f"event {event_type!r} comes only from the family (the invoked child's result): "
+        "an event from outside cannot carry it"
+    )
+
+
+CHILD_ID_TAKEN = "CHILD_ID_TAKEN"
+"""A child could not start: its instance ID is held by an instance a caller created."""
+
+
+def child_id_taken(child: str) -> str:
+    """The reason of the `error.invoke.<id>` of a child whose instance ID is taken."""
+    return (
+        f"{CHILD_ID_TAKEN}: instance {child!r} exists already (created from outside under "
+        "the ID its family derives): the child was not started"
+    )
+
+
 _STATUS = {ACTIVE: MemberStatus.ACTIVE, DONE: MemberStatus.DONE, CANCELLED: MemberStatus.CANCELLED}
 
 
@@ -86,7 +114,8 @@ class _Created:
 
 
 class BoundReached(Exception):
-    """The family step made `MAX_DELIVERIES` deliveries and still had more to make."""
+    """The family step made `MAX_DELIVERIES` deliveries and still had more to make (the
+    driver discards the step: `runner.family_path`)."""
 
 
 class FamilyStep:
@@ -114,6 +143,9 @@ class FamilyStep:
         root = instance_id if link is None else link.root_instance_id
         if root != instance_id:
             self.path.read_locked(root)
+            # read again under the root's lock: a family step that held it may have
+            # ended this child meanwhile (its link read before the wait is stale)
+            del self.links[instance_id]
         return root
 
     def link(self, child: str) -> LinkRow | None:
@@ -182,10 +214,18 @@ class FamilyStep:
     # ---- the step ----------------------------------------------------------------------
     def apply(self, tx: InstanceTransaction, command: Command, row: InstanceRow) -> Outcome:
         """Decide the outer `command` on `tx` (its row locked with the record of its event
-        ID), then every delivery it causes, in the router's order."""
+        ID), then every delivery it causes, in the router's order. The outcome reports
+        `tx`'s version and state after all of them. An event only a family makes
+        (`done.invoke.<id>`, `error.invoke.<id>`) is REJECTED `FAMILY_EVENT` from outside."""
+        me = tx.instance_id
+        family_only = family_event(command.type)
+        if family_only is not None and self.store.recorded_event(me, command.event_id) is None:
+            return tx.refuse(command, FAMILY_EVENT, family_only)
         outcome = self.decide(tx, command, known_from(row, command.event_id))
         self.drain()
-        return outcome
+        # the addressed instance as the whole family step leaves it (an `error.invoke`
+        # or a child's event may have moved it on): what `expected_version` builds on
+        return replace(outcome, version=tx.version, state=tx.state)
 
     def decide(
         self, tx: InstanceTransaction, command: Command, known: LookedUp | None = None
@@ -253,7 +293,11 @@ class FamilyStep:
         while (delivery := router.next()) is not None:
             kind = delivery.kind
             if kind is DeliveryKind.START:
-                self.start(router.deliver(delivery, None))
+                taken = self.store.instance(delivery.target)
+                if taken is not None:  # (a caller created an instance of this ID first)
+                    router.refuse_start(delivery, child_id_taken(delivery.target))
+                else:
+                    self.start(router.deliver(delivery, None))
             elif kind is DeliveryKind.CANCEL:
                 tx = self.transaction(delivery.target)
                 if tx is not None:

@@ -29,7 +29,9 @@ from statekit.engine.result import Result
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import CorruptRowError, RunnerError
+from statekit.runner.family_step import FAMILY_PREFIX
 from statekit.runner.history import created_under, fold, initial_state
+from statekit.runner.identifier_bounds import too_long
 from statekit.runner.store.base import Store
 from statekit.runner.store.family_rows import ACTIVE, DONE, LinkRow
 from statekit.runner.store.rows import EventRow, InstanceRow
@@ -62,15 +64,21 @@ def family_problems(store: Store, charts_of: ChartsOf, instance_id: str) -> list
     problems: list[FamilyProblem] = []
     if row is None:
         return problems
+    over = too_long(instance_id, "its instance ID")
+    if over is not None:  # (a child ID stored before they were bounded)
+        problems.append(FamilyProblem(instance_id, f"{over}: refused by every command"))
     if above is not None:
         problems.extend(_as_child(store, charts_of, row, above))
     starts = _started(store, charts_of, row)
     if starts is None:
         return problems
     linked = {(c.invoke_id, c.started_sequence): c for c in below}
+    refused = _refused_starts(store, instance_id)
     for (invoke_id, sequence), _state in sorted(starts.items()):
         child = child_instance_id(instance_id, invoke_id, sequence)
         link = linked.get((invoke_id, sequence))
+        if link is None and (invoke_id, sequence) in refused:
+            continue  # not started: its `error.invoke` is in the history
         with store.read():
             stored = store.instance(child)
         if link is None or stored is None:
@@ -91,6 +99,25 @@ def family_problems(store: Store, charts_of: ChartsOf, instance_id: str) -> list
                 )
             )
     return problems
+
+
+def _refused_starts(store: Store, instance_id: str) -> set[tuple[str, int]]:
+    """(invoke id, sequence) of each start the family step refused (its child could not
+    be created: `error.invoke.<id>` under the start's event ID + `#refused`)."""
+    with store.read():
+        events = store.events(instance_id)
+    refused: set[tuple[str, int]] = set()
+    for event in events:
+        body = event.event_id.removeprefix(FAMILY_PREFIX)
+        if not event.type.startswith(ERROR_PREFIX) or not body.endswith("#refused"):
+            continue
+        version = body.rsplit("@", 1)[-1].split("#", 1)[0]
+        if version.isdigit():
+            refused.add((event.type.removeprefix(ERROR_PREFIX), int(version)))
+    return refused
+
+
+ERROR_PREFIX = "error.invoke."
 
 
 def verify_member(

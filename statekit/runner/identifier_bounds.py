@@ -19,15 +19,17 @@ from __future__ import annotations
 
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.chart import Chart
+from statekit.engine.family_members import MAX_CHILD_ID_BYTES
 from statekit.engine.result import Result
 from statekit.engine.state import State
 from statekit.engine.state_timers import send_ids
 from statekit.engine.timers import ArmedTimer
 from statekit.runner.outcome import KEY_TOO_LONG
 
-MAX_ID_BYTES = 512
+MAX_ID_BYTES = MAX_CHILD_ID_BYTES
 """The most UTF-8 bytes of an instance ID, event ID, event type or encoded idempotency
-key (see the module docstring for why)."""
+key (see the module docstring for why); a family's child IDs are held to it by the
+engine (`family_members.child_instance_id` hashes one past it)."""
 
 
 def utf8_length(value: str) -> int:

@@ -188,7 +188,7 @@ def delivery_differences(row: OutboxRow) -> Iterator[str]:
         yield f"{where}: pending after {row.attempts} failed attempts without a last error"
 
 
-FAMILY_REFUSALS = frozenset({"INVOCATION_CANCELLED", "FAMILY_BOUND"})
+FAMILY_REFUSALS = frozenset({"INVOCATION_CANCELLED", "FAMILY_BOUND", "FAMILY_EVENT"})
 """The reasons a family step refuses an event before the chart sees it
 (`runner.family_step`): no replay of the chart gives them."""
 

@@ -160,6 +160,12 @@ class Runner:
             if row is None or (row.source is None and each.source is not None):
                 store.register_chart(each.digest, each.name, each.version, each.source)
 
+    @property
+    def composes(self) -> bool:
+        """Whether this runner's steps are family steps (its chart or one it was given
+        invokes a chart or sends to another instance: `runner.family_path`)."""
+        return self._path.families
+
     # ---- instances ---------------------------------------------------------------------
     @healing(resolve_create)
     def create(
@@ -171,7 +177,9 @@ class Runner:
     ) -> Instance:
         """Create an instance at version 0 in the chart's initial state (`context` overrides
         declared defaults); messages emitted on entry go to the outbox. Raises
-        `InstanceExistsError` unless `exist_ok`, `StartError` for a bad context."""
+        `InstanceExistsError` unless `exist_ok`, `StartError` for a bad context,
+        `FamilyBoundError` (nothing created) when the family step of a chart that invokes
+        passes its bound of deliveries."""
         check_instance_id(instance_id)
         if self._path.families:  # its initial states' children start with it
             if create_in_family(self._path, instance_id, context) is None and not exist_ok:
