@@ -170,6 +170,8 @@ def _visit(
             yield _place(sub, sub_path, chart, key)
             yield from _visit(resolver, chart, value, sub, sub_path)
     elif isinstance(node, SequenceNode):
+        if "items" not in schema:  # a value the schema leaves open (a list field's default)
+            return
         sub, sub_path = schema["items"], f"{path}/items"
         for item in node.items:
             # a hover lands on the item itself at a scalar or a flow collection's bracket
