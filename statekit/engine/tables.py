@@ -17,7 +17,8 @@ is computed here once per configuration and then reused by every instance:
   transition targets a history state; such plans are not cached.
 
 These are caches of the results of the SCXML procedures in
-`statekit.engine.algorithm`, never a second implementation of them.
+`statekit.engine.algorithm`, `selection` and `transition_sets`, never a second
+implementation of them.
 """
 
 from __future__ import annotations
