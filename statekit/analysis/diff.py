@@ -36,6 +36,7 @@ from statekit.analysis.stranding import (
     map_configurations,
 )
 from statekit.compiler.canonical import canonical_json
+from statekit.compiler.invariant_ir import ExpressionInvariant, Invariant
 from statekit.compiler.ir import (
     Assign,
     Cancel,
@@ -43,17 +44,14 @@ from statekit.compiler.ir import (
     Conditional,
     Effect,
     Emit,
-    ExpressionInvariant,
     FieldDecl,
     Foreach,
-    Invariant,
-    MigrationDecl,
     Pause,
     Resume,
     Send,
-    TimerDue,
     Transition,
 )
+from statekit.compiler.migration_ir import MigrationDecl, TimerDue
 from statekit.compiler.model.timers import timer_spec
 from statekit.compiler.serialize import chart_to_json
 from statekit.engine.chart import Chart

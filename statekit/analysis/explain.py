@@ -34,7 +34,8 @@ from statekit.analysis.report import state_name, transition_label
 from statekit.analysis.timers import ArmedTimers, armed_sends, send_timer_id, sends_of
 from statekit.analysis.tracked_context import shown_value
 from statekit.compiler.chart_set import invoking_states
-from statekit.compiler.ir import CompiledChart, ExpressionInvariant, StateInvariant, TimerKind
+from statekit.compiler.invariant_ir import ExpressionInvariant, StateInvariant
+from statekit.compiler.ir import CompiledChart, TimerKind
 from statekit.compiler.model.timers import timer_spec
 from statekit.engine.result import UNDEFINED_TRANSITION
 from statekit.engine.tables import Configuration

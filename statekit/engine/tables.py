@@ -28,15 +28,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from statekit.compiler.event_meta_reads import reads_event_meta
-from statekit.compiler.ir import (
-    CompiledChart,
-    Effect,
-    ExpressionInvariant,
-    StateInvariant,
-    StateKind,
-    StateNode,
-    Transition,
-)
+from statekit.compiler.invariant_ir import ExpressionInvariant, StateInvariant
+from statekit.compiler.ir import CompiledChart, Effect, StateKind, StateNode, Transition
 from statekit.engine.evidence import FiredTransition
 from statekit.engine.timers import ArmTimers, CancelTimers
 from statekit.engine.validation import EMPTY, PayloadValidator
