@@ -43,13 +43,13 @@ from statekit.compiler.expressions.tree import (
     EventRef,
     iter_nodes,
 )
+from statekit.compiler.invariant_ir import ExpressionInvariant
 from statekit.compiler.ir import (
     Assign,
     Cancel,
     CompiledChart,
     Effect,
     Emit,
-    ExpressionInvariant,
     Pause,
     Raise,
     Resume,

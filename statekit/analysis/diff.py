@@ -26,6 +26,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from statekit.analysis.effect_words import effects_in_words
 from statekit.analysis.explain import Row, explain
 from statekit.analysis.exploration import Exploration
 from statekit.analysis.explorer import explore
@@ -36,24 +37,13 @@ from statekit.analysis.stranding import (
     map_configurations,
 )
 from statekit.compiler.canonical import canonical_json
+from statekit.compiler.invariant_ir import ExpressionInvariant, Invariant
 from statekit.compiler.ir import (
-    Assign,
-    Cancel,
     CompiledChart,
-    Conditional,
-    Effect,
-    Emit,
-    ExpressionInvariant,
     FieldDecl,
-    Foreach,
-    Invariant,
-    MigrationDecl,
-    Pause,
-    Resume,
-    Send,
-    TimerDue,
     Transition,
 )
+from statekit.compiler.migration_ir import MigrationDecl, TimerDue
 from statekit.compiler.model.timers import timer_spec
 from statekit.compiler.serialize import chart_to_json
 from statekit.engine.chart import Chart
@@ -238,66 +228,10 @@ def _state_changes(
         if s.kind is not t.kind:
             yield Change("state-kind-changed", target, s.kind.value, t.kind.value)
         for part in ("entry", "exit"):
-            before = _effects(getattr(s, part))
-            after = _effects(getattr(t, part))
+            before = effects_in_words(getattr(s, part))
+            after = effects_in_words(getattr(t, part))
             if before != after:
                 yield Change(f"{part}-changed", target, before or "nothing", after or "nothing")
-
-
-def _effects(effects: tuple[Effect, ...]) -> str:
-    """Effects in words (`assign total = ctx.total + 1; emit Counted(total=ctx.total)`)."""
-    out = []
-    for effect in effects:
-        if isinstance(effect, Assign):
-            out.append("assign " + ", ".join(f"{k} = {e.source}" for k, e in effect.assignments))
-            continue
-        if isinstance(effect, Cancel):
-            out.append(f"cancel {effect.id}")
-            continue
-        if isinstance(effect, Pause | Resume):
-            out.append(f"{'pause' if isinstance(effect, Pause) else 'resume'} {effect.name}")
-            continue
-        if isinstance(effect, Conditional):
-            out.append(_conditional(effect))
-            continue
-        if isinstance(effect, Foreach):
-            index = f", {effect.index}" if effect.index is not None else ""
-            head = f"foreach {effect.item}{index} in ({effect.array.source})"
-            out.append(f"{head} {{{_effects(effect.effects)}}}")
-            continue
-        if isinstance(effect, Send):  # its timing and id are part of what it does
-            timing = [f"{k}={v}" for k, v in _send_timing(effect)]
-            fields = ", ".join([*(f"{k}={e.source}" for k, e in effect.payload), *timing])
-            out.append(f"send {effect.event}({fields})")
-            continue
-        name = effect.type if isinstance(effect, Emit) else f"raise {effect.event}"
-        fields = ", ".join(f"{k}={e.source}" for k, e in effect.payload)
-        out.append(f"{'emit ' if isinstance(effect, Emit) else ''}{name}({fields})")
-    return "; ".join(out)
-
-
-def _conditional(effect: Conditional) -> str:
-    """`if (c) {a} elif (d) {b} else {e}`: every branch, its condition and its effects."""
-    words = [
-        f"{'if' if n == 0 else 'elif'} ({b.check.expression.source}) {{{_effects(b.effects)}}}"
-        for n, b in enumerate(effect.branches)
-    ]
-    if effect.otherwise:
-        words.append(f"else {{{_effects(effect.otherwise)}}}")
-    return " ".join(words)
-
-
-def _send_timing(effect: Send) -> list[tuple[str, str]]:
-    out = []
-    if effect.delay_ms is not None:
-        out.append(("delay", f"{effect.delay_ms}ms"))
-    if effect.delay is not None:
-        out.append(("delay", effect.delay.source))
-    if effect.at is not None:
-        out.append(("at", effect.at.source))
-    if effect.id is not None:
-        out.append(("id", effect.id))
-    return out
 
 
 def _trigger(t: Transition) -> str:
@@ -323,7 +257,7 @@ def _transitions(
         words = "→ " + (", ".join(targets) if targets else "(internal)")
         if guards:
             words += " if " + " and ".join(guards)
-        effects = _effects(t.effects)
+        effects = effects_in_words(t.effects)
         if effects:
             words += f" do {effects}"
         out[(source, key[1], position)] = words

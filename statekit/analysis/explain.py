@@ -5,9 +5,8 @@ merged) and declared event, each distinct outcome the exploration found: the
 configuration it leads to (APPLIED), ALREADY_APPLIED, REJECTED with its
 reason (a guard's `else`, a `reject` entry, TERMINAL_STATE,
 UNDEFINED_TRANSITION, LIVELOCK), each with the data-guard outcomes it
-assumed. `answer_groups` folds it per event into groups of configurations with
-the same answers (a parallel chart's table shrinks from one row per configuration and
-event to a few rows per event). Invariants are listed with their status:
+assumed. `statekit.analysis.answer_groups` folds it per event into groups of
+configurations with the same answers. Invariants are listed with their status:
 `proven` (no reachable configuration breaks it), `violated` (with the first configuration that
 does), `runtime` (an expression over data: enforced by the engine after every
 step) or `not proven` (the exploration hit a bound).
@@ -34,7 +33,8 @@ from statekit.analysis.report import state_name, transition_label
 from statekit.analysis.timers import ArmedTimers, armed_sends, send_timer_id, sends_of
 from statekit.analysis.tracked_context import shown_value
 from statekit.compiler.chart_set import invoking_states
-from statekit.compiler.ir import CompiledChart, ExpressionInvariant, StateInvariant, TimerKind
+from statekit.compiler.invariant_ir import ExpressionInvariant, StateInvariant
+from statekit.compiler.ir import CompiledChart, TimerKind
 from statekit.compiler.model.timers import timer_spec
 from statekit.engine.result import UNDEFINED_TRANSITION
 from statekit.engine.tables import Configuration
@@ -185,71 +185,6 @@ class Explanation:
                 for i in self.invariants
             ],
         }
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerGroup:
-    """Configurations that answer one event the same way (`statekit explain --table`).
-
-    `answers` are the verdicts' short texts (an APPLIED one names only the leaves
-    it enters, so that the same region-local step groups across the other
-    regions' states). `where` are the most specific states active in every
-    configuration of the group; `count` configurations are in it, of `among`
-    reachable configurations with all of `where` active; `example` is the first.
-    """
-
-    event: str
-    answers: tuple[str, ...]
-    where: tuple[str, ...]
-    count: int
-    among: int
-    example: tuple[str, ...]
-
-    def cells(self) -> tuple[str, str, str, str, str]:
-        """The row as the tables show it (`explain --table`, the docs pages): event,
-        answer, configurations (`N`, or `N of M` when other configurations with the
-        same states answer otherwise), where (`(any)` for none) and the example."""
-        count = f"{self.count}" if self.count == self.among else f"{self.count} of {self.among}"
-        where = ", ".join(self.where) if self.where else "(any)"
-        return self.event, "; ".join(self.answers), count, where, ", ".join(self.example)
-
-
-def _short(row: Row, verdict: Verdict) -> str:
-    if verdict.target is not None:
-        entered = [s for s in verdict.target if s not in row.states]
-        text = "→ " + (", ".join(entered) if entered else "(unchanged)")
-    else:
-        text = verdict.text()
-    if verdict.assuming:
-        text += " assuming " + "; ".join(verdict.assuming)
-    return text
-
-
-def _most_specific(paths: set[str], order: tuple[str, ...]) -> tuple[str, ...]:
-    """The paths with no descendant among them, in the order of `order`."""
-    return tuple(p for p in order if p in paths and not any(q.startswith(p + ".") for q in paths))
-
-
-def answer_groups(explanation: Explanation) -> tuple[AnswerGroup, ...]:
-    """The classification table grouped: per event (in the table's order), the groups of
-    configurations with the same answers, in order of their first configuration. States
-    active in every row (a parallel root's regions) are left out of `where`."""
-    events: dict[str, dict[tuple[str, ...], list[Row]]] = {}
-    for row in explanation.rows:
-        for event, verdicts in row.verdicts.items():
-            key = tuple(_short(row, v) for v in verdicts)
-            events.setdefault(event, {}).setdefault(key, []).append(row)
-    actives = [frozenset(row.active) for row in explanation.rows]
-    everywhere = frozenset.intersection(*actives) if actives else frozenset()
-    groups: list[AnswerGroup] = []
-    for event, by_answer in events.items():
-        for answers, rows in by_answer.items():
-            common = set(rows[0].active).intersection(*(r.active for r in rows[1:]))
-            common -= everywhere
-            where = _most_specific(common, rows[0].active)
-            among = sum(1 for active in actives if common <= active)
-            groups.append(AnswerGroup(event, answers, where, len(rows), among, rows[0].states))
-    return tuple(groups)
 
 
 def _names(exploration: Exploration, config: Configuration) -> tuple[str, ...]:

@@ -80,8 +80,8 @@ from statekit.engine.abstract import (
     abstract_initial_macrostep,
     data_free_macrostep,
 )
-from statekit.engine.algorithm import GuardOracle
 from statekit.engine.result import Status
+from statekit.engine.selection import GuardOracle
 from statekit.engine.tables import (
     Configuration,
     NoCandidates,

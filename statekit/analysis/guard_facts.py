@@ -7,7 +7,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from statekit.compiler.expressions.closures import Evaluator
+from statekit.compiler.expressions.evaluator import Evaluator
 from statekit.compiler.expressions.tree import ExprNode
 
 

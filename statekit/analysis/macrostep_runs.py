@@ -38,7 +38,7 @@ from statekit.engine.abstract import (
     ValueDomain,
     abstract_macrostep,
 )
-from statekit.engine.algorithm import GuardOracle
+from statekit.engine.selection import GuardOracle
 from statekit.engine.tables import Configuration, Tables, TransitionConflict
 
 QUEUEING_LOOP = (

@@ -19,7 +19,8 @@ from statekit.compiler.canonical import canonical_json
 from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.expressions.named import NamedExpression
 from statekit.compiler.expressions.tree import TableRead, iter_nodes
-from statekit.compiler.ir import CompiledChart, MigrationDecl, TimerDue, TimerKind
+from statekit.compiler.ir import CompiledChart, TimerKind
+from statekit.compiler.migration_ir import MigrationDecl, TimerDue
 from statekit.compiler.model.table_text import key_text, value_text, value_type_text
 from statekit.compiler.model.timers import timer_spec
 from statekit.engine.timer_migration import moved_timer_id

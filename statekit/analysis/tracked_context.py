@@ -41,7 +41,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from statekit.compiler.effect_walk import effect_conditions, leaf_effects
-from statekit.compiler.expressions.closures import Evaluator, compile_tree
+from statekit.compiler.expressions.closures import compile_tree
+from statekit.compiler.expressions.evaluator import Evaluator
 from statekit.compiler.expressions.tree import (
     Compare,
     ContextRef,

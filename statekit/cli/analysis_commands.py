@@ -15,7 +15,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from statekit.analysis.explain import Explanation, answer_groups, explain
+from statekit.analysis.answer_groups import answer_groups
+from statekit.analysis.explain import Explanation, explain
 from statekit.analysis.explain_payloads import (
     answer_payload_text,
     explanation_json,

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import click
 
-from statekit.analysis.explain import answer_groups, explain
+from statekit.analysis.answer_groups import answer_groups
+from statekit.analysis.explain import explain
 from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.analysis.races import races_of
 from statekit.cli.group import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE

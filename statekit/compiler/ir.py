@@ -19,10 +19,12 @@ from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.expressions.named import NamedExpression
+from statekit.compiler.invariant_ir import ExpressionInvariant as ExpressionInvariant
+from statekit.compiler.invariant_ir import Invariant
 from statekit.compiler.invocations import Invocation, MessageTarget
+from statekit.compiler.migration_ir import MigrationDecl
 from statekit.compiler.race_ir import Producer as Producer
 from statekit.compiler.race_ir import RaceDecision as RaceDecision
-from statekit.compiler.source.nodes import Scalar
 from statekit.compiler.value_types import ValueType
 
 EMPTY_MAPPING: Mapping[str, tuple[int, ...]] = MappingProxyType({})
@@ -337,81 +339,6 @@ class GuardDecl:
     description: str | None
     span: SourceSpan
     if_span: SourceSpan
-
-
-@dataclass(frozen=True, slots=True)
-class StateInvariant:
-    """Whenever every `when` state is active, every `require` is active and no `forbid` is."""
-
-    name: str
-    when: tuple[int, ...]
-    require: tuple[int, ...]
-    forbid: tuple[int, ...]
-    description: str | None
-    span: SourceSpan
-
-
-@dataclass(frozen=True, slots=True)
-class ExpressionInvariant:
-    """`assert: expr` over `ctx` and `active()`; enforced at runtime after every step."""
-
-    name: str
-    expression: Expression
-    description: str | None
-    span: SourceSpan
-
-
-Invariant = StateInvariant | ExpressionInvariant
-
-
-@dataclass(frozen=True, slots=True)
-class MigrationValue:
-    """A context value of a declared migration: an expression over the old context (its
-    source, or a literal), typed against the old chart when an instance is migrated
-    (the compiler does not know the old chart)."""
-
-    field: str
-    source: Scalar
-    span: SourceSpan
-
-
-class TimerDue(enum.Enum):
-    """What a migration does with an armed timer's due time (`migrations: timers:`)."""
-
-    KEEP = "keep"
-    """The timer stays due when it was due (its delay becomes the new declaration's)."""
-    RECOMPUTE = "recompute"
-    """Due at the time it was armed plus the new declaration's delay (`at:`: its value)."""
-    DROP = "drop"
-    """The timer is disarmed: it will not fire."""
-
-
-@dataclass(frozen=True, slots=True)
-class TimerMigration:
-    """How a migration maps one armed `after` timer of the old version: `to` the timer of
-    this chart it becomes (its timer event's name; None: its own identity, moved with its
-    state's rename), `due` what happens to its due time. `span` is the entry's key."""
-
-    to: str | None
-    due: TimerDue
-    span: SourceSpan
-
-
-@dataclass(frozen=True, slots=True)
-class MigrationDecl:
-    """How an instance of version `from_version` maps into this chart (`migrations:`):
-    `rename` old full path → new full path, `context` the computed fields, `timers`
-    old timer identity → how it maps, `enter` a state an instance may lack once
-    mapped (a new region, or a new child of a state) → the state it enters there (that
-    state or a descendant; `statekit.engine.state_completion`)."""
-
-    from_version: int
-    rename: Mapping[str, str]
-    context: tuple[MigrationValue, ...]
-    description: str | None
-    span: SourceSpan
-    timers: Mapping[str, TimerMigration] = field(default_factory=lambda: MappingProxyType({}))
-    enter: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from typing import Any
 # re-exported for code written against this module before compiler/canonical.py owned it
 from statekit.compiler.canonical import canonical_json as canonical_json
 from statekit.compiler.diagnostics import SourceSpan
+from statekit.compiler.invariant_ir import ExpressionInvariant, Invariant
 from statekit.compiler.invocations import Invocation, MessageTarget, ToChild, ToParent
 from statekit.compiler.ir import (
     Assign,
@@ -22,12 +23,9 @@ from statekit.compiler.ir import (
     Conditional,
     Effect,
     Emit,
-    ExpressionInvariant,
     FieldDecl,
     Foreach,
     GuardCheck,
-    Invariant,
-    MigrationDecl,
     Pause,
     Raise,
     Resume,
@@ -36,6 +34,7 @@ from statekit.compiler.ir import (
     TimerDecl,
     Transition,
 )
+from statekit.compiler.migration_ir import MigrationDecl
 from statekit.compiler.race_ir import RaceSide
 
 IR_FORMAT_VERSION = 1

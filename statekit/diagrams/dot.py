@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from statekit.compiler.ir import HistoryKind, StateKind
 from statekit.diagrams import palette
+from statekit.diagrams.dot_invocations import invocation_boxes
 from statekit.diagrams.dot_notes import classification_table, invariant_table
 from statekit.diagrams.dot_text import LONGEST_WORD, WRAP, html, quoted, wrap_lines
 from statekit.diagrams.estimate import Sizing, region_rows
@@ -189,33 +190,6 @@ class _Writer:
                 f"{indent}{sid} [label={self.state_label(state, state.name)}{self.tag(state)}];"
             )
 
-    def invocation_boxes(self, state: DState, indent: str, beside: bool) -> None:
-        """The state's invocations as boxes, each linked to its child chart's page when
-        it has one; `beside` a simple state, joined to it by a dotted line."""
-        for k, inv in enumerate(self.d.invocations_of(state.id)):
-            box = f"v{state.id}_{k}"
-            child = inv.text().split(" → ", 1)[1]  # the chart, and its version when pinned
-            below = (
-                "" if child == inv.id else f'<BR/><FONT POINT-SIZE="9">chart {html(child)}</FONT>'
-            )
-            label = f'<<FONT POINT-SIZE="9">invoke </FONT><B>{html(inv.id)}</B>{below}>'
-
-            link = ""
-            if inv.href is not None:
-                link = f', URL={quoted(inv.href)}, target="_top", fontcolor="{palette.TIMER}"'
-            tooltip = f"{state.path or self.d.name} invokes chart {inv.chart}"
-            self.out.append(
-                f'{indent}{box} [shape=component, style="filled", fillcolor="#f5f7fa", '
-                f"color={quoted(palette.MUTED)}, label={label}, "
-                f"tooltip={quoted(tooltip)}{link}];"
-            )
-            if beside:
-                self.out.append(
-                    f"{indent}s{state.id} -> {box} [style=dotted, arrowhead=none, "
-                    f'color="{palette.MUTED}", minlen=1];'
-                )
-                self.out.append(f"{indent}{{rank=same; s{state.id}; {box};}}")
-
     def final(self, state: DState, indent: str) -> None:
         sid = f"s{state.id}"
         failed = palette.is_failure_end(state)
@@ -266,7 +240,7 @@ class _Writer:
             self.out.append(f"{indent}o{state.id} [shape=point, style=invis, width=0, height=0];")
             self.out.append(f"{indent}{{rank=max; o{state.id};}}")
         if state.id in self.view.clusters or state.id == self.view.focus:
-            self.invocation_boxes(state, indent, beside=False)
+            self.out.extend(invocation_boxes(self.d, state, indent, beside=False))
         for child_id in state.children:
             child = self.d.states[child_id]
             if child_id in self.view.clusters:
@@ -274,7 +248,7 @@ class _Writer:
             elif child_id in self.view.nodes:
                 self.node(child, indent)
                 if child_id not in self.view.collapsed:
-                    self.invocation_boxes(child, indent, beside=True)
+                    self.out.extend(invocation_boxes(self.d, child, indent, beside=True))
         if state.kind is StateKind.PARALLEL:
             self.side_by_side(state, indent)
 

@@ -14,6 +14,7 @@ import enum
 from dataclasses import dataclass
 
 from statekit.compiler.expressions.expression import Expression
+from statekit.compiler.invariant_ir import ExpressionInvariant, Invariant
 from statekit.compiler.invocations import MessageTarget, ToChild, ToParent
 from statekit.compiler.ir import (
     Assign,
@@ -22,11 +23,9 @@ from statekit.compiler.ir import (
     Conditional,
     Effect,
     Emit,
-    ExpressionInvariant,
     FieldDecl,
     Foreach,
     HistoryKind,
-    Invariant,
     Pause,
     Raise,
     Resume,

@@ -25,10 +25,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from statekit.engine.algorithm import GuardOracle, History, initial_macrostep, macrostep
+from statekit.engine.algorithm import initial_macrostep, macrostep
 from statekit.engine.errors import LivelockError
 from statekit.engine.macrostep_run import FailedGuard, MacrostepRun
 from statekit.engine.memo import abstract_memoised_macrostep
+from statekit.engine.selection import GuardOracle
 from statekit.engine.tables import (
     Configuration,
     MemoisedMacrostep,
@@ -37,6 +38,7 @@ from statekit.engine.tables import (
     TransitionConflict,
 )
 from statekit.engine.trace import AppliedMicrostep
+from statekit.engine.transition_sets import History
 from statekit.engine.unselected import Basis, classify_unselected
 from statekit.engine.value_domain import ABSTRACT, AbstractDomain, AbstractValue, ValueDomain
 

@@ -2,7 +2,7 @@
 
 When the memo of data-free macrosteps (`statekit.engine.memo`) cannot answer an
 event (a guard reads the context, the payload or the clock), `step` selects
-its transitions with SCXML's selectTransitions (`algorithm.select_transitions`)
+its transitions with SCXML's selectTransitions (`selection.select_transitions`)
 on every event. In the common case where one atomic state (with its ancestors)
 has candidates for the event (every event of a flat chart), that selection is
 "the first candidate, in document order, whose guards all hold", with nothing
@@ -25,9 +25,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from statekit.compiler.ir import GuardCheck, Transition
-from statekit.engine.algorithm import event_entry
 from statekit.engine.evaluation import first_failing_guard
 from statekit.engine.macrostep_run import FailedGuard
+from statekit.engine.selection import event_entry
 from statekit.engine.tables import Configuration, Tables
 
 Selection = tuple[tuple[int, ...], FailedGuard | None]

@@ -38,21 +38,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekit.compiler.ir import Assign, Emit, TimerKind
-from statekit.engine.algorithm import (
-    NO_HISTORY,
-    event_entry,
-    eventless_entry,
-    plan_of,
-    select_eventless_transitions,
-    select_transitions,
-)
+from statekit.engine.algorithm import plan_of
 from statekit.engine.compiled_evidence import EvidenceMaker, prebuilt_evidence
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import Evaluate, assigner, computer
+from statekit.engine.selection import (
+    event_entry,
+    eventless_entry,
+    select_eventless_transitions,
+    select_transitions,
+)
 from statekit.engine.tables import EMPTY, Configuration, EventEntry, MicrostepPlan, Tables
 from statekit.engine.timer_plan import VALUES, TimerOp, TimerPlan
 from statekit.engine.timers import TIMER_MS_MAX, TIMER_MS_MIN, ArmTimers, CancelTimers
 from statekit.engine.trace import AssignedValue, InternalEvent
+from statekit.engine.transition_sets import NO_HISTORY
 from statekit.engine.value_domain import CONCRETE
 
 Outbox = list[tuple[str, dict[str, Any]]]

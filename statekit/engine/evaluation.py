@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from statekit.compiler.expressions.expression import Expression
-from statekit.compiler.ir import ExpressionInvariant, GuardCheck
+from statekit.compiler.invariant_ir import ExpressionInvariant
+from statekit.compiler.ir import GuardCheck
 from statekit.engine.errors import EvaluationError
 from statekit.engine.validation import EMPTY, INT_MAX, INT_MIN
 

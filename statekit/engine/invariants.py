@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from statekit.compiler.ir import ExpressionInvariant
+from statekit.compiler.invariant_ir import ExpressionInvariant
 from statekit.engine.evaluation import first_broken_assertion, invariant_holds
 from statekit.engine.tables import Configuration, Tables
 

@@ -20,7 +20,7 @@ from statekit.engine.value_domain import CONCRETE, ValueDomain
 ConditionOracle = Callable[
     [GuardCheck, Transition | None, Mapping[str, Any], Mapping[str, Any], frozenset[int]], bool
 ]
-"""The analysis's decider of data conditions (`algorithm.GuardOracle`), consulted for the
+"""The analysis's decider of data conditions (`selection.GuardOracle`), consulted for the
 condition of an `if` effect too; None in the engine's own runs (conditions are evaluated)."""
 
 FailedGuard = tuple[GuardCheck, Transition]

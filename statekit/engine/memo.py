@@ -25,8 +25,9 @@ keeps the memo's speed in the exploration.
 
 from __future__ import annotations
 
-from statekit.engine.algorithm import NO_HISTORY, event_entry, eventless_entry, plan_of
+from statekit.engine.algorithm import plan_of
 from statekit.engine.errors import LivelockError
+from statekit.engine.selection import event_entry, eventless_entry
 from statekit.engine.tables import (
     Configuration,
     DependsOnData,
@@ -40,6 +41,7 @@ from statekit.engine.tables import (
     TransitionConflict,
 )
 from statekit.engine.timers import ArmTimers, CancelTimers
+from statekit.engine.transition_sets import NO_HISTORY
 
 _NO_CANDIDATES = NoCandidates()
 

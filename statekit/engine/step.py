@@ -44,7 +44,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from statekit.compiler.expressions.event_meta import EXTERNAL, with_meta
-from statekit.engine.algorithm import macrostep, select_transitions
+from statekit.engine.algorithm import macrostep
 from statekit.engine.compiled_choice import NOT_COMPILED, Choice, compiled_choice
 from statekit.engine.compiled_evidence import static_evidence
 from statekit.engine.compiled_macrostep import CompiledMacrostep, compiled_macrostep
@@ -62,6 +62,7 @@ from statekit.engine.result import (
     Result,
     Status,
 )
+from statekit.engine.selection import select_transitions
 from statekit.engine.state import State
 from statekit.engine.tables import (
     EMPTY,

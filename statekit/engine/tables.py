@@ -17,7 +17,8 @@ is computed here once per configuration and then reused by every instance:
   transition targets a history state; such plans are not cached.
 
 These are caches of the results of the SCXML procedures in
-`statekit.engine.algorithm`, never a second implementation of them.
+`statekit.engine.algorithm`, `selection` and `transition_sets`, never a second
+implementation of them.
 """
 
 from __future__ import annotations
@@ -27,15 +28,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from statekit.compiler.event_meta_reads import reads_event_meta
-from statekit.compiler.ir import (
-    CompiledChart,
-    Effect,
-    ExpressionInvariant,
-    StateInvariant,
-    StateKind,
-    StateNode,
-    Transition,
-)
+from statekit.compiler.invariant_ir import ExpressionInvariant, StateInvariant
+from statekit.compiler.ir import CompiledChart, Effect, StateKind, StateNode, Transition
 from statekit.engine.evidence import FiredTransition
 from statekit.engine.timers import ArmTimers, CancelTimers
 from statekit.engine.validation import EMPTY, PayloadValidator

@@ -33,7 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from statekit.compiler.ir import MigrationDecl, TimerDecl, TimerDue, TimerKind
+from statekit.compiler.ir import TimerDecl, TimerKind
+from statekit.compiler.migration_ir import MigrationDecl, TimerDue
 from statekit.engine.chart import Chart
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import computed_value

@@ -22,7 +22,8 @@ from statekit.analysis.exploration import Exploration
 from statekit.analysis.options import ExplorationOptions, explore_with
 from statekit.analysis.races import Race, races_of
 from statekit.analysis.report import path_notes
-from statekit.compiler.ir import CompiledChart, StateInvariant
+from statekit.compiler.invariant_ir import StateInvariant
+from statekit.compiler.ir import CompiledChart
 from statekit.diagrams.classification_text import cell_words
 from statekit.diagrams.classify import classify
 from statekit.diagrams.model import extract

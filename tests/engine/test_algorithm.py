@@ -13,10 +13,11 @@ import pytest
 from chart_helpers import chart_of, machine
 
 from statekit.compiler.ir import GuardCheck, Transition
-from statekit.engine.algorithm import macrostep, select_transitions
+from statekit.engine.algorithm import macrostep
 from statekit.engine.chart import Chart
 from statekit.engine.errors import LivelockError
 from statekit.engine.result import LIVELOCK, Status
+from statekit.engine.selection import select_transitions
 from statekit.engine.tables import Tables
 
 

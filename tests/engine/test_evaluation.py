@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from chart_helpers import chart_of
 
-from statekit.compiler.ir import Assign, ExpressionInvariant
+from statekit.compiler.invariant_ir import ExpressionInvariant
+from statekit.compiler.ir import Assign
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import (
     computed_value,

@@ -26,13 +26,28 @@ a conditional evaluates one branch, `x in [a, b]` evaluates every option.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
-from typing import Any, TypeAlias
+from typing import Any
 
 from statekit.compiler.expressions.clock import read_clock
+from statekit.compiler.expressions.evaluator import Evaluator
 from statekit.compiler.expressions.event_meta import META_INDEX, EventPayload
+from statekit.compiler.expressions.operator_closures import (
+    COMPARE_FUNCS,
+    FLIPPED,
+    arith_ctx_lit,
+    arith_ev_lit,
+    arith_fn_fn,
+    arith_fn_lit,
+    cmp_ctx_fn,
+    cmp_ctx_lit,
+    cmp_ev_ctx,
+    cmp_ev_fn,
+    cmp_ev_lit,
+    cmp_fn_fn,
+    cmp_fn_lit,
+)
 from statekit.compiler.expressions.tree import (
     Active,
     ArithOp,
@@ -59,9 +74,6 @@ from statekit.compiler.expressions.tree import (
     TableRead,
     UnaryOp,
 )
-
-Evaluator: TypeAlias = Callable[[Mapping[str, Any], Mapping[str, Any], AbstractSet[int]], Any]
-"""A compiled expression: `(ctx, event_payload, active_state_ids) -> value`."""
 
 
 def compile_tree(node: ExprNode) -> Evaluator:
@@ -190,128 +202,32 @@ def _bool_op(op: str, fs: tuple[Evaluator, ...]) -> Evaluator:
     return run
 
 
-_FLIPPED: dict[CompareOp, CompareOp] = {
-    "==": "==",
-    "!=": "!=",
-    "<": ">",
-    "<=": ">=",
-    ">": "<",
-    ">=": "<=",
-}
-
-_COMPARE_FUNCS: dict[CompareOp, Callable[[Any, Any], Any]] = {
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-}
-
-
 def _compare(op: CompareOp, left: ExprNode, right: ExprNode) -> Evaluator:
     """One comparison, specialised for a reference or a literal on either side."""
     # Normalise so that a literal, or failing that an event field, is on the right side.
     if isinstance(left, Literal) and not isinstance(right, Literal):
-        left, right, op = right, left, _FLIPPED[op]
+        left, right, op = right, left, FLIPPED[op]
     if isinstance(right, EventRef) and not isinstance(left, EventRef | Literal):
-        left, right, op = right, left, _FLIPPED[op]
+        left, right, op = right, left, FLIPPED[op]
     if isinstance(right, Literal):
         k = right.value
         if isinstance(left, ContextRef):
-            return _cmp_ctx_lit(left.field, k)[op]
+            return cmp_ctx_lit(left.field, k)[op]
         if isinstance(left, EventRef):
-            return _cmp_ev_lit(left.field, k)[op]
-        return _cmp_fn_lit(compile_tree(left), k)[op]
+            return cmp_ev_lit(left.field, k)[op]
+        return cmp_fn_lit(compile_tree(left), k)[op]
     # A reference on the right of a computed side goes to the left (it cannot raise, so
     # the order is not observable): `ctx.count + event.n <= ctx.limit` is then one
     # call fewer (bench/xstate_peer.py, guarded chart; see `_arith`).
     if isinstance(right, ContextRef | EventRef) and not isinstance(left, ContextRef | EventRef):
-        left, right, op = right, left, _FLIPPED[op]
+        left, right, op = right, left, FLIPPED[op]
     if isinstance(left, EventRef):
         if isinstance(right, ContextRef):
-            return _cmp_ev_ctx(left.field, right.field)[op]
-        return _cmp_ev_fn(left.field, compile_tree(right))[op]
+            return cmp_ev_ctx(left.field, right.field)[op]
+        return cmp_ev_fn(left.field, compile_tree(right))[op]
     if isinstance(left, ContextRef):
-        return _cmp_ctx_fn(left.field, compile_tree(right))[op]
-    return _cmp_fn_fn(compile_tree(left), compile_tree(right))[op]
-
-
-def _cmp_ctx_lit(f: str, k: Any) -> dict[CompareOp, Evaluator]:
-    return {
-        "==": lambda c, e, a: c[f] == k,
-        "!=": lambda c, e, a: c[f] != k,
-        "<": lambda c, e, a: c[f] < k,
-        "<=": lambda c, e, a: c[f] <= k,
-        ">": lambda c, e, a: c[f] > k,
-        ">=": lambda c, e, a: c[f] >= k,
-    }
-
-
-def _cmp_ev_lit(f: str, k: Any) -> dict[CompareOp, Evaluator]:
-    return {
-        "==": lambda c, e, a: e[f] == k,
-        "!=": lambda c, e, a: e[f] != k,
-        "<": lambda c, e, a: e[f] < k,
-        "<=": lambda c, e, a: e[f] <= k,
-        ">": lambda c, e, a: e[f] > k,
-        ">=": lambda c, e, a: e[f] >= k,
-    }
-
-
-def _cmp_fn_lit(x: Evaluator, k: Any) -> dict[CompareOp, Evaluator]:
-    return {
-        "==": lambda c, e, a: x(c, e, a) == k,
-        "!=": lambda c, e, a: x(c, e, a) != k,
-        "<": lambda c, e, a: x(c, e, a) < k,
-        "<=": lambda c, e, a: x(c, e, a) <= k,
-        ">": lambda c, e, a: x(c, e, a) > k,
-        ">=": lambda c, e, a: x(c, e, a) >= k,
-    }
-
-
-def _cmp_ev_ctx(f: str, g: str) -> dict[CompareOp, Evaluator]:
-    return {
-        "==": lambda c, e, a: e[f] == c[g],
-        "!=": lambda c, e, a: e[f] != c[g],
-        "<": lambda c, e, a: e[f] < c[g],
-        "<=": lambda c, e, a: e[f] <= c[g],
-        ">": lambda c, e, a: e[f] > c[g],
-        ">=": lambda c, e, a: e[f] >= c[g],
-    }
-
-
-def _cmp_ev_fn(f: str, y: Evaluator) -> dict[CompareOp, Evaluator]:
-    return {
-        "==": lambda c, e, a: e[f] == y(c, e, a),
-        "!=": lambda c, e, a: e[f] != y(c, e, a),
-        "<": lambda c, e, a: e[f] < y(c, e, a),
-        "<=": lambda c, e, a: e[f] <= y(c, e, a),
-        ">": lambda c, e, a: e[f] > y(c, e, a),
-        ">=": lambda c, e, a: e[f] >= y(c, e, a),
-    }
-
-
-def _cmp_ctx_fn(f: str, y: Evaluator) -> dict[CompareOp, Evaluator]:
-    return {
-        "==": lambda c, e, a: c[f] == y(c, e, a),
-        "!=": lambda c, e, a: c[f] != y(c, e, a),
-        "<": lambda c, e, a: c[f] < y(c, e, a),
-        "<=": lambda c, e, a: c[f] <= y(c, e, a),
-        ">": lambda c, e, a: c[f] > y(c, e, a),
-        ">=": lambda c, e, a: c[f] >= y(c, e, a),
-    }
-
-
-def _cmp_fn_fn(x: Evaluator, y: Evaluator) -> dict[CompareOp, Evaluator]:
-    return {
-        "==": lambda c, e, a: x(c, e, a) == y(c, e, a),
-        "!=": lambda c, e, a: x(c, e, a) != y(c, e, a),
-        "<": lambda c, e, a: x(c, e, a) < y(c, e, a),
-        "<=": lambda c, e, a: x(c, e, a) <= y(c, e, a),
-        ">": lambda c, e, a: x(c, e, a) > y(c, e, a),
-        ">=": lambda c, e, a: x(c, e, a) >= y(c, e, a),
-    }
+        return cmp_ctx_fn(left.field, compile_tree(right))[op]
+    return cmp_fn_fn(compile_tree(left), compile_tree(right))[op]
 
 
 def _chained_compare(
@@ -319,7 +235,7 @@ def _chained_compare(
 ) -> Evaluator:
     first = compile_tree(left)
     steps = tuple(
-        (_COMPARE_FUNCS[op], compile_tree(x)) for op, x in zip(ops, comparators, strict=True)
+        (COMPARE_FUNCS[op], compile_tree(x)) for op, x in zip(ops, comparators, strict=True)
     )
 
     def run(c: Mapping[str, Any], e: Mapping[str, Any], a: AbstractSet[int]) -> Any:
@@ -341,17 +257,17 @@ def _arith(op: ArithOp, left: ExprNode, right: ExprNode) -> Evaluator:
     if isinstance(right, Literal):
         k = right.value
         if isinstance(left, ContextRef):
-            return _arith_ctx_lit(left.field, k)[op]
+            return arith_ctx_lit(left.field, k)[op]
         if isinstance(left, EventRef):
-            return _arith_ev_lit(left.field, k)[op]
-        return _arith_fn_lit(compile_tree(left), k)[op]
+            return arith_ev_lit(left.field, k)[op]
+        return arith_fn_lit(compile_tree(left), k)[op]
     # `ctx.a + event.b` (an assign's usual shape) as one closure over two look-ups, not
     # three calls: bench/xstate_peer.py's guarded chart runs one in its guard and one in
     # its assign per event (with the flip in `_compare`, 5 of its 11 calls per event)
     refs = (ContextRef, EventRef)
     if isinstance(left, refs) and isinstance(right, refs):
         return _arith_ref_ref(left, right)[op]
-    return _arith_fn_fn(compile_tree(left), compile_tree(right))[op]
+    return arith_fn_fn(compile_tree(left), compile_tree(right))[op]
 
 
 def _arith_ref_ref(
@@ -380,55 +296,7 @@ def _arith_ref_ref(
             "**": lambda c, e, a: c[f] ** c[g],
         }
     x, y = compile_tree(left), compile_tree(right)  # the payload on the left: rarer
-    return _arith_fn_fn(x, y)
-
-
-def _arith_ctx_lit(f: str, k: Any) -> dict[ArithOp, Evaluator]:
-    return {
-        "+": lambda c, e, a: c[f] + k,
-        "-": lambda c, e, a: c[f] - k,
-        "*": lambda c, e, a: c[f] * k,
-        "/": lambda c, e, a: c[f] / k,
-        "//": lambda c, e, a: c[f] // k,
-        "%": lambda c, e, a: c[f] % k,
-        "**": lambda c, e, a: c[f] ** k,
-    }
-
-
-def _arith_ev_lit(f: str, k: Any) -> dict[ArithOp, Evaluator]:
-    return {
-        "+": lambda c, e, a: e[f] + k,
-        "-": lambda c, e, a: e[f] - k,
-        "*": lambda c, e, a: e[f] * k,
-        "/": lambda c, e, a: e[f] / k,
-        "//": lambda c, e, a: e[f] // k,
-        "%": lambda c, e, a: e[f] % k,
-        "**": lambda c, e, a: e[f] ** k,
-    }
-
-
-def _arith_fn_lit(x: Evaluator, k: Any) -> dict[ArithOp, Evaluator]:
-    return {
-        "+": lambda c, e, a: x(c, e, a) + k,
-        "-": lambda c, e, a: x(c, e, a) - k,
-        "*": lambda c, e, a: x(c, e, a) * k,
-        "/": lambda c, e, a: x(c, e, a) / k,
-        "//": lambda c, e, a: x(c, e, a) // k,
-        "%": lambda c, e, a: x(c, e, a) % k,
-        "**": lambda c, e, a: x(c, e, a) ** k,
-    }
-
-
-def _arith_fn_fn(x: Evaluator, y: Evaluator) -> dict[ArithOp, Evaluator]:
-    return {
-        "+": lambda c, e, a: x(c, e, a) + y(c, e, a),
-        "-": lambda c, e, a: x(c, e, a) - y(c, e, a),
-        "*": lambda c, e, a: x(c, e, a) * y(c, e, a),
-        "/": lambda c, e, a: x(c, e, a) / y(c, e, a),
-        "//": lambda c, e, a: x(c, e, a) // y(c, e, a),
-        "%": lambda c, e, a: x(c, e, a) % y(c, e, a),
-        "**": lambda c, e, a: x(c, e, a) ** y(c, e, a),
-    }
+    return arith_fn_fn(x, y)
 
 
 def _in_list(item: ExprNode, options: tuple[ExprNode, ...], negated: bool) -> Evaluator:

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.expressions.checker import Checker
-from statekit.compiler.expressions.closures import Evaluator, compile_tree
+from statekit.compiler.expressions.closures import compile_tree
+from statekit.compiler.expressions.evaluator import Evaluator
 from statekit.compiler.expressions.scope import ExpressionScope
 from statekit.compiler.expressions.tree import (
     Active,

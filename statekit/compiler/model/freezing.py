@@ -16,6 +16,7 @@ from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.expressions.named import NamedExpression
+from statekit.compiler.invariant_ir import Invariant
 from statekit.compiler.invocations import Invocation
 from statekit.compiler.ir import (
     ClassifiedEvent,
@@ -26,9 +27,7 @@ from statekit.compiler.ir import (
     GuardCheck,
     GuardDecl,
     HistoryKind,
-    Invariant,
     LintSettings,
-    MigrationDecl,
     Producer,
     RaceDecision,
     StateKind,
@@ -37,6 +36,7 @@ from statekit.compiler.ir import (
     Transition,
     TransitionKind,
 )
+from statekit.compiler.migration_ir import MigrationDecl
 from statekit.compiler.model.declarations import text
 from statekit.compiler.model.evaluation_errors import raises_evaluation_errors
 from statekit.compiler.model.numbering import StateDraft

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from statekit.compiler.diagnostics import Diagnostic, SourceSpan
 from statekit.compiler.expressions.expression import compile_expression
 from statekit.compiler.expressions.scope import ExpressionScope
-from statekit.compiler.ir import ExpressionInvariant, Invariant, StateInvariant
+from statekit.compiler.invariant_ir import ExpressionInvariant, Invariant, StateInvariant
 from statekit.compiler.model.declarations import mapping_items, scalar_list, text
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode
 from statekit.compiler.value_types import BOOLEAN

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.ir import FieldDecl, MigrationDecl, MigrationValue, TimerDue, TimerMigration
+from statekit.compiler.ir import FieldDecl
+from statekit.compiler.migration_ir import MigrationDecl, MigrationValue, TimerDue, TimerMigration
 from statekit.compiler.model.declarations import mapping_items, text
 from statekit.compiler.model.migration_reads import NOT_IN_MIGRATIONS, unavailable_reads
 from statekit.compiler.rules import invalid_migration

@@ -21,11 +21,11 @@ from statekit.compiler.ir import (
     FieldDecl,
     GuardCheck,
     GuardDecl,
-    MigrationDecl,
     StateKind,
     TimerDecl,
     TransitionKind,
 )
+from statekit.compiler.migration_ir import MigrationDecl
 from statekit.compiler.model.concurrency import compile_producers, compile_races
 from statekit.compiler.model.declarations import (
     DEFAULT_GUARD_REASON,

@@ -46,7 +46,8 @@ from statekit.analysis.guards import ThreeValued
 from statekit.analysis.report import leaves, transition_label
 from statekit.analysis.witness import checked_trace, trace_notes
 from statekit.compiler.diagnostics import Diagnostic, RelatedLocation, Severity
-from statekit.compiler.ir import CompiledChart, ExpressionInvariant, StateInvariant
+from statekit.compiler.invariant_ir import ExpressionInvariant, StateInvariant
+from statekit.compiler.ir import CompiledChart
 
 SLUG = "invariant-violation"
 DEFAULT_SEVERITY = Severity.ERROR

@@ -9,7 +9,8 @@ import textwrap
 import pytest
 
 from statekit.compiler.expressions.tree import tree_to_json
-from statekit.compiler.ir import Assign, CompiledChart, ExpressionInvariant
+from statekit.compiler.invariant_ir import ExpressionInvariant
+from statekit.compiler.ir import Assign, CompiledChart
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
 from statekit.engine.result import Status
