@@ -9,7 +9,7 @@ with the others in view.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,12 +92,26 @@ def lint_file(
     this chart and the charts in its folder, `neighbour_set`)."""
     result = compile_file(path)
     if chart_set is None:
-        chart_set = (
-            neighbour_set(result.chart, (path,))
-            if result.chart is not None
-            else ChartSet(folder_charts((path,)))
-        )
+        if result.chart is not None:
+            return lint_compiled(
+                result, str(path), config, options, neighbour_set(result.chart, (path,))
+            )
+        # compiled only if the chart that failed invokes: most broken charts do not
+        return lint_compiled(result, str(path), config, options, _folder_set(path))
     return lint_compiled(result, str(path), config, options, chart_set)
+
+
+def _linted_and_folders(
+    charts: Sequence[CompiledChart], named_files: Sequence[Path]
+) -> Callable[[], ChartSet]:
+    """The charts linted together and those of the named files' folders, compiled when
+    first asked for."""
+    return lambda: ChartSet((*charts, *folder_charts(named_files)))
+
+
+def _folder_set(path: Path) -> Callable[[], ChartSet]:
+    """The charts of `path`'s folder as a set, compiled when first asked for."""
+    return lambda: ChartSet(folder_charts((path,)))
 
 
 def lint_source(
@@ -113,12 +127,16 @@ def lint_source(
     `neighbours` (an editor's buffer named by `--stdin-filename`)."""
     try:
         result = compile_source(source, file)
-        chart_set = None
+        chart_set: ChartSet | None = None
         if neighbours and result.chart is not None:
             chart_set = neighbour_set(result.chart, (Path(file),))
-        elif neighbours:
-            chart_set = ChartSet(folder_charts((Path(file),)))
-        found = lint_compiled(result, file, config, options, chart_set)
+        found = lint_compiled(
+            result,
+            file,
+            config,
+            options,
+            _folder_set(Path(file)) if neighbours and chart_set is None else chart_set,
+        )
     except Exception as exc:  # a bug in statekit: a positioned finding, not a traceback
         return LintReport((file,), (_crash(file, exc),), 1)
     return LintReport((file,), tuple(sorted(found, key=Diagnostic.sort_key)))
@@ -129,7 +147,7 @@ def lint_compiled(
     file: str,
     config: LintConfig,
     options: ExplorationOptions,
-    chart_set: ChartSet | None = None,
+    chart_set: ChartSet | Callable[[], ChartSet] | None = None,
 ) -> list[Diagnostic]:
     """All findings of an already compiled chart (the compile findings too), configured:
     the project's `config` with the chart's own `lint:` key layered over it. The family
@@ -144,7 +162,8 @@ def lint_compiled(
         config, problems = with_chart_settings(config, chart.lint, file)
         findings.extend(problems)
         facts = chart_facts(chart, options)
-        family = FamilyView(facts, chart_set or ChartSet((chart,)), result.source)
+        known = chart_set if isinstance(chart_set, ChartSet) else ChartSet((chart,))
+        family = FamilyView(facts, known, result.source)
         talks = talks_to_charts(chart)  # else the family rules have nothing to check
         for rule in RULES.values():
             # a rule whose findings would all be dropped (ignored, not selected, or
@@ -231,9 +250,11 @@ def lint_paths(
         try:
             if result.chart is not None:
                 chart_set = neighbour_set(result.chart, named_files, charts)
-            else:
-                chart_set = ChartSet((*charts, *folder_charts(named_files)))
-            diagnostics.extend(lint_compiled(result, str(path), config, options, chart_set))
+                found = lint_compiled(result, str(path), config, options, chart_set)
+            else:  # the folders compiled only if the chart that failed invokes
+                linted_and_folders = _linted_and_folders(charts, named_files)
+                found = lint_compiled(result, str(path), config, options, linted_and_folders)
+            diagnostics.extend(found)
         except Exception as exc:  # a bug in statekit must not hide the other files' results
             crashes += 1
             diagnostics.append(_crash(str(path), exc))

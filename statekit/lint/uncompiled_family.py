@@ -13,6 +13,8 @@ children of the chart set; each finding says that the compile error may follow f
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from statekit.compiler.chart_set import ChartSet
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.model.declarations import text
@@ -31,9 +33,12 @@ UNCOMPILED_NOTE = (
 )
 
 
-def output_findings(result: CompileResult, file: str, chart_set: ChartSet) -> list[Diagnostic]:
+def output_findings(
+    result: CompileResult, file: str, chart_set: ChartSet | Callable[[], ChartSet]
+) -> list[Diagnostic]:
     """`invoke-output`'s findings for the chart of `result`, which did not compile (none
-    when its text is not schema-valid, or names no child of `chart_set`)."""
+    when its text is not schema-valid, or names no child of `chart_set`; a callable is
+    asked for the set only when the chart invokes)."""
     if result.chart is not None or result.source is None:
         return []
     root, problems = load_yaml(result.source, file)
@@ -43,6 +48,10 @@ def output_findings(result: CompileResult, file: str, chart_set: ChartSet) -> li
         return []
     numbered = number_states(root, text(root.get("statechart")) or "chart")
     declared = declare_invocations(numbered.drafts, [])
+    if not declared.invocations:
+        return []
+    if not isinstance(chart_set, ChartSet):
+        chart_set = chart_set()
     tree: Node = root
     found: list[Diagnostic] = []
     for inv in declared.invocations:
