@@ -12,6 +12,7 @@ from statekit.compiler.value_types import STRING, BaseType, ValueType
 from statekit.scxml.data_types import DataField, Write, constant_value
 from statekit.scxml.document import Element, ScxmlError
 from statekit.scxml.expressions import UnsupportedExpression, translate
+from statekit.scxml.type_tests import instanceof_array
 
 _ONE_VALUE = re.compile(r"^\s*(!|not\s+)?\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[a-z]+)?)\s*$")
 _EVENT_TYPES = {
@@ -72,6 +73,8 @@ class ImportContext:
         """A `cond`. One value alone, or negated (`cond="Var1"`, `cond="not
         _event.origin"`), is SCXML's conversion to a boolean, written out for the value's
         type: set, and not false, 0 or ''."""
+        if (typed := instanceof_array(element.attrs["cond"], self.fields)) is not None:
+            return typed
         match = _ONE_VALUE.match(element.attrs["cond"])
         if match is None:
             return self.expression(element, "cond")

@@ -111,7 +111,7 @@ def typed_fields(
     for element in untyped:
         name = element.attrs["id"]
         kind = inferred.get(name)
-        if kind is None and name not in written:
+        if kind is None and _never_written(name, writes, fields):
             kind = STRING  # never set: null whatever its type; reads that need one fail to compile
         if kind is None:
             if not any(p.element is element for p in problems):
@@ -126,6 +126,18 @@ def typed_fields(
         fields[name] = DataField(name, nullable, None, name not in written, element)
     order = [element.attrs["id"] for element, _ in data]
     return {n: fields[n] for n in order if n in fields}, problems
+
+
+def _never_written(name: str, writes: list[Write], fields: Mapping[str, DataField]) -> bool:
+    """Whether no write to `name` ever happens: none, or each the item of a `<foreach>`
+    over a `<data>` that is no list (such a `<foreach>` fails before it assigns)."""
+    for write in writes:
+        if write.location != name:
+            continue
+        array = fields.get(write.element.attrs.get("array", "").strip())
+        if write.element.tag != "foreach" or array is None or array.type.base is BaseType.LIST:
+            return False
+    return True
 
 
 def _initial_value(

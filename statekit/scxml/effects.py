@@ -17,6 +17,7 @@ from statekit.scxml.context import (
 )
 from statekit.scxml.data_types import constant_value
 from statekit.scxml.document import Element
+from statekit.scxml.failing_loops import first_item_then_failure, foreach_failure
 from statekit.scxml.payloads import send_payload
 
 _DELAY = re.compile(r"^\s*(\d*(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
@@ -37,16 +38,21 @@ def content_of(block: Element, c: ImportContext, nested: str | None = None) -> l
     """The effects of a block; `nested`: the `<if>` or `<foreach>` it is the body of."""
     effects: list[dict[str, Any]] = []
     for element in block.children:
+        rest = block.children[block.children.index(element) + 1 :]
         if (failure := certain_failure(element, c)) is not None:
             if nested is not None:  # SCXML stops the block around the <if>/<foreach> too
                 raise c.refuse(element, f"{failure}, inside <{nested}>: not expressible")
             # SCXML raises error.execution and runs nothing more of the block
             reason = {"reason": quoted(failure)}
             effects.append({"raise": {"event": ERROR_EXECUTION, "payload": reason}})
-            rest = block.children[block.children.index(element) + 1 :]
             for dropped in rest:
                 c.note(dropped, f"<{dropped.tag}> dropped: the <{element.tag}> before it fails")
             break
+        if element.tag == "foreach" and nested is None:  # a body that always fails
+            loop = first_item_then_failure(element, rest, c, content_of, certain_failure)
+            if loop is not None:
+                effects.append(loop)
+                break
         if element.tag == "raise" and element.attrs.get("event"):
             effects.append({"raise": event_name(element.attrs["event"])})
         elif element.tag == "assign":
@@ -200,6 +206,8 @@ def certain_failure(element: Element, c: ImportContext) -> str | None:
         if not_an_expression(element.attrs.get("expr", "")):
             return f"<assign expr={element.attrs['expr']}>: not an expression"
         return None
+    if element.tag == "foreach":
+        return foreach_failure(element, c)
     if element.tag != "send":
         return None
     for name in element.attrs.get("namelist", "").split():

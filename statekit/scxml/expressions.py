@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from statekit.scxml.type_tests import hasattr_event
+
 _TOKEN = re.compile(
     r"""\s*(?:
         (?P<number>\d+(?:\.\d+)?)
@@ -69,6 +71,10 @@ def translate(
             out.append("false" if state is None else f"active('{state}')")
             index += 4
             continue
+        if kind == "name" and (shape := hasattr_event(tokens, index)) is not None:
+            out.append(shape)  # the fields of `_event` are SCXML's, known at import
+            index += 6
+            continue
         if kind == "name" and value in constants:
             out.append(constants[value])
             index += 1
@@ -120,6 +126,9 @@ def _event_read(tokens: list[tuple[str, str]], index: int, out: list[str]) -> in
         if tokens[index + 6][0] == "string" and call[2] == ")" and name.isidentifier():
             out.append(f"_event.data.{name}")  # python's data.get('x')
             return index + 8
+    if words[1:3] == ["data", "["] and _subscript(tokens, index + 4):  # data['x']: a field
+        out.append(f"_event.data.{tokens[index + 4][1][1:-1]}")
+        return index + 6
     if words[1] == "data" and words[2:3] != ["."]:  # the data as a whole: a <content>
         out.append(f"_event.data.{CONTENT_FIELD}")
         return index + 3
@@ -130,6 +139,16 @@ def _event_read(tokens: list[tuple[str, str]], index: int, out: list[str]) -> in
             out.append(f"_event.data.{field}")
             return index + 5
     raise UnsupportedExpression(f"the system variable _event's {words[1]}{''.join(words[2:3])}...")
+
+
+def _subscript(tokens: list[tuple[str, str]], at: int) -> bool:
+    """Whether `tokens[at]` is a string naming a field, closed by `]`."""
+    return (
+        at + 1 < len(tokens)
+        and tokens[at][0] == "string"
+        and tokens[at][1][1:-1].isidentifier()
+        and tokens[at + 1][1] == "]"
+    )
 
 
 def _negates_one_operand(tokens: list[tuple[str, str]], index: int) -> bool:

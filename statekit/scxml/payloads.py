@@ -16,8 +16,10 @@ from typing import Any
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
 from statekit.compiler.expressions.scope import ExpressionScope, TypedEvent
+from statekit.compiler.expressions.type_relations import joined_list
 from statekit.compiler.value_types import NUMBER, BaseType, ValueType
 from statekit.scxml.context import quoted
+from statekit.scxml.data_content import structured_payload
 from statekit.scxml.document import Element, ScxmlError
 from statekit.scxml.expressions import CONTENT_FIELD
 
@@ -60,12 +62,12 @@ def content_payload(
     """A `<send>`'s `<content>` as the one payload field `content` (a statekit payload is
     a record of named fields; `_event.data` as a whole reads that field). Its `expr`
     translated; its text space-normalized, an integer when it reads as one, else a
-    string. XML and JSON objects or lists (structured data) are refused."""
+    string. JSON is the payload `structured_payload` gives; XML is refused."""
     if "expr" in content.attrs:
         return {CONTENT_FIELD: translate(content, content.attrs["expr"], "expr")}
     text = " ".join(content.text.split())
     if content.children or text[:1] in ("{", "["):
-        raise refuse(content, "<send> with structured <content> (XML or JSON) is not expressible")
+        return structured_payload(content, text, refuse)
     if re.fullmatch(r"-?\d+", text):
         return {CONTENT_FIELD: str(int(text))}
     return {CONTENT_FIELD: quoted(text)}
@@ -99,7 +101,7 @@ def payload_fields(
     for event, fields in types.items():
         for name, kind in fields.items():
             if not all(name in given for given in present[event]):
-                fields[name] = ValueType(kind.base, nullable=True)
+                fields[name] = ValueType(kind.base, nullable=True, items=kind.items)
     return types
 
 
@@ -107,10 +109,12 @@ def declaration(fields: Mapping[str, ValueType]) -> dict[str, Any]:
     """The `events:` entry of an event with these payload fields."""
     out: dict[str, Any] = {}
     for name, kind in fields.items():
+        spec: dict[str, Any] = {"type": kind.base.value}
+        if kind.items is not None:  # a list: the spec of its elements
+            spec["items"] = kind.items.to_json()
         if kind.nullable:
-            out[name] = {"type": kind.base.value, "nullable": True, "default": None}
-        else:
-            out[name] = kind.base.value
+            spec |= {"nullable": True, "default": None}
+        out[name] = spec if len(spec) > 1 else kind.base.value
     return out
 
 
@@ -122,10 +126,12 @@ def _type_of(source: str, element: Element, context: Mapping[str, ValueType]) ->
     compiled = compile_expression(source, span, scope)
     if not isinstance(compiled, Expression) or compiled.type.base is BaseType.NULL:
         return None
-    return ValueType(compiled.type.base)
+    return ValueType(compiled.type.base, items=compiled.type.items)
 
 
 def _join(a: ValueType, b: ValueType) -> ValueType | None:
+    if a.base is BaseType.LIST:
+        return joined_list(a, b)
     if a.base is b.base:
         return a
     if {a.base, b.base} == {BaseType.INTEGER, BaseType.NUMBER}:

@@ -25,6 +25,7 @@ import yaml
 from statekit.compiler.model.evaluation_errors import ERROR_EXECUTION
 from statekit.compiler.value_types import INTEGER, STRING, ValueType
 from statekit.scxml.context import ImportContext, event_name, quoted
+from statekit.scxml.data_content import content_value
 from statekit.scxml.data_types import Write, typed_fields
 from statekit.scxml.document import Element
 from statekit.scxml.effects import certain_failure, content_of, effects_of, not_an_expression
@@ -187,7 +188,7 @@ def _foreach_writes(element: Element, context: ImportContext) -> None:
     array = element.attrs.get("array", "").strip()
     for key, value in (("item", f"({array})[0]"), ("index", None)):
         name = element.attrs.get(key)
-        if name is None:
+        if name is None or not name.isidentifier():  # no name: the <foreach> fails
             continue
         if name not in context.data_names():
             declared = Element("data", {"id": name}, element.line, element.column)
@@ -230,9 +231,9 @@ def _data_value(element: Element, context: ImportContext) -> str | None:
         raise context.refuse(element, f"<data id={name!r}>: not a name statekit's context takes")
     if name in context.data_names():
         raise context.refuse(element, f"a second <data> with the id {name!r}")
-    if "src" in element.attrs or element.children:
-        raise context.refuse(element, "<data> with src or inline content is not expressible")
-    text = element.attrs.get("expr", element.text).strip()
+    if "expr" not in element.attrs:  # a value: inline content or a file (`src`)
+        return content_value(element, context.path, context.refuse)
+    text = element.attrs["expr"].strip()
     if not_an_expression(text):  # SCXML: error.execution at the start, the data unbound
         context.failed_data.append(f"<data id={name} expr={text}>: not an expression")
         context.note(element, "<data> left unset: its expr is not an expression")

@@ -64,13 +64,12 @@ def test_content_that_does_not_match_fails_the_condition(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("<content><book/></content>", "structured <content> (XML or JSON)"),
-        ('<content>{"a": 1}</content>', "structured <content> (XML or JSON)"),
-        ("<content>[1, 2]</content>", "structured <content> (XML or JSON)"),
+        ("<content><book/></content>", "<send> with XML <content>: an XML (DOM) value"),
+        ('<content>{"a": {"b": 1}}</content>', "a JSON object: a record value"),
         ('<param name="p" expr="1"/><content>1</content>', "<content> and <param> or namelist"),
     ],
 )
-def test_structured_content_or_content_beside_params_is_refused(
+def test_xml_content_a_record_or_content_beside_params_is_refused(
     content: str, message: str, tmp_path: Path
 ) -> None:
     code, stderr, _ = _import(tmp_path, _sent(content, "true"))

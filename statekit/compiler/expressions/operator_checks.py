@@ -23,6 +23,7 @@ from statekit.compiler.expressions.tree import (
 )
 from statekit.compiler.expressions.type_relations import (
     comparison_problem,
+    joined_list,
     numeric,
     plain,
     power_degree,
@@ -110,6 +111,15 @@ class OperatorChecks(ListChecks):
             return None
         if op == "+" and lt.base is BaseType.STRING and rt.base is BaseType.STRING:
             return BinOp(op=op, left=left, right=right, type=STRING)
+        if op == "+" and lt.base is BaseType.LIST and rt.base is BaseType.LIST:
+            joined = joined_list(lt, rt)
+            if joined is None:
+                message = (
+                    f"'+' joins two lists of one item type, got {lt.describe()} and {rt.describe()}"
+                )
+                self.report(expression_type.SLUG, node, message)
+                return None
+            return BinOp(op=op, left=left, right=right, type=joined)
         if not (numeric(lt) and numeric(rt)):
             needs = "two numbers or two strings" if op == "+" else "numbers"
             message = f"'{op}' needs {needs}, got {lt.describe()} and {rt.describe()}"

@@ -135,7 +135,8 @@ class Compare:
 
 @dataclass(frozen=True, slots=True)
 class BinOp:
-    """Arithmetic on numbers, or `+` on two strings; `**` only with a literal exponent."""
+    """Arithmetic on numbers, or `+` on two strings or two lists (concatenation); `**`
+    only with a literal exponent."""
 
     op: ArithOp
     left: ExprNode

@@ -106,6 +106,25 @@ def list_fits(t: ValueType, expected: ValueType) -> bool:
     return have.base is want.base
 
 
+def joined_list(a: ValueType, b: ValueType) -> ValueType | None:
+    """The type of `a + b` for two lists (and what `a == b` compares): one item type,
+    an integer list joined with a number list is a number list, `[]` joins any list;
+    None when the items differ (a list of integer and a list of string)."""
+    if a.base is not BaseType.LIST or b.base is not BaseType.LIST or a.nullable or b.nullable:
+        return None
+    if a.items is None or b.items is None:
+        return b if a.items is None else a
+    if a.items == b.items:
+        return a
+    inner = joined_list(a.items, b.items)  # lists of lists: `[[1], []]`
+    if inner is not None:
+        return ValueType(base=BaseType.LIST, items=inner)
+    plain_numbers = [numeric(t) and not t.nullable and t.enum is None for t in (a.items, b.items)]
+    if all(plain_numbers):
+        return ValueType(base=BaseType.LIST, items=ValueType(base=BaseType.NUMBER))
+    return None
+
+
 def unify(a: ExprNode, b: ExprNode) -> ValueType | None:
     """The type of `x if c else y`, or None when the branches cannot share one."""
     ta, tb = a.type, b.type
@@ -150,6 +169,8 @@ def comparison_problem(
             return f"comparison with None: use 'is None' or 'is not None' instead of '{op}'"
         if lt.base is BaseType.BOOLEAN and rt.base is BaseType.BOOLEAN:
             return None
+        if lt.base is BaseType.LIST and rt.base is BaseType.LIST and joined_list(lt, rt):
+            return None  # whole lists: equal when their elements are, in order
         if (numeric(lt) and numeric(rt)) or lt.base is rt.base is BaseType.STRING:
             miss = enum_miss(lt.enum, right) or enum_miss(rt.enum, left)
             if miss is not None:
