@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from statekit.compiler.value_types import out_of_range
 from statekit.scxml.context import literal
 from statekit.scxml.document import Element, ScxmlError
 from statekit.scxml.expressions import CONTENT_FIELD
@@ -46,6 +47,8 @@ def content_value(element: Element, document: str, refuse: Refuse) -> str | None
         value = json.loads(text, parse_constant=_no_constant)
     except ValueError:
         return literal(re.sub(r"\s+", " ", text))
+    except RecursionError:
+        raise refuse(element, f"<data id={name!r}>: its JSON is nested too deeply") from None
     if value is None:
         return None
     return _literal_of(element, value, refuse)
@@ -62,6 +65,9 @@ def _literal_of(element: Element, value: Any, refuse: Refuse) -> str:
         return "[" + ", ".join(_literal_of(element, item, refuse) for item in value) + "]"
     if value is None:
         return "null"
+    problem = out_of_range(value)
+    if problem is not None:
+        raise refuse(element, f"<{element.tag}> with the JSON number {value!r}: it {problem}")
     return literal(value)
 
 
@@ -94,6 +100,8 @@ def structured_payload(content: Element, text: str, refuse: Refuse) -> dict[str,
         value = json.loads(text, parse_constant=_no_constant)
     except ValueError:
         raise refuse(content, "<send> with <content> that is not JSON (an error)") from None
+    except RecursionError:
+        raise refuse(content, "<send> with <content>: its JSON is nested too deeply") from None
     if not isinstance(value, dict):
         return {CONTENT_FIELD: _literal_of(content, value, refuse)}
     payload: dict[str, str] = {}
