@@ -89,7 +89,8 @@ def test_a_foreach_that_always_fails_raises_error_execution(
 </state><state id="s1"/><state id="s2"/>
 """
     configuration, context = _ends_in(tmp_path, body)
-    assert (configuration, context["n"]) == ({"s1"}, 0)
+    assert configuration == {"s1"}
+    assert context["n"] == 0
 
 
 def test_a_failing_element_inside_foreach_inside_if_is_refused(tmp_path: Path) -> None:
