@@ -4,14 +4,18 @@ operand, and refused with a positioned `expression-type` where the item types di
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from statekit.api import load
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
 from statekit.compiler.expressions.scope import ExpressionScope, TypedEvent
 from statekit.compiler.value_types import BOOLEAN, INTEGER, NUMBER, STRING, BaseType, ValueType
+from statekit.engine.result import Status
+from statekit.testing import Simulator
 
 
 def _list(items: ValueType) -> ValueType:
@@ -93,3 +97,36 @@ def test_lists_of_two_item_types_are_a_positioned_type_error(source: str, messag
     assert first.slug == "expression-type"
     assert message in first.message
     assert (first.span.line, first.span.column) == (LINE, COLUMN)
+
+
+BASKET = """\
+statechart: basket
+context:
+  items: {type: list, items: string, default: []}
+events:
+  ADD: {skus: {type: list, items: string}}
+  CHECK: {}
+initial: open
+states:
+  open:
+    on:
+      ADD:
+        do: [{assign: {items: ctx.items + event.skus}}]
+      CHECK:
+        - if: "ctx.items == ['a', 'b', 'c']"
+          to: done
+          else: NOT_YET
+  done: {final: true}
+"""
+
+
+def test_a_chart_appends_with_plus_and_compares_whole_lists(tmp_path: Path) -> None:
+    path = tmp_path / "basket.yaml"
+    path.write_text(BASKET, encoding="utf-8")
+    simulator = Simulator(load(path))
+    assert simulator.send("ADD", {"skus": ["a"]}).status is Status.APPLIED
+    assert simulator.send("CHECK").reason == "NOT_YET"
+    assert simulator.send("ADD", {"skus": ["b", "c"]}).status is Status.APPLIED
+    assert simulator.state.context["items"] == ["a", "b", "c"]
+    assert simulator.send("CHECK").status is Status.APPLIED
+    assert simulator.state.configuration == {"done"}
