@@ -17,9 +17,10 @@ intake fills it with the request as text (request line, headers, body), SCXML's
 The event goes to `deliver` (sync, run off the event loop): `runner_delivery(runner)`
 applies it with `Runner.apply`. Answers are JSON: 200 `{"status": "APPLIED" |
 "ALREADY_APPLIED", "version"}`; 409 for `REJECTED`/`CONFLICT` with its reason and
-message; 404 for an unknown instance; 415 for another content type; 400 for a body
-that is not a form or a JSON object, or over `max_body` bytes; 422 for an event the
-chart does not declare or a field it cannot take, naming the field. Never a traceback.
+message (422 for `INVALID_PAYLOAD`: a JSON value of the wrong type); 404 for an
+unknown instance; 415 for another content type; 400 for a body that is not a form or a
+JSON object, or over `max_body` bytes; 422 for an event the chart does not declare or
+a field it cannot take, naming the field. Never a traceback.
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ def runner_delivery(runner: Runner) -> Deliver:
         body: dict[str, Any] = {"status": outcome.status.value, "version": outcome.version}
         if outcome.status in (OutcomeStatus.APPLIED, OutcomeStatus.ALREADY_APPLIED):
             return IntakeAnswer(200, body)
-        return IntakeAnswer(409, {**body, "reason": outcome.reason, "message": outcome.message})
+        status = 422 if outcome.reason == "INVALID_PAYLOAD" else 409  # the body's fault
+        return IntakeAnswer(status, {**body, "reason": outcome.reason, "message": outcome.message})
 
     return deliver
 
