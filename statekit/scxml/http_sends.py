@@ -63,7 +63,9 @@ def collect_http_send(element: Element, context: ImportContext, block: Element) 
             raise context.refuse(param, f"<param name={EVENT_NAME_FIELD}> that is not a constant")
         element.attrs["event"] = text[1:-1]
         element.children = [k for k in element.children if k is not param]
-    if "event" not in element.attrs and "eventexpr" not in element.attrs:
+    if "eventexpr" in element.attrs:
+        raise context.refuse(element, "<send type=basichttp> with eventexpr")
+    if "event" not in element.attrs:
         element.attrs["event"] = UNNAMED_EVENT
         element.attrs[_UNNAMED] = "true"
     if element.attrs["event"] not in context.http_events:

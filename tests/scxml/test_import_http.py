@@ -54,6 +54,7 @@ def test_an_http_send_to_itself_is_an_emit_and_comes_back_over_http(tmp_path: Pa
         (f'<send event="got.it" {HTTP} target="http://example.com/x"/>', "another location"),
         (f'<send event="got.it" {HTTP} {HERE} delay="1s"/>', "<send type=basichttp> with delay"),
         (f'<send event="got.it" {HTTP}/>', "without a target raises error.communication"),
+        (f"<send eventexpr=\"'got.it'\" {HTTP} {HERE}/>", "<send type=basichttp> with eventexpr"),
         (f'<send event="got.it" {HTTP} {HERE}/><send event="x"/>', "an undelayed <send> after"),
     ],
 )
