@@ -25,7 +25,7 @@ import statekit._version as version_module
 PACKAGE_ROOT = Path(statekit.__file__).resolve().parent
 
 # What each part of statekit may import (besides itself and `statekit._version`). The layers:
-# compiler ← engine ← analysis ← lint; compiler ← diagrams; engine ← runner ← relay, aio;
+# compiler ← engine ← analysis ← lint; compiler ← diagrams; engine ← runner ← relay, aio, http;
 # runner, analysis, diagrams ← inspect (the web inspector); compiler ← scxml; all ← cli.
 ALLOWED: dict[str, set[str]] = {
     "compiler": set(),
@@ -36,7 +36,8 @@ ALLOWED: dict[str, set[str]] = {
     "runner": {"compiler", "engine"},
     "relay": {"compiler", "engine", "runner"},
     "aio": {"compiler", "engine", "runner"},
-    "testing": {"compiler", "engine", "runner", "analysis", "diagrams"},
+    "http": {"compiler", "engine", "runner"},  # events over HTTP: the poster and the intake
+    "testing": {"compiler", "engine", "runner", "analysis", "diagrams", "http"},
     "api": {"compiler", "engine"},
     "lsp": {"compiler", "engine", "analysis", "lint"},
     "inspect": {"compiler", "engine", "analysis", "lint", "diagrams", "runner"},

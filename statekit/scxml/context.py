@@ -42,6 +42,7 @@ class ImportContext:
     sends: list[tuple[str, Element]] = field(default_factory=list)
     payloads: dict[str, dict[str, ValueType]] = field(default_factory=dict)
     invoked: bool = False
+    http_events: list[str] = field(default_factory=list)  # events HTTP <send>s send
     invokes: list[str] = field(default_factory=list)
     done_of: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)

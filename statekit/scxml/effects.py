@@ -18,6 +18,7 @@ from statekit.scxml.context import (
 from statekit.scxml.data_types import constant_value
 from statekit.scxml.document import Element
 from statekit.scxml.failing_loops import first_item_then_failure, foreach_failure
+from statekit.scxml.http_sends import http_send, is_http_send
 from statekit.scxml.payloads import send_payload
 
 _DELAY = re.compile(r"^\s*(\d*(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
@@ -223,6 +224,8 @@ def certain_failure(element: Element, c: ImportContext) -> str | None:
 
 
 def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
+    if is_http_send(element):
+        return http_send(element, c)
     for attribute in ("eventexpr", "delayexpr"):
         branched = _by_value(element, attribute, c, _send)
         if branched is not None:

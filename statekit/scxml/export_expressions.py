@@ -195,6 +195,8 @@ def _write(node: ExprNode, sid: Spelling) -> str:
             raise NotExportable("`now` (SCXML's datamodel has no clock reading)")
         case Format():
             raise NotExportable("format() (no call but In() in psm's datamodel)")
+        case Contains(container=text) if text.type.base.value == "string":
+            raise NotExportable("a substring test ('text' in a string) is not exported yet")
         case Index() | Contains() | ListDisplay() | LocalRef():
             raise NotExportable("a list value (lists and foreach are not exported yet)")
 

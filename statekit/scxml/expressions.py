@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from statekit.scxml.type_tests import hasattr_event
+from statekit.scxml.raw_search import NotPlainText, raw_searches
 
 _TOKEN = re.compile(
     r"""\s*(?:
@@ -37,7 +38,7 @@ _LITERALS = {
 }
 _EQUALITY = {"==": "is None", "===": "is None", "!=": "is not None", "!==": "is not None"}
 _EQUALITY_WORDS = {"==", "===", "!=", "!=="}
-_KEYWORDS = {"and", "or", "not"}  # the W3C suite's `python` datamodel writes these
+_KEYWORDS = {"and", "or", "not", "in"}  # the W3C suite's `python` datamodel writes these
 CONTENT_FIELD = "content"
 """The payload field a `<send>`'s `<content>` is sent in: `_event.data` as a whole."""
 _SYSTEM = {"_event", "_sessionid", "_name", "_ioprocessors", "_x"}
@@ -57,7 +58,10 @@ def translate(
     (None: a state that is never active, a history pseudo-state: `In` is false);
     `system` gives the system variables that are constants (`_name`) as literals."""
     constants = system or {}
-    tokens = _tokens(text)
+    try:
+        tokens = _tokens(raw_searches(text))
+    except NotPlainText as error:
+        raise UnsupportedExpression(str(error)) from None
     out: list[str] = []
     index = 0
     while index < len(tokens):
@@ -110,6 +114,9 @@ def _event_read(tokens: list[tuple[str, str]], index: int, out: list[str]) -> in
     words = [t[1] for t in tokens[index + 1 : index + 5]]
     if words[:1] != ["."] or len(words) < 2 or not re.match(r"^[A-Za-z_]", words[1]):
         raise UnsupportedExpression("the system variable _event's value as a whole")
+    if words[1] == "raw":  # the raw HTTP request (statekit.scxml.http_sends)
+        out.append("_event.data.raw")
+        return index + 3
     if words[1] in _EVENT_FIELDS:
         out.append(f"_event.{words[1]}")
         index += 3

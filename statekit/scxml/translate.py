@@ -29,6 +29,7 @@ from statekit.scxml.data_content import content_value
 from statekit.scxml.data_types import Write, typed_fields
 from statekit.scxml.document import Element
 from statekit.scxml.effects import certain_failure, content_of, effects_of, not_an_expression
+from statekit.scxml.http_sends import collect_http_send, declare_raw, is_http_send
 from statekit.scxml.invocations import Invoked, invocation, invoke_id
 from statekit.scxml.payloads import declaration, payload_fields, send_payload
 
@@ -93,6 +94,7 @@ def chart_of(
         context.fields, untyped = typed_fields(
             context.data, context.writes, context.translated, context.refuse, every_field
         )
+    declare_raw(context)
     children: list[tuple[str, Translation]] = []
     body = _state(root, (), context, charts=children)
     for problem in untyped:  # after the body: what it cannot express is the better reason
@@ -157,6 +159,8 @@ def _collect(
         elif child.tag == "assign" and "expr" in child.attrs:
             location = child.attrs.get("location", "")
             context.writes.append(Write(location, child, child.attrs["expr"]))
+        if is_http_send(child):
+            collect_http_send(child, context, element)
         if child.tag in ("raise", "send") and "event" in child.attrs:
             _add_event(context, child, child.attrs["event"])
         if (

@@ -24,6 +24,7 @@ from w3c_expected import EXPECTED
 from w3c_outcome import family_charts, w3c_files
 
 from statekit.api import load
+from statekit.compiler.diagnostics import CompileError
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
 from statekit.scxml import ScxmlError, Translation, chart_of, chart_yaml, read_scxml
@@ -343,6 +344,11 @@ ROUND_TRIP_DIFFERS.update(
         "553",
     ]
 )
+_HTTP_EMIT = (
+    "an HTTP <send> is imported as `emit: {type: basichttp}`, which the export writes as "
+    "<log label='emit:basichttp'>, which import-scxml drops"
+)
+ROUND_TRIP_DIFFERS.update((n, _HTTP_EMIT) for n in ["510", "522", "531", "532", "567"])
 """Imported W3C tests whose export does not come back to the same IR, and why (each a
 spelling the export needs for psm to run the chart the same)."""
 
@@ -368,7 +374,11 @@ def test_an_imported_w3c_chart_comes_back_through_import_scxml_unchanged(tmp_pat
         except ScxmlError:
             assert number in ROUND_TRIP_DIFFERS, number
             continue
-        after = _written(family_charts(back, path.stem), tmp_path / "back")
+        try:
+            after = _written(family_charts(back, path.stem), tmp_path / "back")
+        except CompileError:  # what came back lost what its expressions read
+            assert number in ROUND_TRIP_DIFFERS, number
+            continue
         same = [c.digest for c in after] == [c.digest for c in before]
         assert same == (number not in ROUND_TRIP_DIFFERS), number
 

@@ -145,12 +145,15 @@ def _element(values: list[Any], index: int) -> Any:
     return values[index]
 
 
-def _in(item: Any, values: list[Any]) -> bool:
-    """Membership as `==` compares in expressions (True is not 1, 1 is 1.0)."""
+def _in(item: Any, values: list[Any] | str) -> bool:
+    """Membership as `==` compares in expressions (True is not 1, 1 is 1.0); in a string,
+    a substring."""
+    if values.__class__ is str:
+        return item in values
     return any(v == item and (v.__class__ is bool) is (item.__class__ is bool) for v in values)
 
 
-def _not_in(item: Any, values: list[Any]) -> bool:
+def _not_in(item: Any, values: list[Any] | str) -> bool:
     return not _in(item, values)
 
 

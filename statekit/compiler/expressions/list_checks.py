@@ -51,7 +51,7 @@ class ListChecks(CheckerCore):
         return Index(value=value, index=index, type=value.type.items)
 
     def _in_container(self, node: ast.Compare, negated: bool) -> ExprNode | None:
-        """`v in x` where `x` is a list value (not a display)."""
+        """`v in x` where `x` is a list value (not a display), or a string (`v` a substring)."""
         keyword = "not in" if negated else "in"
         container_ast = node.comparators[0]
         if not isinstance(container_ast, ast.Attribute | ast.Subscript | ast.Name | ast.IfExp):
@@ -63,10 +63,17 @@ class ListChecks(CheckerCore):
         if item is None or container is None:
             return None
         kind = container.type
+        if kind.base is BaseType.STRING and not kind.nullable:  # a substring test
+            if item.type.base is not BaseType.STRING or item.type.nullable:
+                message = f"'{keyword}' on a string tests a substring, but "
+                message += f"{self.segment(node.left)} is {item.type.describe()}"
+                self.report(expression_type.SLUG, node.left, message)
+                return None
+            return Contains(item=item, container=container, negated=negated)
         if kind.base is not BaseType.LIST or kind.items is None or kind.nullable:
             message = (
-                f"'{keyword}' needs a list display (x {keyword} ['a', 'b']) or a list on its"
-                f" right, but {self.segment(container_ast)} is {kind.describe()}"
+                f"'{keyword}' needs a list display (x {keyword} ['a', 'b']), a list or a"
+                f" string on its right, but {self.segment(container_ast)} is {kind.describe()}"
             )
             self.report(expression_unsafe.SLUG, container_ast, message)
             return None

@@ -81,7 +81,8 @@ class Index:
 
 @dataclass(frozen=True, slots=True)
 class Contains:
-    """`item in x` on a list `x` (not a list display), or `not in` when `negated`."""
+    """`item in x` on a list `x` (not a list display) or a string `x` (a substring), or
+    `not in` when `negated`."""
 
     item: ExprNode
     container: ExprNode

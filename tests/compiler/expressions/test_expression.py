@@ -506,7 +506,7 @@ def test_non_finite_yaml_literal_is_refused(value: float) -> None:
         ("(ctx.i ** 8) ** 9", "expression-unsafe", 0, "nested powers"),
         ("ctx.i is 1", "expression-unsafe", 0, "'is' is only allowed as 'is None'"),
         ("ctx.s in 'abc'", "expression-unsafe", 9, "'in' needs a list display"),
-        ("ctx.s not in ctx.s", "expression-unsafe", 13, "'not in' needs a list display"),
+        ("ctx.s not in ctx.i", "expression-unsafe", 13, "'not in' needs a list display"),
         ("ctx.i < ctx.j in [1]", "expression-unsafe", 0, "cannot be chained"),
         ("active(ctx.s)", "expression-unsafe", 0, "active() takes one string literal"),
         ("active('a', 'b')", "expression-unsafe", 0, "active() takes one string literal"),

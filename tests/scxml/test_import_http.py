@@ -1,0 +1,75 @@
+"""import-scxml (the real CLI) and `<send type="...#BasicHTTPEventProcessor">`: a send to
+this session's own location is an `emit: {type: basichttp}` whose payload is the form
+fields, its event declares `raw`, and the chart runs over real HTTP (`HttpLoop`);
+what is not expressible is refused by name at its line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_import_content import _import
+
+from statekit.api import load
+from statekit.testing import Simulator
+from statekit.testing.http_loop import HttpLoop
+
+HTTP = 'type="http://www.w3.org/TR/scxml/#BasicHTTPEventProcessor"'
+HERE = "targetexpr=\"_ioprocessors['basichttp']['location']\""
+
+
+def _document(send: str, cond: str) -> str:
+    return f"""<datamodel><data id="n" expr="41"/></datamodel>
+<state id="s0">
+  <onentry><send event="timeout" delay="2s"/>{send}</onentry>
+  <transition event="got.it" cond="{cond}" target="pass"/>
+  <transition event="*" target="fail"/>
+</state>
+"""
+
+
+def test_an_http_send_to_itself_is_an_emit_and_comes_back_over_http(tmp_path: Path) -> None:
+    send = f'<send event="got.it" {HTTP} {HERE} namelist="n"><param name="p" expr="n + 1"/></send>'
+    cond = "_event.data.p == 42 &amp;&amp; _event.raw.search('n=41&amp;p=42') !== -1"
+    code, stderr, chart = _import(tmp_path, _document(send, cond))
+    assert code == 0, stderr
+    assert chart is not None
+    entry = chart["states"]["s0"]["entry"]  # type: ignore[index]
+    assert entry[1] == {
+        "emit": {
+            "type": "basichttp",
+            "payload": {"_scxmleventname": "'got__it'", "n": "ctx.n", "p": "ctx.n + 1"},
+        }
+    }
+    assert chart["events"]["got__it"] == {"n": "integer", "p": "integer", "raw": "string"}  # type: ignore[index]
+    simulator = Simulator(load(tmp_path / "chart.yaml"))
+    with HttpLoop(simulator) as loop:
+        loop.advance(60_000)
+    assert simulator.state.configuration == {"pass"}
+
+
+@pytest.mark.parametrize(
+    ("send", "words"),
+    [
+        (f'<send event="got.it" {HTTP} target="http://example.com/x"/>', "another location"),
+        (f'<send event="got.it" {HTTP} {HERE} delay="1s"/>', "<send type=basichttp> with delay"),
+        (f'<send event="got.it" {HTTP}/>', "without a target raises error.communication"),
+        (f"<send eventexpr=\"'got.it'\" {HTTP} {HERE}/>", "<send type=basichttp> with eventexpr"),
+        (f'<send event="got.it" {HTTP} {HERE}/><send event="x"/>', "an undelayed <send> after"),
+    ],
+)
+def test_an_http_send_statekit_cannot_express_is_refused_by_name(
+    send: str, words: str, tmp_path: Path
+) -> None:
+    code, stderr, _ = _import(tmp_path, _document(send, "true"))
+    assert code == 2 and "chart.scxml:" in stderr and words in stderr, stderr
+
+
+def test_a_regular_expression_in_search_is_refused_unless_it_is_plain_text(
+    tmp_path: Path,
+) -> None:
+    send = f'<send event="got.it" {HTTP} {HERE}/>'
+    code, stderr, _ = _import(tmp_path, _document(send, "_event.raw.search(/a+b/) !== -1"))
+    assert code == 2 and "the regular expression /a+b/ (not plain text)" in stderr
+    code, stderr, _ = _import(tmp_path, _document(send, "_event.raw.search(/POST/) === -1"))
+    assert code == 0, stderr
