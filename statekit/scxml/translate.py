@@ -27,6 +27,7 @@ from statekit.compiler.value_types import INTEGER, STRING, ValueType
 from statekit.scxml.context import ImportContext, event_name, quoted
 from statekit.scxml.data_types import Write, typed_fields
 from statekit.scxml.document import Element
+from statekit.scxml.donedata import final_output
 from statekit.scxml.effects import certain_failure, content_of, effects_of, not_an_expression
 from statekit.scxml.invocations import Invoked, invocation, invoke_id
 from statekit.scxml.payloads import declaration, payload_fields, send_payload
@@ -254,7 +255,7 @@ def _state(
     out: dict[str, Any] = {}
     tag = element.tag
     for child in element.children:
-        if child.tag in ("script", "donedata"):
+        if child.tag == "script":
             raise context.refuse(child, f"<{child.tag}> is not expressible in statekit")
     if tag == "final":
         out["final"] = True
@@ -276,6 +277,8 @@ def _state(
     elif children:
         out["initial"], transient = _initial(element, path, children, context)
     entry = effects_of(element.kids("onentry"), context)
+    output, failing = final_output(element, context)  # <donedata>: the done event's payload
+    entry.extend(failing)
     exit_ = effects_of(element.kids("onexit"), context)
     invocations = [_invoked(k, context, charts) for k in element.kids("invoke")]
     if invocations:
@@ -283,6 +286,8 @@ def _state(
         entry.extend(effect for i in invocations for effect in i.entry_effects)
     if entry:
         out["entry"] = entry
+    if output:
+        out["output"] = output
     if exit_:
         out["exit"] = exit_
     compound = bool(children) and tag != "parallel"
