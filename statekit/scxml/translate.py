@@ -30,6 +30,7 @@ from statekit.scxml.document import Element
 from statekit.scxml.donedata import final_output
 from statekit.scxml.effects import certain_failure, content_of, effects_of, not_an_expression
 from statekit.scxml.invocations import Invoked, invocation, invoke_id
+from statekit.scxml.origin_types import check_short_name
 from statekit.scxml.payloads import declaration, payload_fields, send_payload
 
 _STATES = ("state", "parallel", "final", "history")
@@ -291,6 +292,7 @@ def _state(
     if exit_:
         out["exit"] = exit_
     compound = bool(children) and tag != "parallel"
+    check_short_name(element, context)  # `_event.origintype == 'scxml'`: refused
     out.update(_transitions(element, path, bool(children), compound, inherited, context))
     pushed = _pushed_down(element, path, context) if compound else ()
     if children:
