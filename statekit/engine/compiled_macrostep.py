@@ -228,6 +228,8 @@ def _compile_effects(
                 ops.append((index, effect.state, None, None, None, -1))
             else:  # raise, send, cancel: the general interpreter runs them
                 return None
+        if segment.output and segment.done:  # a done event with a payload: the general path
+            return None
         raised.extend(segment.done)
     return tuple(effects), tuple(raised), assigns
 

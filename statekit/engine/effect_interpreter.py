@@ -56,11 +56,28 @@ def run_effects(
                 errors.append(str(exc))
                 raised.extend(queue_error_events(run))
         for name in segment.done:
-            run.queue.append((name, EMPTY))
+            body = _done_payload(segment, payload, run, raised) if segment.output else EMPTY
+            run.queue.append((name, body))
             raised.append(name)
     if raised:
         run.raised.extend(raised)
     return (tuple(changes) if changes else (), tuple(raised) if raised else ())
+
+
+def _done_payload(
+    segment: EffectSegment, payload: Mapping[str, Any], run: MacrostepRun, raised: list[str]
+) -> Mapping[str, Any]:
+    """The payload of a final state's `done.state.<parent>`; in a chart with
+    `on_evaluation_error: raise`, an output that fails raises `error.execution` first
+    and the done event carries nothing (SCXML's `<donedata>`)."""
+    try:
+        return run.values.done_payload(segment, run.context, payload, segment.active)
+    except EvaluationError as exc:
+        if run.errors is None:
+            raise
+        run.errors.append(str(exc))
+        raised.extend(queue_error_events(run))
+        return EMPTY
 
 
 def queue_error_events(run: MacrostepRun) -> list[str]:

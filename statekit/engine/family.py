@@ -44,7 +44,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from statekit.compiler.expressions.event_meta import sent_by
+from statekit.compiler.expressions.event_meta import EventPayload, sent_as, sent_by
 from statekit.compiler.invocations import ERROR_REASON_FIELD, done_event, error_event
 from statekit.compiler.ir import StateKind
 from statekit.engine.chart import Chart, StartError
@@ -216,9 +216,8 @@ class FamilyRouter:
         for message in result.sends_in_order:
             event_id = next_id()
             if message.__class__ is SentEvent:  # this instance's own external queue
-                queue.append(
-                    Delivery(DeliveryKind.EVENT, me, message.event, message.payload, event_id, me)
-                )
+                payload = sent_as(message.payload, message.id)  # `_event.sendid`
+                queue.append(Delivery(DeliveryKind.EVENT, me, message.event, payload, event_id, me))
                 continue
             assert isinstance(message, OutgoingMessage)
             if message.kind is MessageKind.INSTANCE:
@@ -384,5 +383,7 @@ def _received(delivery: Delivery, receiver: str) -> dict[str, Any]:
     nowhere else, as outside a family."""
     origin = delivery.sender if delivery.sender != receiver else None
     if origin is None and delivery.invoke_id is None:
-        return dict(delivery.payload)
-    return sent_by(delivery.payload, origin, delivery.invoke_id)
+        payload = delivery.payload  # its own `send` (`sent_as`) keeps what it says
+        return payload if isinstance(payload, EventPayload) else dict(payload)
+    by_send = not delivery.event.startswith(("done.invoke.", "error.invoke."))
+    return sent_by(delivery.payload, origin, delivery.invoke_id, by_send=by_send)

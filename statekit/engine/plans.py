@@ -93,7 +93,10 @@ def build_plan(
             roles = tuple(f"timer {d.name}" for d in decls)
             effects = (*effects, ArmTimers(node.path, decls, roles))
         if effects or done:
-            segments.append(EffectSegment(effects=effects, active=frozenset(active), done=done))
+            output = node.output if done else ()
+            segments.append(
+                EffectSegment(effects=effects, active=frozenset(active), done=done, output=output)
+            )
     return MicrostepPlan(
         transitions=transitions,
         exit_order=exit_order,

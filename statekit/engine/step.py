@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from statekit.compiler.expressions.event_meta import EXTERNAL, with_meta
+from statekit.compiler.expressions.event_meta import EXTERNAL, fired_send, with_meta
 from statekit.engine.algorithm import macrostep
 from statekit.engine.compiled_choice import NOT_COMPILED, Choice, compiled_choice
 from statekit.engine.compiled_evidence import static_evidence
@@ -150,7 +150,8 @@ def step(
         return unselected(tables, state, event_type, event_id, None)
     event = (event_type, clean)
     if tables.reads_event_meta:  # `_event` is read: the payload carries what the event is
-        event = with_meta(event, EXTERNAL, payload)
+        sent = payload if timer is None else fired_send(timer.id, timer.owner)
+        event = with_meta(event, EXTERNAL, sent)
     if memoised:  # 5. selection and the macrostep, from the memo when data cannot matter
         # (the memo's per-configuration cache read inline: this is the hot path)
         known = config.cache.memo.get(event_type) or memoised_macrostep(tables, config, event_type)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from statekit.compiler.event_meta_reads import reads_event_meta
+from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.invariant_ir import ExpressionInvariant, StateInvariant
 from statekit.compiler.ir import CompiledChart, Effect, StateKind, StateNode, Transition
 from statekit.engine.evidence import FiredTransition
@@ -104,11 +105,14 @@ effects) and cancelling (after its exit effects) of a state's `after` timers."""
 
 @dataclass(frozen=True, slots=True)
 class EffectSegment:
-    """Effects to run, the active state ids they see, and the done events raised after them."""
+    """Effects to run, the active state ids they see, and the done events raised after them
+    (the first with the payload `output` gives, when the final state has one)."""
 
     effects: tuple[TimedEffect, ...]
     active: frozenset[int]
     done: tuple[str, ...]
+    output: tuple[tuple[str, Expression], ...] = ()
+    """The entered final state's `output:`: the payload of `done[0]`."""
 
 
 @dataclass(frozen=True, slots=True)

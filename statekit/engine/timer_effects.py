@@ -88,7 +88,7 @@ def run_timer_effect(
         else:
             if effect.id is not None:
                 timing.cancel(at, effect.id)
-            timing.send(at, SentEvent(effect.event, MappingProxyType(body)))
+            timing.send(at, SentEvent(effect.event, MappingProxyType(body), effect.id))
     elif isinstance(effect, Cancel):
         timing.cancel(at, effect.id)
     elif isinstance(effect, Pause):

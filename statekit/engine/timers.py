@@ -138,6 +138,8 @@ class SentEvent(NamedTuple):
 
     event: str
     payload: Mapping[str, Any]
+    id: str | None = None
+    """The `send`'s `id:` (`_event.sendid` of the event it delivers)."""
 
     def __hash__(self) -> int:  # the payload is a read-only mapping: not hashable itself
         return hash(self.event)

@@ -12,13 +12,16 @@ declared payload defaults, and a timer's delay or due time is unknown (None).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.ir import Emit, Raise, Send
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import assigned_value, computed_value
 from statekit.engine.timers import TIMER_MS_MAX, TIMER_MS_MIN
+
+if TYPE_CHECKING:  # (the tables import the engine's effects, not the other way)
+    from statekit.engine.tables import EffectSegment
 
 
 class AbstractValue:
@@ -71,6 +74,20 @@ class ValueDomain:
                 f"{verb} {effect.event} field '{key}'", expr, context, payload, active
             )
         return body
+
+    def done_payload(
+        self,
+        segment: EffectSegment,
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> dict[str, Any]:
+        """The payload of the `done.state.<parent>` a final state raises: its `output:`
+        fields (`statekit.compiler.model.done_payloads`)."""
+        return {
+            key: computed_value(f"output field '{key}'", expr, context, payload, active)
+            for key, expr in segment.output
+        }
 
     def timed(
         self,
@@ -144,6 +161,16 @@ class AbstractDomain(ValueDomain):
     ) -> dict[str, Any]:
         """Only the declared payload defaults."""
         return dict(defaults)
+
+    def done_payload(
+        self,
+        segment: EffectSegment,
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> dict[str, Any]:
+        """Nothing known: a `done:` transition's reads of the output are opaque."""
+        return {}
 
     def timed(
         self,

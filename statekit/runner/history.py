@@ -25,6 +25,7 @@ from statekit.runner.keys import idempotency_key
 from statekit.runner.loop_parking import consume_parked, records_parking, replays_parking
 from statekit.runner.migration import Stranded, entry_evidence, is_migration, map_state
 from statekit.runner.repeated_facts import RepeatedFact, consume_delivery
+from statekit.runner.sent_meta import SentIds
 from statekit.runner.store.rows import EventRow, RecordedKey
 from statekit.runner.stored_state import loads
 from statekit.runner.timers import parse_timer_event_id
@@ -112,6 +113,7 @@ def fold(
     evidence: dict[int, str] = {}
     armed_at = dict(start.armed_at)
     holders: dict[tuple[str, str], RecordedKey] = {}  # the accepted events by (type, key)
+    sent_ids = SentIds()
     for row in events:
         where = f"event #{row.sequence} ({row.event_id}, {row.type})"
         if row.sequence != version + 1:
@@ -147,13 +149,15 @@ def fold(
         timer = parse_timer_event_id(row.event_id)
         armed = None if timer is None else state.timer(timer[0])
         if timer is None:
-            result = chart.send(state, row.type, payload, event_id=row.event_id, now_ms=clock)
+            told = sent_ids.payload(row.event_id, payload)  # an own send: which one
+            result = chart.send(state, row.type, told, event_id=row.event_id, now_ms=clock)
             event_type, sent = row.type, payload
         else:
             result = chart.fire(
                 state, timer[0], generation=timer[1], now_ms=clock, event_id=row.event_id
             )
             event_type, sent = result.event, None if armed is None else dict(armed.payload)
+        sent_ids.record(row.event_id, result)
         key = None  # the key of the fact the event records, when the chart accepts it
         if result.status is not Status.REJECTED and isinstance(sent, dict):
             key = idempotency_key(chart.ir, event_type, sent)

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from statekit.compiler.canonical import canonical_json
+from statekit.compiler.expressions.event_meta import sent_as
 from statekit.engine.chart import Chart
 from statekit.engine.result import EmittedMessage, Result, Status
 from statekit.engine.state import State
@@ -236,7 +237,7 @@ class TransactionRows:
                 Command(
                     event_id=sent_event_id(self._root, self._sent),
                     type=sent.event,
-                    payload=dict(sent.payload),
+                    payload=sent_as(sent.payload, sent.id),  # what `_event` says of it
                 )
             )
 

@@ -20,6 +20,8 @@ _EVENT_TYPES = {
     "_event.type": STRING,
     "_event.origin": ValueType(BaseType.STRING, nullable=True),
     "_event.invokeid": ValueType(BaseType.STRING, nullable=True),
+    "_event.sendid": ValueType(BaseType.STRING, nullable=True),
+    "_event.origintype": ValueType(BaseType.STRING, nullable=True),
 }
 SYSTEM_VARIABLES = frozenset({"_event", "_sessionid", "_name", "_ioprocessors", "_x"})
 

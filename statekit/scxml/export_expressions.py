@@ -160,6 +160,8 @@ def _write(node: ExprNode, sid: Spelling) -> str:
         case EventMeta(field="type") if sid.done_events:
             done = " or ".join(f"{_EVENT_NAME} == {literal(e)}" for e in sid.done_events)
             return _choose(f"({done})", literal("platform"), "_event.type")
+        case EventMeta(field="sendid" | "origintype" as name):
+            raise NotExportable(f"_event.{name} (not exported yet)")
         case EventMeta(field=name):
             return _EVENT_META[name]
         case Active(state_id=state):

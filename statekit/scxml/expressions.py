@@ -104,7 +104,7 @@ def translate(
     return " ".join(out)
 
 
-_EVENT_FIELDS = {"name", "type", "origin", "invokeid"}
+_EVENT_FIELDS = {"name", "type", "origin", "invokeid", "sendid", "origintype"}
 
 
 def _event_read(tokens: list[tuple[str, str]], index: int, out: list[str]) -> int:

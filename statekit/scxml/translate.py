@@ -28,9 +28,11 @@ from statekit.scxml.context import ImportContext, event_name, quoted
 from statekit.scxml.data_content import content_value
 from statekit.scxml.data_types import Write, typed_fields
 from statekit.scxml.document import Element
+from statekit.scxml.donedata import final_output
 from statekit.scxml.effects import certain_failure, content_of, effects_of, not_an_expression
 from statekit.scxml.http_sends import collect_http_send, declare_raw, is_http_send
 from statekit.scxml.invocations import Invoked, invocation, invoke_id
+from statekit.scxml.origin_types import check_short_name
 from statekit.scxml.payloads import declaration, payload_fields, send_payload
 
 _STATES = ("state", "parallel", "final", "history")
@@ -259,7 +261,7 @@ def _state(
     out: dict[str, Any] = {}
     tag = element.tag
     for child in element.children:
-        if child.tag in ("script", "donedata"):
+        if child.tag == "script":
             raise context.refuse(child, f"<{child.tag}> is not expressible in statekit")
     if tag == "final":
         out["final"] = True
@@ -281,6 +283,8 @@ def _state(
     elif children:
         out["initial"], transient = _initial(element, path, children, context)
     entry = effects_of(element.kids("onentry"), context)
+    output, failing = final_output(element, context)  # <donedata>: the done event's payload
+    entry.extend(failing)
     exit_ = effects_of(element.kids("onexit"), context)
     invocations = [_invoked(k, context, charts) for k in element.kids("invoke")]
     if invocations:
@@ -288,9 +292,12 @@ def _state(
         entry.extend(effect for i in invocations for effect in i.entry_effects)
     if entry:
         out["entry"] = entry
+    if output:
+        out["output"] = output
     if exit_:
         out["exit"] = exit_
     compound = bool(children) and tag != "parallel"
+    check_short_name(element, context)  # `_event.origintype == 'scxml'`: refused
     out.update(_transitions(element, path, bool(children), compound, inherited, context))
     pushed = _pushed_down(element, path, context) if compound else ()
     if children:

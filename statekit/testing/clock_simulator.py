@@ -29,6 +29,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
+from statekit.compiler.expressions.event_meta import sent_as
 from statekit.engine.chart import Chart
 from statekit.engine.replay import Event
 from statekit.engine.result import Result, Status
@@ -176,7 +177,8 @@ class Simulator:
                     f"{DEFAULT_MAX_DELIVERIES} sent events processed after {result.event} "
                     f"and more are queued (next: {sent.event}); does an event send itself?"
                 )
-            follow = self._chart.send(self._state, sent.event, sent.payload, now_ms=self._now)
+            payload = sent_as(sent.payload, sent.id)  # `_event.sendid`, `_event.origintype`
+            follow = self._chart.send(self._state, sent.event, payload, now_ms=self._now)
             self._results.append(follow)
             if follow.status is not Status.REJECTED:
                 self._history.append(Event(sent.event, sent.payload, now_ms=self._now))

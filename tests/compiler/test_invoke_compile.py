@@ -171,13 +171,14 @@ MISUSES = [
         "'output' on a state that is not final ('failed')",
     ),
     (
-        "output on a nested final state",
+        "final siblings that disagree on their output",
         "  failed: {final: true}",
-        "  failed:\n    initial: f\n    states: {f: {final: true, output: {x: ctx.ref}}}",
+        "  failed:\n    initial: f\n"
+        "    states: {f: {final: true, output: {x: ctx.ref}}, g: {final: true}}",
         "schema",
         30,
-        31,
-        "'output' on a nested final state ('failed.f')",
+        54,
+        "final state 'failed.g' gives the output none, but 'failed.f' gives {x: string}",
     ),
     (
         "invoke from a final state",

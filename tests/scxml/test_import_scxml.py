@@ -69,7 +69,7 @@ REFUSED = [
     ('<invoke src="x.scxml"/>', "<invoke> src 'x.scxml': no such file next to this one"),
     ('<invoke autoforward="true"/>', "<invoke autoforward='true'>: statekit forwards no events"),
     ('<onentry><send event="e" target="#_parent"/></onentry>', "another target"),
-    ("<transition cond=\"_event.sendid == 'x'\"/>", "the system variable _event's sendid"),
+    ("<transition cond=\"_event == 'x'\"/>", "the system variable _event's value as a whole"),
     ('<onentry><foreach array="a" item="i"/></onentry>', "<foreach"),
     ('<onentry><if cond="true"><else/><else/></if></onentry>', "<else> after <else>"),
     ("<onentry><script>x</script></onentry>", "<script"),

@@ -57,9 +57,10 @@ FEATURES: tuple[tuple[str, str], ...] = (
         r"_event\.\w+ is not available here",
         "_event in <onentry>/<onexit> (only a transition reads its event)",
     ),
+    (r"short name 'scxml'", "_event.origintype compared with psm's short name 'scxml'"),
     (
         r"system variable _event",
-        "_event.sendid, _event.origintype, _event as a whole",
+        "_event as a whole (a condition on whether any event was processed yet)",
     ),
     (
         r"system variable (_sessionid|_name|_ioprocessors)"

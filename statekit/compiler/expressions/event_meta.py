@@ -1,11 +1,11 @@
 """`_event` (SCXML's system variable) in expressions: what the triggering event is, beside
-its payload.
+its payload (its name, type, origin, invokeid, sendid and origintype).
 
-`_event.data.<field>` is `event.<field>`; `_event.name`, `_event.type`, `_event.origin`
-and `_event.invokeid` are read from the payload mapping the engine evaluates with: for a
-chart that reads them, the engine hands its expressions an `EventPayload` (the payload's
-fields, and the `meta` of the event) instead of the plain payload. Charts that never read
-them get the plain payload and pay nothing.
+`_event.data.<field>` is `event.<field>`; `_event.name`, `_event.type`, `_event.origin`,
+`_event.invokeid`, `_event.sendid` and `_event.origintype` are read from the payload
+mapping the engine evaluates with: for a chart that reads them, the engine hands its
+expressions an `EventPayload` (the payload's fields, and the `meta` of the event) instead
+of the plain payload. Charts that never read them get the plain payload and pay nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Final, TypeAlias
 
 from statekit.compiler.value_types import STRING, BaseType, ValueType
 
-MetaField: TypeAlias = typing.Literal["name", "type", "origin", "invokeid"]
+MetaField: TypeAlias = typing.Literal["name", "type", "origin", "invokeid", "sendid", "origintype"]
 
 EXTERNAL: Final = "external"
 """`_event.type` of an event delivered to the instance (an API call, a timer, a `send`)."""
@@ -32,14 +32,27 @@ META_TYPES: Final[Mapping[str, ValueType]] = {
     "type": ValueType(base=BaseType.STRING, enum=EVENT_KINDS),
     "origin": ValueType(base=BaseType.STRING, nullable=True),
     "invokeid": ValueType(base=BaseType.STRING, nullable=True),
+    "sendid": ValueType(base=BaseType.STRING, nullable=True),
+    "origintype": ValueType(base=BaseType.STRING, nullable=True),
 }
 """The type of each `_event.<field>` besides `data`."""
 
-META_INDEX: Final[Mapping[str, int]] = {"name": 0, "type": 1, "origin": 2, "invokeid": 3}
+META_INDEX: Final[Mapping[str, int]] = {
+    "name": 0,
+    "type": 1,
+    "origin": 2,
+    "invokeid": 3,
+    "sendid": 4,
+    "origintype": 5,
+}
 """The position of each field in `EventPayload.meta`."""
 
-EventMetaValues: TypeAlias = tuple[str, str, str | None, str | None]
-"""(name, type, origin, invokeid) of one event."""
+SENT_BY_SEND: Final = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
+"""`_event.origintype` of an event a `send` delivered (SCXML's event I/O processor);
+null for any other event."""
+
+EventMetaValues: TypeAlias = tuple[str, str, str | None, str | None, str | None, str | None]
+"""(name, type, origin, invokeid, sendid, origintype) of one event."""
 
 
 class EventPayload(dict[str, Any]):
@@ -74,24 +87,48 @@ def platform_or(kind: str, name: str) -> str:
     return PLATFORM if name.startswith(("done.state.", "error.execution")) else kind
 
 
-def sent_by(payload: Mapping[str, Any], origin: str | None, invokeid: str | None) -> EventPayload:
+def sent_by(
+    payload: Mapping[str, Any], origin: str | None, invokeid: str | None, *, by_send: bool = True
+) -> EventPayload:
     """A payload to hand `Chart.send` for an event another instance sent: `origin` is
     the sender's instance ID, `invokeid` the invoke id of the child it came from (None
     when it came from the parent or elsewhere). The family step (`statekit.engine.family`)
-    builds these; a chart that reads `_event.origin`/`_event.invokeid` sees them."""
-    return EventPayload(payload, ("", EXTERNAL, origin, invokeid))
+    builds these; a chart that reads `_event.origin`/`_event.invokeid` sees them.
+    `by_send`: a member's `send` delivered it (`_event.origintype`), not the family
+    itself (`done.invoke.<id>`, `error.invoke.<id>`)."""
+    origintype = SENT_BY_SEND if by_send else None
+    return EventPayload(payload, ("", EXTERNAL, origin, invokeid, None, origintype))
+
+
+def sent_as(payload: Mapping[str, Any], send_id: str | None) -> EventPayload:
+    """A payload to hand `Chart.send` for an event the instance's own undelayed `send`
+    queued (`SentEvent`): `_event.sendid` is the send's `id:` (None without one) and
+    `_event.origintype` says a `send` delivered it."""
+    return EventPayload(payload, ("", EXTERNAL, None, None, send_id, SENT_BY_SEND))
+
+
+def fired_send(timer_id: str, owner: str | None) -> EventPayload | None:
+    """The meta source of an event a timer delivers: a delayed `send`'s (owner None)
+    says a `send` delivered it, its sendid being the `id:` it was armed under (None for
+    an unnamed one, armed as `send(<EVENT>)#<generation>`); None for an `after` timer."""
+    if owner is not None:
+        return None
+    send_id = None if timer_id.startswith("send(") else timer_id
+    return EventPayload({}, ("", EXTERNAL, None, None, send_id, SENT_BY_SEND))
 
 
 def with_meta(
     event: tuple[str, Mapping[str, Any]], kind: str, sent: Mapping[str, Any] | None = None
 ) -> tuple[str, EventPayload]:
     """The event with its payload as an `EventPayload` of type `kind` (or `platform`);
-    origin and invokeid come from `sent` (the payload as given to the engine) when
-    `sent_by` made it, else they are null."""
+    origin, invokeid, sendid and origintype come from `sent` (the payload as given to
+    the engine, or the meta source of the timer delivering it) when `sent_by`,
+    `sent_as` or `fired_send` made it, else they are null."""
     name, payload = event
     if isinstance(payload, EventPayload):
         return name, payload
-    origin, invokeid = (None, None)
+    origin = invokeid = send_id = origintype = None
     if isinstance(sent, EventPayload) and sent.meta is not None:
-        origin, invokeid = sent.meta[2:]
-    return name, EventPayload(payload, (name, platform_or(kind, name), origin, invokeid))
+        origin, invokeid, send_id, origintype = sent.meta[2:]
+    meta = (name, platform_or(kind, name), origin, invokeid, send_id, origintype)
+    return name, EventPayload(payload, meta)

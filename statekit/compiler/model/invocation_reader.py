@@ -150,7 +150,7 @@ def compile_invocations(
     problems: list[Diagnostic],
 ) -> CompiledInvocations:
     """Step two: input expressions and `output:` compiled in `scope` (no event); an
-    `output:` anywhere but on a top-level final state is an error at its key."""
+    `output:` on a state that is not final is an error at its key."""
     invocations = tuple(
         Invocation(
             id=d.id,
@@ -168,15 +168,13 @@ def compile_invocations(
         key = _key_of(draft.node, "output")
         if key is None:
             continue
-        if draft.kind is not StateKind.FINAL or draft.depth != 1:
-            final = draft.kind is StateKind.FINAL
-            where = "a nested final state" if final else "a state that is not final"
+        if draft.kind is not StateKind.FINAL:
             problems.append(
                 _error(
-                    f"'output' on {where} ('{draft.path or '(root)'}')",
+                    f"'output' on a state that is not final ('{draft.path or '(root)'}')",
                     key.span,
-                    "only a top-level final state ends the chart: its `output:` is the payload "
-                    "of the parent's done.invoke.<id>",
+                    "a top-level final state's `output:` is the payload of the parent's "
+                    "done.invoke.<id>; a nested one's, of done.state.<its parent>",
                 )
             )
             continue

@@ -38,6 +38,7 @@ from statekit.compiler.model.declarations import (
     text,
 )
 from statekit.compiler.model.definitions import ChartDefinitions
+from statekit.compiler.model.done_payloads import done_payloads
 from statekit.compiler.model.effect_compiler import EffectCompiler
 from statekit.compiler.model.evaluation_errors import error_execution_decl
 from statekit.compiler.model.freezing import ResolvedModel, StateBody, TransitionDraft
@@ -126,6 +127,7 @@ class _Resolver:
         # that a `pause:`, race or migration naming it reports nothing more
         self.timer_labels: set[str] = set()
         self.labelled_timers: set[str] = set()
+        self.done_payloads: dict[int, EventDecl] = {}
 
     def run(self) -> ResolvedModel | None:
         """Resolve the whole chart; None when any error was found (see `problems`)."""
@@ -134,6 +136,13 @@ class _Resolver:
         for draft in self.drafts:
             if draft.kind is StateKind.HISTORY:
                 self.references.resolve_history_default(draft)
+        invoked = compile_invocations(
+            self.invoked,
+            self.drafts,
+            self.effects.scope(None, NO_EVENT_IN_INVOCATIONS),
+            self.problems,
+        )
+        self.done_payloads = done_payloads(self.drafts, invoked.outputs, self.problems)
         bodies: dict[int, StateBody] = {}
         for draft in self.drafts:
             if draft.kind is StateKind.HISTORY:
@@ -153,12 +162,6 @@ class _Resolver:
                 reject=reject,
                 timers=timers,
             )
-        invoked = compile_invocations(
-            self.invoked,
-            self.drafts,
-            self.effects.scope(None, NO_EVENT_IN_INVOCATIONS),
-            self.problems,
-        )
         self.problems.extend(self.effects.unknown_children(self.invoked.ids))
         scope = self.effects.scope(None, "invariants are checked between events")
         invariants = compile_invariants(
@@ -294,7 +297,8 @@ class _Resolver:
         description: str | None = None
         unavailable = {
             TransitionKind.ALWAYS: "eventless (always) transitions have no event",
-            TransitionKind.DONE: "done transitions have no typed event",
+            TransitionKind.DONE: "done transitions have no typed event (no final child "
+            "gives an `output:`)",
             TransitionKind.EVENT: "",
         }[kind]
         # An undeclared event is reported once (unknown-event); its payload is unknown, so
@@ -379,8 +383,9 @@ class _Resolver:
         for alternative in _alternatives(node.get("always")):
             self._transition(draft, alternative, TransitionKind.ALWAYS, None, None)
         for alternative in _alternatives(node.get("done")):
+            payload = self.done_payloads.get(draft.id)  # its final children's `output:`
             self._transition(
-                draft, alternative, TransitionKind.DONE, None, f"done.state.{draft.path}"
+                draft, alternative, TransitionKind.DONE, payload, f"done.state.{draft.path}"
             )
 
     def _timers(self, draft: StateDraft) -> tuple[int, ...]:
