@@ -132,7 +132,9 @@ class Delivery:
     a replay produces the same IDs; the first delivery carries the caller's own.
     For START, `chart`/`chart_version` name the child's chart, `parent`, `root` and
     `invoke_id` its link; for EVENT from a child, `invoke_id` is that child's, and
-    `unlink` says the child is gone (done, or never started): the parent forgets it."""
+    `unlink` says the child is gone (done, or never started): the parent forgets it.
+    `reply` marks the classification sent back for a `send` with `reply:` (the one
+    delivery from outside that may carry a reply event, `statekit.engine.family_events`)."""
 
     kind: DeliveryKind
     target: str
@@ -147,6 +149,7 @@ class Delivery:
     root: str | None = None
     unlink: bool = False
     generation: int | None = None
+    reply: bool = False
 
 
 @dataclass(frozen=True, slots=True)

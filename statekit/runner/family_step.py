@@ -37,6 +37,7 @@ from typing import Any
 from statekit.compiler.canonical import canonical_json
 from statekit.engine.chart import Chart
 from statekit.engine.family import INVOCATION_CANCELLED, FamilyRouter
+from statekit.engine.family_events import FAMILY_EVENT as FAMILY_EVENT
 from statekit.engine.family_members import (
     Delivery,
     DeliveryKind,
@@ -70,22 +71,6 @@ step makes; past it the step is refused (`FAMILY_BOUND`), never a hang."""
 FAMILY_PREFIX = "statekit.family/"
 """The event IDs of the steps a family step makes its members take (the router's own,
 in the runner's reserved namespace)."""
-
-FAMILY_EVENT = "FAMILY_EVENT"
-"""An event from outside (a caller, or a message from another instance) of a type only a
-family step makes: `done.invoke.<id>` and `error.invoke.<id>` come from the child alone."""
-FAMILY_ONLY_PREFIXES = ("done.invoke.", "error.invoke.")
-
-
-def family_event(event_type: str) -> str | None:
-    """Why an event of `event_type` cannot come from outside a family, or None."""
-    if not event_type.startswith(FAMILY_ONLY_PREFIXES):
-        return None
-    return (
-        f"event {event_type!r} comes only from the family (the invoked child's result): "
-        "an event from outside cannot carry it"
-    )
-
 
 CHILD_ID_TAKEN = "CHILD_ID_TAKEN"
 """A child could not start: its instance ID is held by an instance a caller created."""
@@ -212,13 +197,17 @@ class FamilyStep:
         return list(stored.values())
 
     # ---- the step ----------------------------------------------------------------------
-    def apply(self, tx: InstanceTransaction, command: Command, row: InstanceRow) -> Outcome:
+    def apply(
+        self, tx: InstanceTransaction, command: Command, row: InstanceRow, *, reply: bool = False
+    ) -> Outcome:
         """Decide the outer `command` on `tx` (its row locked with the record of its event
         ID), then every delivery it causes, in the router's order. The outcome reports
         `tx`'s version and state after all of them. An event only a family makes
-        (`done.invoke.<id>`, `error.invoke.<id>`) is REJECTED `FAMILY_EVENT` from outside."""
+        (`done.invoke.<id>`, `error.invoke.<id>`, a `reply:` event unless `reply` says it
+        is the one sent back) is REJECTED `FAMILY_EVENT` from outside, by the router's
+        rule (`FamilyRouter.refusal`), and recorded in the audit."""
         me = tx.instance_id
-        family_only = family_event(command.type)
+        family_only = self.router.refusal(self.member(tx), command.type, reply=reply)
         if family_only is not None and self.store.recorded_event(me, command.event_id) is None:
             return tx.refuse(command, FAMILY_EVENT, family_only)
         outcome = self.decide(tx, command, known_from(row, command.event_id))

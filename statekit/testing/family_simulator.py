@@ -235,6 +235,7 @@ class FamilySimulator:
             MappingProxyType(dict(answer)),
             f"{message.event_id}#reply",
             sender=message.message.to,
+            reply=True,
         )
 
     # ---- the loop ----------------------------------------------------------------------
