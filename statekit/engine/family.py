@@ -18,8 +18,8 @@ ALREADY_APPLIED or REJECTED, as any event), whose own outputs join the end of th
 queue, until the queue is empty. A child that cannot start (its chart is unknown,
 its input is refused, or the parent's input expression failed), or whose step is
 REJECTED `EVALUATION_ERROR`, sends `error.invoke.<id>` `{reason}` to its parent.
-Cancelling a member cancels its running children in turn; a cancelled member
-REJECTS every later event with `INVOCATION_CANCELLED`. Sends to another instance
+Cancelling a member cancels its armed timers and its running children in turn; a
+cancelled member REJECTS every later event with `INVOCATION_CANCELLED`. Sends to another instance
 (`to: {chart, instance}`) are not delivered here: they are `outbound`, with an
 event ID derived from the sender (the runner writes them as inbox rows).
 
@@ -66,6 +66,7 @@ from statekit.engine.family_members import (
     MemberStatus,
     OutboundMessage,
     child_instance_id,
+    disarmed,
 )
 from statekit.engine.family_outputs import MessageKind, OutgoingMessage
 from statekit.engine.result import EVALUATION_ERROR, Result, Status
@@ -393,7 +394,8 @@ class FamilyRouter:
                 DeliveryKind.CANCEL, child, event_id=delivery.event_id, sender=member.instance_id
             )
             self._queue.append(cancel)
-        after = member.moved(member.state, status=MemberStatus.CANCELLED, children=NO_CHILDREN)
+        cancelled = disarmed(member.state)  # its timers go with it
+        after = member.moved(cancelled, status=MemberStatus.CANCELLED, children=NO_CHILDREN)
         return DeliveryRecord(delivery, member, after)
 
 

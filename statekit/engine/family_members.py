@@ -19,6 +19,7 @@ from typing import Any
 from statekit.engine.family_outputs import OutgoingMessage
 from statekit.engine.result import Result
 from statekit.engine.state import State
+from statekit.engine.timers import Timers
 
 NO_CHILDREN: Mapping[str, str] = MappingProxyType({})
 NO_PAYLOAD: Mapping[str, Any] = MappingProxyType({})
@@ -59,9 +60,18 @@ class MemberStatus(enum.Enum):
     DONE = "done"
     """Its chart reached a top-level final state (a child: `done.invoke.<id>` was sent)."""
     CANCELLED = "cancelled"
-    """Its invoking state was left: terminal, its timers disarmed (never delivered; its
-    `State` keeps them as they were, for inspection), every later event REJECTED
+    """Its invoking state was left: terminal, its timers cancelled with it (`disarmed`:
+    its `State` holds none, its arming counter kept), every later event REJECTED
     `INVOCATION_CANCELLED`."""
+
+
+def disarmed(state: State) -> State:
+    """`state` with its armed timers cancelled (its arming counter kept, as a state that
+    cancelled them keeps it): the state of a cancelled member, whose timers go with it."""
+    timers = state._timers
+    if not timers.armed:
+        return state
+    return State(state._config, state._context, state._history, Timers((), timers.generation))
 
 
 @dataclass(frozen=True, slots=True)

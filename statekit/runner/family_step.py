@@ -15,7 +15,8 @@ caller's write transaction:
   dedup, business keys, audit rows), then handed to the router (`stepped`), which
   queues what it produces; a queued start creates the child instance (its row, outbox,
   timers and link) from the router's initial step, a queued cancellation marks the
-  link `cancelled`, a child that reached a final state has its link marked `done`;
+  link `cancelled` and deletes the child's armed timers' rows (they go with it), a child
+  that reached a final state has its link marked `done`;
 - each member's step is an event of that member, under the event ID the router derives
   from the step that produced it (`statekit.family/<sender>@<version>#<n>`), so a
   redelivery of the outer event is ALREADY_APPLIED for all of it: it was committed with
@@ -44,6 +45,7 @@ from statekit.engine.family_members import (
     DeliveryRecord,
     Member,
     MemberStatus,
+    disarmed,
 )
 from statekit.engine.result import Result
 from statekit.runner.decision_inputs import NOTHING_RECORDED, Command, HistoryFacts, LookedUp
@@ -358,9 +360,21 @@ class FamilyStep:
     # ---- write -------------------------------------------------------------------------
     def write(self) -> None:
         """Write every member's rows, the new links, the ended links and the messages to
-        other instances (inside the caller's transaction), and remember the rows."""
+        other instances (inside the caller's transaction), and remember the rows. A child
+        cancelled in this step loses its armed timers' rows with it."""
+        disarm: dict[str, list[str]] = {}
+        for child, status in self.ended.items():
+            tx = self.members.get(child)
+            if status == CANCELLED and tx is not None and tx.state.timers:
+                disarm[child] = [t.id for t in tx.state.timers]
+                tx.state = disarmed(tx.state)  # (the state its row is remembered with)
         for tx in self.members.values():
             self.path.finish(tx)
+        for child, timer_ids in disarm.items():
+            self.store.delete_timers(child, timer_ids)
+            # its row does not change (no event): the state cached for it must
+            tx = self.members[child]
+            self.path.rows.put(tx.committed_row(), tx.state)
         if self.new_links:
             self.store.insert_links(self.new_links)
         for child, status in self.ended.items():
