@@ -31,14 +31,16 @@ _INVOKE_PREFIXES = (DONE_INVOKE_PREFIX, ERROR_INVOKE_PREFIX)
 _REPLY_EVENTS: dict[str, frozenset[str]] = {}
 
 
-def reply_events(chart: CompiledChart) -> frozenset[str]:
+def reply_events(chart: Chart) -> frozenset[str]:
     """The events `chart` names as `reply:` of its `send`s to other instances."""
     found = _REPLY_EVENTS.get(chart.digest)
     if found is None:
-        found = frozenset(t.reply for _s, t in sends_to_charts(chart) if t.reply is not None)
-        if chart.digest:
-            _REPLY_EVENTS[chart.digest] = found
+        found = _REPLY_EVENTS[chart.digest] = _replies(chart.ir)
     return found
+
+
+def _replies(chart: CompiledChart) -> frozenset[str]:
+    return frozenset(t.reply for _s, t in sends_to_charts(chart) if t.reply is not None)
 
 
 def from_outside(chart: Chart, event: str, *, reply: bool = False) -> str | None:
@@ -51,7 +53,7 @@ def from_outside(chart: Chart, event: str, *, reply: bool = False) -> str | None
             f"event {event!r} comes only from the family (the invoked child's result): "
             "an event from outside cannot carry it"
         )
-    if not reply and event in reply_events(chart.ir):
+    if not reply and event in reply_events(chart):
         return (
             f"event {event!r} comes only from the family (the answer to this chart's "
             "`send` with `reply:`): an event from outside cannot carry it"
