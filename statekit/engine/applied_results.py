@@ -50,7 +50,7 @@ def applied_result(
         messages(tables, before, event_type, payload, event_id, raw_emitted) if raw_emitted else ()
     )
     if timing is None:  # no timer logs to read (bench/xstate_peer.py: most events)
-        return Result(
+        result = Result(
             APPLIED,
             None,
             after,
@@ -59,6 +59,9 @@ def applied_result(
             emitted,
             lambda: build_evidence(tables, trace, emitted),
         )
+        if tables.chart.invocations:  # its starts and cancels, read without the evidence
+            result._moves = trace
+        return result
     result = Result(
         APPLIED,
         None,
@@ -69,6 +72,8 @@ def applied_result(
         lambda: build_evidence(tables, trace, emitted, timing.microstep_logs(len(trace))),
     )
     result._timing = timing
+    if tables.chart.invocations:
+        result._moves = trace
     return result
 
 

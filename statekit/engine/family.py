@@ -18,8 +18,8 @@ ALREADY_APPLIED or REJECTED, as any event), whose own outputs join the end of th
 queue, until the queue is empty. A child that cannot start (its chart is unknown,
 its input is refused, or the parent's input expression failed), or whose step is
 REJECTED `EVALUATION_ERROR`, sends `error.invoke.<id>` `{reason}` to its parent.
-Cancelling a member cancels its running children in turn; a cancelled member
-REJECTS every later event with `INVOCATION_CANCELLED`. Sends to another instance
+Cancelling a member cancels its armed timers and its running children in turn; a
+cancelled member REJECTS every later event with `INVOCATION_CANCELLED`. Sends to another instance
 (`to: {chart, instance}`) are not delivered here: they are `outbound`, with an
 event ID derived from the sender (the runner writes them as inbox rows).
 
@@ -35,6 +35,11 @@ store, locking the root first) and saving what each `DeliveryRecord` says:
 More than `bound` deliveries in one family step (a ping-pong of sends) stops it:
 `router.exceeded` is set, and the driver discards the whole family step (the
 first event is then REJECTED `FAMILY_BOUND`: nothing changed, as for `LIVELOCK`).
+
+The first delivery of an event from outside of a type only a family makes
+(`done.invoke.<id>`, `error.invoke.<id>`, a `reply:` event not marked as the reply:
+`statekit.engine.family_events`) is REJECTED `FAMILY_EVENT` by `begin`; a driver that
+decides the first step itself (the runner) asks `refusal` first.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from statekit.compiler.ir import StateKind
 from statekit.engine.chart import Chart, StartError
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import computed_value
+from statekit.engine.family_events import FAMILY_EVENT, from_outside
 from statekit.engine.family_members import (
     NO_CHILDREN,
     NO_PAYLOAD,
@@ -60,6 +66,7 @@ from statekit.engine.family_members import (
     MemberStatus,
     OutboundMessage,
     child_instance_id,
+    disarmed,
 )
 from statekit.engine.family_outputs import MessageKind, OutgoingMessage
 from statekit.engine.result import EVALUATION_ERROR, Result, Status
@@ -101,8 +108,22 @@ class FamilyRouter:
         self.outbound: list[OutboundMessage] = []
 
     def begin(self, delivery: Delivery, member: Member | None) -> DeliveryRecord:
-        """The family step's first delivery (an event from outside, or a timer)."""
+        """The family step's first delivery (an event from outside, or a timer). An event
+        only a family makes (`family_events.from_outside`) is REJECTED `FAMILY_EVENT`."""
+        if delivery.kind is DeliveryKind.EVENT and member is not None:
+            refused = self.refusal(member, delivery.event, reply=delivery.reply)
+            if refused is not None:
+                self.count += 1
+                return DeliveryRecord(
+                    delivery, member, member, reason=FAMILY_EVENT, message=refused
+                )
         return self.deliver(delivery, member)
+
+    def refusal(self, member: Member, event: str, *, reply: bool = False) -> str | None:
+        """Why `event` from outside the family cannot reach `member` (the message of its
+        `FAMILY_EVENT` rejection), or None: the one check every driver makes."""
+        chart = self._charts(member.chart, member.chart_version)
+        return None if chart is None else from_outside(chart, event, reply=reply)
 
     def stepped(self, member: Member, result: Result) -> Member:
         """Queue the outputs of a step the driver ran itself (`member` is before it);
@@ -372,7 +393,8 @@ class FamilyRouter:
                 DeliveryKind.CANCEL, child, event_id=delivery.event_id, sender=member.instance_id
             )
             self._queue.append(cancel)
-        after = member.moved(member.state, status=MemberStatus.CANCELLED, children=NO_CHILDREN)
+        cancelled = disarmed(member.state)  # its timers go with it
+        after = member.moved(cancelled, status=MemberStatus.CANCELLED, children=NO_CHILDREN)
         return DeliveryRecord(delivery, member, after)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from statekit.engine.family_outputs import OutgoingMessage
 from statekit.engine.result import Result
 from statekit.engine.state import State
+from statekit.engine.timers import Timers
 
 NO_CHILDREN: Mapping[str, str] = MappingProxyType({})
 NO_PAYLOAD: Mapping[str, Any] = MappingProxyType({})
@@ -59,9 +60,18 @@ class MemberStatus(enum.Enum):
     DONE = "done"
     """Its chart reached a top-level final state (a child: `done.invoke.<id>` was sent)."""
     CANCELLED = "cancelled"
-    """Its invoking state was left: terminal, its timers disarmed (never delivered; its
-    `State` keeps them as they were, for inspection), every later event REJECTED
+    """Its invoking state was left: terminal, its timers cancelled with it (`disarmed`:
+    its `State` holds none, its arming counter kept), every later event REJECTED
     `INVOCATION_CANCELLED`."""
+
+
+def disarmed(state: State) -> State:
+    """`state` with its armed timers cancelled (its arming counter kept, as a state that
+    cancelled them keeps it): the state of a cancelled member, whose timers go with it."""
+    timers = state._timers
+    if not timers.armed:
+        return state
+    return State(state._config, state._context, state._history, Timers((), timers.generation))
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +142,9 @@ class Delivery:
     a replay produces the same IDs; the first delivery carries the caller's own.
     For START, `chart`/`chart_version` name the child's chart, `parent`, `root` and
     `invoke_id` its link; for EVENT from a child, `invoke_id` is that child's, and
-    `unlink` says the child is gone (done, or never started): the parent forgets it."""
+    `unlink` says the child is gone (done, or never started): the parent forgets it.
+    `reply` marks the classification sent back for a `send` with `reply:` (the one
+    delivery from outside that may carry a reply event, `statekit.engine.family_events`)."""
 
     kind: DeliveryKind
     target: str
@@ -147,6 +159,7 @@ class Delivery:
     root: str | None = None
     unlink: bool = False
     generation: int | None = None
+    reply: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,31 +1,45 @@
-"""The children a macrostep starts and cancels, derived from its evidence.
+"""The children a macrostep starts and cancels, derived from the states each of its
+microsteps exited and entered.
 
-See `statekit.engine.family_outputs` for the values and the order rule.
+The step gives them directly (its trace or its plans, `Result` keeps them for a chart
+that invokes), so finding a family's starts and cancels does not build the evidence;
+the evidence's records have the same `exited` and `entered`, read when nothing else is
+there. See `statekit.engine.family_outputs` for the values and the order rule.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from statekit.compiler.invocations import Invocation
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import computed_value
-from statekit.engine.evidence import Microstep
 from statekit.engine.family_outputs import InvocationCancel, InvocationStart
 
 EMPTY_INPUT: Mapping[str, Any] = MappingProxyType({})
 
 
+class Moves(Protocol):
+    """One microstep's exit and entry, as paths in exit and entry order (a
+    `MicrostepPlan`, a trace's `AppliedMicrostep`, an evidence `Microstep`)."""
+
+    @property
+    def exited(self) -> tuple[str, ...]: ...
+
+    @property
+    def entered(self) -> tuple[str, ...]: ...
+
+
 def invocation_changes(
     chart: CompiledChart,
-    evidence: tuple[Microstep, ...],
+    moves: Iterable[Moves],
     context: Mapping[str, Any],
     active: frozenset[int],
 ) -> tuple[tuple[InvocationStart, ...], tuple[InvocationCancel, ...]]:
-    """The children a macrostep starts and cancels, from its evidence: states with
+    """The children a macrostep starts and cancels, from its microsteps' `moves`: states with
     `invoke:` entered and not left start (in entry order, input evaluated in
     `context` and `active`, what the macrostep ended with); states left that were entered
     before it cancel theirs (in exit order). A state left and entered again in one
@@ -35,7 +49,7 @@ def invocation_changes(
     path_index, states = chart.path_index, chart.states
     pending: dict[str, Invocation] = {}  # entered in this macrostep, in entry order
     cancels: list[InvocationCancel] = []
-    for micro in evidence:
+    for micro in moves:
         for path in micro.exited:
             for invocation in states[path_index[path]].invocations:
                 if pending.pop(invocation.id, None) is None:

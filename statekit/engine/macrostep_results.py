@@ -59,7 +59,7 @@ def compiled_result(
             history = {**history, **dict(compiled.history_updates)}
         emitted = messages(tables, state, event_type, payload, event_id, outbox) if outbox else ()
         changes_made = tuple(done)
-        return Result(
+        result = Result(
             APPLIED,
             None,
             State(compiled.target, ctx, history, state._timers),
@@ -68,6 +68,9 @@ def compiled_result(
             emitted,
             lambda: quick(event_type, payload, changes_made, emitted),
         )
+        if tables.chart.invocations:  # its starts and cancels, read without the evidence
+            result._moves = (compiled.steps[0].plan,)
+        return result
     plan = compiled.timers
     # the pending timer record `statekit.engine.timer_plan.resolve` reads (a display: hot path)
     record = None if plan is None else [plan, state._timers, now_ms, None]
@@ -110,7 +113,7 @@ def compiled_result(
             )
     emitted = messages(tables, state, event_type, payload, event_id, outbox) if outbox else ()
     if plan is None:  # (`quick`: one microstep, its changes the trace's first)
-        return Result(
+        result = Result(
             APPLIED,
             None,
             State(target, ctx, history, state._timers),
@@ -121,6 +124,9 @@ def compiled_result(
             if quick is None
             else lambda: quick(event_type, payload, trace[0].changes, emitted),
         )
+        if tables.chart.invocations:
+            result._moves = trace
+        return result
     assert record is not None
     timers = plan.timers(record)
     if len(timers.armed) > MAX_ARMED_TIMERS:
@@ -137,6 +143,8 @@ def compiled_result(
         lambda: build_evidence(tables, trace, emitted, plan.logs(record, len(trace))),
     )
     result._timing = record
+    if tables.chart.invocations:
+        result._moves = trace
     return result
 
 

@@ -16,7 +16,7 @@ values assigned from a secret payload field) appear as `REDACTED`.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from statekit.engine.evidence import (
@@ -27,7 +27,7 @@ from statekit.engine.evidence import (
     Microstep,
 )
 from statekit.engine.family_outputs import InvocationCancel, InvocationStart, OutgoingMessage
-from statekit.engine.invocation_changes import invocation_changes
+from statekit.engine.invocation_changes import Moves, invocation_changes
 from statekit.engine.state import State
 from statekit.engine.timer_plan import resolve
 from statekit.engine.timers import ArmedTimer, SentEvent, TimerRun
@@ -142,6 +142,7 @@ class Result:
         "_invariant",
         "_invocations",
         "_message",
+        "_moves",
         "_reason",
         "_state",
         "_status",
@@ -153,6 +154,8 @@ class Result:
     # macrostep's is its pending record, replayed on first read: statekit.engine.timer_plan)
     _timer: ArmedTimer | None  # set by a delivery
     _invocations: tuple[tuple[InvocationStart, ...], tuple[InvocationCancel, ...]]
+    _moves: Sequence[Moves]  # set by the step for a chart that invokes: each microstep's
+    # exited and entered states, so that its starts and cancels need no evidence
 
     def __init__(
         self,
@@ -273,7 +276,11 @@ class Result:
         try:
             return self._invocations
         except AttributeError:  # the first read
-            changes = invocation_changes(chart, self.evidence, state._context, state.active_ids)
+            try:
+                moves = self._moves
+            except AttributeError:  # a step that kept none: its evidence says the same
+                moves = self.evidence
+            changes = invocation_changes(chart, moves, state._context, state.active_ids)
             self._invocations = changes
             return changes
 

@@ -160,7 +160,7 @@ def step(
         elif isinstance(known, StaticMacrostep):
             context, history, plans = state._context, state._history, known.plans
             if not tables.chart.invariants:  # nothing to check, nothing to run
-                return Result(
+                result = Result(
                     APPLIED,
                     None,
                     State(known.target, context, history, state._timers),
@@ -169,6 +169,9 @@ def step(
                     (),
                     lambda: static_evidence(tables, event, plans),
                 )
+                if tables.chart.invocations:  # its starts and cancels, without the evidence
+                    result._moves = plans
+                return result
             return _applied(
                 tables, state, event, event_id, known.target, context, history, [], plans
             )

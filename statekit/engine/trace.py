@@ -41,3 +41,13 @@ class AppliedMicrostep(NamedTuple):
     emitted_start: int
     emitted_end: int
     raised: tuple[str, ...]
+
+    @property
+    def exited(self) -> tuple[str, ...]:
+        """The paths of the states it exited, in exit order (its plan's)."""
+        return self.plan.exited
+
+    @property
+    def entered(self) -> tuple[str, ...]:
+        """The paths of the states it entered, in entry order (its plan's)."""
+        return self.plan.entered

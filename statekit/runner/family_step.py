@@ -15,7 +15,8 @@ caller's write transaction:
   dedup, business keys, audit rows), then handed to the router (`stepped`), which
   queues what it produces; a queued start creates the child instance (its row, outbox,
   timers and link) from the router's initial step, a queued cancellation marks the
-  link `cancelled`, a child that reached a final state has its link marked `done`;
+  link `cancelled` and deletes the child's armed timers' rows (they go with it), a child
+  that reached a final state has its link marked `done`;
 - each member's step is an event of that member, under the event ID the router derives
   from the step that produced it (`statekit.family/<sender>@<version>#<n>`), so a
   redelivery of the outer event is ALREADY_APPLIED for all of it: it was committed with
@@ -37,12 +38,14 @@ from typing import Any
 from statekit.compiler.canonical import canonical_json
 from statekit.engine.chart import Chart
 from statekit.engine.family import INVOCATION_CANCELLED, FamilyRouter
+from statekit.engine.family_events import FAMILY_EVENT as FAMILY_EVENT
 from statekit.engine.family_members import (
     Delivery,
     DeliveryKind,
     DeliveryRecord,
     Member,
     MemberStatus,
+    disarmed,
 )
 from statekit.engine.result import Result
 from statekit.runner.decision_inputs import NOTHING_RECORDED, Command, HistoryFacts, LookedUp
@@ -70,22 +73,6 @@ step makes; past it the step is refused (`FAMILY_BOUND`), never a hang."""
 FAMILY_PREFIX = "statekit.family/"
 """The event IDs of the steps a family step makes its members take (the router's own,
 in the runner's reserved namespace)."""
-
-FAMILY_EVENT = "FAMILY_EVENT"
-"""An event from outside (a caller, or a message from another instance) of a type only a
-family step makes: `done.invoke.<id>` and `error.invoke.<id>` come from the child alone."""
-FAMILY_ONLY_PREFIXES = ("done.invoke.", "error.invoke.")
-
-
-def family_event(event_type: str) -> str | None:
-    """Why an event of `event_type` cannot come from outside a family, or None."""
-    if not event_type.startswith(FAMILY_ONLY_PREFIXES):
-        return None
-    return (
-        f"event {event_type!r} comes only from the family (the invoked child's result): "
-        "an event from outside cannot carry it"
-    )
-
 
 CHILD_ID_TAKEN = "CHILD_ID_TAKEN"
 """A child could not start: its instance ID is held by an instance a caller created."""
@@ -212,13 +199,17 @@ class FamilyStep:
         return list(stored.values())
 
     # ---- the step ----------------------------------------------------------------------
-    def apply(self, tx: InstanceTransaction, command: Command, row: InstanceRow) -> Outcome:
+    def apply(
+        self, tx: InstanceTransaction, command: Command, row: InstanceRow, *, reply: bool = False
+    ) -> Outcome:
         """Decide the outer `command` on `tx` (its row locked with the record of its event
         ID), then every delivery it causes, in the router's order. The outcome reports
         `tx`'s version and state after all of them. An event only a family makes
-        (`done.invoke.<id>`, `error.invoke.<id>`) is REJECTED `FAMILY_EVENT` from outside."""
+        (`done.invoke.<id>`, `error.invoke.<id>`, a `reply:` event unless `reply` says it
+        is the one sent back) is REJECTED `FAMILY_EVENT` from outside, by the router's
+        rule (`FamilyRouter.refusal`), and recorded in the audit."""
         me = tx.instance_id
-        family_only = family_event(command.type)
+        family_only = self.router.refusal(self.member(tx), command.type, reply=reply)
         if family_only is not None and self.store.recorded_event(me, command.event_id) is None:
             return tx.refuse(command, FAMILY_EVENT, family_only)
         outcome = self.decide(tx, command, known_from(row, command.event_id))
@@ -369,9 +360,21 @@ class FamilyStep:
     # ---- write -------------------------------------------------------------------------
     def write(self) -> None:
         """Write every member's rows, the new links, the ended links and the messages to
-        other instances (inside the caller's transaction), and remember the rows."""
+        other instances (inside the caller's transaction), and remember the rows. A child
+        cancelled in this step loses its armed timers' rows with it."""
+        disarm: dict[str, list[str]] = {}
+        for child, status in self.ended.items():
+            tx = self.members.get(child)
+            if status == CANCELLED and tx is not None and tx.state.timers:
+                disarm[child] = [t.id for t in tx.state.timers]
+                tx.state = disarmed(tx.state)  # (the state its row is remembered with)
         for tx in self.members.values():
             self.path.finish(tx)
+        for child, timer_ids in disarm.items():
+            self.store.delete_timers(child, timer_ids)
+            # its row does not change (no event): the state cached for it must
+            tx = self.members[child]
+            self.path.rows.put(tx.committed_row(), tx.state)
         if self.new_links:
             self.store.insert_links(self.new_links)
         for child, status in self.ended.items():

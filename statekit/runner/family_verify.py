@@ -11,7 +11,8 @@ instance's history started, it reports, with the instance and the reason:
 - a parent whose history started a child with no instance (no link, no row);
 - a status that disagrees with the histories: `done` while the child's chart is not
   final, or `active` while it is; `active` while the parent's state no longer has the
-  invoking state active.
+  invoking state active;
+- an armed timer of a `cancelled` child (its timers are cancelled with it).
 
 A parent's steps are replayed once more for this (the starts are derived from each
 step's evidence), only for charts that invoke.
@@ -33,7 +34,7 @@ from statekit.runner.family_step import FAMILY_PREFIX
 from statekit.runner.history import created_under, fold, initial_state
 from statekit.runner.identifier_bounds import too_long
 from statekit.runner.store.base import Store
-from statekit.runner.store.family_rows import ACTIVE, DONE, LinkRow
+from statekit.runner.store.family_rows import ACTIVE, CANCELLED, DONE, LinkRow
 from statekit.runner.store.rows import EventRow, InstanceRow
 from statekit.runner.stored_state import loads, state_of
 from statekit.runner.timers import parse_timer_event_id
@@ -170,6 +171,16 @@ def _as_child(
                 problems.append(FamilyProblem(child, "status: stored active, its chart is final"))
             if not final and link.status == DONE:
                 problems.append(FamilyProblem(child, "status: stored done, its chart is not final"))
+    if link.status == CANCELLED:
+        with store.read():
+            armed = store.timers(child)
+        problems.extend(
+            FamilyProblem(
+                child, f"armed timer {t.timer_id!r} of a cancelled child (its timers are "
+                "cancelled with it)",
+            )
+            for t in armed
+        )  # fmt: skip
     if parent is not None and link.status == ACTIVE:
         problems.extend(_invoking_state_left(store, charts_of, parent, link))
         with store.read():

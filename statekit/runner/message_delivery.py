@@ -36,7 +36,7 @@ from typing import Any
 from statekit.compiler.canonical import canonical_json
 from statekit.runner.decision_inputs import Command
 from statekit.runner.errors import RunnerError
-from statekit.runner.family_ids import message_event_id, reply_event_id
+from statekit.runner.family_ids import REPLY_PREFIX, message_event_id, reply_event_id
 from statekit.runner.family_step import FamilyStep, new_message
 from statekit.runner.outcome import Outcome
 from statekit.runner.store.family_rows import InstanceMessageRow, NewInstanceMessage
@@ -128,7 +128,8 @@ def _deliver(path: WriteStages, message_id: int) -> Delivery | None:
             )
         tx = step.begin(row)
         command = Command(m.event_id, m.event, json.loads(m.payload))
-        outcome = step.apply(tx, command, row)
+        reply = m.event_id.startswith(REPLY_PREFIX)  # (a caller's event ID cannot start so)
+        outcome = step.apply(tx, command, row, reply=reply)
         step.write()
         status, reason = outcome.status.value, outcome.reason
     now = time.time()

@@ -14,7 +14,11 @@ invocation without `version:` takes the newest given). `outbound` collects the
 messages to instances outside their family (`to: {chart, instance}`);
 `deliver_outbound()` delivers them, each as its own family step, to the instances
 the simulator holds (and, for a `reply:`, the receiver's classification back to the
-sender as that event, `{status, reason}`, as a family step of its own). A family
+sender as that event, `{status, reason}`, as a family step of its own). An event
+only a family makes (`done.invoke.<id>`, `error.invoke.<id>`, a `reply:` event), sent
+with `send` or as a message from another instance, is refused as the runner refuses
+it: its step's reason is `FAMILY_EVENT` (`statekit.engine.family_events`). A
+cancelled member's timers are cancelled with it. A family
 step that exceeds its bound changes nothing: its first delivery's record says
 `FAMILY_BOUND`. Nothing sleeps; nothing is durable.
 """
@@ -235,6 +239,7 @@ class FamilySimulator:
             MappingProxyType(dict(answer)),
             f"{message.event_id}#reply",
             sender=message.message.to,
+            reply=True,
         )
 
     # ---- the loop ----------------------------------------------------------------------

@@ -52,6 +52,7 @@ from statekit.compiler.model.invocation_reader import (
 from statekit.compiler.model.migrations import read_migrations
 from statekit.compiler.model.numbering import StateDraft, number_states
 from statekit.compiler.model.references import StateReferences
+from statekit.compiler.model.root_effects import root_effect_problems
 from statekit.compiler.model.tables import parse_tables
 from statekit.compiler.model.timer_controls import timer_labels, unknown_controlled_names
 from statekit.compiler.model.timers import NO_EVENT_IN_TIMERS, TimerEntry, read_timer_entries
@@ -131,6 +132,7 @@ class _Resolver:
 
     def run(self) -> ResolvedModel | None:
         """Resolve the whole chart; None when any error was found (see `problems`)."""
+        self.problems.extend(root_effect_problems(self.root_node))
         for draft in self.drafts:
             self.references.resolve_initial(draft)
         for draft in self.drafts:
