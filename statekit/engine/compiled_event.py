@@ -162,8 +162,13 @@ def _fused(
 ) -> EventStep:
     """The event's one candidate (its one guard, if any) and the compiled one-microstep
     macrostep it starts, as one function: the guard's evaluator called directly, the
-    assignments run inline (the same checks as `evaluation.checked`, whose frames they
-    save: on bench/xstate_peer.py's guarded chart ...), the `Result` made directly."""
+    assignments run inline (the same checks as `evaluation.checked`, whose two frames
+    per assignment they save), the `Result` made directly. With the guard and the
+    assignments inline the guarded chart of bench/xstate_peer.py took 40,500
+    instructions an event with its evidence built, against 42,100 with the guard and
+    the applying in two closures and the assignments through their effect closures
+    (callgrind, 4,000 events); bench/engine_paths.py, the whole fused path against the
+    code before it: 3.04 -> 2.57 µs an event, 4.26 -> 3.70 µs with the evidence built."""
     effects = compiled.steps[0].effects
     assignments = _assignments(compiled)
     assigns = compiled.assigns
@@ -173,8 +178,9 @@ def _fused(
     evidence = compiled.evidence
     assert evidence is not None
     # the evidence of the microstep without data, made once and shared (frozen records),
-    # read through a C-level callable (no frame): bench/engine_paths.py, flat chart,
-    # memo off, evidence built
+    # read through a C-level callable (no frame): bench/engine_paths.py, the flat chart's
+    # general path costs 1.38 µs an event with its evidence built and 1.15 µs without
+    # (its reference loop: 3.78 and 2.64 µs)
     constant: Callable[[], tuple[Microstep, ...]] = repeat(evidence(event, EMPTY, (), ())).__next__
     evaluate = None if guard is None else guard[0].expression.evaluate
     failed = guard

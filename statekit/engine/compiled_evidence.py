@@ -84,8 +84,9 @@ def _inline_maker(
     change_twin: type[Any],
 ) -> EvidenceMaker:
     """`prebuilt_evidence`'s maker with the records built inline through their twins
-    (`statekit.engine.record_makers`), no maker's frame per record: on bench/xstate_peer.py's
-    guarded chart (one assign an event), the evidence went from 0.89 to 0.55 µs an event."""
+    (`statekit.engine.record_makers`), no maker's frame per record: the evidence of
+    bench/xstate_peer.py's guarded chart (one assign an event) went from 10,900 to 9,900
+    instructions (callgrind, 20,000 calls)."""
     view = MappingProxyType
     microstep_class, change_class = Microstep, ContextChange
 
