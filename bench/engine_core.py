@@ -4,15 +4,17 @@ Run: `python -m bench.engine_core` from the repository root (`--runs N`, default
 Three charts, each with its limit written by hand and measured in the same run:
 
 - the flat 6-state chart (no guards, no data) against a `match` reducer: the
-  cached path (the memo of data-free macrosteps) and the general path
-  (`memoised=False`);
+  cached path (the memo of data-free macrosteps), the general path
+  (`Chart(memo=False)`: the selection and macrostep compiled per (configuration,
+  event)) and the reference loop (`memoised=False`, SCXML's macrostep loop);
 - the flat chart with a payload, a data guard and an assign on every transition
   (bench/hand_flat.py) against its reducer with the same payload check;
 - the task chart (bench/task_chart.yaml) with payloads varying per event
   (bench/hand_task.py) against its reducer with the same checks, guards,
   reasons, assigns, messages and 6 invariants;
-- those two both through `Chart.send` (the compiled macrosteps) and through the
-  general path (`memoised=False`), with and without the evidence built.
+- those two through the cached path (`Chart.send`), the general path
+  (`Chart(memo=False)`, the aims: within 3x of the reducer, 4x with the evidence)
+  and the reference loop (`memoised=False`), with and without the evidence built.
 
 Before timing, each reducer runs its stream (and a stream of rejected events)
 next to `Chart.send` and must agree event by event: status, reason, active
@@ -52,25 +54,37 @@ RUNS = 5
 Send = Callable[[Any, str, Any, str], Result]
 
 
-def compiled(text: str | bytes, name: str) -> Chart:
-    """A `Chart` of YAML text (the benchmark's charts compile without errors)."""
+def compiled(text: str | bytes, name: str, *, memo: bool = True) -> Chart:
+    """A `Chart` of YAML text (the benchmark's charts compile without errors); `memo`
+    False: every event takes the general path (`Chart(memo=False)`)."""
     ir = compile_source(text, name).chart
     assert ir is not None, name
-    return Chart(ir)
+    return Chart(ir, memo=memo) if not memo else Chart(ir)
 
 
 def sender(chart: Chart, *, memoised: bool = True, evidence: str = "") -> Send:
-    """`chart.send` as the benchmark calls it: the step itself when `memoised` is off;
-    with `evidence` "built" the result's evidence is read, with "json" also encoded."""
+    """`chart.send` as the benchmark calls it: the step itself (with the chart's `memo`)
+    when `memoised` is off (the reference loop) or the evidence is read; with
+    `evidence` "built" the result's evidence is read, with "json" also encoded.
+
+    The engine's three paths: *cached* (the memo of data-free macrosteps, a result
+    looked up: `compiled(...)`), *general* (the selection and macrostep compiled per
+    (configuration, event), run on the event's payload and context, what every event
+    takes when nothing is memoised: `compiled(..., memo=False)`; on a chart whose
+    events all read data, the cached chart takes it too) and *reference*
+    (`memoised=False`: SCXML's macrostep loop, the differential tests' oracle)."""
     tables = chart.tables
+    memo = getattr(chart, "memo", True)  # (a revision before `Chart(memo=...)`: True)
+    # (`partial` only when the memo is off: a revision before `Chart(memo=...)` has no `memo`)
+    run: Callable[..., Result] = step if memo else partial(step, memo=False)
     if memoised and not evidence:
         return lambda s, e, p, i: chart.send(s, e, p, event_id=i)
     if not evidence:
-        return lambda s, e, p, i: step(tables, s, e, p, i, memoised=memoised)
+        return lambda s, e, p, i: run(tables, s, e, p, i, memoised=memoised)
     if evidence == "built":
 
         def built(s: Any, e: str, p: Any, i: str) -> Result:
-            result = step(tables, s, e, p, i, memoised=memoised)
+            result = run(tables, s, e, p, i, memoised=memoised)
             result.evidence  # noqa: B018 (built on first access)
             return result
 
@@ -78,7 +92,7 @@ def sender(chart: Chart, *, memoised: bool = True, evidence: str = "") -> Send:
     from statekit.runner.evidence import evidence_json
 
     def encoded(s: Any, e: str, p: Any, i: str) -> Result:
-        result = step(tables, s, e, p, i, memoised=memoised)
+        result = run(tables, s, e, p, i, memoised=memoised)
         evidence_json(result, None, i)
         return result
 
@@ -203,15 +217,21 @@ def runner_step_us(chart: Chart, events: int = 5000) -> float:
 
 
 PATHS = (
-    ("", True, ""),
-    (", with evidence", True, "built"),
-    (", evidence JSON", True, "json"),
-    (", general path", False, ""),
-    (", general path, with evidence", False, "built"),
+    (", cached path (Chart.send)", "cached", ""),
+    (", cached path, with evidence", "cached", "built"),
+    (", general path (Chart(memo=False))", "general", ""),
+    (", general path, with evidence", "general", "built"),
+    (", general path, evidence JSON", "general", "json"),
+    (", reference loop (memoised=False)", "reference", ""),
+    (", reference loop, with evidence", "reference", "built"),
 )
-"""The rows of the guarded and task charts: (label, `memoised`, evidence). Without
-`memoised` the step takes the general path (the SCXML loop every chart can take: no memo,
-no compiled macrostep), as a chart whose macrosteps cannot be compiled always does."""
+"""The rows of the guarded and task charts: (label, path, evidence). The cached path is
+`Chart.send` with the memo of data-free macrosteps (on these charts almost every event
+reads data, so it takes the general path); the general path is `Chart(memo=False)`:
+the selection and macrostep compiled per (configuration, event), what every event of
+a user's stream takes when nothing is memoised (the aims: within 3x of the hand
+reducer, 4x with the evidence); the reference loop is `memoised=False`, SCXML's
+macrostep loop, the oracle of the differential tests (no aim)."""
 
 
 def main() -> None:
@@ -240,6 +260,7 @@ def main() -> None:
     print("every reducer agrees with Chart.send event by event; timing", runs, "runs")
     print(f"{'what':58} {'statekit events/s':>19} {'hand reducer':>19}   reducer/statekit")
 
+    flat_general = Chart(flat.ir, memo=False)
     rows = [
         measure(
             runs,
@@ -249,33 +270,30 @@ def main() -> None:
         ),
         measure(
             runs,
-            "flat 6 states, general path (memoised=False)",
+            "flat 6 states, general path (Chart(memo=False))",
+            lambda: statekit_rate(flat_general, flat_events),
+            lambda: reducer_rate(flat_events),
+        ),
+        measure(
+            runs,
+            "flat 6 states, reference loop (memoised=False)",
             lambda: statekit_rate(flat, flat_events, sender(flat, memoised=False)),
             lambda: reducer_rate(flat_events),
         ),
     ]
     hand = lambda: hand_flat.reducer_rate(guarded_events)  # noqa: E731
     hand_t = lambda: hand_task.reducer_rate(task_events)  # noqa: E731
-    for label, memoised, evidence in PATHS:
-        send_g = sender(guarded, memoised=memoised, evidence=evidence)
-        rows.append(
-            measure(
-                runs,
-                f"flat guarded + assign{label}",
-                partial(statekit_rate, guarded, guarded_events, send_g),
-                hand,
+    for name, chart, events, limit in (
+        ("flat guarded + assign", guarded, guarded_events, hand),
+        ("task chart, varied payloads", task, task_events, hand_t),
+    ):
+        general = Chart(chart.ir, memo=False)
+        for label, path, evidence in PATHS:
+            on = general if path == "general" else chart
+            send = sender(on, memoised=path != "reference", evidence=evidence)
+            rows.append(
+                measure(runs, f"{name}{label}", partial(statekit_rate, on, events, send), limit)
             )
-        )
-    for label, memoised, evidence in PATHS:
-        send_t = sender(task, memoised=memoised, evidence=evidence)
-        rows.append(
-            measure(
-                runs,
-                f"task chart, varied payloads{label}",
-                partial(statekit_rate, task, task_events, send_t),
-                hand_t,
-            )
-        )
     for row in rows:
         print(row.show())
     from bench.runner_throughput import counter

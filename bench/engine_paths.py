@@ -1,16 +1,19 @@
-"""The engine's four paths on the flat and guarded streams, this tree next to another
+"""The engine's three paths on the flat and guarded streams, this tree next to another
 revision's, in one run.
 
 Run: `python -m bench.engine_paths [--before REV] [--rounds N]` from the repository root.
 On the 14,000-event streams of bench/xstate_peer.py (the flat 6-state chart of
 bench/_streams.py, and bench/hand_flat.py's guarded chart with payloads varying per
-event) it times, in µs of CPU per event, `Chart.send` (on the guarded chart every event
-reads data: the compiled selection and macrosteps), `Chart.send` with the evidence built
-(`Result.evidence` read, as the runner reads it), the general path (`memoised=False`)
-and the general path with the evidence built. Each round runs a fresh process per tree
-(the median of 3 passes after a warm one); with `--before REV` the `statekit` package of
-git revision REV (exported with `git archive`) takes turns with this tree's, round by
-round, so both are measured under the same load.
+event) it times, in µs of CPU per event, each path without and with the evidence built
+(`Result.evidence` read, as the runner reads it): the cached path (`Chart.send`: the
+memo of data-free macrosteps; on the guarded chart every event reads data, so it takes
+the general path), the general path (`Chart(memo=False).send`: the selection and
+macrostep compiled per (configuration, event), run on the event's data) and the
+reference loop (`memoised=False`). Each round runs a fresh process per tree (the median
+of 3 passes after a warm one); with `--before REV` the `statekit` package of git
+revision REV (exported with `git archive`) takes turns with this tree's, round by
+round, so both are measured under the same load. A revision before `Chart(memo=...)`
+has no general path of its own on the flat chart: its row is left out.
 """
 
 from __future__ import annotations
@@ -27,7 +30,14 @@ from pathlib import Path
 from bench import TIMES, Row, Spread, record
 
 ROOT = Path(__file__).resolve().parents[1]
-PATHS = ("Chart.send", "Chart.send, evidence built", "memoised=False", "memoised=False, evidence")
+PATHS = (
+    "cached (Chart.send)",
+    "cached, evidence built",
+    "general (Chart(memo=False))",
+    "general, evidence built",
+    "reference (memoised=False)",
+    "reference, evidence built",
+)
 CHARTS = ("flat chart", "flat guarded + assign")
 
 
@@ -36,6 +46,7 @@ def measure() -> dict[str, float]:
     from bench._streams import FLAT_CHART, flat_stream
     from bench.engine_core import compiled, sender, statekit_rate
     from bench.hand_flat import GUARDED_CHART, guarded_stream
+    from statekit.engine.chart import Chart
 
     found: dict[str, float] = {}
     for name, text, stream in (
@@ -43,15 +54,23 @@ def measure() -> dict[str, float]:
         (CHARTS[1], GUARDED_CHART, guarded_stream()),
     ):
         chart = compiled(text, "chart.yaml")
+        try:
+            general: Chart | None = compiled(text, "chart.yaml", memo=False)
+        except TypeError:  # a revision before `Chart(memo=...)`
+            general = None
         sends = (
-            sender(chart),
-            sender(chart, evidence="built"),
-            sender(chart, memoised=False),
-            sender(chart, memoised=False, evidence="built"),
+            (chart, sender(chart)),
+            (chart, sender(chart, evidence="built")),
+            (general, None if general is None else sender(general)),
+            (general, None if general is None else sender(general, evidence="built")),
+            (chart, sender(chart, memoised=False)),
+            (chart, sender(chart, memoised=False, evidence="built")),
         )
-        for path, send in zip(PATHS, sends, strict=True):
-            statekit_rate(chart, stream, send)  # warm the caches
-            rates = [statekit_rate(chart, stream, send) for _ in range(3)]
+        for path, (on, send) in zip(PATHS, sends, strict=True):
+            if on is None or send is None:
+                continue
+            statekit_rate(on, stream, send)  # warm the caches
+            rates = [statekit_rate(on, stream, send) for _ in range(3)]
             found[f"{name}, {path}"] = 1e6 / statistics.median(rates)
     return found
 
@@ -104,7 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     for what, samples in times["now"].items():
         now = Spread.of(samples)
         limit = ratio = ""
-        if "before" in times:
+        if "before" in times and what in times["before"]:
             then = Spread.of(times["before"][what])
             limit = f"the code before, same run: {then.text('µs', 2)}"
             ratio = f"{now.median / then.median:.2f}{TIMES} the time of the code before"

@@ -34,15 +34,20 @@ def _compiled(path: str | Path, limits: Limits) -> tuple[CompiledChart, str | No
 
 
 def load(
-    path: str | Path, *, max_microsteps: int | None = None, limits: Limits = DEFAULT_LIMITS
+    path: str | Path,
+    *,
+    max_microsteps: int | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    memo: bool = True,
 ) -> Chart:
     """Compile the chart at `path` and wrap it for running: `start`, `send`, `replay`.
 
     Raises `CompileError` (with `.diagnostics`) when the chart has errors.
     `max_microsteps` bounds each macrostep (default 1000; beyond it: LIVELOCK);
-    `limits` what the loader reads (`statekit.compiler.source.limits.Limits`).
+    `limits` what the loader reads (`statekit.compiler.source.limits.Limits`);
+    `memo=False` runs every event on the engine's general path (see `Chart`).
     """
     ir, source = _compiled(path, limits)
     if max_microsteps is None:
-        return Chart(ir, source=source)
-    return Chart(ir, max_microsteps=max_microsteps, source=source)
+        return Chart(ir, source=source, memo=memo)
+    return Chart(ir, max_microsteps=max_microsteps, source=source, memo=memo)

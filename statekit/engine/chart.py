@@ -54,9 +54,16 @@ class Chart:
     `source` is the YAML text the chart was compiled from, when the caller has it
     (`statekit.load` passes it): the durable runner keeps it in its store, so
     that histories written under this version replay after a newer one is deployed.
+
+    `memo=False` turns off the memo of data-free macrosteps (the *cached* path: an
+    event no data can change answered by a result looked up), so that every event
+    takes the *general* path, the selection and macrostep compiled per
+    (configuration, event) and run on its payload and context; the results are the
+    same (see `statekit.engine.step`). For measuring what a stream of events that
+    read data costs, on any chart.
     """
 
-    __slots__ = ("_initial", "_reads_clock", "_source", "_tables")
+    __slots__ = ("_initial", "_memo", "_reads_clock", "_source", "_tables")
 
     def __init__(
         self,
@@ -64,10 +71,12 @@ class Chart:
         *,
         max_microsteps: int = DEFAULT_MAX_MICROSTEPS,
         source: str | None = None,
+        memo: bool = True,
     ) -> None:
         self._tables = Tables(ir, max_microsteps)
         self._initial: State | None = None
         self._source = source
+        self._memo = memo
         self._reads_clock = chart_reads_clock(ir)
         if _watchers:
             observers.made(self)
@@ -76,6 +85,12 @@ class Chart:
     def source(self) -> str | None:
         """The YAML text this chart was compiled from, or None when it was not given."""
         return self._source
+
+    @property
+    def memo(self) -> bool:
+        """Whether the memo of data-free macrosteps answers the events it can (the
+        constructor's `memo`); results are the same either way."""
+        return self._memo
 
     @property
     def ir(self) -> CompiledChart:
@@ -179,7 +194,12 @@ class Chart:
         event delivers that timer (as `fire`). A step that reads `now` without `now_ms` is
         REJECTED `CLOCK_REQUIRED` (`statekit.engine.clock_steps`)."""
         if not self._reads_clock:
-            result = step(self._tables, state, event_type, payload, event_id, now_ms=now_ms)
+            if self._memo:  # (no `memo=` passed: the cached path's call as it was, 1.02 µs)
+                result = step(self._tables, state, event_type, payload, event_id, now_ms=now_ms)
+            else:
+                result = step(
+                    self._tables, state, event_type, payload, event_id, now_ms=now_ms, memo=False
+                )
         else:
             # set and reset inline, not `with clock_reading(...)`: bench/clock_steps.py,
             # the `now` chart against the same chart reading a payload timestamp, 0.73x
@@ -187,7 +207,15 @@ class Chart:
             reading = ClockReading(now_ms)
             token = STEP_CLOCK.set(reading)
             try:
-                result = step(self._tables, state, event_type, payload, event_id, now_ms=now_ms)
+                result = step(
+                    self._tables,
+                    state,
+                    event_type,
+                    payload,
+                    event_id,
+                    now_ms=now_ms,
+                    memo=self._memo,
+                )
             finally:
                 STEP_CLOCK.reset(token)
             if reading.missed:
@@ -213,12 +241,24 @@ class Chart:
         tables = self._tables
         if not self._reads_clock:
             result = fire(
-                tables, state, timer_id, generation=generation, now_ms=now_ms, event_id=event_id
+                tables,
+                state,
+                timer_id,
+                generation=generation,
+                now_ms=now_ms,
+                event_id=event_id,
+                memo=self._memo,
             )
         else:
             with clock_reading(now_ms) as reading:
                 result = fire(
-                    tables, state, timer_id, generation=generation, now_ms=now_ms, event_id=event_id
+                    tables,
+                    state,
+                    timer_id,
+                    generation=generation,
+                    now_ms=now_ms,
+                    event_id=event_id,
+                    memo=self._memo,
                 )
             if reading.missed:  # refused, not consumed: the timer stays armed
                 result = clock_required(self.ir, adopt(tables, state), result.event, event_id)

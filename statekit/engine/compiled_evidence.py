@@ -18,8 +18,8 @@ from types import MappingProxyType
 from typing import Any
 
 from statekit.engine.applied_results import build_evidence
-from statekit.engine.record_makers import make_change, make_microstep
-from statekit.engine.result import EmittedMessage, Microstep
+from statekit.engine.record_makers import CHANGE_TWIN, MICROSTEP_TWIN, make_change, make_microstep
+from statekit.engine.result import ContextChange, EmittedMessage, FiredTransition, Microstep
 from statekit.engine.tables import EMPTY, MicrostepPlan, Tables
 from statekit.engine.trace import AppliedMicrostep, AssignedValue, InternalEvent
 
@@ -40,6 +40,8 @@ def prebuilt_evidence(
     fired = tables.fired_all(plan.transitions)
     exited, entered = plan.exited, plan.entered
     view = MappingProxyType
+    if MICROSTEP_TWIN is not None and CHANGE_TWIN is not None:
+        return _inline_maker(fired, exited, entered, raised, MICROSTEP_TWIN, CHANGE_TWIN)
     microstep, change = make_microstep, make_change
 
     def evidence(
@@ -69,6 +71,55 @@ def prebuilt_evidence(
                 raised,
             ),
         )
+
+    return evidence
+
+
+def _inline_maker(
+    fired: tuple[FiredTransition, ...],
+    exited: tuple[str, ...],
+    entered: tuple[str, ...],
+    raised: tuple[str, ...],
+    micro_twin: type[Any],
+    change_twin: type[Any],
+) -> EvidenceMaker:
+    """`prebuilt_evidence`'s maker with the records built inline through their twins
+    (`statekit.engine.record_makers`), no maker's frame per record: the evidence of
+    bench/xstate_peer.py's guarded chart (one assign an event) went from 10,900 to 9,900
+    instructions (callgrind, 20,000 calls)."""
+    view = MappingProxyType
+    microstep_class, change_class = Microstep, ContextChange
+
+    def evidence(
+        name: str,
+        payload: Mapping[str, Any],
+        changes: tuple[AssignedValue, ...],
+        emitted: tuple[EmittedMessage, ...],
+    ) -> tuple[Microstep, ...]:
+        shown = EMPTY if not payload else payload if payload.__class__ is view else view(payload)
+        if not changes:
+            made: tuple[ContextChange, ...] = ()
+        elif len(changes) == 1:
+            record = change_twin(*changes[0])
+            record.__class__ = change_class
+            made = (record,)
+        else:
+            listed = []
+            for change in changes:
+                record = change_twin(*change)
+                record.__class__ = change_class
+                listed.append(record)
+            made = tuple(listed)
+        ids = (
+            ()
+            if not emitted
+            else (emitted[0].message_id,)
+            if len(emitted) == 1
+            else tuple([m.message_id for m in emitted])
+        )
+        step = micro_twin(name, shown, fired, exited, entered, made, ids, raised)
+        step.__class__ = microstep_class
+        return (step,)
 
     return evidence
 

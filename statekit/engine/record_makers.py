@@ -171,3 +171,9 @@ make_message: Callable[[str, str, Mapping[str, Any]], EmittedMessage] = maker(Em
 """A fast `EmittedMessage(message_id, type, payload)` (one per message a step emits)."""
 set_timer_logs = _timer_logs_setter()
 """Fill the timer logs of a `Microstep` just built by `make_microstep` (never a shared one)."""
+MICROSTEP_TWIN: type[Any] | None = _mutable_twin(Microstep)
+"""`Microstep`'s mutable twin (None where Python will not swap between them): a maker
+that builds one record inline, as `twin(...)` then `obj.__class__ = Microstep`, saves
+`make_microstep`'s frame (`statekit.engine.compiled_evidence`)."""
+CHANGE_TWIN: type[Any] | None = _mutable_twin(ContextChange)
+"""`ContextChange`'s mutable twin (None where Python will not swap between them)."""

@@ -46,6 +46,7 @@ from typing import Any
 from statekit.compiler.expressions.event_meta import EXTERNAL, fired_send, with_meta
 from statekit.engine.algorithm import macrostep
 from statekit.engine.compiled_choice import NOT_COMPILED, Choice, compiled_choice
+from statekit.engine.compiled_event import compiled_event
 from statekit.engine.compiled_evidence import static_evidence
 from statekit.engine.compiled_macrostep import CompiledMacrostep, compiled_macrostep
 from statekit.engine.errors import EvaluationError, LivelockError
@@ -82,6 +83,8 @@ from statekit.engine.unselected import unselected
 from statekit.engine.validation import PayloadError
 
 APPLIED = Status.APPLIED
+_NO_MEMO = DependsOnData(conflicts=())
+"""What the step takes the memo's answer to be when the memo is off (`memo=False`)."""
 _new = tuple.__new__
 REJECTED = Status.REJECTED
 
@@ -116,13 +119,19 @@ def step(
     memoised: bool = True,
     now_ms: int | None = None,
     timer: ArmedTimer | None = None,
+    memo: bool = True,
 ) -> Result:
     """Classify and apply one external event, rule by rule (see the module docstring).
 
-    `memoised=False` always takes the general macrostep loop (neither the memo of
-    data-free macrosteps nor the compiled macrosteps of `statekit.engine.compiled_macrostep`);
-    the result is the same. `timer` is the timer `fire` is delivering (already removed
-    from `state`).
+    The engine has three paths to the same result. The *cached* path: the memo of
+    data-free macrosteps (`statekit.engine.memo`) answers an event no data can change
+    with a result looked up. The *general* path, what every other event takes (and
+    every event with `memo=False`, `Chart(memo=False)`): the selection and the
+    macrostep compiled per (configuration, event) (`statekit.engine.compiled_event`,
+    `compiled_choice`, `compiled_macrostep`), run on this event's payload and context.
+    The *reference* path, `memoised=False`: SCXML's macrostep loop and nothing
+    compiled, the oracle the differential tests compare the other two with. `timer`
+    is the timer `fire` is delivering (already removed from `state`).
     """
     try:  # 1. the state must come from this chart
         config = state._config
@@ -154,9 +163,21 @@ def step(
         event = with_meta(event, EXTERNAL, sent)
     if memoised:  # 5. selection and the macrostep, from the memo when data cannot matter
         # (the memo's per-configuration cache read inline: this is the hot path)
-        known = config.cache.memo.get(event_type) or memoised_macrostep(tables, config, event_type)
+        if memo:
+            known = config.cache.memo.get(event_type) or memoised_macrostep(
+                tables, config, event_type
+            )
+        else:
+            known = _NO_MEMO
         if known.__class__ is DependsOnData:  # the general path's case, tested first
-            pass
+            # the general path fused per (configuration, event), when it has that shape
+            fused = config.cache.fused.get(event_type)
+            if fused is None:
+                fused = compiled_event(tables, config, event_type)
+            if fused is not False:
+                result = fused(state, clean, event_id)  # type: ignore[operator]
+                if result is not None:
+                    return result
         elif isinstance(known, StaticMacrostep):
             context, history, plans = state._context, state._history, known.plans
             if not tables.chart.invariants:  # nothing to check, nothing to run
@@ -259,10 +280,11 @@ def fire(
     generation: int | None = None,
     now_ms: int | None = None,
     event_id: str | None = None,
+    memo: bool = True,
 ) -> Result:
     """Deliver the armed timer `timer_id` (see the module docstring): `STALE_TIMER` when it
     is not armed or its generation is not `generation` (when given); else the step of its
-    event from the state without it, `Result.timer` naming it."""
+    event from the state without it, `Result.timer` naming it (`memo` as for `step`)."""
     if not isinstance(state, State):
         raise TypeError(f"expected a statekit State, got {type(state).__name__}")
     state = adopt(tables, state)
@@ -281,7 +303,9 @@ def fire(
         return Result(REJECTED, PAUSED_TIMER, state, armed.event, event_id, message=message)
     without = _without(state, armed)
     payload = armed.payload if armed.owner is None else None
-    result = step(tables, without, armed.event, payload, event_id, now_ms=now_ms, timer=armed)
+    result = step(
+        tables, without, armed.event, payload, event_id, now_ms=now_ms, timer=armed, memo=memo
+    )
     result._timer = armed
     return result
 

@@ -193,7 +193,8 @@ class ConfigurationCache:
     analysis's variant of them; `single` the compiled macrosteps of static structure
     per transition set (`statekit.engine.compiled_macrostep`, or False); `choices` the
     compiled selections per event that reads data (`statekit.engine.compiled_choice`, or
-    False); `verdicts` the static part
+    False); `fused` the general path of an event fused into one function per event
+    (`statekit.engine.compiled_event`, or False); `verdicts` the static part
     of classifying an event nothing fired for; `broken_state_invariants` the
     state-form invariants broken here (None until computed). Read and written
     only by the engine's own modules.
@@ -206,6 +207,7 @@ class ConfigurationCache:
         "conflicts",
         "eventless",
         "events",
+        "fused",
         "memo",
         "plans",
         "single",
@@ -223,6 +225,7 @@ class ConfigurationCache:
         self.broken_state_invariants: frozenset[str] | None = None
         self.single: dict[tuple[int, ...], Any] = {}
         self.choices: dict[str, Any] = {}
+        self.fused: dict[str, Any] = {}
 
 
 class Configuration:
