@@ -156,6 +156,7 @@ class FamilyRouter:
                 generation=delivery.generation,
                 now_ms=self.now_ms,
                 event_id=delivery.event_id,
+                instance_id=member.instance_id,
             )
         else:
             result = chart.send(
@@ -164,6 +165,7 @@ class FamilyRouter:
                 _received(delivery, member.instance_id),
                 event_id=delivery.event_id,
                 now_ms=self.now_ms,
+                instance_id=member.instance_id,
             )
         after = self._after_step(linked, result, chart)
         return DeliveryRecord(delivery, member, after, result)
@@ -322,7 +324,10 @@ class FamilyRouter:
         else:
             try:
                 initial = chart.initialize(
-                    dict(delivery.payload), event_id=delivery.event_id, now_ms=self.now_ms
+                    dict(delivery.payload),
+                    event_id=delivery.event_id,
+                    now_ms=self.now_ms,
+                    instance_id=delivery.target,
                 )
             except StartError as exc:
                 refused = f"{INVALID_INPUT}: {exc}"

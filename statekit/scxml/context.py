@@ -12,6 +12,7 @@ from statekit.compiler.value_types import STRING, BaseType, ValueType
 from statekit.scxml.data_types import DataField, Write, constant_value
 from statekit.scxml.document import Element, ScxmlError
 from statekit.scxml.expressions import UnsupportedExpression, translate
+from statekit.scxml.io_processors import is_location_read
 
 _ONE_VALUE = re.compile(r"^\s*(!|not\s+)?\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[a-z]+)?)\s*$")
 _EVENT_TYPES = {
@@ -73,6 +74,8 @@ class ImportContext:
         _event.origin"`), is SCXML's conversion to a boolean, written out for the value's
         type: set, and not false, 0 or ''."""
         match = _ONE_VALUE.match(element.attrs["cond"])
+        if match is None and is_location_read(element.attrs["cond"]):  # a string: set
+            return f"{self.expression(element, 'cond')} != ''"
         if match is None:
             return self.expression(element, "cond")
         negated, name = bool(match.group(1)), match.group(2)
@@ -115,7 +118,7 @@ class ImportContext:
         constants: its name and every value it can have (its default first); else None."""
         name = element.attrs[attribute].strip()
         data = self.fields.get(name)
-        if data is None:
+        if data is None or data.at_start is not None:  # the instance's: not known here
             return None
         values = [] if data.default is None else [data.default]
         for write in self.writes:

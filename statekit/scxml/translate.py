@@ -30,6 +30,9 @@ from statekit.scxml.document import Element
 from statekit.scxml.effects import certain_failure, content_of, effects_of, not_an_expression
 from statekit.scxml.invocations import Invoked, invocation, invoke_id
 from statekit.scxml.payloads import declaration, payload_fields, send_payload
+from statekit.scxml.send_targets import ERROR_COMMUNICATION, may_not_reach
+from statekit.scxml.start_binding import bind_at_start
+from statekit.scxml.system_variables import SESSION_ID
 
 _STATES = ("state", "parallel", "final", "history")
 _NAME_OK = re.compile(r"^[^.\s^*][^.\s]*$")
@@ -64,6 +67,8 @@ def chart_of(
     chart: dict[str, Any] = {"statechart": _chart_name(name), "on_evaluation_error": "raise"}
     context.chart_name = chart["statechart"]
     context.system["_name"] = quoted(root.attrs.get("name", chart["statechart"]))
+    context.system["_sessionid"] = SESSION_ID
+    context.system["_sessionid"] = SESSION_ID
     _collect(root, (), context, root)
     for field_name, kind in (input_types or {}).items():
         if field_name in context.data_names():  # the others are dropped by the parent
@@ -102,6 +107,7 @@ def chart_of(
         event_name(e): declaration(context.payloads.get(e, {})) for e in context.events
     }
     _raise_at_start(body, context.failed_data, context, root)
+    bind_at_start(body, context, root)
     chart.update(body)
     chart["reject"] = {"*": DISCARDED}
     return Translation(chart, tuple(context.notes), tuple(children))
@@ -164,6 +170,8 @@ def _collect(
             and (child.kids("param", "content") or "namelist" in child.attrs)
         ):
             context.sends.append((child.attrs["event"], child))
+        if child.tag == "send" and may_not_reach(child):
+            _add_event(context, child, ERROR_COMMUNICATION)
         if child.tag == "send" and "eventexpr" in child.attrs:
             context.computed_events.append(child)
         if child.tag == "send" and "id" in child.attrs:
@@ -508,7 +516,8 @@ def _moved_to_descendant(
 def _check_descriptor(
     transition: Element, descriptor: str, done_name: str, c: ImportContext
 ) -> None:
-    if descriptor.startswith("error.") and not _matches(descriptor, _ERROR_EXECUTION):
+    raised = [_ERROR_EXECUTION, *(e for e in c.events if e == ERROR_COMMUNICATION)]
+    if descriptor.startswith("error.") and not any(_matches(descriptor, e) for e in raised):
         raise c.refuse(transition, f"event {descriptor!r}: statekit raises only error.execution")
     if descriptor.startswith("done.invoke") and not c.invokes:
         raise c.refuse(transition, f"event {descriptor!r}: the document has no <invoke>")

@@ -55,6 +55,11 @@ FEATURES: tuple[tuple[str, str], ...] = (
         r"system variable _event",
         "_event.sendid, _event.origintype, _event as a whole",
     ),
+    (r"has only the SCXML one", "<send> to another target or processor"),
+    (
+        r"assign to ctx\.\w+: expected \w+, got",
+        "a <data> given values of two types (a context field has one)",
+    ),
     (
         r"system variable (_sessionid|_name|_ioprocessors)"
         r"|expr='?\W*_(sessionid|name|ioprocessors)|#_scxml_",
