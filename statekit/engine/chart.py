@@ -289,9 +289,17 @@ class Chart:
             event_id=event_id,
         )
 
-    def replay(self, events: Iterable[EventLike], *, state: State | None = None) -> ReplayResult:
-        """Fold a history from `state` (default: `start()`); stops at the first rejection."""
-        return fold(self, events, self.start() if state is None else state)
+    def replay(
+        self,
+        events: Iterable[EventLike],
+        *,
+        state: State | None = None,
+        instance_id: str | None = None,
+    ) -> ReplayResult:
+        """Fold a history from `state` (default: `start()`), each step given `instance_id`
+        (what `instance.id` reads); stops at the first rejection."""
+        begin = self.start(instance_id=instance_id) if state is None else state
+        return fold(self, events, begin, instance_id)
 
     def state_from_json(self, data: str | bytes | Mapping[str, Any]) -> State:
         """`State.from_json(self, data)`."""
