@@ -41,7 +41,8 @@ def bind_at_start(body: dict[str, Any], context: ImportContext, root: Element) -
     leave = {"to": initial.rsplit(".", 1)[-1], "do": assigns}
     body["initial"] = name
     body["states"] = {name: {"always": [leave]}, **body.get("states", {})}
-    context.notes.append(
-        f"{context.path}: note[scxml] the chart starts in the transient state {name!r}, "
-        "which assigns the <data> whose value is the session's (one microstep)"
+    context.note(
+        root,
+        f"the chart starts in the transient state {name!r}, which assigns the <data> "
+        "whose value is the session's (one microstep)",
     )
