@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 from statekit.compiler.expressions.tree import (
     ContextRef,
     EventRef,
+    InstanceId,
     Now,
     iter_nodes,
 )
@@ -169,7 +170,7 @@ def _unknowns(fact: GuardFact, tracked: frozenset[str]) -> set[tuple[object, ...
             out.add(("ctx", node.field, id(reads.get(node.field))))
         elif isinstance(node, EventRef):
             out.add(("event", node.field, id(fact.payload)))
-        elif isinstance(node, Now):
+        elif isinstance(node, Now | InstanceId):
             out.add(("now", id(fact)))
     return out
 

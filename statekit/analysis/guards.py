@@ -28,6 +28,7 @@ from statekit.compiler.expressions.tree import (
     EventRef,
     ExprNode,
     IfExp,
+    InstanceId,
     Literal,
     Not,
     Now,
@@ -51,7 +52,10 @@ Truth = bool | Unknown
 
 
 def _reads_data(node: ExprNode) -> bool:
-    return any(isinstance(n, ContextRef | EventRef | EventMeta | Now) for n in iter_nodes(node))
+    return any(
+        isinstance(n, ContextRef | EventRef | EventMeta | Now | InstanceId)
+        for n in iter_nodes(node)
+    )
 
 
 class ExprInfo:
@@ -140,7 +144,7 @@ def _exact(evaluate: Any, active: AbstractSet[int]) -> Any:
 def _value(node: ExprNode, active: AbstractSet[int]) -> Any:
     """A subtree's value, or UNKNOWN."""
     match node:
-        case ContextRef() | EventRef() | EventMeta() | Now():
+        case ContextRef() | EventRef() | EventMeta() | Now() | InstanceId():
             return UNKNOWN
         case Literal(value=value):
             return value

@@ -27,6 +27,7 @@ from statekit.compiler.expressions.tree import (
     ExprNode,
     IfExp,
     InList,
+    InstanceId,
     IsNone,
     Literal,
     Not,
@@ -225,7 +226,7 @@ class _Translation:
                 if not z3.is_false(null):
                     raise _Unsupported  # may be null where a value is needed
                 return value
-            case Now():  # the clock: any reading, unrelated to other guards' (sound)
+            case Now() | InstanceId():  # any reading, unrelated to other guards' (sound)
                 return self._unknown(("now", id(fact)), node.type)[0]
             case UnaryOp(op=op, operand=x):
                 term = self.value(x, fact)

@@ -285,7 +285,7 @@ class _Run:
         on it, as every rejection is (`Runner.rejections`)."""
         now = self.runner.now_ms()  # the reading `now` gives, as the runner's own steps
         try:
-            state = self.chart.start(line.context, now_ms=now)
+            state = self.chart.start(line.context, now_ms=now, instance_id=line.instance)
         except StartError as exc:
             return str(exc)
         c = line.command
@@ -293,7 +293,9 @@ class _Run:
             return f"it expects version {c.expected_version}, and a new instance is at 0"
         if c.sequence not in (None, 1):
             return f"its sequence is {c.sequence}, and a new instance's first event is 1"
-        result = self.chart.send(state, c.type, c.payload, event_id=c.event_id, now_ms=now)
+        result = self.chart.send(
+            state, c.type, c.payload, event_id=c.event_id, now_ms=now, instance_id=line.instance
+        )
         if result.status is not Status.REJECTED or result.reason not in MALFORMED:
             return None  # a rejection the chart decides is recorded on the new instance
         return f"its first event is not one the chart takes ({result.reason}): {result.message}"

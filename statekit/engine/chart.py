@@ -23,11 +23,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from statekit.compiler.expressions.clock import STEP_CLOCK, ClockReading, clock_reading
+from statekit.compiler.expressions.instance_reading import STEP_INSTANCE, instance_reading
 from statekit.compiler.ir import CompiledChart
 from statekit.engine import observers
 from statekit.engine.algorithm import initial_macrostep
 from statekit.engine.applied_results import applied_result
-from statekit.engine.clock_steps import chart_reads_clock, clock_required
+from statekit.engine.clock_steps import chart_reads_clock, chart_reads_instance, clock_required
 from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.invariants import broken_invariant
 from statekit.engine.observers import installed as _observers
@@ -63,7 +64,7 @@ class Chart:
     read data costs, on any chart.
     """
 
-    __slots__ = ("_initial", "_memo", "_reads_clock", "_source", "_tables")
+    __slots__ = ("_initial", "_memo", "_reads_clock", "_reads_instance", "_source", "_tables")
 
     def __init__(
         self,
@@ -78,6 +79,7 @@ class Chart:
         self._source = source
         self._memo = memo
         self._reads_clock = chart_reads_clock(ir)
+        self._reads_instance = chart_reads_instance(ir)
         if _watchers:
             observers.made(self)
 
@@ -128,16 +130,17 @@ class Chart:
         *,
         event_id: str | None = None,
         now_ms: int | None = None,
+        instance_id: str | None = None,
     ) -> Result:
         """Enter the initial configuration: an APPLIED result whose evidence, emitted
-        messages, armed timers and sent events are those of the initial macrostep.
-        Raises `StartError`."""
+        messages, armed timers and sent events are those of the initial macrostep;
+        `instance_id`: what `instance.id` reads (`instance_reading`). Raises `StartError`."""
         tables = self._tables
         try:
             ctx = check_context(tables.chart.context, context or {}, complete=False)
         except PayloadError as exc:
             raise StartError(str(exc)) from exc
-        with clock_reading(now_ms) as reading:
+        with clock_reading(now_ms) as reading, instance_reading(instance_id):
             try:
                 run = initial_macrostep(tables, ctx, now_ms=now_ms)
                 broken = broken_invariant(tables, run.configuration, run.context)
@@ -166,17 +169,22 @@ class Chart:
         return result
 
     def start(
-        self, context: Mapping[str, Any] | None = None, *, now_ms: int | None = None
+        self,
+        context: Mapping[str, Any] | None = None,
+        *,
+        now_ms: int | None = None,
+        instance_id: str | None = None,
     ) -> State:
         """The initial state; `context` overrides declared defaults (type-checked).
 
         Raises `StartError`. Messages emitted on entry (and the events sent) are in
         `initialize()`'s result.
         """
-        if context is None and now_ms is None and self._initial is not None:
+        plain = context is None and now_ms is None and instance_id is None
+        if plain and self._initial is not None:
             return self._initial
-        state = self.initialize(context, now_ms=now_ms).state
-        if context is None and now_ms is None:
+        state = self.initialize(context, now_ms=now_ms, instance_id=instance_id).state
+        if plain:
             self._initial = state
         return state
 
@@ -188,38 +196,43 @@ class Chart:
         *,
         event_id: str | None = None,
         now_ms: int | None = None,
+        instance_id: str | None = None,
     ) -> Result:
         """Classify and apply one event (see `statekit.engine.step`); installed observers
         (`statekit.engine.observers`) see the result. The name of an `after` timer's
         event delivers that timer (as `fire`). A step that reads `now` without `now_ms` is
-        REJECTED `CLOCK_REQUIRED` (`statekit.engine.clock_steps`)."""
-        if not self._reads_clock:
-            if self._memo:  # (no `memo=` passed: the cached path's call as it was, 1.02 µs)
-                result = step(self._tables, state, event_type, payload, event_id, now_ms=now_ms)
+        REJECTED `CLOCK_REQUIRED` (`statekit.engine.clock_steps`); `instance_id` is what
+        `instance.id` reads (`statekit.compiler.expressions.instance_reading`)."""
+        # set inline, as the clock is (no extra call for charts that never read it)
+        instance = STEP_INSTANCE.set(instance_id) if self._reads_instance else None
+        try:
+            if not self._reads_clock:
+                if self._memo:  # (no `memo=` passed: the cached path's call as it was, 1.02 µs)
+                    result = step(self._tables, state, event_type, payload, event_id, now_ms=now_ms)
+                else:
+                    result = step(
+                        self._tables, state, event_type, payload, event_id, now_ms=now_ms,
+                        memo=False,
+                    )  # fmt: skip
             else:
-                result = step(
-                    self._tables, state, event_type, payload, event_id, now_ms=now_ms, memo=False
-                )
-        else:
-            # set and reset inline, not `with clock_reading(...)`: bench/clock_steps.py,
-            # the `now` chart against the same chart reading a payload timestamp, 0.73x
-            # with the generator-based context manager, 0.97x (0.97-0.97) so
-            reading = ClockReading(now_ms)
-            token = STEP_CLOCK.set(reading)
-            try:
-                result = step(
-                    self._tables,
-                    state,
-                    event_type,
-                    payload,
-                    event_id,
-                    now_ms=now_ms,
-                    memo=self._memo,
-                )
-            finally:
-                STEP_CLOCK.reset(token)
-            if reading.missed:
-                result = clock_required(self.ir, adopt(self._tables, state), event_type, event_id)
+                # set and reset inline, not `with clock_reading(...)`: bench/clock_steps.py,
+                # the `now` chart against the same chart reading a payload timestamp, 0.73x
+                # with the generator-based context manager, 0.97x (0.97-0.97) so
+                reading = ClockReading(now_ms)
+                token = STEP_CLOCK.set(reading)
+                try:
+                    result = step(
+                        self._tables, state, event_type, payload, event_id, now_ms=now_ms,
+                        memo=self._memo,
+                    )  # fmt: skip
+                finally:
+                    STEP_CLOCK.reset(token)
+                if reading.missed:
+                    tables = self._tables
+                    result = clock_required(self.ir, adopt(tables, state), event_type, event_id)
+        finally:
+            if instance is not None:
+                STEP_INSTANCE.reset(instance)
         if _observers:
             observers.notify(self, state, result)
         return result
@@ -232,12 +245,26 @@ class Chart:
         generation: int | None = None,
         now_ms: int | None = None,
         event_id: str | None = None,
+        instance_id: str | None = None,
     ) -> Result:
         """Deliver the armed timer `timer_id` (`State.timers`): its event is classified
         as by `send`, from the state without the timer, which is consumed whatever the
         classification (`Result.timer` names it). A timer that is not armed, or whose
         generation is not `generation` when given, is REJECTED with `STALE_TIMER` and
-        changes nothing (the input state is returned)."""
+        changes nothing (the input state is returned). `instance_id` as for `send`."""
+        if self._reads_instance:
+            with instance_reading(instance_id):
+                return self._fire(state, timer_id, generation, now_ms, event_id)
+        return self._fire(state, timer_id, generation, now_ms, event_id)
+
+    def _fire(
+        self,
+        state: State,
+        timer_id: str,
+        generation: int | None,
+        now_ms: int | None,
+        event_id: str | None,
+    ) -> Result:
         tables = self._tables
         if not self._reads_clock:
             result = fire(
@@ -292,9 +319,17 @@ class Chart:
             event_id=event_id,
         )
 
-    def replay(self, events: Iterable[EventLike], *, state: State | None = None) -> ReplayResult:
-        """Fold a history from `state` (default: `start()`); stops at the first rejection."""
-        return fold(self, events, self.start() if state is None else state)
+    def replay(
+        self,
+        events: Iterable[EventLike],
+        *,
+        state: State | None = None,
+        instance_id: str | None = None,
+    ) -> ReplayResult:
+        """Fold a history from `state` (default: `start()`), each step given `instance_id`
+        (what `instance.id` reads); stops at the first rejection."""
+        begin = self.start(instance_id=instance_id) if state is None else state
+        return fold(self, events, begin, instance_id)
 
     def state_from_json(self, data: str | bytes | Mapping[str, Any]) -> State:
         """`State.from_json(self, data)`."""

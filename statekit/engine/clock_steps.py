@@ -39,6 +39,20 @@ _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 _ATOMS = (str, int, float, bool, type(None), enum.Enum)
 
 
+def chart_reads_instance(chart: CompiledChart) -> bool:
+    """Whether any expression of the chart reads `instance.id`; remembered per digest."""
+    found = _READS_INSTANCE.get(chart.digest)
+    if found is None:
+        if len(_READS_INSTANCE) >= _REMEMBERED:
+            _READS_INSTANCE.clear()
+        found = any(e.reads_instance() for e in chart_expressions(chart))
+        _READS_INSTANCE[chart.digest] = found
+    return found
+
+
+_READS_INSTANCE: dict[str, bool] = {}
+
+
 def chart_expressions(chart: CompiledChart) -> list[Expression]:
     """Every expression of the compiled chart, each once, found by walking its records
     (every field of every record: a place an expression may be added later is not missed)."""

@@ -177,6 +177,7 @@ class FamilyRouter:
                 generation=delivery.generation,
                 now_ms=self.now_ms,
                 event_id=delivery.event_id,
+                instance_id=member.instance_id,
             )
         else:
             result = chart.send(
@@ -185,6 +186,7 @@ class FamilyRouter:
                 _received(delivery, member.instance_id),
                 event_id=delivery.event_id,
                 now_ms=self.now_ms,
+                instance_id=member.instance_id,
             )
         after = self._after_step(linked, result, chart)
         return DeliveryRecord(delivery, member, after, result)
@@ -342,7 +344,10 @@ class FamilyRouter:
         else:
             try:
                 initial = chart.initialize(
-                    dict(delivery.payload), event_id=delivery.event_id, now_ms=self.now_ms
+                    dict(delivery.payload),
+                    event_id=delivery.event_id,
+                    now_ms=self.now_ms,
+                    instance_id=delivery.target,
                 )
             except StartError as exc:
                 refused = f"{INVALID_INPUT}: {exc}"

@@ -26,7 +26,9 @@ from statekit.engine.state import State
 class EventSender(Protocol):
     """What a history is folded with: a `Chart` (its `start` and `send`)."""
 
-    def start(self, context: Mapping[str, Any] | None = None) -> State:
+    def start(
+        self, context: Mapping[str, Any] | None = None, *, instance_id: str | None = None
+    ) -> State:
         """The initial state."""
         ...
 
@@ -38,6 +40,7 @@ class EventSender(Protocol):
         *,
         event_id: str | None = None,
         now_ms: int | None = None,
+        instance_id: str | None = None,
     ) -> Result:
         """Classify and apply one event."""
         ...
@@ -50,6 +53,7 @@ class EventSender(Protocol):
         generation: int | None = None,
         now_ms: int | None = None,
         event_id: str | None = None,
+        instance_id: str | None = None,
     ) -> Result:
         """Deliver an armed timer."""
         ...
@@ -133,8 +137,14 @@ def as_event(item: EventLike) -> Event:
     raise TypeError(f"a history item is an Event or a (type, payload, id) tuple, not {item!r}")
 
 
-def fold(chart: EventSender, events: Iterable[EventLike], state: State) -> ReplayResult:
-    """Send each event in turn (see the module docstring)."""
+def fold(
+    chart: EventSender,
+    events: Iterable[EventLike],
+    state: State,
+    instance_id: str | None = None,
+) -> ReplayResult:
+    """Send each event in turn (see the module docstring); `instance_id`: what
+    `instance.id` reads."""
     applied = 0
     for index, item in enumerate(events):
         event = as_event(item)
@@ -145,10 +155,16 @@ def fold(chart: EventSender, events: Iterable[EventLike], state: State) -> Repla
                 generation=event.generation,
                 now_ms=event.now_ms,
                 event_id=event.id,
+                instance_id=instance_id,
             )
         else:
             result = chart.send(
-                state, event.type, event.payload, event_id=event.id, now_ms=event.now_ms
+                state,
+                event.type,
+                event.payload,
+                event_id=event.id,
+                now_ms=event.now_ms,
+                instance_id=instance_id,
             )
         if result.status is Status.REJECTED and (
             result.timer is None or result.reason == STALE_TIMER
@@ -159,9 +175,17 @@ def fold(chart: EventSender, events: Iterable[EventLike], state: State) -> Repla
     return ReplayResult(state, applied)
 
 
-def replay(chart: EventSender, events: Iterable[EventLike], *, state: State | None = None) -> State:
-    """The state after folding `events` from `state` (default: `chart.start()`).
+def replay(
+    chart: EventSender,
+    events: Iterable[EventLike],
+    *,
+    state: State | None = None,
+    instance_id: str | None = None,
+) -> State:
+    """The state after folding `events` from `state` (default: `chart.start()`), each
+    step given `instance_id` (what `instance.id` reads).
 
     Raises `ReplayError` at the first event that does not apply.
     """
-    return fold(chart, events, chart.start() if state is None else state).unwrap()
+    begin = chart.start(instance_id=instance_id) if state is None else state
+    return fold(chart, events, begin, instance_id).unwrap()

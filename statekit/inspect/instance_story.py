@@ -165,12 +165,17 @@ def _replayed(
         pruned = pruned_start(charts, through, prefix, snapshots)
         start: Replayed = pruned.replayed(timers)
         later = events[len(prefix) :]
-        replayed = fold(charts, start, later, keep, recorded_key=thinned_keys(prefix))
+        replayed = fold(
+            charts, start, later, keep, recorded_key=thinned_keys(prefix),
+            instance_id=row.instance_id,
+        )  # fmt: skip
         problems = (*pruned.problems, *replayed.problems)
     else:
         first = created_under(events, row.chart_version)
-        start = initial_state(charts, first, row.initial_context, row.start_clock_ms)
-        replayed = fold(charts, start, events, keep)
+        start = initial_state(
+            charts, first, row.initial_context, row.start_clock_ms, instance_id=row.instance_id
+        )
+        replayed = fold(charts, start, events, keep, instance_id=row.instance_id)
         problems = replayed.problems
     states = dict(replayed.states)
     if start.state is not None:

@@ -90,7 +90,7 @@ def _create(
     path: WriteStages, instance_id: str, context: Mapping[str, Any] | None, now_ms: int
 ) -> InstanceTransaction | None:
     store, chart = path.store, path.chart
-    result = chart.initialize(context, event_id=START_EVENT, now_ms=now_ms)
+    result = chart.initialize(context, event_id=START_EVENT, now_ms=now_ms, instance_id=instance_id)
     columns = state_columns(result.state)
     initial = canonical_json(dict(context or {}))
     with store.write():

@@ -244,13 +244,17 @@ def _started(
     try:
         created = chart.initialize(
             loads(row.initial_context, "creation context"), event_id=START_EVENT,
-            now_ms=row.start_clock_ms,
+            now_ms=row.start_clock_ms, instance_id=row.instance_id,
         )  # fmt: skip
     except (StartError, CorruptRowError):
         return None
     _add(starts, created, 0)
-    begin = initial_state(charts, first, row.initial_context, row.start_clock_ms)
-    replayed = fold(charts, begin, events, frozenset(range(len(events) + 1)))
+    begin = initial_state(
+        charts, first, row.initial_context, row.start_clock_ms, instance_id=row.instance_id
+    )
+    replayed = fold(
+        charts, begin, events, frozenset(range(len(events) + 1)), instance_id=row.instance_id
+    )
     states = {0: begin.state, **replayed.states}
     for event in events:
         before = states.get(event.sequence - 1)
@@ -269,9 +273,12 @@ def _step(charts: ChartSet, before: State | None, event: EventRow) -> Result | N
     try:
         if timer is not None:
             return chart.fire(before, timer[0], generation=timer[1], now_ms=clock,
-                              event_id=event.event_id)  # fmt: skip
+                              event_id=event.event_id, instance_id=event.instance_id)  # fmt: skip
         payload = loads(event.payload, "payload")
-        return chart.send(before, event.type, payload, event_id=event.event_id, now_ms=clock)
+        return chart.send(
+            before, event.type, payload, event_id=event.event_id, now_ms=clock,
+            instance_id=event.instance_id,
+        )  # fmt: skip
     except (CorruptRowError, ValueError):
         return None
 

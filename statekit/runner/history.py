@@ -72,17 +72,25 @@ def created_under(events: Sequence[EventRow], stored_version: int) -> int:
 
 
 def initial_state(
-    charts: ChartSet, version: int, initial_context: str, clock_ms: int | None = None
+    charts: ChartSet,
+    version: int,
+    initial_context: str,
+    clock_ms: int | None = None,
+    *,
+    instance_id: str | None = None,
 ) -> Replayed:
     """The instance's state at version 0 (with its creation messages at sequence 0);
-    `clock_ms`: the clock reading the creation recorded."""
+    `clock_ms`: the clock reading the creation recorded; `instance_id`: what
+    `instance.id` reads."""
     chart = charts.get(version)
     if chart is None:
         problem = f"chart version {version} is not available to replay"
         return Replayed(state=None, version=0, problems=(problem,))
     try:
         context = loads(initial_context, "the stored creation context")
-        result = chart.initialize(context, event_id=START_EVENT, now_ms=clock_ms)
+        result = chart.initialize(
+            context, event_id=START_EVENT, now_ms=clock_ms, instance_id=instance_id
+        )
     except (CorruptRowError, StartError) as exc:
         problem = f"cannot rebuild the creation context: {exc}"
         return Replayed(state=None, version=0, problems=(problem,))
@@ -98,12 +106,14 @@ def fold(
     *,
     with_evidence: bool = False,
     recorded_key: KeyLookup | None = None,
+    instance_id: str | None = None,
 ) -> Replayed:
     """Apply `events` (contiguous after `start.version`) to `start.state`; keep the
     states after the sequences in `keep`, and each event's evidence if asked. A timer
     delivery whose event repeats the fact of an earlier accepted event (its idempotency
     key) is consumed as the runner consumed it (`runner.repeated_facts`): the events
-    folded show the holder, and `recorded_key` those before `start` (a snapshot's)."""
+    folded show the holder, and `recorded_key` those before `start` (a snapshot's).
+    `instance_id`: what `instance.id` reads in each step."""
     state, version = start.state, start.version
     if state is None:
         return start
@@ -150,12 +160,16 @@ def fold(
         armed = None if timer is None else state.timer(timer[0])
         if timer is None:
             told = sent_ids.payload(row.event_id, payload)  # an own send: which one
-            result = chart.send(state, row.type, told, event_id=row.event_id, now_ms=clock)
+            result = chart.send(
+                state, row.type, told, event_id=row.event_id, now_ms=clock,
+                instance_id=instance_id,
+            )  # fmt: skip
             event_type, sent = row.type, payload
         else:
             result = chart.fire(
-                state, timer[0], generation=timer[1], now_ms=clock, event_id=row.event_id
-            )
+                state, timer[0], generation=timer[1], now_ms=clock, event_id=row.event_id,
+                instance_id=instance_id,
+            )  # fmt: skip
             event_type, sent = result.event, None if armed is None else dict(armed.payload)
         sent_ids.record(row.event_id, result)
         key = None  # the key of the fact the event records, when the chart accepts it

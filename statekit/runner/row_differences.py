@@ -232,7 +232,9 @@ def rejection_differences(
                     refusal,
                 )
             else:
-                result = chart.send(moved, row.type, payload, event_id=row.event_id)
+                result = chart.send(
+                    moved, row.type, payload, event_id=row.event_id, instance_id=row.instance_id
+                )
                 got = (result.status, result.reason, result.message)
                 if result.reason == CLOCK_REQUIRED and row.reason != CLOCK_REQUIRED:
                     return  # decided by `now`: a rejection row keeps no clock reading to replay

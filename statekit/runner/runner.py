@@ -186,7 +186,9 @@ class Runner:
                 raise InstanceExistsError(f"instance {instance_id!r} already exists")
             return self.load(instance_id)
         now_ms = self.now_ms()
-        result = self.chart.initialize(context, event_id=START_EVENT, now_ms=now_ms)
+        result = self.chart.initialize(
+            context, event_id=START_EVENT, now_ms=now_ms, instance_id=instance_id
+        )
         columns = state_columns(result.state)
         now = time.time()
         initial_context = canonical_json(dict(context or {}))

@@ -144,8 +144,10 @@ def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
             return Rebuilt(instance_id, None, 0, None, tuple(refused), 0, (problem,))
         if start is None:
             first = created_under(events, row.chart_version)
-            start = initial_state(charts, first, row.initial_context, row.start_clock_ms)
-            done = fold(charts, start, events)
+            start = initial_state(
+                charts, first, row.initial_context, row.start_clock_ms, instance_id=instance_id
+            )
+            done = fold(charts, start, events, instance_id=instance_id)
         else:  # the facts recorded before the snapshot are the store's (in this transaction)
             done = fold(
                 charts,
@@ -154,6 +156,7 @@ def rebuild(store: Store, charts: ChartSet, instance_id: str) -> Rebuilt:
                 recorded_key=lambda event_type, key: store.recorded_key(
                     instance_id, event_type, key
                 ),
+                instance_id=instance_id,
             )
     return Rebuilt(
         instance_id=instance_id,

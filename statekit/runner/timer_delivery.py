@@ -79,8 +79,9 @@ class TimerDelivery(TransactionRows):
         self._root, self._sent = event_id, 0
         command = delivery_command(timer)
         result = self.chart.fire(
-            state, timer_id, generation=generation, now_ms=self.now_ms, event_id=event_id
-        )
+            state, timer_id, generation=generation, now_ms=self.now_ms, event_id=event_id,
+            instance_id=self.instance_id,
+        )  # fmt: skip
         text, raw = payload_text_and_digest(command.type, command.payload)
         why = None if result.status is Status.REJECTED else key_too_long(self.key_of(command))
         if why is not None:  # a reason that will not change: the timer is consumed

@@ -186,7 +186,10 @@ class InstanceTransaction(TimerDelivery):
         refusal = key_refusal(self.key_of(c), c.event_id)
         if refusal is not None:  # the stores could not index it: refused before they see it
             return self._reject(c, text, digest, KEY_TOO_LONG, refusal)
-        result = self.chart.send(state, c.type, c.payload, event_id=c.event_id, now_ms=self.now_ms)
+        result = self.chart.send(
+            state, c.type, c.payload, event_id=c.event_id, now_ms=self.now_ms,
+            instance_id=self.instance_id,
+        )  # fmt: skip
         if result.status is Status.REJECTED:
             return self._reject(c, text, digest, result.reason or "", result.message, result)
         return self._accept(c, text, digest, raw, result)

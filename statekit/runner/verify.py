@@ -151,13 +151,19 @@ def verify(store: Store, charts: ChartSet, instance_id: str) -> VerifyReport:
         start = pruned.replayed(timers)
         lookup = thinned_keys(prefix)
         replayed = fold(
-            charts, start, later, keep | rejected_at, with_evidence=True, recorded_key=lookup
-        )
+            charts, start, later, keep | rejected_at, with_evidence=True, recorded_key=lookup,
+            instance_id=row.instance_id,
+        )  # fmt: skip
         rejections = [r for r in rejections if type(r.version) is not int or r.version >= through]
     else:
         first = created_under(events, row.chart_version)
-        start = initial_state(charts, first, row.initial_context, row.start_clock_ms)
-        replayed = fold(charts, start, events, keep | rejected_at, with_evidence=True)
+        start = initial_state(
+            charts, first, row.initial_context, row.start_clock_ms, instance_id=row.instance_id
+        )
+        replayed = fold(
+            charts, start, events, keep | rejected_at, with_evidence=True,
+            instance_id=row.instance_id,
+        )  # fmt: skip
     differences.extend(replayed.problems)
     if replayed.version != row.version:
         differences.append(f"version: stored {row.version}, replayed {replayed.version}")

@@ -12,6 +12,7 @@ from statekit.compiler.value_types import STRING, BaseType, ValueType
 from statekit.scxml.data_types import DataField, Write, constant_value
 from statekit.scxml.document import Element, ScxmlError
 from statekit.scxml.expressions import UnsupportedExpression, translate
+from statekit.scxml.io_processors import is_location_read
 from statekit.scxml.type_tests import instanceof_array
 
 _ONE_VALUE = re.compile(r"^\s*(!|not\s+)?\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[a-z]+)?)\s*$")
@@ -79,6 +80,8 @@ class ImportContext:
         if (typed := instanceof_array(element.attrs["cond"], self.fields)) is not None:
             return typed
         match = _ONE_VALUE.match(element.attrs["cond"])
+        if match is None and is_location_read(element.attrs["cond"]):  # a string: set
+            return f"{self.expression(element, 'cond')} != ''"
         if match is None:
             return self.expression(element, "cond")
         negated, name = bool(match.group(1)), match.group(2)
@@ -121,7 +124,7 @@ class ImportContext:
         constants: its name and every value it can have (its default first); else None."""
         name = element.attrs[attribute].strip()
         data = self.fields.get(name)
-        if data is None:
+        if data is None or data.at_start is not None:  # the instance's: not known here
             return None
         values = [] if data.default is None else [data.default]
         for write in self.writes:

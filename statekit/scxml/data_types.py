@@ -47,6 +47,9 @@ class DataField:
     default: Any
     constant: bool
     element: Element
+    at_start: str | None = None
+    """The value's expression when it reads the instance (`_sessionid`): the field then
+    holds its type's zero value until the chart's start assigns it (`start_binding`)."""
 
     def spec(self) -> dict[str, Any]:
         """The field spec the chart declares."""
@@ -102,6 +105,10 @@ def typed_fields(
         if text is None:
             untyped.append(element)
             continue
+        bound = instance_bound(element, text, fields, translate)
+        if bound is not None:  # its value is the instance's: assigned at the start
+            fields[name] = DataField(name, bound[0], zero_value(bound[0]), False, element, bound[1])
+            continue
         value = _initial_value(element, text, fields, translate)
         if isinstance(value, DataProblem):
             raise refuse(value.element, value.message)
@@ -138,6 +145,26 @@ def _never_written(name: str, writes: list[Write], fields: Mapping[str, DataFiel
         if write.element.tag != "foreach" or array is None or array.type.base is BaseType.LIST:
             return False
     return True
+
+
+def instance_bound(
+    element: Element, text: str, fields: Mapping[str, DataField], translate: Translate
+) -> tuple[ValueType, str] | None:
+    """(type, statekit expression) of a `<data>` value that reads the instance
+    (`instance.id`, or a `<data>` that does); None for any other value."""
+    source = translate(element, text)
+    compiled = _compile(source, element, fields)
+    if compiled is None or compiled.active_states():
+        return None
+    reads = {n.field for n in iter_nodes(compiled.tree) if isinstance(n, ContextRef)}
+    if compiled.reads_instance() or any(fields[n].at_start is not None for n in reads):
+        return compiled.type, source
+    return None
+
+
+def zero_value(kind: ValueType) -> Any:
+    """The value a start-bound field holds before the start assigns it."""
+    return {BaseType.STRING: "", BaseType.BOOLEAN: False, BaseType.NUMBER: 0.0}.get(kind.base, 0)
 
 
 def _initial_value(

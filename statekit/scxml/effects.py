@@ -20,6 +20,7 @@ from statekit.scxml.document import Element
 from statekit.scxml.failing_loops import first_item_then_failure, foreach_failure
 from statekit.scxml.http_sends import http_send, is_http_send
 from statekit.scxml.payloads import send_payload
+from statekit.scxml.send_targets import dispatched, may_not_reach
 
 _DELAY = re.compile(r"^\s*(\d*(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
@@ -226,10 +227,15 @@ def certain_failure(element: Element, c: ImportContext) -> str | None:
 def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
     if is_http_send(element):
         return http_send(element, c)
-    for attribute in ("eventexpr", "delayexpr"):
-        branched = _by_value(element, attribute, c, _send)
+    for attribute in ("eventexpr", "delayexpr", "typeexpr", "targetexpr"):
+        branched = _by_value(element, attribute, c, _checked_send)
         if branched is not None:
             return branched
+    fixed = _constants_written(element, c)
+    if fixed is not element:
+        return _checked_send(fixed, c)
+    if may_not_reach(element):
+        return dispatched(element, c, _checked_send)
     if element.attrs.get("type") == _SCXML_PROCESSOR:
         element.attrs.pop("type")
     allowed = {"event", "eventexpr", "target", "delay", "delayexpr", "id", "idlocation"}
@@ -270,6 +276,32 @@ def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
         send["id"] = f"send_{element.line}_{element.column}"
         effects.append({"assign": {location: quoted(send["id"])}})
     return effects
+
+
+def _checked_send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
+    """The `<send>`, or the `error.execution` it raises when it always fails."""
+    failure = certain_failure(element, c)
+    if failure is None:
+        return _send(element, c)
+    return [{"raise": {"event": ERROR_EXECUTION, "payload": {"reason": quoted(failure)}}}]
+
+
+def _constants_written(element: Element, c: ImportContext) -> Element:
+    """The `<send>` with a constant `typeexpr`/`targetexpr` written as `type`/`target`
+    (the element itself when it has neither, or they are not constants)."""
+    attrs = dict(element.attrs)
+    for attribute, written in (("typeexpr", "type"), ("targetexpr", "target")):
+        if attribute not in attrs:
+            continue
+        known, value = constant_value(c.expression(element, attribute), element, c.fields)
+        if known:
+            del attrs[attribute]
+            attrs[written] = value if isinstance(value, str) else literal(value)
+    if attrs == element.attrs:
+        return element
+    fixed = Element(element.tag, attrs, element.line, element.column, element.namespace)
+    fixed.children = element.children
+    return fixed
 
 
 def _send_target(element: Element, target: str, c: ImportContext) -> str:

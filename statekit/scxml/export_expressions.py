@@ -45,6 +45,7 @@ from statekit.compiler.expressions.tree import (
     IfExp,
     Index,
     InList,
+    InstanceId,
     IsNone,
     ListDisplay,
     Literal,
@@ -195,6 +196,8 @@ def _write(node: ExprNode, sid: Spelling) -> str:
             return _table(_at(key, sid, _SUM), table.index(), table.default, table.has_default)
         case Now():
             raise NotExportable("`now` (SCXML's datamodel has no clock reading)")
+        case InstanceId():
+            raise NotExportable("`instance.id` (not exported as _sessionid yet)")
         case Format():
             raise NotExportable("format() (no call but In() in psm's datamodel)")
         case Contains(container=text) if text.type.base.value == "string":

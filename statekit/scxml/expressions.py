@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from statekit.scxml.type_tests import hasattr_event
+from statekit.scxml.io_processors import IO_PROCESSORS, NoProcessorEntry, location_read
 from statekit.scxml.raw_search import NotPlainText, raw_searches
+from statekit.scxml.type_tests import hasattr_event
 
 _TOKEN = re.compile(
     r"""\s*(?:
@@ -85,6 +86,13 @@ def translate(
             continue
         if kind == "name" and value == "_event":
             index = _event_read(tokens, index, out)
+            continue
+        if kind == "name" and value == IO_PROCESSORS:
+            try:
+                location, index = location_read(tokens, index)
+            except NoProcessorEntry as error:
+                raise UnsupportedExpression(str(error)) from None
+            out.append(location)
             continue
         if kind == "name" and value in _SYSTEM:
             raise UnsupportedExpression(f"the system variable {value}")

@@ -34,6 +34,9 @@ from statekit.scxml.http_sends import collect_http_send, declare_raw, is_http_se
 from statekit.scxml.invocations import Invoked, invocation, invoke_id
 from statekit.scxml.origin_types import check_short_name
 from statekit.scxml.payloads import declaration, payload_fields, send_payload
+from statekit.scxml.send_targets import ERROR_COMMUNICATION, may_not_reach
+from statekit.scxml.start_binding import bind_at_start
+from statekit.scxml.system_variables import SESSION_ID
 
 _STATES = ("state", "parallel", "final", "history")
 _NAME_OK = re.compile(r"^[^.\s^*][^.\s]*$")
@@ -68,6 +71,8 @@ def chart_of(
     chart: dict[str, Any] = {"statechart": _chart_name(name), "on_evaluation_error": "raise"}
     context.chart_name = chart["statechart"]
     context.system["_name"] = quoted(root.attrs.get("name", chart["statechart"]))
+    context.system["_sessionid"] = SESSION_ID
+    context.system["_sessionid"] = SESSION_ID
     _collect(root, (), context, root)
     for field_name, kind in (input_types or {}).items():
         if field_name in context.data_names():  # the others are dropped by the parent
@@ -107,6 +112,7 @@ def chart_of(
         event_name(e): declaration(context.payloads.get(e, {})) for e in context.events
     }
     _raise_at_start(body, context.failed_data, context, root)
+    bind_at_start(body, context, root)
     chart.update(body)
     chart["reject"] = {"*": DISCARDED}
     return Translation(chart, tuple(context.notes), tuple(children))
@@ -171,6 +177,8 @@ def _collect(
             and (child.kids("param", "content") or "namelist" in child.attrs)
         ):
             context.sends.append((child.attrs["event"], child))
+        if child.tag == "send" and may_not_reach(child):
+            _add_event(context, child, ERROR_COMMUNICATION)
         if child.tag == "send" and "eventexpr" in child.attrs:
             context.computed_events.append(child)
         if child.tag == "send" and "id" in child.attrs:
@@ -520,7 +528,8 @@ def _moved_to_descendant(
 def _check_descriptor(
     transition: Element, descriptor: str, done_name: str, c: ImportContext
 ) -> None:
-    if descriptor.startswith("error.") and not _matches(descriptor, _ERROR_EXECUTION):
+    raised = [_ERROR_EXECUTION, *(e for e in c.events if e == ERROR_COMMUNICATION)]
+    if descriptor.startswith("error.") and not any(_matches(descriptor, e) for e in raised):
         raise c.refuse(transition, f"event {descriptor!r}: statekit raises only error.execution")
     if descriptor.startswith("done.invoke") and not c.invokes:
         raise c.refuse(transition, f"event {descriptor!r}: the document has no <invoke>")

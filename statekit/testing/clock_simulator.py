@@ -42,6 +42,10 @@ processes, before the simulator stops with `SimulatorError` (a chart that re-arm
 timer due at once, or an event that sends itself, would otherwise run forever)."""
 
 
+SIMULATED_INSTANCE = "simulated"
+"""The instance ID a `Simulator` steps as when given none (what `instance.id` reads)."""
+
+
 class SimulatorError(RuntimeError):
     """More timers came due, or more sent events were queued, than the bound allows."""
 
@@ -54,18 +58,24 @@ class Simulator:
     the start, each external event, each sent event and each timer delivery.
     """
 
-    __slots__ = ("_chart", "_history", "_now", "_results", "_start", "_state")
+    __slots__ = ("_chart", "_history", "_instance", "_now", "_results", "_start", "_state")
 
     def __init__(
-        self, chart: Chart, now_ms: int = 0, context: Mapping[str, Any] | None = None
+        self,
+        chart: Chart,
+        now_ms: int = 0,
+        context: Mapping[str, Any] | None = None,
+        *,
+        instance_id: str = SIMULATED_INSTANCE,
     ) -> None:
         if now_ms.__class__ is not int:
             raise TypeError(f"now_ms must be an integer (epoch milliseconds), not {now_ms!r}")
         self._chart = chart
         self._now = now_ms
+        self._instance = instance_id
         self._results: list[Result] = []
         self._history: list[Event] = []
-        first = chart.initialize(context, now_ms=now_ms)
+        first = chart.initialize(context, now_ms=now_ms, instance_id=instance_id)
         self._state = self._start = first.state
         self._results.append(first)
         self._drain(first)
@@ -111,7 +121,9 @@ class Simulator:
     def send(self, event: str, payload: Mapping[str, Any] | None = None) -> Result:
         """Send an external event now, then process the events it sent (in queue order);
         returns the external event's result (the others are in `results`)."""
-        result = self._chart.send(self._state, event, payload, now_ms=self._now)
+        result = self._chart.send(
+            self._state, event, payload, now_ms=self._now, instance_id=self._instance
+        )
         self._take(result, Event(event, payload, now_ms=self._now))
         return result
 
@@ -135,7 +147,11 @@ class Simulator:
             delivered += 1
             self._now = max(self._now, self._due(timer))
             result = self._chart.fire(
-                self._state, timer.id, generation=timer.generation, now_ms=self._now
+                self._state,
+                timer.id,
+                generation=timer.generation,
+                now_ms=self._now,
+                instance_id=self._instance,
             )
             delivery = Event(
                 timer.event,
@@ -178,7 +194,9 @@ class Simulator:
                     f"and more are queued (next: {sent.event}); does an event send itself?"
                 )
             payload = sent_as(sent.payload, sent.id)  # `_event.sendid`, `_event.origintype`
-            follow = self._chart.send(self._state, sent.event, payload, now_ms=self._now)
+            follow = self._chart.send(
+                self._state, sent.event, payload, now_ms=self._now, instance_id=self._instance
+            )
             self._results.append(follow)
             if follow.status is not Status.REJECTED:
                 self._history.append(Event(sent.event, sent.payload, now_ms=self._now))

@@ -76,7 +76,9 @@ class RunnerSimulator:
         if instance_id in self._instances:
             raise InstanceExistsError(f"instance {instance_id!r} already exists")
         now_ms = None if self.clock is None else self.clock()
-        result = self.chart.initialize(context, event_id=START_EVENT, now_ms=now_ms)
+        result = self.chart.initialize(
+            context, event_id=START_EVENT, now_ms=now_ms, instance_id=instance_id
+        )
         row = InstanceRow(
             instance_id=instance_id,
             chart_name=self.chart.name,

@@ -150,5 +150,8 @@ EXPORT_REFUSED.update(  # `_event.sendid`, `_event.origintype`: not exported yet
     {n: "_event.sendid (not exported yet)" for n in ("332", "333", "351")}
     | {n: "_event.origintype (not exported yet)" for n in ("198", "253", "337")}
 )
+_INSTANCE = "`instance.id` (not exported as _sessionid yet)"
+EXPORT_REFUSED.update(dict.fromkeys(("190", "321", "322", "350", "496", "500", "501"), _INSTANCE))
+EXPORT_REFUSED.update(dict.fromkeys(("521", "569"), _INSTANCE))
 """A passing W3C test whose chart the export refuses → what the refusal names (its
 message holds this)."""

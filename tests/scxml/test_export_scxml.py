@@ -189,6 +189,12 @@ REFUSED = {
         3,
         "a list value",
     ),
+    "instance_id": (
+        "context:\n  s: {type: string, default: ''}\n"
+        "initial: a\nstates:\n  a:\n    entry:\n      - assign: {s: instance.id}\n",
+        8,
+        "`instance.id` (not exported as _sessionid yet)",
+    ),
     "payload_get": (
         "events: {GO: {get: integer}}\ninitial: a\nstates:\n  a: {on: {GO: a}}\n",
         1,

@@ -62,6 +62,11 @@ FEATURES: tuple[tuple[str, str], ...] = (
         r"system variable _event",
         "_event as a whole (a condition on whether any event was processed yet)",
     ),
+    (r"has only the SCXML one", "<send> to another target or processor"),
+    (
+        r"assign to ctx\.\w+: expected \w+, got",
+        "a <data> given values of two types (a context field has one)",
+    ),
     (
         r"system variable (_sessionid|_name|_ioprocessors)"
         r"|expr='?\W*_(sessionid|name|ioprocessors)|#_scxml_",

@@ -17,6 +17,7 @@ from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.expressions.call_checks import CallChecks
 from statekit.compiler.expressions.definition_checks import DefinitionChecks
 from statekit.compiler.expressions.event_meta import META_TYPES, MetaField
+from statekit.compiler.expressions.instance_reading import INSTANCE_NAME
 from statekit.compiler.expressions.language import (
     FORBIDDEN,
     FUNCTIONS,
@@ -34,6 +35,7 @@ from statekit.compiler.expressions.tree import (
     EventMeta,
     EventRef,
     ExprNode,
+    InstanceId,
     Literal,
     LocalRef,
 )
@@ -216,6 +218,12 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
             isinstance(base, ast.Attribute) and _is_name(base.value, SYSTEM_EVENT)
         ):
             return self._system_event(node)
+        if _is_name(base, INSTANCE_NAME):
+            if attr == "id":
+                return InstanceId()
+            message = "'instance' is only allowed as instance.id (the ID of the instance)"
+            self.report(expression_unsafe.SLUG, node, message)
+            return None
         if isinstance(base, ast.Name) and base.id == "tables" and not attr.startswith("__"):
             self._table_without_key(node)
             return None

@@ -33,6 +33,7 @@ from typing import Any
 from statekit.compiler.expressions.clock import read_clock
 from statekit.compiler.expressions.evaluator import Evaluator
 from statekit.compiler.expressions.event_meta import META_INDEX, EventPayload
+from statekit.compiler.expressions.instance_reading import read_instance_id
 from statekit.compiler.expressions.operator_closures import (
     COMPARE_FUNCS,
     FLIPPED,
@@ -65,6 +66,7 @@ from statekit.compiler.expressions.tree import (
     IfExp,
     Index,
     InList,
+    InstanceId,
     IsNone,
     ListDisplay,
     Literal,
@@ -134,6 +136,8 @@ def compile_tree(node: ExprNode) -> Evaluator:
             return _table_read(key, table.index(), table.default, table.has_default)
         case Now():
             return lambda c, e, a: read_clock()
+        case InstanceId():
+            return lambda c, e, a: read_instance_id()
         case Format(pieces=pieces, args=args):
             return _format(pieces, tuple(compile_tree(x) for x in args))
 

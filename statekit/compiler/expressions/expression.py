@@ -38,6 +38,7 @@ from statekit.compiler.expressions.tree import (
     EventMeta,
     EventRef,
     ExprNode,
+    InstanceId,
     Literal,
     LiteralValue,
     Now,
@@ -89,6 +90,10 @@ class Expression:
     def reads_clock(self) -> bool:
         """Whether the value depends on the step's clock reading (`now`)."""
         return any(isinstance(n, Now) for n in iter_nodes(self.tree))
+
+    def reads_instance(self) -> bool:
+        """Whether the value depends on the instance being stepped (`instance.id`)."""
+        return any(isinstance(n, InstanceId) for n in iter_nodes(self.tree))
 
 
 def compile_expression(

@@ -191,6 +191,14 @@ class Now:
 
 
 @dataclass(frozen=True, slots=True)
+class InstanceId:
+    """`instance.id`: the ID of the instance being stepped, a string
+    (`Chart.send(..., instance_id=)`; `statekit.compiler.expressions.instance_reading`)."""
+
+    type: ValueType = STRING
+
+
+@dataclass(frozen=True, slots=True)
 class Format:
     """`format('inv-{}', x, ...)`: `pieces` are the template's text between its `{}`
     placeholders (escapes resolved), one more than `args`; each argument is written as
@@ -241,6 +249,7 @@ ExprNode: TypeAlias = (
     | IsNone
     | TableRead
     | Now
+    | InstanceId
     | Format
     | EventMeta
     | Index
@@ -254,6 +263,8 @@ def children(node: ExprNode) -> tuple[ExprNode, ...]:
     """The direct sub-expressions of `node`, in evaluation order."""
     match node:
         case Literal() | ContextRef() | EventRef() | Active() | Now() | EventMeta() | LocalRef():
+            return ()
+        case InstanceId():
             return ()
         case Not(operand=x) | UnaryOp(operand=x) | IsNone(operand=x):
             return (x,)
@@ -330,6 +341,8 @@ def tree_to_json(node: ExprNode) -> dict[str, object]:
             out = {"kind": "table", "table": table, "key": tree_to_json(key)}
         case Now():  # new kinds: no tree of an existing chart changes, nor its digest
             out = {"kind": "now"}
+        case InstanceId():
+            out = {"kind": "instance_id"}
         case Format(template=template, args=args):
             out = {"kind": "format", "template": template}
             out["args"] = [tree_to_json(a) for a in args]

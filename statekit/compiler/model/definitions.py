@@ -43,7 +43,18 @@ NO_EVENT_IN_DEFINITIONS = (
     "read event.<field> where the definition is used"
 )
 RESERVED_NAMES = frozenset(
-    {"ctx", "event", "tables", "now", "True", "False", "None", *NAME_LITERALS, *FUNCTIONS}
+    {
+        "ctx",
+        "event",
+        "tables",
+        "now",
+        "instance",
+        "True",
+        "False",
+        "None",
+        *NAME_LITERALS,
+        *FUNCTIONS,
+    }
 )
 """Names a definition cannot take: the language's own."""
 

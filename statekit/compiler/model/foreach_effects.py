@@ -29,7 +29,9 @@ from statekit.compiler.value_types import BOOLEAN, INTEGER, BaseType
 FOREACH_REASON = "foreach"
 """The `reason` of a `foreach`'s `nonempty` check (it rejects nothing)."""
 
-_RESERVED = frozenset({"ctx", "event", "_event", "tables", CLOCK_NAME, *FUNCTIONS, *NAME_LITERALS})
+_RESERVED = frozenset(
+    {"ctx", "event", "_event", "tables", "instance", CLOCK_NAME, *FUNCTIONS, *NAME_LITERALS}
+)
 
 CompileBody = Callable[[Node | None, ExpressionScope], tuple[tuple[Effect, ...], list[Diagnostic]]]
 """Compiles a nested effect list in a scope: its effects and problems."""
