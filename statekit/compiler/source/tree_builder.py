@@ -78,10 +78,14 @@ class _Frame:
         self.start = start  # 1-based (line, column)
         self.end = start
         self.size = 1  # nodes with aliases expanded, this collection included
-        self.items: list[Node] = []  # a sequence's items
-        self.pairs: list[tuple[ScalarNode, Node]] = []  # a mapping's entries
-        self.key: object = _EXPECT_KEY if is_map else None  # None: a sequence
-        self.seen: dict[str, int] = {}  # key text -> line of its first definition
+        self.items: list[Node]  # a sequence's items
+        self.pairs: list[tuple[ScalarNode, Node]]  # a mapping's entries
+        self.seen: dict[str, int]  # a mapping's key texts -> line of their first definition
+        self.key: object  # a mapping's next key, or _EXPECT_KEY or _SKIP; None: a sequence
+        if is_map:
+            self.key, self.pairs, self.seen = _EXPECT_KEY, [], {}
+        else:
+            self.key, self.items = None, []
 
 
 class TreeBuilder:
