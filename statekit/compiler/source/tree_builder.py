@@ -113,8 +113,9 @@ class TreeBuilder:
         # chart) is handled right here, its key or value kept without a method call;
         # any other event is dispatched by a look-up of its class (a chain of
         # isinstance tests cost more). On bench/lsp_latency.py's 500-state chart the
-        # loader went from 42 to 38 ms with the dispatch and `new_span`, and from 33 to
-        # 25 ms with this path (libyaml's events alone take 7 ms of that).
+        # loader went from 42 to 38 ms with the dispatch and `new_span`; this path took
+        # it from 40.6 to 36.6 ms CPU more (medians, interleaved, load average 16), of
+        # which libyaml's events alone are 7-8 ms.
         handlers: dict[type, Callable[[Any], None]] = {
             ScalarEvent: self._scalar,
             MappingStartEvent: self._start,
