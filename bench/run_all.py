@@ -49,6 +49,7 @@ PRINTED_ONLY = frozenset(
         "broker_startup",
         "canonical_encoders",
         "clock_steps",
+        "compile_instructions",
         "compositional_lint",
         "definitions",
         "dot_generation",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import difflib
 import math
-import warnings
 from collections.abc import Mapping
 from typing import cast
 
@@ -27,6 +26,7 @@ from statekit.compiler.expressions.language import (
     depth_exceeds,
 )
 from statekit.compiler.expressions.operator_checks import OperatorChecks
+from statekit.compiler.expressions.parsing import clean_parse, python_parse
 from statekit.compiler.expressions.scope import NoEvent, TypedEvent
 from statekit.compiler.expressions.table_checks import TableChecks
 from statekit.compiler.expressions.time_checks import TimeChecks
@@ -58,6 +58,10 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
 
     def check(self) -> ExprNode | None:
         """Parse and check the whole expression: its typed tree, or None after a problem."""
+        cached = clean_parse(self.text)
+        if cached is not None:  # parsed before, with nothing to report
+            self.durations, self.root = cached
+            return self._checked(self.root)
         if len(self.text) > MAX_SOURCE_LENGTH:
             message = f"expression is too long ({len(self.text)} characters, at most "
             self.report(expression_unsafe.SLUG, None, message + f"{MAX_SOURCE_LENGTH})")
@@ -66,10 +70,7 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
         if self.diagnostics:
             return None
         try:
-            with warnings.catch_warnings():  # e.g. "invalid decimal literal" for `1if x else 2`
-                warnings.simplefilter("ignore", SyntaxWarning)
-                warnings.simplefilter("ignore", DeprecationWarning)
-                tree = ast.parse(text, mode="eval")
+            tree = python_parse(text)
         except SyntaxError as exc:
             if not self.duration_syntax_error(exc):
                 self._syntax_error(exc)
@@ -88,7 +89,11 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
             )
             return None
         self.root = tree.body
-        node = self.visit(tree.body)
+        return self._checked(tree.body)
+
+    def _checked(self, body: ast.expr) -> ExprNode | None:
+        """The typed tree of a parsed expression within the depth bound, or None."""
+        node = self.visit(body)
         if node is not None and self.expanded and not self.bounded_expansion(node):
             return None
         return node

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
-from statekit.compiler.expressions.expression import Expression, compile_expression
+from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.expressions.scope import (
     NO_DEFINITIONS,
@@ -42,6 +42,7 @@ from statekit.compiler.ir import (
 )
 from statekit.compiler.model.conditional_effects import compile_conditional
 from statekit.compiler.model.declarations import mapping_items, text
+from statekit.compiler.model.expression_memo import ExpressionMemo
 from statekit.compiler.model.foreach_effects import compile_foreach
 from statekit.compiler.model.timers import integer_expression, read_delay
 from statekit.compiler.rules import expression_type, unknown_event
@@ -73,6 +74,7 @@ class EffectCompiler:
         self.events = events
         self.resolve_state = resolve_state
         self.context_types = {name: f.type for name, f in context.items()}
+        self.expressions = ExpressionMemo()  # a repeated expression is compiled once
         self.raised: set[str] = set()
         self.sent_ids: set[str] = set()  # the `id:` of every `send`
         self.cancelled_ids: list[tuple[str, SourceSpan]] = []  # every `cancel:`, to check
@@ -446,7 +448,7 @@ class EffectCompiler:
     ) -> Expression | None:
         if not isinstance(node, ScalarNode):
             return None  # the schema admits only an expression or a literal here
-        result = compile_expression(node.value, node.span, scope, expected, what)
+        result = self.expressions.compile(node.value, node.span, scope, expected, what)
         if isinstance(result, tuple):
             problems.extend(result)
             return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Final
 
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
@@ -64,6 +65,13 @@ from statekit.compiler.rules import (
 )
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.compiler.value_types import BOOLEAN
+
+_NO_EVENT: Final = {
+    TransitionKind.ALWAYS: "eventless (always) transitions have no event",
+    TransitionKind.DONE: "done transitions have no typed event (no final child gives an `output:`)",
+    TransitionKind.EVENT: "",
+}
+"""Why a transition of each kind has no typed event (`event.<field>` reads are errors)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,12 +305,7 @@ class _Resolver:
         guards: list[GuardCheck] = []
         effects: tuple[Effect, ...] = ()
         description: str | None = None
-        unavailable = {
-            TransitionKind.ALWAYS: "eventless (always) transitions have no event",
-            TransitionKind.DONE: "done transitions have no typed event (no final child "
-            "gives an `output:`)",
-            TransitionKind.EVENT: "",
-        }[kind]
+        unavailable = _NO_EVENT[kind]
         # An undeclared event is reported once (unknown-event); its payload is unknown, so
         # `event.<field>` reads go unchecked rather than cascading into expression-type.
         undeclared = kind is TransitionKind.EVENT and event is None and not timer
