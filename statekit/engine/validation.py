@@ -120,13 +120,11 @@ def _problem(decl: FieldDecl, value: Any) -> str:
         path, expected, element = wrong
         if element is _MISSING:
             return f"field '{decl.name}{path}' is missing (a record needs all its fields)"
+        if expected.fields is not None and isinstance(element, dict):
+            return f"field '{decl.name}{path}': {_unknown_fields(expected, element)}"
         return f"field '{decl.name}{path}': expected {expected.describe()}, got {_kind(element)}"
     if decl.type.fields is not None and isinstance(value, dict):
-        names = {n for n, _ in decl.type.fields}
-        unknown = ", ".join(sorted(repr(k) for k in value if k not in names))
-        return (
-            f"field '{decl.name}': unknown field(s) {unknown} (fields: {', '.join(sorted(names))})"
-        )
+        return f"field '{decl.name}': {_unknown_fields(decl.type, value)}"
     got = kind_of(value)
     if value.__class__ is float and not math.isfinite(value):
         got = "a non-finite number"
@@ -171,6 +169,13 @@ def _first_wrong_field(
         if not value_check(field_type)(element):
             return first_wrong_element(field_type, element, where) or (where, field_type, element)
     return None
+
+
+def _unknown_fields(t: ValueType, value: dict[Any, Any]) -> str:
+    """The keys of a mapping that are no fields of the record type `t`, and its fields."""
+    names = [n for n, _ in t.fields or ()]
+    unknown = ", ".join(sorted(repr(k) for k in value if k not in names))
+    return f"unknown field(s) {unknown} (fields: {', '.join(names)})"
 
 
 def _kind(value: Any) -> str:
