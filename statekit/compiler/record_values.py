@@ -32,6 +32,10 @@ class Record(dict[str, Any]):
     update = _frozen
     __ior__ = _frozen
 
+    def __hash__(self) -> int:  # type: ignore[override]
+        """Equal records hash equal (a record is a value: a state's hash holds it)."""
+        return hash(frozenset([(name, _hash_key(value)) for name, value in self.items()]))
+
     def __repr__(self) -> str:
         return f"Record({dict.__repr__(self)})"
 
@@ -49,6 +53,13 @@ class Record(dict[str, Any]):
 
     def __deepcopy__(self, memo: dict[int, object]) -> Record:
         return self
+
+
+def _hash_key(value: Any) -> Any:
+    """A field's value as a hash key: a list as a tuple (a record hashes itself)."""
+    if value.__class__ is list:
+        return tuple([_hash_key(v) for v in value])
+    return value
 
 
 def holds_records(t: ValueType) -> bool:
