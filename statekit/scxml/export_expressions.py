@@ -41,6 +41,7 @@ from statekit.compiler.expressions.tree import (
     EventMeta,
     EventRef,
     ExprNode,
+    FieldRead,
     Format,
     IfExp,
     Index,
@@ -52,6 +53,7 @@ from statekit.compiler.expressions.tree import (
     LocalRef,
     Not,
     Now,
+    RecordWith,
     TableRead,
     UnaryOp,
 )
@@ -197,6 +199,8 @@ def _write(node: ExprNode, sid: Spelling) -> str:
             raise NotExportable("format() (no call but In() in psm's datamodel)")
         case Index() | Contains() | ListDisplay() | LocalRef():
             raise NotExportable("a list value (lists and foreach are not exported yet)")
+        case FieldRead() | RecordWith():
+            raise NotExportable("a record value (records are not exported yet)")
 
 
 _EVENT_NAME = "(_event.name + '')"

@@ -6,6 +6,7 @@ in, and `statekit run` on SQLite gives the same context back in a new process.""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +93,7 @@ def test_a_record_is_registered_compared_whole_and_one_field_assigned(chart_path
 
 def test_a_record_value_refuses_every_change() -> None:
     record = Record({"city": "Oslo"})
-    changes = [
+    changes: list[Callable[[], object]] = [
         lambda: record.__setitem__("city", "x"),
         lambda: record.__delitem__("city"),
         lambda: record.update(city="x"),
