@@ -145,6 +145,8 @@ def unify(a: ExprNode, b: ExprNode) -> ValueType | None:
     if tb.base is BaseType.NULL:
         return replace(ta, nullable=True)
     nullable = ta.nullable or tb.nullable
+    if ta.fields is not None or tb.fields is not None:  # records: of the same fields only
+        return replace(ta, nullable=nullable) if same_record(ta, tb) else None
     if ta.base is not tb.base:
         return (
             ValueType(base=BaseType.NUMBER, nullable=nullable)

@@ -69,6 +69,11 @@ def _compile(source: str) -> Expression | tuple[Diagnostic, ...]:
         ("ctx.home in ctx.stops", True, BOOLEAN),
         ("ctx.stops == [ctx.home, ctx.stops[1]]", True, BOOLEAN),
         ("ctx.home if ctx.n > 0 else event.to", OSLO, ADDRESS),
+        (
+            "ctx.maybe if ctx.n > 0 else ctx.home",
+            OSLO,
+            ValueType(BaseType.RECORD, nullable=True, fields=ADDRESS.fields),
+        ),
     ],
 )
 def test_record_fields_read_typed_and_records_compare_whole(
@@ -106,6 +111,13 @@ def test_record_fields_read_typed_and_records_compare_whole(
         ),
         ("ctx.maybe.city", "expression-type", 0, "ctx.maybe may be null", None),
         ("ctx.home == ctx.customer", "expression-type", 0, "can never be true", None),
+        (
+            "ctx.home if ctx.n > 0 else ctx.customer",
+            "expression-type",
+            0,
+            "incompatible types",
+            None,
+        ),
         ("ctx.home.__class__", "expression-unsafe", 0, "'__class__' is not allowed", None),
         ("1 + ctx.home.zip", "expression-type", 0, "may be null", None),
     ],
