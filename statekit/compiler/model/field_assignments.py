@@ -4,7 +4,8 @@ The key names a context field of a record type and a path of its fields; the val
 checked against the type of the last one. The assignment stores a new record in the
 context field (`RecordWith` nodes, one per level of the path): the old record is never
 changed, and the engine, the evidence and the analysis see an ordinary assignment of
-the whole field.
+the whole field (its text in the docs and `explain`: `customer := ctx.customer with
+address.city = event.city`).
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ def field_assignment(decl: FieldDecl, path: tuple[str, ...], value: Expression) 
     """The assignment of `value` to the field at `path` as one of the whole record field
     (`path_target` has accepted the path)."""
     tree = _with(ContextRef(field=decl.name, type=decl.type), path, value.tree)
-    return replace(value, tree=tree, type=decl.type, evaluate=compile_tree(tree))
+    # what the docs, `explain` and the evidence show as the assigned value
+    source = f"ctx.{decl.name} with {'.'.join(path)} = {value.source}"
+    return replace(value, source=source, tree=tree, type=decl.type, evaluate=compile_tree(tree))
 
 
 def _with(record: ExprNode, path: tuple[str, ...], value: ExprNode) -> ExprNode:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from chart_helpers import chart_of, compile_text
 
+from statekit.compiler.ir import Assign
 from statekit.compiler.record_values import Record
 from statekit.compiler.value_types import STRING, BaseType, ValueType
 
@@ -155,3 +156,13 @@ def test_each_bad_record_spec_is_positioned(
     assert found, result.diagnostics
     assert words in found[0].message, found[0]
     assert (found[0].span.line, found[0].span.column) == (line, column), found[0]
+
+
+def test_an_assign_to_a_record_field_is_an_assign_of_the_whole_record() -> None:
+    chart = chart_of(HEAD + "    entry: [{assign: {customer.address.city: \"'Oslo'\"}}]\n")
+    (effect,) = chart.states[1].entry
+    assert isinstance(effect, Assign)
+    ((name, expression),) = effect.assignments
+    assert name == "customer"
+    assert expression.source == "ctx.customer with address.city = 'Oslo'"
+    assert expression.type == chart.context["customer"].type
