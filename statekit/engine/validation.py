@@ -285,7 +285,9 @@ def check_context(
             value = values[name]
             if not value_check(decl.type)(value):
                 problems.append(f"context {_problem(decl, value)}")
-            out[name] = freeze(decl.type, value) if holds_records(decl.type) else value
+            elif holds_records(decl.type):
+                value = freeze(decl.type, value)
+            out[name] = value
         elif complete:
             problems.append(f"missing context field '{name}'")
         else:

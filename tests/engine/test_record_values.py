@@ -16,6 +16,7 @@ from cli_process import statekit
 from statekit.api import load
 from statekit.compiler.canonical import canonical_json
 from statekit.compiler.record_values import Record
+from statekit.engine.chart import StartError
 from statekit.engine.result import INVALID_PAYLOAD, Status
 from statekit.runner.hashes import encode_payload
 from statekit.testing import Simulator
@@ -171,3 +172,33 @@ def test_a_sqlite_run_gives_the_same_records_back_in_a_new_process(
     verified = statekit("verify", "--db", url, "--chart", str(chart_path))
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "c1: ok (version 3, 3 events)" in verified.stdout
+
+
+@pytest.mark.parametrize(
+    ("customer", "words"),
+    [
+        ({**ANN, "address": {"city": "Oslo"}}, "'customer.address.zip' is missing"),
+        ({**ANN, "tags": "vip"}, "field 'customer.tags': expected list of string, got string"),
+        ({**ANN, "address": {"city": "Oslo", "zip": None, "x": 1}}, "unknown field(s) 'x'"),
+    ],
+)
+def test_a_bad_record_in_a_starting_context_is_a_start_error(
+    chart_path: Path, customer: dict[str, Any], words: str
+) -> None:
+    with pytest.raises(StartError, match="context field") as caught:
+        load(chart_path).initialize({"customer": customer})
+    assert words in str(caught.value)
+
+
+def test_a_starting_context_record_is_frozen(chart_path: Path) -> None:
+    result = load(chart_path).initialize({"customer": ANN})
+    assert type(result.state.context["customer"]["address"]) is Record
+
+
+def test_the_analysis_explores_a_condition_on_records_both_ways(chart_path: Path) -> None:
+    done = statekit("explain", str(chart_path))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    for event, reason in (("REGISTER", "UNCHANGED"), ("MOVE", "SAME_CITY")):
+        assert any(line.startswith(f"  {event}: → open") for line in lines), done.stdout
+        assert any(line.startswith(f"  {event}: REJECTED {reason}") for line in lines)
