@@ -81,11 +81,12 @@ class MacrostepRuns:
         self.outcomes = outcomes
         self.three = ThreeValued()
         self.context = {
-            name: AbstractValue() if f.type.items is not None else f.default
+            name: AbstractValue() if f.type.structured else f.default
             for name, f in chart.context.items()
         }
         """The abstract context: the declared defaults (read only through tracked fields); a
-        list field is an unknown value from the start (its contents are never tracked)."""
+        list or record field is an unknown value from the start (its contents are never
+        tracked)."""
         if queueing_loops(chart):
             result.limits.append(Limit("loops", QUEUEING_LOOP))
         self.tracked = TrackedFields(chart)

@@ -15,6 +15,7 @@ from typing import Any
 
 from statekit.compiler.expressions.tree import Literal, iter_nodes
 from statekit.compiler.ir import CompiledChart, FieldDecl
+from statekit.compiler.record_values import Record
 from statekit.compiler.value_types import BaseType
 
 Payload = dict[str, Any]
@@ -85,6 +86,16 @@ def candidates(
     elif kind.items is not None:  # empty, or one element (the contents are untracked)
         element = replace(decl, type=kind.items, has_default=False)
         values = [[], *([x] for x in candidates(element, context, literals)[:1])]
+    elif kind.fields is not None:  # one record of its fields' first candidates (untracked)
+        firsts = [
+            candidates(replace(decl, type=t, has_default=False), context, literals)[:1]
+            for _, t in kind.fields
+        ]
+        values = (
+            [Record({n: v[0] for (n, _), v in zip(kind.fields, firsts, strict=True)})]
+            if all(firsts)
+            else []
+        )
     else:
         values = []
     if kind.nullable or kind.base is BaseType.NULL:
@@ -94,6 +105,7 @@ def candidates(
     unique: dict[tuple[type, Any], Any] = {}
     for value in values:
         if kind.accepts(value):
-            key = repr(value) if isinstance(value, list) else value  # a list is unhashable
+            # a list or a record is unhashable
+            key = repr(value) if isinstance(value, list | dict) else value
             unique.setdefault((type(value), key), value)
     return list(unique.values())

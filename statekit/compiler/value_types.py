@@ -32,6 +32,7 @@ class BaseType(enum.Enum):
     BOOLEAN = "boolean"
     NULL = "null"
     LIST = "list"
+    RECORD = "record"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,21 @@ class ValueType:
     enum: tuple[str | int, ...] | None = None
     items: ValueType | None = None
     """The type of every element of a `list` (None for any other base type)."""
+    fields: tuple[tuple[str, ValueType], ...] | None = None
+    """The named, typed fields of a `record`, sorted by name (None for any other base type)."""
+
+    def field(self, name: str) -> ValueType | None:
+        """The type of the record field `name`, or None (no such field, or not a record)."""
+        for field_name, field_type in self.fields or ():
+            if field_name == name:
+                return field_type
+        return None
+
+    @property
+    def structured(self) -> bool:
+        """Whether values of this type are lists or records (the analysis does not track
+        their contents)."""
+        return self.items is not None or self.fields is not None or self.base is BaseType.LIST
 
     def describe(self) -> str:
         """Human text for messages: `integer`, `string or null`, `one of 'user', 'support'`,
@@ -52,6 +68,8 @@ class ValueType:
             if self.enum is not None
             else f"list of {self.items.describe()}"
             if self.items is not None
+            else "record {" + ", ".join(f"{n}: {t.describe()}" for n, t in self.fields) + "}"
+            if self.fields is not None
             else self.base.value
         )
         return f"{text} or null" if self.nullable and self.base is not BaseType.NULL else text
@@ -64,6 +82,12 @@ class ValueType:
         if self.items is not None:
             items = self.items
             return type(value) is list and all(items.accepts(v) for v in value)
+        if self.fields is not None:
+            return (
+                isinstance(value, dict)
+                and value.keys() == {n for n, _ in self.fields}
+                and all(t.accepts(value[n]) for n, t in self.fields)
+            )
         if self.enum is not None:
             return type(value) is type(self.enum[0]) and value in self.enum
         if self.base is BaseType.INTEGER:
@@ -85,6 +109,8 @@ class ValueType:
             out["enum"] = list(self.enum)
         if self.items is not None:
             out["items"] = self.items.to_json()
+        if self.fields is not None:
+            out["fields"] = {n: t.to_json() for n, t in self.fields}
         return out
 
     def problem_at(self, value: object, path: str = "") -> str | None:
@@ -96,12 +122,37 @@ class ValueType:
                 if found is not None:
                     return found
             return None
+        if self.fields is not None and isinstance(value, dict):
+            return record_problem(self.fields, value, path)
         if self.accepts(value):
             return None
         got = "list" if isinstance(value, list) else type(value).__name__
         names = {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}
+        names.update(dict="mapping", Record="mapping")
         got = "null" if value is None else names.get(got, got)
         return f"{path}: expected {self.describe()}, got {got}" if path else None
+
+
+def record_problem(
+    fields: tuple[tuple[str, ValueType], ...], value: dict[object, object], path: str
+) -> str | None:
+    """Where a mapping does not conform to a record's fields: a missing or unknown field,
+    or the first field whose value does not conform (`.address.city: expected string,
+    got integer`); None when it conforms."""
+    declared = {n for n, _ in fields}
+    names = ", ".join(sorted(declared))
+    for name, field_type in fields:
+        if name not in value:
+            return f"{path}: missing field '{name}' (fields: {names})"
+        found = field_type.problem_at(value[name], f"{path}.{name}")
+        if found is not None:
+            return found
+        if not field_type.accepts(value[name]):
+            return f"{path}.{name}: expected {field_type.describe()}"
+    unknown = sorted(repr(k) for k in value if k not in declared)
+    if unknown:
+        return f"{path}: unknown field(s) {', '.join(unknown)} (fields: {names})"
+    return None
 
 
 INTEGER = ValueType(base=BaseType.INTEGER)

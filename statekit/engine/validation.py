@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from statekit.compiler.ir import EventDecl, FieldDecl
+from statekit.compiler.record_values import Record, freeze, holds_records
 from statekit.compiler.value_types import INT_MAX as INT_MAX  # re-exported for the engine
 from statekit.compiler.value_types import INT_MIN as INT_MIN
 from statekit.compiler.value_types import BaseType, ValueType
@@ -35,6 +36,7 @@ _KIND = {
     type(None): "null",
     list: "list",
     dict: "mapping",
+    Record: "record",
 }
 
 
@@ -74,6 +76,17 @@ def value_check(t: ValueType) -> ValueCheck:
         def base(v: Any) -> bool:
             return v.__class__ is list and all(item(x) for x in v)
 
+    elif t.fields is not None:
+        checks = tuple((name, value_check(ft)) for name, ft in t.fields)
+        names = frozenset(name for name, _ in t.fields)
+
+        def base(v: Any) -> bool:
+            return (
+                isinstance(v, dict)
+                and v.keys() == names
+                and all(check(v[name]) for name, check in checks)
+            )
+
     elif t.enum is not None:
         cls, values = type(t.enum[0]), frozenset(t.enum)
 
@@ -105,7 +118,13 @@ def _problem(decl: FieldDecl, value: Any) -> str:
     wrong = first_wrong_element(decl.type, value)
     if wrong is not None:
         path, expected, element = wrong
+        if element is _MISSING:
+            return f"field '{decl.name}{path}' is missing (a record needs all its fields)"
+        if expected.fields is not None and isinstance(element, dict):
+            return f"field '{decl.name}{path}': {_unknown_fields(expected, element)}"
         return f"field '{decl.name}{path}': expected {expected.describe()}, got {_kind(element)}"
+    if decl.type.fields is not None and isinstance(value, dict):
+        return f"field '{decl.name}': {_unknown_fields(decl.type, value)}"
     got = kind_of(value)
     if value.__class__ is float and not math.isfinite(value):
         got = "a non-finite number"
@@ -122,6 +141,8 @@ def first_wrong_element(
     """For a list value of a list type: the path (`[2]`, `[0][1]`) of its first element
     that does not conform, the element's expected type and the element; None when every
     element conforms or `value` is not a list of a list type."""
+    if t.fields is not None and isinstance(value, dict):
+        return _first_wrong_field(t, value, path)
     items = t.items
     if items is None or value.__class__ is not list:
         return None
@@ -131,6 +152,30 @@ def first_wrong_element(
             where = f"{path}[{index}]"
             return first_wrong_element(items, element, where) or (where, items, element)
     return None
+
+
+def _first_wrong_field(
+    t: ValueType, value: dict[Any, Any], path: str
+) -> tuple[str, ValueType, Any] | None:
+    """For a mapping of a record type: the path (`.address.city`) of its first field
+    that is missing (the value `_MISSING`) or does not conform; an unknown key is
+    reported at the record with its fields named; None when every field conforms."""
+    assert t.fields is not None
+    for name, field_type in t.fields:
+        where = f"{path}.{name}"
+        if name not in value:
+            return where, field_type, _MISSING
+        element = value[name]
+        if not value_check(field_type)(element):
+            return first_wrong_element(field_type, element, where) or (where, field_type, element)
+    return None
+
+
+def _unknown_fields(t: ValueType, value: dict[Any, Any]) -> str:
+    """The keys of a mapping that are no fields of the record type `t`, and its fields."""
+    names = [n for n, _ in t.fields or ()]
+    unknown = ", ".join(sorted(repr(k) for k in value if k not in names))
+    return f"unknown field(s) {unknown} (fields: {', '.join(names)})"
 
 
 def _kind(value: Any) -> str:
@@ -151,7 +196,7 @@ def _shown(value: object) -> str:
 class PayloadValidator:
     """Checks and completes the payload of one event (see the module docstring)."""
 
-    __slots__ = ("bare", "checks", "event", "fields", "names")
+    __slots__ = ("bare", "checks", "event", "fields", "names", "records")
 
     def __init__(self, decl: EventDecl) -> None:
         self.event = decl.name
@@ -163,6 +208,9 @@ class PayloadValidator:
         # A dict with as many keys as there are fields, each of them declared, is checked
         # by the short loop of `__call__` (no defaults to fill in, no unknown key to find).
         self.checks = tuple((f.name, value_check(f.type)) for f in decl.fields)
+        self.records = tuple(f for f in decl.fields if holds_records(f.type))
+        if self.records:  # their values are frozen by the long loop of `__call__`
+            self.checks = ()
 
     def __call__(self, payload: object) -> Mapping[str, Any]:
         """The validated payload (a new dict; defaults filled in), or `PayloadError`."""
@@ -204,7 +252,7 @@ class PayloadValidator:
                 value = payload[name]
                 if not check(value):
                     raise PayloadError(f"{self.event}: {_problem(decl, value)}")
-                clean[name] = value
+                clean[name] = freeze(decl.type, value) if self.records else value
                 found += 1
             elif required:
                 raise PayloadError(f"{self.event}: missing required field '{name}'")
@@ -237,6 +285,8 @@ def check_context(
             value = values[name]
             if not value_check(decl.type)(value):
                 problems.append(f"context {_problem(decl, value)}")
+            elif holds_records(decl.type):
+                value = freeze(decl.type, value)
             out[name] = value
         elif complete:
             problems.append(f"missing context field '{name}'")

@@ -41,6 +41,7 @@ from statekit.compiler.expressions.tree import (
     EventMeta,
     EventRef,
     ExprNode,
+    FieldRead,
     Format,
     IfExp,
     Index,
@@ -53,6 +54,7 @@ from statekit.compiler.expressions.tree import (
     LocalRef,
     Not,
     Now,
+    RecordWith,
     TableRead,
     UnaryOp,
 )
@@ -204,6 +206,8 @@ def _write(node: ExprNode, sid: Spelling) -> str:
             raise NotExportable("a substring test ('text' in a string) is not exported yet")
         case Index() | Contains() | ListDisplay() | LocalRef():
             raise NotExportable("a list value (lists and foreach are not exported yet)")
+        case FieldRead() | RecordWith():
+            raise NotExportable("a record value (records are not exported yet)")
 
 
 _EVENT_NAME = "(_event.name + '')"

@@ -27,6 +27,7 @@ from statekit.compiler.expressions.language import (
 )
 from statekit.compiler.expressions.operator_checks import OperatorChecks
 from statekit.compiler.expressions.parsing import clean_parse, python_parse
+from statekit.compiler.expressions.record_checks import RecordChecks
 from statekit.compiler.expressions.scope import NoEvent, TypedEvent
 from statekit.compiler.expressions.table_checks import TableChecks
 from statekit.compiler.expressions.time_checks import TimeChecks
@@ -51,7 +52,7 @@ SYSTEM_EVENT_USE = (
 )
 
 
-class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChecks):
+class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChecks, RecordChecks):
     """One expression's allow-list and type check; collects every diagnostic."""
 
     # -- entry ------------------------------------------------------------------
@@ -232,6 +233,11 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
         if isinstance(base, ast.Name) and base.id == "tables" and not attr.startswith("__"):
             self._table_without_key(node)
             return None
+        if not attr.startswith("__") and (
+            isinstance(base, ast.Attribute | ast.Subscript)
+            or (isinstance(base, ast.Name) and base.id in self.scope.locals)
+        ):
+            return self._record_field(node)  # `ctx.address.city`, `item.city`
         if (
             not isinstance(base, ast.Name)
             or base.id not in ("ctx", "event")

@@ -62,6 +62,7 @@ from statekit.compiler.expressions.tree import (
     EventMeta,
     EventRef,
     ExprNode,
+    FieldRead,
     Format,
     IfExp,
     Index,
@@ -73,6 +74,7 @@ from statekit.compiler.expressions.tree import (
     LocalRef,
     Not,
     Now,
+    RecordWith,
     TableRead,
     UnaryOp,
 )
@@ -92,6 +94,12 @@ def compile_tree(node: ExprNode) -> Evaluator:
         case Index(value=value, index=index):
             fv, fi = compile_tree(value), compile_tree(index)
             return lambda c, e, a: _element(fv(c, e, a), fi(c, e, a))
+        case FieldRead(value=value, name=name):
+            fv = compile_tree(value)
+            return lambda c, e, a: fv(c, e, a)[name]
+        case RecordWith(record=record, name=name, value=value):
+            fr, fv = compile_tree(record), compile_tree(value)
+            return lambda c, e, a: fr(c, e, a).replaced(name, fv(c, e, a))
         case Contains(item=item, container=container, negated=negated):
             fx, fc = compile_tree(item), compile_tree(container)
             if negated:

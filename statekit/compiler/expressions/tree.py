@@ -80,6 +80,26 @@ class Index:
 
 
 @dataclass(frozen=True, slots=True)
+class FieldRead:
+    """`x.<name>`: the field `name` of record `x`."""
+
+    value: ExprNode
+    name: str
+    type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class RecordWith:
+    """A new record: `record` with its field `name` set to `value` (what an `assign` to
+    `ctx.<field>.<name>` stores; not written in an expression)."""
+
+    record: ExprNode
+    name: str
+    value: ExprNode
+    type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
 class Contains:
     """`item in x` on a list `x` (not a list display) or a string `x` (a substring), or
     `not in` when `negated`."""
@@ -253,6 +273,8 @@ ExprNode: TypeAlias = (
     | Format
     | EventMeta
     | Index
+    | FieldRead
+    | RecordWith
     | Contains
     | ListDisplay
     | LocalRef
@@ -284,6 +306,10 @@ def children(node: ExprNode) -> tuple[ExprNode, ...]:
             return args
         case Index(value=value, index=index):
             return (value, index)
+        case FieldRead(value=value):
+            return (value,)
+        case RecordWith(record=record, value=value):
+            return (record, value)
         case Contains(item=item, container=container):
             return (item, container)
         case ListDisplay(elements=elements):
@@ -350,6 +376,11 @@ def tree_to_json(node: ExprNode) -> dict[str, object]:
             out = {"kind": "event_meta", "field": name}
         case Index(value=value, index=index):
             out = {"kind": "index", "value": tree_to_json(value), "index": tree_to_json(index)}
+        case FieldRead(value=value, name=name):
+            out = {"kind": "field", "value": tree_to_json(value), "name": name}
+        case RecordWith(record=record, name=name, value=value):
+            out = {"kind": "record_with", "record": tree_to_json(record), "name": name}
+            out["value"] = tree_to_json(value)
         case Contains(item=item, container=container, negated=negated):
             out = {"kind": "contains", "item": tree_to_json(item), "negated": negated}
             out["container"] = tree_to_json(container)

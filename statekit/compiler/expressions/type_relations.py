@@ -82,7 +82,15 @@ def assign_problem(node: ExprNode, expected: ValueType) -> str | None:
         return None if numeric(t) else mismatch
     if expected.items is not None:
         return None if list_fits(t, expected) else mismatch
+    if expected.fields is not None:
+        return None if same_record(t, expected) else mismatch
     return None if t.base is expected.base else mismatch
+
+
+def same_record(a: ValueType, b: ValueType) -> bool:
+    """Whether two record types have the same fields of the same types (nullability of
+    the records themselves aside)."""
+    return a.fields is not None and a.fields == b.fields
 
 
 def list_fits(t: ValueType, expected: ValueType) -> bool:
@@ -101,6 +109,8 @@ def list_fits(t: ValueType, expected: ValueType) -> bool:
         return have.enum is not None and set(have.enum) <= set(want.enum)
     if want.items is not None:
         return list_fits(have, want)
+    if want.fields is not None:
+        return same_record(have, want)
     if want.base is BaseType.NUMBER:
         return numeric(have)
     return have.base is want.base
@@ -135,6 +145,8 @@ def unify(a: ExprNode, b: ExprNode) -> ValueType | None:
     if tb.base is BaseType.NULL:
         return replace(ta, nullable=True)
     nullable = ta.nullable or tb.nullable
+    if ta.fields is not None or tb.fields is not None:  # records: of the same fields only
+        return replace(ta, nullable=nullable) if same_record(ta, tb) else None
     if ta.base is not tb.base:
         return (
             ValueType(base=BaseType.NUMBER, nullable=nullable)
@@ -171,6 +183,8 @@ def comparison_problem(
             return None
         if lt.base is BaseType.LIST and rt.base is BaseType.LIST and joined_list(lt, rt):
             return None  # whole lists: equal when their elements are, in order
+        if lt.fields is not None and rt.fields is not None and same_record(lt, rt):
+            return None  # whole records: equal when every field is
         if (numeric(lt) and numeric(rt)) or lt.base is rt.base is BaseType.STRING:
             miss = enum_miss(lt.enum, right) or enum_miss(rt.enum, left)
             if miss is not None:

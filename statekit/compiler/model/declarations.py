@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import EventDecl, FieldDecl, GuardDecl, LintSettings
+from statekit.compiler.record_values import freeze
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import (
     MappingNode,
@@ -89,13 +90,18 @@ def _parse_field(
                 if isinstance(item, ScalarNode) and (why := out_of_range(item.value)):
                     return None, [_error(f"{what}: enum value {_short(item)} {why}", item)]
     items: ValueType | None = None
+    record_fields: tuple[tuple[str, ValueType], ...] | None = None
+    record_default: dict[str, object] | None = None
     if enum is not None:
         base = BaseType.STRING if isinstance(enum[0], str) else BaseType.INTEGER
         if type_name is not None and type_name != base.value:
             return None, [_error(f"{what}: enum values are {base.value}s, not {type_name}", spec)]
     elif type_name is None:
         return None, [
-            _error(f"{what} needs a type (integer, number, string, boolean, list) or an enum", spec)
+            _error(
+                f"{what} needs a type (integer, number, string, boolean, list, record) or an enum",
+                spec,
+            )
         ]
     else:
         base = BaseType(type_name)  # the schema admits only the DSL's type names
@@ -112,7 +118,22 @@ def _parse_field(
         items = item_decl.type
     elif isinstance(spec, MappingNode) and spec.get("items") is not None:
         return None, [_error(f"{what}: `items:` needs `type: list`", spec.get("items") or spec)]
-    vtype = ValueType(base=base, nullable=nullable, enum=enum, items=items)
+    fields_node = spec.get("fields") if isinstance(spec, MappingNode) else None
+    if base is BaseType.RECORD:
+        if not isinstance(fields_node, MappingNode) or not fields_node.items:
+            return None, [
+                _error(
+                    f"{what}: a record needs `fields:` (a mapping of field name to field spec)",
+                    fields_node or spec,
+                )
+            ]
+        parsed = _record_fields(fields_node, what, in_context=in_context)
+        if isinstance(parsed, Diagnostic):
+            return None, [parsed]
+        record_fields, record_default = parsed
+    elif fields_node is not None:
+        return None, [_error(f"{what}: `fields:` needs `type: record`", fields_node)]
+    vtype = ValueType(base=base, nullable=nullable, enum=enum, items=items, fields=record_fields)
     has_default = default_node is not None
     default: object = None
     if isinstance(default_node, SequenceNode):
@@ -133,11 +154,23 @@ def _parse_field(
         why = out_of_range(default)
         if why is not None:
             return None, [_error(f"{what}: default {_short(default_node)} {why}", default_node)]
+    elif isinstance(default_node, MappingNode):
+        default = to_plain(default_node)
+        problem = vtype.problem_at(default, "default")
+        if problem is not None or not vtype.accepts(default):
+            shown = problem or f"default is not {vtype.describe()}"
+            return None, [_error(f"{what}: {shown}", default_node)]
+        for element in _scalars_of(default_node):
+            if (why := out_of_range(element.value)) is not None:
+                return None, [_error(f"{what}: default element {_short(element)} {why}", element)]
+        default = freeze(vtype, default)
     elif in_context:  # no default (the schema admits only a single value as one)
         if nullable:
             has_default = True
         elif base is BaseType.LIST:
             default, has_default = [], True  # a list starts empty
+        elif record_default is not None:  # a record starts with its fields' defaults
+            default, has_default = freeze(vtype, record_default), True
         elif isinstance(spec, ScalarNode) and enum is None:
             default, has_default = _ZERO[base], True
         else:
@@ -155,12 +188,38 @@ def _parse_field(
     ), []
 
 
+def _record_fields(
+    node: MappingNode, what: str, *, in_context: bool
+) -> tuple[tuple[tuple[str, ValueType], ...], dict[str, object] | None] | Diagnostic:
+    """A record's `fields:`, sorted by name, and (in context) the record of their
+    defaults; or the first problem. In a payload a record's fields have no default
+    (a payload record has exactly its fields)."""
+    fields: list[tuple[str, ValueType]] = []
+    defaults: dict[str, object] = {}
+    for key, spec in node.items:
+        decl, problems = _parse_field(key, spec, in_context=in_context)
+        if decl is None:
+            return problems[0]
+        if not in_context and decl.has_default:
+            where = spec.get("default") if isinstance(spec, MappingNode) else None
+            return _error(
+                f"{what}: record field '{decl.name}' has a default; a payload record has"
+                " exactly its fields",
+                where or spec,
+            )
+        fields.append((decl.name, decl.type))
+        defaults[decl.name] = decl.default
+    return tuple(sorted(fields, key=lambda f: f[0])), (defaults if in_context else None)
+
+
 def _scalars_of(node: Node) -> list[ScalarNode]:
-    """Every scalar inside a sequence default, nested lists included."""
+    """Every scalar inside a sequence or mapping default, nested values included."""
     if isinstance(node, ScalarNode):
         return [node]
     if isinstance(node, SequenceNode):
         return [s for item in node.items for s in _scalars_of(item)]
+    if isinstance(node, MappingNode):
+        return [s for _, item in node.items for s in _scalars_of(item)]
     return []
 
 

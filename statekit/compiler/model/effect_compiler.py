@@ -43,6 +43,7 @@ from statekit.compiler.ir import (
 from statekit.compiler.model.conditional_effects import compile_conditional
 from statekit.compiler.model.declarations import mapping_items, text
 from statekit.compiler.model.expression_memo import ExpressionMemo
+from statekit.compiler.model.field_assignments import field_assignment, path_target
 from statekit.compiler.model.foreach_effects import compile_foreach
 from statekit.compiler.model.timers import integer_expression, read_delay
 from statekit.compiler.rules import expression_type, unknown_event
@@ -157,7 +158,7 @@ class EffectCompiler:
         if kind == "assign":
             assignments: list[tuple[str, Expression]] = []
             for key, expr_node in mapping_items(value):
-                name = str(key.value)
+                name, *path = str(key.value).split(".")
                 target = self.context.get(name)
                 if target is None:
                     problems.append(
@@ -172,9 +173,15 @@ class EffectCompiler:
                         )
                     )
                     continue
+                expected = path_target(target, tuple(path), key.span) if path else target.type
+                if isinstance(expected, Diagnostic):
+                    problems.append(expected)
+                    continue
                 compiled = self._expression(
-                    expr_node, scope, target.type, f"assign to ctx.{name}", problems
+                    expr_node, scope, expected, f"assign to ctx.{key.value}", problems
                 )
+                if compiled is not None and path:  # a new record with that field changed
+                    compiled = field_assignment(target, tuple(path), compiled)
                 if compiled is not None:
                     assignments.append((name, compiled))
             return Assign(assignments=tuple(assignments), span=span)

@@ -216,6 +216,7 @@ def test_field_spec_keys_equal_the_docs() -> None:
         "string",
         "boolean",
         "list",
+        "record",
     }
 
 

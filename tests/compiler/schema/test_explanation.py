@@ -368,6 +368,7 @@ OPEN_MAPS |= {"payload", "severity", "producers", "races", "idempotency", "renam
 OPEN_MAPS |= {"enter"}  # a migration's states entered
 OPEN_MAPS |= {"define", "tables", "entries"}  # definitions, tables, a table's entries
 OPEN_MAPS |= {"input", "output"}  # an invocation's input and output, a final state's output
+OPEN_MAPS |= {"fields"}  # a record's fields
 
 
 def keyword_keys() -> list[tuple[ScalarNode, str]]:
