@@ -510,6 +510,33 @@ def bytes_per_event(events: int) -> None:
     )
 
 
+def wal_pages(events: int) -> None:
+    """Pages each commit writes to the WAL (SQLite, `synchronous=OFF`), the runner's event
+    next to the raw transaction's: what the commit copies and checksums, counted rather
+    than timed (the frames appended over `events` commits, checkpoints held off; each
+    index an event inserts into is one more page)."""
+    counts: dict[str, float] = {}
+    for kind, loop in (("raw", raw_loop), ("runner", runner_loop)):
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "wal.db"
+            url = f"sqlite:///{path}?synchronous=OFF"
+            prepare(url)
+            store = open_store(url)
+            loop(store, "w", 1, "first")  # the instance and its first event
+            assert isinstance(store, SQLiteStore)
+            store.connection.execute("PRAGMA wal_autocheckpoint = 0")
+            store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            loop(store, "w", events, "wal")
+            size = (path.parent / "wal.db-wal").stat().st_size
+            page = store.connection.execute("PRAGMA page_size").fetchone()[0]
+            store.close()
+        counts[kind] = (size - 32) / (page + 24) / events  # the header; a frame's header
+    print(
+        f"\nWAL pages per commit (SQLite, {events:,} events of one instance): runner "
+        f"{counts['runner']:.1f}, raw {counts['raw']:.1f}"
+    )
+
+
 def main() -> None:
     global BEFORE
     args = sys.argv[1:]
@@ -543,6 +570,7 @@ def main() -> None:
                     got["this"], got["before"])  # fmt: skip
             if sync == "FULL" and "--sqlite-only" not in args:
                 group_rows(url, "SQLite FULL", got["raw"], n // 4)
+    wal_pages(500)
     if "--sqlite-only" in args:
         return
     with ThrowawayPostgres() as server:
