@@ -36,7 +36,8 @@ interleaved with the others, the runner of git revision REV (its `statekit` expo
 to a temporary folder and run in a subprocess, timed as the runner here is), with
 its ratio to the raw rate, and this tree's runner run the same way in a subprocess of
 its own, so that the two are compared alike (a fresh process against this long-lived
-one differed by up to about 20% with the same code).
+one differed by up to about 20% with the same code); those two each write a database of
+their own next to the others' (REV refuses a store at a schema it does not know).
 """
 
 from __future__ import annotations
@@ -386,14 +387,22 @@ def subprocess_rate(tree: Path, url: str, events: int, tag: str) -> float:
     )
 
 
+def own_database(url: str, name: str) -> str:
+    """A SQLite database next to the one of `url`, with the same settings, for the runner of
+    `--before REV` and this tree's runner compared with it: each opens a database of its
+    own, since a store at a schema that REV does not know yet is refused by it."""
+    path, query = url.split("?", 1)
+    return f"{path.removesuffix('.db')}-{name}.db?{query}"
+
+
 def rate(url: str, kind: str, workers: int, events: int, run: int) -> float:
     """Committed events/s of `workers` processes, each on its own instance."""
     jobs = [(url, kind, events, f"{kind}-n{workers}-r{run}-w{w}") for w in range(workers)]
     if kind == "before":
         assert BEFORE is not None
-        return subprocess_rate(BEFORE, url, events, jobs[0][3])
+        return subprocess_rate(BEFORE, own_database(url, kind), events, jobs[0][3])
     if kind == "this":
-        return subprocess_rate(ROOT, url, events, jobs[0][3])
+        return subprocess_rate(ROOT, own_database(url, kind), events, jobs[0][3])
     if kind == "statements":
         return statements_rate(url, events, jobs[0][3])
     if kind == "fused":
@@ -510,6 +519,33 @@ def bytes_per_event(events: int) -> None:
     )
 
 
+def wal_pages(events: int) -> None:
+    """Pages each commit writes to the WAL (SQLite, `synchronous=OFF`), the runner's event
+    next to the raw transaction's: what the commit copies and checksums, counted rather
+    than timed (the frames appended over `events` commits, checkpoints held off; each
+    index an event inserts into is one more page)."""
+    counts: dict[str, float] = {}
+    for kind, loop in (("raw", raw_loop), ("runner", runner_loop)):
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "wal.db"
+            url = f"sqlite:///{path}?synchronous=OFF"
+            prepare(url)
+            store = open_store(url)
+            loop(store, "w", 1, "first")  # the instance and its first event
+            assert isinstance(store, SQLiteStore)
+            store.connection.execute("PRAGMA wal_autocheckpoint = 0")
+            store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            loop(store, "w", events, "wal")
+            size = (path.parent / "wal.db-wal").stat().st_size
+            page = store.connection.execute("PRAGMA page_size").fetchone()[0]
+            store.close()
+        counts[kind] = (size - 32) / (page + 24) / events  # the header; a frame's header
+    print(
+        f"\nWAL pages per commit (SQLite, {events:,} events of one instance): runner "
+        f"{counts['runner']:.1f}, raw {counts['raw']:.1f}"
+    )
+
+
 def main() -> None:
     global BEFORE
     args = sys.argv[1:]
@@ -543,6 +579,7 @@ def main() -> None:
                     got["this"], got["before"])  # fmt: skip
             if sync == "FULL" and "--sqlite-only" not in args:
                 group_rows(url, "SQLite FULL", got["raw"], n // 4)
+    wal_pages(500)
     if "--sqlite-only" in args:
         return
     with ThrowawayPostgres() as server:

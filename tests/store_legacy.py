@@ -47,8 +47,56 @@ _IDEMPOTENCY = (
 )
 
 
+_EVENTS_V11 = """CREATE TABLE statekit_events_v11 (
+    instance_id TEXT NOT NULL,
+    sequence BIGINT NOT NULL CHECK (sequence >= 1),
+    event_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    payload_sha256 TEXT NOT NULL,
+    status TEXT CHECK (status IN ('APPLIED', 'ALREADY_APPLIED', 'REJECTED')),
+    chart_version INTEGER NOT NULL,
+    evidence TEXT NOT NULL,
+    recorded_at REAL NOT NULL,
+    idempotency_key TEXT,
+    clock_ms BIGINT,
+    PRIMARY KEY (instance_id, sequence),
+    UNIQUE (instance_id, event_id)
+) WITHOUT ROWID"""
+_EVENT_INDEXES_V10 = [s for s in INSPECTOR_INDEXES if " ON statekit_events " in s]
+
+
+def before_schema_12(store: Store) -> None:
+    """Put back the event indexes of schema 11 (the event ID unique as `(instance_id,
+    event_id)`, the business key as `(instance_id, type, idempotency_key)`, each with
+    the inspector's index of its own) and drop migration 12's record."""
+    with store.write():
+        if store.dialect == "sqlite":
+            store.execute(_EVENTS_V11)
+            store.execute("INSERT INTO statekit_events_v11 SELECT * FROM statekit_events")
+            store.execute("DROP TABLE statekit_events")
+            store.execute("ALTER TABLE statekit_events_v11 RENAME TO statekit_events")
+        else:
+            store.execute(
+                "ALTER TABLE statekit_events DROP CONSTRAINT "
+                "statekit_events_event_id_instance_id_key"
+            )
+            store.execute(
+                "ALTER TABLE statekit_events ADD CONSTRAINT "
+                "statekit_events_instance_id_event_id_key UNIQUE (instance_id, event_id)"
+            )
+            store.execute("DROP INDEX statekit_events_idempotency")
+        store.execute(_IDEMPOTENCY)
+        for statement in _EVENT_INDEXES_V10:
+            store.execute(statement)
+        store.execute("DELETE FROM statekit_schema_migrations WHERE version = 12")
+
+
 def before_schema_11(store: Store) -> None:
-    """Drop what schema 11 added (the family links and the inbox between instances)."""
+    """Drop what schema 11 added (the family links and the inbox between instances; a
+    store past schema 11 first gets schema 11's event indexes back)."""
+    if store.schema_version() >= 12:
+        before_schema_12(store)
     with store.write():
         store.execute("DROP TABLE statekit_family_links")
         store.execute("DROP TABLE statekit_instance_inbox")

@@ -88,6 +88,12 @@ Version 11 is families (`statekit.runner.store.migrations_v11`, which lists the 
 the links between an invoked child instance and its parent and root, and the inbox of
 messages sent to an instance outside the sender's family, delivered each in a transaction
 of its own on the receiver.
+
+Version 12 keeps one index per lookup of an event row (`store.migrations_v12`): the
+event ID's uniqueness as `(event_id, instance_id)` and the business key's as
+`(idempotency_key, instance_id, type)` also serve the inspector's lookups by event ID
+and by key, whose own indexes (version 10) go: an event inserts one index entry less
+(two with a business key). SQLite rebuilds its events table with the same rows.
 """
 
 from __future__ import annotations
@@ -105,6 +111,7 @@ from statekit.runner.store.migrations_v3_v6 import (
     TIME_SQLITE,
 )
 from statekit.runner.store.migrations_v11 import FAMILIES_POSTGRESQL, FAMILIES_SQLITE
+from statekit.runner.store.migrations_v12 import ONE_INDEX_POSTGRESQL, ONE_INDEX_SQLITE
 from statekit.runner.store.timer_records import RECORDS_POSTGRESQL, RECORDS_SQLITE
 
 MIGRATIONS_TABLE = "statekit_schema_migrations"
@@ -251,6 +258,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         "messages between instances",
         FAMILIES_SQLITE,
         FAMILIES_POSTGRESQL,
+    ),
+    Migration(
+        12,
+        "one index per lookup of an event: the event ID's and the business key's uniqueness "
+        "serve the lookups by event ID and by key",
+        ONE_INDEX_SQLITE,
+        ONE_INDEX_POSTGRESQL,
     ),
 )
 """Every migration, in order; append new ones, never edit a released one."""
