@@ -4,7 +4,8 @@ A small tokenizer, not an ECMAScript parser: numbers, quoted strings, names of
 declared `<data>`, `true`/`false`/`null`, comparison, arithmetic and logical
 operators, parentheses, and `In('state')`. Each is rewritten token for token
 where the meaning is the same (`Var1` → `ctx.Var1`, `&&` → `and`, `===` →
-`==`, `In('s1')` → `active('s1')`); anything else (`_event`, member access,
+`==`, `In('s1')` → `active('s1')`, python's `x is None` / `x is not None` as
+statekit's null tests); anything else (`_event`, member access,
 other calls, `typeof`, assignment) is refused by name. Types are then checked
 by statekit's compiler like any expression of a chart.
 """
@@ -105,6 +106,9 @@ def translate(
             out.append(_EQUALITY[value])  # `x == null`: statekit writes `x is None`
             index += 2
             continue
+        if kind == "name" and value == "is":  # python's `x is None` / `x is not None`
+            index = _null_test(tokens, index, out)
+            continue
         if value == "!" and not _negates_one_operand(tokens, index):
             raise UnsupportedExpression("'!' before a comparison (write it with parentheses)")
         out.append(_word(kind, value, data_names))
@@ -154,6 +158,17 @@ def _event_read(tokens: list[tuple[str, str]], index: int, out: list[str]) -> in
             out.append(f"_event.data.{field}")
             return index + 5
     raise UnsupportedExpression(f"the system variable _event's {words[1]}{''.join(words[2:3])}...")
+
+
+def _null_test(tokens: list[tuple[str, str]], index: int, out: list[str]) -> int:
+    """`is None` / `is not None` (the `python` datamodel's null tests) as statekit's
+    `is None` / `is not None`; `is` before anything else is refused. The index after it."""
+    words = [t[1] for t in tokens[index + 1 : index + 3]]
+    negated = words[:1] == ["not"]
+    if _LITERALS.get(words[1 if negated else 0] if len(words) > negated else "") != "null":
+        raise UnsupportedExpression("'is' other than 'is None' / 'is not None'")
+    out.append("is not None" if negated else "is None")
+    return index + (3 if negated else 2)
 
 
 def _subscript(tokens: list[tuple[str, str]], at: int) -> bool:

@@ -10,7 +10,8 @@ name as statekit names it; absent for a send without an event, which arrives as
 HttpPoster` posts it to the instance's intake (`statekit.http.intake`), which applies
 it as an event, with the raw request in the event's field `raw` (SCXML's
 `_event.raw`). So only a send to this session's own location is expressible; another
-URL, a delay or an id is refused. `_event.raw.search(...)` is read by
+URL, a delay or an id is refused; a send with no target raises `error.communication`
+(there is nowhere to post it). `_event.raw.search(...)` is read by
 `statekit.scxml.raw_search`.
 """
 
@@ -22,6 +23,7 @@ from statekit.compiler.value_types import STRING
 from statekit.scxml.context import ImportContext, event_name, quoted
 from statekit.scxml.document import Element
 from statekit.scxml.payloads import send_payload
+from statekit.scxml.send_targets import ERROR_COMMUNICATION
 
 BASIC_HTTP = "http://www.w3.org/TR/scxml/#BasicHTTPEventProcessor"
 HTTP_MESSAGE = "basichttp"
@@ -38,6 +40,11 @@ _OWN_LOCATION = re.compile(
 
 def is_http_send(element: Element) -> bool:
     return element.tag == "send" and element.attrs.get("type") in (BASIC_HTTP, "basichttp")
+
+
+def posts_nowhere(element: Element) -> bool:
+    """Whether this is an HTTP `<send>` with no target (it raises `error.communication`)."""
+    return is_http_send(element) and not {"target", "targetexpr"} & set(element.attrs)
 
 
 def collect_http_send(element: Element, context: ImportContext, block: Element) -> None:
@@ -75,12 +82,8 @@ def collect_http_send(element: Element, context: ImportContext, block: Element) 
 def http_send(element: Element, c: ImportContext) -> list[dict[str, object]]:
     """The `emit:` of an HTTP `<send>` (module docstring)."""
     location = element.attrs.get("targetexpr")
-    if location is None and "target" not in element.attrs:
-        raise c.refuse(
-            element,
-            "<send type=basichttp> without a target raises error.communication; "
-            "statekit raises only error.execution",
-        )
+    if posts_nowhere(element):
+        return [{"raise": event_name(ERROR_COMMUNICATION)}]
     if location is None or not _OWN_LOCATION.match(location):
         where = location or element.attrs.get("target")
         raise c.refuse(element, f"<send type=basichttp targetexpr={where!r}>: another location")

@@ -30,7 +30,7 @@ from statekit.scxml.data_types import Write, typed_fields
 from statekit.scxml.document import Element
 from statekit.scxml.donedata import final_output
 from statekit.scxml.effects import certain_failure, content_of, effects_of, not_an_expression
-from statekit.scxml.http_sends import collect_http_send, declare_raw, is_http_send
+from statekit.scxml.http_sends import collect_http_send, declare_raw, is_http_send, posts_nowhere
 from statekit.scxml.invocations import Invoked, invocation, invoke_id
 from statekit.scxml.origin_types import check_short_name
 from statekit.scxml.payloads import declaration, payload_fields, send_payload
@@ -177,7 +177,7 @@ def _collect(
             and (child.kids("param", "content") or "namelist" in child.attrs)
         ):
             context.sends.append((child.attrs["event"], child))
-        if child.tag == "send" and may_not_reach(child):
+        if child.tag == "send" and (may_not_reach(child) or posts_nowhere(child)):
             _add_event(context, child, ERROR_COMMUNICATION)
         if child.tag == "send" and "eventexpr" in child.attrs:
             context.computed_events.append(child)

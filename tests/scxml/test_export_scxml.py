@@ -324,6 +324,7 @@ ROUND_TRIP_DIFFERS = {
     "338": "_event.invokeid is written (_event.invokeid or None), which import-scxml refuses",
     "354": "a context field named like a payload field is written ctx_<name>",
     "396": "_event.name is written (_event.name + ''), a string concatenation",
+    "577": "the HTTP <send> with no target is a raise: its event's `raw: string` is dropped",
 }
 _OWN_ERROR = (
     "a chart's own `raise: error.execution` is written <raise event='error.execution'>, "

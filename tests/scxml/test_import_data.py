@@ -272,3 +272,22 @@ def test_an_evaluation_error_raises_error_execution(tmp_path: Path) -> None:
     _, _, chart = _import(tmp_path, body)
     assert chart is not None
     assert chart["on_evaluation_error"] == "raise"
+
+
+@pytest.mark.parametrize(
+    ("cond", "holds"),
+    [("v is None", True), ("v is not None", False)],
+)
+def test_python_null_tests_are_statekits(cond: str, holds: bool, tmp_path: Path) -> None:
+    body = f"""<datamodel><data id="v"/></datamodel>
+<state id="s0"><transition cond="{cond}" target="pass"/><transition target="fail"/></state>
+"""
+    assert _ends_in(tmp_path, body) == ({"pass"} if holds else {"fail"})
+
+
+def test_is_other_than_a_null_test_is_refused_by_name(tmp_path: Path) -> None:
+    body = """<datamodel><data id="w" expr="3"/></datamodel>
+<state id="s0"><transition cond="w is 3" target="pass"/><transition target="fail"/></state>
+"""
+    code, stderr, _ = _import(tmp_path, body)
+    assert code == 2 and "chart.scxml:3:" in stderr and "'is' other than 'is None'" in stderr

@@ -51,15 +51,6 @@ def test_a_send_to_a_processor_statekit_lacks_is_still_refused(tmp_path: Path) -
     assert code == 2 and "<send> with type is not expressible" in stderr
 
 
-def test_an_http_send_without_a_target_is_refused_naming_error_communication(
-    tmp_path: Path,
-) -> None:
-    processor = "http://www.w3.org/TR/scxml/#BasicHTTPEventProcessor"
-    body = _sent("", "true").replace('<send event="e">', f'<send event="e" type="{processor}">')
-    code, stderr, _ = _import(tmp_path, body)
-    assert code == 2 and "without a target raises error.communication" in stderr
-
-
 def test_an_expression_statekit_cannot_translate_is_still_refused(tmp_path: Path) -> None:
     body = """<datamodel><data id="n" expr="'a'"/></datamodel>
 <state id="s0"><onentry><assign location="n" expr="n.upper()"/></onentry></state>

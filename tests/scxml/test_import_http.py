@@ -48,12 +48,27 @@ def test_an_http_send_to_itself_is_an_emit_and_comes_back_over_http(tmp_path: Pa
     assert simulator.state.configuration == {"pass"}
 
 
+def test_an_http_send_with_no_target_raises_error_communication(tmp_path: Path) -> None:
+    document = f"""<state id="s0">
+  <onentry><send event="other"/><send event="got.it" {HTTP}/></onentry>
+  <transition event="error.communication" target="pass"/>
+  <transition event="*" target="fail"/>
+</state>
+"""
+    code, stderr, chart = _import(tmp_path, document)
+    assert code == 0, stderr
+    assert chart is not None
+    assert chart["states"]["s0"]["entry"][1] == {"raise": "error__communication"}  # type: ignore[index]
+    simulator = Simulator(load(tmp_path / "chart.yaml"))
+    simulator.advance(60_000)
+    assert simulator.state.configuration == {"pass"}
+
+
 @pytest.mark.parametrize(
     ("send", "words"),
     [
         (f'<send event="got.it" {HTTP} target="http://example.com/x"/>', "another location"),
         (f'<send event="got.it" {HTTP} {HERE} delay="1s"/>', "<send type=basichttp> with delay"),
-        (f'<send event="got.it" {HTTP}/>', "without a target raises error.communication"),
         (f"<send eventexpr=\"'got.it'\" {HTTP} {HERE}/>", "<send type=basichttp> with eventexpr"),
         (f'<send event="got.it" {HTTP} {HERE}/><send event="x"/>', "an undelayed <send> after"),
     ],
