@@ -164,8 +164,6 @@ class _Writer:
                 data = ET.SubElement(model, "data", {"id": self.names.data[name]})
                 if decl.default is not None:  # no value: psm's None (import types it by use)
                     data.set("expr", value)
-        if root.entry or root.exit:
-            raise _refuse(root.span, "entry/exit effects of the root (it is never entered)")
         if root.kind is StateKind.PARALLEL and (root.transitions or root.timers):
             raise _refuse(root.span, "transitions or timers of a parallel root")
         if wrapper:

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from psm_machine import PsmMachine
 
 from statekit.engine.chart import Chart
+from statekit.engine.family_events import from_outside
 from statekit.engine.result import Status
 from statekit.scxml.export_document import ScxmlExport
 from statekit.testing import FamilySimulator
@@ -77,8 +78,10 @@ class FamilyPair:
 
 
 def run_family_stream(pair: FamilyPair, data: st.DataObject, steps: int) -> None:
-    """`steps` events to the root drawn by hypothesis, compared after each."""
-    events = sorted(pair.root.ir.events)
+    """`steps` events to the root drawn by hypothesis, compared after each; only the
+    events a caller may send (a child's done/error and reply events come from the
+    family, and statekit refuses them from outside, `FAMILY_EVENT`)."""
+    events = sorted(e for e in pair.root.ir.events if from_outside(pair.root, e) is None)
     for _ in range(steps):
         choice = data.draw(st.sampled_from(events))
         fields = pair.root.ir.events[choice].fields

@@ -159,11 +159,6 @@ REFUSED = {
         7,
         "--host-timers",
     ),
-    "root_entry": (
-        "entry:\n  - raise: GO\nevents: {GO: {}}\ninitial: a\nstates:\n  a: {}\n",
-        1,
-        "root",
-    ),
     "reserved_event": (
         "events: {send: {}}\ninitial: a\nstates:\n  a: {on: {send: a}}\n",
         1,
