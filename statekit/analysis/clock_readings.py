@@ -93,12 +93,19 @@ def with_readings(
             yield {**payload, NOW_KEY: previous + advance}
 
 
+REPLAYED_INSTANCE = "replayed"
+"""What `instance.id` reads in a replay: the analysis treats the ID as an opaque string,
+so any one value stands for every instance's."""
+
+
 def send_step(chart: Chart, state: Any, event: str, payload: Mapping[str, Any] | None) -> Result:
     """`Chart.send` of a replayed step: its fields as the payload, its reading as `now_ms`."""
     if payload is None or NOW_KEY not in payload:
-        return chart.send(state, event, payload)
+        return chart.send(state, event, payload, instance_id=REPLAYED_INSTANCE)
     fields = {k: v for k, v in payload.items() if k != NOW_KEY}
-    return chart.send(state, event, fields, now_ms=int(payload[NOW_KEY]))
+    return chart.send(
+        state, event, fields, now_ms=int(payload[NOW_KEY]), instance_id=REPLAYED_INSTANCE
+    )
 
 
 def start_reading(chart: CompiledChart) -> int | None:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekit.analysis.clock_readings import (
+    REPLAYED_INSTANCE,
     clock_advances,
     last_reading,
     reading_floor,
@@ -134,7 +135,9 @@ class _Search:
     def run(self, start: State | None = None) -> list[Payload | None] | None:
         if start is None:
             try:
-                start = self.chart.start(now_ms=start_reading(self.ir))
+                start = self.chart.start(
+                    now_ms=start_reading(self.ir), instance_id=REPLAYED_INSTANCE
+                )
             except StartError:
                 return None
         return list(self.taken) if self._from(0, start) else None
@@ -181,7 +184,7 @@ def witness_payloads(
     started with `start` (`Chart.start(context)`; None: the declared defaults)."""
     chart = Chart(ir)
     try:
-        state = chart.start(start or None, now_ms=start_reading(ir))
+        state = chart.start(start or None, now_ms=start_reading(ir), instance_id=REPLAYED_INSTANCE)
     except StartError:
         return [None] * len(steps)
     return search_payloads(chart, steps, state).payloads
@@ -277,7 +280,9 @@ class PathReplays:
         if key not in self._starts:
             try:
                 now = start_reading(self.exploration.chart)
-                self._starts[key] = self.chart.start(context or None, now_ms=now)
+                self._starts[key] = self.chart.start(
+                    context or None, now_ms=now, instance_id=REPLAYED_INSTANCE
+                )
             except StartError:
                 self._starts[key] = None
         return self._starts[key]

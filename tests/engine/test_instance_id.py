@@ -146,3 +146,17 @@ def test_the_analysis_takes_it_as_any_string(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "unreachable" not in run.stdout  # both CHECK alternatives can be taken
+
+
+def test_the_analysis_replays_paths_through_steps_that_read_it(tmp_path: Path) -> None:
+    """A replayed step reads an instance ID (any one stands for all), so explain finds the
+    payloads of the steps that read it instead of assuming them."""
+    (tmp_path / "tagged.yaml").write_text(CHART, encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "-m", "statekit", "explain", str(tmp_path / "tagged.yaml")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert 'CHECK: → other (payload {"expected": ' in run.stdout, run.stdout
