@@ -278,4 +278,4 @@ def test_help_shows_no_module_hooks_and_no_forward_references() -> None:
     # the named tuples' signatures read as written
     mapping = "payload: collections.abc.Mapping[str, typing.Any]"
     assert f"ArmedTimer(id: str, event: str, {mapping}" in text
-    assert f"SentEvent(event: str, {mapping})" in text
+    assert f"SentEvent(event: str, {mapping}, id: str | None = None)" in text
