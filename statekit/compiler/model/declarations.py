@@ -136,7 +136,7 @@ def _parse_field(
     vtype = ValueType(base=base, nullable=nullable, enum=enum, items=items, fields=record_fields)
     has_default = default_node is not None
     default: object = None
-    if isinstance(default_node, SequenceNode):
+    if isinstance(default_node, SequenceNode | MappingNode):  # a list's or a record's
         default = to_plain(default_node)
         problem = vtype.problem_at(default, "default")
         if problem is not None or not vtype.accepts(default):
@@ -145,6 +145,8 @@ def _parse_field(
         for element in _scalars_of(default_node):
             if (why := out_of_range(element.value)) is not None:
                 return None, [_error(f"{what}: default element {_short(element)} {why}", element)]
+        if isinstance(default_node, MappingNode):
+            default = freeze(vtype, default)
     elif isinstance(default_node, ScalarNode):
         default = default_node.value
         if not vtype.accepts(default):
@@ -154,16 +156,6 @@ def _parse_field(
         why = out_of_range(default)
         if why is not None:
             return None, [_error(f"{what}: default {_short(default_node)} {why}", default_node)]
-    elif isinstance(default_node, MappingNode):
-        default = to_plain(default_node)
-        problem = vtype.problem_at(default, "default")
-        if problem is not None or not vtype.accepts(default):
-            shown = problem or f"default is not {vtype.describe()}"
-            return None, [_error(f"{what}: {shown}", default_node)]
-        for element in _scalars_of(default_node):
-            if (why := out_of_range(element.value)) is not None:
-                return None, [_error(f"{what}: default element {_short(element)} {why}", element)]
-        default = freeze(vtype, default)
     elif in_context:  # no default (the schema admits only a single value as one)
         if nullable:
             has_default = True
