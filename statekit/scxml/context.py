@@ -50,6 +50,7 @@ class ImportContext:
     done_of: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     failed_data: list[str] = field(default_factory=list)  # why each failing <data expr> fails
+    start_assigns: list[dict[str, Any]] = field(default_factory=list)  # top-level <script>s'
 
     def refuse(self, element: Element, message: str) -> ScxmlError:
         return ScxmlError(self.path, element.line, element.column, message)

@@ -28,8 +28,9 @@ from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
 from statekit.compiler.expressions.scope import ExpressionScope, NoEvent, TypedEvent
 from statekit.compiler.expressions.tree import ContextRef, iter_nodes
-from statekit.compiler.value_types import NUMBER, STRING, BaseType, ValueType
+from statekit.compiler.value_types import NUMBER, BaseType, ValueType
 from statekit.scxml.document import Element, ScxmlError
+from statekit.scxml.null_data import always_null, null_types
 
 Translate = Callable[[Element, str], str]
 """An SCXML expression (the element, its text) in statekit's language; an `ScxmlError`
@@ -90,12 +91,14 @@ def typed_fields(
     translate: Translate,
     refuse: Refuse,
     event_fields: Mapping[str, ValueType] | None = None,
+    compared: Mapping[str, ValueType] | None = None,
 ) -> tuple[dict[str, DataField], list[DataProblem]]:
     """Each `<data>` (its element and its value expression, None for none) as a field,
     in document order, and the problems that leave a field with no value without a type
     (the caller reports them after the rest of the document: a feature the document
     cannot do without is the better reason). A value that is not a constant is refused.
-    `event_fields`: the payload fields `_event.data.<field>` may read, typed."""
+    `event_fields`: the payload fields `_event.data.<field>` may read, typed;
+    `compared`: the type each name is compared with (`null_data.compared_types`)."""
     written = {w.location for w in writes}
     fields: dict[str, DataField] = {}
     problems: list[DataProblem] = []
@@ -114,12 +117,17 @@ def typed_fields(
             raise refuse(value.element, value.message)
         literal = _literal_type(value)
         fields[name] = DataField(name, literal, value, name not in written, element)
-    inferred = _inferred_types(untyped, writes, fields, translate, problems, event_fields or {})
+    null = always_null(  # null whenever read: typed as compared (`null_data`)
+        [e.attrs["id"] for e in untyped],
+        [(w.location, w.expr) for w in writes],
+        lambda name: _never_written(name, writes, fields),
+    )
+    unset = null_types(null, compared or {})
+    rest = [e for e in untyped if e.attrs["id"] not in unset]
+    inferred = _inferred_types(rest, writes, fields, translate, problems, event_fields or {}, unset)
     for element in untyped:
         name = element.attrs["id"]
-        kind = inferred.get(name)
-        if kind is None and _never_written(name, writes, fields):
-            kind = STRING  # never set: null whatever its type; reads that need one fail to compile
+        kind = unset.get(name) or inferred.get(name)
         if kind is None:
             if not any(p.element is element for p in problems):
                 problems.append(
@@ -223,13 +231,14 @@ def _inferred_types(
     translate: Translate,
     problems: list[DataProblem],
     event_fields: Mapping[str, ValueType],
+    unset: Mapping[str, ValueType],
 ) -> dict[str, ValueType]:
     """The type of each untyped `<data>`, to a fixed point: a write's expression is typed
     once every `<data>` it reads has a type (`Var1 = Var2` after `Var2 = 1`)."""
     names = {element.attrs["id"]: element for element in untyped}
     inferred: dict[str, ValueType] = {}
     for _ in range(len(names) + 1):
-        known = {n: f.type for n, f in fields.items()} | inferred
+        known = {n: f.type for n, f in fields.items()} | dict(unset) | inferred
         seen: dict[str, tuple[ValueType, Element]] = {}
         for write in writes:
             if write.location not in names:

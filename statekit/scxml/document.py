@@ -46,6 +46,8 @@ class Element:
     namespace: str = ""
     children: list[Element] = field(default_factory=list)
     text: str = ""
+    text_at: tuple[int, int] | None = None
+    """Where `text` starts (line, column), for errors inside it (a `<script>`'s)."""
 
     def kids(self, *tags: str) -> list[Element]:
         """The children with one of `tags` (all children when none is given)."""
@@ -90,6 +92,8 @@ class _Builder:
 
     def text(self, data: str) -> None:
         if self.stack:
+            if self.stack[-1].text_at is None:
+                self.stack[-1].text_at = self.where()
             self.stack[-1].text += data
 
     def doctype(self, *args: object) -> None:

@@ -20,6 +20,7 @@ from statekit.scxml.document import Element
 from statekit.scxml.failing_loops import first_item_then_failure, foreach_failure
 from statekit.scxml.http_sends import http_send, is_http_send
 from statekit.scxml.payloads import send_payload
+from statekit.scxml.scripts import script_effects
 from statekit.scxml.send_targets import dispatched, may_not_reach
 
 _DELAY = re.compile(r"^\s*(\d*(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")
@@ -76,6 +77,8 @@ def content_of(block: Element, c: ImportContext, nested: str | None = None) -> l
                 )
         elif element.tag == "cancel" and set(element.attrs) == {"sendidexpr"}:
             effects.extend(_cancel(element, c))
+        elif element.tag == "script":
+            effects.extend(script_effects(element, c))
         elif element.tag in _IGNORED:
             c.note(element, "<log> dropped: statekit has no log effect")
         else:

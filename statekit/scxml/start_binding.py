@@ -26,7 +26,7 @@ def bind_at_start(body: dict[str, Any], context: ImportContext, root: Element) -
         {"assign": {name: field.at_start}}
         for name, field in context.fields.items()
         if field.at_start is not None
-    ]
+    ] + context.start_assigns  # then the top-level <script>s' (`scripts`), after the data
     if not assigns:
         return
     name = START_STATE
@@ -44,5 +44,5 @@ def bind_at_start(body: dict[str, Any], context: ImportContext, root: Element) -
     context.note(
         root,
         f"the chart starts in the transient state {name!r}, which assigns the <data> "
-        "whose value is the session's (one microstep)",
+        "whose value is the session's and the top-level <script>'s (one microstep)",
     )

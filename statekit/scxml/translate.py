@@ -32,8 +32,11 @@ from statekit.scxml.donedata import final_output
 from statekit.scxml.effects import certain_failure, content_of, effects_of, not_an_expression
 from statekit.scxml.http_sends import collect_http_send, declare_raw, is_http_send, posts_nowhere
 from statekit.scxml.invocations import Invoked, invocation, invoke_id
+from statekit.scxml.late_binding import bind_late
+from statekit.scxml.null_data import compared_types
 from statekit.scxml.origin_types import check_short_name
 from statekit.scxml.payloads import declaration, payload_fields, send_payload
+from statekit.scxml.scripts import declare_script_names, script_names
 from statekit.scxml.send_targets import ERROR_COMMUNICATION, may_not_reach
 from statekit.scxml.start_binding import bind_at_start
 from statekit.scxml.state_transitions import pushed_down, state_transitions
@@ -63,19 +66,20 @@ def chart_of(
     """The statekit chart named `name` equivalent to the `<scxml>` `root` read from `path`;
     `input_types`: it is invoked, with `<param>`s of these names and types."""
     context = ImportContext(path, invoked=input_types is not None)
-    if root.attrs.get("binding", "early") != "early":
-        raise context.refuse(root, "binding='late' (data bound on first entry) is not expressible")
+    bind_late(root, path, script_names(root), context.refuse)  # binding="late": rewritten
     chart: dict[str, Any] = {"statechart": _chart_name(name), "on_evaluation_error": "raise"}
     context.chart_name = chart["statechart"]
     context.system["_name"] = quoted(root.attrs.get("name", chart["statechart"]))
     context.system["_sessionid"] = SESSION_ID
     context.system["_sessionid"] = SESSION_ID
     _collect(root, (), context, root)
+    declare_script_names(root, context)
     for field_name, kind in (input_types or {}).items():
         if field_name in context.data_names():  # the others are dropped by the parent
             context.writes.append(Write(field_name, root, kind=kind))
+    compared = compared_types(root)  # the type an always-null <data> is read as
     context.fields, untyped = typed_fields(
-        context.data, context.writes, context.translated, context.refuse
+        context.data, context.writes, context.translated, context.refuse, None, compared
     )
     for element in context.computed_events:  # each value an eventexpr can have is an event
         found = context.values_of(element, "eventexpr")
@@ -96,7 +100,7 @@ def chart_of(
         context.payloads = payload_fields(payloads, types, context.refuse)
         every_field = {k: v for fields in context.payloads.values() for k, v in fields.items()}
         context.fields, untyped = typed_fields(
-            context.data, context.writes, context.translated, context.refuse, every_field
+            context.data, context.writes, context.translated, context.refuse, every_field, compared
         )
     declare_raw(context)
     children: list[tuple[str, Translation]] = []
@@ -266,7 +270,7 @@ def _state(
     out: dict[str, Any] = {}
     tag = element.tag
     for child in element.children:
-        if child.tag == "script":
+        if child.tag == "script" and path:  # `<scxml>`'s own: `scripts.declare_script_names`
             raise context.refuse(child, f"<{child.tag}> is not expressible in statekit")
     if tag == "final":
         out["final"] = True

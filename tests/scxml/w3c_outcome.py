@@ -105,7 +105,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
     (r"the text '", "an operator the translation does not know"),
     (r"<foreach", "<foreach>"),
     (r"<if ", "<if> / <elseif> / <else>"),
-    (r"<script>", "<script>"),
+    (r"<script>", "a <script> other than assignments (a function, a class, a call)"),
     (r"with no value", "<data> without a value (undefined)"),
     (
         r"expr='\[|expr='lambda|string'|src or inline",
