@@ -71,12 +71,14 @@ class ScriptAssignment:
     value: str
     source: str
     at: Element
+    grouped: bool = False
+    """`op=`'s value needs parentheses after `name op` (`n -= 2 - 1`)."""
 
     def scxml_value(self) -> str:
         """The value assigned, as an SCXML expression (`name op (value)` for `op=`)."""
         if self.operator is None:
             return self.value
-        return f"{self.name} {self.operator} ({self.value})"
+        return f"{self.name} {self.operator} {_grouped(self.value, self.grouped)}"
 
 
 def script_assignments(script: Element, refuse: Refuse) -> tuple[ScriptAssignment, ...]:
@@ -161,7 +163,11 @@ def _statekit_value(assignment: ScriptAssignment, c: ImportContext) -> str:
     value = c.translated(assignment.at, assignment.value)
     if assignment.operator is None:
         return value
-    return f"ctx.{assignment.name} {assignment.operator} ({value})"
+    return f"ctx.{assignment.name} {assignment.operator} {_grouped(value, assignment.grouped)}"
+
+
+def _grouped(value: str, grouped: bool) -> str:
+    return f"({value})" if grouped else value
 
 
 def _check_writable(assignment: ScriptAssignment, c: ImportContext) -> None:
@@ -188,7 +194,18 @@ def _assignment(
     if not isinstance(target, ast.Name) or not _NAME.match(target.id):
         raise refuse(at, f"<script> {shown}: an assignment to a part of a value; {_ONLY}")
     value = ast.get_source_segment(code, statement.value) or ""
-    return ScriptAssignment(target.id, operator, value, shown, at)
+    return ScriptAssignment(
+        target.id, operator, value, shown, at, _needs_parentheses(statement, target.id)
+    )
+
+
+def _needs_parentheses(statement: ast.Assign | ast.AugAssign, name: str) -> bool:
+    """Whether `name op value` (an `op=` written out) needs `value` in parentheses:
+    Python's own unparsing says so (statekit's operators have Python's precedence)."""
+    if not isinstance(statement, ast.AugAssign):
+        return False
+    plain = f"{name} {_OPERATORS[type(statement.op)]} {ast.unparse(statement.value)}"
+    return ast.unparse(ast.BinOp(ast.Name(name), statement.op, statement.value)) != plain
 
 
 _ONLY = (
