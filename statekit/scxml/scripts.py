@@ -95,7 +95,7 @@ def script_assignments(script: Element, refuse: Refuse) -> tuple[ScriptAssignmen
         module = ast.parse(code, mode="exec")
     except SyntaxError as error:
         at = _position(script, code, margin, error.lineno or 1, (error.offset or 1) - 1)
-        raise refuse(at, f"<script>: not Python statements ({error.msg})") from None
+        raise refuse(at, f"<script>: not Python statements ({error.msg}); {_ONLY}") from None
     return tuple(_assignment(statement, script, code, margin, refuse) for statement in module.body)
 
 
