@@ -43,13 +43,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from statekit.compiler.expressions.event_meta import EXTERNAL, fired_send, with_meta
+from statekit.compiler.expressions.event_meta import EXTERNAL, EventPayload, fired_send, with_meta
 from statekit.engine.algorithm import macrostep
 from statekit.engine.compiled_choice import NOT_COMPILED, Choice, compiled_choice
 from statekit.engine.compiled_event import compiled_event
 from statekit.engine.compiled_evidence import static_evidence
 from statekit.engine.compiled_macrostep import CompiledMacrostep, compiled_macrostep
 from statekit.engine.errors import EvaluationError, LivelockError
+from statekit.engine.finalize_step import finalized_step, finalizing
 from statekit.engine.macrostep_results import applied as _applied
 from statekit.engine.macrostep_results import compiled_result as _compiled
 from statekit.engine.memo import memoised_macrostep
@@ -157,6 +158,13 @@ def step(
             return Result(REJECTED, INVALID_PAYLOAD, state, event_type, event_id, message=str(exc))
     if config.final:  # 4. a final chart selects nothing
         return unselected(tables, state, event_type, event_id, None)
+    if payload.__class__ is EventPayload and tables.chart.invocations:  # from a child?
+        finalize = finalizing(tables, config, payload)
+        if finalize is not None:  # its invocation's finalize first (statekit.engine.finalize_step)
+            sent: Any = payload
+            return finalized_step(
+                tables, state, event_type, clean, sent, event_id, finalize, now_ms
+            )
     event = (event_type, clean)
     if tables.reads_event_meta:  # `_event` is read: the payload carries what the event is
         sent = payload if timer is None else fired_send(timer.id, timer.owner)
