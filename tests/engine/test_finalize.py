@@ -6,6 +6,7 @@ itself run no finalize; a rejected event keeps nothing of it."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from family_charts import load_text
@@ -22,7 +23,8 @@ def started(tmp_path: Path) -> FamilySimulator:
     return sim
 
 
-CASES = {
+Sent = list[tuple[str, dict[str, Any], str]]
+CASES: dict[str, tuple[Sent, set[str], dict[str, Any]]] = {
     # what happens → (leaves of the parent, its context afterwards)
     "a child's event is finalized before the guards read it": (
         [("measure", {"value": 42}, "c/probe/0")],
