@@ -120,3 +120,12 @@ def test_a_finalize_that_cannot_be_is_a_positioned_error(
         load_text(tmp_path, text)
     [problem] = [d for d in raised.value.diagnostics if message in d.message]
     assert problem.span.line == 23  # the effect, in the finalize list
+
+
+def test_a_secret_a_finalize_copies_stays_secret(tmp_path: Path) -> None:
+    secret = PARENT.replace(
+        "reading: {value: integer}", "reading: {value: {type: integer, secret: true}}"
+    )
+    chart = load_text(tmp_path, secret)
+    assert "last" in chart.ir.redacted.context  # copied from the secret event.value
+    assert "ref" not in chart.ir.redacted.context
