@@ -10,7 +10,9 @@ Order of the checks (the classification table; each rule is marked in `step`):
    gives `ALREADY_APPLIED`, a `reject` entry on one its reason, anything else
    is `TERMINAL_STATE` (entries on ancestors do not count);
 5. selection and the macrostep; an expression that raises is
-   `EVALUATION_ERROR`, a macrostep over the microstep bound is `LIVELOCK`;
+   `EVALUATION_ERROR`, a macrostep over the microstep bound is `LIVELOCK` (an event
+   from an invoked child whose invocation has a `finalize:` runs it first, as the
+   macrostep's first microstep: `statekit.engine.finalize_step`);
 6. nothing selected: `ALREADY_APPLIED` when any active state lists the event
    in `already` (even if a guard failed); else the first failing guard's
    reason, in selection order (atomic states in document order; for each,
@@ -161,9 +163,9 @@ def step(
     if payload.__class__ is EventPayload and tables.chart.invocations:  # from a child?
         finalize = finalizing(tables, config, payload)
         if finalize is not None:  # its invocation's finalize first (statekit.engine.finalize_step)
-            sent: Any = payload
+            told: Any = payload  # (an EventPayload: `finalizing` checked its class)
             return finalized_step(
-                tables, state, event_type, clean, sent, event_id, finalize, now_ms
+                tables, state, event_type, clean, told, event_id, finalize, now_ms
             )
     event = (event_type, clean)
     if tables.reads_event_meta:  # `_event` is read: the payload carries what the event is
