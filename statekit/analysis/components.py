@@ -160,6 +160,8 @@ def _region_uses(chart: CompiledChart, region: int) -> _Uses:
     for state in states[region : states[region].last_descendant + 1]:
         _effects(uses, state.entry)
         _effects(uses, state.exit)
+        for invocation in state.invocations:  # its finalize runs in this region
+            _effects(uses, invocation.finalize)
         if state.id != region:
             for entry in state.already + state.reject:
                 if entry.event == WILDCARD:

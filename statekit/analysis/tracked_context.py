@@ -9,6 +9,7 @@ field is tracked when its value is exact from the chart alone:
 - a guard or `if` condition reads it (tracking a field nothing decides on
   would only multiply the abstract states), or a tracked field is assigned
   from it;
+- no invocation's `finalize` assigns it (the exploration runs no child);
 - every `assign` of it in the chart (transition effects, `entry`, `exit`) is
   a literal of its domain, another tracked field whose domain is within its
   own, a table read keyed by a tracked field or a literal whose every value is
@@ -91,6 +92,18 @@ def _chart_effects(chart: CompiledChart) -> Iterator[Effect]:
         yield from leaf_effects(state.entry + state.exit)
 
 
+def _finalized(chart: CompiledChart) -> set[str]:
+    """The context fields an invocation's `finalize` assigns: the exploration runs no
+    child, so what a finalize makes of a child's event is not known here."""
+    return {
+        name
+        for invocation in chart.invocations
+        for effect in leaf_effects(invocation.finalize)
+        if isinstance(effect, Assign)
+        for name, _value in effect.assignments
+    }
+
+
 def _guard_reads(chart: CompiledChart) -> set[str]:
     """The context fields a guard or an `if` effect's condition reads."""
     out: set[str] = set()
@@ -130,7 +143,8 @@ class TrackedFields:
                     if isinstance(source, ContextRef) and source.field not in wanted:
                         wanted.add(source.field)
                         grown = True
-        candidates = [n for n in chart.context if n in domains and n in wanted]
+        finalized = _finalized(chart)  # assigned where the exploration does not run: opaque
+        candidates = [n for n in chart.context if n in domains and n in wanted - finalized]
         qualifying = self._fixed_point(set(candidates), domains, sources)
         chosen: list[str] = []
         size = 1

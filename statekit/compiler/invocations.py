@@ -13,9 +13,13 @@ output types are checked across charts by lint, not by the compiler.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions.expression import Expression
+
+if TYPE_CHECKING:  # (a type only: `ir` imports this module)
+    from statekit.compiler.ir import Effect
 
 DONE_INVOKE_PREFIX = "done.invoke."
 """The prefix of the event a finished child raises in its parent: `done.invoke.<id>`."""
@@ -51,13 +55,16 @@ def invocation_of_event(event: str) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Invocation:
-    """`invoke: {id, chart, version, input, output}` of the state with id `state`.
+    """`invoke: {id, chart, version, input, output, finalize}` of the state with id `state`.
 
     `input` holds the child's context fields (name, expression over this chart's
     `ctx`, no event), evaluated when the child starts: at the end of the macrostep
     that entered the state. `version` None means the newest version known of
     `chart`. The `output:` field specs are the payload of `done_event` in the
-    chart's `events`. `span` is the invoke mapping.
+    chart's `events`. `span` is the invoke mapping. `finalize` are the `assign`
+    effects run on every event from this child while `state` is active, before the
+    event's transitions are selected (`statekit.engine.finalize_step`); they read
+    `event.<field>` for the fields of `finalize_fields`, null when the event lacks one.
     """
 
     id: str
@@ -67,6 +74,8 @@ class Invocation:
     input: tuple[tuple[str, Expression], ...]
     span: SourceSpan
     description: str | None = None
+    finalize: tuple[Effect, ...] = ()
+    finalize_fields: tuple[str, ...] = ()
 
     @property
     def done_event(self) -> str:

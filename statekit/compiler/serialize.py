@@ -120,6 +120,8 @@ class _Writer:
             "version": i.version,
             "input": [[k, e.to_json()] for k, e in i.input],
         }
+        if i.finalize:  # absent without one: earlier charts keep their digests
+            body["finalize"] = [self.effect(e) for e in i.finalize]
         return self.node(body, i.span, i.description)
 
     def timer(self, t: TimerDecl) -> dict[str, Any]:

@@ -165,20 +165,29 @@ def macrostep(
     timers: Timers = NO_TIMERS,
     now_ms: int | None = None,
     selected: tuple[tuple[int, ...], FailedGuard | None] | None = None,
+    finalize: tuple[MicrostepPlan, InternalEvent] | None = None,
 ) -> MacrostepRun:
     """One external event processed to completion (see the module docstring).
 
     `timers` are the state's armed timers, `now_ms` the clock's reading for the
     step (see `statekit.engine.timers`). `selected` is the outcome of
     `select_transitions` for `event` when the caller has already made that
-    selection (with the same inputs, no oracle). Raises `EvaluationError` or
-    `LivelockError`; the caller's inputs are untouched.
+    selection (with the same inputs, no oracle). `finalize`: the plan of an
+    invocation's finalize and the event as it reads it, applied first, before the
+    selection (`statekit.engine.finalize_step`); it fires no transition. Raises
+    `EvaluationError` or `LivelockError`; the caller's inputs are untouched.
     """
     if not isinstance(config, Configuration):
         config = tables.configuration(frozenset(config))
     run = MacrostepRun(config, context, history, values, conflicts, timers, now_ms, oracle)
     if tables.raises_evaluation_errors:
         run.errors = []
+    before = 0
+    if finalize is not None:  # the child's event updates the context first
+        apply_plan(tables, finalize[0], finalize[1], run)
+        if event is not None:  # its evidence shows the event as sent (not as read)
+            run.trace[-1] = run.trace[-1]._replace(event=event)
+        context, before = run.context, len(run.trace)
     if event is not None:
         if tables.reads_event_meta:  # (the step has done it already for its own events)
             event = with_meta(event, EXTERNAL)
@@ -192,7 +201,7 @@ def macrostep(
         if not enabled:
             if run.queue:  # error.execution events only: processed in this macrostep
                 run_to_completion(tables, run, oracle)
-                run.fired = bool(run.trace)
+                run.fired = len(run.trace) > before
             return run
         run.fired = True
         # `microstep` without its frame (plans that read history are never cached)

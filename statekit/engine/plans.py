@@ -9,11 +9,13 @@ effects run in selection order after every exit; entry effects run in entry
 order, each seeing the configuration with its state added; entering a final
 state raises `done.state.<parent>` (and `done.state.<grandparent>` when that
 parallel state's regions are all final), except for a child of the root,
-which ends the chart instead. A state's `after` timers are armed after its
-entry effects and cancelled after its exit effects (`statekit.engine.timers`):
-the plan carries them as two engine effects, `ArmTimers` and `CancelTimers`,
-at the end of the state's segment, so a microstep that enters or exits a
-state with timers has effects (the memo of data-free macrosteps never takes it).
+which ends the chart instead: its `exit` effects run right after its `entry` (the
+instance ends, SCXML's exitInterpreter), the configuration staying the final one.
+A state's `after` timers are armed after its entry effects and cancelled after its
+exit effects (`statekit.engine.timers`): the plan carries them as two engine
+effects, `ArmTimers` and `CancelTimers`, at the end of the state's segment, so a
+microstep that enters or exits a state with timers has effects (the memo of
+data-free macrosteps never takes it).
 """
 
 from __future__ import annotations
@@ -47,6 +49,20 @@ def _done_events(tables: Tables, state: int, active: frozenset[int] | set[int]) 
     ):
         events.append(f"done.state.{states[grandparent].path}")
     return tuple(events)
+
+
+def ends_chart(tables: Tables, state: int) -> bool:
+    """Whether entering `state` ends the chart by itself: a final child of a root that is
+    not parallel (a top-level final state). Its `exit` effects then run right after its
+    `entry` in the same microstep, as SCXML exits every state when the machine ends,
+    while the configuration stays the final one (later events are TERMINAL_STATE)."""
+    states = tables.states
+    node = states[state]
+    return (
+        node.kind is StateKind.FINAL
+        and node.parent == 0
+        and states[0].kind is not StateKind.PARALLEL
+    )
 
 
 def build_plan(
@@ -97,6 +113,8 @@ def build_plan(
             segments.append(
                 EffectSegment(effects=effects, active=frozenset(active), done=done, output=output)
             )
+        if node.exit and ends_chart(tables, s):  # the instance ends: its final state's exit
+            segments.append(EffectSegment(effects=node.exit, active=frozenset(active), done=()))
     return MicrostepPlan(
         transitions=transitions,
         exit_order=exit_order,

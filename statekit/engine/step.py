@@ -10,7 +10,9 @@ Order of the checks (the classification table; each rule is marked in `step`):
    gives `ALREADY_APPLIED`, a `reject` entry on one its reason, anything else
    is `TERMINAL_STATE` (entries on ancestors do not count);
 5. selection and the macrostep; an expression that raises is
-   `EVALUATION_ERROR`, a macrostep over the microstep bound is `LIVELOCK`;
+   `EVALUATION_ERROR`, a macrostep over the microstep bound is `LIVELOCK` (an event
+   from an invoked child whose invocation has a `finalize:` runs it first, as the
+   macrostep's first microstep: `statekit.engine.finalize_step`);
 6. nothing selected: `ALREADY_APPLIED` when any active state lists the event
    in `already` (even if a guard failed); else the first failing guard's
    reason, in selection order (atomic states in document order; for each,
@@ -43,13 +45,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from statekit.compiler.expressions.event_meta import EXTERNAL, fired_send, with_meta
+from statekit.compiler.expressions.event_meta import EXTERNAL, EventPayload, fired_send, with_meta
 from statekit.engine.algorithm import macrostep
 from statekit.engine.compiled_choice import NOT_COMPILED, Choice, compiled_choice
 from statekit.engine.compiled_event import compiled_event
 from statekit.engine.compiled_evidence import static_evidence
 from statekit.engine.compiled_macrostep import CompiledMacrostep, compiled_macrostep
 from statekit.engine.errors import EvaluationError, LivelockError
+from statekit.engine.finalize_step import finalized_step, finalizing
 from statekit.engine.macrostep_results import applied as _applied
 from statekit.engine.macrostep_results import compiled_result as _compiled
 from statekit.engine.memo import memoised_macrostep
@@ -157,6 +160,13 @@ def step(
             return Result(REJECTED, INVALID_PAYLOAD, state, event_type, event_id, message=str(exc))
     if config.final:  # 4. a final chart selects nothing
         return unselected(tables, state, event_type, event_id, None)
+    if payload.__class__ is EventPayload and tables.chart.invocations:  # from a child?
+        finalize = finalizing(tables, config, payload)
+        if finalize is not None:  # its invocation's finalize first (statekit.engine.finalize_step)
+            told: Any = payload  # (an EventPayload: `finalizing` checked its class)
+            return finalized_step(
+                tables, state, event_type, clean, told, event_id, finalize, now_ms
+            )
     event = (event_type, clean)
     if tables.reads_event_meta:  # `_event` is read: the payload carries what the event is
         sent = payload if timer is None else fired_send(timer.id, timer.owner)

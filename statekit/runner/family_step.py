@@ -51,6 +51,7 @@ from statekit.engine.result import Result
 from statekit.runner.decision_inputs import NOTHING_RECORDED, Command, HistoryFacts, LookedUp
 from statekit.runner.errors import RunnerError
 from statekit.runner.family_ids import bounded_id, message_event_id
+from statekit.runner.family_told import FAMILY_PREFIX as FAMILY_PREFIX
 from statekit.runner.outcome import Outcome, OutcomeStatus
 from statekit.runner.store.family_rows import (
     ACTIVE,
@@ -70,9 +71,6 @@ MAX_DELIVERIES = 1000
 """The most deliveries (child starts, cancellations, events between members) one family
 step makes; past it the step is refused (`FAMILY_BOUND`), never a hang."""
 
-FAMILY_PREFIX = "statekit.family/"
-"""The event IDs of the steps a family step makes its members take (the router's own,
-in the runner's reserved namespace)."""
 
 CHILD_ID_TAKEN = "CHILD_ID_TAKEN"
 """A child could not start: its instance ID is held by an instance a caller created."""

@@ -31,6 +31,7 @@ from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import CorruptRowError, RunnerError
 from statekit.runner.family_step import FAMILY_PREFIX
+from statekit.runner.family_told import family_told
 from statekit.runner.history import created_under, fold, initial_state
 from statekit.runner.identifier_bounds import too_long
 from statekit.runner.store.base import Store
@@ -275,8 +276,9 @@ def _step(charts: ChartSet, before: State | None, event: EventRow) -> Result | N
             return chart.fire(before, timer[0], generation=timer[1], now_ms=clock,
                               event_id=event.event_id, instance_id=event.instance_id)  # fmt: skip
         payload = loads(event.payload, "payload")
+        told = family_told(chart, event.instance_id, event.event_id, event.type, payload)
         return chart.send(
-            before, event.type, payload, event_id=event.event_id, now_ms=clock,
+            before, event.type, told, event_id=event.event_id, now_ms=clock,
             instance_id=event.instance_id,
         )  # fmt: skip
     except (CorruptRowError, ValueError):

@@ -19,6 +19,7 @@ from statekit.engine.timers import ArmedTimer
 from statekit.runner.chart_versions import ChartSet, carry_over
 from statekit.runner.errors import ChartVersionError, CorruptRowError
 from statekit.runner.evidence import evidence_json
+from statekit.runner.family_told import family_told
 from statekit.runner.hashes import encode_payload
 from statekit.runner.identifier_bounds import consume_oversized, key_too_long
 from statekit.runner.keys import idempotency_key
@@ -160,6 +161,7 @@ def fold(
         armed = None if timer is None else state.timer(timer[0])
         if timer is None:
             told = sent_ids.payload(row.event_id, payload)  # an own send: which one
+            told = family_told(chart, instance_id, row.event_id, row.type, told)  # a child's
             result = chart.send(
                 state, row.type, told, event_id=row.event_id, now_ms=clock,
                 instance_id=instance_id,

@@ -16,6 +16,7 @@ from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet, carry_over
 from statekit.runner.errors import ChartVersionError
 from statekit.runner.evidence import EvidenceFormError, evidence_data
+from statekit.runner.family_told import family_told
 from statekit.runner.hashes import encode_payload
 from statekit.runner.identifier_bounds import key_refusal
 from statekit.runner.json_text import parse_json
@@ -232,8 +233,9 @@ def rejection_differences(
                     refusal,
                 )
             else:
+                told = family_told(chart, row.instance_id, row.event_id, row.type, payload)
                 result = chart.send(
-                    moved, row.type, payload, event_id=row.event_id, instance_id=row.instance_id
+                    moved, row.type, told, event_id=row.event_id, instance_id=row.instance_id
                 )
                 got = (result.status, result.reason, result.message)
                 if result.reason == CLOCK_REQUIRED and row.reason != CLOCK_REQUIRED:

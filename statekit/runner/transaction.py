@@ -24,6 +24,7 @@ from statekit.runner.decision_inputs import (
     HistoryFacts,
     LookedUp,
 )
+from statekit.runner.family_told import family_told
 from statekit.runner.hashes import payload_text_and_digest
 from statekit.runner.identifier_bounds import key_refusal, key_too_long
 from statekit.runner.outcome import (
@@ -186,8 +187,9 @@ class InstanceTransaction(TimerDelivery):
         refusal = key_refusal(self.key_of(c), c.event_id)
         if refusal is not None:  # the stores could not index it: refused before they see it
             return self._reject(c, text, digest, KEY_TOO_LONG, refusal)
+        told = family_told(self.chart, self.instance_id, c.event_id, c.type, c.payload)
         result = self.chart.send(
-            state, c.type, c.payload, event_id=c.event_id, now_ms=self.now_ms,
+            state, c.type, told, event_id=c.event_id, now_ms=self.now_ms,
             instance_id=self.instance_id,
         )  # fmt: skip
         if result.status is Status.REJECTED:

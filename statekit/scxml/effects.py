@@ -19,6 +19,7 @@ from statekit.scxml.data_types import constant_value
 from statekit.scxml.document import Element
 from statekit.scxml.failing_loops import first_item_then_failure, foreach_failure
 from statekit.scxml.http_sends import http_send, is_http_send
+from statekit.scxml.parent_sends import PARENT_TARGET, constant_payload
 from statekit.scxml.payloads import send_payload
 from statekit.scxml.scripts import script_effects
 from statekit.scxml.send_targets import dispatched, may_not_reach
@@ -258,7 +259,8 @@ def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
     payload = send_payload(element, c.data_names(), c.translated, c.refuse)
     if payload and "event" not in element.attrs:
         raise c.refuse(element, "<send eventexpr> with data is not expressible")
-    if payload and target not in (None, "#_internal"):
+    to_parent = target == PARENT_TARGET and constant_payload(payload, c.path, element)
+    if payload and target not in (None, "#_internal") and not to_parent:
         raise c.refuse(element, f"<send target={target!r}> with data")
     if payload:
         send["payload"] = payload

@@ -216,6 +216,10 @@ class _Writer:
 
     def _invoke(self, element: ET.Element, invocation: Invocation) -> None:
         """`<invoke>` with the child chart's document inline and its input as `<param>`s."""
+        if invocation.finalize:  # (psm's <finalize> reads a field an event lacks otherwise)
+            raise _refuse(
+                invocation.span, f"the finalize of invoke {invocation.id!r}: not exported yet"
+            )
         try:
             child = self.charts.child(invocation, (*self.chain, self.chart.name))
         except NotExportable as error:
@@ -271,6 +275,8 @@ class _Writer:
             timer = self.chart.timers[timer_id]
             if timer.kind is TimerKind.AFTER:
                 ET.SubElement(block, "cancel", {"sendid": timer.name})
+        if state.exit and state.kind is StateKind.FINAL and state.parent == 0:  # psm: never run
+            raise _refuse(state.span, "exit: of a top-level final state (psm does not run it)")
         self._effects(block, state.exit)
         if len(block):
             element.append(block)

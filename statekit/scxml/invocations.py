@@ -5,8 +5,8 @@ own (inline `<content>`, or the file `src` names, imported likewise), `<param>` 
 The child chart is named `<parent chart>-<invoke id>`. An `<invoke>` without `id` gets
 `<state id>_invoke<n>` (SCXML leaves the form to the platform). `autoforward="true"`
 is refused: statekit forwards no events to a child (a parent sends what it means to,
-`send: {to: <invoke id>}`); `<finalize>` is refused too (statekit runs no parent code
-for a child's event before the parent's own transition selection).
+`send: {to: <invoke id>}`). `<finalize>` is the invocation's `finalize:` (its
+`<assign>`s, run on each event from the child before the parent's transitions select it).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from statekit.compiler.expressions.scope import ExpressionScope, NoEvent
 from statekit.compiler.value_types import ValueType
 from statekit.scxml.context import ImportContext, quoted
 from statekit.scxml.document import Element, read_scxml
+from statekit.scxml.effects import effects_of
 
 SCXML_TYPES = frozenset(
     {
@@ -61,9 +62,7 @@ def invocation(
     if element.attrs.get("autoforward", "false") == "true":
         raise c.refuse(element, "<invoke autoforward='true'>: statekit forwards no events")
     for child in element.children:
-        if child.tag == "finalize":
-            raise c.refuse(child, "<finalize> (parent code run on a child's event) is refused")
-        if child.tag not in ("param", "content"):
+        if child.tag not in ("param", "content", "finalize"):
             raise c.refuse(child, f"<{child.tag}> in <invoke> is not expressible")
     kind = c.constant(element, "typeexpr") if "typeexpr" in element.attrs else None
     kind = element.attrs.get("type", kind)
@@ -82,6 +81,9 @@ def invocation(
     entry: dict[str, Any] = {"id": name, "chart": f"{chart_name}-{name}"}
     if inputs:
         entry["input"] = inputs
+    finalize = effects_of(element.kids("finalize"), c)  # run on each event from the child
+    if finalize:
+        entry["finalize"] = finalize
     effects: tuple[dict[str, Any], ...] = ()
     if "idlocation" in element.attrs:
         location = element.attrs["idlocation"]

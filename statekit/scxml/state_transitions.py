@@ -157,7 +157,7 @@ def _alternative(transition: Element, c: ImportContext) -> dict[str, Any]:
     targets = [c.state_ref(transition, t) for t in transition.attrs.get("target", "").split()]
     if targets:
         out["to"] = targets[0] if len(targets) == 1 else targets
-    if "cond" in transition.attrs:
+    if transition.attrs.get("cond", "").strip():  # an empty cond is none (as psm reads it)
         out["if"] = c.condition(transition)
     effects = content_of(transition, c)
     if effects:

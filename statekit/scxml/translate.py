@@ -30,11 +30,13 @@ from statekit.scxml.data_types import Write, typed_fields
 from statekit.scxml.document import Element
 from statekit.scxml.donedata import final_output
 from statekit.scxml.effects import certain_failure, content_of, effects_of, not_an_expression
+from statekit.scxml.finalize_writes import finalized
 from statekit.scxml.http_sends import collect_http_send, declare_raw, is_http_send, posts_nowhere
 from statekit.scxml.invocations import Invoked, invocation, invoke_id
 from statekit.scxml.late_binding import bind_late
 from statekit.scxml.null_data import compared_types
 from statekit.scxml.origin_types import check_short_name
+from statekit.scxml.parent_sends import sends_to_parent
 from statekit.scxml.payloads import declaration, payload_fields, send_payload
 from statekit.scxml.scripts import declare_script_names, script_names
 from statekit.scxml.send_targets import ERROR_COMMUNICATION, may_not_reach
@@ -102,6 +104,7 @@ def chart_of(
         context.fields, untyped = typed_fields(
             context.data, context.writes, context.translated, context.refuse, every_field, compared
         )
+    context.fields = finalized(context.fields, root)  # a <finalize>'s reads may be null
     declare_raw(context)
     children: list[tuple[str, Translation]] = []
     body = _state(root, (), context, charts=children)
@@ -161,6 +164,9 @@ def _collect(
             if child.attrs["id"] in context.invokes:
                 raise context.refuse(child, f"a second <invoke> with the id {child.attrs['id']!r}")
             context.invokes.append(child.attrs["id"])
+            for event, send in sends_to_parent(child):  # its fields are this chart's event's
+                _add_event(context, send, event)
+                context.sends.append((event, send))
             if "idlocation" in child.attrs:
                 context.writes.append(Write(child.attrs["idlocation"], child, kind=STRING))
         elif child.tag == "foreach":
@@ -274,11 +280,6 @@ def _state(
             raise context.refuse(child, f"<{child.tag}> is not expressible in statekit")
     if tag == "final":
         out["final"] = True
-        if len(path) == 1 and effects_of(element.kids("onexit"), context):
-            raise context.refuse(
-                element.kids("onexit")[0],
-                "<onexit> of a top-level <final>: a statekit chart stays in its final state",
-            )
         if inherited:
             raise context.refuse(
                 inherited[0], "an internal transition to a descendant of a state with a <final>"

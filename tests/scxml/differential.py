@@ -153,5 +153,7 @@ EXPORT_REFUSED.update(  # `_event.sendid`, `_event.origintype`: not exported yet
 _INSTANCE = "`instance.id` (not exported as _sessionid yet)"
 EXPORT_REFUSED.update(dict.fromkeys(("190", "321", "322", "350", "496", "500", "501"), _INSTANCE))
 EXPORT_REFUSED.update(dict.fromkeys(("521", "569"), _INSTANCE))
+EXPORT_REFUSED.update(dict.fromkeys(("233", "234"), "the finalize of invoke"))
+EXPORT_REFUSED["236"] = "exit: of a top-level final state (psm does not run it)"
 """A passing W3C test whose chart the export refuses → what the refusal names (its
 message holds this)."""

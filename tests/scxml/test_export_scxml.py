@@ -190,6 +190,12 @@ REFUSED = {
         8,
         "`instance.id` (not exported as _sessionid yet)",
     ),
+    "final_exit": (
+        "events: {GO: {}}\ninitial: a\nstates:\n  a: {on: {GO: b}}\n"
+        "  b:\n    final: true\n    exit: [{emit: {type: bye}}]\n",
+        6,
+        "exit: of a top-level final state (psm does not run it)",
+    ),
     "payload_get": (
         "events: {GO: {get: integer}}\ninitial: a\nstates:\n  a: {on: {GO: a}}\n",
         1,

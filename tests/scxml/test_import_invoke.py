@@ -1,7 +1,7 @@
 """import-scxml and `<invoke>`: the invoked document is a chart of its own, written
 next to the parent's (`OUT.<invoke id>.yaml`); `<param>`/`namelist` are its `input`;
 `#_parent` and `#_<invoke id>` are `send: {to: ...}`; what statekit does not do
-(`autoforward`, `<finalize>`, a delayed send to another instance) is refused."""
+(`autoforward`, a delayed send to another instance) is refused."""
 
 from __future__ import annotations
 
@@ -86,7 +86,6 @@ def test_without_an_output_file_a_family_is_refused(tmp_path: Path) -> None:
     ("invoke", "said"),
     [
         ('<invoke src="ship.scxml" autoforward="true"/>', "statekit forwards no events"),
-        ('<invoke src="ship.scxml"><finalize/></invoke>', "<finalize> (parent code run"),
         ('<invoke src="ship.scxml" type="foo"/>', "of the type 'foo': only SCXML documents"),
         ('<invoke src="ship.scxml"><content/></invoke>', "needs one of src, srcexpr or"),
         ('<invoke id="a" src="ship.scxml"/><invoke id="a" src="ship.scxml"/>', "second <invoke>"),

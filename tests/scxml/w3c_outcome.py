@@ -43,10 +43,6 @@ FEATURES: tuple[tuple[str, str], ...] = (
     (r"'\+' needs numbers, but ctx\.\w+ may be null", "arithmetic on a <data> that may be unset"),
     (r"an XML \(DOM\) value", "XML values (a DOM) in <data> or <content>"),
     (r"expr='lambda", "a function as a value (lambda)"),
-    (
-        r"<onexit> of a top-level <final>",
-        "<onexit> of a top-level <final> (a chart stays in its final state)",
-    ),
     (r"<donedata>", "<donedata>"),
     (r"autoforward", "<invoke autoforward='true'>"),
     (r"<invoke (typeexpr|srcexpr)=", "an <invoke> whose type or source is computed"),

@@ -39,6 +39,7 @@ class DeclaredInvocation:
     input: Node | None
     span: SourceSpan
     description: str | None
+    finalize: Node | None = None
 
 
 @dataclass(slots=True)
@@ -115,6 +116,7 @@ def declare_invocations(
                     input=entry.get("input"),
                     span=entry.span,
                     description=text(entry.get("description")),
+                    finalize=entry.get("finalize"),
                 )
             )
             declared.events[done_event(invoke_id)] = EventDecl(

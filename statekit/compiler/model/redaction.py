@@ -19,6 +19,7 @@ from statekit.compiler.ir import (
     StateNode,
     Transition,
 )
+from statekit.compiler.model.finalize_effects import events_from_child
 
 
 def redacted_fields(
@@ -39,6 +40,13 @@ def redacted_fields(
         (t.event if t.event in events else None, t.effects) for t in transitions
     ]
     sites += [(None, (*s.entry, *s.exit)) for s in states]
+    sites += [  # a finalize runs on each event that can come from its child
+        (event.name, invocation.finalize)
+        for s in states
+        for invocation in s.invocations
+        if invocation.finalize
+        for event in events_from_child(invocation.id, events)
+    ]
     changed = True
     while changed:
         changed = False

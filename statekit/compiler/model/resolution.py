@@ -42,6 +42,7 @@ from statekit.compiler.model.definitions import ChartDefinitions
 from statekit.compiler.model.done_payloads import done_payloads
 from statekit.compiler.model.effect_compiler import EffectCompiler
 from statekit.compiler.model.evaluation_errors import error_execution_decl
+from statekit.compiler.model.finalize_effects import with_finalize
 from statekit.compiler.model.freezing import ResolvedModel, StateBody, TransitionDraft
 from statekit.compiler.model.idempotency import compile_idempotency
 from statekit.compiler.model.invariants import compile_invariants
@@ -152,6 +153,10 @@ class _Resolver:
             self.effects.scope(None, NO_EVENT_IN_INVOCATIONS),
             self.problems,
         )
+        finalized = tuple(
+            with_finalize(i, d.finalize, self.effects, self.events, self.problems)
+            for i, d in zip(invoked.invocations, self.invoked.invocations, strict=True)
+        )
         self.done_payloads = done_payloads(self.drafts, invoked.outputs, self.problems)
         bodies: dict[int, StateBody] = {}
         for draft in self.drafts:
@@ -226,7 +231,7 @@ class _Resolver:
             timers=tuple(self.timers),
             definitions=definitions,
             tables=self.tables,
-            invocations=invoked.invocations,
+            invocations=finalized,
             outputs=invoked.outputs,
         )
 
