@@ -120,6 +120,11 @@ class _Writer:
             "version": i.version,
             "input": [[k, e.to_json()] for k, e in i.input],
         }
+        if i.choice is not None:  # absent for a fixed chart: earlier charts keep their digests
+            body["choice"] = {
+                "by": i.choice.by.to_json(),
+                "cases": [[c.value, c.chart] for c in i.choice.cases],
+            }
         return self.node(body, i.span, i.description)
 
     def timer(self, t: TimerDecl) -> dict[str, Any]:

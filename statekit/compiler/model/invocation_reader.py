@@ -17,6 +17,7 @@ from statekit.compiler.expressions.expression import Expression, compile_express
 from statekit.compiler.expressions.scope import ExpressionScope
 from statekit.compiler.invocations import ERROR_REASON_FIELD, Invocation, done_event, error_event
 from statekit.compiler.ir import EventDecl, FieldDecl, StateKind
+from statekit.compiler.model.chart_choice import compile_chart_choice, first_case_chart
 from statekit.compiler.model.declarations import mapping_items, parse_fields, text
 from statekit.compiler.model.numbering import StateDraft
 from statekit.compiler.rules import schema as schema_rule
@@ -39,6 +40,7 @@ class DeclaredInvocation:
     input: Node | None
     span: SourceSpan
     description: str | None
+    choice: MappingNode | None = None
 
 
 @dataclass(slots=True)
@@ -106,15 +108,26 @@ def declare_invocations(
             problems.extend(output.problems)
             version_node = entry.get("version")
             version = version_node.value if isinstance(version_node, ScalarNode) else None
+            chart_node = entry.get("chart")
+            choice = chart_node if isinstance(chart_node, MappingNode) else None
+            if choice is not None and version_node is not None:
+                problems.append(
+                    _error(
+                        f"invoke '{invoke_id}' chooses its chart: it cannot pin one 'version'",
+                        version_node.span,
+                        "each case starts the newest version of its chart: remove `version:`",
+                    )
+                )
             declared.invocations.append(
                 DeclaredInvocation(
                     id=invoke_id,
                     state=draft.id,
-                    chart=text(entry.get("chart")) or "",
-                    version=version if isinstance(version, int) else None,
+                    chart=first_case_chart(choice) if choice else text(chart_node) or "",
+                    version=version if isinstance(version, int) and choice is None else None,
                     input=entry.get("input"),
                     span=entry.span,
                     description=text(entry.get("description")),
+                    choice=choice,
                 )
             )
             declared.events[done_event(invoke_id)] = EventDecl(
@@ -160,6 +173,7 @@ def compile_invocations(
             input=_fields(d.input, scope, f"input of invoke '{d.id}' field", problems),
             span=d.span,
             description=d.description,
+            choice=None if d.choice is None else compile_chart_choice(d.choice, d.id, scope, problems),
         )
         for d in declared.invocations
     )
