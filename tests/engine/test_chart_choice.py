@@ -62,10 +62,14 @@ def test_a_value_with_no_case_starts_no_child_and_the_parent_gets_error_invoke()
 
 def test_the_choice_is_read_when_the_child_starts_not_when_the_chart_was_created() -> None:
     text = (FAMILY / "order.yaml").read_text()
-    text = text.replace("initial: paying\n", "initial: choosing\n").replace("  cancel: {}\n", "  cancel: {}\n  go: {}\n").replace(
-        "states:\n  paying:",
-        "states:\n  choosing:\n"
-        "    on: {go: {to: paying, do: [{assign: {method: \"'invoice'\"}}]}}\n  paying:",
+    text = (
+        text.replace("initial: paying\n", "initial: choosing\n")
+        .replace("  cancel: {}\n", "  cancel: {}\n  go: {}\n")
+        .replace(
+            "states:\n  paying:",
+            "states:\n  choosing:\n"
+            "    on: {go: {to: paying, do: [{assign: {method: \"'invoice'\"}}]}}\n  paying:",
+        )
     )
     order = Chart(chart_of(text))
     others = (statekit.load(FAMILY / f"{n}.yaml") for n in ("card_payment", "invoice_payment"))
@@ -106,9 +110,7 @@ states:
 def test_cases_that_are_not_values_of_by_are_positioned_compile_errors(
     type_: str, default: str, by: str, cases: str, message: str | None, line: int, column: int
 ) -> None:
-    result = compile_text(
-        CHOICE.format(type=type_, default=default, by=by, cases=cases)
-    )
+    result = compile_text(CHOICE.format(type=type_, default=default, by=by, cases=cases))
     if message is None:
         assert result.chart is not None, [str(d) for d in result.diagnostics]
         return

@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
 from statekit.compiler.expressions.scope import ExpressionScope
-from statekit.compiler.invocations import ERROR_REASON_FIELD, Invocation, done_event, error_event
+from statekit.compiler.invocations import (
+    ERROR_REASON_FIELD,
+    ChartChoice,
+    Invocation,
+    done_event,
+    error_event,
+)
 from statekit.compiler.ir import EventDecl, FieldDecl, StateKind
 from statekit.compiler.model.chart_choice import compile_chart_choice, first_case_chart
 from statekit.compiler.model.declarations import mapping_items, parse_fields, text
@@ -173,7 +179,7 @@ def compile_invocations(
             input=_fields(d.input, scope, f"input of invoke '{d.id}' field", problems),
             span=d.span,
             description=d.description,
-            choice=None if d.choice is None else compile_chart_choice(d.choice, d.id, scope, problems),
+            choice=_choice(d, scope, problems),
         )
         for d in declared.invocations
     )
@@ -194,6 +200,14 @@ def compile_invocations(
             continue
         outputs[draft.id] = _fields(draft.node.get("output"), scope, "output field", problems)
     return CompiledInvocations(invocations=invocations, outputs=outputs)
+
+
+def _choice(
+    declared: DeclaredInvocation, scope: ExpressionScope, problems: list[Diagnostic]
+) -> ChartChoice | None:
+    if declared.choice is None:
+        return None
+    return compile_chart_choice(declared.choice, declared.id, scope, problems)
 
 
 def _key_of(node: MappingNode, name: str) -> ScalarNode | None:
