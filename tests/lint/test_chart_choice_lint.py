@@ -1,0 +1,63 @@
+"""The family rules on an invoke that chooses its chart (`chart: {by, cases}`): every
+case's chart is part of the family, so each is checked (it exists, takes the input,
+gives the output), at the case's own position, and the correct family has no finding."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from order_payment_family import position
+
+from statekit.lint.config import LintConfig
+from statekit.lint.lint_files import lint_paths
+
+FAMILY = Path(__file__).parents[2] / "examples" / "payment_choice"
+CARD, INVOICE, ORDER = "card_payment", "invoice_payment", "order"
+
+# (case, file changed, text replaced, by, the slug, the file it sits in, the text it sits at)
+CASES = [
+    ("unknown case chart", ORDER, "invoice: invoice_payment", "invoice: invoce_payment",
+     "invoke-unknown-chart", ORDER, "invoice: invoce"),
+    ("first case's chart unknown", ORDER, "card: card_payment", "card: cart_payment",
+     "invoke-unknown-chart", ORDER, "card: cart"),
+    ("input of one case", INVOICE, "amount: {type: integer, default: 0}",
+     "amount: {type: string, default: \"\"}",
+     "invoke-input", ORDER, "ctx.total"),
+    ("output of the other case", CARD, "output: {ref: ctx.ref}", "output: {ref: 1}",
+     "invoke-output", ORDER, "ref: string"),
+]  # fmt: skip
+
+
+def _family(tmp_path: Path, file: str, old: str, new: str) -> Path:
+    folder = tmp_path / "family"
+    shutil.copytree(FAMILY, folder)
+    path = folder / f"{file}.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return folder
+
+
+def _findings(folder: Path) -> list[tuple[str, str, int, int]]:
+    report = lint_paths([folder], LintConfig())
+    assert report.internal_errors == 0, report.diagnostics
+    return [
+        (d.slug, Path(d.span.file).stem, d.span.line, d.span.column)
+        for d in report.diagnostics
+        if d.severity.value == "error"
+    ]
+
+
+def test_the_correct_family_has_no_error() -> None:
+    assert _findings(FAMILY) == []
+
+
+@pytest.mark.parametrize(("case", "file", "old", "new", "slug", "where", "at"), CASES)
+def test_each_case_is_checked_at_its_position(
+    tmp_path: Path, case: str, file: str, old: str, new: str, slug: str, where: str, at: str
+) -> None:
+    folder = _family(tmp_path, file, old, new)
+    line, column = position((folder / f"{where}.yaml").read_text(encoding="utf-8"), at)
+    assert _findings(folder) == [(slug, where, line, column)], case
