@@ -51,7 +51,8 @@ class ChartSet:
         """The chart `invocation` starts; `NotExportable` naming it when the set lacks it,
         or when it invokes a chart of `chain` (its own document would hold itself)."""
         if invocation.choice is not None:  # psm's <invoke> has one inline <content>
-            raise NotExportable(f"the invoke {invocation.id!r} chooses its chart by an expression")
+            chosen = f"the invoke {invocation.id!r} chooses its chart"
+            raise NotExportable(f"{chosen} (not exported yet)")
         versions = self.charts.get(invocation.chart, {})
         wanted = invocation.version if invocation.version is not None else max(versions, default=0)
         chart = versions.get(wanted)
