@@ -27,6 +27,9 @@ CASES = [
      "invoke-input", ORDER, "ctx.total"),
     ("output of the other case", CARD, "output: {ref: ctx.ref}", "output: {ref: 1}",
      "invoke-output", ORDER, "ref: string"),
+    ("an event one case's child sends", CARD, "  authorising:\n    on:",
+     "  authorising:\n    entry: [{send: {event: retrying, to: parent}}]\n    on:",
+     "invoke-unclassified", ORDER, "id: pay"),
 ]  # fmt: skip
 
 
