@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from order_payment_family import position
 
+import statekit
+from statekit.compiler.chart_set import ChartSet, invocation_producers
 from statekit.lint.config import LintConfig
 from statekit.lint.lint_files import lint_paths
 
@@ -64,3 +66,35 @@ def test_each_case_is_checked_at_its_position(
     folder = _family(tmp_path, file, old, new)
     line, column = position((folder / f"{where}.yaml").read_text(encoding="utf-8"), at)
     assert _findings(folder) == [(slug, where, line, column)], case
+
+
+def test_the_race_analysis_counts_one_producer_with_every_case_s_events(tmp_path: Path) -> None:
+    retry = "  authorising:\n    entry: [{send: {event: retrying, to: parent}}]\n    on:"
+    folder = _family(tmp_path, CARD, "  authorising:\n    on:", retry)
+    invoice = folder / f"{INVOICE}.yaml"
+    invoice.write_text(
+        invoice.read_text(encoding="utf-8").replace(
+            "  invoiced:\n    on:",
+            "  invoiced:\n    entry: [{send: {event: reminded, to: parent}}]\n    on:",
+        ),
+        encoding="utf-8",
+    )
+    order = folder / f"{ORDER}.yaml"
+    order.write_text(
+        order.read_text(encoding="utf-8")
+        .replace("  cancel: {}\n", "  cancel: {}\n  retrying: {}\n  reminded: {}\n")
+        .replace(
+            "      cancel: cancelled\n",
+            "      cancel: cancelled\n      retrying: {}\n      reminded: {}\n",
+        ),
+        encoding="utf-8",
+    )
+    charts = ChartSet(
+        tuple(statekit.compile_chart(folder / f"{n}.yaml") for n in (ORDER, CARD, INVOICE))
+    )
+    (producer,) = invocation_producers(charts.charts[0], charts)
+    assert (producer.name, producer.events) == (
+        "invoke.pay",
+        ("retrying", "reminded", "done.invoke.pay", "error.invoke.pay"),
+    )
+    assert _findings(folder) == []
