@@ -56,12 +56,19 @@ class ChildEvent:
 
 @dataclass(frozen=True, slots=True)
 class InvokedChart:
-    """One invocation of `parent` and the chart of the set it names (None when the set
-    has no chart of that name and version)."""
+    """One invocation of `parent` and a chart of the set it may start (None when the set
+    has no chart of that name and version): `chart` is that name, the invocation's
+    chart or, for `chart: {by, cases}`, one case's (each case is an `InvokedChart`)."""
 
     parent: CompiledChart
     invocation: Invocation
     child: CompiledChart | None
+    chart: str = ""
+
+    @property
+    def chart_name(self) -> str:
+        """The chart name this pairing stands for."""
+        return self.chart or self.invocation.chart
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,10 +121,12 @@ class ChartSet:
         return close[0] if close else None
 
     def invoked(self, parent: CompiledChart) -> tuple[InvokedChart, ...]:
-        """`parent`'s invocations in document order, each with the chart it names."""
+        """`parent`'s invocations in document order, each with the chart it names (an
+        invocation that chooses its chart: once per chart its cases name)."""
         return tuple(
-            InvokedChart(parent, inv, self.resolve(inv.chart, inv.version, parent.file))
+            InvokedChart(parent, inv, self.resolve(name, inv.version, parent.file), name)
             for inv in parent.invocations
+            for name in inv.charts
         )
 
     def invokers(self, child: CompiledChart) -> tuple[InvokedChart, ...]:
@@ -172,7 +181,7 @@ def sends_to_charts(chart: CompiledChart) -> tuple[tuple[Send, ToInstance], ...]
 
 def named_charts(chart: CompiledChart) -> tuple[str, ...]:
     """The chart names the chart's invokes and `send`s to other instances name."""
-    named = [inv.chart for inv in chart.invocations]
+    named = [name for inv in chart.invocations for name in inv.charts]
     named += [target.chart for _, target in sends_to_charts(chart)]
     return tuple(dict.fromkeys(named))
 
@@ -248,19 +257,20 @@ def invocation_producers(
         if chart_set is not None
         else (InvokedChart(parent, inv, None) for inv in parent.invocations)
     )
-    for invoked in invocations:
+    by_invocation: dict[str, tuple[Invocation, list[str]]] = {}
+    for invoked in invocations:  # a chosen chart: each case's child sends in one producer
         sent = [c for c in child_events(invoked) if c.kind == SENT]
-        events = [
-            c.event
-            for c in (*sent, *child_events(InvokedChart(parent, invoked.invocation, None)))
-            if c.event in parent.events and c.event not in listed
-        ]
+        _inv, events = by_invocation.setdefault(invoked.invocation.id, (invoked.invocation, []))
+        events += [c.event for c in sent if c.event in parent.events and c.event not in listed]
+    for inv, events in by_invocation.values():
+        own = child_events(InvokedChart(parent, inv, None))
+        events += [c.event for c in own if c.event in parent.events and c.event not in listed]
         if events:
             produced.append(
                 Producer(
-                    name=INVOKE_PRODUCER_PREFIX + invoked.invocation.id,
+                    name=INVOKE_PRODUCER_PREFIX + inv.id,
                     events=tuple(dict.fromkeys(events)),
-                    span=invoked.invocation.span,
+                    span=inv.span,
                 )
             )
     return tuple(produced)

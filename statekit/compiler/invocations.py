@@ -54,6 +54,34 @@ def invocation_of_event(event: str) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
+class ChartCase:
+    """One case of `chart: {by, cases}`: the value of `by` that starts `chart`; `span`
+    is the case's key."""
+
+    value: str | int | bool
+    chart: str
+    span: SourceSpan
+
+
+@dataclass(frozen=True, slots=True)
+class ChartChoice:
+    """`chart: {by, cases}`: the child's chart chosen when it starts, by the value of
+    `by` (over the parent's `ctx`, no event); a value with no case starts no child."""
+
+    by: Expression
+    cases: tuple[ChartCase, ...]
+    span: SourceSpan
+
+    def chart_for(self, value: object) -> str | None:
+        """The chart of the case whose value is `value` (by type too: `1` is not `True`),
+        None when no case has it."""
+        for case in self.cases:
+            if type(case.value) is type(value) and case.value == value:
+                return case.chart
+        return None
+
+
+@dataclass(frozen=True, slots=True)
 class Invocation:
     """`invoke: {id, chart, version, input, output, finalize}` of the state with id `state`.
 
@@ -76,6 +104,15 @@ class Invocation:
     description: str | None = None
     finalize: tuple[Effect, ...] = ()
     finalize_fields: tuple[str, ...] = ()
+    choice: ChartChoice | None = None
+
+    @property
+    def charts(self) -> tuple[str, ...]:
+        """Every chart the invocation may start: its chart, or each case's (distinct, in
+        case order)."""
+        if self.choice is None:
+            return (self.chart,)
+        return tuple(dict.fromkeys(case.chart for case in self.choice.cases))
 
     @property
     def done_event(self) -> str:

@@ -122,6 +122,11 @@ class _Writer:
         }
         if i.finalize:  # absent without one: earlier charts keep their digests
             body["finalize"] = [self.effect(e) for e in i.finalize]
+        if i.choice is not None:  # absent for a fixed chart: earlier charts keep their digests
+            body["choice"] = {
+                "by": i.choice.by.to_json(),
+                "cases": [[c.value, c.chart] for c in i.choice.cases],
+            }
         return self.node(body, i.span, i.description)
 
     def timer(self, t: TimerDecl) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from statekit.compiler.chart_set import ChartSet, sends_to_charts
+from statekit.compiler.invocations import Invocation
 from statekit.compiler.ir import CompiledChart
 from statekit.compiler.markdown_text import markdown_code, markdown_text
 
@@ -30,15 +31,23 @@ def _link(name: str, page: str | None) -> str:
 
 def invocation_links(
     chart: CompiledChart, chart_set: ChartSet, pages: Mapping[PageKey, str]
-) -> dict[str, str]:
-    """Invoke id → the page of the child chart it names, for the invocations whose
-    child has a page."""
-    links: dict[str, str] = {}
+) -> dict[tuple[str, str], str]:
+    """(invoke id, chart name) → the page of that child chart, for the invocations whose
+    child has a page (an invoke that chooses its chart: one per case's chart)."""
+    links: dict[tuple[str, str], str] = {}
     for invoked in chart_set.invoked(chart):
         child = invoked.child
         if child is not None and (page := pages.get((child.name, child.version))) is not None:
-            links[invoked.invocation.id] = page
+            links[(invoked.invocation.id, invoked.chart_name)] = page
     return links
+
+
+def _cases(inv: Invocation, chart: str) -> str:
+    """` (if 'card')`: the values of `by` that start `chart` (nothing: a fixed chart)."""
+    if inv.choice is None:
+        return ""
+    values = ", ".join(markdown_code(repr(c.value)) for c in inv.choice.cases if c.chart == chart)
+    return f" (if {values})"
 
 
 def family_sections(
@@ -64,7 +73,7 @@ def family_sections(
                 version += " (not among these charts)"
             out.append(
                 f"| {code(chart.states[inv.state].path)} | {code(inv.id)} | "
-                f"{_link(inv.chart, page)} | {version} |"
+                f"{_link(found.chart_name, page)}{_cases(inv, found.chart_name)} | {version} |"
             )
         out.append("")
     invokers = chart_set.invokers(chart)

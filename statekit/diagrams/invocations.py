@@ -19,20 +19,32 @@ from statekit.compiler.ir import CompiledChart
 class DInvocation:
     """One `invoke:` entry: the invoking state's id, the invoke id, the child chart's name
     and pinned version (None: the newest), and the address of the child's page (None:
-    not known)."""
+    not known). An invoke that chooses its chart (`chart: {by, cases}`) is one
+    `DInvocation` per case, `case` its value (None: a fixed chart)."""
 
     state: int
     id: str
     chart: str
     version: int | None
     href: str | None = None
+    case: str | int | bool | None = None
 
     def text(self) -> str:
-        """`invoke payment → payment` (`… → payment v2` with a pinned version)."""
+        """`invoke payment → payment` (`… → payment v2` with a pinned version, `… →
+        card_payment if 'card'` for a case of a chosen chart)."""
         pinned = f" v{self.version}" if self.version is not None else ""
-        return f"invoke {self.id} → {self.chart}{pinned}"
+        case = f" if {self.case!r}" if self.case is not None else ""
+        return f"invoke {self.id} → {self.chart}{pinned}{case}"
 
 
 def diagram_invocations(chart: CompiledChart) -> tuple[DInvocation, ...]:
-    """The chart's invocations in document order."""
-    return tuple(DInvocation(i.state, i.id, i.chart, i.version) for i in chart.invocations)
+    """The chart's invocations in document order (a chosen chart: each case in order)."""
+    found: list[DInvocation] = []
+    for i in chart.invocations:
+        if i.choice is None:
+            found.append(DInvocation(i.state, i.id, i.chart, i.version))
+        else:
+            found += (
+                DInvocation(i.state, i.id, c.chart, None, case=c.value) for c in i.choice.cases
+            )
+    return tuple(found)

@@ -199,7 +199,7 @@ def _linked(
     links = invocation_links(chart, chart_set, pages)
     if not links:
         return diagram
-    found = tuple(replace(i, href=links.get(i.id, i.href)) for i in diagram.invocations)
+    found = tuple(replace(i, href=links.get((i.id, i.chart), i.href)) for i in diagram.invocations)
     return replace(diagram, invocations=found)
 
 

@@ -69,14 +69,28 @@ def _start(
 ) -> InvocationStart:
     state = chart.states[invocation.state].path
     role = f"input of invoke '{invocation.id}' field"
+    chart_name, version = invocation.chart, invocation.version
     try:
+        if invocation.choice is not None:
+            chart_name = _chosen(invocation, context, active)
         values = {
             name: computed_value(f"{role} '{name}'", expr, context, EMPTY_INPUT, active)
             for name, expr in invocation.input
         }
     except EvaluationError as exc:
-        chart_name, version = invocation.chart, invocation.version
         return InvocationStart(invocation.id, state, chart_name, version, None, str(exc))
-    return InvocationStart(
-        invocation.id, state, invocation.chart, invocation.version, MappingProxyType(values)
-    )
+    return InvocationStart(invocation.id, state, chart_name, version, MappingProxyType(values))
+
+
+def _chosen(invocation: Invocation, context: Mapping[str, Any], active: frozenset[int]) -> str:
+    """The chart `chart: {by, cases}` chooses; `EvaluationError` when `by` fails or its
+    value has no case (no child starts: the parent gets `error.invoke.<id>`)."""
+    choice = invocation.choice
+    assert choice is not None
+    role = f"chart choice of invoke '{invocation.id}'"
+    value = computed_value(role, choice.by, context, EMPTY_INPUT, active)
+    chosen = choice.chart_for(value)
+    if chosen is None:
+        known = ", ".join(repr(case.value) for case in choice.cases)
+        raise EvaluationError(role, choice.by, f"its value has no case (cases: {known})")
+    return chosen

@@ -68,13 +68,14 @@ def linked_charts(chart: Chart) -> Markup:
         html(
             '<li>invokes <a href="{}"><code>{}</code></a>{} as <code>{}</code> in <code>{}</code>'
             "</li>",
-            chart_href(inv.chart, inv.version),
-            inv.chart,
+            chart_href(name, inv.version),
+            name,
             "" if inv.version is None else f" v{inv.version}",
             inv.id,
             ir.states[inv.state].path,
         )
         for inv in ir.invocations
+        for name in inv.charts
     ]
     items += [
         html(

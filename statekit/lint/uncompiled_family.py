@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from statekit.compiler.chart_set import ChartSet
 from statekit.compiler.diagnostics import Diagnostic, Severity
+from statekit.compiler.model.chart_choice import case_charts
 from statekit.compiler.model.declarations import text
 from statekit.compiler.model.invocation_reader import declare_invocations
 from statekit.compiler.model.numbering import number_states
@@ -54,8 +55,13 @@ def output_findings(
         chart_set = chart_set()
     tree: Node = root
     found: list[Diagnostic] = []
-    for inv in declared.invocations:
-        child = chart_set.resolve(inv.chart, inv.version, file)
+    pairs = [
+        (inv, name)
+        for inv in declared.invocations
+        for name in (case_charts(inv.choice) if inv.choice is not None else (inv.chart,))
+    ]
+    for inv, name in pairs:
+        child = chart_set.resolve(name, inv.version, file)
         if child is None:
             continue
         fields = declared.events[f"done.invoke.{inv.id}"].fields

@@ -76,7 +76,7 @@ def family_problems(store: Store, charts_of: ChartsOf, instance_id: str) -> list
         return problems
     linked = {(c.invoke_id, c.started_sequence): c for c in below}
     refused = _refused_starts(store, instance_id)
-    for (invoke_id, sequence), _state in sorted(starts.items()):
+    for (invoke_id, sequence), chart_name in sorted(starts.items()):
         child = child_instance_id(instance_id, invoke_id, sequence)
         link = linked.get((invoke_id, sequence))
         if link is None and (invoke_id, sequence) in refused:
@@ -89,6 +89,14 @@ def family_problems(store: Store, charts_of: ChartsOf, instance_id: str) -> list
                     instance_id,
                     f"its history started child {child!r} (invoke {invoke_id!r} at sequence "
                     f"{sequence}), which has no " + ("instance" if stored is None else "link"),
+                )
+            )
+        elif stored.chart_name != chart_name:  # (a chart chosen by `chart: {by, cases}`)
+            problems.append(
+                FamilyProblem(
+                    child,
+                    f"its chart is {stored.chart_name!r}, but its parent's step at sequence "
+                    f"{sequence} started chart {chart_name!r}",
                 )
             )
     for link in below:
@@ -225,9 +233,10 @@ def _stored_state(store: Store, chart: Chart, row: InstanceRow) -> State | None:
 
 def _started(
     store: Store, charts_of: ChartsOf, row: InstanceRow
-) -> dict[tuple[str, int], State] | None:
-    """(invoke id, sequence) of every child the instance's history started (None: its
-    chart invokes nothing, or cannot be replayed here)."""
+) -> dict[tuple[str, int], str] | None:
+    """(invoke id, sequence) → chart name of every child the instance's history started
+    (None: its chart invokes nothing, or cannot be replayed here). A start whose input
+    or chart choice failed is none: the family gave the parent `error.invoke.<id>`."""
     charts = charts_of(row.chart_name)
     if charts is None:
         return None
@@ -241,7 +250,7 @@ def _started(
     chart = charts.get(first)
     if chart is None:
         return None
-    starts: dict[tuple[str, int], State] = {}
+    starts: dict[tuple[str, int], str] = {}
     try:
         created = chart.initialize(
             loads(row.initial_context, "creation context"), event_id=START_EVENT,
@@ -285,6 +294,7 @@ def _step(charts: ChartSet, before: State | None, event: EventRow) -> Result | N
         return None
 
 
-def _add(starts: dict[tuple[str, int], State], result: Result, sequence: int) -> None:
+def _add(starts: dict[tuple[str, int], str], result: Result, sequence: int) -> None:
     for start in result.invocations_started:
-        starts[(start.invoke_id, sequence)] = result.state
+        if start.input is not None:
+            starts[(start.invoke_id, sequence)] = start.chart

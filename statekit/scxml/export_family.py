@@ -50,6 +50,9 @@ class ChartSet:
     def child(self, invocation: Invocation, chain: tuple[str, ...]) -> CompiledChart:
         """The chart `invocation` starts; `NotExportable` naming it when the set lacks it,
         or when it invokes a chart of `chain` (its own document would hold itself)."""
+        if invocation.choice is not None:  # psm's <invoke> has one inline <content>
+            chosen = f"the invoke {invocation.id!r} chooses its chart"
+            raise NotExportable(f"{chosen} (not exported yet)")
         versions = self.charts.get(invocation.chart, {})
         wanted = invocation.version if invocation.version is not None else max(versions, default=0)
         chart = versions.get(wanted)

@@ -20,6 +20,7 @@ from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
 from statekit.compiler.expressions.scope import ExpressionScope, NoEvent
 from statekit.compiler.value_types import ValueType
+from statekit.scxml.chosen_documents import document_choice
 from statekit.scxml.context import ImportContext, quoted
 from statekit.scxml.document import Element, read_scxml
 from statekit.scxml.effects import effects_of
@@ -45,6 +46,8 @@ class Invoked:
     entry: dict[str, Any]
     entry_effects: tuple[dict[str, Any], ...]
     child: Any
+    more: tuple[tuple[str, Any], ...] = ()
+    """The other charts a chosen document may start, by `<invoke id>-<n>`."""
 
 
 def invoke_id(element: Element, state_id: str, index: int) -> str:
@@ -64,21 +67,31 @@ def invocation(
     for child in element.children:
         if child.tag not in ("param", "content", "finalize"):
             raise c.refuse(child, f"<{child.tag}> in <invoke> is not expressible")
-    kind = c.constant(element, "typeexpr") if "typeexpr" in element.attrs else None
-    kind = element.attrs.get("type", kind)
-    if kind is not None and kind not in SCXML_TYPES:
-        raise c.refuse(element, f"<invoke> of the type {kind!r}: only SCXML documents")
+    choice = document_choice(element, c, lambda: _document(element, c), SCXML_TYPES)
+    if choice is None:
+        kind = c.constant(element, "typeexpr") if "typeexpr" in element.attrs else None
+        kind = element.attrs.get("type", kind)
+        if kind is not None and kind not in SCXML_TYPES:
+            raise c.refuse(element, f"<invoke> of the type {kind!r}: only SCXML documents")
     name = element.attrs["id"]
     inputs = _input(element, c)
     types = {field: _type_of(expr, element, c) for field, expr in inputs.items()}
+    cases = choice.cases if choice is not None else (("", *_document(element, c)),)
+    charts: dict[str, tuple[str, Any]] = {}  # the document's file → its chart's name and chart
+    for _value, root, path in cases:
+        if path not in charts:
+            chart = f"{chart_name}-{name}" + (f"-{len(charts) + 1}" if charts else "")
+            charts[path] = (chart, child_chart(root, path, chart, types))
     # SCXML sets only the child's declared <data>: the child says which it has
-    child_root, child_path = _document(element, c)
-    child = child_chart(child_root, child_path, f"{chart_name}-{name}", types)
-    declared = child.chart.get("context", {})
-    for field in [f for f in inputs if f not in declared]:
+    for field in dict.fromkeys(
+        f for f in inputs for _, t in charts.values() if f not in _context(t)
+    ):
         c.note(element, f"<param name={field!r}> dropped: the invoked document has no such <data>")
-        del inputs[field]
-    entry: dict[str, Any] = {"id": name, "chart": f"{chart_name}-{name}"}
+        inputs.pop(field, None)
+    (first, child), *others = charts.values()
+    entry: dict[str, Any] = {"id": name, "chart": first}
+    if choice is not None:
+        entry["chart"] = {"by": choice.by, "cases": {v: charts[p][0] for v, _, p in cases}}
     if inputs:
         entry["input"] = inputs
     finalize = effects_of(element.kids("finalize"), c)  # run on each event from the child
@@ -90,7 +103,13 @@ def invocation(
         if location not in c.data_names():
             raise c.refuse(element, f"<invoke idlocation={location!r}>: not a declared <data>")
         effects = ({"assign": {location: quoted(name)}},)
-    return Invoked(entry, effects, child)
+    more = tuple((f"{name}-{k}", other) for k, (_, other) in enumerate(others, start=2))
+    return Invoked(entry, effects, child, more)
+
+
+def _context(child: Any) -> dict[str, Any]:
+    found: dict[str, Any] = child.chart.get("context", {})
+    return found
 
 
 def _input(element: Element, c: ImportContext) -> dict[str, str]:

@@ -333,7 +333,7 @@ def _invoked(
         return chart_of(root, path, name, types)
 
     invoked = invocation(element, context.chart_name, context, child_chart)
-    children.append((element.attrs["id"], invoked.child))
+    children.extend(((element.attrs["id"], invoked.child), *invoked.more))
     return invoked
 
 

@@ -134,6 +134,10 @@ REFUSED = {
         PARENT.replace("ready: {to: talking,", "ready: {to: talking, if: _event.origin == 'w',"),
         "_event.origin in a chart that invokes or is invoked",
     ),
+    "chart chosen by an expression": (
+        PARENT.replace("{id: w, chart: worker,", "{id: w, chart: {by: ctx.n, cases: {3: worker}},"),
+        "chooses its chart (not exported yet)",
+    ),
 }
 
 

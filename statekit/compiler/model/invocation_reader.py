@@ -15,8 +15,15 @@ from dataclasses import dataclass, field
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.expressions.expression import Expression, compile_expression
 from statekit.compiler.expressions.scope import ExpressionScope
-from statekit.compiler.invocations import ERROR_REASON_FIELD, Invocation, done_event, error_event
+from statekit.compiler.invocations import (
+    ERROR_REASON_FIELD,
+    ChartChoice,
+    Invocation,
+    done_event,
+    error_event,
+)
 from statekit.compiler.ir import EventDecl, FieldDecl, StateKind
+from statekit.compiler.model.chart_choice import compile_chart_choice, first_case_chart
 from statekit.compiler.model.declarations import mapping_items, parse_fields, text
 from statekit.compiler.model.numbering import StateDraft
 from statekit.compiler.rules import schema as schema_rule
@@ -40,6 +47,7 @@ class DeclaredInvocation:
     span: SourceSpan
     description: str | None
     finalize: Node | None = None
+    choice: MappingNode | None = None
 
 
 @dataclass(slots=True)
@@ -107,16 +115,27 @@ def declare_invocations(
             problems.extend(output.problems)
             version_node = entry.get("version")
             version = version_node.value if isinstance(version_node, ScalarNode) else None
+            chart_node = entry.get("chart")
+            choice = chart_node if isinstance(chart_node, MappingNode) else None
+            if choice is not None and version_node is not None:
+                problems.append(
+                    _error(
+                        f"invoke '{invoke_id}' chooses its chart: it cannot pin one 'version'",
+                        version_node.span,
+                        "each case starts the newest version of its chart: remove `version:`",
+                    )
+                )
             declared.invocations.append(
                 DeclaredInvocation(
                     id=invoke_id,
                     state=draft.id,
-                    chart=text(entry.get("chart")) or "",
-                    version=version if isinstance(version, int) else None,
+                    chart=first_case_chart(choice) if choice else text(chart_node) or "",
+                    version=version if isinstance(version, int) and choice is None else None,
                     input=entry.get("input"),
                     span=entry.span,
                     description=text(entry.get("description")),
                     finalize=entry.get("finalize"),
+                    choice=choice,
                 )
             )
             declared.events[done_event(invoke_id)] = EventDecl(
@@ -162,6 +181,7 @@ def compile_invocations(
             input=_fields(d.input, scope, f"input of invoke '{d.id}' field", problems),
             span=d.span,
             description=d.description,
+            choice=_choice(d, scope, problems),
         )
         for d in declared.invocations
     )
@@ -182,6 +202,14 @@ def compile_invocations(
             continue
         outputs[draft.id] = _fields(draft.node.get("output"), scope, "output field", problems)
     return CompiledInvocations(invocations=invocations, outputs=outputs)
+
+
+def _choice(
+    declared: DeclaredInvocation, scope: ExpressionScope, problems: list[Diagnostic]
+) -> ChartChoice | None:
+    if declared.choice is None:
+        return None
+    return compile_chart_choice(declared.choice, declared.id, scope, problems)
 
 
 def _key_of(node: MappingNode, name: str) -> ScalarNode | None:

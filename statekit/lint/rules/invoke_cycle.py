@@ -52,7 +52,7 @@ def check(chart: CompiledChart, family: FamilyView) -> Iterator[Diagnostic]:
         if chain is None:
             continue
         steps = " → ".join(
-            [chart.name, *(f"{step.invocation.id} ({step.invocation.chart})" for step in chain)]
+            [chart.name, *(f"{step.invocation.id} ({step.chart_name})" for step in chain)]
         )
         related = tuple(
             RelatedLocation(

@@ -56,8 +56,13 @@ def check(chart: CompiledChart, family: FamilyView) -> Iterator[Diagnostic]:
     """One finding per event a child can send and invocation (see the module docstring)."""
     wildcard = any(c.event == "*" for s in chart.states for c in s.reject + s.already)
     reported_elsewhere = frozenset(chart.events) if wildcard else mentioned_events(chart)
+    asked: set[tuple[str, str]] = set()  # a chosen chart's cases share done/error
     for invoked in family.chart_set.invoked(chart):
         for sent in child_events(invoked):
+            mark = (invoked.invocation.id, sent.event)
+            if sent.kind != SENT and mark in asked:
+                continue
+            asked.add(mark)
             if sent.event not in chart.events:
                 yield _undeclared(chart, invoked, sent)
             elif sent.kind != SENT or sent.event not in reported_elsewhere:
@@ -68,7 +73,7 @@ def check(chart: CompiledChart, family: FamilyView) -> Iterator[Diagnostic]:
 
 
 def _source(invoked: InvokedChart) -> str:
-    child = invoked.invocation.chart
+    child = invoked.chart_name
     return f"invoke '{invoked.invocation.id}' (chart '{child}')"
 
 

@@ -42,22 +42,25 @@ def check(chart: CompiledChart, family: FamilyView) -> Iterator[Diagnostic]:
     for invoked in charts.invoked(chart):
         if invoked.child is not None:
             continue
-        inv = invoked.invocation
+        inv, name = invoked.invocation, invoked.chart_name
         span = family.key_span(inv.span, "chart")
-        versions = charts.versions(inv.chart)
+        case = next((c for c in inv.choice.cases if c.chart == name), None) if inv.choice else None
+        if case is not None:  # a case of `chart: {by, cases}`: at its key
+            span = case.span
+        versions = charts.versions(name)
         if versions:
             listed = ", ".join(str(v) for v in versions)
             yield Diagnostic(
                 SLUG,
                 DEFAULT_SEVERITY,
-                f"invoke '{inv.id}' names version {inv.version} of chart '{inv.chart}', which "
+                f"invoke '{inv.id}' names version {inv.version} of chart '{name}', which "
                 f"the charts linted with this one do not have (they have version {listed})",
                 family.key_span(inv.span, "version"),
                 (f"pin a version the set has, or lint the file of version {inv.version} too",),
             )
             continue
         notes: list[str] = []
-        closest = charts.closest_name(inv.chart)
+        closest = charts.closest_name(name)
         if closest is not None:
             notes.append(f"did you mean '{closest}'?")
         known = ", ".join(f"'{n}'" for n in charts.names[:8]) or "none"
@@ -66,8 +69,9 @@ def check(chart: CompiledChart, family: FamilyView) -> Iterator[Diagnostic]:
         yield Diagnostic(
             SLUG,
             DEFAULT_SEVERITY,
-            f"invoke '{inv.id}' names chart '{inv.chart}', which is not among the charts "
-            "linted with this one",
+            f"invoke '{inv.id}' names chart '{name}'"
+            + ("" if case is None else f" (case {case.value!r})")
+            + ", which is not among the charts linted with this one",
             span,
             tuple(notes),
         )

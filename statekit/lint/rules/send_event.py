@@ -44,8 +44,12 @@ def _receivers(
     charts, target = family.chart_set, send.to
     if isinstance(target, ToChild):
         inv = chart.invocation(target.invoke_id)
-        child = charts.resolve(inv.chart, inv.version, chart.file) if inv else None
-        return [(f"invoke '{target.invoke_id}' (chart '{child.name}')", child)] if child else []
+        children = [charts.resolve(n, inv.version, chart.file) for n in inv.charts] if inv else []
+        return [
+            (f"invoke '{target.invoke_id}' (chart '{child.name}')", child)
+            for child in children
+            if child is not None
+        ]
     if isinstance(target, ToInstance):
         found = charts.resolve(target.chart, near=chart.file)
         return [(f"chart '{found.name}'", found)] if found is not None else []

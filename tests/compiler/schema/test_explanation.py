@@ -369,6 +369,7 @@ OPEN_MAPS |= {"enter"}  # a migration's states entered
 OPEN_MAPS |= {"define", "tables", "entries"}  # definitions, tables, a table's entries
 OPEN_MAPS |= {"input", "output"}  # an invocation's input and output, a final state's output
 OPEN_MAPS |= {"fields"}  # a record's fields
+OPEN_MAPS |= {"cases"}  # a chosen chart's cases (values of `by`)
 
 
 def keyword_keys() -> list[tuple[ScalarNode, str]]:
