@@ -17,7 +17,9 @@ import enum
 from collections.abc import Mapping
 
 from statekit.compiler.expressions.expression import Expression
-from statekit.compiler.ir import CompiledChart
+from statekit.compiler.chart_set import chart_effects
+from statekit.compiler.invocations import ToAddress
+from statekit.compiler.ir import CompiledChart, Send
 from statekit.engine.result import CLOCK_REQUIRED, Result, Status
 from statekit.engine.state import State
 
@@ -46,11 +48,19 @@ def chart_reads_instance(chart: CompiledChart) -> bool:
         if len(_READS_INSTANCE) >= _REMEMBERED:
             _READS_INSTANCE.clear()
         found = any(e.reads_instance() for e in chart_expressions(chart))
+        found = found or sends_to_address(chart)  # the address may name the sender itself
         _READS_INSTANCE[chart.digest] = found
     return found
 
 
 _READS_INSTANCE: dict[str, bool] = {}
+
+
+def sends_to_address(chart: CompiledChart) -> bool:
+    """Whether the chart has a `send: {to: {address}}` (`statekit.engine.addresses`)."""
+    return any(
+        isinstance(e, Send) and isinstance(e.to, ToAddress) for e in chart_effects(chart)
+    )
 
 
 def chart_expressions(chart: CompiledChart) -> list[Expression]:

@@ -41,6 +41,7 @@ from statekit.compiler.model.declarations import (
 from statekit.compiler.model.definitions import ChartDefinitions
 from statekit.compiler.model.done_payloads import done_payloads
 from statekit.compiler.model.effect_compiler import EffectCompiler
+from statekit.compiler.model.addresses import error_communication_decl
 from statekit.compiler.model.evaluation_errors import error_execution_decl
 from statekit.compiler.model.freezing import ResolvedModel, StateBody, TransitionDraft
 from statekit.compiler.model.idempotency import compile_idempotency
@@ -115,6 +116,9 @@ class _Resolver:
         error_event = error_execution_decl(root)
         if error_event is not None:  # `on_evaluation_error: raise` declares error.execution
             self.events = {**self.events, error_event.name: error_event}
+        unreachable = error_communication_decl(root)
+        if unreachable is not None and unreachable.name not in self.events:
+            self.events = {**self.events, unreachable.name: unreachable}  # `to: {address}`
         self.guards: dict[str, GuardDecl] = parse_guards(root.get("guards"))
         tables = parse_tables(root.get("tables"), self.context)
         self.problems.extend(tables.problems)
