@@ -16,9 +16,9 @@ import dataclasses
 import enum
 from collections.abc import Mapping
 
+from statekit.compiler.chart_set import chart_effects
 from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.expressions.tree import EventMeta, iter_nodes
-from statekit.compiler.chart_set import chart_effects
 from statekit.compiler.invocations import ToAddress
 from statekit.compiler.ir import CompiledChart, Send
 from statekit.engine.result import CLOCK_REQUIRED, Result, Status
@@ -61,9 +61,7 @@ _READS_INSTANCE: dict[str, bool] = {}
 
 def sends_to_address(chart: CompiledChart) -> bool:
     """Whether the chart has a `send: {to: {address}}` (`statekit.engine.addresses`)."""
-    return any(
-        isinstance(e, Send) and isinstance(e.to, ToAddress) for e in chart_effects(chart)
-    )
+    return any(isinstance(e, Send) and isinstance(e.to, ToAddress) for e in chart_effects(chart))
 
 
 def reads_origin(chart: CompiledChart) -> bool:

@@ -68,8 +68,9 @@ class OutgoingMessage:
     """An undelayed `send` with `to:`: `event` with `payload` for the receiver `kind` names.
 
     `to` is "parent" (PARENT), the invoke id (CHILD), the receiving instance's ID
-    (INSTANCE, with its `chart`) or an address (ADDRESS); `reply` names the sender's event that brings back
-    the receiver's classification (INSTANCE only), None for fire-and-forget.
+    (INSTANCE, with its `chart`) or an address (ADDRESS); `reply` names the sender's
+    event that brings back the receiver's classification (INSTANCE only), None for
+    fire-and-forget.
     """
 
     kind: MessageKind

@@ -30,9 +30,8 @@ def first_address(node: Node | None) -> Node | None:
         item = stack.pop()
         if isinstance(item, MappingNode):
             to = item.get("to")
-            if item.get("send") is None and isinstance(to, MappingNode):
-                if to.get(ADDRESS_KEY) is not None:
-                    return to
+            if isinstance(to, MappingNode) and to.get(ADDRESS_KEY) is not None:
+                return to
             stack.extend(value for _, value in reversed(item.items))
         elif isinstance(item, SequenceNode):
             stack.extend(reversed(item.items))

@@ -27,6 +27,7 @@ from statekit.compiler.ir import (
     TransitionKind,
 )
 from statekit.compiler.migration_ir import MigrationDecl
+from statekit.compiler.model.addresses import error_communication_decl
 from statekit.compiler.model.concurrency import compile_producers, compile_races
 from statekit.compiler.model.declarations import (
     DEFAULT_GUARD_REASON,
@@ -41,7 +42,6 @@ from statekit.compiler.model.declarations import (
 from statekit.compiler.model.definitions import ChartDefinitions
 from statekit.compiler.model.done_payloads import done_payloads
 from statekit.compiler.model.effect_compiler import EffectCompiler
-from statekit.compiler.model.addresses import error_communication_decl
 from statekit.compiler.model.evaluation_errors import error_execution_decl
 from statekit.compiler.model.freezing import ResolvedModel, StateBody, TransitionDraft
 from statekit.compiler.model.idempotency import compile_idempotency
