@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from statekit.compiler.effect_walk import effect_conditions, leaf_effects
 from statekit.compiler.expressions.expression import Expression
+from statekit.compiler.invocations import ToAddress, ToInstance
 from statekit.compiler.ir import Assign, CompiledChart, Emit, Raise, Send, Transition
 
 
@@ -25,4 +26,8 @@ def _expressions(transition: Transition) -> list[Expression]:
             found.extend(e for _, e in effect.payload)
         if isinstance(effect, Send):
             found.extend(e for e in (effect.delay, effect.at) if e is not None)
+            if isinstance(effect.to, ToAddress):  # `to: {address: _event.origin}`
+                found.append(effect.to.address)
+            elif isinstance(effect.to, ToInstance):
+                found.append(effect.to.instance)
     return found
