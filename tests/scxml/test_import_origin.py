@@ -104,7 +104,7 @@ def test_ioprocessors_is_a_read_only_record(tmp_path: Path) -> None:
     context = chart["context"]
     location = {"type": "record", "fields": {"location": {"type": "string", "default": ""}}}
     record = {"type": "record", "fields": {"scxml": location}, "nullable": True, "default": None}
-    assert context == {"p": record, "q": record}  # type: ignore[comparison-overlap]
+    assert context == {"p": record, "q": record}
     assert chart["states"]["s0"]["always"][0]["if"] == "ctx.p is not None"  # type: ignore[index]
 
 
