@@ -154,5 +154,6 @@ _INSTANCE = "`instance.id` (not exported as _sessionid yet)"
 EXPORT_REFUSED.update(dict.fromkeys(("190", "321", "322", "350", "496", "500", "501"), _INSTANCE))
 EXPORT_REFUSED.update(dict.fromkeys(("521", "569"), _INSTANCE))
 EXPORT_REFUSED.update(dict.fromkeys(("336", "349"), "a send to an address (to: {address})"))
+EXPORT_REFUSED.update(dict.fromkeys(("325", "326"), "`instance.processors`"))
 """A passing W3C test whose chart the export refuses → what the refusal names (its
 message holds this)."""
