@@ -50,8 +50,10 @@ from statekit.engine.family_members import (
 from statekit.engine.result import Result
 from statekit.runner.decision_inputs import NOTHING_RECORDED, Command, HistoryFacts, LookedUp
 from statekit.runner.errors import RunnerError
+from statekit.runner.family_ids import FAMILY_PREFIX as FAMILY_PREFIX
 from statekit.runner.family_ids import bounded_id, message_event_id
 from statekit.runner.outcome import Outcome, OutcomeStatus
+from statekit.runner.sent_meta import own_family_send
 from statekit.runner.store.family_rows import (
     ACTIVE,
     CANCELLED,
@@ -70,9 +72,6 @@ MAX_DELIVERIES = 1000
 """The most deliveries (child starts, cancellations, events between members) one family
 step makes; past it the step is refused (`FAMILY_BOUND`), never a hang."""
 
-FAMILY_PREFIX = "statekit.family/"
-"""The event IDs of the steps a family step makes its members take (the router's own,
-in the runner's reserved namespace)."""
 
 CHILD_ID_TAKEN = "CHILD_ID_TAKEN"
 """A child could not start: its instance ID is held by an instance a caller created."""
@@ -314,7 +313,8 @@ class FamilyStep:
             self.router.refuse_address(delivery, self.member(tx), why)
             return
         self.router.count += 1
-        self.decide(tx, Command(event_id, delivery.event, dict(delivery.payload)))
+        told = own_family_send(event_id, tx.instance_id, dict(delivery.payload))
+        self.decide(tx, Command(event_id, delivery.event, told))
 
     def _outside(self, delivery: Delivery) -> bool:
         """Whether the target of an address delivery is an instance of another family

@@ -176,9 +176,10 @@ def test_a_child_reaches_its_parent_by_address(family: Family) -> None:
     assert family.context("o")["got"] == ""
 
 
-# (the runner hands a family step's deliveries a plain payload: `_event.origin` of an
-# event from another member is null there, live and in replay; so the origin's own
-# round trip runs in the FamilySimulator, and the runner is given the address above)
+# (the runner tells a family step's delivery from another member only its payload:
+# `_event.origin` of such an event is null there, live and in replay; so this origin's
+# round trip runs in the FamilySimulator, and the runner is given the address above;
+# an instance's own send's origin is the instance on every driver, as the last test shows)
 def test_a_reply_goes_back_to_the_origin_and_the_origin_can_be_kept() -> None:
     family = Family("simulator", "")
     family.send(CHILD, "ask")  # hello to the parent, which replies to _event.origin
@@ -233,3 +234,49 @@ states:
       pong: {do: [{assign: {got: "ctx.got + 'pong;'"}}]}
       error.communication: {do: [{assign: {errors: "ctx.errors + event.reason + ';'"}}]}
 """
+
+
+ECHO = """
+statechart: echo
+version: 1
+description: Sends itself a note, and answers the note's origin.
+context:
+  origin: {type: string, nullable: true}
+  got: {type: string, default: ""}
+events:
+  start: {}
+  note: {}
+  pong: {}
+initial: running
+states:
+  running:
+    on:
+      start: {do: [{send: {event: note}}]}
+      note:
+        do:
+          - assign: {origin: _event.origin}
+          - send: {event: pong, to: {address: _event.origin}}
+      pong: {do: [{assign: {got: "ctx.got + str(_event.origintype is not None)"}}]}
+"""
+
+
+@pytest.mark.parametrize("driver", ["simulator", "sqlite", "postgresql"])
+def test_an_own_sends_origin_is_the_instance_itself_on_every_driver(
+    request: pytest.FixtureRequest, tmp_path: Path, driver: str
+) -> None:
+    chart = chart_from(ECHO)
+    if driver == "simulator":
+        sim = Simulator(chart, instance_id="e1")
+        sim.send("start")
+        context = sim.state.context
+    else:
+        url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+        runner = Runner(
+            chart, open_store(url if driver == "sqlite" else request.getfixturevalue("pg_url"))
+        )
+        runner.create("e1")
+        assert runner.apply("e1", "s1", "start").status.value == "APPLIED"
+        context = runner.load("e1").state.context
+        assert runner.verify("e1").ok  # the replay tells the note the same
+    assert context["origin"] == "e1"
+    assert context["got"] == "true"  # a send delivered it
