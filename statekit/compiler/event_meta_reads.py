@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from statekit.compiler.effect_walk import effect_conditions, leaf_effects
 from statekit.compiler.expressions.expression import Expression
+<<<<<<< HEAD
 from statekit.compiler.ir import Assign, CompiledChart, Effect, Emit, Raise, Send, Transition
+=======
+from statekit.compiler.invocations import ToAddress, ToInstance
+from statekit.compiler.ir import Assign, CompiledChart, Emit, Raise, Send, Transition
+>>>>>>> w4-origin
 
 
 def reads_event_meta(chart: CompiledChart) -> bool:
@@ -32,4 +37,8 @@ def _of(effects: tuple[Effect, ...]) -> list[Expression]:
             found.extend(e for _, e in effect.payload)
         if isinstance(effect, Send):
             found.extend(e for e in (effect.delay, effect.at) if e is not None)
+            if isinstance(effect.to, ToAddress):  # `to: {address: _event.origin}`
+                found.append(effect.to.address)
+            elif isinstance(effect.to, ToInstance):
+                found.append(effect.to.instance)
     return found

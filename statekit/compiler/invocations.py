@@ -155,5 +155,18 @@ class ToInstance:
     span: SourceSpan
 
 
-MessageTarget = ToParent | ToChild | ToInstance
+@dataclass(frozen=True, slots=True)
+class ToAddress:
+    """`send: {to: {address: <expression>}}`: the member of the sender's family the
+    string the expression computes names (`statekit.engine.addresses`): an instance
+    ID, as `_event.origin` gives it, or SCXML's `#_scxml_<instance id>`, `#_parent`,
+    `#_<invoke id>`. Resolved when the send runs; an address that names no member
+    the family can reach (null, a finished child, another family's instance) sends
+    `error.communication` back to the sender (`statekit.compiler.model.addresses`)."""
+
+    address: Expression
+    span: SourceSpan
+
+
+MessageTarget = ToParent | ToChild | ToInstance | ToAddress
 """Where a `send` with `to:` goes (a `send` without one goes to its own instance)."""

@@ -15,7 +15,13 @@ from typing import Any
 from statekit.compiler.canonical import canonical_json as canonical_json
 from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.invariant_ir import ExpressionInvariant, Invariant
-from statekit.compiler.invocations import Invocation, MessageTarget, ToChild, ToParent
+from statekit.compiler.invocations import (
+    Invocation,
+    MessageTarget,
+    ToAddress,
+    ToChild,
+    ToParent,
+)
 from statekit.compiler.ir import (
     Assign,
     ClassifiedEvent,
@@ -107,6 +113,8 @@ class _Writer:
             body: dict[str, Any] = {"parent": True}
         elif isinstance(target, ToChild):
             body = {"invoke": target.invoke_id}
+        elif isinstance(target, ToAddress):
+            body = {"address": target.address.to_json()}
         else:
             body = {"chart": target.chart, "instance": target.instance.to_json()}
             if target.reply is not None:

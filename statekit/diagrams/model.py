@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.invariant_ir import ExpressionInvariant, Invariant
-from statekit.compiler.invocations import MessageTarget, ToChild, ToParent
+from statekit.compiler.invocations import MessageTarget, ToAddress, ToChild, ToParent
 from statekit.compiler.ir import (
     Assign,
     Cancel,
@@ -303,6 +303,8 @@ def _send_target(to: MessageTarget, full: bool) -> str:
         return "parent"
     if isinstance(to, ToChild):
         return to.invoke_id
+    if isinstance(to, ToAddress):  # some member of the family, known when it runs
+        return f"address {_expression(to.address)}" if full else "address"
     if not full:
         return to.chart
     reply = f", reply {to.reply}" if to.reply is not None else ""

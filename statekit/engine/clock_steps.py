@@ -16,8 +16,11 @@ import dataclasses
 import enum
 from collections.abc import Mapping
 
+from statekit.compiler.chart_set import chart_effects
 from statekit.compiler.expressions.expression import Expression
-from statekit.compiler.ir import CompiledChart
+from statekit.compiler.expressions.tree import EventMeta, iter_nodes
+from statekit.compiler.invocations import ToAddress
+from statekit.compiler.ir import CompiledChart, Send
 from statekit.engine.result import CLOCK_REQUIRED, Result, Status
 from statekit.engine.state import State
 
@@ -40,17 +43,34 @@ _ATOMS = (str, int, float, bool, type(None), enum.Enum)
 
 
 def chart_reads_instance(chart: CompiledChart) -> bool:
-    """Whether any expression of the chart reads `instance.id`; remembered per digest."""
+    """Whether a step of the chart needs its instance's ID: an expression reads
+    `instance.id` or `_event.origin`, or a `send` goes to an address; remembered per
+    digest."""
     found = _READS_INSTANCE.get(chart.digest)
     if found is None:
         if len(_READS_INSTANCE) >= _REMEMBERED:
             _READS_INSTANCE.clear()
         found = any(e.reads_instance() for e in chart_expressions(chart))
+        found = found or sends_to_address(chart) or reads_origin(chart)
         _READS_INSTANCE[chart.digest] = found
     return found
 
 
 _READS_INSTANCE: dict[str, bool] = {}
+
+
+def sends_to_address(chart: CompiledChart) -> bool:
+    """Whether the chart has a `send: {to: {address}}` (`statekit.engine.addresses`)."""
+    return any(isinstance(e, Send) and isinstance(e.to, ToAddress) for e in chart_effects(chart))
+
+
+def reads_origin(chart: CompiledChart) -> bool:
+    """Whether the chart reads `_event.origin` (its own sends' origin is its ID)."""
+    return any(
+        isinstance(n, EventMeta) and n.field == "origin"
+        for e in chart_expressions(chart)
+        for n in iter_nodes(e.tree)
+    )
 
 
 def chart_expressions(chart: CompiledChart) -> list[Expression]:

@@ -8,8 +8,9 @@ queue in this order:
 1. the children of the states it left are cancelled (exit order);
 2. the children of the states it entered (and did not leave) start (entry order),
    their input evaluated against the state the macrostep ended with;
-3. its undelayed `send`s, to its parent or a child (`to:`) and to itself, in effect
-   order;
+3. its undelayed `send`s, to its parent or a child (`to:`), to a member an address
+   names (`to: {address}`, `statekit.engine.family_addresses`) and to itself, in
+   effect order;
 4. when it reached a top-level final state: it is DONE, and (a child)
    `done.invoke.<id>` goes to its parent with its final state's `output:`.
 
@@ -55,6 +56,8 @@ from statekit.compiler.ir import StateKind
 from statekit.engine.chart import Chart, StartError
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import computed_value
+from statekit.engine.family_addresses import NO_RECEIVER as NO_RECEIVER
+from statekit.engine.family_addresses import address_delivery, refused_address, unreachable
 from statekit.engine.family_events import FAMILY_EVENT, from_outside
 from statekit.engine.family_members import (
     NO_CHILDREN,
@@ -80,8 +83,6 @@ FAMILY_BOUND = "FAMILY_BOUND"
 nothing changed."""
 INVOCATION_CANCELLED = "INVOCATION_CANCELLED"
 """The member was cancelled (its invoking state was left): it takes no more events."""
-NO_RECEIVER = "NO_RECEIVER"
-"""A `send` to `parent` from the root, or to an invoke id whose child is not running."""
 UNKNOWN_CHART = "UNKNOWN_CHART"
 """An invocation names a chart (or version) the family step cannot find."""
 INVALID_INPUT = "INVALID_INPUT"
@@ -147,6 +148,9 @@ class FamilyRouter:
         kind = delivery.kind
         if kind is DeliveryKind.START:
             return self._start(delivery)
+        if delivery.address is not None and (missed := unreachable(delivery, member)):
+            self._queue.append(missed[0])  # `error.communication` back to the sender
+            return missed[1]
         if member is None:
             return DeliveryRecord(
                 delivery, None, None, reason=NO_RECEIVER, message="no such instance"
@@ -245,6 +249,9 @@ class FamilyRouter:
             assert isinstance(message, OutgoingMessage)
             if message.kind is MessageKind.INSTANCE:
                 self.outbound.append(OutboundMessage(me, version, index, event_id, message))
+                continue
+            if message.kind is MessageKind.ADDRESS:
+                queue.append(address_delivery(member, message, children, event_id))
                 continue
             if message.kind is MessageKind.PARENT:
                 target = member.parent
@@ -366,6 +373,15 @@ class FamilyRouter:
         )
         after = self._after_step(created, initial, chart)
         return DeliveryRecord(delivery, None, after, initial)
+
+    def refuse_address(self, delivery: Delivery, member: Member | None, why: str) -> DeliveryRecord:
+        """An address delivery the driver finds reaches no member of the sender's family
+        (`why`; e.g. an instance of another family, which it does not lock), counted as
+        a delivery: `error.communication` `{reason}` goes back to the sender."""
+        self.count += 1
+        error, record = refused_address(delivery, member, why)
+        self._queue.append(error)
+        return record
 
     def refuse_start(self, delivery: Delivery, reason: str) -> DeliveryRecord:
         """A START the driver cannot make (e.g. the child's instance ID is taken in its

@@ -144,7 +144,10 @@ class Delivery:
     `invoke_id` its link; for EVENT from a child, `invoke_id` is that child's, and
     `unlink` says the child is gone (done, or never started): the parent forgets it.
     `reply` marks the classification sent back for a `send` with `reply:` (the one
-    delivery from outside that may carry a reply event, `statekit.engine.family_events`)."""
+    delivery from outside that may carry a reply event, `statekit.engine.family_events`).
+    `address` is the address a `send: {to: {address}}` was given (`root` then the
+    sender's family root): a target that is not an active member of that family sends
+    `error.communication` back to the sender instead (`statekit.engine.addresses`)."""
 
     kind: DeliveryKind
     target: str
@@ -160,6 +163,7 @@ class Delivery:
     unlink: bool = False
     generation: int | None = None
     reply: bool = False
+    address: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,15 +58,19 @@ class MessageKind(enum.Enum):
     INSTANCE = "instance"
     """Instance `OutgoingMessage.to` of chart `OutgoingMessage.chart`, outside the family
     step (delivered later, exactly once, in order per sender)."""
+    ADDRESS = "address"
+    """The member of the sender's family the address `OutgoingMessage.to` names
+    (`statekit.engine.addresses`; "" for a null address)."""
 
 
 @dataclass(frozen=True, slots=True)
 class OutgoingMessage:
     """An undelayed `send` with `to:`: `event` with `payload` for the receiver `kind` names.
 
-    `to` is "parent" (PARENT), the invoke id (CHILD) or the receiving instance's ID
-    (INSTANCE, with its `chart`); `reply` names the sender's event that brings back
-    the receiver's classification (INSTANCE only), None for fire-and-forget.
+    `to` is "parent" (PARENT), the invoke id (CHILD), the receiving instance's ID
+    (INSTANCE, with its `chart`) or an address (ADDRESS); `reply` names the sender's
+    event that brings back the receiver's classification (INSTANCE only), None for
+    fire-and-forget.
     """
 
     kind: MessageKind

@@ -123,6 +123,19 @@ class ValueDomain:
             raise EvaluationError(role, expression, "the instance ID is not a non-empty string")
         return str(value)
 
+    def address(
+        self,
+        role: str,
+        expression: Expression,
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> str | None:
+        """The address a `send: {to: {address}}` computes: a string or None (null: it
+        reaches nobody, `statekit.engine.addresses`)."""
+        value = computed_value(role, expression, context, payload, active)
+        return None if value is None else str(value)
+
 
 class AbstractDomain(ValueDomain):
     """Evaluates nothing: a new `AbstractValue` per assignment, no outbox message, raised
@@ -193,6 +206,17 @@ class AbstractDomain(ValueDomain):
     ) -> str:
         """The expression's source: an abstract send's receiver is not known."""
         return expression.source
+
+    def address(
+        self,
+        role: str,
+        expression: Expression,
+        context: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        active: frozenset[int],
+    ) -> str | None:
+        """None: an abstract send's addressee is not known (some member, or nobody)."""
+        return None
 
 
 CONCRETE = ValueDomain()

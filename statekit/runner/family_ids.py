@@ -14,6 +14,11 @@ REPLY_PREFIX = "statekit.reply/"
 """The event IDs of replies (the receiving step's classification sent back)."""
 
 
+FAMILY_PREFIX = "statekit.family/"
+"""The event IDs of the steps a family step makes its members take (the router's own,
+in the runner's reserved namespace)."""
+
+
 def bounded_id(prefix: str, body: str) -> str:
     """`prefix + body`, or `prefix` and the body's SHA-256 when that is over the bound."""
     whole = prefix + body

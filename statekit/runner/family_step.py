@@ -50,9 +50,10 @@ from statekit.engine.family_members import (
 from statekit.engine.result import Result
 from statekit.runner.decision_inputs import NOTHING_RECORDED, Command, HistoryFacts, LookedUp
 from statekit.runner.errors import RunnerError
+from statekit.runner.family_ids import FAMILY_PREFIX as FAMILY_PREFIX
 from statekit.runner.family_ids import bounded_id, message_event_id
-from statekit.runner.family_told import FAMILY_PREFIX as FAMILY_PREFIX
 from statekit.runner.outcome import Outcome, OutcomeStatus
+from statekit.runner.sent_meta import own_family_send
 from statekit.runner.store.family_rows import (
     ACTIVE,
     CANCELLED,
@@ -302,12 +303,30 @@ class FamilyStep:
     def event(self, delivery: Delivery) -> None:
         """An event for a member, decided by its transaction (none: nobody to receive it)."""
         event_id = bounded_id(FAMILY_PREFIX, delivery.event_id or "")
+        if delivery.address is not None and self._outside(delivery):
+            return  # (another family's instance: never locked here)
         tx = self.transaction(delivery.target, event_id) if delivery.target else None
         if tx is None:
             self.router.deliver(delivery, None)  # (counted and classified NO_RECEIVER)
             return
+        if delivery.address is not None and (why := _not_taking(self.member(tx))):
+            self.router.refuse_address(delivery, self.member(tx), why)
+            return
         self.router.count += 1
-        self.decide(tx, Command(event_id, delivery.event, dict(delivery.payload)))
+        told = own_family_send(event_id, tx.instance_id, dict(delivery.payload))
+        self.decide(tx, Command(event_id, delivery.event, told))
+
+    def _outside(self, delivery: Delivery) -> bool:
+        """Whether the target of an address delivery is an instance of another family
+        than its sender's (read from its link, before any lock): then refused, and
+        `error.communication` goes back to the sender (`engine.family_addresses`)."""
+        link = self.link(delivery.target)
+        root = delivery.target if link is None else link.root_instance_id
+        if root == delivery.root or self.store.instance(delivery.target) is None:
+            return False  # (a missing one is refused when it is not found)
+        why = f"the instance {delivery.target!r} is of another family"
+        self.router.refuse_address(delivery, None, why)
+        return True
 
     def start(self, record: DeliveryRecord) -> None:
         """Create the child the router started (nothing when it refused to start it: it
@@ -415,3 +434,12 @@ def new_message(
         reply_event=reply_event,
         created_at=now,
     )
+
+
+def _not_taking(member: Member) -> str | None:
+    """Why `member` takes no address delivery (done or cancelled), or None."""
+    if member.status is MemberStatus.CANCELLED:
+        return f"the instance {member.instance_id!r} is cancelled"
+    if member.status is MemberStatus.DONE or member.state.is_final:
+        return f"the instance {member.instance_id!r} is done"
+    return None

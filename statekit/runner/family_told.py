@@ -27,10 +27,8 @@ from statekit.compiler.expressions.event_meta import sent_by
 from statekit.compiler.invocations import invocation_of_event
 from statekit.engine.chart import Chart
 from statekit.engine.family_members import child_instance_id
+from statekit.runner.family_ids import FAMILY_PREFIX
 
-FAMILY_PREFIX = "statekit.family/"
-"""The event IDs of the steps a family step makes its members take (the router's own,
-in the runner's reserved namespace)."""
 REFUSED_SUFFIX = "#refused"
 """The end of the event ID of the `error.invoke.<id>` of a child that could not start."""
 

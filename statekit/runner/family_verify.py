@@ -30,10 +30,11 @@ from statekit.engine.result import Result
 from statekit.engine.state import State
 from statekit.runner.chart_versions import ChartSet
 from statekit.runner.errors import CorruptRowError, RunnerError
-from statekit.runner.family_step import FAMILY_PREFIX
+from statekit.runner.family_ids import FAMILY_PREFIX
 from statekit.runner.family_told import family_told
 from statekit.runner.history import created_under, fold, initial_state
 from statekit.runner.identifier_bounds import too_long
+from statekit.runner.sent_meta import own_family_send
 from statekit.runner.store.base import Store
 from statekit.runner.store.family_rows import ACTIVE, CANCELLED, DONE, LinkRow
 from statekit.runner.store.rows import EventRow, InstanceRow
@@ -284,7 +285,9 @@ def _step(charts: ChartSet, before: State | None, event: EventRow) -> Result | N
         if timer is not None:
             return chart.fire(before, timer[0], generation=timer[1], now_ms=clock,
                               event_id=event.event_id, instance_id=event.instance_id)  # fmt: skip
-        payload = loads(event.payload, "payload")
+        payload = own_family_send(
+            event.event_id, event.instance_id, loads(event.payload, "payload")
+        )
         told = family_told(chart, event.instance_id, event.event_id, event.type, payload)
         return chart.send(
             before, event.type, told, event_id=event.event_id, now_ms=clock,

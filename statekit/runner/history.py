@@ -26,7 +26,7 @@ from statekit.runner.keys import idempotency_key
 from statekit.runner.loop_parking import consume_parked, records_parking, replays_parking
 from statekit.runner.migration import Stranded, entry_evidence, is_migration, map_state
 from statekit.runner.repeated_facts import RepeatedFact, consume_delivery
-from statekit.runner.sent_meta import SentIds
+from statekit.runner.sent_meta import SentIds, own_family_send
 from statekit.runner.store.rows import EventRow, RecordedKey
 from statekit.runner.stored_state import loads
 from statekit.runner.timers import parse_timer_event_id
@@ -161,6 +161,7 @@ def fold(
         armed = None if timer is None else state.timer(timer[0])
         if timer is None:
             told = sent_ids.payload(row.event_id, payload)  # an own send: which one
+            told = own_family_send(row.event_id, instance_id, told)  # (in a family step)
             told = family_told(chart, instance_id, row.event_id, row.type, told)  # a child's
             result = chart.send(
                 state, row.type, told, event_id=row.event_id, now_ms=clock,

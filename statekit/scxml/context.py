@@ -96,7 +96,10 @@ class ImportContext:
         test = {"boolean": f"{ref} == true", "string": f"{ref} != ''"}.get(
             kind.base.value, f"{ref} != 0"
         )
-        test = f"{ref} is not None and {test}" if kind.nullable else test
+        if kind.base is BaseType.RECORD:  # a record is set, whatever it holds
+            test = f"{ref} is not None" if kind.nullable else "true"
+        elif kind.nullable:
+            test = f"{ref} is not None and {test}"
         return f"not ({test})" if negated else test
 
     def in_ref(self, element: Element, name: str) -> str | None:

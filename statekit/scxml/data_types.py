@@ -21,7 +21,7 @@ event name, id and delay) may be computed from it (`constant_value`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from statekit.compiler.diagnostics import SourceSpan
@@ -54,13 +54,28 @@ class DataField:
 
     def spec(self) -> dict[str, Any]:
         """The field spec the chart declares."""
-        out: dict[str, Any] = {"type": self.type.base.value}
-        if self.type.items is not None:
-            out["items"] = self.type.items.base.value
-        if self.type.nullable:
-            out["nullable"] = True
+        out = type_spec(self.type)
         out["default"] = self.default
         return out
+
+
+def type_spec(kind: ValueType) -> dict[str, Any]:
+    """The field spec of `kind` without a default (a record's with its fields')."""
+    out: dict[str, Any] = {"type": kind.base.value}
+    if kind.items is not None:
+        out["items"] = kind.items.base.value
+    if kind.fields is not None:  # (a context record's fields each need a default)
+        out["fields"] = {name: _field_spec(sub) for name, sub in kind.fields}
+    if kind.nullable:
+        out["nullable"] = True
+    return out
+
+
+def _field_spec(kind: ValueType) -> dict[str, Any]:
+    out = type_spec(kind)
+    if kind.fields is None and not kind.nullable:
+        out["default"] = zero_value(kind)
+    return out
 
 
 @dataclass(frozen=True)
@@ -109,6 +124,10 @@ def typed_fields(
             untyped.append(element)
             continue
         bound = instance_bound(element, text, fields, translate)
+        if bound is not None and bound[0].fields is not None:  # a record: null until then
+            record = replace(bound[0], nullable=True)
+            fields[name] = DataField(name, record, None, False, element, bound[1])
+            continue
         if bound is not None:  # its value is the instance's: assigned at the start
             fields[name] = DataField(name, bound[0], zero_value(bound[0]), False, element, bound[1])
             continue
@@ -137,7 +156,11 @@ def typed_fields(
                     )
                 )
             continue
-        nullable = ValueType(kind.base, nullable=True)
+        nullable = (
+            replace(kind, nullable=True)  # a record keeps its fields
+            if kind.fields is not None
+            else ValueType(kind.base, nullable=True)
+        )
         fields[name] = DataField(name, nullable, None, name not in written, element)
     order = [element.attrs["id"] for element, _ in data]
     return {n: fields[n] for n in order if n in fields}, problems
@@ -246,7 +269,7 @@ def _inferred_types(
             kind = write.kind or _type_of(write, known, translate, event_fields)
             if kind is None or kind.base is BaseType.NULL:
                 continue
-            kind = ValueType(kind.base)
+            kind = ValueType(kind.base, fields=kind.fields)  # (a record keeps its fields)
             before = seen.get(write.location)
             if before is None:
                 seen[write.location] = (kind, write.element)

@@ -198,8 +198,10 @@ def _write(node: ExprNode, sid: Spelling) -> str:
             return _table(_at(key, sid, _SUM), table.index(), table.default, table.has_default)
         case Now():
             raise NotExportable("`now` (SCXML's datamodel has no clock reading)")
-        case InstanceId():
+        case InstanceId(field="id"):
             raise NotExportable("`instance.id` (not exported as _sessionid yet)")
+        case InstanceId():
+            raise NotExportable("`instance.processors` (not exported as _ioprocessors yet)")
         case Format():
             raise NotExportable("format() (no call but In() in psm's datamodel)")
         case Contains(container=text) if text.type.base.value == "string":

@@ -26,6 +26,7 @@ from statekit.compiler.invocations import (
     ERROR_INVOKE_PREFIX,
     Invocation,
     MessageTarget,
+    ToAddress,
     ToChild,
     ToParent,
 )
@@ -79,6 +80,8 @@ def send_target(to: MessageTarget | None) -> str | None:
         return "#_parent"
     if isinstance(to, ToChild):
         return f"#_{to.invoke_id}"
+    if isinstance(to, ToAddress):
+        raise NotExportable("a send to an address (to: {address}): not exported yet")
     raise NotExportable(
         "a send to another instance by its ID (to: {chart, instance}): an SCXML session "
         "has no address python-statemachine can send to"

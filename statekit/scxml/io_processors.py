@@ -5,7 +5,9 @@ The location is the address other sessions send to through that processor; it is
 written as a statekit expression. `LOCATIONS` maps each processor name the SCXML
 specification gives (its short name and its URI) to that expression; the SCXML event
 I/O processor's is `#_scxml_<sessionid>` (`system_variables.OWN_LOCATION`). The table
-as a whole (a map statekit has no type for) and any other entry are refused by name.
+as a whole is statekit's `instance.processors`, a read-only record of the same
+locations (`<data expr="_ioprocessors">`, compared whole); any other entry, and member
+access on it, are refused by name.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ LOCATIONS: Final[Mapping[str, str]] = {
     SCXML_PROCESSOR: OWN_LOCATION,
 }
 """Processor name → the expression of its `location` for this session."""
+WHOLE: Final = "instance.processors"
+"""The table as a whole: statekit's record of its processors (`{scxml: {location}}`,
+`statekit.compiler.expressions.processors`)."""
 
 
 _ONE_READ = re.compile(
@@ -45,8 +50,10 @@ def location_read(tokens: list[tuple[str, str]], index: int) -> tuple[str, int]:
     `['location']` starting at `tokens[index]`, and the index after it."""
     words = [value for _, value in tokens[index + 1 : index + 10]]
     kinds = [kind for kind, _ in tokens[index + 1 : index + 10]]
+    if words[:1] not in (["["], ["."]):  # the table as a whole: a read-only record
+        return WHOLE, index + 1
     if words[:1] != ["["] or kinds[1:2] != ["string"] or words[2:3] != ["]"]:
-        raise NoProcessorEntry("the system variable _ioprocessors as a whole (a map)")
+        raise NoProcessorEntry("the system variable _ioprocessors's members")
     name = words[1][1:-1]
     location = LOCATIONS.get(name)
     if location is None:

@@ -5,7 +5,8 @@ SCXML's SCXML event I/O processor delivers by the target's value: `#_internal` t
 internal queue (statekit's `raise`), `#_scxml_<sessionid>` of this session to its own
 external queue (a `send` to itself), `#_parent` and `#_<invokeid>` to the family, and
 raises `error.communication` for a target it cannot reach (another session statekit
-does not know). When the value is known only at run time, the send is written as an
+does not know). A target from `_event.origin` is an address statekit resolves when the
+send runs (`origin_sends`). When the value is known only at run time, the send is written as an
 `if` over the value, each branch the send to that target; the last branch raises
 `error.communication`. `#_scxml_` compares with `instance.id`, the ID of the instance
 the step is given (`system_variables.OWN_LOCATION`).
@@ -13,17 +14,16 @@ the step is given (`system_variables.OWN_LOCATION`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any, Final
 
 from statekit.scxml.context import ImportContext, event_name, quoted
 from statekit.scxml.document import Element
+from statekit.scxml.origin_sends import from_origin, to_origin
 from statekit.scxml.system_variables import OWN_LOCATION, SCXML_TARGET_PREFIX
 
 ERROR_COMMUNICATION: Final = "error.communication"
 """The event SCXML raises for a `<send>` whose target cannot be reached."""
-_ORIGIN = "_event.origin"
 Translator = Callable[[Element, ImportContext], list[dict[str, Any]]]
 
 
@@ -37,8 +37,9 @@ def may_not_reach(element: Element) -> bool:
 def dispatched(element: Element, c: ImportContext, translate: Translator) -> list[dict[str, Any]]:
     """The `<send>` as an `if` over its target's value (the module docstring); `translate`
     writes the send to one literal target (or to this session, with no target)."""
+    if "targetexpr" in element.attrs and from_origin(element, c):
+        return to_origin(element, c, translate)  # an address, resolved when it runs
     if "targetexpr" in element.attrs:
-        _check_not_origin(element, c)
         value = f"({c.expression(element, 'targetexpr')})"
     else:
         value = quoted(element.attrs["target"])
@@ -62,21 +63,3 @@ def _with(element: Element, target: str | None) -> Element:
     fixed = Element(element.tag, attrs, element.line, element.column, element.namespace)
     fixed.children = element.children
     return fixed
-
-
-def _check_not_origin(element: Element, c: ImportContext) -> None:
-    """Refuse a `targetexpr` that is, or reads a `<data>` written from, `_event.origin`:
-    statekit's origin is the sender's instance ID (null for an event an instance sends
-    itself), not an SCXML address."""
-    text = element.attrs["targetexpr"]
-    names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)) & c.data_names()
-    from_origin = any(
-        w.location in names and w.expr is not None and _ORIGIN in w.expr for w in c.writes
-    )
-    if _ORIGIN in text or from_origin:
-        raise c.refuse(
-            element,
-            f"<send targetexpr={text!r}>: a target from _event.origin (statekit's origin is "
-            "the sender's instance ID, null for an event a session sends itself) is not "
-            "expressible",
-        )

@@ -27,14 +27,18 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from statekit.compiler.expressions.event_meta import sent_as
+from statekit.compiler.model.addresses import ERROR_COMMUNICATION, REASON_FIELD
+from statekit.engine.addresses import unreachable_reason
 from statekit.engine.chart import Chart
+from statekit.engine.family_outputs import MessageKind
 from statekit.engine.replay import Event
 from statekit.engine.result import Result, Status
 from statekit.engine.state import State
-from statekit.engine.timers import ArmedTimer
+from statekit.engine.timers import ArmedTimer, SentEvent
 
 DEFAULT_MAX_DELIVERIES = 10_000
 """How many timers one `advance` delivers, and how many sent events one event's queue
@@ -183,17 +187,16 @@ class Simulator:
 
     def _drain(self, result: Result) -> None:
         """Process the events `result` sent and those they send, in queue order."""
-        queue = deque(result.sent)
+        queue = deque(_own(result))
         processed = 0
         while queue:
-            sent = queue.popleft()
+            sent, payload = queue.popleft()
             processed += 1
             if processed > DEFAULT_MAX_DELIVERIES:
                 raise SimulatorError(
                     f"{DEFAULT_MAX_DELIVERIES} sent events processed after {result.event} "
                     f"and more are queued (next: {sent.event}); does an event send itself?"
                 )
-            payload = sent_as(sent.payload, sent.id)  # `_event.sendid`, `_event.origintype`
             follow = self._chart.send(
                 self._state, sent.event, payload, now_ms=self._now, instance_id=self._instance
             )
@@ -201,7 +204,23 @@ class Simulator:
             if follow.status is not Status.REJECTED:
                 self._history.append(Event(sent.event, sent.payload, now_ms=self._now))
             self._state = follow.state
-            queue.extend(follow.sent)
+            queue.extend(_own(follow))
 
     def __repr__(self) -> str:
         return f"Simulator({self._chart.name!r}, now_ms={self._now}, state={self._state!r})"
+
+
+def _own(result: Result) -> list[tuple[SentEvent, Mapping[str, Any]]]:
+    """What `result` queues for this instance, in effect order, each with the payload it is
+    delivered with: its own sends (`_event.sendid`, `_event.origintype`), and for each
+    send to an address other than itself `error.communication` (an instance alone has no
+    other member to reach, `statekit.engine.addresses`)."""
+    own: list[tuple[SentEvent, Mapping[str, Any]]] = []
+    for sent in result.sends_in_order if result.messages else result.sent:
+        if isinstance(sent, SentEvent):
+            own.append((sent, sent_as(sent.payload, sent.id)))
+        elif sent.kind is MessageKind.ADDRESS:
+            why = unreachable_reason(sent.to or None, "the instance runs alone")
+            error = SentEvent(ERROR_COMMUNICATION, MappingProxyType({REASON_FIELD: why}), None)
+            own.append((error, error.payload))
+    return own

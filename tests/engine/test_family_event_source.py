@@ -1,6 +1,7 @@
 """`_event.origin` and `_event.invokeid` of the events the family step delivers: an
 event from another member says which instance sent it and, from a child, which
-invocation; an event from outside, a timer or an instance's own `send` says nothing."""
+invocation; an instance's own `send` comes from the instance itself; an event from
+outside or an `after` timer says nothing."""
 
 from __future__ import annotations
 
@@ -79,8 +80,8 @@ def test_a_childs_event_names_the_child_and_its_invocation(tmp_path: Path) -> No
     step = sim.send("ask", to="a")
     assert all(r.result is not None and r.result.status is Status.APPLIED for r in step.records)
     context = sim.member("a").state.context
-    # from outside and its own send: no origin; the child's answer: the child and "helper"
-    assert (context["ask_origin"], context["note_origin"]) == (None, None)
+    # from outside: no origin; its own send: itself; the child's answer: the child, "helper"
+    assert (context["ask_origin"], context["note_origin"]) == (None, "a")
     assert (context["answer_origin"], context["answer_invokeid"]) == ("a/helper/0", "helper")
 
 

@@ -156,5 +156,7 @@ EXPORT_REFUSED.update(dict.fromkeys(("521", "569"), _INSTANCE))
 EXPORT_REFUSED.update(dict.fromkeys(("233", "234"), "the finalize of invoke"))
 EXPORT_REFUSED["236"] = "exit: of a top-level final state (psm does not run it)"
 EXPORT_REFUSED.update(dict.fromkeys(("215", "216"), "chooses its chart (not exported yet)"))
+EXPORT_REFUSED.update(dict.fromkeys(("336", "349"), "a send to an address (to: {address})"))
+EXPORT_REFUSED.update(dict.fromkeys(("325", "326"), "`instance.processors`"))
 """A passing W3C test whose chart the export refuses → what the refusal names (its
 message holds this)."""

@@ -27,6 +27,7 @@ from statekit.compiler.expressions.language import (
 )
 from statekit.compiler.expressions.operator_checks import OperatorChecks
 from statekit.compiler.expressions.parsing import clean_parse, python_parse
+from statekit.compiler.expressions.processors import PROCESSORS_FIELD, PROCESSORS_TYPE
 from statekit.compiler.expressions.record_checks import RecordChecks
 from statekit.compiler.expressions.scope import NoEvent, TypedEvent
 from statekit.compiler.expressions.table_checks import TableChecks
@@ -227,7 +228,12 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
         if _is_name(base, INSTANCE_NAME):
             if attr == "id":
                 return InstanceId()
-            message = "'instance' is only allowed as instance.id (the ID of the instance)"
+            if attr == PROCESSORS_FIELD:  # a record made from the ID
+                return InstanceId(PROCESSORS_TYPE, PROCESSORS_FIELD)
+            message = (
+                "'instance' is only allowed as instance.id (the ID of the instance) and "
+                "instance.processors (its event processors' locations)"
+            )
             self.report(expression_unsafe.SLUG, node, message)
             return None
         if isinstance(base, ast.Name) and base.id == "tables" and not attr.startswith("__"):

@@ -49,6 +49,7 @@ from statekit.compiler.expressions.operator_closures import (
     cmp_fn_fn,
     cmp_fn_lit,
 )
+from statekit.compiler.expressions.processors import processors_value
 from statekit.compiler.expressions.tree import (
     Active,
     ArithOp,
@@ -144,8 +145,10 @@ def compile_tree(node: ExprNode) -> Evaluator:
             return _table_read(key, table.index(), table.default, table.has_default)
         case Now():
             return lambda c, e, a: read_clock()
-        case InstanceId():
+        case InstanceId(field="id"):
             return lambda c, e, a: read_instance_id()
+        case InstanceId():  # `instance.processors`
+            return lambda c, e, a: processors_value(read_instance_id())
         case Format(pieces=pieces, args=args):
             return _format(pieces, tuple(compile_tree(x) for x in args))
 

@@ -14,6 +14,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Final, TypeAlias
 
+from statekit.compiler.expressions.instance_reading import STEP_INSTANCE
 from statekit.compiler.value_types import STRING, BaseType, ValueType
 
 MetaField: TypeAlias = typing.Literal["name", "type", "origin", "invokeid", "sendid", "origintype"]
@@ -123,12 +124,16 @@ def with_meta(
     """The event with its payload as an `EventPayload` of type `kind` (or `platform`);
     origin, invokeid, sendid and origintype come from `sent` (the payload as given to
     the engine, or the meta source of the timer delivering it) when `sent_by`,
-    `sent_as` or `fired_send` made it, else they are null."""
+    `sent_as` or `fired_send` made it, else they are null. The origin of the instance's
+    own send (delayed or not) is the instance's ID (`instance_reading`: a chart that
+    reads `_event.origin` is given it)."""
     name, payload = event
     if isinstance(payload, EventPayload):
         return name, payload
     origin = invokeid = send_id = origintype = None
     if isinstance(sent, EventPayload) and sent.meta is not None:
         origin, invokeid, send_id, origintype = sent.meta[2:]
+    if origintype is not None and origin is None and invokeid is None:
+        origin = STEP_INSTANCE.get()  # its own send: it came from the instance itself
     meta = (name, platform_or(kind, name), origin, invokeid, send_id, origintype)
     return name, EventPayload(payload, meta)

@@ -213,9 +213,12 @@ class Now:
 @dataclass(frozen=True, slots=True)
 class InstanceId:
     """`instance.id`: the ID of the instance being stepped, a string
-    (`Chart.send(..., instance_id=)`; `statekit.compiler.expressions.instance_reading`)."""
+    (`Chart.send(..., instance_id=)`; `statekit.compiler.expressions.instance_reading`);
+    with `field` "processors", `instance.processors`, a record made from that ID
+    (`statekit.compiler.expressions.processors`)."""
 
     type: ValueType = STRING
+    field: str = "id"
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,8 +370,10 @@ def tree_to_json(node: ExprNode) -> dict[str, object]:
             out = {"kind": "table", "table": table, "key": tree_to_json(key)}
         case Now():  # new kinds: no tree of an existing chart changes, nor its digest
             out = {"kind": "now"}
-        case InstanceId():
+        case InstanceId(field=field):
             out = {"kind": "instance_id"}
+            if field != "id":  # (the digest of a chart reading `instance.id` is kept)
+                out["field"] = field
         case Format(template=template, args=args):
             out = {"kind": "format", "template": template}
             out["args"] = [tree_to_json(a) for a in args]

@@ -24,6 +24,7 @@ from statekit.compiler.invocations import (
     REPLY_REASON_FIELD,
     REPLY_STATUS_FIELD,
     MessageTarget,
+    ToAddress,
     ToChild,
     ToInstance,
     ToParent,
@@ -40,6 +41,7 @@ from statekit.compiler.ir import (
     Resume,
     Send,
 )
+from statekit.compiler.model.addresses import ADDRESS_KEY
 from statekit.compiler.model.conditional_effects import compile_conditional
 from statekit.compiler.model.declarations import mapping_items, text
 from statekit.compiler.model.expression_memo import ExpressionMemo
@@ -49,7 +51,10 @@ from statekit.compiler.model.timers import integer_expression, read_delay
 from statekit.compiler.rules import expression_type, unknown_event
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from statekit.compiler.value_types import STRING, ValueType
+from statekit.compiler.value_types import STRING, BaseType, ValueType
+
+_ADDRESS = ValueType(BaseType.STRING, nullable=True)
+"""An address: a string, or null (`_event.origin` of an event from outside)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,6 +321,11 @@ class EffectCompiler:
             target = ToParent(span=to_node.span) if name == PARENT else ToChild(name, to_node.span)
             if isinstance(target, ToChild):
                 self.child_targets.append(target)
+        elif isinstance(to_node, MappingNode) and (node := to_node.get(ADDRESS_KEY)) is not None:
+            address = self._expression(node, scope, _ADDRESS, "address", problems)
+            if address is None:
+                return None  # its errors are reported
+            target = ToAddress(address, to_node.span)
         elif isinstance(to_node, MappingNode):
             target = self._instance_target(to_node, reply_node, scope, problems)
             if target is None:

@@ -27,6 +27,7 @@ from statekit.compiler.ir import (
     TransitionKind,
 )
 from statekit.compiler.migration_ir import MigrationDecl
+from statekit.compiler.model.addresses import error_communication_decl
 from statekit.compiler.model.concurrency import compile_producers, compile_races
 from statekit.compiler.model.declarations import (
     DEFAULT_GUARD_REASON,
@@ -116,6 +117,9 @@ class _Resolver:
         error_event = error_execution_decl(root)
         if error_event is not None:  # `on_evaluation_error: raise` declares error.execution
             self.events = {**self.events, error_event.name: error_event}
+        unreachable = error_communication_decl(root)
+        if unreachable is not None and unreachable.name not in self.events:
+            self.events = {**self.events, unreachable.name: unreachable}  # `to: {address}`
         self.guards: dict[str, GuardDecl] = parse_guards(root.get("guards"))
         tables = parse_tables(root.get("tables"), self.context)
         self.problems.extend(tables.problems)

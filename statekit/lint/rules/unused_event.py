@@ -27,6 +27,7 @@ from statekit.analysis.facts import ChartFacts
 from statekit.analysis.static import mentioned_events
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.ir import CompiledChart
+from statekit.compiler.model.addresses import ERROR_COMMUNICATION
 from statekit.compiler.model.evaluation_errors import ERROR_EXECUTION
 
 SLUG = "unused-event"
@@ -34,13 +35,16 @@ DEFAULT_SEVERITY = Severity.WARNING
 STAGE = "chart"
 
 
+_DECLARED = (ERROR_EXECUTION, ERROR_COMMUNICATION)
+
+
 def check(chart: CompiledChart, facts: ChartFacts) -> Iterator[Diagnostic]:
     """One finding per declared event that is never mentioned."""
     used = mentioned_events(chart)
     implicit = {e for i in chart.invocations for e in (i.done_event, i.error_event)}
     for name, event in chart.events.items():
-        # the events an invoke and on_evaluation_error declare are not the author's
-        if name not in used and name not in implicit and name != ERROR_EXECUTION:
+        # the events an invoke, on_evaluation_error and an address declare are not the author's
+        if name not in used and name not in implicit and name not in _DECLARED:
             yield Diagnostic(
                 SLUG, DEFAULT_SEVERITY, f"event '{name}' is declared but never used", event.span
             )

@@ -758,6 +758,7 @@ def test_modules_never_evaluate_text() -> None:
     allowed_imports = {
         "statekit.compiler.delay_literals",
         "statekit.compiler.diagnostics",
+        "statekit.compiler.record_values",
         "statekit.compiler.rules",
         "statekit.compiler.value_types",
     }
