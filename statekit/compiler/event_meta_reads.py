@@ -5,12 +5,8 @@ from __future__ import annotations
 
 from statekit.compiler.effect_walk import effect_conditions, leaf_effects
 from statekit.compiler.expressions.expression import Expression
-<<<<<<< HEAD
-from statekit.compiler.ir import Assign, CompiledChart, Effect, Emit, Raise, Send, Transition
-=======
 from statekit.compiler.invocations import ToAddress, ToInstance
-from statekit.compiler.ir import Assign, CompiledChart, Emit, Raise, Send, Transition
->>>>>>> w4-origin
+from statekit.compiler.ir import Assign, CompiledChart, Effect, Emit, Raise, Send, Transition
 
 
 def reads_event_meta(chart: CompiledChart) -> bool:
