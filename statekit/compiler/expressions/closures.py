@@ -49,6 +49,7 @@ from statekit.compiler.expressions.operator_closures import (
     cmp_fn_fn,
     cmp_fn_lit,
 )
+from statekit.compiler.expressions.text_functions import ends_with, pattern_search, starts_with
 from statekit.compiler.expressions.tree import (
     Active,
     ArithOp,
@@ -72,6 +73,7 @@ from statekit.compiler.expressions.tree import (
     ListDisplay,
     Literal,
     LocalRef,
+    Matches,
     Not,
     Now,
     RecordWith,
@@ -148,6 +150,9 @@ def compile_tree(node: ExprNode) -> Evaluator:
             return lambda c, e, a: read_instance_id()
         case Format(pieces=pieces, args=args):
             return _format(pieces, tuple(compile_tree(x) for x in args))
+        case Matches(text=text, pattern=pattern):
+            ft, found_in = compile_tree(text), pattern_search(pattern)
+            return lambda c, e, a: found_in(ft(c, e, a))
 
 
 def _element(values: list[Any], index: int) -> Any:
@@ -383,6 +388,8 @@ _BUILTINS: dict[str, Callable[..., Any]] = {
     "min": min,
     "max": max,
     "str": written,
+    "starts_with": starts_with,
+    "ends_with": ends_with,
 }
 
 
