@@ -3,7 +3,8 @@ own (inline `<content>`, or the file `src` names, imported likewise), `<param>` 
 `namelist` its `input`, `idlocation` a string `<data>` holding the invoke id.
 
 The child chart is named `<parent chart>-<invoke id>`. An `<invoke>` without `id` gets
-`<state id>_invoke<n>` (SCXML leaves the form to the platform). `autoforward="true"`
+`<state id>_invoke<n>`, whose value in the document is `<state id>.invoke<n>`
+(`statekit.scxml.generated_invoke_ids`). `autoforward="true"`
 is refused: statekit forwards no events to a child (a parent sends what it means to,
 `send: {to: <invoke id>}`); `<finalize>` is refused too (statekit runs no parent code
 for a child's event before the parent's own transition selection).
@@ -22,6 +23,7 @@ from statekit.compiler.expressions.scope import ExpressionScope, NoEvent
 from statekit.compiler.value_types import ValueType
 from statekit.scxml.context import ImportContext, quoted
 from statekit.scxml.document import Element, read_scxml
+from statekit.scxml.generated_invoke_ids import invoke_name
 
 SCXML_TYPES = frozenset(
     {
@@ -46,9 +48,9 @@ class Invoked:
     child: Any
 
 
-def invoke_id(element: Element, state_id: str, index: int) -> str:
+def invoke_id(element: Element, state_id: str, index: int, c: ImportContext) -> str:
     """The `<invoke>`'s id (its own, or one made from its state and position)."""
-    return element.attrs.get("id") or f"{state_id}_invoke{index}"
+    return invoke_name(element, state_id, index, c.generated_invokes)
 
 
 def invocation(
@@ -87,7 +89,7 @@ def invocation(
         location = element.attrs["idlocation"]
         if location not in c.data_names():
             raise c.refuse(element, f"<invoke idlocation={location!r}>: not a declared <data>")
-        effects = ({"assign": {location: quoted(name)}},)
+        effects = ({"assign": {location: quoted(c.generated_invokes.get(name, name))}},)
     return Invoked(entry, effects, child)
 
 

@@ -153,7 +153,7 @@ def _collect(
             context.data.append((child, _data_value(child, context)))
         elif child.tag == "invoke":
             index = [id(k) for k in element.kids("invoke")].index(id(child))
-            child.attrs["id"] = invoke_id(child, path[-1] if path else "scxml", index)
+            child.attrs["id"] = invoke_id(child, path[-1] if path else "scxml", index, context)
             if child.attrs["id"] in context.invokes:
                 raise context.refuse(child, f"a second <invoke> with the id {child.attrs['id']!r}")
             context.invokes.append(child.attrs["id"])

@@ -153,5 +153,6 @@ EXPORT_REFUSED.update(  # `_event.sendid`, `_event.origintype`: not exported yet
 _INSTANCE = "`instance.id` (not exported as _sessionid yet)"
 EXPORT_REFUSED.update(dict.fromkeys(("190", "321", "322", "350", "496", "500", "501"), _INSTANCE))
 EXPORT_REFUSED.update(dict.fromkeys(("521", "569"), _INSTANCE))
+EXPORT_REFUSED.update({"224": "starts_with() (no call", "520": "matches() (no call"})
 """A passing W3C test whose chart the export refuses → what the refusal names (its
 message holds this)."""
