@@ -3,7 +3,8 @@
 `a == 0 | b != 2` is a bitwise or in ECMAScript (and in Python, where it also binds
 tighter than the comparisons). Between two booleans, in a `cond`, it is a logical or:
 ECMAScript gives 0 or 1 and the condition converts that number to a boolean, which is
-what `or` gives. So in a condition each chain `x | y | ...` whose every operand is a
+what `or` gives. So in a condition (not in the `python` datamodel, where `a == 0 | b`
+is the chained comparison `a == (0 | b)`) each chain `x | y | ...` whose every operand is a
 boolean (a comparison, a negation, `true`/`false`, `In(...)`, a boolean `<data>`, or
 one of these in parentheses) becomes `(x || y || ...)`: the parentheses keep
 ECMAScript's precedence (`|` binds looser than a comparison, tighter than `&&`). Any
@@ -27,11 +28,12 @@ class NotBooleanOr(ValueError):
 
 def boolean_ors(tokens: Tokens, boolean_data: AbstractSet[str] | None) -> Tokens:
     """`tokens` with each chain of `|` rewritten (module docstring); `boolean_data` are
-    the boolean `<data>` of a condition, None outside one (any `|` is refused)."""
+    the boolean `<data>` of an ECMAScript condition, None for any other text (any `|`
+    is refused)."""
     if not any(value == "|" for _, value in tokens):
         return tokens
     if boolean_data is None:
-        raise NotBooleanOr("the operator '|' outside a condition (a bitwise or)")
+        raise NotBooleanOr("the operator '|' outside an ECMAScript condition (a bitwise or)")
     out = list(tokens)
     bar = next(i for i, (_, value) in enumerate(out) if value == "|")
     start, end = _clause(out, bar)

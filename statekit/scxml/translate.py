@@ -67,6 +67,7 @@ def chart_of(
         raise context.refuse(root, "binding='late' (data bound on first entry) is not expressible")
     chart: dict[str, Any] = {"statechart": _chart_name(name), "on_evaluation_error": "raise"}
     context.chart_name = chart["statechart"]
+    context.python_datamodel = root.attrs.get("datamodel") == "python"  # `|` is Python's
     context.system["_name"] = quoted(root.attrs.get("name", chart["statechart"]))
     context.system["_sessionid"] = SESSION_ID
     context.system["_sessionid"] = SESSION_ID

@@ -93,7 +93,7 @@ def test_a_bar_between_two_conditions_is_or_with_ecmascripts_precedence(
         ('<transition cond="a | b" target="pass"/>', "not both conditions (a bitwise or)"),
         ('<transition cond="a == 1 | 2" target="pass"/>', "not both conditions (a bitwise or)"),
         ('<transition cond="ref | flag" target="pass"/>', "not both conditions (a bitwise or)"),
-        ('<onentry><assign location="a" expr="b | 1"/></onentry>', "'|' outside a condition"),
+        ('<onentry><assign location="a" expr="b | 1"/></onentry>', "'|' outside an ECMAScript"),
         ('<transition cond="ref.upper() == \'X\'" target="pass"/>', "member access (ref...."),
     ],
 )
@@ -102,6 +102,20 @@ def test_any_other_bar_is_refused_naming_it(body: str, said: str, tmp_path: Path
     assert code == 2
     assert said in stderr, stderr
     assert "chart.scxml:6:" in stderr and "Traceback" not in stderr
+
+
+def test_a_bar_in_the_python_datamodel_is_refused(tmp_path: Path) -> None:
+    # Python reads `a == 0 | b != 2` as the chained comparison `a == (0 | b) != 2`
+    document = _decided("a == 0 | b != 2")
+    source = tmp_path / "python.scxml"
+    source.write_text(
+        '<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" initial="s0"'
+        f' datamodel="python">\n{document}<final id="pass"/><final id="fail"/></scxml>\n',
+        encoding="utf-8",
+    )
+    result = statekit("import-scxml", str(source))
+    assert result.returncode == 2
+    assert "the operator '|' outside an ECMAScript condition" in result.stderr, result.stderr
 
 
 FAMILY = """<?xml version="1.0"?>
