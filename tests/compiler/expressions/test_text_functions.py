@@ -6,9 +6,11 @@ backtrack exponentially, and agreement with `re.search` on the syntax both share
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_process import statekit
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -244,3 +246,12 @@ def test_the_analysis_decides_prefixes_and_takes_a_pattern_both_ways() -> None:
     # no text starts with both 'INV-' and 'CR-': the solver proves it; a pattern is an
     # unknown outcome, never a reason to call `credits` unreachable
     assert found == {("unreachable-transition", 9), ("unreachable-state", 12)}, found
+
+
+def test_a_printed_path_carries_a_text_with_the_prefix_and_the_suffix(tmp_path: Path) -> None:
+    chart = tmp_path / "routing.yaml"
+    chart.write_text(_ROUTING, encoding="utf-8")
+    printed = statekit("paths", str(chart))
+    assert printed.returncode == 0, printed.stderr
+    # replayed through the engine: it starts with 'INV-' and ends with '-9'
+    assert 'FILE → {invoices}\n      payload {"ref": "INV--9"}' in printed.stdout, printed.stdout
