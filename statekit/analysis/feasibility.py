@@ -20,13 +20,14 @@ and only then put to an SMT solver, z3 (`statekit.analysis.smt`):
   unknown of its declared type, shared by every guard of the run (and by the
   `event.<field> == v` choices of a payload split);
 - integers (within the DSL's 64-bit range), numbers (as reals: comparisons
-  are exact on floats), booleans, enums (their values), strings (with `len`
-  and comparison), nullables (a null flag beside the value), `min`, `max`,
-  `abs`, `+`, `-`, `*`, conditionals, `in`, and `active()` (decided on the
-  configuration) are translated exactly; any other construct (`/`, `//`,
-  `%`, `**`, number arithmetic, an operand that may be null where a value is
-  needed) becomes a fresh boolean unknown where it is used as a condition, so
-  the translation only ever allows more than the chart does.
+  are exact on floats), booleans, enums (their values), strings (with `len`,
+  comparison, `starts_with` and `ends_with`), nullables (a null flag beside
+  the value), `min`, `max`, `abs`, `+`, `-`, `*`, conditionals, `in`, and
+  `active()` (decided on the configuration) are translated exactly; any other
+  construct (`/`, `//`, `%`, `**`, number arithmetic, `matches()`, an operand
+  that may be null where a value is needed) becomes a fresh boolean unknown
+  where it is used as a condition, so the translation only ever allows more
+  than the chart does.
 
 The answer is `INFEASIBLE` only when the solver proves no values exist: such a
 run is not explored. `FEASIBLE` and `UNDECIDED` (the solver gave up within

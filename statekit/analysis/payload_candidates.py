@@ -3,7 +3,8 @@
 Candidate values of a field come from its declared type (enum values, both booleans,
 null when nullable), from the literals the chart's guards compare with (each integer
 and its neighbours, each string, strings of each integer's length and its neighbours',
-for `len`) and from the current context (`statekit.analysis.witness` replays them).
+for `len`, each `starts_with` prefix joined to each `ends_with` suffix) and from the
+current context (`statekit.analysis.witness` replays them).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
-from statekit.compiler.expressions.tree import Literal, iter_nodes
+from statekit.compiler.expressions.tree import Call, Literal, iter_nodes
 from statekit.compiler.ir import CompiledChart, FieldDecl
 from statekit.compiler.record_values import Record
 from statekit.compiler.value_types import BaseType
@@ -44,9 +45,15 @@ def chart_literals(ir: CompiledChart) -> Literals:
     ints: set[int] = set()
     floats: set[float] = set()
     strings: set[str] = set()
+    affixes: dict[str, list[str]] = {"starts_with": [], "ends_with": []}
     for transition in ir.transitions:
         for check in transition.guards:
             for node in iter_nodes(check.expression.tree):
+                match node:
+                    case Call(
+                        func="starts_with" | "ends_with" as f, args=(_, Literal(value=str(a)))
+                    ):
+                        affixes[f].append(a)
                 if isinstance(node, Literal):
                     value = node.value
                     if isinstance(value, bool) or value is None:
@@ -57,6 +64,8 @@ def chart_literals(ir: CompiledChart) -> Literals:
                         floats.add(value)
                     else:
                         strings.add(value)
+    starts, ends = affixes["starts_with"][:8], affixes["ends_with"][:8]
+    strings.update(start + end for start in starts for end in ends)
     return tuple(sorted(ints)), tuple(sorted(floats)), tuple(sorted(strings))
 
 

@@ -238,6 +238,11 @@ class _Translation:
                 return a + b if op == "+" else a - b if op == "-" else a * b
             case Call(func="len", args=(x,)):
                 return z3.Length(self.value(x, fact))
+            case Call(func="starts_with" | "ends_with" as func, args=(text, affix)):
+                whole, part = self.value(text, fact), self.value(affix, fact)
+                return (
+                    z3.PrefixOf(part, whole) if func == "starts_with" else z3.SuffixOf(part, whole)
+                )
             case Call(func="abs", args=(x,)):
                 term = self.value(x, fact)
                 return z3.If(term >= 0, term, -term)

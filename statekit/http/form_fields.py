@@ -1,6 +1,8 @@
 """An event's payload as HTML form fields, and back (`application/x-www-form-urlencoded`).
 
-Out (`form_body`): each payload field is one `name=value` pair in payload order; a
+Out (`form_body`): each payload field is one `name=value` pair in payload order,
+percent-encoded (a space is `%20`, which every form decoder reads as `+` is read; a
+receiver searching the raw body for `this%20is`, as the W3C test 520 does, finds it); a
 string as it is, an integer or number in decimal, a boolean as `true`/`false` (the
 expression language's spelling), null as the empty string, a list as one pair per
 element. In (`typed_payload`): a form's values are text, so each is read as the type
@@ -17,7 +19,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from statekit.compiler.ir import EventDecl
 from statekit.compiler.value_types import BaseType, ValueType
@@ -35,7 +37,7 @@ def form_body(payload: Mapping[str, Any]) -> bytes:
     for name, value in payload.items():
         for item in value if isinstance(value, list | tuple) else [value]:
             pairs.append((name, _text(item)))
-    return urlencode(pairs).encode("ascii")
+    return urlencode(pairs, quote_via=quote).encode("ascii")
 
 
 def _text(value: Any) -> str:

@@ -1,5 +1,6 @@
-"""The expression language's own words in the editor: `now`, `str()`, `format()` and
-duration literals, completed where an expression is written and explained on hover."""
+"""The expression language's own words in the editor: `now`, `str()`, `format()`, the
+text functions and duration literals, completed where an expression is written and
+explained on hover."""
 
 from __future__ import annotations
 
@@ -24,10 +25,32 @@ FORMAT_DOC = (
     "filled by its argument written as `str()` writes it; `{{` and `}}` are braces; "
     "as many arguments as placeholders (at most 32)."
 )
+STARTS_WITH_DOC = (
+    "**`starts_with(s, prefix)`**: whether the string `s` begins with `prefix`; "
+    "`false` when `s` is null."
+)
+ENDS_WITH_DOC = (
+    "**`ends_with(s, suffix)`**: whether the string `s` ends with `suffix`; "
+    "`false` when `s` is null."
+)
+MATCHES_DOC = (
+    "**`matches(s, 'pattern')`**: whether the regular expression (a string literal, "
+    "RE2's syntax, checked when the chart compiles) is found anywhere in `s` "
+    "(`^...$` for the whole string); linear time; `false` when `s` is null."
+)
 _WORDS: tuple[tuple[str, str, CompletionKind, str, str], ...] = (
     ("now", "now", CompletionKind.CONSTANT, "integer: the step's clock, epoch ms", NOW_DOC),
     ("str(", "str", CompletionKind.FUNCTION, "str(x) -> string", STR_DOC),
     ("format(", "format", CompletionKind.FUNCTION, "format('…{}…', x, ...) -> string", FORMAT_DOC),
+    (
+        "starts_with(",
+        "starts_with",
+        CompletionKind.FUNCTION,
+        "(s, prefix) -> boolean",
+        STARTS_WITH_DOC,
+    ),
+    ("ends_with(", "ends_with", CompletionKind.FUNCTION, "(s, suffix) -> boolean", ENDS_WITH_DOC),
+    ("matches(", "matches", CompletionKind.FUNCTION, "(s, 'pattern') -> boolean", MATCHES_DOC),
 )
 _NUMBER = re.compile(r"[0-9]+(?:d|h|m|s|ms)?")
 _WORD_AT = re.compile(r"[A-Za-z0-9_]+")
@@ -35,7 +58,8 @@ _WORD_AT = re.compile(r"[A-Za-z0-9_]+")
 
 def expression_word_items(typed: str, rng: Range) -> list[CompletionItem]:
     """Completions for the word `typed` in an expression: duration units after digits
-    (`15` → `15m`, `15s`...), else the words `now`, `str(` and `format(` it begins."""
+    (`15` → `15m`, `15s`...), else the words `now`, `str(`, `format(` and the text
+    functions it begins."""
     if _NUMBER.fullmatch(typed):
         digits = typed.rstrip("dhms")
         return [
@@ -75,8 +99,8 @@ def duration_doc(text: str) -> str | None:
 
 
 def expression_word_hover(line: str, position: Position) -> Hover | None:
-    """Hover on `now`, `str`, `format` or a duration literal at `position` of `line` (a
-    line of an expression)."""
+    """Hover on `now`, `str`, `format`, a text function or a duration literal at
+    `position` of `line` (a line of an expression)."""
     for match in _WORD_AT.finditer(line):
         if not match.start() <= position.character < max(match.end(), match.start() + 1):
             continue
@@ -84,7 +108,7 @@ def expression_word_hover(line: str, position: Position) -> Hover | None:
         before = line[match.start() - 1] if match.start() > 0 else ""
         if before == "." or _in_quotes(line, match.start()):
             return None
-        docs = {"now": NOW_DOC, "str": STR_DOC, "format": FORMAT_DOC}
+        docs = {name: doc for _, name, _, _, doc in _WORDS}
         markdown = docs.get(word) if not word[0].isdigit() else duration_doc(word)
         if markdown is None:
             return None

@@ -12,6 +12,7 @@ from statekit.compiler.value_types import STRING, BaseType, ValueType
 from statekit.scxml.data_types import DataField, Write, constant_value
 from statekit.scxml.document import Element, ScxmlError
 from statekit.scxml.expressions import UnsupportedExpression, translate
+from statekit.scxml.generated_invoke_ids import with_invokeid
 from statekit.scxml.io_processors import is_location_read
 from statekit.scxml.type_tests import instanceof_array
 
@@ -47,6 +48,8 @@ class ImportContext:
     invoked: bool = False
     http_events: list[str] = field(default_factory=list)  # events HTTP <send>s send
     invokes: list[str] = field(default_factory=list)
+    generated_invokes: dict[str, str] = field(default_factory=dict)  # name → SCXML's value
+    python_datamodel: bool = False
     done_of: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     failed_data: list[str] = field(default_factory=list)  # why each failing <data expr> fails
@@ -66,8 +69,14 @@ class ImportContext:
 
     def translated(self, element: Element, text: str, attribute: str = "expr") -> str:
         try:
+            booleans = {n for n, f in self.fields.items() if f.type.base is BaseType.BOOLEAN}
+            ecmascript_or = attribute == "cond" and not self.python_datamodel
             return translate(
-                text, self.data_names(), lambda name: self.in_ref(element, name), self.system
+                text,
+                self.data_names(),
+                lambda name: self.in_ref(element, name),
+                with_invokeid(self.system, self.generated_invokes),
+                frozenset(booleans) if ecmascript_or else None,  # `|` as or
             )
         except UnsupportedExpression as error:
             raise self.refuse(

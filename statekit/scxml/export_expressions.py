@@ -52,6 +52,7 @@ from statekit.compiler.expressions.tree import (
     Literal,
     LiteralValue,
     LocalRef,
+    Matches,
     Not,
     Now,
     RecordWith,
@@ -204,6 +205,8 @@ def _write(node: ExprNode, sid: Spelling) -> str:
             raise NotExportable("`instance.processors` (not exported as _ioprocessors yet)")
         case Format():
             raise NotExportable("format() (no call but In() in psm's datamodel)")
+        case Matches():
+            raise NotExportable("matches() (no call but In() in psm's datamodel)")
         case Contains(container=text) if text.type.base.value == "string":
             raise NotExportable("a substring test ('text' in a string) is not exported yet")
         case Index() | Contains() | ListDisplay() | LocalRef():

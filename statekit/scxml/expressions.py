@@ -15,8 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from statekit.scxml.boolean_or import NotBooleanOr, boolean_ors
 from statekit.scxml.io_processors import IO_PROCESSORS, NoProcessorEntry, location_read
-from statekit.scxml.raw_search import NotPlainText, raw_searches
+from statekit.scxml.raw_search import raw_searches
+from statekit.scxml.text_calls import method_call_end, regex_search, string_method
 from statekit.scxml.type_tests import hasattr_event
 
 _TOKEN = re.compile(
@@ -24,7 +26,7 @@ _TOKEN = re.compile(
         (?P<number>\d+(?:\.\d+)?)
       | (?P<string>'[^'\\]*'|"[^"\\]*")
       | (?P<name>[A-Za-z_$][A-Za-z0-9_$]*)
-      | (?P<op>===|!==|==|!=|<=|>=|&&|\|\||[-+*/%<>!(),.\[\]{}=?:;])
+      | (?P<op>===|!==|==|!=|<=|>=|&&|\|\||[-+*/%<>!(),.\[\]{}=?:;|])
     )""",
     re.VERBOSE,
 )
@@ -55,19 +57,34 @@ def translate(
     data_names: frozenset[str],
     state_id: Callable[[str], str | None],
     system: Mapping[str, str] | None = None,
+    boolean_data: frozenset[str] | None = None,
 ) -> str:
     """`text` in statekit's expression language; `state_id` checks `In('x')`'s argument
     (None: a state that is never active, a history pseudo-state: `In` is false);
-    `system` gives the system variables that are constants (`_name`) as literals."""
+    `system` gives the system variables that are constants (`_name`) as literals;
+    `boolean_data`, the boolean `<data>` of a condition (None: `text` is no condition)."""
     constants = system or {}
+    searched, computed = raw_searches(text)
     try:
-        tokens = _tokens(raw_searches(text))
-    except NotPlainText as error:
+        tokens = boolean_ors(_tokens(searched), boolean_data)
+    except NotBooleanOr as error:
         raise UnsupportedExpression(str(error)) from None
     out: list[str] = []
     index = 0
     while index < len(tokens):
         kind, value = tokens[index]
+        if kind == "string" and value in computed:  # statekit text already (raw_search)
+            out.append(computed[value])
+            index += 1
+            continue
+        if (method := string_method(tokens, index)) is not None:  # x.startswith(...
+            out.append(f"{method[0]}({_word(kind, value, data_names)},")
+            index = method[1]
+            continue
+        if kind == "name" and (search := regex_search(tokens, index, data_names)) is not None:
+            out.append(search[0])
+            index = search[1]
+            continue
         if kind == "name" and value == "In":
             if [t[1] for t in tokens[index + 1 : index + 4 : 2]] != ["(", ")"] or (
                 tokens[index + 2][0] != "string"
@@ -86,7 +103,7 @@ def translate(
             index += 1
             continue
         if kind == "name" and value == "_event":
-            index = _event_read(tokens, index, out)
+            index = _event_read(tokens, index, out, constants)
             continue
         if kind == "name" and value == IO_PROCESSORS:
             try:
@@ -119,7 +136,9 @@ def translate(
 _EVENT_FIELDS = {"name", "type", "origin", "invokeid", "sendid", "origintype"}
 
 
-def _event_read(tokens: list[tuple[str, str]], index: int, out: list[str]) -> int:
+def _event_read(
+    tokens: list[tuple[str, str]], index: int, out: list[str], system: Mapping[str, str]
+) -> int:
     """`_event.name` / `.type` / `.origin` / `.invokeid` / `.data.<field>` as statekit's
     `_event` reads them (an event name compared with a literal is written as statekit
     names the event: `foo.bar` → `foo__bar`); the index after it."""
@@ -130,7 +149,7 @@ def _event_read(tokens: list[tuple[str, str]], index: int, out: list[str]) -> in
         out.append("_event.data.raw")
         return index + 3
     if words[1] in _EVENT_FIELDS:
-        out.append(f"_event.{words[1]}")
+        out.append(system.get(f"_event.{words[1]}", f"_event.{words[1]}"))  # generated ids
         index += 3
         if words[1] == "name" and len(words) >= 4 and words[2] in _EQUALITY_WORDS:
             literal = tokens[index + 1]
@@ -187,6 +206,8 @@ def _negates_one_operand(tokens: list[tuple[str, str]], index: int) -> bool:
     rest = [value for _, value in tokens[index + 1 :]]
     if rest[:2] == ["In", "("] and rest[3:4] == [")"]:
         rest = ["In()", *rest[4:]]  # one operand: `!In('s1') && ...`
+    if (end := method_call_end(rest)) is not None:
+        rest = ["x.method()", *rest[end:]]  # one operand: `!ref.endsWith('x') && ...`
     if rest[:2] == ["_event", "."]:
         rest = ["_event.x", *rest[3:]]  # one operand: `!_event.origin`
     return bool(rest) and (rest[0] == "(" or len(rest) == 1 or rest[1] in ("&&", "||", ")"))

@@ -3,7 +3,8 @@ own (inline `<content>`, or the file `src` names, imported likewise), `<param>` 
 `namelist` its `input`, `idlocation` a string `<data>` holding the invoke id.
 
 The child chart is named `<parent chart>-<invoke id>`. An `<invoke>` without `id` gets
-`<state id>_invoke<n>` (SCXML leaves the form to the platform). `autoforward="true"`
+`<state id>_invoke<n>`, whose value in the document is `<state id>.invoke<n>`
+(`statekit.scxml.generated_invoke_ids`). `autoforward="true"`
 is refused: statekit forwards no events to a child (a parent sends what it means to,
 `send: {to: <invoke id>}`). `<finalize>` is the invocation's `finalize:` (its
 `<assign>`s, run on each event from the child before the parent's transitions select it).
@@ -24,6 +25,7 @@ from statekit.scxml.chosen_documents import document_choice
 from statekit.scxml.context import ImportContext, quoted
 from statekit.scxml.document import Element, read_scxml
 from statekit.scxml.effects import effects_of
+from statekit.scxml.generated_invoke_ids import invoke_name
 
 SCXML_TYPES = frozenset(
     {
@@ -50,9 +52,9 @@ class Invoked:
     """The other charts a chosen document may start, by `<invoke id>-<n>`."""
 
 
-def invoke_id(element: Element, state_id: str, index: int) -> str:
+def invoke_id(element: Element, state_id: str, index: int, c: ImportContext) -> str:
     """The `<invoke>`'s id (its own, or one made from its state and position)."""
-    return element.attrs.get("id") or f"{state_id}_invoke{index}"
+    return invoke_name(element, state_id, index, c.generated_invokes)
 
 
 def invocation(
@@ -102,7 +104,7 @@ def invocation(
         location = element.attrs["idlocation"]
         if location not in c.data_names():
             raise c.refuse(element, f"<invoke idlocation={location!r}>: not a declared <data>")
-        effects = ({"assign": {location: quoted(name)}},)
+        effects = ({"assign": {location: quoted(c.generated_invokes.get(name, name))}},)
     more = tuple((f"{name}-{k}", other) for k, (_, other) in enumerate(others, start=2))
     return Invoked(entry, effects, child, more)
 

@@ -71,6 +71,7 @@ def chart_of(
     bind_late(root, path, script_names(root), context.refuse)  # binding="late": rewritten
     chart: dict[str, Any] = {"statechart": _chart_name(name), "on_evaluation_error": "raise"}
     context.chart_name = chart["statechart"]
+    context.python_datamodel = root.attrs.get("datamodel") == "python"  # `|` is Python's
     context.system["_name"] = quoted(root.attrs.get("name", chart["statechart"]))
     context.system["_sessionid"] = SESSION_ID
     context.system["_sessionid"] = SESSION_ID
@@ -160,7 +161,7 @@ def _collect(
             context.data.append((child, _data_value(child, context)))
         elif child.tag == "invoke":
             index = [id(k) for k in element.kids("invoke")].index(id(child))
-            child.attrs["id"] = invoke_id(child, path[-1] if path else "scxml", index)
+            child.attrs["id"] = invoke_id(child, path[-1] if path else "scxml", index, context)
             if child.attrs["id"] in context.invokes:
                 raise context.refuse(child, f"a second <invoke> with the id {child.attrs['id']!r}")
             context.invokes.append(child.attrs["id"])

@@ -158,5 +158,6 @@ EXPORT_REFUSED["236"] = "exit: of a top-level final state (psm does not run it)"
 EXPORT_REFUSED.update(dict.fromkeys(("215", "216"), "chooses its chart (not exported yet)"))
 EXPORT_REFUSED.update(dict.fromkeys(("336", "349"), "a send to an address (to: {address})"))
 EXPORT_REFUSED.update(dict.fromkeys(("325", "326"), "`instance.processors`"))
+EXPORT_REFUSED.update({"224": "starts_with() (no call", "520": "matches() (no call"})
 """A passing W3C test whose chart the export refuses → what the refusal names (its
 message holds this)."""

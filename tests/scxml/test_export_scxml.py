@@ -141,6 +141,18 @@ REFUSED = {
         7,
         "format()",
     ),
+    "starts_with": (
+        "context: {b: boolean, s: string}\ninitial: a\nstates:\n  a:\n    entry:\n"
+        "      - assign: {b: \"starts_with(ctx.s, 'x')\"}\n",
+        7,
+        "starts_with()",
+    ),
+    "matches": (
+        "context: {b: boolean, s: string}\ninitial: a\nstates:\n  a:\n    entry:\n"
+        "      - assign: {b: \"matches(ctx.s, '^x+$')\"}\n",
+        7,
+        "matches()",
+    ),
     "pause": (
         "events: {GO: {}}\ninitial: a\nstates:\n  a:\n    entry:\n"
         "      - send: {event: GO, delay: 1s, id: t}\n      - pause: t\n",

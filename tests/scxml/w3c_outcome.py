@@ -97,6 +97,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
         "an element that always fails inside <if>/<foreach> (SCXML stops the block around it)",
     ),
     (r"joins two lists of one item type", "a list of two item types (a list has one type)"),
+    (r"comparing list of .* can never be true", "a list compared with a number (never equal)"),
     (r"not a name statekit's context takes", "a <data> or <foreach> item that is no name"),
     (r"the text '", "an operator the translation does not know"),
     (r"<foreach", "<foreach>"),

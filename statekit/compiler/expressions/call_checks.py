@@ -5,13 +5,14 @@ from __future__ import annotations
 import ast
 
 from statekit.compiler.diagnostics import Diagnostic
-from statekit.compiler.expressions.checker_core import CheckerCore
 from statekit.compiler.expressions.language import (
     CALL_FUNCS,
     CALLS_MESSAGE,
     FUNCTIONS,
     MAX_FORMAT_ARGUMENTS,
 )
+from statekit.compiler.expressions.text_checks import TextChecks
+from statekit.compiler.expressions.text_functions import TEXT_FUNCTIONS
 from statekit.compiler.expressions.tree import Active, Call, ExprNode, Format
 from statekit.compiler.expressions.type_relations import numeric
 from statekit.compiler.rules import expression_type, expression_unsafe
@@ -21,7 +22,7 @@ _WRITABLE = (BaseType.INTEGER, BaseType.STRING, BaseType.BOOLEAN)
 """What `str()` and `format()` write: integers, strings and booleans (`true`, `false`)."""
 
 
-class CallChecks(CheckerCore):
+class CallChecks(TextChecks):
     """Function calls of the expression language."""
 
     def _call(self, node: ast.Call) -> ExprNode | None:
@@ -48,6 +49,8 @@ class CallChecks(CheckerCore):
             return Active(state_id=resolved, ref=arg.value)
         if name == "format":
             return self._format(node)
+        if name in TEXT_FUNCTIONS:
+            return self._text_call(node, name)
         args = [self.visit(x) for x in node.args]
         if any(x is None for x in args):
             return None

@@ -50,6 +50,7 @@ from statekit.compiler.expressions.operator_closures import (
     cmp_fn_lit,
 )
 from statekit.compiler.expressions.processors import processors_value
+from statekit.compiler.expressions.text_functions import ends_with, pattern_search, starts_with
 from statekit.compiler.expressions.tree import (
     Active,
     ArithOp,
@@ -73,6 +74,7 @@ from statekit.compiler.expressions.tree import (
     ListDisplay,
     Literal,
     LocalRef,
+    Matches,
     Not,
     Now,
     RecordWith,
@@ -151,6 +153,9 @@ def compile_tree(node: ExprNode) -> Evaluator:
             return lambda c, e, a: processors_value(read_instance_id())
         case Format(pieces=pieces, args=args):
             return _format(pieces, tuple(compile_tree(x) for x in args))
+        case Matches(text=text, pattern=pattern):
+            ft, found_in = compile_tree(text), pattern_search(pattern)
+            return lambda c, e, a: found_in(ft(c, e, a))
 
 
 def _element(values: list[Any], index: int) -> Any:
@@ -386,6 +391,8 @@ _BUILTINS: dict[str, Callable[..., Any]] = {
     "min": min,
     "max": max,
     "str": written,
+    "starts_with": starts_with,
+    "ends_with": ends_with,
 }
 
 

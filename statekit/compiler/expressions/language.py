@@ -63,7 +63,18 @@ FORBIDDEN: dict[type[ast.AST], str] = {
     ast.Yield: "yield is not allowed",
     ast.YieldFrom: "yield is not allowed",
 }
-FUNCTIONS = ("active", "len", "abs", "min", "max", "str", "format")
+FUNCTIONS = (
+    "active",
+    "len",
+    "abs",
+    "min",
+    "max",
+    "str",
+    "format",
+    "starts_with",
+    "ends_with",
+    "matches",
+)
 CALL_FUNCS: dict[str, CallFunc] = {
     "len": "len",
     "abs": "abs",
@@ -71,7 +82,10 @@ CALL_FUNCS: dict[str, CallFunc] = {
     "max": "max",
     "str": "str",
 }
-CALLS_MESSAGE = "calls are limited to active(), len(), abs(), min(), max(), str(), format()"
+CALLS_MESSAGE = (
+    "calls are limited to active(), len(), abs(), min(), max(), str(), format(),"
+    " starts_with(), ends_with(), matches()"
+)
 CLOCK_NAME = "now"
 """The name of the step's clock reading (epoch milliseconds) in expressions."""
 MAX_FORMAT_ARGUMENTS = 32

@@ -25,7 +25,7 @@ from statekit.compiler.value_types import (
 CompareOp: TypeAlias = typing.Literal["==", "!=", "<", "<=", ">", ">="]
 ArithOp: TypeAlias = typing.Literal["+", "-", "*", "/", "//", "%", "**"]
 UnaryOpSymbol: TypeAlias = typing.Literal["-", "+"]
-CallFunc: TypeAlias = typing.Literal["len", "abs", "min", "max", "str"]
+CallFunc: TypeAlias = typing.Literal["len", "abs", "min", "max", "str", "starts_with", "ends_with"]
 LiteralValue: TypeAlias = str | int | float | bool | None
 
 
@@ -196,11 +196,23 @@ class InList:
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """`len(s)`, `abs(x)`, `min(x, y, ...)`, `max(x, y, ...)` or `str(x)`."""
+    """`len(s)`, `abs(x)`, `min(x, y, ...)`, `max(x, y, ...)`, `str(x)`, or
+    `starts_with(s, prefix)` / `ends_with(s, suffix)` (false for a null `s`)."""
 
     func: CallFunc
     args: tuple[ExprNode, ...]
     type: ValueType
+
+
+@dataclass(frozen=True, slots=True)
+class Matches:
+    """`matches(text, 'pattern')`: whether the regular expression `pattern` (a literal,
+    checked by RE2 when the chart compiles) is found anywhere in `text`; false for a
+    null `text` (`statekit.compiler.expressions.text_functions`)."""
+
+    text: ExprNode
+    pattern: str
+    type: ValueType = BOOLEAN
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +293,7 @@ ExprNode: TypeAlias = (
     | Contains
     | ListDisplay
     | LocalRef
+    | Matches
 )
 
 
@@ -309,7 +322,7 @@ def children(node: ExprNode) -> tuple[ExprNode, ...]:
             return args
         case Index(value=value, index=index):
             return (value, index)
-        case FieldRead(value=value):
+        case FieldRead(value=value) | Matches(text=value):
             return (value,)
         case RecordWith(record=record, value=value):
             return (record, value)
@@ -393,5 +406,7 @@ def tree_to_json(node: ExprNode) -> dict[str, object]:
             out = {"kind": "list", "elements": [tree_to_json(e) for e in elements]}
         case LocalRef(name=name):
             out = {"kind": "local", "name": name}
+        case Matches(text=text, pattern=pattern):
+            out = {"kind": "matches", "text": tree_to_json(text), "pattern": pattern}
     out["type"] = node.type.to_json()
     return out
