@@ -47,7 +47,6 @@ class ImportContext:
     invoked: bool = False
     http_events: list[str] = field(default_factory=list)  # events HTTP <send>s send
     invokes: list[str] = field(default_factory=list)
-    done_of: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     failed_data: list[str] = field(default_factory=list)  # why each failing <data expr> fails
 
