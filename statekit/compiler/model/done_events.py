@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from statekit.compiler.diagnostics import Diagnostic, Severity, SourceSpan
 from statekit.compiler.ir import EventDecl, StateKind
 from statekit.compiler.model.numbering import StateDraft
+from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.rules import unknown_event
 
 DONE_STATE = "done.state."
@@ -37,19 +38,30 @@ def is_done_event(name: str) -> bool:
 def done_event(
     name: str,
     span: SourceSpan,
+    source: StateDraft,
     drafts: tuple[StateDraft, ...],
     payloads: Mapping[int, EventDecl],
 ) -> EventDecl | Diagnostic:
-    """The declaration of the done event `name` (`done.state.<path>`): its payload is the
-    state's final children's `output:`; a diagnostic at `span` when `<path>` is no
-    compound or parallel state of the chart."""
+    """The declaration of the done event `name` (`done.state.<path>`) in `source`'s `on:`:
+    its payload is the state's final children's `output:`; a diagnostic at `span` when
+    `<path>` is no compound or parallel state of the chart, or is `source` itself when
+    it also has `done:` (two lists of transitions on one event: write one)."""
     path = name.removeprefix(DONE_STATE)
     for draft in drafts:
         if draft.path == path and draft.parent is not None:
+            if draft is source and source.node.get("done") is not None:
+                return Diagnostic(
+                    slug=schema_rule.SLUG,
+                    severity=Severity.ERROR,
+                    message=f"state '{path}' handles its own done event in `done:` and in `on:`",
+                    span=span,
+                    notes=("write its transitions in one of them (`done:` is the same event)",),
+                )
             if draft.kind in (StateKind.COMPOUND, StateKind.PARALLEL):
                 found = payloads.get(draft.id)
                 return found if found is not None else EventDecl(name, (), draft.span)
-            return _unknown(name, span, f"'{path}' is a {draft.kind.value} state: it is never done")
+            kind = "an atomic" if draft.kind is StateKind.ATOMIC else f"a {draft.kind.value}"
+            return _unknown(name, span, f"'{path}' is {kind} state: it is never done")
     suffix = [d.path for d in drafts if d.path.endswith("." + path) and _completes(d)]
     hint = (
         f"the event has the state's full path: {DONE_STATE}{suffix[0]}"

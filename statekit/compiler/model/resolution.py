@@ -383,7 +383,7 @@ class _Resolver:
             name = str(key.value)
             event = self.events.get(name)
             if event is None and is_done_event(name):  # any state may handle it
-                found = done_event(name, key.span, self.drafts, self.done_payloads)
+                found = done_event(name, key.span, draft, self.drafts, self.done_payloads)
                 event = found if isinstance(found, EventDecl) else None
                 if not isinstance(found, EventDecl):
                     self.problems.append(found)
