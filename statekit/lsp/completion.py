@@ -229,8 +229,8 @@ def _items(
         if last in ("on", "reject"):
             present = _present_keys(index, keys, _word(doc, rng))
             items = _events(doc, index, rng)
-            if last == "on":
-                items += done_event_items(index, rng)
+            if last == "on" and typed and "done.state.".startswith(typed[:11]):
+                items += done_event_items(index, rng)  # once `d...` is typed
             if last == "reject":
                 items.append(item("*", CompletionKind.CONSTANT, "every event", rng))
             return [i for i in items if i.label not in present]
