@@ -3,10 +3,10 @@ description of the chart through `statekit.compiler.markdown_text`)."""
 
 from __future__ import annotations
 
+from statekit.compiler.ir import TransitionKind
 from statekit.compiler.markdown_text import markdown_code as code
 from statekit.compiler.markdown_text import markdown_text
 from statekit.compiler.model.declarations import text as scalar_text
-from statekit.compiler.ir import TransitionKind
 from statekit.compiler.model.timers import timer_trigger
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from statekit.lsp.document import ChartDocument
