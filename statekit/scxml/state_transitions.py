@@ -66,7 +66,6 @@ def _overlap(a: Element, b: Element, c: ImportContext) -> bool:
 def state_transitions(
     element: Element,
     path: tuple[str, ...],
-    has_children: bool,
     compound: bool,
     inherited: tuple[Element, ...],
     context: ImportContext,
