@@ -21,6 +21,7 @@ from statekit.lsp.completion_items import (
     target_items,
 )
 from statekit.lsp.document import ChartDocument
+from statekit.lsp.done_event_items import done_event_items, done_payload_items
 from statekit.lsp.expression_words import expression_word_items
 from statekit.lsp.hover import field_type
 from statekit.lsp.index import Index, Kind, build_index
@@ -206,7 +207,9 @@ def _items(
             name_range = Range(after_dot, rng.end)
             if field.group(1) == "ctx":
                 return _context(doc, index, name_range)
-            return _payload(doc, index, events, name_range)
+            return _payload(doc, index, events, name_range) + done_payload_items(
+                doc, events, name_range
+            )
         if typed and "." not in typed:
             # a bare word: the fields with their prefix, `now`, `str(`, `format(`, units
             words = expression_word_items(typed, rng)
@@ -226,6 +229,8 @@ def _items(
         if last in ("on", "reject"):
             present = _present_keys(index, keys, _word(doc, rng))
             items = _events(doc, index, rng)
+            if last == "on" and typed and "done.state.".startswith(typed[:11]):
+                items += done_event_items(index, rng)  # once `d...` is typed
             if last == "reject":
                 items.append(item("*", CompletionKind.CONSTANT, "every event", rng))
             return [i for i in items if i.label not in present]

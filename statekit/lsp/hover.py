@@ -3,6 +3,7 @@ description of the chart through `statekit.compiler.markdown_text`)."""
 
 from __future__ import annotations
 
+from statekit.compiler.ir import TransitionKind
 from statekit.compiler.markdown_text import markdown_code as code
 from statekit.compiler.markdown_text import markdown_text
 from statekit.compiler.model.declarations import text as scalar_text
@@ -84,8 +85,10 @@ def _answers(doc: ChartDocument, path: str) -> list[tuple[str, list[str]]]:
     if chart is not None and path in chart.path_index:
         state_id = chart.path_index[path]
         state = chart.states[state_id]
-        events = [chart.transitions[t].event for t in state.transitions]
-        on = list(dict.fromkeys(e for e in events if e and not e.startswith("done.state.")))
+        events = [chart.transitions[t] for t in state.transitions]  # not its own `done:`
+        on = list(
+            dict.fromkeys(t.event for t in events if t.event and t.kind is TransitionKind.EVENT)
+        )
         already = [c.event for c in state.already]
         reject = [f"{c.event} → {c.reason}" for c in state.reject]
         inherited_on = [

@@ -50,7 +50,6 @@ class ImportContext:
     invokes: list[str] = field(default_factory=list)
     generated_invokes: dict[str, str] = field(default_factory=dict)  # name → SCXML's value
     python_datamodel: bool = False
-    done_of: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     failed_data: list[str] = field(default_factory=list)  # why each failing <data expr> fails
     start_assigns: list[dict[str, Any]] = field(default_factory=list)  # top-level <script>s'

@@ -8,7 +8,8 @@ reads it). A `<param>` that fails whenever it is evaluated (a location no `<data
 declares, an expression that is a statement such as `return`) is SCXML's
 `error.execution` with an empty payload: the final state's entry raises
 `error.execution` (after its `<onentry>`, the order SCXML evaluates the donedata in)
-and the state gives no output.
+and the done event raised after it has empty data: the output `{content: null}`, read
+by `_event.data` as a whole as null (`_event.data is None`), as SCXML's empty data is.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from statekit.compiler.model.evaluation_errors import ERROR_EXECUTION
 from statekit.scxml.context import ImportContext, quoted
 from statekit.scxml.document import Element
 from statekit.scxml.effects import not_an_expression
+from statekit.scxml.expressions import CONTENT_FIELD
 from statekit.scxml.payloads import content_payload
 
 _STATEMENTS = frozenset(
@@ -38,6 +40,9 @@ _STATEMENTS = frozenset(
     ]
 )
 """Python keywords that begin a statement, never an expression."""
+_EMPTY_DATA = {CONTENT_FIELD: "null"}
+"""The output of a `<donedata>` that always fails: SCXML's done event then has empty
+data, which `_event.data` as a whole (the field `content`) reads as null."""
 
 
 def final_output(final: Element, c: ImportContext) -> tuple[dict[str, str], list[dict[str, Any]]]:
@@ -54,13 +59,13 @@ def final_output(final: Element, c: ImportContext) -> tuple[dict[str, str], list
         failure = _failure(contents[0], c)
         if failure is None:
             return content_payload(contents[0], c.translated, c.refuse), []
-        return {}, [_raised(failure)]
+        return dict(_EMPTY_DATA), [_raised(failure)]
     output: dict[str, str] = {}
     for param in donedata.kids("param"):
         failure = _failure(param, c)
         if failure is not None:  # SCXML: error.execution, and the event carries nothing
             c.note(param, f"{failure}: error.execution is raised and the done event is empty")
-            return {}, [_raised(failure)]
+            return dict(_EMPTY_DATA), [_raised(failure)]
         name = param.attrs.get("name", "")
         if "expr" in param.attrs:
             output[name] = c.expression(param, "expr")

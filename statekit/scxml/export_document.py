@@ -293,7 +293,10 @@ class _Writer:
         note = family_event_note(transition.event)
         if note is not None:
             _comment(element, note)
-        if transition.kind is TransitionKind.EVENT:
+        done_state = self.chart.path_index.get((transition.event or "")[len("done.state.") :])
+        if transition.kind is TransitionKind.EVENT and transition.event not in self.names.events:
+            element.set("event", f"done.state.{self.names.state_ids[done_state or 0]}")
+        elif transition.kind is TransitionKind.EVENT:
             assert transition.event is not None
             element.set("event", self.names.events[transition.event])
         elif transition.kind is TransitionKind.DONE:

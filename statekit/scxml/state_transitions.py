@@ -1,8 +1,12 @@
 """A state's transitions in statekit's form: SCXML's event descriptors matched by
 prefix against every event the document names (`foo` matches `foo.bar`), internal
-transitions to descendants written on each child, `done.state.<id>` moved to the
-state that is done, and the descriptors statekit cannot answer refused at their
-element."""
+transitions to descendants written on each child, and the descriptors statekit cannot
+answer refused at their element.
+
+`done.state.<id>` is statekit's event `done.state.<path>` (the state's dotted path): a
+state's transitions on its own done event are its `done:`, those on another state's
+are an `on:` entry any state may have (statekit.compiler.model.done_events), handled by
+whatever configuration is active when the event is dequeued, as in SCXML."""
 
 from __future__ import annotations
 
@@ -62,15 +66,15 @@ def _overlap(a: Element, b: Element, c: ImportContext) -> bool:
 def state_transitions(
     element: Element,
     path: tuple[str, ...],
-    has_children: bool,
     compound: bool,
     inherited: tuple[Element, ...],
     context: ImportContext,
 ) -> dict[str, Any]:
     done_name = _DONE + element.attrs.get("id", "")
+    done_events = done_state_events(context)
     universe = [
         *context.events,
-        *([done_name] if has_children else []),
+        *done_events,
         *(f"done.invoke.{name}" for name in context.invokes),
         ERROR_EXECUTION,
     ]
@@ -86,17 +90,13 @@ def state_transitions(
         if not descriptors:
             always.append(alternative)
         for descriptor in descriptors:
-            if _moved_to_descendant(transition, descriptor, path, alternative, context):
-                continue
-            _check_descriptor(transition, descriptor, done_name, context)
+            _check_descriptor(transition, descriptor, done_events, context)
         for event in universe:
             if any(_matches(d, event) for d in descriptors):
                 raw = event.startswith("done.invoke.") or event == ERROR_EXECUTION
-                key = event if raw else event_name(event)
+                key = done_events.get(event) or (event if raw else event_name(event))
                 target = done if event == done_name else on.setdefault(key, [])
                 target.append(alternative)
-    moved = sorted(context.done_of.pop(done_name, []), key=lambda pair: pair[0])
-    done.extend(alternative for _, alternative in moved)
     out: dict[str, Any] = {}
     if on:
         out["on"] = on
@@ -107,43 +107,28 @@ def state_transitions(
     return out
 
 
-def _moved_to_descendant(
-    transition: Element,
-    descriptor: str,
-    path: tuple[str, ...],
-    alternative: dict[str, Any],
-    c: ImportContext,
-) -> bool:
-    """`done.state.D` on an ancestor of D: statekit's `done:` belongs to D, so the
-    transition is written there, after D's own and deeper ancestors' ones (the order
-    SCXML selects them in). The same exits and entries when its targets are outside the
-    ancestor (the domain is then above both); a target inside it is refused."""
-    state = descriptor.removeprefix(_DONE)
-    if not descriptor.startswith(_DONE) or state not in c.ids or len(c.ids[state]) <= len(path):
-        return False
-    if c.ids[state][: len(path)] != path:
-        return False
-    for target in transition.attrs.get("target", "").split():
-        if c.ids[target][: len(path)] == path:
-            raise c.refuse(
-                transition, f"event {descriptor!r} on an ancestor, to a target inside it"
-            )
-    c.done_of.setdefault(descriptor, []).append((-len(path), alternative))
-    return True
+def done_state_events(c: ImportContext) -> dict[str, str]:
+    """SCXML's `done.state.<id>` of every state with child states (compound or parallel)
+    → statekit's name for it, `done.state.<dotted path>`."""
+    having = {path[:-1] for path in c.ids.values() if len(path) > 1}
+    return {
+        _DONE + state: _DONE + ".".join(path)
+        for state, path in c.ids.items()
+        if path in having and state not in c.histories
+    }
 
 
 def _check_descriptor(
-    transition: Element, descriptor: str, done_name: str, c: ImportContext
+    transition: Element, descriptor: str, done_events: dict[str, str], c: ImportContext
 ) -> None:
     raised = [ERROR_EXECUTION, *(e for e in c.events if e == ERROR_COMMUNICATION)]
     if descriptor.startswith("error.") and not any(_matches(descriptor, e) for e in raised):
         raise c.refuse(transition, f"event {descriptor!r}: statekit raises only error.execution")
     if descriptor.startswith("done.invoke") and not c.invokes:
         raise c.refuse(transition, f"event {descriptor!r}: the document has no <invoke>")
-    if descriptor.startswith(_DONE) and not _matches(descriptor, done_name):
+    if descriptor.startswith(_DONE) and not any(_matches(descriptor, e) for e in done_events):
         raise c.refuse(
-            transition,
-            f"event {descriptor!r}: statekit's done transitions belong to the state that is done",
+            transition, f"event {descriptor!r}: no compound or parallel state has that id"
         )
 
 

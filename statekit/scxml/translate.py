@@ -309,7 +309,7 @@ def _state(
         out["exit"] = exit_
     compound = bool(children) and tag != "parallel"
     check_short_name(element, context)  # `_event.origintype == 'scxml'`: refused
-    out.update(state_transitions(element, path, bool(children), compound, inherited, context))
+    out.update(state_transitions(element, path, compound, inherited, context))
     pushed = pushed_down(element, path, context) if compound else ()
     if children:
         states = out["states"] = {}

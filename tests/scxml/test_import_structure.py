@@ -1,7 +1,7 @@
 """import-scxml and the structure statekit's keys do not say one for one: an initial of
 several states, of a history or with content (a transient state), a history's default
 with content, an internal transition to a descendant (written on each child),
-`done.state.<id>` on an ancestor of `<id>`, `In()` of a history."""
+`done.state.<id>` on another state than `<id>`, `In()` of a history."""
 
 from __future__ import annotations
 
@@ -131,9 +131,9 @@ def test_a_childs_own_transition_keeps_priority_over_the_internal_one(tmp_path: 
             "an internal transition to a descendant of a state with a <final>",
         ),
         (
-            '<state id="s0"><transition event="done.state.c" target="c"/>'
-            '<state id="c"><final id="cf"/></state></state>',
-            "event 'done.state.c' on an ancestor, to a target inside it",
+            '<state id="s0"><transition event="done.state.a" target="fail"/>'
+            '<state id="a"/></state>',
+            "event 'done.state.a': no compound or parallel state has that id",
         ),
     ],
 )
@@ -147,6 +147,37 @@ def test_done_of_a_descendant_on_an_ancestor(tmp_path: Path) -> None:
   <state id="c"><state id="c1"><transition event="end" target="cf"/></state>
     <final id="cf"/></state>
 </state>
+"""
+    simulator, _ = _run(tmp_path, body, "end")
+    assert simulator.state.configuration == {"pass"}
+
+
+def test_done_of_a_descendant_on_an_ancestor_to_a_target_inside_it(tmp_path: Path) -> None:
+    body = """<datamodel><data id="rounds" expr="0"/></datamodel>
+<state id="s0" initial="c">
+  <transition event="done.state.c" cond="rounds == 0" target="c">
+    <assign location="rounds" expr="rounds + 1"/>
+  </transition>
+  <transition event="done.state.c" target="pass"/>
+  <state id="c"><state id="c1"><transition event="end" target="cf"/></state>
+    <final id="cf"/></state>
+</state>
+"""
+    simulator, _ = _run(tmp_path, body, "end")
+    assert "s0.c.c1" in simulator.state.configuration  # c entered again, at its initial
+    simulator.send("end")
+    assert simulator.state.configuration == {"pass"}
+
+
+def test_done_of_a_state_handled_after_it_was_left(tmp_path: Path) -> None:
+    """The event raised before the done event leaves `c`; `s1` takes `done.state.c`."""
+    body = """<state id="s0" initial="c">
+  <transition event="left" target="s1"/>
+  <transition event="done.state.c" target="fail"/>
+  <state id="c"><state id="c1"><transition event="end" target="cf"/></state>
+    <final id="cf"><onentry><raise event="left"/></onentry></final></state>
+</state>
+<state id="s1"><transition event="done.state.c" target="pass"/></state>
 """
     simulator, _ = _run(tmp_path, body, "end")
     assert simulator.state.configuration == {"pass"}

@@ -128,7 +128,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ),
     (r"binding='late'", "binding='late'"),
     (r"a call \(", "function calls other than In()"),
-    (r"done transitions belong", "done.state.<id> handled where <id> is not active"),
+    (r"no compound or parallel state has that id", "done.state.<id> of a state never done"),
 )
 
 

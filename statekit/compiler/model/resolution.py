@@ -40,6 +40,7 @@ from statekit.compiler.model.declarations import (
     text,
 )
 from statekit.compiler.model.definitions import ChartDefinitions
+from statekit.compiler.model.done_events import done_event, is_done_event
 from statekit.compiler.model.done_payloads import done_payloads
 from statekit.compiler.model.effect_compiler import EffectCompiler
 from statekit.compiler.model.evaluation_errors import error_execution_decl
@@ -390,7 +391,12 @@ class _Resolver:
         for key, value in mapping_items(node.get("on")):
             name = str(key.value)
             event = self.events.get(name)
-            if event is None:
+            if event is None and is_done_event(name):  # any state may handle it
+                found = done_event(name, key.span, draft, self.drafts, self.done_payloads)
+                event = found if isinstance(found, EventDecl) else None
+                if not isinstance(found, EventDecl):
+                    self.problems.append(found)
+            elif event is None:
                 self._unknown_event(name, key.span)
             for alternative in _alternatives(value):
                 self._transition(draft, alternative, TransitionKind.EVENT, event, name)
