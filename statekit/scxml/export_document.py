@@ -401,7 +401,9 @@ class _Writer:
 
     def _send_to(self, block: ET.Element, send: Send) -> None:
         """A `send` to the parent or a child: `<send target>` with a `<param>` per field
-        given (the receiver fills its own defaults; statekit never delays such a send)."""
+        given (the receiver fills its own defaults); a delayed one is refused."""
+        if send.delayed or send.id is not None:
+            raise _refuse(send.span, "a delayed send to the parent or a child (not exported yet)")
         try:
             target = send_target(send.to)
             check_xml_text(send.event, f"the event name {send.event!r}")

@@ -153,5 +153,6 @@ EXPORT_REFUSED.update(  # `_event.sendid`, `_event.origintype`: not exported yet
 _INSTANCE = "`instance.id` (not exported as _sessionid yet)"
 EXPORT_REFUSED.update(dict.fromkeys(("190", "321", "322", "350", "496", "500", "501"), _INSTANCE))
 EXPORT_REFUSED.update(dict.fromkeys(("521", "569"), _INSTANCE))
+EXPORT_REFUSED["187"] = "a delayed send to the parent or a child (not exported yet)"
 """A passing W3C test whose chart the export refuses → what the refusal names (its
 message holds this)."""

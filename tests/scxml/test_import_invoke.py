@@ -90,11 +90,6 @@ def test_without_an_output_file_a_family_is_refused(tmp_path: Path) -> None:
         ('<invoke src="ship.scxml" type="foo"/>', "of the type 'foo': only SCXML documents"),
         ('<invoke src="ship.scxml"><content/></invoke>', "needs one of src, srcexpr or"),
         ('<invoke id="a" src="ship.scxml"/><invoke id="a" src="ship.scxml"/>', "second <invoke>"),
-        (
-            '<invoke id="a" src="ship.scxml"/><onentry><send target="#_a" event="e" '
-            'delay="1s"/></onentry>',
-            "<send target='#_a'> with a delay or an id",
-        ),
         ('<onentry><send target="#_parent" event="e"/></onentry>', "another target"),
     ],
 )
