@@ -57,7 +57,9 @@ class Invocation:
     `ctx`, no event), evaluated when the child starts: at the end of the macrostep
     that entered the state. `version` None means the newest version known of
     `chart`. The `output:` field specs are the payload of `done_event` in the
-    chart's `events`. `span` is the invoke mapping.
+    chart's `events`. `span` is the invoke mapping. `forward` (`forward: true`): every
+    event the parent processes while the child runs is also sent to the child
+    (`statekit.engine.family_forwarding`).
     """
 
     id: str
@@ -67,6 +69,7 @@ class Invocation:
     input: tuple[tuple[str, Expression], ...]
     span: SourceSpan
     description: str | None = None
+    forward: bool = False
 
     @property
     def done_event(self) -> str:

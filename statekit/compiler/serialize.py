@@ -120,6 +120,8 @@ class _Writer:
             "version": i.version,
             "input": [[k, e.to_json()] for k, e in i.input],
         }
+        if i.forward:  # absent unless set: earlier charts keep their digests
+            body["forward"] = True
         return self.node(body, i.span, i.description)
 
     def timer(self, t: TimerDecl) -> dict[str, Any]:

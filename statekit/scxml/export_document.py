@@ -216,6 +216,8 @@ class _Writer:
 
     def _invoke(self, element: ET.Element, invocation: Invocation) -> None:
         """`<invoke>` with the child chart's document inline and its input as `<param>`s."""
+        if invocation.forward:
+            raise _refuse(invocation.span, "an invoke with `forward: true` (not exported yet)")
         try:
             child = self.charts.child(invocation, (*self.chain, self.chart.name))
         except NotExportable as error:

@@ -4,9 +4,8 @@ own (inline `<content>`, or the file `src` names, imported likewise), `<param>` 
 
 The child chart is named `<parent chart>-<invoke id>`. An `<invoke>` without `id` gets
 `<state id>_invoke<n>` (SCXML leaves the form to the platform). `autoforward="true"`
-is refused: statekit forwards no events to a child (a parent sends what it means to,
-`send: {to: <invoke id>}`); `<finalize>` is refused too (statekit runs no parent code
-for a child's event before the parent's own transition selection).
+is `forward: true` (`statekit.scxml.forwarding`); `<finalize>` is refused (statekit
+runs no parent code for a child's event before the parent's own transition selection).
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from statekit.compiler.expressions.scope import ExpressionScope, NoEvent
 from statekit.compiler.value_types import ValueType
 from statekit.scxml.context import ImportContext, quoted
 from statekit.scxml.document import Element, read_scxml
+from statekit.scxml.forwarding import forwarding
 
 SCXML_TYPES = frozenset(
     {
@@ -55,11 +55,10 @@ def invocation(
     element: Element, chart_name: str, c: ImportContext, child_chart: ChildTranslator
 ) -> Invoked:
     """The `<invoke>` `element` (whose id `_collect` has set)."""
+    forward = forwarding(element, c)
     extra = set(element.attrs) - _ALLOWED
     if extra:
         raise c.refuse(element, f"<invoke> with {', '.join(sorted(extra))} is not expressible")
-    if element.attrs.get("autoforward", "false") == "true":
-        raise c.refuse(element, "<invoke autoforward='true'>: statekit forwards no events")
     for child in element.children:
         if child.tag == "finalize":
             raise c.refuse(child, "<finalize> (parent code run on a child's event) is refused")
@@ -80,6 +79,7 @@ def invocation(
         c.note(element, f"<param name={field!r}> dropped: the invoked document has no such <data>")
         del inputs[field]
     entry: dict[str, Any] = {"id": name, "chart": f"{chart_name}-{name}"}
+    entry.update(forward)
     if inputs:
         entry["input"] = inputs
     effects: tuple[dict[str, Any], ...] = ()

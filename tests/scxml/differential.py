@@ -154,5 +154,6 @@ _INSTANCE = "`instance.id` (not exported as _sessionid yet)"
 EXPORT_REFUSED.update(dict.fromkeys(("190", "321", "322", "350", "496", "500", "501"), _INSTANCE))
 EXPORT_REFUSED.update(dict.fromkeys(("521", "569"), _INSTANCE))
 EXPORT_REFUSED["187"] = "a delayed send to the parent or a child (not exported yet)"
+EXPORT_REFUSED["229"] = "an invoke with `forward: true` (not exported yet)"
 """A passing W3C test whose chart the export refuses → what the refusal names (its
 message holds this)."""

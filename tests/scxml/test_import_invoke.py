@@ -85,7 +85,7 @@ def test_without_an_output_file_a_family_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("invoke", "said"),
     [
-        ('<invoke src="ship.scxml" autoforward="true"/>', "statekit forwards no events"),
+        ('<invoke src="ship.scxml" autoforward="yes"/>', "neither 'true' nor 'false'"),
         ('<invoke src="ship.scxml"><finalize/></invoke>', "<finalize> (parent code run"),
         ('<invoke src="ship.scxml" type="foo"/>', "of the type 'foo': only SCXML documents"),
         ('<invoke src="ship.scxml"><content/></invoke>', "needs one of src, srcexpr or"),

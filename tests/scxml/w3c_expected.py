@@ -49,7 +49,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "225": ("pass", ""),
     "226": ("pass", ""),
     "228": ("pass", ""),
-    "229": ("refused", "<invoke autoforward='true'>"),
+    "229": ("pass", ""),
     "232": ("pass", ""),
     "233": ("refused", "<finalize>"),
     "234": ("refused", "<finalize>"),

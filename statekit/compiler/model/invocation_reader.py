@@ -39,6 +39,7 @@ class DeclaredInvocation:
     input: Node | None
     span: SourceSpan
     description: str | None
+    forward: bool = False
 
 
 @dataclass(slots=True)
@@ -60,6 +61,11 @@ def _entries(node: Node | None) -> tuple[MappingNode, ...]:
     if isinstance(node, SequenceNode):
         return tuple(item for item in node.items if isinstance(item, MappingNode))
     return ()
+
+
+def _flag(node: Node | None) -> bool:
+    """A boolean key's value (the schema checks its type)."""
+    return isinstance(node, ScalarNode) and node.value is True
 
 
 def _error(message: str, span: SourceSpan, *notes: str) -> Diagnostic:
@@ -115,6 +121,7 @@ def declare_invocations(
                     input=entry.get("input"),
                     span=entry.span,
                     description=text(entry.get("description")),
+                    forward=_flag(entry.get("forward")),
                 )
             )
             declared.events[done_event(invoke_id)] = EventDecl(
@@ -160,6 +167,7 @@ def compile_invocations(
             input=_fields(d.input, scope, f"input of invoke '{d.id}' field", problems),
             span=d.span,
             description=d.description,
+            forward=d.forward,
         )
         for d in declared.invocations
     )
