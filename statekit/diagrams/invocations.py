@@ -26,13 +26,18 @@ class DInvocation:
     chart: str
     version: int | None
     href: str | None = None
+    forward: bool = False
 
     def text(self) -> str:
-        """`invoke payment → payment` (`… → payment v2` with a pinned version)."""
+        """`invoke payment → payment` (`… → payment v2` with a pinned version, `… (forward)`
+        when the child gets every event the parent processes)."""
         pinned = f" v{self.version}" if self.version is not None else ""
-        return f"invoke {self.id} → {self.chart}{pinned}"
+        forward = " (forward)" if self.forward else ""
+        return f"invoke {self.id} → {self.chart}{pinned}{forward}"
 
 
 def diagram_invocations(chart: CompiledChart) -> tuple[DInvocation, ...]:
     """The chart's invocations in document order."""
-    return tuple(DInvocation(i.state, i.id, i.chart, i.version) for i in chart.invocations)
+    return tuple(
+        DInvocation(i.state, i.id, i.chart, i.version, forward=i.forward) for i in chart.invocations
+    )
