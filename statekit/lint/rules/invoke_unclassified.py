@@ -43,6 +43,7 @@ from statekit.compiler.diagnostics import Diagnostic, RelatedLocation, Severity
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.tables import Configuration
 from statekit.lint.family_checks import FamilyView
+from statekit.lint.forwarded_events import undeclared_forwards
 
 SLUG = "invoke-unclassified"
 DEFAULT_SEVERITY = Severity.ERROR
@@ -57,6 +58,7 @@ def check(chart: CompiledChart, family: FamilyView) -> Iterator[Diagnostic]:
     wildcard = any(c.event == "*" for s in chart.states for c in s.reject + s.already)
     reported_elsewhere = frozenset(chart.events) if wildcard else mentioned_events(chart)
     for invoked in family.chart_set.invoked(chart):
+        yield from undeclared_forwards(SLUG, invoked)
         for sent in child_events(invoked):
             if sent.event not in chart.events:
                 yield _undeclared(chart, invoked, sent)
