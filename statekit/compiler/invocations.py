@@ -93,6 +93,8 @@ class Invocation:
     effects run on every event from this child while `state` is active, before the
     event's transitions are selected (`statekit.engine.finalize_step`); they read
     `event.<field>` for the fields of `finalize_fields`, null when the event lacks one.
+    `forward` (`forward: true`): every event the parent processes while the child runs
+    is also sent to the child (`statekit.engine.family_forwarding`).
     """
 
     id: str
@@ -105,6 +107,7 @@ class Invocation:
     finalize: tuple[Effect, ...] = ()
     finalize_fields: tuple[str, ...] = ()
     choice: ChartChoice | None = None
+    forward: bool = False
 
     @property
     def charts(self) -> tuple[str, ...]:

@@ -135,6 +135,8 @@ class _Writer:
                 "by": i.choice.by.to_json(),
                 "cases": [[c.value, c.chart] for c in i.choice.cases],
             }
+        if i.forward:  # absent unless set: earlier charts keep their digests
+            body["forward"] = True
         return self.node(body, i.span, i.description)
 
     def timer(self, t: TimerDecl) -> dict[str, Any]:

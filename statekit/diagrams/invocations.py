@@ -28,13 +28,16 @@ class DInvocation:
     version: int | None
     href: str | None = None
     case: str | int | bool | None = None
+    forward: bool = False
 
     def text(self) -> str:
         """`invoke payment → payment` (`… → payment v2` with a pinned version, `… →
-        card_payment if 'card'` for a case of a chosen chart)."""
+        card_payment if 'card'` for a case of a chosen chart, `… (forward)` when the child
+        gets every event the parent processes)."""
         pinned = f" v{self.version}" if self.version is not None else ""
         case = f" if {self.case!r}" if self.case is not None else ""
-        return f"invoke {self.id} → {self.chart}{pinned}{case}"
+        forward = " (forward)" if self.forward else ""
+        return f"invoke {self.id} → {self.chart}{pinned}{case}{forward}"
 
 
 def diagram_invocations(chart: CompiledChart) -> tuple[DInvocation, ...]:
@@ -42,9 +45,10 @@ def diagram_invocations(chart: CompiledChart) -> tuple[DInvocation, ...]:
     found: list[DInvocation] = []
     for i in chart.invocations:
         if i.choice is None:
-            found.append(DInvocation(i.state, i.id, i.chart, i.version))
+            found.append(DInvocation(i.state, i.id, i.chart, i.version, forward=i.forward))
         else:
             found += (
-                DInvocation(i.state, i.id, c.chart, None, case=c.value) for c in i.choice.cases
+                DInvocation(i.state, i.id, c.chart, None, case=c.value, forward=i.forward)
+                for c in i.choice.cases
             )
     return tuple(found)

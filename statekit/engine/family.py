@@ -10,7 +10,8 @@ queue in this order:
    their input evaluated against the state the macrostep ended with;
 3. its undelayed `send`s, to its parent or a child (`to:`), to a member an address
    names (`to: {address}`, `statekit.engine.family_addresses`) and to itself, in
-   effect order;
+   effect order (before all of them, the event it processed, to each child that runs
+   with `forward: true`: `statekit.engine.family_forwarding`);
 4. when it reached a top-level final state: it is DONE, and (a child)
    `done.invoke.<id>` goes to its parent with its final state's `output:`.
 
@@ -59,6 +60,7 @@ from statekit.engine.evaluation import computed_value
 from statekit.engine.family_addresses import NO_RECEIVER as NO_RECEIVER
 from statekit.engine.family_addresses import address_delivery, refused_address, unreachable
 from statekit.engine.family_events import FAMILY_EVENT, from_outside
+from statekit.engine.family_forwarding import forwards
 from statekit.engine.family_members import (
     NO_CHILDREN,
     NO_PAYLOAD,
@@ -126,10 +128,16 @@ class FamilyRouter:
         chart = self._charts(member.chart, member.chart_version)
         return None if chart is None else from_outside(chart, event, reply=reply)
 
-    def stepped(self, member: Member, result: Result) -> Member:
-        """Queue the outputs of a step the driver ran itself (`member` is before it);
-        the member after it is returned (its version, children and status)."""
-        return self._after_step(member, result, self._charts(member.chart, member.chart_version))
+    def stepped(
+        self, member: Member, result: Result, payload: Mapping[str, Any] | None = None
+    ) -> Member:
+        """Queue the outputs of a step the driver ran itself (`member` is before it, the
+        event's `payload` for a forwarding child); the member after it is returned (its
+        version, children and status)."""
+        chart = self._charts(member.chart, member.chart_version)
+        if chart is not None:
+            self._queue.extend(forwards(chart, member, result, payload, result.event_id))
+        return self._after_step(member, result, chart)
 
     def next(self) -> Delivery | None:
         """The next delivery, or None when the queue is empty or the bound is exceeded."""
@@ -192,6 +200,8 @@ class FamilyRouter:
                 now_ms=self.now_ms,
                 instance_id=member.instance_id,
             )
+        payload = delivery.payload if kind is DeliveryKind.EVENT else None
+        self._queue.extend(forwards(chart, member, result, payload, delivery.event_id))
         after = self._after_step(linked, result, chart)
         return DeliveryRecord(delivery, member, after, result)
 

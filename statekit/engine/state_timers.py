@@ -60,10 +60,16 @@ def load_timers(tables: Tables, config: Configuration, data: object, generation:
 
 
 def _timer(tables: Tables, config: Configuration, entry: object, where: str) -> ArmedTimer:
-    if not isinstance(entry, Mapping) or ((keys := set(entry)) != _KEYS and keys != _PAUSED_KEYS):
+    if not isinstance(entry, Mapping) or (
+        (keys := set(entry) - {"to"}) != _KEYS and keys != _PAUSED_KEYS
+    ):
         raise TimerFormatError(
-            f"{where}: expected an object with keys {sorted(_KEYS)} (and 'paused_ms' if paused)"
+            f"{where}: expected an object with keys {sorted(_KEYS)} (and 'paused_ms' if "
+            "paused, 'to' if sent to the parent or a child)"
         )
+    to = entry.get("to")
+    if "to" in entry and (not isinstance(to, str) or entry["owner"] is not None):
+        raise TimerFormatError(f"{where}: 'to' is the receiver of a delayed send: a string")
     timer_id, event, owner = entry["id"], entry["event"], entry["owner"]
     paused = entry.get("paused_ms")
     if "paused_ms" in entry and not (_is_int(paused) and TIMER_MS_MIN <= paused <= TIMER_MS_MAX):  # type: ignore[operator]
@@ -106,7 +112,7 @@ def _timer(tables: Tables, config: Configuration, entry: object, where: str) -> 
             raise TimerFormatError(f"{where}: {timer_id!r} is armed with {decl.delay_ms} ms")
         return ArmedTimer(timer_id, event, EMPTY, delay, due, generation, owner, paused)
     validator = tables.validators.get(event)
-    if validator is None:
+    if validator is None and to is None:  # (a message's event is the receiver's)
         raise TimerFormatError(f"{where}: event {_SHOWN.repr(event)} is not declared")
     if decl is not None or not _is_send_id(tables, timer_id, event, generation):
         raise TimerFormatError(
@@ -114,12 +120,15 @@ def _timer(tables: Tables, config: Configuration, entry: object, where: str) -> 
         )
     if delay is None and due is None and paused is None:
         raise TimerFormatError(f"{where}: a sent timer needs a delay or a due time")
-    try:
-        clean = validator(payload)
-    except PayloadError as exc:
-        raise TimerFormatError(f"{where}: {exc}") from None
-    body = MappingProxyType(dict(clean))
-    return ArmedTimer(timer_id, event, body, delay, due, generation, None, paused)
+    if validator is None:
+        body = MappingProxyType(dict(payload))
+    else:
+        try:
+            clean = validator(payload)
+        except PayloadError as exc:
+            raise TimerFormatError(f"{where}: {exc}") from None
+        body = MappingProxyType(dict(clean))
+    return ArmedTimer(timer_id, event, body, delay, due, generation, None, paused, to)
 
 
 def _is_int(value: object) -> bool:

@@ -51,6 +51,7 @@ from statekit.engine.compiled_choice import NOT_COMPILED, Choice, compiled_choic
 from statekit.engine.compiled_event import compiled_event
 from statekit.engine.compiled_evidence import static_evidence
 from statekit.engine.compiled_macrostep import CompiledMacrostep, compiled_macrostep
+from statekit.engine.delayed_messages import delivered
 from statekit.engine.errors import EvaluationError, LivelockError
 from statekit.engine.finalize_step import finalized_step, finalizing
 from statekit.engine.macrostep_results import applied as _applied
@@ -312,6 +313,8 @@ def fire(
         message = f"timer {timer_id!r} is paused ({armed.paused_ms} ms left): resume it first"
         return Result(REJECTED, PAUSED_TIMER, state, armed.event, event_id, message=message)
     without = _without(state, armed)
+    if armed.to is not None:  # a delayed send to the parent or a child: its message
+        return delivered(without, armed, event_id, now_ms)
     payload = armed.payload if armed.owner is None else None
     result = step(
         tables, without, armed.event, payload, event_id, now_ms=now_ms, timer=armed, memo=memo

@@ -13,6 +13,7 @@ from typing import Any
 
 from statekit.compiler.ir import Cancel, Pause, Resume, Send, TimerKind
 from statekit.engine.addressed_sends import addressed
+from statekit.engine.delayed_messages import receiver
 from statekit.engine.macrostep_run import MacrostepRun
 from statekit.engine.timer_names import timers_named
 from statekit.engine.timers import (
@@ -63,7 +64,7 @@ def run_timer_effect(
                     due = None if now is None or value is None else clamped_due(now + value)
             generation += 1
             name = decl.name
-            timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner, None))
+            timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner, None, None))
             armed[name] = timer
             log.append((at, "armed", timer))
         timing.generation = generation
@@ -83,7 +84,9 @@ def run_timer_effect(
             _arm_send(timing, at, effect, body, delay, timing.due(delay))
         elif effect.delay_ms:
             _arm_send(timing, at, effect, body, effect.delay_ms, timing.due(effect.delay_ms))
-        elif effect.to is not None:  # to another instance: never delayed (the compiler)
+        elif effect.to is not None:  # to another instance, undelayed
+            if effect.id is not None:
+                timing.cancel(at, effect.id)
             timing.send(at, addressed(effect, body, values, run.context, payload, active))
         else:
             if effect.id is not None:
@@ -107,13 +110,16 @@ def _arm_send(
     delay: int | None,
     due: int | None,
 ) -> None:
-    """Arm the timer of a delayed `send`, replacing one armed under its id."""
+    """Arm the timer of a delayed `send`, replacing one armed under its id (with `to:`,
+    the timer names its receiver: `statekit.engine.delayed_messages`)."""
     timing.generation = generation = timing.generation + 1
     timer_id = effect.id if effect.id is not None else f"send({effect.event})#{generation}"
     if effect.id is not None:
         timing.cancel(at, timer_id)
     payload = MappingProxyType(body)
-    timer = _new(ArmedTimer, (timer_id, effect.event, payload, delay, due, generation, None, None))
+    to = None if effect.to is None else receiver(effect.to)
+    fields = (timer_id, effect.event, payload, delay, due, generation, None, None, to)
+    timer = _new(ArmedTimer, fields)
     timing.arm(at, timer)
 
 

@@ -202,7 +202,7 @@ def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) 
             before: Timers = record[1]
             generation = before.generation + 1
             due = record[slot]
-            timer = _new(ArmedTimer, (name, name, EMPTY, None, due, generation, owner, None))
+            timer = _new(ArmedTimer, (name, name, EMPTY, None, due, generation, owner, None, None))
             armed = before.armed
             if not armed:
                 return _new(Timers, ((timer,), generation, None))
@@ -224,7 +224,9 @@ def _maker(cancels: frozenset[str], survivors: tuple[Survivor, ...], arms: int) 
             if due is not None and not TIMER_MS_MIN <= due <= TIMER_MS_MAX:
                 due = clamped_due(due)
             start = before.generation
-            timer = _new(ArmedTimer, (name, name, EMPTY, delay, due, start + offset, owner, None))
+            generation = start + offset
+            fields = (name, name, EMPTY, delay, due, generation, owner, None, None)
+            timer = _new(ArmedTimer, fields)
             if not armed:
                 return _new(Timers, ((timer,), start + arms, None))
             return _new(Timers, ((*armed, timer), start + arms, None))
@@ -272,4 +274,4 @@ def _timer(
     else:
         delay = record[slot]
         due = None if now is None or delay is None else clamped_due(now + delay)
-    return _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner, None))
+    return _new(ArmedTimer, (name, name, EMPTY, delay, due, generation, owner, None, None))

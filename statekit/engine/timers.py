@@ -100,7 +100,8 @@ class ArmedTimer(NamedTuple):
     None. `generation` is the instance's arming counter when it was armed;
     `owner` the owning state's path for an `after` timer, None for a `send`.
     `paused_ms` is the time it had left when a `pause:` paused it (then `due_ms` is
-    None and nothing delivers it until a `resume:`), None while it runs.
+    None and nothing delivers it until a `resume:`), None while it runs. `to` names
+    the receiver of a delayed `send` with `to:` (its form has the key only then).
     """
 
     id: str
@@ -111,6 +112,9 @@ class ArmedTimer(NamedTuple):
     generation: int
     owner: str | None
     paused_ms: int | None = None
+    to: str | None = None
+    """The receiver of a delayed `send` with `to:`: "parent" or the child's invoke id (its
+    delivery is the message, `statekit.engine.delayed_messages`); None: this instance."""
 
     def __hash__(self) -> int:  # the payload is a read-only mapping: not hashable itself
         return hash((self.id, self.event, self.delay_ms, self.due_ms, self.generation))
@@ -129,6 +133,8 @@ class ArmedTimer(NamedTuple):
         }
         if self.paused_ms is not None:
             data["paused_ms"] = self.paused_ms
+        if self.to is not None:
+            data["to"] = self.to
         return data
 
 

@@ -234,7 +234,7 @@ class FamilyStep:
         outcome = tx.decide(command, self.path.facts(tx, command, known))
         for _sent in tx.sends():  # (the router queues them, in its order)
             pass
-        self.stepped(before, outcome)
+        self.stepped(before, outcome, command.payload)
         return outcome
 
     def fire(self, tx: InstanceTransaction, timer_id: str, generation: int) -> Outcome:
@@ -268,12 +268,15 @@ class FamilyStep:
         self.drain()
         return tx
 
-    def stepped(self, before: Member, outcome: Outcome | _Created) -> None:
-        """Hand a decided step to the router, and record a child it finished."""
+    def stepped(
+        self, before: Member, outcome: Outcome | _Created, payload: Mapping[str, Any] | None = None
+    ) -> None:
+        """Hand a decided step to the router (with its event's payload, for a forwarding
+        child), and record a child it finished."""
         result = outcome.result
         if result is None or outcome.duplicate or outcome.status is OutcomeStatus.CONFLICT:
             return
-        after = self.router.stepped(before, result)
+        after = self.router.stepped(before, result, payload)
         self._ended(before, after)
 
     def drain(self) -> None:

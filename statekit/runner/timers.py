@@ -84,7 +84,8 @@ def armed_text(timer: ArmedTimer) -> str:
         f'"event":{event},"generation":{timer.generation},"id":{head},'
         f'"owner":{"null" if owner is None else canonical_string(owner)},'
         f'{"" if paused is None else f""""paused_ms":{paused},"""}'
-        f'"payload":{payload_text(payload) if payload else "{}"}}}'
+        f'"payload":{payload_text(payload) if payload else "{}"}'
+        f'{"" if timer.to is None else f""","to":{canonical_string(timer.to)}"""}}}'
     )
 
 

@@ -265,9 +265,7 @@ def _send(element: Element, c: ImportContext) -> list[dict[str, Any]]:
     if payload:
         send["payload"] = payload
     if target is not None:
-        send["to"] = _send_target(element, target, c)
-        if timed:
-            raise c.refuse(element, f"<send target={target!r}> with a delay or an id")
+        send["to"] = _send_target(element, target, c)  # delayed: a timer of the sender
     delay = _send_delay(element, c)
     if delay is not None:
         send["delay"] = delay

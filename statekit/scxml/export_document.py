@@ -220,6 +220,8 @@ class _Writer:
             raise _refuse(
                 invocation.span, f"the finalize of invoke {invocation.id!r}: not exported yet"
             )
+        if invocation.forward:
+            raise _refuse(invocation.span, "an invoke with `forward: true` (not exported yet)")
         try:
             child = self.charts.child(invocation, (*self.chain, self.chart.name))
         except NotExportable as error:
@@ -410,7 +412,9 @@ class _Writer:
 
     def _send_to(self, block: ET.Element, send: Send) -> None:
         """A `send` to the parent or a child: `<send target>` with a `<param>` per field
-        given (the receiver fills its own defaults; statekit never delays such a send)."""
+        given (the receiver fills its own defaults); a delayed one is refused."""
+        if send.delayed or send.id is not None:
+            raise _refuse(send.span, "a delayed send to the parent or a child (not exported yet)")
         try:
             target = send_target(send.to)
             check_xml_text(send.event, f"the event name {send.event!r}")

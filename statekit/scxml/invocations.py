@@ -4,9 +4,8 @@ own (inline `<content>`, or the file `src` names, imported likewise), `<param>` 
 
 The child chart is named `<parent chart>-<invoke id>`. An `<invoke>` without `id` gets
 `<state id>_invoke<n>`, whose value in the document is `<state id>.invoke<n>`
-(`statekit.scxml.generated_invoke_ids`). `autoforward="true"`
-is refused: statekit forwards no events to a child (a parent sends what it means to,
-`send: {to: <invoke id>}`). `<finalize>` is the invocation's `finalize:` (its
+(`statekit.scxml.generated_invoke_ids`). `autoforward="true"` is `forward: true`
+(`statekit.scxml.forwarding`). `<finalize>` is the invocation's `finalize:` (its
 `<assign>`s, run on each event from the child before the parent's transitions select it).
 """
 
@@ -25,6 +24,7 @@ from statekit.scxml.chosen_documents import document_choice
 from statekit.scxml.context import ImportContext, quoted
 from statekit.scxml.document import Element, read_scxml
 from statekit.scxml.effects import effects_of
+from statekit.scxml.forwarding import forwarding
 from statekit.scxml.generated_invoke_ids import invoke_name
 
 SCXML_TYPES = frozenset(
@@ -61,11 +61,10 @@ def invocation(
     element: Element, chart_name: str, c: ImportContext, child_chart: ChildTranslator
 ) -> Invoked:
     """The `<invoke>` `element` (whose id `_collect` has set)."""
+    forward = forwarding(element, c)
     extra = set(element.attrs) - _ALLOWED
     if extra:
         raise c.refuse(element, f"<invoke> with {', '.join(sorted(extra))} is not expressible")
-    if element.attrs.get("autoforward", "false") == "true":
-        raise c.refuse(element, "<invoke autoforward='true'>: statekit forwards no events")
     for child in element.children:
         if child.tag not in ("param", "content", "finalize"):
             raise c.refuse(child, f"<{child.tag}> in <invoke> is not expressible")
@@ -94,6 +93,7 @@ def invocation(
     entry: dict[str, Any] = {"id": name, "chart": first}
     if choice is not None:
         entry["chart"] = {"by": choice.by, "cases": {v: charts[p][0] for v, _, p in cases}}
+    entry.update(forward)
     if inputs:
         entry["input"] = inputs
     finalize = effects_of(element.kids("finalize"), c)  # run on each event from the child

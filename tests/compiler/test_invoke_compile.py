@@ -135,31 +135,31 @@ MISUSES = [
         "send to 'paymnt': no invoke in the chart has this id",
     ),
     (
-        "delayed send with to",
-        "event: authorise, payload: {amount: ctx.total}}",
-        "event: authorise, delay: 5s}",
+        "delayed send to another instance",
+        "event: noted, reply: ack}",
+        "event: noted, reply: ack, delay: 5s}",
         "schema",
-        20,
-        54,
-        "a send with 'to:' cannot be delayed ('delay:')",
+        21,
+        106,
+        "a send to another instance cannot be delayed or named ('delay:')",
     ),
     (
-        "send at with to",
-        "event: authorise, payload: {amount: ctx.total}}",
-        "event: authorise, at: ctx.total}",
+        "send at to another instance",
+        "event: noted, reply: ack}",
+        "event: noted, reply: ack, at: ctx.total}",
         "schema",
-        20,
-        51,
-        "a send with 'to:' cannot be delayed ('at:')",
+        21,
+        103,
+        "a send to another instance cannot be delayed or named ('at:')",
     ),
     (
-        "an id on a send with to",
-        "event: authorise, payload: {amount: ctx.total}}",
-        "event: authorise, id: again}",
+        "an id on a send to another instance",
+        "event: noted, reply: ack}",
+        "event: noted, reply: ack, id: again}",
         "schema",
-        20,
-        51,
-        "a send with 'to:' takes no 'id:'",
+        21,
+        103,
+        "a send to another instance cannot be delayed or named ('id:')",
     ),
     (
         "output on a state that is not final",
@@ -288,3 +288,20 @@ def test_a_misspelt_invoke_id_gets_the_closest_one() -> None:
     )
     (found,) = compile_source(text, "chart.yaml").diagnostics
     assert found.notes[0].startswith("did you mean 'payment'? ")
+
+
+@pytest.mark.parametrize(
+    ("to", "timing"),
+    [("parent", "delay: 5s, id: later"), ("payment", "delay: 5s"), ("payment", "at: ctx.total")],
+)
+def test_a_send_to_the_parent_or_a_child_can_be_delayed_and_named(to: str, timing: str) -> None:
+    text = PARENT.replace(
+        "send: {to: payment, event: authorise, payload: {amount: ctx.total}}",
+        f"send: {{to: {to}, event: authorise, {timing}}}",
+    )
+    result = compile_source(text, "chart.yaml")
+    assert result.chart is not None, [d.message for d in result.errors]
+    send = result.chart.state("paying").entry[0]
+    assert isinstance(send, Send)
+    assert send.delayed and send.id == ("later" if "id:" in timing else None)
+    assert isinstance(send.to, ToParent if to == "parent" else ToChild)

@@ -159,6 +159,16 @@ REFUSED = {
         8,
         "pause: SCXML has no paused timers",
     ),
+    "delayed_send_to_parent": (
+        "initial: a\nstates:\n  a:\n    entry:\n      - send: {to: parent, event: GO, delay: 1s}\n",
+        6,
+        "a delayed send to the parent or a child (not exported yet)",
+    ),
+    "forward": (
+        "initial: a\nstates:\n  a:\n    invoke: {id: k, chart: refused, forward: true}\n",
+        5,
+        "an invoke with `forward: true` (not exported yet)",
+    ),
     "delay_expression": (
         "context: {ms: integer}\ninitial: a\nstates:\n  a:\n    after:\n"
         "      - {delay: ctx.ms, to: b}\n  b: {}\n",

@@ -67,7 +67,7 @@ def test_the_chart_goes_to_standard_output(tmp_path: Path) -> None:
 
 REFUSED = [
     ('<invoke src="x.scxml"/>', "<invoke> src 'x.scxml': no such file next to this one"),
-    ('<invoke autoforward="true"/>', "<invoke autoforward='true'>: statekit forwards no events"),
+    ('<invoke autoforward="1"/>', "<invoke autoforward='1'>: neither 'true' nor 'false'"),
     ('<onentry><send event="e" target="#_parent"/></onentry>', "another target"),
     ("<transition cond=\"_event == 'x'\"/>", "the system variable _event's value as a whole"),
     ('<onentry><foreach array="a" item="i"/></onentry>', "<foreach"),

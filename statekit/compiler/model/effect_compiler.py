@@ -259,19 +259,10 @@ class EffectCompiler:
         if decl is None:
             return None
         payload = self._payload(value.get("payload"), scope, decl, span, problems, verb="send")
-        delay_ms = None
-        delay = at = None
-        ok = True
-        if (delay_node := value.get("delay")) is not None:
-            read = read_delay(delay_node, scope, "send 'delay'", problems)
-            ok = read is not None
-            if read is not None:
-                delay_ms, delay = read.delay_ms, read.expression
-        if (at_node := value.get("at")) is not None:
-            at = integer_expression(at_node, scope, "send 'at'", problems)
-            ok = ok and at is not None
-        if not ok:
+        timing = self._timing(value, scope, problems)
+        if timing is None:
             return None
+        delay_ms, delay, at = timing
         return Send(
             event=event_name,
             payload=payload,
@@ -294,27 +285,7 @@ class EffectCompiler:
         """A `send` with `to:`: its event belongs to the receiver's chart (lint checks it
         there), so the payload is typed by its expressions only; never delayed."""
         reply_node = value.get("reply")
-        if (id_node := value.get("id")) is not None:
-            problems.append(
-                _schema_error(
-                    "a send with 'to:' takes no 'id:'",
-                    id_node.span,
-                    "'id:' names the timer a delayed send to this instance arms; a send to "
-                    "another instance arms none",
-                )
-            )
-            return None
-        for key in ("delay", "at"):
-            if (node := value.get(key)) is not None:
-                problems.append(
-                    _schema_error(
-                        f"a send with 'to:' cannot be delayed ('{key}:')",
-                        node.span,
-                        "a delayed send arms a timer of this instance: send to this instance "
-                        "with a delay, and forward the event when it fires",
-                    )
-                )
-                return None
+        timed = [key for key in ("delay", "at", "id") if value.get(key) is not None]
         target: MessageTarget | None = None
         if isinstance(to_node, ScalarNode):
             name = str(to_node.value)
@@ -342,17 +313,52 @@ class EffectCompiler:
             return None
         if target is None:
             return None
+        if timed and isinstance(target, ToInstance):
+            node = value.get(timed[0])
+            assert node is not None
+            problems.append(
+                _schema_error(
+                    f"a send to another instance cannot be delayed or named ('{timed[0]}:')",
+                    node.span,
+                    "a delayed send arms a timer of this instance; it can address the parent "
+                    "or a child (`to: parent`, `to: <invoke id>`): send to this instance with "
+                    "a delay, and send the message when it fires",
+                )
+            )
+            return None
         payload = self._payload(value.get("payload"), scope, None, span, problems)
+        timing = self._timing(value, scope, problems)
+        if timing is None:
+            return None
+        delay_ms, delay, at = timing
         return Send(
             event=event_name,
             payload=payload,
-            delay_ms=None,
-            delay=None,
-            at=None,
-            id=None,
+            delay_ms=delay_ms,
+            delay=delay,
+            at=at,
+            id=text(value.get("id")),
             span=span,
             to=target,
         )
+
+    def _timing(
+        self, value: MappingNode, scope: ExpressionScope, problems: list[Diagnostic]
+    ) -> tuple[int | None, Expression | None, Expression | None] | None:
+        """A send's `delay:` (a literal in milliseconds, or an expression) and `at:`, or
+        None when one has errors (reported)."""
+        delay_ms: int | None = None
+        delay = at = None
+        ok = True
+        if (delay_node := value.get("delay")) is not None:
+            read = read_delay(delay_node, scope, "send 'delay'", problems)
+            ok = read is not None
+            if read is not None:
+                delay_ms, delay = read.delay_ms, read.expression
+        if (at_node := value.get("at")) is not None:
+            at = integer_expression(at_node, scope, "send 'at'", problems)
+            ok = ok and at is not None
+        return (delay_ms, delay, at) if ok else None
 
     def _instance_target(
         self,

@@ -48,6 +48,7 @@ class DeclaredInvocation:
     description: str | None
     finalize: Node | None = None
     choice: MappingNode | None = None
+    forward: bool = False
 
 
 @dataclass(slots=True)
@@ -69,6 +70,11 @@ def _entries(node: Node | None) -> tuple[MappingNode, ...]:
     if isinstance(node, SequenceNode):
         return tuple(item for item in node.items if isinstance(item, MappingNode))
     return ()
+
+
+def _flag(node: Node | None) -> bool:
+    """A boolean key's value (the schema checks its type)."""
+    return isinstance(node, ScalarNode) and node.value is True
 
 
 def _error(message: str, span: SourceSpan, *notes: str) -> Diagnostic:
@@ -136,6 +142,7 @@ def declare_invocations(
                     description=text(entry.get("description")),
                     finalize=entry.get("finalize"),
                     choice=choice,
+                    forward=_flag(entry.get("forward")),
                 )
             )
             declared.events[done_event(invoke_id)] = EventDecl(
@@ -182,6 +189,7 @@ def compile_invocations(
             span=d.span,
             description=d.description,
             choice=_choice(d, scope, problems),
+            forward=d.forward,
         )
         for d in declared.invocations
     )

@@ -43,6 +43,7 @@ from statekit.compiler.diagnostics import Diagnostic, RelatedLocation, Severity
 from statekit.compiler.ir import CompiledChart
 from statekit.engine.tables import Configuration
 from statekit.lint.family_checks import FamilyView
+from statekit.lint.forwarded_events import undeclared_forwards
 
 SLUG = "invoke-unclassified"
 DEFAULT_SEVERITY = Severity.ERROR
@@ -58,6 +59,7 @@ def check(chart: CompiledChart, family: FamilyView) -> Iterator[Diagnostic]:
     reported_elsewhere = frozenset(chart.events) if wildcard else mentioned_events(chart)
     asked: set[tuple[str, str]] = set()  # a chosen chart's cases share done/error
     for invoked in family.chart_set.invoked(chart):
+        yield from undeclared_forwards(SLUG, invoked)
         for sent in child_events(invoked):
             mark = (invoked.invocation.id, sent.event)
             if sent.kind != SENT and mark in asked:
