@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from statekit.scxml.event_binding import event_bound
 from statekit.scxml.io_processors import IO_PROCESSORS, NoProcessorEntry, location_read
 from statekit.scxml.raw_search import NotPlainText, raw_searches
 from statekit.scxml.type_tests import hasattr_event
@@ -83,6 +84,10 @@ def translate(
             continue
         if kind == "name" and value in constants:
             out.append(constants[value])
+            index += 1
+            continue
+        if kind == "name" and (bound := event_bound(tokens, index)) is not None:
+            out.append(bound)  # `<if cond="_event">`: whether an event is bound yet
             index += 1
             continue
         if kind == "name" and value == "_event":
