@@ -89,7 +89,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "324": ("pass", ""),
     "325": ("refused", "system variables (_sessionid, _name, _ioprocessors)"),
     "326": ("refused", "system variables (_sessionid, _name, _ioprocessors)"),
-    "329": ("refused", "_event as a whole (a condition on whether any event was processed yet)"),
+    "329": ("refused", "_event as a whole (a value compared or assigned)"),
     "330": ("pass", ""),
     "331": ("pass", ""),
     "332": ("pass", ""),
