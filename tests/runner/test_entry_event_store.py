@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from cli_process import statekit
 from runner_charts import chart_from
@@ -43,7 +44,7 @@ states:
     reject: {RESOLVE: CLOSED, CANCEL: CLOSED, CHECKED: CLOSED}
 """
 
-LINES = [
+LINES: list[dict[str, Any]] = [
     {"instance": "t1", "event_id": "e1", "type": "RESOLVE", "payload": {"note": "fixed"}},
     {"instance": "t1", "event_id": "e2", "type": "REOPEN"},
     {"instance": "t1", "event_id": "e3", "type": "CANCEL"},
