@@ -17,6 +17,11 @@ is rejected, nothing changes); a macrostep longer than
 `Tables.max_microsteps` aborts with `LivelockError`; event names match
 exactly (no prefix matching; `done.state.<path>` uses dotted paths).
 
+`_event` is bound as the spec binds it: to the external event, then to each internal
+event once taken up (`MacrostepRun.bound`, what eventless microsteps see), and to
+none in the initial macrostep until one is; a chart that reads it gets each payload as
+an `EventPayload` carrying what the event is (`statekit.compiler.expressions.event_meta`).
+
 `macrostep` is a pure function of (tables, configuration, history, context,
 event): it never mutates its arguments and keeps no state between calls
 except the caches in `tables` and each `ConfigurationCache`, which only

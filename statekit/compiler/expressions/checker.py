@@ -263,8 +263,9 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
         return self._event_field(node, attr, f"event.{attr}")
 
     def _system_event(self, node: ast.Attribute) -> ExprNode | None:
-        """`_event.name`, `_event.type`, `_event.origin`, `_event.invokeid` (what the
-        event is) or `_event.data.<field>` (= `event.<field>`)."""
+        """`_event.name`, `.type`, `.origin`, `.invokeid`, `.sendid`, `.origintype` (what
+        the event is; nullable where any event or none may be bound) or
+        `_event.data.<field>` (= `event.<field>`)."""
         base = node.value
         if isinstance(base, ast.Attribute):  # _event.<x>.<field>: only _event.data.<field>
             if base.attr == "data" and not node.attr.startswith("__"):
