@@ -17,6 +17,11 @@ is rejected, nothing changes); a macrostep longer than
 `Tables.max_microsteps` aborts with `LivelockError`; event names match
 exactly (no prefix matching; `done.state.<path>` uses dotted paths).
 
+`_event` is bound as the spec binds it: to the external event, then to each internal
+event once taken up (`MacrostepRun.bound`, what eventless microsteps see), and to
+none in the initial macrostep until one is; a chart that reads it gets each payload as
+an `EventPayload` carrying what the event is (`statekit.compiler.expressions.event_meta`).
+
 `macrostep` is a pure function of (tables, configuration, history, context,
 event): it never mutates its arguments and keeps no state between calls
 except the caches in `tables` and each `ConfigurationCache`, which only
@@ -112,8 +117,8 @@ def apply_plan(
     start = len(run.emitted)
     changes: tuple[AssignedValue, ...] = ()
     raised: tuple[str, ...] = ()
-    if plan.segments:
-        payload = event[1] if event is not None else {}
+    if plan.segments:  # an eventless microstep's effects see the bound event's meta
+        payload = event[1] if event is not None else run.bound
         changes, raised = run_effects(plan.segments, payload, run, tables.payload_defaults)
     applied = (event, plan, changes, start, len(run.emitted), raised)
     run.trace.append(_new(AppliedMicrostep, applied))  # without the Python-level __new__
@@ -130,7 +135,7 @@ def run_to_completion(tables: Tables, run: MacrostepRun, oracle: GuardOracle | N
     while not config.final:
         event: InternalEvent | None = None
         enabled = select_eventless_transitions(
-            tables, config, run.context, run.history, oracle, found, errors
+            tables, config, run.context, run.history, oracle, found, errors, run.bound
         )
         if errors:
             queue_error_events(run)
@@ -138,8 +143,9 @@ def run_to_completion(tables: Tables, run: MacrostepRun, oracle: GuardOracle | N
             if not queue:
                 break
             event = queue.pop(0)
-            if tables.reads_event_meta:
+            if tables.reads_event_meta:  # `_event` is bound to it from here on
                 event = with_meta(event, INTERNAL)
+                run.bound = event[1]
             enabled = select_transitions(
                 tables, config, event, run.context, run.history, oracle, found, errors
             )[0]
@@ -191,6 +197,7 @@ def macrostep(
     if event is not None:
         if tables.reads_event_meta:  # (the step has done it already for its own events)
             event = with_meta(event, EXTERNAL)
+            run.bound = event[1]
         if selected is None:
             selected = select_transitions(
                 tables, config, event, context, history, oracle, conflicts, run.errors

@@ -27,7 +27,8 @@ the `TimerRun` the general loop would have made, replayed when read), the same
 failures to the one value evaluator). A path with anything else (a `raise`, a
 `send` or `cancel`, a transition that targets a history state, a selection
 whose guards read the context or the payload, a path longer than the chart's
-microstep bound) is marked `NOT_COMPILED`, and `step` runs the general
+microstep bound, a second microstep in a chart that reads `_event`, whose effects
+would need the bound event's meta) is marked `NOT_COMPILED`, and `step` runs the general
 macrostep, given the selection it has already made.
 """
 
@@ -163,6 +164,8 @@ def _compile(
     while True:
         if not history_targeting.isdisjoint(enabled) or len(steps) >= limit:
             return NOT_COMPILED  # the plan reads the history, or a livelock to word
+        if steps and tables.reads_event_meta:
+            return NOT_COMPILED  # its effects may read `_event`: the bound event's meta
         plan = plan_of(tables, current, enabled, NO_HISTORY)
         compiled = _compile_effects(plan, len(steps), ops)
         if compiled is None:

@@ -40,12 +40,14 @@ class MacrostepRun:
     reading given to the step; `timing` is None until a timer effect runs
     (`statekit.engine.timers`), so a macrostep without one pays nothing for time.
     `oracle`, set by the static analysis, decides the conditions of `if` effects.
+    `bound` is the payload of the event the macrostep last took up (see `__init__`).
     `errors` is a list in a chart with `on_evaluation_error: raise`: the messages of
     evaluation errors not yet queued as `error.execution` events; None otherwise (an
     evaluation error then raises `EvaluationError`).
     """
 
     __slots__ = (
+        "bound",
         "configuration",
         "conflicts",
         "context",
@@ -95,6 +97,10 @@ class MacrostepRun:
         self.timing: TimerRun | None = None
         self.oracle = oracle
         self.errors: list[str] | None = None
+        self.bound: Mapping[str, Any] = {}
+        """The payload of the event `_event` is bound to (the last one the macrostep took
+        up: the external event, then each internal one), what eventless microsteps'
+        guards and effects see; empty before any (the start)."""
 
     def final_timers(self) -> Timers:
         """The timers at the end of the macrostep (the input's when it touched none)."""

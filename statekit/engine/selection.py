@@ -21,7 +21,7 @@ from statekit.compiler.ir import GuardCheck, Transition
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import first_failing_guard
 from statekit.engine.macrostep_run import ConditionOracle, FailedGuard
-from statekit.engine.tables import Configuration, EventEntry, Tables, TransitionConflict
+from statekit.engine.tables import EMPTY, Configuration, EventEntry, Tables, TransitionConflict
 from statekit.engine.trace import InternalEvent
 from statekit.engine.transition_sets import (
     NO_HISTORY,
@@ -191,10 +191,12 @@ def select_eventless_transitions(
     oracle: GuardOracle | None = None,
     found: ConflictSink = None,
     errors: ErrorSink = None,
+    bound: Mapping[str, Any] = EMPTY,
 ) -> tuple[int, ...]:
-    """SCXML selectEventlessTransitions (`always`), with no event payload in scope;
-    `errors` as for `_select`."""
+    """SCXML selectEventlessTransitions (`always`): guards see no payload field, only what
+    the `bound` event is (`_event.name`: the payload of the event the macrostep last took
+    up); `errors` as for `_select`."""
     entry = config.cache.eventless or eventless_entry(tables, config)
     if entry.fixed is not None and found is None:  # the common case, without a call
         return entry.fixed
-    return _select(tables, config, entry, context, {}, history, oracle, found, errors)[0]
+    return _select(tables, config, entry, context, bound, history, oracle, found, errors)[0]

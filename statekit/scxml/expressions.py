@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from statekit.scxml.boolean_or import NotBooleanOr, boolean_ors
+from statekit.scxml.event_binding import event_bound
 from statekit.scxml.io_processors import IO_PROCESSORS, NoProcessorEntry, location_read
 from statekit.scxml.raw_search import raw_searches
 from statekit.scxml.text_calls import method_call_end, regex_search, string_method
@@ -100,6 +101,10 @@ def translate(
             continue
         if kind == "name" and value in constants:
             out.append(constants[value])
+            index += 1
+            continue
+        if kind == "name" and (bound := event_bound(tokens, index)) is not None:
+            out.append(bound)  # `<if cond="_event">`: whether an event is bound yet
             index += 1
             continue
         if kind == "name" and value == "_event":

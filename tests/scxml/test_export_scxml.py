@@ -343,6 +343,8 @@ ROUND_TRIP_DIFFERS = {
     "335": "_event.origin is written (_event.origin or None), which import-scxml refuses",
     "339": "_event.invokeid is written (_event.invokeid or None), which import-scxml refuses",
     "342": "_event.name is written (_event.name + ''), a string concatenation",
+    "318": "_event.name is written (_event.name + ''), which an entry's nullable name fails",
+    "319": "_event.name is written (_event.name + ''), which an entry's nullable name fails",
     "228": "_event.invokeid is written (_event.invokeid or None), which import-scxml refuses",
     "338": "_event.invokeid is written (_event.invokeid or None), which import-scxml refuses",
     "354": "a context field named like a payload field is written ctx_<name>",

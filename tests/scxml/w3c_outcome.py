@@ -51,12 +51,12 @@ FEATURES: tuple[tuple[str, str], ...] = (
     (r"<invoke>|'done\.invoke", "<invoke>"),
     (
         r"_event\.\w+ is not available here",
-        "_event in <onentry>/<onexit> (only a transition reads its event)",
+        "_event.data in <onentry>/<onexit> (the payload of whichever event entered)",
     ),
     (r"short name 'scxml'", "_event.origintype compared with psm's short name 'scxml'"),
     (
         r"system variable _event",
-        "_event as a whole (a condition on whether any event was processed yet)",
+        "_event as a whole (a value compared or assigned)",
     ),
     (r"has only the SCXML one", "<send> to another target or processor"),
     (

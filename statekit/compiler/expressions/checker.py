@@ -15,7 +15,7 @@ from typing import cast
 from statekit.compiler.diagnostics import Diagnostic, Severity
 from statekit.compiler.expressions.call_checks import CallChecks
 from statekit.compiler.expressions.definition_checks import DefinitionChecks
-from statekit.compiler.expressions.event_meta import META_TYPES, MetaField
+from statekit.compiler.expressions.event_meta import ANY_EVENT_META_TYPES, META_TYPES, MetaField
 from statekit.compiler.expressions.instance_reading import INSTANCE_NAME
 from statekit.compiler.expressions.language import (
     FORBIDDEN,
@@ -29,7 +29,7 @@ from statekit.compiler.expressions.operator_checks import OperatorChecks
 from statekit.compiler.expressions.parsing import clean_parse, python_parse
 from statekit.compiler.expressions.processors import PROCESSORS_FIELD, PROCESSORS_TYPE
 from statekit.compiler.expressions.record_checks import RecordChecks
-from statekit.compiler.expressions.scope import NoEvent, TypedEvent
+from statekit.compiler.expressions.scope import AnyEvent, NoEvent, TypedEvent
 from statekit.compiler.expressions.table_checks import TableChecks
 from statekit.compiler.expressions.time_checks import TimeChecks
 from statekit.compiler.expressions.tree import (
@@ -48,9 +48,14 @@ from statekit.compiler.rules import expression_syntax, expression_type, expressi
 
 SYSTEM_EVENT = "_event"
 SYSTEM_EVENT_USE = (
-    "'_event' is only allowed as _event.name, _event.type, _event.origin, _event.invokeid"
-    " or _event.data.<field>"
+    "'_event' is only allowed as _event.name, _event.type, _event.origin, _event.invokeid,"
+    " _event.sendid, _event.origintype or _event.data.<field>"
 )
+PAYLOAD_OF_ANY_EVENT = (
+    "which payload fields there are depends on which event it is: read the field in the"
+    " transition on that event (an `assign` there), or test _event.name here"
+)
+"""What to do instead of reading a payload field where any event may be bound."""
 
 
 class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChecks, RecordChecks):
@@ -264,8 +269,9 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
         return self._event_field(node, attr, f"event.{attr}")
 
     def _system_event(self, node: ast.Attribute) -> ExprNode | None:
-        """`_event.name`, `_event.type`, `_event.origin`, `_event.invokeid` (what the
-        event is) or `_event.data.<field>` (= `event.<field>`)."""
+        """`_event.name`, `.type`, `.origin`, `.invokeid`, `.sendid`, `.origintype` (what
+        the event is; nullable where any event or none may be bound) or
+        `_event.data.<field>` (= `event.<field>`)."""
         base = node.value
         if isinstance(base, ast.Attribute):  # _event.<x>.<field>: only _event.data.<field>
             if base.attr == "data" and not node.attr.startswith("__"):
@@ -276,17 +282,21 @@ class Checker(OperatorChecks, CallChecks, DefinitionChecks, TableChecks, TimeChe
         if declared is None:
             self.report(expression_unsafe.SLUG, node, SYSTEM_EVENT_USE)
             return None
+        if isinstance(self.scope.event, AnyEvent):  # null before any event is bound
+            field = cast(MetaField, node.attr)
+            return EventMeta(field=field, type=ANY_EVENT_META_TYPES[field])
         if not self._event_in_scope(node, f"_event.{node.attr}"):
             return None
         return EventMeta(field=cast(MetaField, node.attr), type=declared)
 
     def _event_in_scope(self, node: ast.Attribute, written: str) -> bool:
-        """Whether the event can be read here (reported when it cannot; a deferred event
-        is checked where the expression is used)."""
+        """Whether the event's payload can be read here (reported when it cannot; a
+        deferred event is checked where the expression is used)."""
         scope_event = self.scope.event
-        if isinstance(scope_event, NoEvent):
+        if isinstance(scope_event, NoEvent | AnyEvent):
             message = f"{written} is not available here: {scope_event.reason}"
-            self.report(expression_type.SLUG, node, message)
+            notes = (PAYLOAD_OF_ANY_EVENT,) if isinstance(scope_event, AnyEvent) else ()
+            self.report(expression_type.SLUG, node, message, notes)
             return False
         return isinstance(scope_event, TypedEvent)
 

@@ -92,8 +92,8 @@ def compile_tree(node: ExprNode) -> Evaluator:
             return lambda c, e, a: c[f]
         case EventRef(field=f):
             return lambda c, e, a: e[f]
-        case EventMeta(field=f):
-            return _event_meta(META_INDEX[f])
+        case EventMeta(field=f, type=t):
+            return _event_meta(META_INDEX[f], t.nullable)
         case Index(value=value, index=index):
             fv, fi = compile_tree(value), compile_tree(index)
             return lambda c, e, a: _element(fv(c, e, a), fi(c, e, a))
@@ -177,13 +177,16 @@ def _not_in(item: Any, values: list[Any] | str) -> bool:
     return not _in(item, values)
 
 
-def _event_meta(index: int) -> Evaluator:
+def _event_meta(index: int, nullable: bool) -> Evaluator:
     """Reads field `index` of the event's `meta`: the engine evaluates the expressions of
-    a chart that reads `_event` with an `EventPayload` (see `event_meta`)."""
+    a chart that reads `_event` with an `EventPayload` (see `event_meta`). Where no event
+    is bound (the start's entry), a `nullable` read is null; any other fails."""
 
     def read(c: Mapping[str, Any], e: Mapping[str, Any], a: AbstractSet[int]) -> Any:
         if isinstance(e, EventPayload) and e.meta is not None:
             return e.meta[index]
+        if nullable:
+            return None
         raise LookupError("_event is read where the event is not known")
 
     return read

@@ -10,6 +10,7 @@ of the plain payload. Charts that never read them get the plain payload and pay 
 
 from __future__ import annotations
 
+import dataclasses
 import typing
 from collections.abc import Mapping
 from typing import Any, Final, TypeAlias
@@ -37,6 +38,13 @@ META_TYPES: Final[Mapping[str, ValueType]] = {
     "origintype": ValueType(base=BaseType.STRING, nullable=True),
 }
 """The type of each `_event.<field>` besides `data`."""
+
+ANY_EVENT_META_TYPES: Final[Mapping[str, ValueType]] = {
+    name: dataclasses.replace(kind, nullable=True) for name, kind in META_TYPES.items()
+}
+"""The type of each `_event.<field>` in code that runs for any event or before any (entry
+and exit actions, eventless transitions): null where no event is bound yet, in the start's
+entry (SCXML leaves `_event` unbound until the first event)."""
 
 META_INDEX: Final[Mapping[str, int]] = {
     "name": 0,

@@ -35,6 +35,20 @@ class NoEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class AnyEvent:
+    """Code that runs for whichever event the macrostep is processing, or before any
+    (entry and exit actions, eventless transitions).
+
+    What the event is (`_event.name`, `.type`, `.origin`, `.invokeid`, `.sendid`,
+    `.origintype`) is read typed nullable: null where no event is bound yet (the start's
+    entry). Its payload is not: every `event.<field>` is an `expression-type` error that
+    gives `reason`, since which fields there are depends on which event it is.
+    """
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class DeferredEvent:
     """The event is only known where the expression is used (a guard no transition uses).
 
@@ -43,8 +57,8 @@ class DeferredEvent:
     """
 
 
-EventInScope = TypedEvent | NoEvent | DeferredEvent
-"""The three ways an expression can see the event payload."""
+EventInScope = TypedEvent | NoEvent | AnyEvent | DeferredEvent
+"""The four ways an expression can see the event payload."""
 
 
 @dataclass(frozen=True, slots=True)

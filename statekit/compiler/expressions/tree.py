@@ -55,8 +55,9 @@ class EventRef:
 
 @dataclass(frozen=True, slots=True)
 class EventMeta:
-    """`_event.name`, `_event.type`, `_event.origin` or `_event.invokeid`: what the
-    triggering event is (`statekit.compiler.expressions.event_meta`)."""
+    """`_event.name`, `.type`, `.origin`, `.invokeid`, `.sendid` or `.origintype`: what
+    the event being processed is (`statekit.compiler.expressions.event_meta`); its
+    `type` is nullable in entry and exit actions and eventless transitions."""
 
     field: MetaField
     type: ValueType

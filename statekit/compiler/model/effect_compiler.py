@@ -13,6 +13,7 @@ from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.expressions.scope import (
     NO_DEFINITIONS,
+    AnyEvent,
     DeferredEvent,
     Definitions,
     ExpressionScope,
@@ -87,25 +88,31 @@ class EffectCompiler:
         # every `pause:` and `resume:` (verb, name, its span), checked against the timer names
         self.controlled_names: list[tuple[str, str, SourceSpan]] = []
         self.child_targets: list[ToChild] = []  # every `send: {to: <invoke id>}`, to check
-        self._scopes: dict[tuple[str | None, str], ExpressionScope] = {}
+        self._scopes: dict[tuple[str | None, str, bool], ExpressionScope] = {}
         self.definitions: Definitions = NO_DEFINITIONS if names is None else names.definitions
         self.tables: Mapping[str, LookupTable] = (
             MappingProxyType({}) if names is None else names.tables
         )
         self.broken_tables = frozenset[str]() if names is None else names.broken_tables
 
-    def scope(self, event: EventDecl | None, unavailable: str) -> ExpressionScope:
+    def scope(
+        self, event: EventDecl | None, unavailable: str, *, any_event: bool = False
+    ) -> ExpressionScope:
         """The expression scope for code that runs with `event` (one per event and reason).
 
-        With no typed event (None), `event.<field>` is an error giving `unavailable`.
+        With no typed event (None), `event.<field>` is an error giving `unavailable`; with
+        `any_event`, the code runs for whichever event is bound (entry and exit actions,
+        eventless transitions) and may read what it is (`_event.name`, typed nullable).
         """
-        key = (None if event is None else event.name, unavailable)
+        key = (None if event is None else event.name, unavailable, any_event)
         found = self._scopes.get(key)
         if found is None:
-            in_scope = (
-                NoEvent(unavailable)
-                if event is None
-                else TypedEvent(fields=event.field_types(), name=event.name)
+            in_scope: TypedEvent | NoEvent | AnyEvent = (
+                TypedEvent(fields=event.field_types(), name=event.name)
+                if event is not None
+                else AnyEvent(unavailable)
+                if any_event
+                else NoEvent(unavailable)
             )
             found = self._scopes[key] = ExpressionScope(
                 context=self.context_types,

@@ -70,11 +70,15 @@ from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, Sequen
 from statekit.compiler.value_types import BOOLEAN
 
 _NO_EVENT: Final = {
-    TransitionKind.ALWAYS: "eventless (always) transitions have no event",
+    TransitionKind.ALWAYS: "an eventless (always) transition runs for whichever event came last",
     TransitionKind.DONE: "done transitions have no typed event (no final child gives an `output:`)",
     TransitionKind.EVENT: "",
 }
-"""Why a transition of each kind has no typed event (`event.<field>` reads are errors)."""
+"""Why a transition of each kind has no typed event (`event.<field>` reads are errors;
+what the event is, `_event.name` and the rest, may be read)."""
+
+ENTRY_AND_EXIT_EVENT: Final = "entry and exit actions run for whichever event enters or exits"
+"""Why `event.<field>` cannot be read in `entry:`/`exit:` (`_event.name` can)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +173,7 @@ class _Resolver:
                 continue
             self._state_transitions(draft)
             timers = self._timers(draft)
-            scope = self.effects.scope(None, "entry and exit actions run without a typed event")
+            scope = self.effects.scope(None, ENTRY_AND_EXIT_EVENT, any_event=True)
             entry = self.effects.compile_list(draft.node.get("entry"), scope)
             self.problems.extend(entry.problems)
             exit_ = self.effects.compile_list(draft.node.get("exit"), scope)
@@ -274,6 +278,7 @@ class _Resolver:
                 NO_EVENT_IN_TIMERS
                 if timer
                 else "this guard is used by an eventless or done transition",
+                any_event=not timer,
             )
             result = compile_expression(
                 decl.source, decl.if_span, scope, BOOLEAN, f"guard '{name}'"
@@ -322,7 +327,9 @@ class _Resolver:
         if timer:
             unavailable = NO_EVENT_IN_TIMERS
         scope = (
-            self.effects.deferred_scope() if undeclared else self.effects.scope(event, unavailable)
+            self.effects.deferred_scope()
+            if undeclared
+            else self.effects.scope(event, unavailable, any_event=not timer and event is None)
         )
         target_refs: list[ScalarNode] = []
         if isinstance(node, ScalarNode):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from chart_helpers import chart_of, compile_text
 
+from statekit.compiler.expressions.checker import PAYLOAD_OF_ANY_EVENT
 from statekit.compiler.expressions.tree import EventMeta, EventRef, iter_nodes
 from statekit.compiler.pipeline import CompileResult
 
@@ -71,11 +72,34 @@ def test_each_misuse_of_event_is_positioned(
 
 
 @pytest.mark.parametrize("place", ["entry", "exit"])
-def test_event_is_not_available_where_event_is_not(place: str) -> None:
+def test_in_entry_and_exit_what_the_event_is_may_be_null(place: str) -> None:
+    """An entry or exit runs for whichever event is bound, or for none (the start's
+    entry): `_event.name` is `string or null` there, so a `string` field cannot take it."""
     text = CHART.replace(
         'on:\n      GO: {if: "EXPR"}', f"{place}: [{{assign: {{s: _event.name}}}}]"
     )
     result = compile_text(text)
     assert result.chart is None
     (found,) = result.diagnostics
-    assert "_event.name is not available here: entry and exit actions" in found.message
+    assert found.message == "assign to ctx.s: expected string, got string or null"
+    nullable = text.replace('s: {type: string, default: ""}', "s: {type: string, nullable: true}")
+    assert compile_text(nullable).chart is not None
+
+
+@pytest.mark.parametrize("place", ["entry", "exit"])
+@pytest.mark.parametrize("read", ["_event.data.amount", "event.amount"])
+def test_in_entry_and_exit_the_payload_is_not_available(place: str, read: str) -> None:
+    """Which payload fields there are depends on which event enters or exits: a read is
+    an error that says so and what to do instead, at its column."""
+    text = CHART.replace('on:\n      GO: {if: "EXPR"}', f"{place}: [{{assign: {{s: {read} > 0}}}}]")
+    result = compile_text(text)
+    assert result.chart is None
+    (found,) = [d for d in result.diagnostics if "not available" in d.message]
+    assert found.slug == "expression-type"
+    assert found.message == (
+        f"assign to ctx.s: {read} is not available here: entry and exit actions run for"
+        " whichever event"
+        " enters or exits"
+    )
+    assert found.notes == (PAYLOAD_OF_ANY_EVENT,)
+    assert (found.span.line, found.span.column) == (8, 26 if place == "entry" else 25)
