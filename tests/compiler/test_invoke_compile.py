@@ -162,6 +162,15 @@ MISUSES = [
         "a send to another instance cannot be delayed or named ('id:')",
     ),
     (
+        "delayed send to an address",
+        "{to: {chart: audit, instance: \"'audit-' + ctx.order_id\"}, event: noted, reply: ack}",
+        "{to: {address: ctx.order_id}, event: noted, delay: 5s}",
+        "schema",
+        21,
+        66,
+        "a send to an address cannot be delayed or named ('delay:')",
+    ),
+    (
         "output on a state that is not final",
         "  failed: {final: true}",
         "  failed: {output: {x: ctx.ref}}",

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -21,14 +20,8 @@ from statekit.compiler.expressions.scope import (
     TypedEvent,
 )
 from statekit.compiler.invocations import (
-    PARENT,
-    REPLY_REASON_FIELD,
-    REPLY_STATUS_FIELD,
-    MessageTarget,
     ToAddress,
-    ToChild,
     ToInstance,
-    ToParent,
 )
 from statekit.compiler.ir import (
     Assign,
@@ -42,20 +35,17 @@ from statekit.compiler.ir import (
     Resume,
     Send,
 )
-from statekit.compiler.model.addresses import ADDRESS_KEY
 from statekit.compiler.model.conditional_effects import compile_conditional
 from statekit.compiler.model.declarations import mapping_items, text
 from statekit.compiler.model.expression_memo import ExpressionMemo
 from statekit.compiler.model.field_assignments import field_assignment, path_target
 from statekit.compiler.model.foreach_effects import compile_foreach
+from statekit.compiler.model.message_targets import MessageTargets
 from statekit.compiler.model.timers import integer_expression, read_delay
 from statekit.compiler.rules import expression_type, unknown_event
 from statekit.compiler.rules import schema as schema_rule
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from statekit.compiler.value_types import STRING, BaseType, ValueType
-
-_ADDRESS = ValueType(BaseType.STRING, nullable=True)
-"""An address: a string, or null (`_event.origin` of an event from outside)."""
+from statekit.compiler.value_types import ValueType
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,13 +77,13 @@ class EffectCompiler:
         self.cancelled_ids: list[tuple[str, SourceSpan]] = []  # every `cancel:`, to check
         # every `pause:` and `resume:` (verb, name, its span), checked against the timer names
         self.controlled_names: list[tuple[str, str, SourceSpan]] = []
-        self.child_targets: list[ToChild] = []  # every `send: {to: <invoke id>}`, to check
         self._scopes: dict[tuple[str | None, str, bool], ExpressionScope] = {}
         self.definitions: Definitions = NO_DEFINITIONS if names is None else names.definitions
         self.tables: Mapping[str, LookupTable] = (
             MappingProxyType({}) if names is None else names.tables
         )
         self.broken_tables = frozenset[str]() if names is None else names.broken_tables
+        self.targets = MessageTargets(self._expression, self._declared)  # `send`'s `to:`
 
     def scope(
         self, event: EventDecl | None, unavailable: str, *, any_event: bool = False
@@ -293,39 +283,16 @@ class EffectCompiler:
         there), so the payload is typed by its expressions only; never delayed."""
         reply_node = value.get("reply")
         timed = [key for key in ("delay", "at", "id") if value.get(key) is not None]
-        target: MessageTarget | None = None
-        if isinstance(to_node, ScalarNode):
-            name = str(to_node.value)
-            target = ToParent(span=to_node.span) if name == PARENT else ToChild(name, to_node.span)
-            if isinstance(target, ToChild):
-                self.child_targets.append(target)
-        elif isinstance(to_node, MappingNode) and (node := to_node.get(ADDRESS_KEY)) is not None:
-            address = self._expression(node, scope, _ADDRESS, "address", problems)
-            if address is None:
-                return None  # its errors are reported
-            target = ToAddress(address, to_node.span)
-        elif isinstance(to_node, MappingNode):
-            target = self._instance_target(to_node, reply_node, scope, problems)
-            if target is None:
-                return None  # its errors are reported
-        if reply_node is not None and not isinstance(target, ToInstance):
-            problems.append(
-                _schema_error(
-                    "'reply:' needs 'to: {chart, instance}'",
-                    reply_node.span,
-                    "a child's or parent's classification is not sent back: reply to another "
-                    "instance only",
-                )
-            )
-            return None
+        target = self.targets.target(to_node, reply_node, scope, problems)
         if target is None:
-            return None
-        if timed and isinstance(target, ToInstance):
+            return None  # its errors are reported
+        if timed and isinstance(target, ToInstance | ToAddress):
             node = value.get(timed[0])
             assert node is not None
+            whom = "another instance" if isinstance(target, ToInstance) else "an address"
             problems.append(
                 _schema_error(
-                    f"a send to another instance cannot be delayed or named ('{timed[0]}:')",
+                    f"a send to {whom} cannot be delayed or named ('{timed[0]}:')",
                     node.span,
                     "a delayed send arms a timer of this instance; it can address the parent "
                     "or a child (`to: parent`, `to: <invoke id>`): send to this instance with "
@@ -366,59 +333,6 @@ class EffectCompiler:
             at = integer_expression(at_node, scope, "send 'at'", problems)
             ok = ok and at is not None
         return (delay_ms, delay, at) if ok else None
-
-    def _instance_target(
-        self,
-        to_node: MappingNode,
-        reply_node: Node | None,
-        scope: ExpressionScope,
-        problems: list[Diagnostic],
-    ) -> ToInstance | None:
-        instance_node = to_node.get("instance")
-        if instance_node is None:
-            return None  # the schema requires it
-        instance = self._expression(instance_node, scope, STRING, "instance ID", problems)
-        reply = text(reply_node)
-        if reply is not None and reply_node is not None:
-            decl = self._declared("reply", reply, reply_node, problems)
-            if decl is None:
-                return None
-            carried = (REPLY_STATUS_FIELD, REPLY_REASON_FIELD)
-            extra = [f.name for f in decl.fields if f.name not in carried]
-            if extra:
-                problems.append(
-                    Diagnostic(
-                        slug=expression_type.SLUG,
-                        severity=Severity.ERROR,
-                        message=f"reply event {reply} has field(s) a reply does not carry: "
-                        + ", ".join(extra),
-                        span=reply_node.span,
-                        notes=("a reply's payload is {status: string, reason: string or null}",),
-                    )
-                )
-                return None
-        if instance is None:
-            return None
-        chart = text(to_node.get("chart")) or ""
-        return ToInstance(chart=chart, instance=instance, reply=reply, span=to_node.span)
-
-    def unknown_children(self, invoke_ids: frozenset[str]) -> list[Diagnostic]:
-        """An error at each `send: {to: X}` whose X is no invoke id of the chart."""
-        ids = ", ".join(sorted(invoke_ids)) or "none"
-        found: list[Diagnostic] = []
-        for target in self.child_targets:
-            if target.invoke_id in invoke_ids:
-                continue
-            close = difflib.get_close_matches(target.invoke_id, sorted(invoke_ids), n=1)
-            hint = f"did you mean '{close[0]}'? " if close else ""
-            found.append(
-                _schema_error(
-                    f"send to '{target.invoke_id}': no invoke in the chart has this id",
-                    target.span,
-                    f"{hint}'to:' takes 'parent', an invoke id ({ids}) or {{chart, instance}}",
-                )
-            )
-        return found
 
     def _payload(
         self,

@@ -170,7 +170,7 @@ class _Resolver:
                 reject=reject,
                 timers=timers,
             )
-        self.problems.extend(self.effects.unknown_children(self.invoked.ids))
+        self.problems.extend(self.effects.targets.unknown_children(self.invoked.ids))
         scope = self.effects.scope(None, "invariants are checked between events")
         invariants = compile_invariants(
             self.root_node.get("invariants"), scope, self.resolve_activatable
