@@ -143,7 +143,7 @@ def run_stream(pair: Pair, data: st.DataObject, steps: int) -> None:
 _LISTS = "a list value (lists and foreach are not exported yet)"
 _SUBSTRING = "a substring test ('text' in a string) is not exported yet"
 EXPORT_REFUSED: dict[str, str] = {
-    **{n: _LISTS for n in ("150", "151", "152", "153", "155", "156", "446", "460")},
+    **{n: _LISTS for n in ("150", "151", "152", "153", "155", "156", "446", "457", "460")},
     **{n: _SUBSTRING for n in ("509", "518", "519", "534")},
 }
 EXPORT_REFUSED.update(  # `_event.sendid`, `_event.origintype`: not exported yet

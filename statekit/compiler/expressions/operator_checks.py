@@ -8,6 +8,7 @@ import typing
 
 from statekit.compiler.expressions.language import ARITH_OPS, COMPARE_OPS, MAX_EXPONENT, OTHER_OPS
 from statekit.compiler.expressions.list_checks import ListChecks
+from statekit.compiler.expressions.null_tests import not_null_in, not_null_tests
 from statekit.compiler.expressions.tree import (
     BinOp,
     BoolOp,
@@ -38,7 +39,15 @@ class OperatorChecks(ListChecks):
 
     def _bool_op(self, node: ast.BoolOp) -> ExprNode | None:
         op: typing.Literal["and", "or"] = "and" if isinstance(node.op, ast.And) else "or"
-        values = [self.visit(v) for v in node.values]
+        values: list[ExprNode | None] = []
+        outer = self.scope
+        try:  # an `and` reads each operand where those before it hold: `x is not None and x > 1`
+            for child in node.values:
+                values.append(value := self.visit(child))
+                if op == "and" and value is not None:
+                    self.scope = not_null_in(self.scope, not_null_tests(value))
+        finally:
+            self.scope = outer
         ok = True
         for child, value in zip(node.values, values, strict=True):
             ok = self.require_boolean(child, value, f"'{op}'") and ok

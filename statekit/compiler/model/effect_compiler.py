@@ -41,6 +41,7 @@ from statekit.compiler.model.expression_memo import ExpressionMemo
 from statekit.compiler.model.field_assignments import field_assignment, path_target
 from statekit.compiler.model.foreach_effects import compile_foreach
 from statekit.compiler.model.message_targets import MessageTargets
+from statekit.compiler.model.null_narrowing import Narrowing
 from statekit.compiler.model.timers import integer_expression, read_delay
 from statekit.compiler.rules import expression_type, unknown_event
 from statekit.compiler.rules import schema as schema_rule
@@ -84,6 +85,7 @@ class EffectCompiler:
         )
         self.broken_tables = frozenset[str]() if names is None else names.broken_tables
         self.targets = MessageTargets(self._expression, self._declared)  # `send`'s `to:`
+        self.narrowing = Narrowing(self.context_types)
 
     def scope(
         self, event: EventDecl | None, unavailable: str, *, any_event: bool = False
@@ -127,9 +129,16 @@ class EffectCompiler:
 
     def compile_list(self, node: Node | None, scope: ExpressionScope) -> CompiledEffects:
         """An effect list (a single effect mapping is accepted as a list of one)."""
+        return self.compile_flow(node, scope)[0]
+
+    def compile_flow(
+        self, node: Node | None, scope: ExpressionScope
+    ) -> tuple[CompiledEffects, ExpressionScope]:
+        """An effect list, and the scope at its end: `scope` with the context fields its
+        effects narrow to non-null, or widen back (`null_narrowing`)."""
         items: tuple[Node, ...]
         if node is None:
-            return CompiledEffects(effects=(), problems=())
+            return CompiledEffects(effects=(), problems=()), scope
         items = node.items if isinstance(node, SequenceNode) else (node,)
         effects: list[Effect] = []
         problems: list[Diagnostic] = []
@@ -137,17 +146,83 @@ class EffectCompiler:
             if not isinstance(item, MappingNode) or not item.items:
                 continue  # the schema admits only one-key effect mappings
             key, value = item.items[0]
-            effect = self._compile_one(str(key.value), value, item.span, scope, problems)
+            kind = str(key.value)
+            effect: Effect | None
+            if kind == "assign":
+                effect, scope = self._assign(value, item.span, scope, problems)
+            elif kind == "if":
+                effect, scope = compile_conditional(
+                    value, item.span, scope, self._nested, problems, self.narrowing
+                )
+            elif kind == "foreach":
+                effect, scope = compile_foreach(
+                    value, item.span, scope, self._loop_body, problems, self.narrowing
+                )
+            else:
+                effect = self._compile_one(kind, value, item.span, scope, problems)
             if effect is not None:
                 effects.append(effect)
-        return CompiledEffects(effects=tuple(effects), problems=tuple(problems))
+        return CompiledEffects(effects=tuple(effects), problems=tuple(problems)), scope
 
     def _nested(
         self, node: Node | None, scope: ExpressionScope
-    ) -> tuple[tuple[Effect, ...], list[Diagnostic]]:
-        """A branch's effect list (of an `if`), in the scope of the effect around it."""
-        compiled = self.compile_list(node, scope)
-        return compiled.effects, list(compiled.problems)
+    ) -> tuple[tuple[Effect, ...], list[Diagnostic], ExpressionScope]:
+        """A branch's effect list (of an `if`), in the scope of the effect around it, and
+        the scope at its end."""
+        compiled, end = self.compile_flow(node, scope)
+        return compiled.effects, list(compiled.problems), end
+
+    def _loop_body(
+        self, node: Node | None, scope: ExpressionScope
+    ) -> tuple[tuple[Effect, ...], list[Diagnostic], ExpressionScope]:
+        """A `foreach` body: compiled in `scope` less the narrowings the body itself undoes
+        (they must hold on every pass), again without them until none is undone."""
+        while True:
+            marks = (len(self.cancelled_ids), len(self.controlled_names), len(self.child_targets))
+            effects, problems, end = self._nested(node, scope)
+            lost = self.narrowing.narrowed(scope) - self.narrowing.narrowed(end)
+            if not lost:
+                return effects, problems, end
+            del self.cancelled_ids[marks[0] :]  # compiled again: recorded again
+            del self.controlled_names[marks[1] :]
+            del self.child_targets[marks[2] :]
+            scope = self.narrowing.with_nullable(scope, dict.fromkeys(lost, True))
+
+    def _assign(
+        self, value: Node, span: SourceSpan, scope: ExpressionScope, problems: list[Diagnostic]
+    ) -> tuple[Assign, ExpressionScope]:
+        """An `assign` (its keys in order, each seeing the ones before), and the scope
+        after it: a field given a value never null is narrowed, one maybe null widened."""
+        assignments: list[tuple[str, Expression]] = []
+        for key, expr_node in mapping_items(value):
+            name, *path = str(key.value).split(".")
+            target = self.context.get(name)
+            if target is None:
+                problems.append(
+                    Diagnostic(
+                        slug=expression_type.SLUG,
+                        severity=Severity.ERROR,
+                        message=f"assign to unknown context field '{name}'",
+                        span=key.span,
+                        notes=(f"declared context fields: {', '.join(self.context) or 'none'}",),
+                    )
+                )
+                continue
+            expected = path_target(target, tuple(path), key.span) if path else target.type
+            if isinstance(expected, Diagnostic):
+                problems.append(expected)
+                continue
+            compiled = self._expression(
+                expr_node, scope, expected, f"assign to ctx.{key.value}", problems
+            )
+            if compiled is not None and path:  # a new record with that field changed
+                compiled = field_assignment(target, tuple(path), compiled)
+            if compiled is None:  # its errors are reported, not again at each read after it
+                scope = self.narrowing.with_nullable(scope, {name: False})
+            else:
+                assignments.append((name, compiled))
+                scope = self.narrowing.after_assign(scope, name, compiled.type)
+        return Assign(assignments=tuple(assignments), span=span), scope
 
     def _compile_one(
         self,
@@ -157,36 +232,6 @@ class EffectCompiler:
         scope: ExpressionScope,
         problems: list[Diagnostic],
     ) -> Effect | None:
-        if kind == "assign":
-            assignments: list[tuple[str, Expression]] = []
-            for key, expr_node in mapping_items(value):
-                name, *path = str(key.value).split(".")
-                target = self.context.get(name)
-                if target is None:
-                    problems.append(
-                        Diagnostic(
-                            slug=expression_type.SLUG,
-                            severity=Severity.ERROR,
-                            message=f"assign to unknown context field '{name}'",
-                            span=key.span,
-                            notes=(
-                                f"declared context fields: {', '.join(self.context) or 'none'}",
-                            ),
-                        )
-                    )
-                    continue
-                expected = path_target(target, tuple(path), key.span) if path else target.type
-                if isinstance(expected, Diagnostic):
-                    problems.append(expected)
-                    continue
-                compiled = self._expression(
-                    expr_node, scope, expected, f"assign to ctx.{key.value}", problems
-                )
-                if compiled is not None and path:  # a new record with that field changed
-                    compiled = field_assignment(target, tuple(path), compiled)
-                if compiled is not None:
-                    assignments.append((name, compiled))
-            return Assign(assignments=tuple(assignments), span=span)
         if kind == "emit" and isinstance(value, MappingNode):
             payload = self._payload(value.get("payload"), scope, None, span, problems)
             return Emit(type=text(value.get("type")) or "", payload=payload, span=span)
@@ -207,10 +252,6 @@ class EffectCompiler:
         if kind == "cancel" and isinstance(value, ScalarNode):
             self.cancelled_ids.append((str(value.value), value.span))
             return Cancel(id=str(value.value), span=span)
-        if kind == "if":
-            return compile_conditional(value, span, scope, self._nested, problems)
-        if kind == "foreach":
-            return compile_foreach(value, span, scope, self._nested, problems)
         if kind in ("pause", "resume") and isinstance(value, ScalarNode):
             name = str(value.value)
             self.controlled_names.append((kind, name, value.span))

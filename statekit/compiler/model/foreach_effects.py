@@ -22,6 +22,7 @@ from statekit.compiler.expressions.language import CLOCK_NAME, FUNCTIONS, NAME_L
 from statekit.compiler.expressions.scope import ExpressionScope
 from statekit.compiler.ir import Effect, Foreach, GuardCheck
 from statekit.compiler.model.declarations import text
+from statekit.compiler.model.null_narrowing import Narrowing
 from statekit.compiler.rules import expression_type, schema
 from statekit.compiler.source.nodes import MappingNode, Node, ScalarNode
 from statekit.compiler.value_types import BOOLEAN, INTEGER, BaseType
@@ -33,8 +34,11 @@ _RESERVED = frozenset(
     {"ctx", "event", "_event", "tables", "instance", CLOCK_NAME, *FUNCTIONS, *NAME_LITERALS}
 )
 
-CompileBody = Callable[[Node | None, ExpressionScope], tuple[tuple[Effect, ...], list[Diagnostic]]]
-"""Compiles a nested effect list in a scope: its effects and problems."""
+CompileBody = Callable[
+    [Node | None, ExpressionScope], tuple[tuple[Effect, ...], list[Diagnostic], ExpressionScope]
+]
+"""Compiles a loop body in a scope: its effects, problems and the scope at its end (the
+body's narrowings that hold on every pass only: `null_narrowing`)."""
 
 
 def compile_foreach(
@@ -43,8 +47,24 @@ def compile_foreach(
     scope: ExpressionScope,
     compile_body: CompileBody,
     problems: list[Diagnostic],
-) -> Foreach | None:
-    """The `foreach` effect of mapping `value` (None after a problem, in `problems`)."""
+    narrowing: Narrowing,
+) -> tuple[Foreach | None, ExpressionScope]:
+    """The `foreach` effect of mapping `value` (None after a problem, in `problems`), and
+    the scope after it: what holds before the loop and after its body (it may not run)."""
+    loop = _compile_foreach(value, span, scope, compile_body, problems)
+    if loop is None:
+        return None, scope
+    effect, end = loop
+    return effect, narrowing.joined(scope, (scope, end))
+
+
+def _compile_foreach(
+    value: Node,
+    span: SourceSpan,
+    scope: ExpressionScope,
+    compile_body: CompileBody,
+    problems: list[Diagnostic],
+) -> tuple[Foreach | None, ExpressionScope] | None:
     if not isinstance(value, MappingNode):
         return None
     array_node = value.get("array")
@@ -84,14 +104,15 @@ def compile_foreach(
     if index is not None:
         local_types[index] = INTEGER
     inner = replace(scope, locals=MappingProxyType(local_types))
-    effects, found = compile_body(value.get("do"), inner)
+    effects, found, end = compile_body(value.get("do"), inner)
     problems.extend(found)
     check = compile_expression(f"len({array.source}) > 0", array_node.span, scope, BOOLEAN)
     if isinstance(check, tuple):  # the array compiled, so its length does: never here
         problems.extend(check)
         return None
     guard = GuardCheck(name=None, expression=check, reason=FOREACH_REASON, span=array_node.span)
-    return Foreach(array=array, item=item, index=index, effects=effects, nonempty=guard, span=span)
+    loop = Foreach(array=array, item=item, index=index, effects=effects, nonempty=guard, span=span)
+    return loop, end
 
 
 def _clash(name: str, role: str, scope: ExpressionScope, taken: dict[str, object]) -> str | None:
