@@ -49,6 +49,7 @@ class ImportContext:
     http_events: list[str] = field(default_factory=list)  # events HTTP <send>s send
     invokes: list[str] = field(default_factory=list)
     generated_invokes: dict[str, str] = field(default_factory=dict)  # name → SCXML's value
+    never_started: set[str] = field(default_factory=set)  # <invoke>s that always fail
     python_datamodel: bool = False
     notes: list[str] = field(default_factory=list)
     failed_data: list[str] = field(default_factory=list)  # why each failing <data expr> fails

@@ -75,7 +75,7 @@ def state_transitions(
     universe = [
         *context.events,
         *done_events,
-        *(f"done.invoke.{name}" for name in context.invokes),
+        *(f"done.invoke.{n}" for n in context.invokes if n not in context.never_started),
         ERROR_EXECUTION,
     ]
     on: dict[str, list[dict[str, Any]]] = {}

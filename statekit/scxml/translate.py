@@ -30,6 +30,7 @@ from statekit.scxml.data_types import Write, typed_fields
 from statekit.scxml.document import Element
 from statekit.scxml.donedata import final_output
 from statekit.scxml.effects import certain_failure, content_of, effects_of, not_an_expression
+from statekit.scxml.failing_invocations import split_invocations
 from statekit.scxml.finalize_writes import finalized
 from statekit.scxml.http_sends import collect_http_send, declare_raw, is_http_send, posts_nowhere
 from statekit.scxml.invocations import Invoked, invocation, invoke_id
@@ -297,10 +298,12 @@ def _state(
     output, failing = final_output(element, context)  # <donedata>: the done event's payload
     entry.extend(failing)
     exit_ = effects_of(element.kids("onexit"), context)
-    invocations = [_invoked(k, context, charts) for k in element.kids("invoke")]
+    starting, never_start = split_invocations(element, context)  # <invoke>s that always fail
+    invocations = [_invoked(k, context, charts) for k in starting]
     if invocations:
         out["invoke"] = [i.entry for i in invocations]
         entry.extend(effect for i in invocations for effect in i.entry_effects)
+    entry.extend(never_start)
     if entry:
         out["entry"] = entry
     if output:

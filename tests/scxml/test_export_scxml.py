@@ -378,6 +378,7 @@ ROUND_TRIP_DIFFERS.update(
         "488",
         "528",
         "553",
+        "554",
     ]
 )
 _HTTP_EMIT = (
