@@ -178,14 +178,18 @@ class EffectCompiler:
         """A `foreach` body: compiled in `scope` less the narrowings the body itself undoes
         (they must hold on every pass), again without them until none is undone."""
         while True:
-            marks = (len(self.cancelled_ids), len(self.controlled_names), len(self.child_targets))
+            marks = (
+                len(self.cancelled_ids),
+                len(self.controlled_names),
+                len(self.targets.child_targets),
+            )
             effects, problems, end = self._nested(node, scope)
             lost = self.narrowing.narrowed(scope) - self.narrowing.narrowed(end)
             if not lost:
                 return effects, problems, end
             del self.cancelled_ids[marks[0] :]  # compiled again: recorded again
             del self.controlled_names[marks[1] :]
-            del self.child_targets[marks[2] :]
+            del self.targets.child_targets[marks[2] :]
             scope = self.narrowing.with_nullable(scope, dict.fromkeys(lost, True))
 
     def _assign(
