@@ -16,12 +16,25 @@ from types import MappingProxyType
 from typing import Any
 
 from statekit.compiler.diagnostics import SourceSpan
+from statekit.compiler.effect_ir import Assign as Assign
+from statekit.compiler.effect_ir import Cancel as Cancel
+from statekit.compiler.effect_ir import Conditional as Conditional
+from statekit.compiler.effect_ir import ConditionalBranch as ConditionalBranch
+from statekit.compiler.effect_ir import Effect as Effect
+from statekit.compiler.effect_ir import Emit as Emit
+from statekit.compiler.effect_ir import Foreach as Foreach
+from statekit.compiler.effect_ir import GuardCheck as GuardCheck
+from statekit.compiler.effect_ir import Pause as Pause
+from statekit.compiler.effect_ir import Raise as Raise
+from statekit.compiler.effect_ir import Resume as Resume
+from statekit.compiler.effect_ir import Send as Send
+from statekit.compiler.effect_ir import TimerControl as TimerControl
 from statekit.compiler.expressions.expression import Expression
 from statekit.compiler.expressions.lookup_table import LookupTable
 from statekit.compiler.expressions.named import NamedExpression
 from statekit.compiler.invariant_ir import ExpressionInvariant as ExpressionInvariant
 from statekit.compiler.invariant_ir import Invariant
-from statekit.compiler.invocations import Invocation, MessageTarget
+from statekit.compiler.invocations import Invocation
 from statekit.compiler.migration_ir import MigrationDecl
 from statekit.compiler.race_ir import Producer as Producer
 from statekit.compiler.race_ir import RaceDecision as RaceDecision
@@ -55,129 +68,6 @@ class TransitionKind(enum.Enum):
     DONE = "done"
 
 
-@dataclass(frozen=True, slots=True)
-class Assign:
-    """`assign: {field: expr}` — context updates, applied in order."""
-
-    assignments: tuple[tuple[str, Expression], ...]
-    span: SourceSpan
-
-
-@dataclass(frozen=True, slots=True)
-class Emit:
-    """`emit: {type, payload}` — an outbox message; never executed inside the step."""
-
-    type: str
-    payload: tuple[tuple[str, Expression], ...]
-    span: SourceSpan
-
-
-@dataclass(frozen=True, slots=True)
-class Raise:
-    """`raise: EVENT` — an internal event processed in the same macrostep."""
-
-    event: str
-    payload: tuple[tuple[str, Expression], ...]
-    span: SourceSpan
-
-
-@dataclass(frozen=True, slots=True)
-class Send:
-    """`send: {event, payload, delay | at, id}` — an event for this instance's external queue.
-
-    It is processed after the current macrostep, never inside it. At most one of
-    `delay_ms` (a literal `delay:`; 0 means no delay), `delay` (an integer
-    expression in milliseconds) and `at` (an integer expression, epoch
-    milliseconds) is set; none means no delay. `id` names the timer a delayed
-    send arms (for `cancel:`), None when not given. `to` is the receiver of a
-    send to another instance (`statekit.compiler.invocations`; never delayed),
-    None for this instance's own queue.
-    """
-
-    event: str
-    payload: tuple[tuple[str, Expression], ...]
-    delay_ms: int | None
-    delay: Expression | None
-    at: Expression | None
-    id: str | None
-    span: SourceSpan
-    to: MessageTarget | None = None
-
-    @property
-    def delayed(self) -> bool:
-        """Whether this send arms a timer (a non-zero literal, a `delay:` expression or `at:`)."""
-        return bool(self.delay_ms) or self.delay is not None or self.at is not None
-
-
-@dataclass(frozen=True, slots=True)
-class Cancel:
-    """`cancel: NAME` — removes the armed timer of the `send` with that `id` (none: nothing)."""
-
-    id: str
-    span: SourceSpan
-
-
-@dataclass(frozen=True, slots=True)
-class Pause:
-    """`pause: NAME` — pauses the armed timers named NAME (a named `after` timer's `id:` or
-    a delayed `send`'s `id:`), keeping their remaining time; none armed, or all paused
-    already: nothing (see docs/timers.md, "Pausing a timer")."""
-
-    name: str
-    span: SourceSpan
-
-
-@dataclass(frozen=True, slots=True)
-class Resume:
-    """`resume: NAME` — arms the paused timers named NAME again, due after their remaining
-    time; none paused: nothing."""
-
-    name: str
-    span: SourceSpan
-
-
-TimerControl = Pause | Resume
-"""The effects that pause and resume a named timer."""
-
-
-@dataclass(frozen=True, slots=True)
-class ConditionalBranch:
-    """One `cond`/`then` pair of an `if` effect: `effects` run when `check` holds."""
-
-    check: GuardCheck
-    effects: tuple[Effect, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Conditional:
-    """`if: {cond, then, elif, else}` — SCXML `<if>/<elseif>/<else>`: the effects of the
-    first branch whose condition holds run (conditions are evaluated in order, each only
-    when the ones before it failed), or `otherwise` when none does."""
-
-    branches: tuple[ConditionalBranch, ...]
-    otherwise: tuple[Effect, ...]
-    span: SourceSpan
-
-
-@dataclass(frozen=True, slots=True)
-class Foreach:
-    """`foreach: {array, item, index, do}` — SCXML `<foreach>`: `effects` run once per
-    element of the list `array` (evaluated once, before the first), in order, with the
-    read-only locals `item` (the element) and `index` (its position from 0, when named);
-    an empty list runs nothing. `nonempty` is the condition `len(array) > 0`, the choice
-    the analysis makes for it."""
-
-    array: Expression
-    item: str
-    index: str | None
-    effects: tuple[Effect, ...]
-    nonempty: GuardCheck
-    span: SourceSpan
-
-
-Effect = Assign | Emit | Raise | Send | Cancel | Pause | Resume | Conditional | Foreach
-
-
 class TimerKind(enum.Enum):
     """How an `after` entry gives its due time."""
 
@@ -207,19 +97,6 @@ class TimerDecl:
     expression: Expression | None
     span: SourceSpan
     label: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class GuardCheck:
-    """One condition of a transition: a named guard or the inline `if`.
-
-    `name` is None for an inline `if`; `reason` is the rejection reason when it fails.
-    """
-
-    name: str | None
-    expression: Expression
-    reason: str
-    span: SourceSpan
 
 
 @dataclass(frozen=True, slots=True)
