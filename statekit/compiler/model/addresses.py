@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from typing import Final
 
-from statekit.compiler.ir import EventDecl, FieldDecl
+from statekit.compiler.ir import EventDecl
+from statekit.compiler.model.evaluation_errors import REASON_FIELD as REASON_FIELD
+from statekit.compiler.model.evaluation_errors import reason_event
 from statekit.compiler.source.nodes import MappingNode, Node, SequenceNode
-from statekit.compiler.value_types import STRING
 
 ERROR_COMMUNICATION: Final = "error.communication"
 """The event an unreachable address sends back to the sender."""
 ADDRESS_KEY: Final = "address"
 """The key of `to:` that makes it an address."""
-REASON_FIELD: Final = "reason"
 
 
 def first_address(node: Node | None) -> Node | None:
@@ -44,13 +44,8 @@ def error_communication_decl(root: MappingNode) -> EventDecl | None:
     found = first_address(root)
     if found is None:
         return None
-    reason = FieldDecl(
-        name=REASON_FIELD,
-        type=STRING,
-        default=None,
-        has_default=False,
-        secret=False,
-        description="Why the address reaches no instance (the address and what it names).",
-        span=found.span,
+    return reason_event(
+        ERROR_COMMUNICATION,
+        "Why the address reaches no instance (the address and what it names).",
+        found.span,
     )
-    return EventDecl(name=ERROR_COMMUNICATION, fields=(reason,), span=found.span)

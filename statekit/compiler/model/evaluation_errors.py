@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from statekit.compiler.diagnostics import SourceSpan
 from statekit.compiler.ir import EventDecl, FieldDecl
 from statekit.compiler.model.declarations import text
 from statekit.compiler.source.nodes import MappingNode
@@ -37,13 +38,23 @@ def error_execution_decl(root: MappingNode) -> EventDecl | None:
     node = root.get(ON_EVALUATION_ERROR)
     if node is None or not raises_evaluation_errors(root):
         return None
+    return reason_event(
+        ERROR_EXECUTION,
+        "What failed: the expression's role, its source and its position.",
+        node.span,
+    )
+
+
+def reason_event(name: str, description: str, span: SourceSpan) -> EventDecl:
+    """An error event the engine raises itself (`error.execution`, `error.communication`):
+    its one payload field `reason`, a string `description` explains, declared at `span`."""
     reason = FieldDecl(
         name=REASON_FIELD,
         type=STRING,
         default=None,
         has_default=False,
         secret=False,
-        description="What failed: the expression's role, its source and its position.",
-        span=node.span,
+        description=description,
+        span=span,
     )
-    return EventDecl(name=ERROR_EXECUTION, fields=(reason,), span=node.span)
+    return EventDecl(name=name, fields=(reason,), span=span)
