@@ -63,9 +63,10 @@ def compiled(text: str | bytes, name: str, *, memo: bool = True) -> Chart:
 
 
 def sender(chart: Chart, *, memoised: bool = True, evidence: str = "") -> Send:
-    """`chart.send` as the benchmark calls it: the step itself (with the chart's `memo`)
-    when `memoised` is off (the reference loop) or the evidence is read; with
-    `evidence` "built" the result's evidence is read, with "json" also encoded.
+    """`chart.send` as the benchmark calls it: `Chart.send` itself, then with `evidence`
+    "built" the result's evidence read (as a user and the runner read it); the step
+    itself (with the chart's `memo`) when `memoised` is off (the reference loop) or
+    the evidence is encoded too (`evidence` "json").
 
     The engine's three paths: *cached* (the memo of data-free macrosteps, a result
     looked up: `compiled(...)`), *general* (the selection and macrostep compiled per
@@ -81,6 +82,15 @@ def sender(chart: Chart, *, memoised: bool = True, evidence: str = "") -> Send:
         return lambda s, e, p, i: chart.send(s, e, p, event_id=i)
     if not evidence:
         return lambda s, e, p, i: run(tables, s, e, p, i, memoised=memoised)
+    if evidence == "built" and memoised:  # `Chart.send` as a user calls it, then the evidence
+        send = chart.send
+
+        def sent(s: Any, e: str, p: Any, i: str) -> Result:
+            result = send(s, e, p, event_id=i)
+            result.evidence  # noqa: B018 (built on first access)
+            return result
+
+        return sent
     if evidence == "built":
 
         def built(s: Any, e: str, p: Any, i: str) -> Result:

@@ -14,8 +14,15 @@ from types import MappingProxyType
 from typing import Any
 
 from statekit.compiler.canonical import canonical_json
-from statekit.engine.record_makers import make_change, make_message, make_microstep, set_timer_logs
-from statekit.engine.result import REDACTED, EmittedMessage, Microstep, Result, Status
+from statekit.engine.record_makers import make_message
+from statekit.engine.result import (
+    REDACTED,
+    ContextChange,
+    EmittedMessage,
+    Microstep,
+    Result,
+    Status,
+)
 from statekit.engine.state import State
 from statekit.engine.tables import EMPTY, Tables
 from statekit.engine.timer_plan import Logs
@@ -25,10 +32,9 @@ from statekit.engine.trace import AppliedMicrostep
 APPLIED = Status.APPLIED
 
 # short local names for the record makers: one call per microstep, message and change
-_microstep = make_microstep
-_change = make_change
+_new = tuple.__new__  # a named tuple built in C, without its `__new__`'s frame
+_change = ContextChange
 _message = make_message
-_timer_logs = set_timer_logs
 
 
 def applied_result(
@@ -139,30 +145,29 @@ def build_evidence(
             shown = redacted(tables, name, payload)
         else:  # the same view `redacted` returns, without the call
             shown = payload if payload.__class__ is view else view(payload)
-        record = _microstep(
-            name,
-            shown,
-            fired(plan.transitions),
-            plan.exited,
-            plan.entered,
-            ()
-            if not changes
-            else tuple(
+        if not changes:
+            made: tuple[ContextChange, ...] = ()
+        elif secret_ctx:  # the trace's own records, but for the secret fields
+            made = tuple(
                 [
-                    _change(f, REDACTED, REDACTED) if f in secret_ctx else _change(f, old, new)
-                    for f, old, new in changes
+                    _change(c.field, REDACTED, REDACTED) if c.field in secret_ctx else c
+                    for c in changes
                 ]
             )
-            if len(changes) > 1 or secret_ctx
-            else (_change(*changes[0]),),
+        else:  # the trace's records are the evidence's (the same named tuple)
+            made = changes
+        ids = (
             ()
             if end == start
             else (emitted[start].message_id,)
             if end == start + 1
-            else tuple([m.message_id for m in emitted[start:end]]),
-            raised,
+            else tuple([m.message_id for m in emitted[start:end]])
         )
-        if logs is not None:  # the timer logs, set before anyone sees the record
-            _timer_logs(record, *logs[index])
+        fields = (name, shown, fired(plan.transitions), plan.exited, plan.entered, made, ids)
+        record = (
+            _new(Microstep, (*fields, raised, (), (), ()))
+            if logs is None
+            else _new(Microstep, (*fields, raised, *logs[index]))
+        )
         out.append(record)
     return tuple(out)

@@ -40,7 +40,7 @@ from typing import Any
 
 from statekit.compiler.ir import Assign, Emit, TimerKind
 from statekit.engine.algorithm import plan_of
-from statekit.engine.compiled_evidence import EvidenceMaker, prebuilt_evidence
+from statekit.engine.compiled_evidence import PrebuiltEvidence, prebuilt_evidence
 from statekit.engine.errors import EvaluationError
 from statekit.engine.evaluation import Evaluate, assigner, computer
 from statekit.engine.selection import (
@@ -94,7 +94,7 @@ class CompiledMacrostep:
     assigns: bool
     timers: TimerPlan | None
     history_updates: tuple[tuple[int, tuple[int, ...]], ...]
-    evidence: EvidenceMaker | None = None
+    evidence: PrebuiltEvidence | None = None
 
     @property
     def plan(self) -> MicrostepPlan:

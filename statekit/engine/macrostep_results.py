@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from statekit.engine.applied_results import applied_result, build_evidence, messages, timer_logs
+from statekit.engine.compiled_evidence import one_microstep
 from statekit.engine.compiled_macrostep import CompiledMacrostep
 from statekit.engine.errors import EvaluationError
 from statekit.engine.invariants import broken_invariant
@@ -66,8 +67,8 @@ def compiled_result(
             event_type,
             event_id,
             emitted,
-            lambda: quick(event_type, payload, changes_made, emitted),
         )
+        result._evidence = one_microstep(quick, event_type, payload, changes_made, emitted)
         if tables.chart.invocations:  # its starts and cancels, read without the evidence
             result._moves = (compiled.steps[0].plan,)
         return result
@@ -122,7 +123,7 @@ def compiled_result(
             emitted,
             (lambda: build_evidence(tables, trace, emitted))
             if quick is None
-            else lambda: quick(event_type, payload, trace[0].changes, emitted),
+            else lambda: one_microstep(quick, event_type, payload, trace[0].changes, emitted),
         )
         if tables.chart.invocations:
             result._moves = trace

@@ -1,11 +1,10 @@
-"""Building frozen records fast: the engine's evidence records and the runner's rows.
+"""Building frozen records fast: the engine's messages and the runner's rows.
 
 A frozen dataclass's generated `__init__` sets each field through
-`object.__setattr__` by name. On the evidence path (one `Microstep` per
-microstep, one `ContextChange` per assignment, one `EmittedMessage` per
-message, built every time the runner reads `Result.evidence`) and for the
-runner's rows (about ten records per event: `rows.positional`) that was most
-of the cost of building them. `maker(cls)` returns a positional constructor
+`object.__setattr__` by name. For the engine's outbox messages (one
+`EmittedMessage` per message a step emits) and for the runner's rows (about
+ten records per event: `rows.positional`) that was most of the cost of
+building them. `maker(cls)` returns a positional constructor
 that builds the same object (`==`, `hash`, `repr` and pickling see only the
 fields) faster, one of two ways:
 
@@ -35,7 +34,7 @@ from itertools import repeat
 from operator import call
 from typing import Any, TypeVar
 
-from statekit.engine.evidence import ContextChange, EmittedMessage, FiredTransition, Microstep
+from statekit.engine.evidence import EmittedMessage
 
 T = TypeVar("T")
 
@@ -128,52 +127,5 @@ def _descriptor_maker(cls: type[T]) -> Callable[..., T]:
     return make
 
 
-def _timer_logs_setter() -> Callable[
-    [Microstep, tuple[str, ...], tuple[str, ...], tuple[str, ...]], None
-]:
-    """Sets a `Microstep`'s timer logs (armed, cancelled, sent) on a record `make_microstep`
-    has just built, before anyone sees it (a `dataclasses.replace` would build it again)."""
-    set_armed, set_cancelled, set_sent = (
-        Microstep.__dict__[n].__set__ for n in ("armed", "cancelled", "sent")
-    )
-
-    def set_logs(
-        record: Microstep,
-        armed: tuple[str, ...],
-        cancelled: tuple[str, ...],
-        sent: tuple[str, ...],
-    ) -> None:
-        set_armed(record, armed)
-        set_cancelled(record, cancelled)
-        set_sent(record, sent)
-
-    return set_logs
-
-
-make_microstep: Callable[
-    [
-        str | None,
-        Mapping[str, Any],
-        tuple[FiredTransition, ...],
-        tuple[str, ...],
-        tuple[str, ...],
-        tuple[ContextChange, ...],
-        tuple[str, ...],
-        tuple[str, ...],
-    ],
-    Microstep,
-] = maker(Microstep)
-"""A fast `Microstep` constructor: the eight fields before the timer logs (event, payload,
-transitions, exited, entered, changes, emitted, raised), positionally; the logs empty."""
-make_change: Callable[[str, Any, Any], ContextChange] = maker(ContextChange)
-"""A fast `ContextChange(field, old, new)`."""
 make_message: Callable[[str, str, Mapping[str, Any]], EmittedMessage] = maker(EmittedMessage)
 """A fast `EmittedMessage(message_id, type, payload)` (one per message a step emits)."""
-set_timer_logs = _timer_logs_setter()
-"""Fill the timer logs of a `Microstep` just built by `make_microstep` (never a shared one)."""
-MICROSTEP_TWIN: type[Any] | None = _mutable_twin(Microstep)
-"""`Microstep`'s mutable twin (None where Python will not swap between them): a maker
-that builds one record inline, as `twin(...)` then `obj.__class__ = Microstep`, saves
-`make_microstep`'s frame (`statekit.engine.compiled_evidence`)."""
-CHANGE_TWIN: type[Any] | None = _mutable_twin(ContextChange)
-"""`ContextChange`'s mutable twin (None where Python will not swap between them)."""

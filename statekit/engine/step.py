@@ -156,7 +156,7 @@ def step(
         clean = EMPTY
     else:
         try:
-            clean = validator(payload)
+            clean = validator.check(payload)
         except PayloadError as exc:
             return Result(REJECTED, INVALID_PAYLOAD, state, event_type, event_id, message=str(exc))
     if config.final:  # 4. a final chart selects nothing

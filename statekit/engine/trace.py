@@ -3,8 +3,8 @@
 The step builds its evidence from the trace; a `LivelockError` carries the
 trace of the microsteps taken before the bound.
 
-These two records are named tuples, not frozen dataclasses, because one of
-each is built per microstep and per assignment on the engine's hot path: in
+Both records are named tuples, not frozen dataclasses, because one of each
+is built per microstep and per assignment on the engine's hot path: in
 Python 3.11 a frozen dataclass costs about four times as much to construct
 (it sets every field through `object.__setattr__`), which took a third of the
 task chart's throughput.
@@ -15,18 +15,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from statekit.engine.evidence import ContextChange
 from statekit.engine.tables import MicrostepPlan
 
 InternalEvent = tuple[str, Mapping[str, Any]]
 """An event as the algorithm sees it: its name and its (validated) payload."""
 
 
-class AssignedValue(NamedTuple):
-    """One field an `assign` changed, with the value before and after (unredacted)."""
-
-    field: str
-    old: Any
-    new: Any
+AssignedValue = ContextChange
+"""One field an `assign` changed, with the value before and after, as the trace holds it
+(unredacted): the evidence's own record (`ContextChange`), so that a microstep without a
+secret field shows the trace's records as they are."""
 
 
 class AppliedMicrostep(NamedTuple):
