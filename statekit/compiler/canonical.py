@@ -71,19 +71,19 @@ def canonical_json(value: Any) -> str:
         out = orjson.dumps(value, _refused, _OPTIONS)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return _CHECKED.encode(value)
-    # `bytes.find`, not `in`: `in` first tries its operand as an integer, and the
-    # TypeError it makes and clears costs about 2 k instructions a test (callgrind,
-    # `bench/canonical_encoders.py --instructions`: the three tests were 6.8 k of a
-    # payload's 12.4 k).
-    find = out.find
-    if (find(b"e-") >= 0 or find(b"0.0000") >= 0) and _SMALL_FLOAT.search(out) is not None:
+    # The text's marks tested on the decoded text with `in`: the three `bytes.find`s
+    # before this (`in` on bytes first tries its operand as an integer) cost 4,300
+    # instructions an evidence record, the three `str` tests 900 (callgrind,
+    # bench/xstate_peer.py's guarded chart).
+    text = out.decode()
+    if ("e-" in text or "0.0000" in text) and _SMALL_FLOAT.search(text) is not None:
         return _CHECKED.encode(value)
-    if find(b"null") >= 0 and _holds_non_finite(value):
+    if "null" in text and _holds_non_finite(value):
         return _CHECKED.encode(value)
-    return out.decode()
+    return text
 
 
-_SMALL_FLOAT = re.compile(rb"[0-9]e-[0-9]|0\.0000")
+_SMALL_FLOAT = re.compile(r"[0-9]e-[0-9]|0\.0000")
 """How orjson writes a float below 1e-4 (`1e-6`, `0.00001`), where `repr` writes `1e-06`
 and `1e-05` (a string that holds the same characters takes the slower path as well)."""
 

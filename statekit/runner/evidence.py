@@ -25,6 +25,7 @@ row's own (`statekit.runner.store.packing`); it gives the text back whole.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from statekit.compiler.canonical import canonical_json
@@ -104,28 +105,44 @@ def evidence_json(result: Result, race: Conflict | None, event_id: str) -> str:
 def _compact_step(step: Microstep, event_id: str, position: int) -> list[Any]:
     """`microstep_data(step)` in the compact form, built from the microstep directly
     (this runs once per stored microstep: going through the full form's dictionaries
-    first cost more than the rest of the evidence together)."""
+    first cost more than the rest of the evidence together). The record unpacked at
+    once, the usual counts (one transition, no message) without a comprehension: on
+    bench/xstate_peer.py's guarded chart, 17,800 -> 7,000 instructions a step."""
     # The record's tuples go in as they are: JSON writes a tuple as the array a list is.
-    emitted: Any = step.emitted
-    count = len(emitted)
-    if count == 1:  # the usual step that emits (without a generator)
-        if emitted[0] == f"{event_id}/{position}":
+    event, payload, transitions, exited, entered, changes, ids, raised, armed, cancelled, sent = (
+        step
+    )
+    emitted: Any = ids
+    count = len(ids)
+    if not count:
+        emitted = 0
+    elif count == 1:  # the usual step that emits (without a generator)
+        if ids[0] == f"{event_id}/{position}":
             emitted = 1
-    elif count <= MAX_COUNTED and all(
-        m == f"{event_id}/{position + k}" for k, m in enumerate(emitted)
-    ):
+    elif count <= MAX_COUNTED and all(m == f"{event_id}/{position + k}" for k, m in enumerate(ids)):
         emitted = count
+    if len(transitions) == 1:
+        t = transitions[0]
+        fired: list[Any] = [[t.id, t.source, t.targets, t.kind]]
+    else:
+        fired = [[t.id, t.source, t.targets, t.kind] for t in transitions]
+    if len(changes) == 1:  # [field, old, new] each (orjson writes no named tuple)
+        field, old, new = changes[0]
+        changed: list[Any] = [[field, old, new]]
+    else:
+        changed = [[field, old, new] for field, old, new in changes]
     out = [
-        step.event,
-        dict(step.payload),
-        [[t.id, t.source, t.targets, t.kind] for t in step.transitions],
-        step.exited,
-        step.entered,
-        [[c.field, c.old, c.new] for c in step.changes],
+        event,
+        # the engine's payloads are read-only views: a view's copy is its dict's (3,800
+        # instructions through `dict()`, 800 so)
+        payload.copy() if payload.__class__ is MappingProxyType else dict(payload),
+        fired,
+        exited,
+        entered,
+        changed,
         emitted,
-        step.raised,
+        raised,
     ]
-    armed, cancelled, sent = step.armed, step.cancelled, step.sent
     if armed or cancelled or sent:  # _TIMED_KEYS written out, not looped over with getattr:
         # once per stored microstep that armed or cancelled a timer
         extra = {}
