@@ -28,7 +28,16 @@ as one loop with no layers (`fused_loop`; checked to store exactly what the runn
 stores before it is timed): how close to the raw rate the runner could come at best.
 SQLite runs in WAL mode with synchronous=OFF (fsync taken out: what the code
 costs) and FULL (each commit waits for the disk). Medians of 3 runs, interleaved
-with the raw ones, with their range; the ratio is taken run by run.
+with the raw ones, with their range; the ratio is taken run by run. A run of one process
+times its events alone: opening the store (on SQLite a `quick_check` of the whole file),
+compiling the chart, creating the instance and recording the floor's statements come
+before the clock starts (`_child`); N workers are timed together, their setup included.
+At FULL the same code runs slower than at OFF, the more so the more Python it is: each
+commit's fsync blocks the thread, and what runs after it runs on a cold CPU (the same
+instructions per event, callgrind: 486 k at OFF and 487 k at FULL; at OFF with a 200 µs
+sleep after each commit instead of the fsync, in one run: raw +12 µs per event, the
+statements replayed +20, the floor +41, the runner +48), so "against its statements
+replayed" is lower at FULL than at OFF without any work of the runner's being added.
 
 `python -m bench.runner_throughput [EVENTS] [--sqlite-only] [--before REV]`:
 `--sqlite-only` skips PostgreSQL, group commit and the bytes; `--before REV` adds,
@@ -106,29 +115,35 @@ def counter() -> Chart:
     return Chart(result.chart)
 
 
-def runner_loop(store: Store, instance: str, events: int, tag: str) -> None:
-    """`events` committed applies to one instance."""
+def runner_loop(store: Store, instance: str, events: int, tag: str) -> float:
+    """`events` committed applies to one instance; when they began (`time.perf_counter`,
+    after the chart is compiled and the instance created: see `_child`)."""
     runner = Runner(counter(), store)
     runner.create(instance, exist_ok=True)
+    start = time.perf_counter()
     for n in range(events):
         outcome = runner.apply(instance, f"{tag}-{n}", "Incr", {"by": 1})
         assert outcome.applied
+    return start
 
 
-def turns_loop(store: Store, instance: str, events: int, tag: str) -> None:
+def turns_loop(store: Store, instance: str, events: int, tag: str) -> float:
     """`events` committed applies to one instance by two runners taking turns (each on its
-    own connection), so that every apply reads the instance first."""
+    own connection), so that every apply reads the instance first; when they began."""
     other = open_store(store.url)
     runners = [Runner(counter(), store), Runner(counter(), other)]
     runners[0].create(instance, exist_ok=True)
+    start = time.perf_counter()
     for n in range(events):
         outcome = runners[n % 2].apply(instance, f"{tag}-{n}", "Incr", {"by": 1})
         assert outcome.applied
     other.close()
+    return start
 
 
-def raw_loop(store: Store, instance: str, events: int, tag: str) -> None:
-    """The hand-written transaction: insert event, update instance, insert outbox row."""
+def raw_loop(store: Store, instance: str, events: int, tag: str) -> float:
+    """The hand-written transaction: insert event, update instance, insert outbox row;
+    when the events began (after the version row is created and read)."""
     with store.write():
         if store.dialect == "postgresql":
             store.execute(
@@ -138,6 +153,7 @@ def raw_loop(store: Store, instance: str, events: int, tag: str) -> None:
             store.execute("INSERT OR IGNORE INTO raw_instances VALUES (?, 0, '{}')", (instance,))
     version = store.execute("SELECT version FROM raw_instances WHERE id = ?", (instance,))
     base = int(version.fetchone()[0])
+    start = time.perf_counter()
     for n in range(events):
         seq = base + n + 1
         with store.write():
@@ -153,14 +169,17 @@ def raw_loop(store: Store, instance: str, events: int, tag: str) -> None:
                 "INSERT INTO raw_outbox (instance_id, message_id, payload) VALUES (?, ?, ?)",
                 (instance, f"{tag}-{n}/0", f'{{"total":{seq}}}'),
             )
+    return start
 
 
-def raw_pipeline_loop(store: Store, instance: str, events: int, tag: str) -> None:
-    """The same raw transaction, sent in psycopg's pipeline mode (one round trip each)."""
+def raw_pipeline_loop(store: Store, instance: str, events: int, tag: str) -> float:
+    """The same raw transaction, sent in psycopg's pipeline mode (one round trip each);
+    when the events began."""
     raw_loop(store, instance, 0, tag)  # the version row
     conn = store.connection
     version = conn.execute("SELECT version FROM raw_instances WHERE id = %s", (instance,))
     base = int(version.fetchone()[0])
+    start = time.perf_counter()
     for n in range(events):
         seq = base + n + 1
         with conn.pipeline():
@@ -178,6 +197,7 @@ def raw_pipeline_loop(store: Store, instance: str, events: int, tag: str) -> Non
                 (instance, f"{tag}-{n}/0", f'{{"total":{seq}}}'),
             )
             conn.execute("COMMIT")
+    return start
 
 
 class _Recording:
@@ -247,14 +267,15 @@ def _recorded_statements(events: int, tag: str) -> list[tuple[str, Any, bool]]:
 _CONTROL = ("BEGIN IMMEDIATE", "COMMIT")
 
 
-def fused_loop(store: SQLiteStore, instance: str, events: int, tag: str) -> None:
+def fused_loop(store: SQLiteStore, instance: str, events: int, tag: str) -> float:
     """The floor of this design: what any runner of it must do for each event, written by
     hand as one loop with no layers, on the runner's own statements. For each event: the
     payload's canonical text and hash, the engine's step with its evidence, the evidence,
     context and message texts, and the runner's three statements (version- and
     state-guarded update, event row, outbox row) in one transaction. Nothing a chart
     other than `COUNTER` needs (another shape of update, sends, keys, timers, snapshots,
-    conflicts): `fused_agrees` checks that it stores what the runner stores."""
+    conflicts): `fused_agrees` checks that it stores what the runner stores. Returns when
+    the events began (after the statements are recorded and the instance created)."""
     update, insert_event, insert_outbox = (
         sql for sql, _, _ in _recorded_statements(1, "shape") if sql not in _CONTROL
     )
@@ -263,6 +284,7 @@ def fused_loop(store: SQLiteStore, instance: str, events: int, tag: str) -> None
     conn = store.connection
     state = chart.start()
     version, columns = 0, state_columns(state)
+    start = time.perf_counter()
     for n in range(events):
         event_id = f"{tag}-{n}"
         payload = {"by": 1}
@@ -289,6 +311,7 @@ def fused_loop(store: SQLiteStore, instance: str, events: int, tag: str) -> None
             ))  # fmt: skip
         conn.execute("COMMIT")
         state, version, columns = new, sequence, moved
+    return start
 
 
 def _state_texts(columns: StateColumns) -> tuple[str, str, str, str | None]:
@@ -323,14 +346,14 @@ def fused_rate(url: str, events: int, tag: str) -> float:
     """Events/s of `fused_loop` on the database of `url`."""
     store = open_store(url)
     assert isinstance(store, SQLiteStore)
-    start = time.perf_counter()
-    fused_loop(store, tag, events, tag)
+    start = fused_loop(store, tag, events, tag)
     elapsed = time.perf_counter() - start
     store.close()
     return events / elapsed
 
 
-LOOPS = {
+Loop = Callable[[Store, str, int, str], float]
+LOOPS: dict[str, Loop] = {
     "runner": runner_loop,
     "turns": turns_loop,
     "raw": raw_loop,
@@ -338,11 +361,21 @@ LOOPS = {
 }
 
 
-def _child(args: tuple[str, str, int, str]) -> None:
+def _child(args: tuple[str, str, int, str]) -> float:
+    """Seconds that the events of loop `kind` took, without its setup: opening the store
+    (on SQLite a `PRAGMA quick_check` of the whole file, longer as the runs before fill it:
+    3 to 26 ms), compiling the chart (1.1 ms), creating the instance (one more commit).
+    Timed with the events, the setup weighed four times as much per event at FULL (500
+    events a run) as at OFF (2,000): in one run it added 18 µs per event to the raw
+    transaction, 23 to the runner and 29 to the floor (`fused_rate`, which also records
+    its statements, 10 ms) at FULL, against 6, 13 and 6 at OFF, where the statements
+    replayed, timed alone already, had none."""
     url, kind, events, tag = args
     store = open_store(url)
-    LOOPS[kind](store, f"{tag}", events, tag)
+    start = LOOPS[kind](store, f"{tag}", events, tag)
+    elapsed = time.perf_counter() - start
     store.close()
+    return elapsed
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -381,9 +414,8 @@ def subprocess_rate(tree: Path, url: str, events: int, tag: str) -> float:
     (`BEFORE`, or this repository)."""
     return run_before(
         tree,
-        "import json, time, bench.runner_throughput as b; t = time.perf_counter(); "
-        f"b._child(({url!r}, 'runner', {events}, {tag!r})); "
-        f"print(json.dumps({events} / (time.perf_counter() - t)))",
+        "import json, bench.runner_throughput as b; "
+        f"print(json.dumps({events} / b._child(({url!r}, 'runner', {events}, {tag!r}))))",
     )
 
 
@@ -408,9 +440,7 @@ def rate(url: str, kind: str, workers: int, events: int, run: int) -> float:
     if kind == "fused":
         return fused_rate(url, events, jobs[0][3])
     if workers == 1:
-        start = time.perf_counter()
-        _child(jobs[0])
-        return events / (time.perf_counter() - start)
+        return events / _child(jobs[0])
     context = multiprocessing.get_context("fork")
     with context.Pool(workers) as pool:
         pool.map(_child, [(url, kind, 10, f"warm-{j[3]}") for j in jobs])  # connect, compile

@@ -26,6 +26,7 @@ from __future__ import annotations
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -48,14 +49,16 @@ RUNNER_TABLES = ("statekit_events", "statekit_outbox")
 RAW_TABLES = ("raw_events", "raw_outbox")
 
 
-def raw_plain_loop(store: Store, instance: str, events: int, tag: str) -> None:
+def raw_plain_loop(store: Store, instance: str, events: int, tag: str) -> float:
     """The raw transaction as five round trips on the psycopg connection itself (BEGIN,
     insert event, update version row, insert outbox row, COMMIT): the plain limit, which
-    `Store.execute` (it sends a BEGIN with the first statement) no longer is."""
+    `Store.execute` (it sends a BEGIN with the first statement) no longer is. Returns when
+    the events began (`runner_throughput._child` times them alone)."""
     raw_loop(store, instance, 0, tag)  # the version row
     conn = store.connection
     version = conn.execute("SELECT version FROM raw_instances WHERE id = %s", (instance,))
     base = int(version.fetchone()[0])
+    start = time.perf_counter()
     for n in range(events):
         seq = base + n + 1
         conn.execute("BEGIN")
@@ -72,12 +75,14 @@ def raw_plain_loop(store: Store, instance: str, events: int, tag: str) -> None:
             (instance, f"{tag}-{n}/0", f'{{"total":{seq}}}'),
         )
         conn.execute("COMMIT")
+    return start
 
 
-def raw_query_loop(store: Store, instance: str, events: int, tag: str) -> None:
+def raw_query_loop(store: Store, instance: str, events: int, tag: str) -> float:
     """The raw transaction as one query of five statements (BEGIN, the three writes, COMMIT;
     parameters bound on the client by psycopg's `ClientCursor`): one round trip and the
-    least client work, the fastest form of the raw transaction found on this machine."""
+    least client work, the fastest form of the raw transaction found on this machine;
+    when the events began."""
     import psycopg
 
     raw_loop(store, instance, 0, tag)  # the version row
@@ -90,6 +95,7 @@ def raw_query_loop(store: Store, instance: str, events: int, tag: str) -> None:
         "UPDATE raw_instances SET version = %s, state = %s WHERE id = %s AND version = %s; "
         "INSERT INTO raw_outbox (instance_id, message_id, payload) VALUES (%s, %s, %s); COMMIT"
     )
+    start = time.perf_counter()
     for n in range(events):
         seq = base + n + 1
         state = f'{{"total":{seq}}}'
@@ -98,6 +104,7 @@ def raw_query_loop(store: Store, instance: str, events: int, tag: str) -> None:
             (instance, seq, f"{tag}-{n}", '{"by":1}', seq, state, instance, seq - 1,
              instance, f"{tag}-{n}/0", state),
         )  # fmt: skip
+    return start
 
 
 LOOPS["raw-plain"] = raw_plain_loop
