@@ -45,7 +45,8 @@ from typing import Any
 import aiosqlite
 import psycopg
 
-from bench.runner_throughput import counter, prepare
+from bench.runner_loops import counter
+from bench.runner_throughput import prepare
 from statekit.aio import AsyncRunner
 from statekit.aio.connection_thread import ConnectionThread
 from statekit.runner.runner import Runner

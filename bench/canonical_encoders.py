@@ -36,7 +36,7 @@ import orjson
 from bench._streams import task_stream
 from bench.engine_core import compiled
 from bench.hand_task import TASK_CHART
-from bench.runner_throughput import counter
+from bench.runner_loops import counter
 from statekit.compiler.canonical import canonical_json
 from statekit.engine.chart import Chart
 from statekit.runner.evidence import evidence_json

@@ -24,8 +24,9 @@ Python at all, which splits its distance to the raw rate into what its rows and
 indexes cost and what its Python costs. And "the floor": the work any runner of this
 design must do per event (the payload's text and hash, the engine's step with its
 evidence, the evidence, context and message texts) and those statements, written by hand
-as one loop with no layers (`fused_loop`; checked to store exactly what the runner
-stores before it is timed): how close to the raw rate the runner could come at best.
+as one loop with no layers (`fused_loop`, bench/runner_floor.py; checked to store
+exactly what the runner stores before it is timed): how close to the raw rate the
+runner could come at best.
 SQLite runs in WAL mode with synchronous=OFF (fsync taken out: what the code
 costs) and FULL (each commit waits for the disk). Medians of 3 runs, interleaved
 with the raw ones, with their range; the ratio is taken run by run. A run of one process
@@ -54,7 +55,6 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -64,293 +64,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from statekit.compiler.pipeline import compile_source
-from statekit.engine.chart import Chart
-from statekit.runner.evidence import evidence_json
-from statekit.runner.hashes import payload_text_and_digest
+from bench.runner_floor import fused_agrees, fused_rate, statements_rate
+from bench.runner_loops import (
+    RAW_TABLES,
+    counter,
+    raw_loop,
+    raw_pipeline_loop,
+    runner_loop,
+    turns_loop,
+)
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
-from statekit.runner.store.packing import HASH_CHECK, pack_evidence
-from statekit.runner.store.rows import StateColumns
 from statekit.runner.store.sqlite import SQLiteStore
-from statekit.runner.stored_state import state_columns
 from statekit.runner.transaction import Command
 from statekit.testing.postgres_server import ThrowawayPostgres
 
-try:
-    from statekit.compiler.canonical import canonical_json
-except ImportError:  # the statekit of `--before REV` older than statekit/compiler/canonical.py
-    from statekit.compiler.serialize import canonical_json
-
 RUNS = 3
-COUNTER = """
-statechart: counter
-version: 1
-context:
-  total: {type: integer, default: 0}
-events:
-  Incr: {by: integer}
-initial: open
-states:
-  open:
-    on:
-      Incr:
-        do:
-          - assign: {total: ctx.total + event.by}
-          - emit: {type: Counted, payload: {total: ctx.total}}
-"""
-RAW_TABLES = (
-    "CREATE TABLE raw_instances (id TEXT PRIMARY KEY, version BIGINT NOT NULL, state TEXT)",
-    "CREATE TABLE raw_events (instance_id TEXT, sequence BIGINT, event_id TEXT, payload TEXT, "
-    "PRIMARY KEY (instance_id, sequence), UNIQUE (instance_id, event_id))",
-    "CREATE TABLE raw_outbox (id {serial}, instance_id TEXT, message_id TEXT, payload TEXT, "
-    "UNIQUE (instance_id, message_id))",
-)
-
-
-def counter() -> Chart:
-    result = compile_source(COUNTER, "counter.yaml")
-    assert result.chart is not None
-    return Chart(result.chart)
-
-
-def runner_loop(store: Store, instance: str, events: int, tag: str) -> float:
-    """`events` committed applies to one instance; when they began (`time.perf_counter`,
-    after the chart is compiled and the instance created: see `_child`)."""
-    runner = Runner(counter(), store)
-    runner.create(instance, exist_ok=True)
-    start = time.perf_counter()
-    for n in range(events):
-        outcome = runner.apply(instance, f"{tag}-{n}", "Incr", {"by": 1})
-        assert outcome.applied
-    return start
-
-
-def turns_loop(store: Store, instance: str, events: int, tag: str) -> float:
-    """`events` committed applies to one instance by two runners taking turns (each on its
-    own connection), so that every apply reads the instance first; when they began."""
-    other = open_store(store.url)
-    runners = [Runner(counter(), store), Runner(counter(), other)]
-    runners[0].create(instance, exist_ok=True)
-    start = time.perf_counter()
-    for n in range(events):
-        outcome = runners[n % 2].apply(instance, f"{tag}-{n}", "Incr", {"by": 1})
-        assert outcome.applied
-    other.close()
-    return start
-
-
-def raw_loop(store: Store, instance: str, events: int, tag: str) -> float:
-    """The hand-written transaction: insert event, update instance, insert outbox row;
-    when the events began (after the version row is created and read)."""
-    with store.write():
-        if store.dialect == "postgresql":
-            store.execute(
-                "INSERT INTO raw_instances VALUES (?, 0, '{}') ON CONFLICT DO NOTHING", (instance,)
-            )
-        else:
-            store.execute("INSERT OR IGNORE INTO raw_instances VALUES (?, 0, '{}')", (instance,))
-    version = store.execute("SELECT version FROM raw_instances WHERE id = ?", (instance,))
-    base = int(version.fetchone()[0])
-    start = time.perf_counter()
-    for n in range(events):
-        seq = base + n + 1
-        with store.write():
-            store.execute(
-                "INSERT INTO raw_events VALUES (?, ?, ?, ?)",
-                (instance, seq, f"{tag}-{n}", '{"by":1}'),
-            )
-            store.execute(
-                "UPDATE raw_instances SET version = ?, state = ? WHERE id = ? AND version = ?",
-                (seq, f'{{"total":{seq}}}', instance, seq - 1),
-            )
-            store.execute(
-                "INSERT INTO raw_outbox (instance_id, message_id, payload) VALUES (?, ?, ?)",
-                (instance, f"{tag}-{n}/0", f'{{"total":{seq}}}'),
-            )
-    return start
-
-
-def raw_pipeline_loop(store: Store, instance: str, events: int, tag: str) -> float:
-    """The same raw transaction, sent in psycopg's pipeline mode (one round trip each);
-    when the events began."""
-    raw_loop(store, instance, 0, tag)  # the version row
-    conn = store.connection
-    version = conn.execute("SELECT version FROM raw_instances WHERE id = %s", (instance,))
-    base = int(version.fetchone()[0])
-    start = time.perf_counter()
-    for n in range(events):
-        seq = base + n + 1
-        with conn.pipeline():
-            conn.execute("BEGIN")
-            conn.execute(
-                "INSERT INTO raw_events VALUES (%s, %s, %s, %s)",
-                (instance, seq, f"{tag}-{n}", '{"by":1}'),
-            )
-            conn.execute(
-                "UPDATE raw_instances SET version = %s, state = %s WHERE id = %s AND version = %s",
-                (seq, f'{{"total":{seq}}}', instance, seq - 1),
-            )
-            conn.execute(
-                "INSERT INTO raw_outbox (instance_id, message_id, payload) VALUES (%s, %s, %s)",
-                (instance, f"{tag}-{n}/0", f'{{"total":{seq}}}'),
-            )
-            conn.execute("COMMIT")
-    return start
-
-
-class _Recording:
-    """A `sqlite3.Connection` stand-in that runs each statement and keeps it with its
-    parameters (`statements_rate` replays them)."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self.calls: list[tuple[str, Any, bool]] = []  # (sql, parameters, executemany)
-
-    def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
-        self.calls.append((sql, params, False))
-        return self.conn.execute(sql, params)
-
-    def executemany(self, sql: str, rows: Any) -> sqlite3.Cursor:
-        rows = list(rows)
-        self.calls.append((sql, rows, True))
-        return self.conn.executemany(sql, rows)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.conn, name)
-
-
-def statements_rate(url: str, events: int, tag: str) -> float:
-    """Events/s of the runner's own SQLite statements without its Python: `events` applies
-    of `runner_loop` are recorded (`_recorded_statements`), then replayed verbatim with
-    `sqlite3` on an instance brought to the same row in the database of `url`; only the
-    replay is timed. The ceiling of `Runner.apply` on this schema, whatever its Python
-    costs."""
-    calls = _recorded_statements(events, tag)
-    store = open_store(url)
-    runner = Runner(counter(), store)
-    runner.create(tag)
-    assert runner.apply(tag, f"{tag}-first", "Incr", {"by": 1}).applied
-    assert isinstance(store, SQLiteStore)
-    conn = store.connection
-    start = time.perf_counter()
-    for sql, params, many in calls:
-        if many:
-            conn.executemany(sql, params)
-        else:
-            conn.execute(sql, params)
-    elapsed = time.perf_counter() - start
-    store.close()
-    return events / elapsed
-
-
-def _recorded_statements(events: int, tag: str) -> list[tuple[str, Any, bool]]:
-    """The statements and parameters of `events` applies of `runner_loop` (after its
-    first, which reads), recorded in a database of their own."""
-    with tempfile.TemporaryDirectory() as folder:
-        recorded = open_store(f"sqlite:///{Path(folder) / 'recorded.db'}?synchronous=OFF")
-        runner = Runner(counter(), recorded)
-        runner.create(tag)
-        assert runner.apply(tag, f"{tag}-first", "Incr", {"by": 1}).applied
-        assert isinstance(recorded, SQLiteStore)
-        recording = _Recording(recorded.connection)
-        # the store runs its statements on this attribute: the bench looks inside here
-        recorded._conn = recording  # type: ignore[assignment]
-        for n in range(events):
-            assert runner.apply(tag, f"{tag}-{n}", "Incr", {"by": 1}).applied
-        recorded._conn = recording.conn
-        recorded.close()
-    return recording.calls
-
-
-_CONTROL = ("BEGIN IMMEDIATE", "COMMIT")
-
-
-def fused_loop(store: SQLiteStore, instance: str, events: int, tag: str) -> float:
-    """The floor of this design: what any runner of it must do for each event, written by
-    hand as one loop with no layers, on the runner's own statements. For each event: the
-    payload's canonical text and hash, the engine's step with its evidence, the evidence,
-    context and message texts, and the runner's three statements (version- and
-    state-guarded update, event row, outbox row) in one transaction. Nothing a chart
-    other than `COUNTER` needs (another shape of update, sends, keys, timers, snapshots,
-    conflicts): `fused_agrees` checks that it stores what the runner stores. Returns when
-    the events began (after the statements are recorded and the instance created)."""
-    update, insert_event, insert_outbox = (
-        sql for sql, _, _ in _recorded_statements(1, "shape") if sql not in _CONTROL
-    )
-    chart = counter()
-    Runner(chart, store).create(instance)
-    conn = store.connection
-    state = chart.start()
-    version, columns = 0, state_columns(state)
-    start = time.perf_counter()
-    for n in range(events):
-        event_id = f"{tag}-{n}"
-        payload = {"by": 1}
-        conn.execute("BEGIN IMMEDIATE")
-        now = time.time()
-        now_ms = int(now * 1000)
-        text, digest = payload_text_and_digest("Incr", payload)
-        result = chart.send(state, "Incr", payload, event_id=event_id, now_ms=now_ms)
-        evidence = pack_evidence("Incr", text, evidence_json(result, None, event_id))
-        new, sequence = result.state, version + 1
-        moved = state_columns(new)
-        guard = (chart.name, chart.version, chart.digest, *_state_texts(columns))
-        cursor = conn.execute(update, (sequence, moved.context, now, instance, version, *guard))
-        if cursor.rowcount != 1:
-            raise AssertionError("the fused loop's instance row moved under it")
-        conn.execute(insert_event, (
-            instance, sequence, event_id, "Incr", text, digest[:HASH_CHECK], None,
-            chart.version, evidence, now, None, now_ms,
-        ))  # fmt: skip
-        for message in result.emitted:
-            conn.execute(insert_outbox, (
-                instance, message.message_id, sequence, message.type,
-                canonical_json(dict(message.payload)), None,
-            ))  # fmt: skip
-        conn.execute("COMMIT")
-        state, version, columns = new, sequence, moved
-    return start
-
-
-def _state_texts(columns: StateColumns) -> tuple[str, str, str, str | None]:
-    return (columns.configuration, columns.context, columns.history, columns.timers)
-
-
-def fused_agrees(events: int) -> None:
-    """AssertionError unless `fused_loop` stores what `Runner.apply` stores for the same
-    events (every column but the instance ID and the times), before it is timed."""
-    with tempfile.TemporaryDirectory() as folder:
-        store = open_store(f"sqlite:///{Path(folder) / 'agree.db'}?synchronous=OFF")
-        assert isinstance(store, SQLiteStore)
-        fused_loop(store, "fused", events, "e")
-        runner_loop(store, "runner", events, "e")
-        conn = store.connection
-        queries = (
-            "SELECT sequence, event_id, type, payload, payload_sha256, status, chart_version, "
-            "evidence, idempotency_key FROM statekit_events WHERE instance_id = ? ORDER BY 1",
-            "SELECT message_id, sequence, type, payload, created_at FROM statekit_outbox "
-            "WHERE instance_id = ? ORDER BY sequence, message_id",
-            "SELECT version, chart_name, chart_version, chart_digest, configuration, context, "
-            "history, timers FROM statekit_instances WHERE instance_id = ?",
-        )
-        for query in queries:
-            fused = conn.execute(query, ("fused",)).fetchall()
-            ours = conn.execute(query, ("runner",)).fetchall()
-            assert fused == ours and len(fused) > 0, (query, fused[:2], ours[:2])
-        store.close()
-
-
-def fused_rate(url: str, events: int, tag: str) -> float:
-    """Events/s of `fused_loop` on the database of `url`."""
-    store = open_store(url)
-    assert isinstance(store, SQLiteStore)
-    start = fused_loop(store, tag, events, tag)
-    elapsed = time.perf_counter() - start
-    store.close()
-    return events / elapsed
-
 
 Loop = Callable[[Store, str, int, str], float]
 LOOPS: dict[str, Loop] = {

@@ -30,16 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.runner_throughput import (
-    LOOPS,
-    RUNS,
-    counter,
-    export,
-    prepare,
-    rate,
-    raw_loop,
-    run_in,
-)
+from bench.runner_loops import counter, raw_loop
+from bench.runner_throughput import LOOPS, RUNS, export, prepare, rate, run_in
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store
 from statekit.runner.store.base import Store
