@@ -45,7 +45,7 @@ from typing import Any
 import aiosqlite
 import psycopg
 
-from bench.runner_loops import counter
+from bench._runner_loops import counter
 from bench.runner_throughput import prepare
 from statekit.aio import AsyncRunner
 from statekit.aio.connection_thread import ConnectionThread

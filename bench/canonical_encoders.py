@@ -33,10 +33,10 @@ from typing import Any
 import msgspec
 import orjson
 
+from bench._runner_loops import counter
 from bench._streams import task_stream
 from bench.engine_core import compiled
 from bench.hand_task import TASK_CHART
-from bench.runner_loops import counter
 from statekit.compiler.canonical import canonical_json
 from statekit.engine.chart import Chart
 from statekit.runner.evidence import evidence_json

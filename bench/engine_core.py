@@ -306,7 +306,7 @@ def main() -> None:
             )
     for row in rows:
         print(row.show())
-    from bench.runner_loops import counter
+    from bench._runner_loops import counter
 
     counter_chart = counter()
     runner_step_us(counter_chart)

@@ -4,7 +4,7 @@ measured in one run.
 Run: `python -m bench.in_transaction [EVENTS] [--sqlite-only]` from the repository root
 (PostgreSQL must be installed unless `--sqlite-only`: a throwaway server is started on
 loopback). Each event is a request that writes one application row (`orders`) and
-applies one counter event (`bench.runner_loops.COUNTER`) to one of 20 instances:
+applies one counter event (`bench._runner_loops.COUNTER`) to one of 20 instances:
 
 - "two transactions": the application's INSERT committed, then `Runner.apply` in the
   runner's own transaction (what an application does without `in_transaction`: a crash
@@ -31,7 +31,7 @@ from typing import Any
 
 import psycopg
 
-from bench.runner_loops import COUNTER
+from bench._runner_loops import COUNTER
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
 from statekit.runner.runner import Runner

@@ -25,7 +25,7 @@ from pathlib import Path
 from bench.runner_throughput import ROOT, export
 
 STREAMS = {
-    "counter": "bench.runner_loops:COUNTER",
+    "counter": "bench._runner_loops:COUNTER",
     "plain": "bench.timer_throughput:PLAIN",
     "timed": "bench.timer_throughput:TIMED",
 }

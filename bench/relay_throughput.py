@@ -36,7 +36,7 @@ from pathlib import Path
 
 import nats
 
-from bench.runner_loops import COUNTER
+from bench._runner_loops import COUNTER
 from statekit.compiler.pipeline import compile_source
 from statekit.engine.chart import Chart
 from statekit.relay import Relay

@@ -24,7 +24,7 @@ Python at all, which splits its distance to the raw rate into what its rows and
 indexes cost and what its Python costs. And "the floor": the work any runner of this
 design must do per event (the payload's text and hash, the engine's step with its
 evidence, the evidence, context and message texts) and those statements, written by hand
-as one loop with no layers (`fused_loop`, bench/runner_floor.py; checked to store
+as one loop with no layers (`fused_loop`, bench/_runner_floor.py; checked to store
 exactly what the runner stores before it is timed): how close to the raw rate the
 runner could come at best.
 SQLite runs in WAL mode with synchronous=OFF (fsync taken out: what the code
@@ -64,8 +64,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.runner_floor import fused_agrees, fused_rate, statements_rate
-from bench.runner_loops import (
+from bench._runner_floor import fused_agrees, fused_rate, statements_rate
+from bench._runner_loops import (
     RAW_TABLES,
     counter,
     raw_loop,

@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bench.runner_loops import counter
+from bench._runner_loops import counter
 from bench.runner_throughput import RUNS, prepare
 from statekit.runner.runner import Runner
 from statekit.runner.shard_layout import shard_of

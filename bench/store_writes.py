@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.runner_loops import counter, raw_loop
+from bench._runner_loops import counter, raw_loop
 from bench.runner_throughput import LOOPS, RUNS, export, prepare, rate, run_in
 from statekit.runner.runner import Runner
 from statekit.runner.store import open_store

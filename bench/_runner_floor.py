@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.runner_loops import counter, runner_loop
+from bench._runner_loops import counter, runner_loop
 from statekit.runner.evidence import evidence_json
 from statekit.runner.hashes import payload_text_and_digest
 from statekit.runner.runner import Runner
