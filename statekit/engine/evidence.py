@@ -7,7 +7,8 @@ internal events raised and, only when there are any, the timers armed and
 cancelled and the events sent. Secret values appear as `REDACTED`.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: the named tuples' fields keep their types as
+# written (with it, `help()` shows them as `ForwardRef`s).
 
 from collections.abc import Mapping
 from dataclasses import dataclass
