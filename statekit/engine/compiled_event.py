@@ -243,7 +243,7 @@ def _fused(
         init_result(result, APPLIED, None, after, event, event_id, emitted)
         # the evidence made now, not on first read: one C call (see `one_microstep`); its
         # usual shape (a payload, no message) inline, without that function's frame
-        # (bench/xstate_peer.py's guarded chart: 1,500 instructions of 36,600 an event)
+        # (bench/xstate_peer.py's guarded chart: 36,600 -> 35,600 instructions an event)
         if emitted or not payload:
             result._evidence = (
                 constant
