@@ -35,6 +35,8 @@ APPLIED = Status.APPLIED
 _new = tuple.__new__  # a named tuple built in C, without its `__new__`'s frame
 _change = ContextChange
 _message = make_message
+_NO_LOGS: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ())
+"""A microstep's timer logs (armed, cancelled, sent) when its macrostep ran no timer."""
 
 
 def applied_result(
@@ -163,11 +165,20 @@ def build_evidence(
             if end == start + 1
             else tuple([m.message_id for m in emitted[start:end]])
         )
-        fields = (name, shown, fired(plan.transitions), plan.exited, plan.entered, made, ids)
-        record = (
-            _new(Microstep, (*fields, raised, (), (), ()))
-            if logs is None
-            else _new(Microstep, (*fields, raised, *logs[index]))
+        armed, cancelled, sent = _NO_LOGS if logs is None else logs[index]
+        transitions, exited, entered = fired(plan.transitions), plan.exited, plan.entered
+        fields = (
+            name,
+            shown,
+            transitions,
+            exited,
+            entered,
+            made,
+            ids,
+            raised,
+            armed,
+            cancelled,
+            sent,
         )
-        out.append(record)
+        out.append(_new(Microstep, fields))
     return tuple(out)
